@@ -1,0 +1,98 @@
+/**
+ * The one interface every provider adapter implements. Adapters speak the provider's real HTTP API at a
+ * configurable base URL and return normalized records; they throw {@link ProviderRequestError} on failure.
+ */
+import type { GpuSlug } from './gpu-catalog';
+
+export const PROVIDERS = ['runpod', 'vastai', 'lambda'] as const;
+export type ProviderId = (typeof PROVIDERS)[number];
+
+export const PROVIDER_NAMES: Record<ProviderId, string> = {
+  runpod: 'RunPod',
+  vastai: 'Vast.ai',
+  lambda: 'Lambda',
+};
+
+/** One priced offer, per GPU per hour, in dollars. On-demand and spot are separate offers. */
+export interface ProviderOffer {
+  provider: ProviderId;
+  gpuType: GpuSlug;
+  pricePerHour: number;
+  availability: number;
+  spot: boolean;
+  region?: string;
+}
+
+export type InstanceStatus =
+  | 'provisioning'
+  | 'running'
+  | 'stopping'
+  | 'stopped'
+  | 'terminating'
+  | 'terminated'
+  | 'failed'
+  | 'unknown';
+
+/** An instance as the provider reports it, normalized. */
+export interface ProviderInstance {
+  id: string;
+  provider: ProviderId;
+  name: string | null;
+  status: InstanceStatus;
+  providerStatus: string | null;
+  gpuType: GpuSlug | null;
+  gpuCount: number;
+  /** Dollars per hour for the whole instance. */
+  pricePerHour: number | null;
+  spot: boolean;
+  region: string | null;
+  dockerImage: string | null;
+  publicIp: string | null;
+  ssh: { host: string; port: number; user: string } | null;
+  createdAt: string | null;
+}
+
+export interface LaunchSpec {
+  gpuType: GpuSlug;
+  gpuCount: number;
+  /** Instance name at the provider. Adapters find a launch again by this name after a retry. */
+  name: string;
+  dockerImage?: string;
+  spot: boolean;
+  volumeGb?: number;
+  diskGb?: number;
+  region?: string;
+  /** Public key text to install (runpod env, vastai attach). */
+  sshPublicKey?: string;
+  /** Lambda: the registered key name to launch with. */
+  sshKeyName?: string;
+  onstartCmd?: string;
+}
+
+export interface KeyCheck {
+  valid: boolean;
+  message: string;
+}
+
+export interface ProviderAdapter {
+  readonly provider: ProviderId;
+  /** Current offers. `apiKey` is optional where the provider's price list needs none. */
+  listOffers(apiKey?: string): Promise<ProviderOffer[]>;
+  /** Calls a cheap authenticated endpoint; resolves `{valid:false}` for a rejected key, throws when unreachable. */
+  verifyKey(apiKey: string): Promise<KeyCheck>;
+  launch(apiKey: string, spec: LaunchSpec): Promise<ProviderInstance>;
+  /** Finds an instance created earlier by `launch` with this exact name (idempotent retries). */
+  findInstanceByName(apiKey: string, name: string): Promise<ProviderInstance | null>;
+  /** `null` when the provider does not know the id (or it is gone). */
+  getInstance(apiKey: string, id: string): Promise<ProviderInstance | null>;
+  listInstances(apiKey: string): Promise<ProviderInstance[]>;
+  /** Only runpod supports stop; the others throw. */
+  stop(apiKey: string, id: string): Promise<ProviderInstance>;
+  /** Idempotent: terminating an unknown or already terminated instance resolves. */
+  terminate(apiKey: string, id: string): Promise<void>;
+  /**
+   * Makes an SSH public key usable for launches at the provider: lambda registers it (by name) and returns
+   * the name to launch with; vastai registers it on the account; runpod needs nothing (the key goes in env).
+   */
+  ensureSshKey(apiKey: string, key: { name: string; publicKey: string }): Promise<{ name: string }>;
+}
