@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'provider_error'
   | 'provider_unavailable'
+  | 'method_not_allowed'
   | 'internal_error';
 
 export class ApiError extends Error {

@@ -1,0 +1,9 @@
+import type { ActivityDeps } from './index';
+
+export function createHealthActivities(_deps: ActivityDeps) {
+  return {
+    async recordProbe(message: string): Promise<{ echoed: string; workerPid: number }> {
+      return { echoed: message, workerPid: process.pid };
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * One zod schema over the environment, parsed once at boot and frozen. A bad value stops the process with a
+ * message naming the variable (see {@link loadConfigOrExit}).
+ */
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const httpUrl = z.string().url().refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL');
+const optionalSecret = z.string().min(1).optional();
+const durationPattern = /^(\d+)(s|m|h)$/;
+
+/** Parses "90s", "5m", "1h" into milliseconds. */
+export function parseDurationMs(text: string): number {
+  const m = durationPattern.exec(text);
+  if (!m) throw new Error(`not a duration: ${text}`);
+  const unit = { s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 's' | 'm' | 'h'];
+  return Number(m[1]) * unit;
+}
+
+const base64Key32 = z
+  .string()
+  .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)');
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port.default(3000),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  DATA_DIR: z.string().min(1).default('.data'),
+
+  /** Ports of the parts the local default (`npm start`) runs itself. */
+  LOCAL_POSTGRES_PORT: port.default(54329),
+  LOCAL_TEMPORAL_PORT: port.default(7233),
+  LOCAL_TEMPORAL_UI_PORT: port.default(8233),
+
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+
+  TEMPORAL_ADDRESS: z.string().regex(/^[^:\s]+:\d+$/, 'must be host:port').optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('gpu-orchestrator'),
+  TEMPORAL_CLI_PATH: z.string().min(1).optional(),
+  TEMPORAL_UI_URL: httpUrl.optional(),
+
+  /** AES-256-GCM master key for provider keys at rest. Required outside the local default. */
+  MASTER_ENCRYPTION_KEY: base64Key32.optional(),
+  MASTER_ENCRYPTION_KEY_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default('k1'),
+  /** Older keys still readable after a rotation: "id:base64,id:base64". */
+  MASTER_ENCRYPTION_PREVIOUS_KEYS: z
+    .string()
+    .optional()
+    .refine(
+      (v) => !v || v.split(',').every((p) => /^[A-Za-z0-9_-]{1,32}:/.test(p) && Buffer.from(p.split(':')[1] ?? '', 'base64').length === 32),
+      'must be "id:base64key" pairs separated by commas',
+    ),
+
+  RUNPOD_API_BASE_URL: httpUrl.default('https://api.runpod.io/v2'),
+  VASTAI_API_BASE_URL: httpUrl.default('https://console.vast.ai'),
+  LAMBDA_API_BASE_URL: httpUrl.default('https://cloud.lambda.ai/api/v1'),
+  PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Platform-level keys used only to read price lists. */
+  PRICING_RUNPOD_API_KEY: optionalSecret,
+  PRICING_VASTAI_API_KEY: optionalSecret,
+  PRICING_LAMBDA_API_KEY: optionalSecret,
+  PRICING_REFRESH_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('5m'),
+
+  STRIPE_SECRET_KEY: optionalSecret,
+  STRIPE_WEBHOOK_SECRET: optionalSecret,
+  STRIPE_API_BASE_URL: httpUrl.optional(),
+  PUBLIC_BASE_URL: httpUrl.optional(),
+});
+
+export type Config = Readonly<z.infer<typeof configSchema>>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses an environment (default `process.env`); empty strings count as unset. Throws {@link ConfigError}. */
+export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = configSchema.safeParse(cleaned);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(environment)'}: ${i.message}`));
+  }
+  return Object.freeze(result.data);
+}
+
+/** For process entry points: parse, or print the problems and exit with code 1. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return parseConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(err.message + '\n');
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+/** Requires settings that only the local default may leave out. */
+export function requireSettings<K extends keyof Config>(config: Config, keys: K[]): void {
+  const missing = keys.filter((k) => config[k] === undefined);
+  if (missing.length) throw new ConfigError(missing.map((k) => `${String(k)}: required`));
+}

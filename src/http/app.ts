@@ -1,0 +1,81 @@
+/**
+ * `createApp(deps)` builds the Koa application and never listens: the API process calls `.listen()`, tests
+ * drive `app.callback()` through supertest.
+ */
+import Koa from 'koa';
+import type { Client } from '@temporalio/client';
+import { createAccountQueries } from '../db/queries/accounts';
+import { createSshKeyQueries } from '../db/queries/ssh-keys';
+import type { Pool } from '../db/pool';
+import { sql } from '../db/sql';
+import { ApiError } from '../errors';
+import type { Logger } from '../logger';
+import { bearerAuth } from './auth';
+import { jsonBody } from './body';
+import { errorHandler } from './error-handler';
+import { buildOpenApiDocument, renderDocsPage } from './openapi';
+import { requestId } from './request-id';
+import { ApiRouter } from './route';
+import { registerSshKeyRoutes } from './routes/ssh-keys';
+import { registerTemplateRoutes } from './routes/templates';
+
+export interface AppDeps {
+  pool: Pool;
+  logger: Logger;
+  temporal: { client: Client };
+  publicBaseUrl?: string;
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: true });
+  const api = new ApiRouter(bearerAuth(createAccountQueries(deps.pool)));
+
+  registerSshKeyRoutes(api, createSshKeyQueries(deps.pool));
+  registerTemplateRoutes(api);
+
+  // Operational routes: not part of the versioned API, not in the OpenAPI document.
+  api.router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  api.router.get('/readyz', async (ctx) => {
+    const checks = await Promise.all([
+      probe('postgres', () => deps.pool.query(sql.typeAlias('void')`SELECT`)),
+      probe('temporal', () => deps.temporal.client.workflowService.getSystemInfo({})),
+    ]);
+    const ok = checks.every((c) => c.ok);
+    ctx.status = ok ? 200 : 503;
+    ctx.body = { status: ok ? 'ready' : 'not_ready', checks: Object.fromEntries(checks.map((c) => [c.name, c.ok ? 'ok' : c.error])) };
+  });
+
+  let openapi: object | undefined;
+  const document = () => (openapi ??= buildOpenApiDocument(api.definitions, deps.publicBaseUrl));
+  api.router.get('/v1/openapi.json', (ctx) => {
+    ctx.body = document();
+  });
+  api.router.get('/docs', (ctx) => {
+    ctx.type = 'html';
+    ctx.body = renderDocsPage(document() as Parameters<typeof renderDocsPage>[0]);
+  });
+
+  app.use(requestId());
+  app.use(errorHandler(deps.logger));
+  app.use(jsonBody());
+  app.use(api.router.routes());
+  app.use(
+    api.router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new ApiError(405, 'method_not_allowed', 'This path does not support that method.'),
+      notImplemented: () => new ApiError(405, 'method_not_allowed', 'This path does not support that method.'),
+    }),
+  );
+  return app;
+}
+
+async function probe(name: string, check: () => Promise<unknown>): Promise<{ name: string; ok: boolean; error?: string }> {
+  try {
+    await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error('timed out after 2s')), 2000).unref())]);
+    return { name, ok: true };
+  } catch (err) {
+    return { name, ok: false, error: (err as Error).message };
+  }
+}

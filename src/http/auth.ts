@@ -1,0 +1,20 @@
+import type { Context, Next } from 'koa';
+import type { AccountQueries } from '../db/queries/accounts';
+import { hashServiceKey, looksLikeServiceKey } from '../domain/service-keys';
+import { UnauthenticatedError } from '../errors';
+
+/** Bearer service-key authentication; sets `ctx.state.accountId`. */
+export function bearerAuth(accounts: Pick<AccountQueries, 'findAccountIdByKeyHash'>) {
+  return async (ctx: Context, next: Next) => {
+    const header = ctx.get('authorization');
+    const match = /^Bearer ([^\s]+)$/.exec(header);
+    if (!header) throw new UnauthenticatedError();
+    if (!match || !looksLikeServiceKey(match[1]!)) {
+      throw new UnauthenticatedError('The Authorization header must be "Bearer <API_KEY>" with a service key.');
+    }
+    const accountId = await accounts.findAccountIdByKeyHash(hashServiceKey(match[1]!));
+    if (!accountId) throw new UnauthenticatedError('The service key is unknown or revoked.');
+    ctx.state.accountId = accountId;
+    await next();
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * The OpenAPI 3.1 document, generated from the same route declarations (and zod schemas) the router uses,
+ * and a self-contained HTML reference rendered from it (no CDN: it works on an offline machine).
+ */
+import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+
+// Adds `.openapi()` to zod's prototypes; the generator needs it for path and query parameters.
+extendZodWithOpenApi(z);
+import type { RouteDef } from './route';
+import { ErrorBody } from './schemas';
+
+const COMMON_ERRORS: Record<number, string> = {
+  400: 'Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`)',
+  401: 'Missing, malformed, unknown or revoked service key (`unauthenticated`)',
+  404: 'Not found, or it belongs to another account (`not_found`)',
+  409: 'Conflict (`conflict`)',
+  413: 'Body over 64 KiB (`payload_too_large`)',
+  415: 'Body not sent as application/json',
+  422: 'Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`)',
+  429: 'Rate limited (`rate_limited`, with Retry-After)',
+  502: 'The provider answered with an error we cannot map (`provider_error`)',
+  503: 'The provider or a dependency is unreachable (`provider_unavailable`)',
+};
+
+export function buildOpenApiDocument(routes: readonly RouteDef[], serverUrl?: string): object {
+  const registry = new OpenAPIRegistry();
+  const bearer = registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The account service key (`gpuo_sk_…`), issued by `npm run account:create`.',
+  });
+  for (const r of routes) {
+    const errorStatuses = new Set<number>([400, ...(r.auth ? [401] : []), ...(r.params ? [404] : []), ...(r.errors ?? [])]);
+    if (r.body) errorStatuses.add(413);
+    const responses: Record<string, object> = {};
+    for (const [status, res] of Object.entries(r.responses)) {
+      responses[status] = {
+        description: res.description,
+        ...(res.schema ? { content: { 'application/json': { schema: res.schema } } } : {}),
+      };
+    }
+    for (const status of [...errorStatuses].sort()) {
+      responses[String(status)] = {
+        description: COMMON_ERRORS[status] ?? 'Error',
+        content: { 'application/json': { schema: ErrorBody } },
+      };
+    }
+    registry.registerPath({
+      method: r.method,
+      path: r.path,
+      tags: [r.tag],
+      summary: r.summary,
+      description: r.description,
+      security: r.auth ? [{ [bearer.name]: [] }] : [],
+      request: {
+        ...(r.params ? { params: r.params as z.AnyZodObject } : {}),
+        ...(r.query ? { query: r.query as z.AnyZodObject } : {}),
+        ...(r.body ? { body: { required: true, content: { 'application/json': { schema: r.body } } } } : {}),
+      },
+      responses: responses as never,
+    });
+  }
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'GPU Orchestrator API',
+      version: '1.0.0',
+      description: 'One API over RunPod, Vast.ai and Lambda. Errors always have the shape `{error: {code, message, details?, request_id}}`.',
+    },
+    servers: serverUrl ? [{ url: serverUrl }] : [],
+  });
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A readable, dependency-free reference page for the document. */
+export function renderDocsPage(doc: {
+  info: { title: string; description?: string };
+  paths?: Record<string, Record<string, { summary?: string; tags?: string[]; security?: unknown[]; parameters?: unknown[]; requestBody?: unknown; responses?: Record<string, { description?: string; content?: unknown }> }>>;
+}): string {
+  const byTag = new Map<string, string[]>();
+  for (const [path, ops] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(ops)) {
+      const tag = op.tags?.[0] ?? 'Other';
+      const auth = op.security && op.security.length ? 'Bearer key' : 'public';
+      const responses = Object.entries(op.responses ?? {})
+        .map(([s, r]) => `<li><code>${s}</code> ${escapeHtml(r.description ?? '')}</li>`)
+        .join('');
+      const detail = JSON.stringify({ parameters: op.parameters, requestBody: op.requestBody, responses: op.responses }, null, 2);
+      const html = `<details><summary><span class="m ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code> — ${escapeHtml(op.summary ?? '')} <em>(${auth})</em></summary><ul>${responses}</ul><pre>${escapeHtml(detail)}</pre></details>`;
+      byTag.set(tag, [...(byTag.get(tag) ?? []), html]);
+    }
+  }
+  const sections = [...byTag].map(([tag, ops]) => `<h2>${escapeHtml(tag)}</h2>${ops.join('')}`).join('');
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(doc.info.title)}</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;color:#222}
+details{border:1px solid #ddd;border-radius:6px;margin:.4em 0;padding:.4em .8em}summary{cursor:pointer}
+pre{background:#f6f8fa;padding:.8em;overflow:auto;font-size:12px}.m{display:inline-block;min-width:4.5em;font-weight:700}
+.get{color:#0a7}.post{color:#06c}.put{color:#b70}.delete{color:#c22}</style></head>
+<body><h1>${escapeHtml(doc.info.title)}</h1><p>${escapeHtml(doc.info.description ?? '')}</p>
+<p>Machine-readable: <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI 3.1).</p>${sections}</body></html>`;
+}

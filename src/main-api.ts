@@ -1,0 +1,43 @@
+/** The API process: Postgres pool, Temporal client, `createApp(deps).listen()`. */
+import type { Server } from 'node:http';
+import { loadConfigOrExit, requireSettings, ConfigError } from './config';
+import { createDatabasePool } from './db/pool';
+import { createApp } from './http/app';
+import { createLogger } from './logger';
+import { connectTemporalClient } from './temporal/connection';
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS']);
+  const logger = createLogger(config.LOG_LEVEL, { process: 'api' });
+  const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
+  const client = await connectTemporalClient({
+    address: config.TEMPORAL_ADDRESS!,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+  });
+  const app = createApp({ pool, logger, temporal: { client }, publicBaseUrl: config.PUBLIC_BASE_URL });
+  const server: Server = app.listen(config.PORT, config.HOST, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.PORT;
+    logger.info('api listening', { url: `http://${config.HOST}:${port}` });
+  });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('api stopping', { signal });
+    server.close();
+    server.closeIdleConnections?.();
+    await Promise.allSettled([pool.end(), client.connection.close()]);
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof ConfigError ? err.message : (err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,200 @@
+/**
+ * `npm start`: the whole service on one machine with nothing installed beforehand.
+ * Starts embedded Postgres (data under DATA_DIR), the real Temporal dev server (UI on, SQLite file under
+ * DATA_DIR so workflow history survives a restart), applies migrations, spawns the worker and the API as
+ * separate processes, ensures a demo account, prints the URLs and key, and writes them to
+ * DATA_DIR/local.json. Ctrl-C / SIGTERM stops every child; a second start reuses the data.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { loadConfigOrExit, type Config } from './config';
+import { createDatabasePool } from './db/pool';
+import { createAccountQueries } from './db/queries/accounts';
+import { migrate } from './db/migrate';
+import { ensureDatabase, startEmbeddedPostgres, type RunningPostgres } from './local/embedded-postgres';
+import { findOrBuildTool, TEMPORAL_CLI } from './local/tool-binaries';
+import { createLogger, type Logger } from './logger';
+import { connectTemporalClient } from './temporal/connection';
+
+const DATABASE_NAME = 'gpu_orchestrator';
+
+interface LocalState {
+  api_url: string;
+  temporal_ui_url: string | null;
+  account_id: string;
+  api_key: string;
+}
+
+async function readJson<T>(file: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The master key for provider keys at rest: from config, else generated once and kept in DATA_DIR. */
+async function localMasterKey(config: Config, dataDir: string): Promise<string> {
+  if (config.MASTER_ENCRYPTION_KEY) return config.MASTER_ENCRYPTION_KEY;
+  const file = path.join(dataDir, 'master.key');
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const key = randomBytes(32).toString('base64');
+  await writeFile(file, key + '\n', { mode: 0o600 });
+  return key;
+}
+
+async function startTemporal(config: Config, dataDir: string, logger: Logger) {
+  if (config.TEMPORAL_ADDRESS) return { address: config.TEMPORAL_ADDRESS, uiUrl: config.TEMPORAL_UI_URL ?? null, stop: async () => {} };
+  const cli = await findOrBuildTool(TEMPORAL_CLI, (m) => logger.info(m));
+  if (!cli) logger.warn('no Temporal CLI and no Go toolchain found; falling back to the SDK download of the dev server');
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' },
+      ip: '127.0.0.1',
+      port: config.LOCAL_TEMPORAL_PORT,
+      ui: true,
+      uiPort: config.LOCAL_TEMPORAL_UI_PORT,
+      dbFilename: path.join(dataDir, 'temporal.db'),
+      namespace: config.TEMPORAL_NAMESPACE,
+      extraArgs: ['--log-level', 'error'],
+    },
+  });
+  return {
+    address: `127.0.0.1:${config.LOCAL_TEMPORAL_PORT}`,
+    uiUrl: `http://127.0.0.1:${config.LOCAL_TEMPORAL_UI_PORT}`,
+    stop: () => env.teardown(),
+  };
+}
+
+function spawnChild(name: string, entry: string, env: NodeJS.ProcessEnv): ChildProcess {
+  // One process per child (no tsx CLI wrapper in between), so our signals reach the program itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, entry)], {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  child.on('exit', (code, signal) => {
+    if (!shuttingDown) {
+      process.stderr.write(`${name} exited unexpectedly (code ${code}, signal ${signal}); stopping everything\n`);
+      void shutdown(1);
+    }
+  });
+  return child;
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${what} did not become ready within ${timeoutMs / 1000}s`);
+}
+
+let shuttingDown = false;
+const cleanups: (() => Promise<unknown>)[] = [];
+
+async function shutdown(code: number): Promise<never> {
+  if (shuttingDown) return new Promise<never>(() => undefined);
+  shuttingDown = true;
+  // Reverse start order: API and worker first, then Temporal, then Postgres.
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const logger = createLogger(config.LOG_LEVEL, { process: 'local' });
+  const dataDir = path.resolve(config.DATA_DIR);
+  await mkdir(dataDir, { recursive: true });
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  let databaseUrl = config.DATABASE_URL;
+  if (!databaseUrl) {
+    logger.info('starting embedded Postgres', { data_dir: path.join(dataDir, 'postgres'), port: config.LOCAL_POSTGRES_PORT });
+    const pg: RunningPostgres = await startEmbeddedPostgres({
+      dataDir: path.join(dataDir, 'postgres'),
+      port: config.LOCAL_POSTGRES_PORT,
+      log: (line) => logger.debug('postgres', { line }),
+    });
+    cleanups.push(() => pg.stop());
+    await ensureDatabase(pg.url(), DATABASE_NAME);
+    databaseUrl = pg.url(DATABASE_NAME);
+  }
+  const migrated = await migrate(databaseUrl);
+  logger.info('migrations applied', { applied: migrated.applied.length });
+
+  logger.info('starting Temporal dev server');
+  const temporal = await startTemporal(config, dataDir, logger);
+  cleanups.push(() => temporal.stop());
+
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporal.address,
+    MASTER_ENCRYPTION_KEY: await localMasterKey(config, dataDir),
+  };
+  const worker = spawnChild('worker', 'main-worker.ts', childEnv);
+  const api = spawnChild('api', 'main-api.ts', childEnv);
+  const stopChild = (child: ChildProcess) => () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  cleanups.push(stopChild(worker), stopChild(api));
+
+  const apiUrl = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`;
+  await waitFor('the API', async () => (await fetch(`${apiUrl}/healthz`)).ok, 60_000);
+  await waitFor('the API dependencies', async () => (await fetch(`${apiUrl}/readyz`)).ok, 60_000);
+  // A workflow round trip proves the worker is polling before we say the service is up.
+  const client = await connectTemporalClient({ address: temporal.address, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE });
+  await client.workflow.execute('healthProbe', {
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    workflowId: `health-probe-local-start-${Date.now()}`,
+    args: [{ message: 'local start' }],
+    workflowExecutionTimeout: '2 minutes',
+  });
+  await client.connection.close();
+
+  const pool = await createDatabasePool(databaseUrl, { maximumPoolSize: 2 });
+  const stateFile = path.join(dataDir, 'local.json');
+  const previous = await readJson<LocalState>(stateFile);
+  const accounts = createAccountQueries(pool);
+  let account_id = previous?.account_id;
+  let api_key = previous?.api_key;
+  if (!account_id || !api_key || !(await accounts.findAccountById(account_id))) {
+    const created = await accounts.insertAccountWithKey('Demo account');
+    account_id = created.account.id;
+    api_key = created.apiKey;
+  }
+  await pool.end();
+
+  const state: LocalState = { api_url: apiUrl, temporal_ui_url: temporal.uiUrl, account_id, api_key };
+  await writeFile(stateFile, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
+  process.stdout.write(
+    [
+      '',
+      'GPU orchestrator is running locally.',
+      `  API:          ${apiUrl}   (reference: ${apiUrl}/docs)`,
+      `  Temporal UI:  ${temporal.uiUrl ?? '(external Temporal: see your own UI)'}`,
+      `  Demo account: ${account_id}`,
+      `  Demo API key: ${api_key}`,
+      `  Saved to:     ${stateFile}`,
+      '',
+      `  curl -H "Authorization: Bearer ${api_key}" ${apiUrl}/v1/templates`,
+      '',
+      'Press Ctrl-C to stop.',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch(async (err) => {
+  process.stderr.write(`npm start failed: ${(err as Error).stack ?? err}\n`);
+  await shutdown(1);
+});

@@ -1,0 +1,186 @@
+/**
+ * JSON over HTTP for the provider adapters: one place that applies the per-call timeout, turns HTTP and network
+ * failures into {@link ProviderRequestError} kinds, and keeps the provider key out of every message and log line.
+ */
+import { ProviderRequestError, redactSecrets, type ProviderFailureKind } from '../errors';
+import type { Logger } from '../logger';
+import type { ProviderId } from './types';
+
+/** Used when a 429 carries no usable `Retry-After` (Vast never sends one). */
+export const DEFAULT_RETRY_AFTER_MS = 1_000;
+const MAX_MESSAGE_LENGTH = 500;
+
+export type QueryValue = string | number | boolean | undefined;
+
+export interface ProviderHttpOptions {
+  provider: ProviderId;
+  /** Provider display name used in messages ("RunPod"). */
+  providerName: string;
+  baseUrl: string;
+  timeoutMs: number;
+  logger: Logger;
+  /** How the key is sent. */
+  authHeaders(apiKey: string): Record<string, string>;
+  /** The provider's own error text from an error response body. */
+  errorMessage(body: unknown, text: string): string | undefined;
+  /**
+   * Lets an adapter recognize provider-specific failures (capacity wordings, ...) before the generic status
+   * mapping. Return `undefined` to fall through.
+   */
+  classify?(status: number, message: string, body: unknown): ProviderFailureKind | undefined;
+  defaultRetryAfterMs?: number;
+}
+
+export interface ProviderRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  /** `undefined` sends no Authorization header (public endpoints). */
+  apiKey: string | undefined;
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  /** Statuses handed back to the caller instead of thrown (e.g. 404 for idempotent deletes). */
+  accept?: readonly number[];
+}
+
+export interface ProviderResponse<T = unknown> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface ProviderHttp {
+  request<T = unknown>(req: ProviderRequest): Promise<ProviderResponse<T>>;
+  /** Builds the adapter's error for a response the adapter itself judged a failure. */
+  errorFor(kind: ProviderFailureKind, message: string, apiKey: string | undefined, status?: number): ProviderRequestError;
+}
+
+/** Parses `Retry-After` (delta-seconds or an HTTP date) into milliseconds. */
+export function parseRetryAfterMs(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const at = Date.parse(trimmed);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now);
+}
+
+/** The generic status mapping; adapters refine it through `classify`. */
+export function kindForStatus(status: number): ProviderFailureKind {
+  if (status === 401 || status === 403) return 'invalid_key';
+  if (status === 429) return 'rate_limited';
+  if (status === 404) return 'not_found';
+  if (status >= 500) return 'transient';
+  return 'provider_error';
+}
+
+function joinUrl(baseUrl: string, path: string, query?: Record<string, QueryValue>): string {
+  const url = new URL(baseUrl.replace(/\/+$/, '') + path);
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+  return url.toString();
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function describeNetworkError(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = (err as Error & { cause?: unknown }).cause;
+    const code = cause && typeof cause === 'object' && 'code' in cause ? String((cause as { code: unknown }).code) : '';
+    return code ? `${err.message} (${code})` : err.message;
+  }
+  return String(err);
+}
+
+function isTimeout(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+}
+
+export function createProviderHttp(opts: ProviderHttpOptions): ProviderHttp {
+  const defaultRetryAfterMs = opts.defaultRetryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
+
+  const errorFor = (
+    kind: ProviderFailureKind,
+    message: string,
+    apiKey: string | undefined,
+    status?: number,
+    retryAfterMs?: number,
+  ): ProviderRequestError => {
+    const clean = redactSecrets(message, [apiKey]).slice(0, MAX_MESSAGE_LENGTH);
+    return new ProviderRequestError(opts.provider, kind, clean, status, retryAfterMs);
+  };
+
+  async function request<T>(req: ProviderRequest): Promise<ProviderResponse<T>> {
+    const url = joinUrl(opts.baseUrl, req.path, req.query);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (req.apiKey !== undefined) Object.assign(headers, opts.authHeaders(req.apiKey));
+    if (req.body !== undefined) headers['content-type'] = 'application/json';
+    const started = Date.now();
+    const log = { provider: opts.provider, method: req.method, path: req.path };
+
+    let res: Response;
+    let text: string;
+    try {
+      const signal = AbortSignal.timeout(opts.timeoutMs);
+      res = await fetch(url, {
+        method: req.method,
+        headers,
+        body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        signal,
+      });
+      text = await res.text();
+    } catch (err) {
+      const message = isTimeout(err)
+        ? `${opts.providerName} did not answer within ${opts.timeoutMs} ms`
+        : `${opts.providerName} could not be reached: ${describeNetworkError(err)}`;
+      const error = errorFor('transient', message, req.apiKey);
+      opts.logger.warn('provider request failed', { ...log, ms: Date.now() - started, error: error.message });
+      throw error;
+    }
+
+    const body = parseBody(text);
+    opts.logger.debug('provider request', { ...log, status: res.status, ms: Date.now() - started });
+    if ((res.status >= 200 && res.status < 300) || req.accept?.includes(res.status)) {
+      return { status: res.status, body: body as T, headers: res.headers };
+    }
+
+    const providerText = opts.errorMessage(body, text)?.trim() || `HTTP ${res.status}`;
+    const kind = opts.classify?.(res.status, providerText, body) ?? kindForStatus(res.status);
+    const retryAfterMs =
+      kind === 'rate_limited' ? (parseRetryAfterMs(res.headers.get('retry-after')) ?? defaultRetryAfterMs) : undefined;
+    const error = errorFor(kind, providerText, req.apiKey, res.status, retryAfterMs);
+    opts.logger.debug('provider error', { ...log, status: res.status, kind, error: error.message });
+    throw error;
+  }
+
+  return { request, errorFor: (kind, message, apiKey, status) => errorFor(kind, message, apiKey, status) };
+}
+
+/** Reads a string field from an unknown JSON object. */
+export function str(obj: unknown, key: string): string | undefined {
+  if (obj && typeof obj === 'object' && key in obj) {
+    const v = (obj as Record<string, unknown>)[key];
+    return typeof v === 'string' ? v : undefined;
+  }
+  return undefined;
+}
+
+/** Reads a finite number field (numbers or numeric strings) from an unknown JSON object. */
+export function num(obj: unknown, key: string): number | undefined {
+  if (obj && typeof obj === 'object' && key in obj) {
+    const v = (obj as Record<string, unknown>)[key];
+    const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+    return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+  }
+  return undefined;
+}
+
+/** Rounds a dollar amount to micro-dollars so float noise never reaches a price. */
+export function roundDollars(dollars: number): number {
+  return Math.round(dollars * 1_000_000) / 1_000_000;
+}

@@ -1,0 +1,312 @@
+/**
+ * Lambda Cloud adapter (`https://cloud.lambda.ai/api/v1`, spec `lambda-cloud-v1.5.3.yaml`).
+ *
+ * - Every success is wrapped in `{"data": …}`; errors are `{"error":{code,message,suggestion?}}`.
+ * - Offers: `GET /instance-types`; `price_cents_per_hour` covers the whole instance, so it is divided by the GPU
+ *   count. Lambda has no spot tier.
+ * - Launch: `POST /instance-operations/launch` with exactly one SSH key name and a region; no capacity is HTTP 400
+ *   `instance-operations/launch/insufficient-capacity`. Terminate: `POST /instance-operations/terminate`.
+ * - Status `unhealthy` is reported as `failed`: the instance failed Lambda's health checks and is not usable
+ *   until someone acts on it (restart or terminate), which is what `failed` tells the user.
+ * - No stop: Lambda instances can only be terminated.
+ */
+import { ProviderRequestError, type ProviderFailureKind } from '../errors';
+import type { Logger } from '../logger';
+import { slugFromLambda } from './gpu-catalog';
+import { createProviderHttp, num, roundDollars, str } from './http';
+import type { InstanceStatus, ProviderAdapter, ProviderInstance, ProviderOffer } from './types';
+
+export const LAMBDA_DEFAULT_BASE_URL = 'https://cloud.lambda.ai/api/v1';
+const MAX_NAME_LENGTH = 64;
+
+export interface LambdaAdapterOptions {
+  baseUrl?: string;
+  timeoutMs: number;
+  logger: Logger;
+}
+
+interface LambdaInstanceType {
+  name: string;
+  description?: string;
+  gpu_description?: string;
+  price_cents_per_hour: number;
+  specs?: { gpus?: number };
+}
+
+interface LambdaInstance {
+  id: string;
+  name?: string | null;
+  ip?: string | null;
+  status: string;
+  ssh_key_names?: string[];
+  region?: { name: string; description?: string };
+  instance_type?: LambdaInstanceType;
+}
+
+interface LambdaTypeEntry {
+  instance_type: LambdaInstanceType;
+  regions_with_capacity_available: { name: string; description?: string }[];
+}
+
+export function lambdaStatus(status: string | undefined): InstanceStatus {
+  switch (status) {
+    case 'booting':
+      return 'provisioning';
+    case 'active':
+      return 'running';
+    case 'unhealthy':
+      return 'failed';
+    case 'terminating':
+      return 'terminating';
+    case 'terminated':
+      return 'terminated';
+    default:
+      return 'unknown';
+  }
+}
+
+/** GPUs in an instance type: `specs.gpus` when Lambda reports it, otherwise the count in the type name. */
+function gpuCountOf(type: LambdaInstanceType | undefined): number | null {
+  if (!type) return null;
+  const fromSpecs = type.specs?.gpus;
+  if (typeof fromSpecs === 'number' && fromSpecs > 0) return fromSpecs;
+  return slugFromLambda(type.name)?.gpuCount ?? null;
+}
+
+export function normalizeLambdaInstance(inst: LambdaInstance): ProviderInstance {
+  const parsed = slugFromLambda(inst.instance_type?.name);
+  const cents = num(inst.instance_type, 'price_cents_per_hour');
+  return {
+    id: inst.id,
+    provider: 'lambda',
+    name: inst.name ?? null,
+    status: lambdaStatus(inst.status),
+    providerStatus: inst.status ?? null,
+    gpuType: parsed?.slug ?? null,
+    gpuCount: gpuCountOf(inst.instance_type) ?? parsed?.gpuCount ?? 1,
+    pricePerHour: cents === undefined ? null : roundDollars(cents / 100),
+    spot: false,
+    region: inst.region?.name ?? null,
+    dockerImage: null,
+    publicIp: inst.ip ?? null,
+    ssh: inst.ip ? { host: inst.ip, port: 22, user: 'ubuntu' } : null,
+    createdAt: null,
+  };
+}
+
+function lambdaMessage(body: unknown, text: string): string | undefined {
+  const err = body && typeof body === 'object' ? (body as { error?: unknown }).error : undefined;
+  const message = str(err, 'message');
+  const code = str(err, 'code');
+  if (message && code) return `${message} (${code})`;
+  return message ?? code ?? (typeof err === 'string' ? err : undefined) ?? (text || undefined);
+}
+
+function keyBody(publicKey: string): string {
+  return publicKey.trim().split(/\s+/).slice(0, 2).join(' ');
+}
+
+export function createLambdaAdapter(options: LambdaAdapterOptions): ProviderAdapter {
+  const logger = options.logger.child({ provider: 'lambda' });
+  const http = createProviderHttp({
+    provider: 'lambda',
+    providerName: 'Lambda',
+    baseUrl: options.baseUrl ?? LAMBDA_DEFAULT_BASE_URL,
+    timeoutMs: options.timeoutMs,
+    logger,
+    authHeaders: (key) => ({ authorization: `Bearer ${key}` }),
+    errorMessage: lambdaMessage,
+    classify: (status, message, body): ProviderFailureKind | undefined => {
+      const code = str((body as { error?: unknown } | null)?.error, 'code');
+      if (code === 'instance-operations/launch/insufficient-capacity' || /not enough capacity/i.test(message)) {
+        return 'no_capacity';
+      }
+      if (code === 'global/invalid-api-key') return 'invalid_key';
+      if (code === 'global/object-does-not-exist') return 'not_found';
+      return undefined;
+    },
+  });
+
+  async function instanceTypes(apiKey: string | undefined): Promise<LambdaTypeEntry[]> {
+    const res = await http.request<{ data?: Record<string, LambdaTypeEntry> }>({
+      method: 'GET',
+      path: '/instance-types',
+      apiKey,
+    });
+    return Object.values(res.body?.data ?? {}).filter((e) => e && e.instance_type && typeof e.instance_type.name === 'string');
+  }
+
+  async function listRaw(apiKey: string): Promise<LambdaInstance[]> {
+    const res = await http.request<{ data?: LambdaInstance[] }>({ method: 'GET', path: '/instances', apiKey });
+    return Array.isArray(res.body?.data) ? res.body.data : [];
+  }
+
+  async function getRaw(apiKey: string, id: string): Promise<LambdaInstance | null> {
+    const res = await http.request<{ data?: LambdaInstance }>({
+      method: 'GET',
+      path: `/instances/${encodeURIComponent(id)}`,
+      apiKey,
+      accept: [404],
+    });
+    return res.status === 404 ? null : (res.body?.data ?? null);
+  }
+
+  return {
+    provider: 'lambda',
+
+    async listOffers(apiKey) {
+      // One offer per (GPU, region with capacity): the cheapest per-GPU price among the instance types there;
+      // availability is the most GPUs one launch can get in that region. GPUs without capacity anywhere still
+      // get one offer (no region, availability 0) so their price stays visible.
+      const offers = new Map<string, ProviderOffer>();
+      for (const entry of await instanceTypes(apiKey)) {
+        const type = entry.instance_type;
+        const parsed = slugFromLambda(type.name);
+        if (!parsed) {
+          logger.debug('dropping unmapped Lambda instance type', { instanceType: type.name });
+          continue;
+        }
+        const gpus = gpuCountOf(type) ?? parsed.gpuCount;
+        const cents = num(type, 'price_cents_per_hour');
+        if (cents === undefined || cents <= 0) continue;
+        const price = roundDollars(cents / 100 / gpus);
+        const regions = entry.regions_with_capacity_available ?? [];
+        const targets: (string | undefined)[] = regions.length > 0 ? regions.map((r) => r.name) : [undefined];
+        for (const region of targets) {
+          const units = region === undefined ? 0 : gpus;
+          const k = `${parsed.slug}|${region ?? ''}`;
+          const cur = offers.get(k);
+          if (!cur) {
+            const offer: ProviderOffer = { provider: 'lambda', gpuType: parsed.slug, pricePerHour: price, availability: units, spot: false };
+            if (region !== undefined) offer.region = region;
+            offers.set(k, offer);
+          } else {
+            cur.pricePerHour = Math.min(cur.pricePerHour, price);
+            cur.availability = Math.max(cur.availability, units);
+          }
+        }
+      }
+      // A GPU that has capacity somewhere does not also need the capacity-less placeholder.
+      for (const [k, o] of offers) {
+        if (o.region === undefined && [...offers.values()].some((x) => x.gpuType === o.gpuType && x.region !== undefined)) {
+          offers.delete(k);
+        }
+      }
+      return [...offers.values()];
+    },
+
+    async verifyKey(apiKey) {
+      try {
+        await http.request({ method: 'GET', path: '/ssh-keys', apiKey });
+        return { valid: true, message: 'The Lambda API key was accepted.' };
+      } catch (err) {
+        if (err instanceof ProviderRequestError && err.kind === 'invalid_key') {
+          return { valid: false, message: `Lambda rejected the API key: ${err.message}` };
+        }
+        throw err;
+      }
+    },
+
+    async launch(apiKey, spec) {
+      if (spec.spot) throw http.errorFor('provider_error', 'Lambda has no spot instances; launch on-demand instead.', apiKey);
+      if (!spec.region) throw http.errorFor('provider_error', 'Lambda launches need a region.', apiKey);
+      if (!spec.sshKeyName) {
+        throw http.errorFor('provider_error', 'Lambda launches need exactly one registered SSH key name.', apiKey);
+      }
+      const candidates = (await instanceTypes(apiKey)).filter((e) => {
+        const parsed = slugFromLambda(e.instance_type.name);
+        return parsed?.slug === spec.gpuType && (gpuCountOf(e.instance_type) ?? parsed.gpuCount) === spec.gpuCount;
+      });
+      if (candidates.length === 0) {
+        throw http.errorFor('provider_error', `Lambda offers no instance type with ${spec.gpuCount}x ${spec.gpuType}.`, apiKey);
+      }
+      // Prefer a type that lists capacity in the region, then the cheapest; Lambda has the final word on capacity.
+      const region = spec.region;
+      candidates.sort((a, b) => {
+        const ca = a.regions_with_capacity_available.some((r) => r.name === region) ? 0 : 1;
+        const cb = b.regions_with_capacity_available.some((r) => r.name === region) ? 0 : 1;
+        return ca - cb || a.instance_type.price_cents_per_hour - b.instance_type.price_cents_per_hour;
+      });
+      const chosen = candidates[0]!.instance_type;
+      const res = await http.request<{ data?: { instance_ids?: string[] } }>({
+        method: 'POST',
+        path: '/instance-operations/launch',
+        apiKey,
+        body: {
+          region_name: region,
+          instance_type_name: chosen.name,
+          ssh_key_names: [spec.sshKeyName],
+          quantity: 1,
+          name: spec.name.slice(0, MAX_NAME_LENGTH),
+        },
+      });
+      const id = res.body?.data?.instance_ids?.[0];
+      if (!id) throw http.errorFor('no_capacity', 'Lambda launched no instance for the request.', apiKey);
+      const inst = await getRaw(apiKey, id).catch(() => null);
+      return normalizeLambdaInstance(
+        inst ?? {
+          id,
+          name: spec.name.slice(0, MAX_NAME_LENGTH),
+          status: 'booting',
+          region: { name: region },
+          instance_type: chosen,
+          ssh_key_names: [spec.sshKeyName],
+        },
+      );
+    },
+
+    async findInstanceByName(apiKey, name) {
+      const wanted = name.slice(0, MAX_NAME_LENGTH);
+      const hit = (await listRaw(apiKey)).find((i) => i.name === wanted && i.status !== 'terminated');
+      return hit ? normalizeLambdaInstance(hit) : null;
+    },
+
+    async getInstance(apiKey, id) {
+      const inst = await getRaw(apiKey, id);
+      return inst ? normalizeLambdaInstance(inst) : null;
+    },
+
+    async listInstances(apiKey) {
+      return (await listRaw(apiKey)).map(normalizeLambdaInstance);
+    },
+
+    async stop(apiKey) {
+      throw http.errorFor('provider_error', 'Stopping instances is not supported on Lambda; terminate instead.', apiKey);
+    },
+
+    async terminate(apiKey, id) {
+      await http.request({
+        method: 'POST',
+        path: '/instance-operations/terminate',
+        apiKey,
+        body: { instance_ids: [id] },
+        accept: [404],
+      });
+    },
+
+    async ensureSshKey(apiKey, key) {
+      const res = await http.request<{ data?: { id: string; name: string; public_key: string }[] }>({
+        method: 'GET',
+        path: '/ssh-keys',
+        apiKey,
+      });
+      const keys = Array.isArray(res.body?.data) ? res.body.data : [];
+      const wanted = keyBody(key.publicKey);
+      const sameKey = keys.find((k) => typeof k.public_key === 'string' && keyBody(k.public_key) === wanted);
+      if (sameKey) return { name: sameKey.name };
+      // The name is taken by a different key: register this one under a name derived from it.
+      let name = key.name.slice(0, MAX_NAME_LENGTH);
+      if (keys.some((k) => k.name === name)) {
+        const suffix = `-${Buffer.from(wanted).toString('base64url').slice(-8)}`;
+        name = name.slice(0, MAX_NAME_LENGTH - suffix.length) + suffix;
+      }
+      const created = await http.request<{ data?: { name?: string } }>({
+        method: 'POST',
+        path: '/ssh-keys',
+        apiKey,
+        body: { name, public_key: key.publicKey },
+      });
+      return { name: created.body?.data?.name ?? name };
+    },
+  };
+}

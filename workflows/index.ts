@@ -1,0 +1,2 @@
+/** Every workflow the worker runs, one file each. */
+export * from './health-probe';
