@@ -3,6 +3,15 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }],
+    // ESM-only packages in slonik's tree: jest on Node 20 cannot require() them, so compile them to CommonJS.
+    '^.+/node_modules/(p-limit|yocto-queue)/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(p-limit|yocto-queue)/)'],
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
+  reporters: ['default', '<rootDir>/test/reporters/summary-line.js'],
   testTimeout: 60_000,
+  maxWorkers: 2,
 };

@@ -25,6 +25,8 @@ export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
+  /** Worker only: serve GET / liveness on this port (unset: no port). */
+  WORKER_HEALTH_PORT: port.optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
 

@@ -1,4 +1,5 @@
 /** The worker process: runs every workflow and activity on the task queue until SIGINT/SIGTERM. */
+import { createServer } from 'node:http';
 import { NativeConnection } from '@temporalio/worker';
 import { loadConfigOrExit, requireSettings, ConfigError } from './config';
 import { createDatabasePool } from './db/pool';
@@ -19,8 +20,17 @@ async function main(): Promise<void> {
     deps: { pool, logger },
   });
   logger.info('worker polling', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
+  // Optional liveness endpoint for orchestrators (the worker has no other port): 200 while it polls.
+  const health = config.WORKER_HEALTH_PORT
+    ? createServer((_req, res) => {
+        const running = worker.getState() === 'RUNNING';
+        res.writeHead(running ? 200 : 503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: running ? 'ok' : worker.getState().toLowerCase() }));
+      }).listen(config.WORKER_HEALTH_PORT, config.HOST)
+    : undefined;
   // The SDK shuts the worker down gracefully on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
   await worker.run();
+  health?.close();
   await Promise.allSettled([pool.end(), connection.close()]);
   logger.info('worker stopped');
 }

@@ -40,7 +40,7 @@ export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promis
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK');
-        throw new Error(`migration ${path.basename(m.file)} failed: ${(err as Error).message}`);
+        throw new Error(`migration ${path.basename(m.file)} failed: ${(err as Error).message}`, { cause: err });
       }
       applied.push(path.basename(m.file));
     }

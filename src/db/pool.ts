@@ -42,11 +42,15 @@ const timestamptzAsIso = {
 
 export async function createDatabasePool(url: string, options: { maximumPoolSize?: number } = {}): Promise<Pool> {
   const preset = createTypeParserPreset().filter((p) => p.name !== 'int8' && p.name !== 'timestamptz');
-  return createPool(url, {
+  const pool = await createPool(url, {
     interceptors: [resultParserInterceptor],
     typeParsers: [...preset, int8AsNumber, timestamptzAsIso],
     maximumPoolSize: options.maximumPoolSize ?? 10,
     connectionTimeout: 10_000,
     statementTimeout: 30_000,
   });
+  // slonik also emits every query error on the pool; the same error is thrown to the caller, who handles it.
+  // Without a listener, EventEmitter would replace the thrown error with ERR_UNHANDLED_ERROR.
+  pool.on('error', () => undefined);
+  return pool;
 }

@@ -98,7 +98,9 @@ function describeNetworkError(err: unknown): string {
 }
 
 function isTimeout(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+  // AbortSignal.timeout rejects with a DOMException, which is not an `Error` in every realm (e.g. under jest).
+  const name = err && typeof err === 'object' && 'name' in err ? (err as { name: unknown }).name : undefined;
+  return name === 'TimeoutError' || name === 'AbortError';
 }
 
 export function createProviderHttp(opts: ProviderHttpOptions): ProviderHttp {

@@ -1,0 +1,49 @@
+/**
+ * Starts the real parts once per `npm test` run: embedded Postgres (with a migrated template database each
+ * test file clones) and the real Temporal dev server. Test files connect to them through the environment.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { migrate } from '../src/db/migrate';
+import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
+import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
+import { freePort } from './helpers/ports';
+
+export const TEMPLATE_DATABASE = 'gpuo_test_template';
+
+export default async function globalSetup(): Promise<void> {
+  const started = Date.now();
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-test-'));
+  const [pgPort, temporalPort] = [await freePort(), await freePort()];
+
+  const startPostgres = async () => {
+    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'postgres'), port: pgPort });
+    await ensureDatabase(pg.url(), TEMPLATE_DATABASE);
+    await migrate(pg.url(TEMPLATE_DATABASE));
+    return pg;
+  };
+  const startTemporal = async () => {
+    const cli = await findOrBuildTool(TEMPORAL_CLI, (m) => process.stderr.write(m + '\n'));
+    return TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' },
+        ip: '127.0.0.1',
+        port: temporalPort,
+        ui: false,
+        extraArgs: ['--log-level', 'error'],
+      },
+    });
+  };
+  const [pg, temporal] = await Promise.all([startPostgres(), startTemporal()]);
+
+  process.env.TEST_PG_ADMIN_URL = pg.url();
+  process.env.TEST_PG_TEMPLATE = TEMPLATE_DATABASE;
+  process.env.TEST_TEMPORAL_ADDRESS = `127.0.0.1:${temporalPort}`;
+  (globalThis as Record<string, unknown>).__gpuoTestServices = { pg, temporal };
+  process.stderr.write(
+    `\nreal services for this run: Postgres 127.0.0.1:${pgPort} (embedded-postgres), Temporal dev server 127.0.0.1:${temporalPort} ` +
+      `(${Math.round((Date.now() - started) / 100) / 10}s to start)\n`,
+  );
+}

@@ -1,0 +1,52 @@
+/**
+ * One Temporal environment and one workflow bundle per test file, on the run's real dev server;
+ * a fresh task queue per test.
+ */
+import { randomBytes } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, type WorkflowBundleWithSourceMap, type Worker } from '@temporalio/worker';
+import { createWorker } from '../../src/worker';
+import type { ActivityDeps } from '../../activities';
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+let runtimeInstalled = false;
+
+export interface TemporalTestEnv {
+  env: TestWorkflowEnvironment;
+  connection: NativeConnection;
+  /** A worker on a fresh task queue, with the file's shared workflow bundle. */
+  startWorker(deps: ActivityDeps, taskQueue?: string): Promise<{ worker: Worker; taskQueue: string; running: Promise<void> }>;
+  close(): Promise<void>;
+}
+
+export function uniqueTaskQueue(prefix = 'test'): string {
+  return `${prefix}-${randomBytes(5).toString('hex')}`;
+}
+
+export async function createTemporalTestEnv(): Promise<TemporalTestEnv> {
+  if (!runtimeInstalled) {
+    runtimeInstalled = true;
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  }
+  const address = process.env.TEST_TEMPORAL_ADDRESS!;
+  const env = await TestWorkflowEnvironment.createFromExistingServer({ address });
+  const connection = await NativeConnection.connect({ address });
+  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
+  const workers: { worker: Worker; running: Promise<void> }[] = [];
+  return {
+    env,
+    connection,
+    async startWorker(deps, taskQueue = uniqueTaskQueue()) {
+      const worker = await createWorker({ connection, namespace: 'default', taskQueue, deps, bundle: await bundle });
+      const running = worker.run();
+      workers.push({ worker, running });
+      return { worker, taskQueue, running };
+    },
+    async close() {
+      for (const w of workers) if (w.worker.getState() === 'RUNNING') w.worker.shutdown();
+      await Promise.allSettled(workers.map((w) => w.running));
+      await connection.close();
+      await env.teardown();
+    },
+  };
+}

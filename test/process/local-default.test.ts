@@ -1,0 +1,84 @@
+/**
+ * The README's first command, `npm start`, end to end: embedded Postgres, the Temporal dev server with its
+ * UI, the worker and the API as separate processes, a demo account; a clean stop; a restart on the same data.
+ */
+import { mkdtemp, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+import { eventually, runEntry } from '../helpers/process';
+import { freePort } from '../helpers/ports';
+import { ed25519Key } from '../fixtures/ssh-keys';
+
+jest.setTimeout(180_000);
+
+interface LocalJson {
+  api_url: string;
+  temporal_ui_url: string;
+  account_id: string;
+  api_key: string;
+}
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+it('starts everything, serves the demo account, stops every child, and reuses the data on restart', async () => {
+  const dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'gpuo-local-')), 'data');
+  const ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort() };
+  const env = {
+    DATA_DIR: dataDir,
+    PORT: String(ports.api),
+    LOCAL_POSTGRES_PORT: String(ports.pg),
+    LOCAL_TEMPORAL_PORT: String(ports.temporal),
+    LOCAL_TEMPORAL_UI_PORT: String(ports.ui),
+    DATABASE_URL: '',
+    TEMPORAL_ADDRESS: '',
+  };
+  const stateFile = path.join(dataDir, 'local.json');
+
+  const first = runEntry('src/main-local.ts', [], env);
+  await eventually('the start banner', () => (first.output().includes('Press Ctrl-C to stop.') ? true : undefined), 150_000);
+  const state = JSON.parse(await readFile(stateFile, 'utf8')) as LocalJson;
+  expect(state).toEqual({
+    api_url: `http://127.0.0.1:${ports.api}`,
+    temporal_ui_url: `http://127.0.0.1:${ports.ui}`,
+    account_id: expect.stringMatching(/^acct_/),
+    api_key: expect.stringMatching(/^gpuo_sk_/),
+  });
+  expect(first.output()).toContain(state.api_key);
+  expect(first.output()).toContain(state.temporal_ui_url);
+
+  const auth = { Authorization: `Bearer ${state.api_key}` };
+  const templates = await fetch(`${state.api_url}/v1/templates`, { headers: auth });
+  expect(templates.status).toBe(200);
+  expect(((await templates.json()) as { data: unknown[] }).data.length).toBeGreaterThanOrEqual(10);
+  expect((await fetch(state.temporal_ui_url)).status).toBe(200);
+  const added = await fetch(`${state.api_url}/v1/ssh-keys`, {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'kept across restarts', public_key: ed25519Key() }),
+  });
+  expect(added.status).toBe(201);
+
+  first.child.kill('SIGTERM');
+  expect(await first.exited).toBe(0);
+  for (const port of Object.values(ports)) expect(await listening(port)).toBe(false);
+
+  const second = runEntry('src/main-local.ts', [], env);
+  try {
+    await eventually('the second start banner', () => (second.output().includes('Press Ctrl-C to stop.') ? true : undefined), 150_000);
+    const again = JSON.parse(await readFile(stateFile, 'utf8')) as LocalJson;
+    expect(again.account_id).toBe(state.account_id);
+    expect(again.api_key).toBe(state.api_key);
+    const keys = await fetch(`${state.api_url}/v1/ssh-keys`, { headers: auth });
+    expect(((await keys.json()) as { data: { name: string }[] }).data.map((k) => k.name)).toEqual(['kept across restarts']);
+  } finally {
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  }
+});
