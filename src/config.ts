@@ -109,3 +109,14 @@ export function requireSettings<K extends keyof Config>(config: Config, keys: K[
   const missing = keys.filter((k) => config[k] === undefined);
   if (missing.length) throw new ConfigError(missing.map((k) => `${String(k)}: required`));
 }
+
+/** The adapters' settings from config (base URLs point at the real providers unless overridden). */
+export function providerAdapterSettings(config: Config, logger: import('./logger').Logger) {
+  return {
+    runpodBaseUrl: config.RUNPOD_API_BASE_URL,
+    vastaiBaseUrl: config.VASTAI_API_BASE_URL,
+    lambdaBaseUrl: config.LAMBDA_API_BASE_URL,
+    timeoutMs: config.PROVIDER_TIMEOUT_MS,
+    logger,
+  };
+}

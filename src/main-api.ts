@@ -1,6 +1,8 @@
 /** The API process: Postgres pool, Temporal client, `createApp(deps).listen()`. */
 import type { Server } from 'node:http';
-import { loadConfigOrExit, requireSettings, ConfigError } from './config';
+import { loadConfigOrExit, providerAdapterSettings, requireSettings, ConfigError } from './config';
+import { KeyVault } from './domain/key-vault';
+import { createProviderAdapters } from './providers';
 import { createDatabasePool } from './db/pool';
 import { createApp } from './http/app';
 import { createLogger } from './logger';
@@ -8,15 +10,24 @@ import { connectTemporalClient } from './temporal/connection';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS']);
+  requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'MASTER_ENCRYPTION_KEY']);
   const logger = createLogger(config.LOG_LEVEL, { process: 'api' });
+  const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, config.MASTER_ENCRYPTION_KEY!, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
+  const adapters = createProviderAdapters(providerAdapterSettings(config, logger));
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
   const client = await connectTemporalClient({
     address: config.TEMPORAL_ADDRESS!,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
   });
-  const app = createApp({ pool, logger, temporal: { client }, publicBaseUrl: config.PUBLIC_BASE_URL });
+  const app = createApp({
+    pool,
+    logger,
+    temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE },
+    adapters,
+    vault,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+  });
   const server: Server = app.listen(config.PORT, config.HOST, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;

@@ -5,7 +5,11 @@
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import { createAccountQueries } from '../db/queries/accounts';
+import { createProviderKeyQueries } from '../db/queries/provider-keys';
 import { createSshKeyQueries } from '../db/queries/ssh-keys';
+import type { KeyVault } from '../domain/key-vault';
+import type { ProviderAdapter, ProviderId } from '../providers/types';
+import { createProviderCredentials } from '../services/provider-credentials';
 import type { Pool } from '../db/pool';
 import { sql } from '../db/sql';
 import { ApiError } from '../errors';
@@ -16,13 +20,16 @@ import { errorHandler } from './error-handler';
 import { buildOpenApiDocument, renderDocsPage } from './openapi';
 import { requestId } from './request-id';
 import { ApiRouter } from './route';
+import { registerProviderKeyRoutes } from './routes/provider-keys';
 import { registerSshKeyRoutes } from './routes/ssh-keys';
 import { registerTemplateRoutes } from './routes/templates';
 
 export interface AppDeps {
   pool: Pool;
   logger: Logger;
-  temporal: { client: Client };
+  temporal: { client: Client; taskQueue: string };
+  adapters: Record<ProviderId, ProviderAdapter>;
+  vault: KeyVault;
   publicBaseUrl?: string;
 }
 
@@ -30,7 +37,11 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: true });
   const api = new ApiRouter(bearerAuth(createAccountQueries(deps.pool)));
 
+  const providerKeys = createProviderKeyQueries(deps.pool);
+  const credentials = createProviderCredentials(providerKeys, deps.vault);
+
   registerSshKeyRoutes(api, createSshKeyQueries(deps.pool));
+  registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters });
   registerTemplateRoutes(api);
 
   // Operational routes: not part of the versioned API, not in the OpenAPI document.

@@ -207,6 +207,13 @@ export function createRunpodAdapter(options: RunpodAdapterOptions): ProviderAdap
       }
       const gpuId = runpodGpuId(spec.gpuType);
       if (!gpuId) throw http.errorFor('provider_error', `RunPod does not offer the GPU type ${spec.gpuType}.`, apiKey);
+      // Bounds of CreatePodRequest: refusing here keeps every body the adapter sends valid for the document.
+      if (spec.volumeGb !== undefined && spec.volumeGb > 0 && (!Number.isInteger(spec.volumeGb) || spec.volumeGb < 10)) {
+        throw http.errorFor('provider_error', 'RunPod persistent volumes are whole gigabytes, at least 10 GB.', apiKey);
+      }
+      if (spec.diskGb !== undefined && (!Number.isInteger(spec.diskGb) || spec.diskGb < 1)) {
+        throw http.errorFor('provider_error', 'RunPod container disks are whole gigabytes, at least 1 GB.', apiKey);
+      }
       const env: Record<string, string> = {};
       if (spec.sshPublicKey) env.PUBLIC_KEY = spec.sshPublicKey;
       const body: Record<string, unknown> = {

@@ -12,7 +12,7 @@
 import { ProviderRequestError, type ProviderFailureKind } from '../errors';
 import type { Logger } from '../logger';
 import { slugFromVast, vastGpuNames, vastGpuRamRangeMb } from './gpu-catalog';
-import { createProviderHttp, num, roundDollars, str } from './http';
+import { createProviderHttp, roundDollars, str } from './http';
 import type { InstanceStatus, LaunchSpec, ProviderAdapter, ProviderInstance, ProviderOffer } from './types';
 
 export const VASTAI_DEFAULT_BASE_URL = 'https://console.vast.ai';
@@ -220,7 +220,10 @@ export function createVastaiAdapter(options: VastaiAdapterOptions): ProviderAdap
     async listOffers(apiKey) {
       const raw = await searchOffers(apiKey, {
         type: 'ondemand',
-        order: [['dph_total', 'asc']],
+        order: [
+          ['dph_total', 'asc'],
+          ['score', 'desc'],
+        ],
         limit: OFFER_SEARCH_LIMIT,
       });
       const best = new Map<string, ProviderOffer>();
@@ -268,7 +271,10 @@ export function createVastaiAdapter(options: VastaiAdapterOptions): ProviderAdap
         await searchOffers(apiKey, {
           ...gpuFilter(spec),
           type: spec.spot ? 'bid' : 'ondemand',
-          order: [[spec.spot ? 'min_bid' : 'dph_total', 'asc']],
+          order: [
+            [spec.spot ? 'min_bid' : 'dph_total', 'asc'],
+            ['score', 'desc'],
+          ],
           limit: 10,
           allocated_storage: spec.diskGb ?? DEFAULT_DISK_GB,
         })

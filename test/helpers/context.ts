@@ -1,41 +1,90 @@
 /**
- * Per-test-file context: a fresh database, a Temporal client on the run's dev server, and the Koa app
- * driven in-process through supertest. `newAccount()` returns an account and a ready authorized agent.
+ * Per-test-file context: a fresh database, a Temporal client on the run's dev server, the provider
+ * simulators (when asked for) with adapters pointed at them, and the Koa app driven in-process through
+ * supertest. `newAccount()` returns an account and a ready authorization header.
  */
+import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
 import type Koa from 'koa';
 import { createAccountQueries } from '../../src/db/queries/accounts';
-import { createApp } from '../../src/http/app';
+import type { Pool } from '../../src/db/pool';
+import { KeyVault } from '../../src/domain/key-vault';
+import { createApp, type AppDeps } from '../../src/http/app';
 import { silentLogger } from '../../src/logger';
+import { createProviderAdapters } from '../../src/providers';
+import { startSimulators, type Simulators } from '../../simulators';
 import { createTestDatabase, type TestDatabase } from './db';
+import { uniqueTaskQueue } from './temporal';
 
 export interface TestContext {
   db: TestDatabase;
   temporal: Client;
+  deps: AppDeps;
   app: Koa;
   http: ReturnType<typeof request>;
+  /** Present when created with `{simulators: true}`. */
+  sims: Simulators;
   newAccount(name?: string): Promise<{ accountId: string; apiKey: string; auth: { Authorization: string } }>;
   close(): Promise<void>;
 }
 
-export async function createTestContext(): Promise<TestContext> {
+export function testVault(): KeyVault {
+  return new KeyVault('test', randomBytes(32));
+}
+
+/** App dependencies for tests; adapters default to an address where nothing listens. */
+export function testAppDeps(pool: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
+  return {
+    pool,
+    logger: silentLogger,
+    temporal: { client: null as unknown as Client, taskQueue: uniqueTaskQueue() },
+    adapters: createProviderAdapters({
+      runpodBaseUrl: 'http://127.0.0.1:9/v2',
+      vastaiBaseUrl: 'http://127.0.0.1:9',
+      lambdaBaseUrl: 'http://127.0.0.1:9/api/v1',
+      timeoutMs: 2000,
+      logger: silentLogger,
+    }),
+    vault: testVault(),
+    ...overrides,
+  };
+}
+
+export async function createTestContext(options: { simulators?: boolean; providerTimeoutMs?: number } = {}): Promise<TestContext> {
   const db = await createTestDatabase();
   const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection });
-  const app = createApp({ pool: db.pool, logger: silentLogger, temporal: { client: temporal } });
-  const server = app.callback();
+  const sims = options.simulators ? await startSimulators({ bootDelayMs: 200 }) : undefined;
+  const deps = testAppDeps(db.pool, {
+    temporal: { client: temporal, taskQueue: uniqueTaskQueue() },
+    ...(sims
+      ? {
+          adapters: createProviderAdapters({
+            runpodBaseUrl: sims.runpod.baseUrl,
+            vastaiBaseUrl: sims.vastai.baseUrl,
+            lambdaBaseUrl: sims.lambda.baseUrl,
+            timeoutMs: options.providerTimeoutMs ?? 2000,
+            logger: silentLogger,
+          }),
+        }
+      : {}),
+  });
+  const app = createApp(deps);
   const accounts = createAccountQueries(db.pool);
   return {
     db,
     temporal,
+    deps,
     app,
-    http: request(server),
+    http: request(app.callback()),
+    sims: sims as Simulators,
     async newAccount(name = 'test account') {
       const { account, apiKey } = await accounts.insertAccountWithKey(name);
       return { accountId: account.id, apiKey, auth: { Authorization: `Bearer ${apiKey}` } };
     },
     async close() {
+      await sims?.close();
       await connection.close();
       await db.drop();
     },

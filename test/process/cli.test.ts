@@ -1,7 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { runEntry } from '../helpers/process';
 import { createApp } from '../../src/http/app';
-import { silentLogger } from '../../src/logger';
+import { testAppDeps } from '../helpers/context';
 import request from 'supertest';
 import { parseConfig, ConfigError } from '../../src/config';
 
@@ -61,7 +61,7 @@ describe('npm run account:create', () => {
     const printed = JSON.parse(run.output().trim());
     expect(Object.keys(printed).sort()).toEqual(['account_id', 'api_key']);
     expect(printed.account_id).toMatch(/^acct_/);
-    const app = createApp({ pool: db.pool, logger: silentLogger, temporal: { client: null as never } });
+    const app = createApp(testAppDeps(db.pool));
     const res = await request(app.callback()).get('/v1/ssh-keys').set('Authorization', `Bearer ${printed.api_key}`);
     expect(res.status).toBe(200);
   });

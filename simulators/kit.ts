@@ -1,0 +1,392 @@
+/**
+ * The small HTTP server the provider simulators share: routing, JSON bodies, request recording, and the fault
+ * knobs tests use (429 bursts, 5xx faults, slow responses). Each simulator supplies the provider's own error
+ * bodies for the faults.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RequestMatch {
+  /** HTTP method, any case. */
+  method?: string;
+  /** Exact path (a trailing slash is ignored) or a pattern, matched against the path without the query. */
+  path?: string | RegExp;
+}
+
+export interface RecordedExchange {
+  seq: number;
+  at: number;
+  method: string;
+  /** Path without the query string, as the client sent it. */
+  path: string;
+  query: Record<string, string>;
+  /** Parsed JSON body (`undefined` when none was sent; the raw text when it was not JSON). */
+  body: unknown;
+  /** The route pattern that handled the request (`/v2/pods/:id`), or null for faults and unknown paths. */
+  route: string | null;
+  status: number;
+  /** Parsed JSON response body (`undefined` for an empty body). */
+  response: unknown;
+  /** True when a fault knob produced the response. */
+  fault: boolean;
+}
+
+export interface SimRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: http.IncomingHttpHeaders;
+  body: unknown;
+  params: Record<string, string>;
+}
+
+export interface SimResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Defaults to application/json when a body is present. */
+  contentType?: string;
+  /** Sent as is instead of JSON. */
+  rawBody?: string;
+}
+
+export type Handler = (req: SimRequest) => SimResponse | Promise<SimResponse>;
+
+export interface FaultResponses {
+  rateLimited(retryAfterSeconds: number | null): SimResponse;
+  serverError(status: number): SimResponse;
+  notFound(path: string): SimResponse;
+  badJson(): SimResponse;
+}
+
+export interface FaultControl {
+  /** The next `count` matching requests answer 429 (with `Retry-After` where the provider sends one). */
+  rateLimit(count: number, opts?: { match?: RequestMatch; retryAfterSeconds?: number | null }): void;
+  /**
+   * The next `count` matching requests answer a 5xx. With `afterHandling` the request is carried out first and
+   * only the answer is lost (a create that "failed" but made the instance).
+   */
+  serverErrors(count: number, opts?: { match?: RequestMatch; status?: number; afterHandling?: boolean }): void;
+  /**
+   * Delays matching responses by `ms` (0 clears). With `afterHandling` the request takes effect at once and only
+   * the answer is late, as with a client timeout on a create that went through.
+   */
+  setLatency(ms: number, opts?: { match?: RequestMatch; afterHandling?: boolean }): void;
+  /** Every request handled since the last `clearRequests()`, oldest first. */
+  requests(match?: RequestMatch): RecordedExchange[];
+  clearRequests(): void;
+  /** Clears every fault knob (not the recorded requests and not the accounts). */
+  resetFaults(): void;
+}
+
+interface CountedFault {
+  remaining: number;
+  match?: RequestMatch;
+  status: number;
+  retryAfterSeconds: number | null;
+  afterHandling: boolean;
+}
+
+function matches(m: RequestMatch | undefined, method: string, path: string): boolean {
+  if (!m) return true;
+  if (m.method && m.method.toUpperCase() !== method) return false;
+  if (m.path instanceof RegExp) return m.path.test(path);
+  if (typeof m.path === 'string') return m.path.replace(/\/+$/, '') === path.replace(/\/+$/, '');
+  return true;
+}
+
+function compile(pattern: string): { re: RegExp; keys: string[] } {
+  const keys: string[] = [];
+  const body = pattern
+    .replace(/\/+$/, '')
+    .split('/')
+    .map((seg) => {
+      if (seg.startsWith(':')) {
+        keys.push(seg.slice(1));
+        return '([^/]+)';
+      }
+      return seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  return { re: new RegExp(`^${body}/?$`), keys };
+}
+
+export class SimServer implements FaultControl {
+  private readonly routes: { method: string; pattern: string; re: RegExp; keys: string[]; handler: Handler }[] = [];
+  private rateLimits: CountedFault[] = [];
+  private errors: CountedFault[] = [];
+  private latency: { ms: number; match?: RequestMatch; afterHandling: boolean } | null = null;
+  private recorded: RecordedExchange[] = [];
+  private seq = 0;
+  private readonly timers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  private server: http.Server | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly faults: FaultResponses,
+    private readonly recordLimit = 2000,
+  ) {}
+
+  route(method: string, pattern: string, handler: Handler): void {
+    this.routes.push({ method: method.toUpperCase(), pattern, ...compile(pattern), handler });
+  }
+
+  rateLimit(count: number, opts: { match?: RequestMatch; retryAfterSeconds?: number | null } = {}): void {
+    this.rateLimits.push({
+      remaining: count,
+      match: opts.match,
+      status: 429,
+      retryAfterSeconds: opts.retryAfterSeconds === undefined ? 1 : opts.retryAfterSeconds,
+      afterHandling: false,
+    });
+  }
+
+  serverErrors(count: number, opts: { match?: RequestMatch; status?: number; afterHandling?: boolean } = {}): void {
+    this.errors.push({
+      remaining: count,
+      match: opts.match,
+      status: opts.status ?? 500,
+      retryAfterSeconds: null,
+      afterHandling: opts.afterHandling ?? false,
+    });
+  }
+
+  setLatency(ms: number, opts: { match?: RequestMatch; afterHandling?: boolean } = {}): void {
+    this.latency = ms > 0 ? { ms, match: opts.match, afterHandling: opts.afterHandling ?? false } : null;
+  }
+
+  requests(match?: RequestMatch): RecordedExchange[] {
+    return this.recorded.filter((r) => matches(match, r.method, r.path));
+  }
+
+  clearRequests(): void {
+    this.recorded = [];
+  }
+
+  resetFaults(): void {
+    this.rateLimits = [];
+    this.errors = [];
+    this.latency = null;
+  }
+
+  async listen(host: string, port: number): Promise<string> {
+    const server = http.createServer((req, res) => {
+      this.handle(req, res).catch((err: unknown) => {
+        if (!res.headersSent && !res.destroyed) {
+          res.writeHead(500, { 'content-type': 'text/plain' });
+          res.end(`simulator error: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      });
+    });
+    server.keepAliveTimeout = 1000;
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const addr = server.address() as AddressInfo;
+    const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    return `http://${h}:${addr.port}`;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers) {
+      clearTimeout(t.timer);
+      t.resolve();
+    }
+    this.timers.clear();
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const entry = {
+        timer: setTimeout(() => {
+          this.timers.delete(entry);
+          resolve();
+        }, ms),
+        resolve,
+      };
+      entry.timer.unref();
+      this.timers.add(entry);
+    });
+  }
+
+  private takeFault(list: CountedFault[], method: string, path: string, afterHandling: boolean): CountedFault | null {
+    const f = list.find((x) => x.remaining > 0 && x.afterHandling === afterHandling && matches(x.match, method, path));
+    if (!f) return null;
+    f.remaining -= 1;
+    return f;
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const url = new URL(req.url ?? '/', 'http://sim.local');
+    const path = url.pathname;
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: unknown = undefined;
+    let badJson = false;
+    if (text.length > 0) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+        badJson = true;
+      }
+    }
+
+    const latency = this.latency && matches(this.latency.match, method, path) ? this.latency : null;
+    if (latency && !latency.afterHandling) await this.sleep(latency.ms);
+
+    let response: SimResponse;
+    let route: string | null = null;
+    let fault = false;
+    const limited = this.takeFault(this.rateLimits, method, path, false);
+    const failed = limited ? null : this.takeFault(this.errors, method, path, false);
+    if (limited) {
+      response = this.faults.rateLimited(limited.retryAfterSeconds);
+      fault = true;
+    } else if (failed) {
+      response = this.faults.serverError(failed.status);
+      fault = true;
+    } else if (badJson) {
+      response = this.faults.badJson();
+    } else {
+      const hit = this.routes
+        .filter((r) => r.method === method)
+        .map((r) => ({ r, m: r.re.exec(path) }))
+        .find((x) => x.m !== null);
+      if (!hit) {
+        response = this.faults.notFound(path);
+      } else {
+        route = hit.r.pattern;
+        const params: Record<string, string> = {};
+        hit.r.keys.forEach((k, i) => (params[k] = decodeURIComponent(hit.m![i + 1]!)));
+        response = await hit.r.handler({ method, path, query: url.searchParams, headers: req.headers, body, params });
+      }
+      const lost = this.takeFault(this.errors, method, path, true);
+      if (lost) {
+        response = this.faults.serverError(lost.status);
+        fault = true;
+      }
+    }
+
+    if (latency && latency.afterHandling) await this.sleep(latency.ms);
+
+    this.record({
+      seq: ++this.seq,
+      at: Date.now(),
+      method,
+      path,
+      query: Object.fromEntries(url.searchParams.entries()),
+      body,
+      route,
+      status: response.status,
+      response: response.rawBody !== undefined ? response.rawBody : response.body,
+      fault,
+    });
+    if (this.closed || res.destroyed || res.writableEnded) return;
+    const headers: Record<string, string> = { ...(response.headers ?? {}) };
+    let payload = '';
+    if (response.rawBody !== undefined) {
+      payload = response.rawBody;
+      headers['content-type'] = response.contentType ?? 'text/plain; charset=utf-8';
+    } else if (response.body !== undefined) {
+      payload = JSON.stringify(response.body);
+      headers['content-type'] = response.contentType ?? 'application/json';
+    }
+    res.writeHead(response.status, headers);
+    res.end(payload);
+  }
+
+  private record(r: RecordedExchange): void {
+    this.recorded.push(r);
+    if (this.recorded.length > this.recordLimit) this.recorded.splice(0, this.recorded.length - this.recordLimit);
+  }
+}
+
+/** Reads the key from `Authorization: Bearer <key>`. */
+export function bearerKey(headers: http.IncomingHttpHeaders): string | null {
+  const h = headers.authorization;
+  if (!h) return null;
+  const m = /^Bearer\s+(.+)$/i.exec(h.trim());
+  return m ? m[1]!.trim() : null;
+}
+
+export function randomChars(alphabet: string, length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += alphabet[Math.floor(Math.random() * alphabet.length)];
+  return out;
+}
+
+/** A simulator clock in one place so status progressions are all derived from it. */
+export const now = (): number => Date.now();
+
+export function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** A deterministic pseudo-random IPv4 address in the TEST-NET-3 block for an instance number. */
+export function testIp(n: number): string {
+  return `203.0.113.${(n % 250) + 2}`;
+}
+
+/** What a simulator holds for one instance, provider-neutral, for tests to assert on. */
+export interface SimInstanceView {
+  id: string;
+  name: string | null;
+  /** The provider's own status word at this moment (`RUNNING`, `loading`, `booting`, …). */
+  status: string | null;
+  /** The provider's GPU name (`NVIDIA H100 80GB HBM3`, `H100 SXM`, `gpu_1x_h100_pcie`). */
+  gpu: string;
+  gpuCount: number;
+  spot: boolean;
+  region: string | null;
+  image: string | null;
+  env: Record<string, string>;
+  /** Public keys installed on the instance (RunPod: the `PUBLIC_KEY` env; Vast: attached; Lambda: by name). */
+  sshKeys: string[];
+  createdAt: string;
+}
+
+export interface CommonControl extends FaultControl {
+  /** Boot delay (ms from create/start to running) for instances created or started afterwards. */
+  setBootDelay(ms: number): void;
+  /** Makes a GPU (normalized slug) unavailable (`on` false restores it). */
+  setNoCapacity(gpu: string, on?: boolean): void;
+  /** The instances that exist for a key, as the provider would list them (terminated ones are gone). */
+  instances(key: string): SimInstanceView[];
+  /** Registers a key chosen by the caller (e.g. from configuration), with empty state. */
+  addKey(key: string): void;
+  /** Clears faults, capacity switches and modes; accounts and instances stay. */
+  reset(): void;
+}
+
+export interface SimHandle<C extends CommonControl = CommonControl> {
+  /** Exactly what the matching adapter takes as its base URL. */
+  baseUrl: string;
+  /** A new API key, shaped like the provider's, with empty isolated state. */
+  createKey(): string;
+  control: C;
+  close(): Promise<void>;
+}
+
+export interface SimulatorOptions {
+  /** Milliseconds from create to running; default {@link DEFAULT_BOOT_DELAY_MS}. */
+  bootDelayMs?: number;
+  /** Keys accepted from the start. */
+  keys?: readonly string[];
+  /** How many exchanges the request recorder keeps. */
+  recordLimit?: number;
+}
+
+export const DEFAULT_BOOT_DELAY_MS = 500;

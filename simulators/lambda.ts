@@ -1,0 +1,466 @@
+/**
+ * Lambda Cloud simulator (`openapi/lambda-cloud-v1.5.3.yaml`), served under `/api/v1`: instance types, instances,
+ * launch/terminate/restart, SSH keys, file systems. Successes are wrapped in `{"data": …}`, errors are
+ * `{"error":{code,message,suggestion}}`, state is per API key (Bearer, `Basic base64(key:)` or `Basic key`).
+ *
+ * An instance is `booting` for the boot delay, then `active` with an IP. Terminate makes it `terminating` for the
+ * terminate delay, then `terminated`; after another terminate delay it is gone (404). A launch into a region that
+ * has no capacity for the type answers 400 `instance-operations/launch/insufficient-capacity`.
+ */
+import { slugFromLambda } from '../src/providers/gpu-catalog';
+import {
+  DEFAULT_BOOT_DELAY_MS,
+  now,
+  randomChars,
+  SimServer,
+  testIp,
+  type CommonControl,
+  type SimHandle,
+  type SimInstanceView,
+  type SimRequest,
+  type SimResponse,
+  type SimulatorOptions,
+} from './kit';
+
+interface TypeSeed {
+  name: string;
+  description: string;
+  gpu_description: string;
+  price_cents_per_hour: number;
+  specs: { vcpus: number; memory_gib: number; storage_gib: number; gpus: number };
+  regions: string[];
+}
+
+const REGIONS: Record<string, string> = {
+  'us-east-1': 'Virginia, USA',
+  'us-west-1': 'California, USA',
+  'us-west-3': 'Utah, USA',
+  'us-south-1': 'Texas, USA',
+  'us-midwest-1': 'Illinois, USA',
+  'europe-central-1': 'Germany',
+  'asia-northeast-1': 'Tokyo, Japan',
+};
+
+function t(name: string, gpuDescription: string, cents: number, gpus: number, regions: string[]): TypeSeed {
+  return {
+    name,
+    description: `${gpus}x ${gpuDescription}`,
+    gpu_description: gpuDescription,
+    price_cents_per_hour: cents,
+    specs: { vcpus: 26 * gpus, memory_gib: 225 * gpus, storage_gib: 512 * gpus, gpus },
+    regions,
+  };
+}
+
+/** Whole-instance prices in cents inside provider-apis.md §5; two types map to no slug. */
+export const LAMBDA_SIM_TYPES: readonly TypeSeed[] = [
+  t('gpu_1x_h100_sxm5', 'H100 (80 GB SXM5)', 329, 1, ['us-east-1', 'us-west-3']),
+  t('gpu_2x_h100_sxm5', 'H100 (80 GB SXM5)', 638, 2, ['us-west-3']),
+  t('gpu_4x_h100_sxm5', 'H100 (80 GB SXM5)', 1236, 4, []),
+  t('gpu_8x_h100_sxm5', 'H100 (80 GB SXM5)', 2392, 8, ['us-south-1', 'us-east-1']),
+  t('gpu_1x_h100_pcie', 'H100 (80 GB PCIe)', 249, 1, ['us-west-1', 'us-east-1']),
+  t('gpu_1x_a100', 'A100 (40 GB PCIe)', 129, 1, ['us-west-1']),
+  t('gpu_1x_a100_sxm4', 'A100 (40 GB SXM4)', 129, 1, ['us-east-1', 'europe-central-1']),
+  t('gpu_2x_a100', 'A100 (40 GB SXM4)', 258, 2, []),
+  t('gpu_8x_a100', 'A100 (40 GB SXM4)', 1032, 8, ['us-midwest-1']),
+  t('gpu_8x_a100_80gb_sxm4', 'A100 (80 GB SXM4)', 1432, 8, ['us-east-1']),
+  t('gpu_1x_a6000', 'RTX A6000 (48 GB)', 80, 1, ['us-west-1', 'asia-northeast-1']),
+  t('gpu_2x_a6000', 'RTX A6000 (48 GB)', 160, 2, ['us-west-1']),
+  t('gpu_4x_a6000', 'RTX A6000 (48 GB)', 320, 4, []),
+  t('gpu_1x_a10', 'A10 (24 GB PCIe)', 75, 1, ['us-east-1', 'us-west-1', 'asia-northeast-1']),
+  t('gpu_1x_gh200', 'GH200 (96 GB)', 149, 1, ['us-east-1']),
+  t('gpu_1x_b200_sxm6', 'B200 (180 GB SXM6)', 599, 1, ['us-south-1']),
+  t('gpu_8x_b200_sxm6', 'B200 (180 GB SXM6)', 3992, 8, ['us-south-1']),
+  t('gpu_1x_rtx6000', 'RTX 6000 (24 GB)', 50, 1, ['us-west-1']),
+  t('gpu_8x_v100', 'Tesla V100 (16 GB)', 440, 8, ['us-east-1']),
+];
+
+export interface LambdaControl extends CommonControl {
+  /** No capacity for a GPU (slug) everywhere, or only in `region`. */
+  setNoCapacity(gpu: string, on?: boolean, opts?: { region?: string }): void;
+  /** How long `terminating` lasts (and how long `terminated` stays listed after it). */
+  setTerminateDelay(ms: number): void;
+  /** Lambda marks the instance `unhealthy`. */
+  markUnhealthy(key: string, id: string): void;
+  /** The account's SSH keys. */
+  sshKeys(key: string): { id: string; name: string; public_key: string }[];
+}
+
+interface LambdaInst {
+  id: string;
+  name: string | null;
+  type: TypeSeed;
+  region: string;
+  sshKeyNames: string[];
+  createdAt: number;
+  bootStart: number;
+  bootDelay: number;
+  terminatedAt: number | null;
+  terminateDelay: number;
+  unhealthy: boolean;
+  ipIndex: number;
+  jupyterToken: string;
+}
+
+interface Account {
+  instances: Map<string, LambdaInst>;
+  sshKeys: { id: string; name: string; public_key: string }[];
+}
+
+type Code =
+  | 'global/unknown'
+  | 'global/invalid-api-key'
+  | 'global/invalid-parameters'
+  | 'global/object-does-not-exist'
+  | 'instance-operations/launch/insufficient-capacity';
+
+function fail(status: number, code: Code, message: string, suggestion?: string, fieldErrors?: Record<string, string>): SimResponse {
+  const error: Record<string, unknown> = { code, message };
+  if (suggestion) error.suggestion = suggestion;
+  const body: Record<string, unknown> = { error };
+  if (fieldErrors) {
+    body.field_errors = Object.fromEntries(
+      Object.entries(fieldErrors).map(([k, m]) => [k, { code: 'global/invalid-parameters', message: m }]),
+    );
+  }
+  return { status, body };
+}
+
+const hex = (n: number) => randomChars('0123456789abcdef', n);
+const SSH_KEY_LINE = /^(ssh|ecdsa|sk)-\S+ \S+/;
+
+export class LambdaSimulator {
+  private readonly accounts = new Map<string, Account>();
+  private bootDelay: number;
+  private terminateDelay: number;
+  /** `slug|region` or `slug|*`. */
+  private readonly noCapacity = new Set<string>();
+  private ipCounter = 0;
+  readonly server: SimServer;
+
+  constructor(opts: SimulatorOptions = {}) {
+    this.bootDelay = opts.bootDelayMs ?? DEFAULT_BOOT_DELAY_MS;
+    this.terminateDelay = Math.max(50, Math.round(this.bootDelay / 2));
+    for (const k of opts.keys ?? []) this.addKey(k);
+    this.server = new SimServer(
+      {
+        rateLimited: (retryAfter) => {
+          const r = fail(429, 'global/unknown', 'Too many requests. Slow down and try again.', 'Send at most one request per second.');
+          if (retryAfter !== null) r.headers = { 'retry-after': String(retryAfter) };
+          return r;
+        },
+        serverError: (status) => fail(status, 'global/unknown', 'Something unexpected occurred.', 'Try again later.'),
+        notFound: () => fail(404, 'global/object-does-not-exist', 'The requested resource does not exist.'),
+        badJson: () => fail(400, 'global/invalid-parameters', 'Request body is not valid JSON.'),
+      },
+      opts.recordLimit,
+    );
+    this.routes();
+  }
+
+  addKey(key: string): void {
+    if (!this.accounts.has(key)) this.accounts.set(key, { instances: new Map(), sshKeys: [] });
+  }
+
+  createKey(): string {
+    const key = `secret_sim_${hex(32)}.${hex(32)}`;
+    this.addKey(key);
+    return key;
+  }
+
+  async start(host: string, port: number): Promise<SimHandle<LambdaControl>> {
+    const origin = await this.server.listen(host, port);
+    return { baseUrl: `${origin}/api/v1`, createKey: () => this.createKey(), control: this.control(), close: () => this.server.close() };
+  }
+
+  private control(): LambdaControl {
+    const s = this.server;
+    return {
+      rateLimit: (c, o) => s.rateLimit(c, o),
+      serverErrors: (c, o) => s.serverErrors(c, o),
+      setLatency: (ms, o) => s.setLatency(ms, o),
+      requests: (m) => s.requests(m),
+      clearRequests: () => s.clearRequests(),
+      resetFaults: () => s.resetFaults(),
+      setBootDelay: (ms) => {
+        this.bootDelay = ms;
+      },
+      setTerminateDelay: (ms) => {
+        this.terminateDelay = ms;
+      },
+      setNoCapacity: (gpu, on = true, opts = {}) => {
+        const k = `${gpu}|${opts.region ?? '*'}`;
+        if (on) this.noCapacity.add(k);
+        else this.noCapacity.delete(k);
+      },
+      markUnhealthy: (key, id) => {
+        const inst = this.accounts.get(key)?.instances.get(id);
+        if (!inst) throw new Error(`no instance ${id} for that key`);
+        inst.unhealthy = true;
+      },
+      sshKeys: (key) => (this.accounts.get(key)?.sshKeys ?? []).map((k) => ({ ...k })),
+      instances: (key) => {
+        const acct = this.accounts.get(key);
+        if (!acct) return [];
+        this.sweep(acct);
+        return [...acct.instances.values()].filter((i) => this.status(i) !== 'terminated').map((i) => this.view(acct, i));
+      },
+      addKey: (key) => this.addKey(key),
+      reset: () => {
+        s.resetFaults();
+        this.noCapacity.clear();
+      },
+    };
+  }
+
+  private view(acct: Account, i: LambdaInst): SimInstanceView {
+    return {
+      id: i.id,
+      name: i.name,
+      status: this.status(i),
+      gpu: i.type.name,
+      gpuCount: i.type.specs.gpus,
+      spot: false,
+      region: i.region,
+      image: null,
+      env: {},
+      sshKeys: i.sshKeyNames.map((n) => acct.sshKeys.find((k) => k.name === n)?.public_key ?? n),
+      createdAt: new Date(i.createdAt).toISOString(),
+    };
+  }
+
+  private hasCapacity(type: TypeSeed, region: string): boolean {
+    if (!type.regions.includes(region)) return false;
+    const slug = slugFromLambda(type.name)?.slug ?? type.name;
+    return !this.noCapacity.has(`${slug}|*`) && !this.noCapacity.has(`${slug}|${region}`);
+  }
+
+  private status(i: LambdaInst): 'booting' | 'active' | 'unhealthy' | 'terminating' | 'terminated' {
+    const t = now();
+    if (i.terminatedAt !== null) return t - i.terminatedAt >= i.terminateDelay ? 'terminated' : 'terminating';
+    if (i.unhealthy) return 'unhealthy';
+    return t - i.bootStart >= i.bootDelay ? 'active' : 'booting';
+  }
+
+  /** Terminated instances leave the account one terminate delay after they reached `terminated`. */
+  private sweep(acct: Account): void {
+    const t = now();
+    for (const [id, i] of acct.instances) {
+      if (i.terminatedAt !== null && t - i.terminatedAt >= 2 * i.terminateDelay) acct.instances.delete(id);
+    }
+  }
+
+  private typeJson(type: TypeSeed): Record<string, unknown> {
+    return {
+      name: type.name,
+      description: type.description,
+      gpu_description: type.gpu_description,
+      price_cents_per_hour: type.price_cents_per_hour,
+      specs: { ...type.specs },
+    };
+  }
+
+  private instanceJson(i: LambdaInst): Record<string, unknown> {
+    const status = this.status(i);
+    const up = status === 'active' || status === 'unhealthy';
+    const ip = up ? testIp(i.ipIndex + 100) : null;
+    return {
+      id: i.id,
+      name: i.name,
+      ip,
+      private_ip: up ? `10.19.${i.ipIndex % 250}.${(i.ipIndex % 200) + 10}` : null,
+      status,
+      ssh_key_names: [...i.sshKeyNames],
+      file_system_names: [],
+      region: { name: i.region, description: REGIONS[i.region] ?? i.region },
+      instance_type: this.typeJson(i.type),
+      hostname: ip,
+      jupyter_token: up ? i.jupyterToken : null,
+      jupyter_url: up ? `https://jupyter-${i.id}.lambdaspaces.com/?token=${i.jupyterToken}` : null,
+      is_reserved: false,
+    };
+  }
+
+  private key(req: SimRequest): string | null {
+    const h = req.headers.authorization?.trim();
+    if (!h) return null;
+    const bearer = /^Bearer\s+(.+)$/i.exec(h);
+    if (bearer) return bearer[1]!.trim();
+    const basic = /^Basic\s+(.+)$/i.exec(h);
+    if (!basic) return null;
+    const raw = basic[1]!.trim();
+    if (this.accounts.has(raw)) return raw;
+    const decoded = Buffer.from(raw, 'base64').toString('utf8');
+    return decoded.endsWith(':') ? decoded.slice(0, -1) : decoded;
+  }
+
+  private authed(handler: (acct: Account, req: SimRequest) => SimResponse): (req: SimRequest) => SimResponse {
+    return (req) => {
+      const key = this.key(req);
+      const acct = key ? this.accounts.get(key) : undefined;
+      if (!acct) return fail(401, 'global/invalid-api-key', 'API key is invalid, expired, or deleted.', 'Create a new API key and try again.');
+      this.sweep(acct);
+      return handler(acct, req);
+    };
+  }
+
+  private routes(): void {
+    const r = this.server;
+    const base = '/api/v1';
+    r.route('GET', `${base}/instance-types`, this.authed(() => {
+      const data: Record<string, unknown> = {};
+      for (const type of LAMBDA_SIM_TYPES) {
+        data[type.name] = {
+          instance_type: this.typeJson(type),
+          regions_with_capacity_available: type.regions
+            .filter((reg) => this.hasCapacity(type, reg))
+            .map((reg) => ({ name: reg, description: REGIONS[reg] ?? reg })),
+        };
+      }
+      return { status: 200, body: { data } };
+    }));
+    r.route('GET', `${base}/instances`, this.authed((a) => ({
+      status: 200,
+      body: { data: [...a.instances.values()].map((i) => this.instanceJson(i)) },
+    })));
+    r.route('GET', `${base}/instances/:id`, this.authed((a, req) => {
+      const inst = a.instances.get(req.params.id!);
+      return inst ? { status: 200, body: { data: this.instanceJson(inst) } } : fail(404, 'global/object-does-not-exist', 'Specified instance does not exist.');
+    }));
+    r.route('POST', `${base}/instance-operations/launch`, this.authed((a, req) => this.launch(a, req)));
+    r.route('POST', `${base}/instance-operations/terminate`, this.authed((a, req) => this.terminate(a, req)));
+    r.route('POST', `${base}/instance-operations/restart`, this.authed((a, req) => {
+      const ids = this.instanceIds(a, req);
+      if ('status' in ids) return ids;
+      for (const i of ids.list) {
+        i.unhealthy = false;
+        i.bootStart = now();
+        i.bootDelay = this.bootDelay;
+      }
+      return { status: 200, body: { data: { restarted_instances: ids.list.map((i) => this.instanceJson(i)) } } };
+    }));
+    r.route('GET', `${base}/ssh-keys`, this.authed((a) => ({ status: 200, body: { data: a.sshKeys.map((k) => ({ ...k })) } })));
+    r.route('POST', `${base}/ssh-keys`, this.authed((a, req) => this.addSshKey(a, req)));
+    r.route('DELETE', `${base}/ssh-keys/:id`, this.authed((a, req) => {
+      const n = a.sshKeys.findIndex((k) => k.id === req.params.id);
+      if (n < 0) return fail(404, 'global/object-does-not-exist', 'Specified SSH key does not exist.');
+      a.sshKeys.splice(n, 1);
+      return { status: 200, body: {} };
+    }));
+    r.route('GET', `${base}/file-systems`, this.authed(() => ({ status: 200, body: { data: [] } })));
+  }
+
+  private launch(acct: Account, req: SimRequest): SimResponse {
+    const b = req.body;
+    if (!b || typeof b !== 'object' || Array.isArray(b)) return fail(400, 'global/invalid-parameters', 'Request body must be a JSON object.');
+    const body = b as Record<string, unknown>;
+    const allowed = new Set(['region_name', 'instance_type_name', 'ssh_key_names', 'file_system_names', 'quantity', 'name']);
+    const fieldErrors: Record<string, string> = {};
+    for (const k of Object.keys(body)) if (!allowed.has(k)) fieldErrors[k] = 'Unknown parameter.';
+    if (typeof body.region_name !== 'string') fieldErrors.region_name = 'Required.';
+    else if (!(body.region_name in REGIONS)) fieldErrors.region_name = `Unknown region ${body.region_name}.`;
+    if (typeof body.instance_type_name !== 'string') fieldErrors.instance_type_name = 'Required.';
+    const keys = body.ssh_key_names;
+    if (!Array.isArray(keys) || keys.length !== 1 || typeof keys[0] !== 'string') {
+      fieldErrors.ssh_key_names = 'Exactly one SSH key name must be specified.';
+    } else if (!acct.sshKeys.some((k) => k.name === keys[0])) {
+      fieldErrors.ssh_key_names = `SSH key ${keys[0]} does not exist.`;
+    }
+    if (body.file_system_names !== undefined && (!Array.isArray(body.file_system_names) || body.file_system_names.length > 0)) {
+      fieldErrors.file_system_names = 'File system does not exist.';
+    }
+    if (body.quantity !== undefined && body.quantity !== 1) fieldErrors.quantity = 'Quantity must be 1.';
+    if (body.name !== undefined && body.name !== null && (typeof body.name !== 'string' || body.name.length < 1 || body.name.length > 64)) {
+      fieldErrors.name = 'Name must be 1 to 64 characters.';
+    }
+    if (Object.keys(fieldErrors).length > 0) {
+      return fail(400, 'global/invalid-parameters', 'Invalid request parameters.', 'Check the field errors and try again.', fieldErrors);
+    }
+    const type = LAMBDA_SIM_TYPES.find((x) => x.name === body.instance_type_name);
+    if (!type) {
+      return fail(404, 'global/object-does-not-exist', `Instance type ${String(body.instance_type_name)} does not exist.`);
+    }
+    const region = body.region_name as string;
+    if (!this.hasCapacity(type, region)) {
+      return fail(
+        400,
+        'instance-operations/launch/insufficient-capacity',
+        'Not enough capacity to fulfill launch request.',
+        'Choose an instance type with more availability, or try again later.',
+      );
+    }
+    const tm = now();
+    const inst: LambdaInst = {
+      id: hex(32),
+      name: typeof body.name === 'string' ? body.name : null,
+      type,
+      region,
+      sshKeyNames: [...(keys as string[])],
+      createdAt: tm,
+      bootStart: tm,
+      bootDelay: this.bootDelay,
+      terminatedAt: null,
+      terminateDelay: this.terminateDelay,
+      unhealthy: false,
+      ipIndex: this.ipCounter++,
+      jupyterToken: hex(32),
+    };
+    acct.instances.set(inst.id, inst);
+    return { status: 200, body: { data: { instance_ids: [inst.id] } } };
+  }
+
+  private instanceIds(acct: Account, req: SimRequest): { list: LambdaInst[] } | SimResponse {
+    const b = req.body as Record<string, unknown> | undefined;
+    const ids = b?.instance_ids;
+    const extra = b && typeof b === 'object' ? Object.keys(b).filter((k) => k !== 'instance_ids') : [];
+    if (!Array.isArray(ids) || ids.some((x) => typeof x !== 'string') || extra.length > 0) {
+      return fail(400, 'global/invalid-parameters', 'instance_ids must be a list of instance IDs.');
+    }
+    const list: LambdaInst[] = [];
+    for (const id of ids as string[]) {
+      const inst = acct.instances.get(id);
+      if (!inst) return fail(404, 'global/object-does-not-exist', `Specified instance ${id} does not exist.`);
+      list.push(inst);
+    }
+    return { list };
+  }
+
+  private terminate(acct: Account, req: SimRequest): SimResponse {
+    const ids = this.instanceIds(acct, req);
+    if ('status' in ids) return ids;
+    for (const i of ids.list) {
+      if (i.terminatedAt === null) {
+        i.terminatedAt = now();
+        i.terminateDelay = this.terminateDelay;
+      }
+    }
+    return { status: 200, body: { data: { terminated_instances: ids.list.map((i) => this.instanceJson(i)) } } };
+  }
+
+  private addSshKey(acct: Account, req: SimRequest): SimResponse {
+    const b = req.body;
+    if (!b || typeof b !== 'object' || Array.isArray(b)) return fail(400, 'global/invalid-parameters', 'Request body must be a JSON object.');
+    const body = b as Record<string, unknown>;
+    const extra = Object.keys(body).filter((k) => k !== 'name' && k !== 'public_key');
+    if (extra.length > 0) return fail(400, 'global/invalid-parameters', `Unknown parameter ${extra[0]}.`);
+    if (typeof body.name !== 'string' || body.name.length < 1 || body.name.length > 64) {
+      return fail(400, 'global/invalid-parameters', 'Name must be 1 to 64 characters.', undefined, { name: 'Invalid name.' });
+    }
+    if (acct.sshKeys.some((k) => k.name === body.name)) {
+      return fail(400, 'global/invalid-parameters', `An SSH key named ${body.name} already exists.`, 'Choose a different name.');
+    }
+    let privateKey: string | undefined;
+    let publicKey: string;
+    if (body.public_key === undefined) {
+      publicKey = `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA${Buffer.from(hex(32), 'hex').toString('base64').replace(/=+$/, '')} ${body.name}`;
+      privateKey = `-----BEGIN OPENSSH PRIVATE KEY-----\n${Buffer.from(hex(64), 'hex').toString('base64')}\n-----END OPENSSH PRIVATE KEY-----\n`;
+    } else if (typeof body.public_key !== 'string' || body.public_key.length > 4096 || !SSH_KEY_LINE.test(body.public_key.trim())) {
+      return fail(400, 'global/invalid-parameters', 'Invalid public key.', undefined, { public_key: 'Not a valid SSH public key.' });
+    } else {
+      publicKey = body.public_key.trim();
+    }
+    const key = { id: hex(32), name: body.name, public_key: publicKey };
+    acct.sshKeys.push(key);
+    return { status: 200, body: { data: privateKey ? { ...key, private_key: privateKey } : { ...key } } };
+  }
+}

@@ -1,0 +1,542 @@
+/**
+ * RunPod REST v2 simulator (`openapi/runpod-rest-v2.json`): pods, pod actions, the GPU catalog and account SSH
+ * keys under `/v2`, RFC 9457 problem bodies, state per API key.
+ *
+ * Status progression from create (or start): PROVISIONING for the first half of the boot delay, STARTING for the
+ * second half, then RUNNING with a runtime (ports) and a direct SSH endpoint. `stop` → EXITED; `terminate` (or
+ * DELETE) removes the pod. Spot: the v2 create body has no spot field; a body carrying the legacy
+ * `interruptible` flag is refused with the observed 500 "Spot pods are no longer offered" unless the spot mode is
+ * switched to `accept`.
+ */
+import { slugFromRunpod } from '../src/providers/gpu-catalog';
+import {
+  bearerKey,
+  DEFAULT_BOOT_DELAY_MS,
+  isoSeconds,
+  now,
+  randomChars,
+  SimServer,
+  testIp,
+  type CommonControl,
+  type SimHandle,
+  type SimInstanceView,
+  type SimRequest,
+  type SimResponse,
+  type SimulatorOptions,
+} from './kit';
+
+interface CatalogGpu {
+  id: string;
+  name: string;
+  pool: string | null;
+  manufacturer: 'NVIDIA' | 'AMD';
+  memory: number;
+  secure: number;
+  community: number;
+  maxSecure: number;
+  maxCommunity: number;
+  availability: 'LOW' | 'MEDIUM' | 'HIGH';
+  dataCenters: string[];
+}
+
+/** Deterministic catalog; prices (USD per GPU-hour) sit inside provider-apis.md §5. Two ids map to no slug. */
+export const RUNPOD_SIM_GPUS: readonly CatalogGpu[] = [
+  g('NVIDIA H100 80GB HBM3', 'H100 SXM', 'HOPPER_80', 80, 2.99, 2.39, 8, 8, 'HIGH', ['US-KS-2', 'EU-RO-1']),
+  g('NVIDIA H100 PCIe', 'H100 PCIe', 'HOPPER_80', 80, 2.39, 1.99, 8, 4, 'MEDIUM', ['US-TX-3']),
+  g('NVIDIA H100 NVL', 'H100 NVL', 'HOPPER_94', 94, 2.79, 2.59, 8, 2, 'LOW', ['EU-RO-1']),
+  g('NVIDIA H200', 'H200 SXM', 'HOPPER_141', 141, 3.99, 3.59, 8, 8, 'MEDIUM', ['US-KS-2']),
+  g('NVIDIA A100-SXM4-80GB', 'A100 SXM', 'AMPERE_80', 80, 1.89, 1.39, 8, 8, 'HIGH', ['US-KS-2', 'CA-MTL-1']),
+  g('NVIDIA A100 80GB PCIe', 'A100 PCIe', 'AMPERE_80', 80, 1.64, 1.19, 8, 4, 'HIGH', ['US-TX-3', 'CA-MTL-1']),
+  g('NVIDIA L40S', 'L40S', 'ADA_48_PRO', 48, 0.86, 0.79, 8, 4, 'HIGH', ['US-TX-3', 'EU-RO-1']),
+  g('NVIDIA L40', 'L40', 'ADA_48_PRO', 48, 0.99, 0.69, 8, 4, 'MEDIUM', ['EU-RO-1']),
+  g('NVIDIA GeForce RTX 4090', 'RTX 4090', 'ADA_24', 24, 0.69, 0.34, 8, 4, 'HIGH', ['US-KS-2', 'EU-RO-1', 'CA-MTL-1']),
+  g('NVIDIA GeForce RTX 5090', 'RTX 5090', 'BLACKWELL_32', 32, 0.89, 0.69, 8, 4, 'MEDIUM', ['EU-RO-1']),
+  g('NVIDIA GeForce RTX 3090', 'RTX 3090', 'AMPERE_24', 24, 0.43, 0.22, 8, 4, 'HIGH', ['CA-MTL-1']),
+  g('NVIDIA RTX A6000', 'RTX A6000', 'AMPERE_48', 48, 0.49, 0.33, 8, 4, 'HIGH', ['US-KS-2', 'CA-MTL-1']),
+  g('NVIDIA RTX 6000 Ada Generation', 'RTX 6000 Ada', 'ADA_48_PRO', 48, 0.77, 0.74, 8, 4, 'MEDIUM', ['US-TX-3']),
+  g('NVIDIA A40', 'A40', 'AMPERE_48', 48, 0.49, 0.4, 8, 4, 'LOW', ['EU-RO-1']),
+  g('NVIDIA L4', 'L4', 'ADA_24', 24, 0.44, 0.43, 8, 4, 'HIGH', ['US-TX-3']),
+  g('NVIDIA B200', 'B200', 'BLACKWELL_180', 180, 5.98, 5.49, 8, 8, 'LOW', ['US-KS-2']),
+  g('NVIDIA RTX A5000', 'RTX A5000', 'AMPERE_24', 24, 0.27, 0.16, 8, 4, 'HIGH', ['CA-MTL-1']),
+  {
+    ...g('AMD Instinct MI300X OAM', 'MI300X', null, 192, 2.49, 2.19, 8, 8, 'LOW', ['EU-RO-1']),
+    manufacturer: 'AMD',
+  },
+];
+
+function g(
+  id: string,
+  name: string,
+  pool: string | null,
+  memory: number,
+  secure: number,
+  community: number,
+  maxSecure: number,
+  maxCommunity: number,
+  availability: CatalogGpu['availability'],
+  dataCenters: string[],
+): CatalogGpu {
+  return { id, name, pool, manufacturer: 'NVIDIA', memory, secure, community, maxSecure, maxCommunity, availability, dataCenters };
+}
+
+const DATA_CENTERS: Record<string, string> = {
+  'US-KS-2': 'US Kansas 2',
+  'US-TX-3': 'US Texas 3',
+  'EU-RO-1': 'EU Romania 1',
+  'CA-MTL-1': 'CA Montreal 1',
+};
+
+const CREATE_FIELDS = new Set([
+  'name',
+  'image',
+  'args',
+  'disk',
+  'env',
+  'ports',
+  'registry',
+  'cloud',
+  'cpu',
+  'dataCenterIds',
+  'globalNetworking',
+  'gpu',
+  'mounts',
+  'startJupyter',
+  'startSsh',
+  'templateId',
+]);
+
+export type RunpodSpotMode = 'refuse' | 'accept';
+
+export interface RunpodControl extends CommonControl {
+  /** Capacity errors come as v2 400s by default; `status: 500` gives the older 500 wording. */
+  setNoCapacity(gpu: string, on?: boolean, opts?: { status?: 400 | 500 }): void;
+  /** `refuse` (default): a create with `interruptible` gets 500 "Spot pods are no longer offered". */
+  setSpotMode(mode: RunpodSpotMode): void;
+  /** The provider takes a pod away (as it did with interruptible pods): it moves to EXITED. */
+  preempt(key: string, podId: string): void;
+  /** The account's registered SSH keys (`/v2/account/ssh-keys`). */
+  accountSshKeys(key: string): string[];
+}
+
+interface PodState {
+  id: string;
+  name: string;
+  image: string;
+  args: string;
+  disk: number;
+  ports: string[];
+  env: Record<string, string>;
+  mounts: Record<string, unknown>;
+  gpu: CatalogGpu;
+  gpuCount: number;
+  cloud: 'SECURE' | 'COMMUNITY';
+  dataCenterId: string;
+  interruptible: boolean;
+  createdAt: number;
+  bootStart: number;
+  bootDelay: number;
+  phase: 'booting' | 'exited' | 'error';
+  sshPort: number;
+  ipIndex: number;
+}
+
+interface Account {
+  pods: Map<string, PodState>;
+  sshKeys: string[];
+}
+
+function problem(status: number, title: string, detail: string, errors?: string[]): SimResponse {
+  const body: Record<string, unknown> = { title, status, detail };
+  if (errors) body.errors = errors;
+  return { status, body, contentType: 'application/problem+json' };
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+const p = (status: number, detail: string, errors?: string[]) => problem(status, TITLES[status] ?? 'Error', detail, errors);
+
+export class RunpodSimulator {
+  private readonly accounts = new Map<string, Account>();
+  private bootDelay: number;
+  private spotMode: RunpodSpotMode = 'refuse';
+  private readonly noCapacity = new Map<string, 400 | 500>();
+  private ipCounter = 0;
+  readonly server: SimServer;
+
+  constructor(opts: SimulatorOptions = {}) {
+    this.bootDelay = opts.bootDelayMs ?? DEFAULT_BOOT_DELAY_MS;
+    for (const k of opts.keys ?? []) this.addKey(k);
+    this.server = new SimServer(
+      {
+        rateLimited: (retryAfter) => {
+          const r = p(429, 'rate limit exceeded for the minute window');
+          if (retryAfter !== null) r.headers = { 'retry-after': String(retryAfter) };
+          return r;
+        },
+        serverError: (status) => p(status, 'upstream service error'),
+        notFound: (path) => p(404, `no route for ${path}`),
+        badJson: () => p(400, 'request body is not valid JSON'),
+      },
+      opts.recordLimit,
+    );
+    this.routes();
+  }
+
+  addKey(key: string): void {
+    if (!this.accounts.has(key)) this.accounts.set(key, { pods: new Map(), sshKeys: [] });
+  }
+
+  createKey(): string {
+    const key = `rpa_${randomChars('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', 40)}`;
+    this.addKey(key);
+    return key;
+  }
+
+  async start(host: string, port: number): Promise<SimHandle<RunpodControl>> {
+    const origin = await this.server.listen(host, port);
+    return {
+      baseUrl: `${origin}/v2`,
+      createKey: () => this.createKey(),
+      control: this.control(),
+      close: () => this.server.close(),
+    };
+  }
+
+  private control(): RunpodControl {
+    const s = this.server;
+    return {
+      rateLimit: (c, o) => s.rateLimit(c, o),
+      serverErrors: (c, o) => s.serverErrors(c, o),
+      setLatency: (ms, o) => s.setLatency(ms, o),
+      requests: (m) => s.requests(m),
+      clearRequests: () => s.clearRequests(),
+      resetFaults: () => s.resetFaults(),
+      setBootDelay: (ms) => {
+        this.bootDelay = ms;
+      },
+      setNoCapacity: (gpu, on = true, opts = {}) => {
+        if (on) this.noCapacity.set(gpu, opts.status ?? 400);
+        else this.noCapacity.delete(gpu);
+      },
+      setSpotMode: (mode) => {
+        this.spotMode = mode;
+      },
+      preempt: (key, podId) => {
+        const pod = this.accounts.get(key)?.pods.get(podId);
+        if (!pod) throw new Error(`no pod ${podId} for that key`);
+        pod.phase = 'exited';
+      },
+      accountSshKeys: (key) => [...(this.accounts.get(key)?.sshKeys ?? [])],
+      instances: (key) => [...(this.accounts.get(key)?.pods.values() ?? [])].map((pod) => this.view(pod)),
+      addKey: (key) => this.addKey(key),
+      reset: () => {
+        s.resetFaults();
+        this.noCapacity.clear();
+        this.spotMode = 'refuse';
+      },
+    };
+  }
+
+  private view(pod: PodState): SimInstanceView {
+    return {
+      id: pod.id,
+      name: pod.name,
+      status: this.status(pod),
+      gpu: pod.gpu.id,
+      gpuCount: pod.gpuCount,
+      spot: pod.interruptible,
+      region: pod.dataCenterId,
+      image: pod.image,
+      env: { ...pod.env },
+      sshKeys: pod.env.PUBLIC_KEY ? pod.env.PUBLIC_KEY.split('\n').filter(Boolean) : [],
+      createdAt: new Date(pod.createdAt).toISOString(),
+    };
+  }
+
+  private status(pod: PodState): 'PROVISIONING' | 'STARTING' | 'RUNNING' | 'EXITED' | 'ERROR' {
+    if (pod.phase === 'exited') return 'EXITED';
+    if (pod.phase === 'error') return 'ERROR';
+    const elapsed = now() - pod.bootStart;
+    if (elapsed >= pod.bootDelay) return 'RUNNING';
+    return elapsed < pod.bootDelay / 2 ? 'PROVISIONING' : 'STARTING';
+  }
+
+  private podJson(pod: PodState): Record<string, unknown> {
+    const status = this.status(pod);
+    const ip = testIp(pod.ipIndex);
+    const running = status === 'RUNNING';
+    const assigned = status !== 'PROVISIONING';
+    const proxy = assigned
+      ? {
+          host: 'ssh.runpod.io',
+          port: 22,
+          username: `${pod.id}-64411eb2`,
+          command: `ssh ${pod.id}-64411eb2@ssh.runpod.io`,
+        }
+      : null;
+    const direct =
+      running && pod.ports.includes('22/tcp')
+        ? { host: ip, port: pod.sshPort, username: 'root', command: `ssh root@${ip} -p ${pod.sshPort}` }
+        : null;
+    const runningSince = pod.bootStart + pod.bootDelay;
+    const body: Record<string, unknown> = {
+      id: pod.id,
+      name: pod.name,
+      image: pod.image,
+      args: pod.args,
+      disk: pod.disk,
+      ports: pod.ports,
+      env: pod.env,
+      registry: null,
+      status,
+      actions: status === 'RUNNING' ? ['stop', 'restart', 'terminate'] : status === 'EXITED' || status === 'ERROR' ? ['start', 'terminate'] : ['stop', 'terminate'],
+      mounts: pod.mounts,
+      gpu: { id: pod.gpu.id, count: pod.gpuCount },
+      cloud: pod.cloud,
+      dataCenterId: pod.dataCenterId,
+      cudaVersion: assigned ? '12.8' : null,
+      ssh: { proxy, direct },
+      template: null,
+      cost: status === 'EXITED' || status === 'ERROR' ? 0 : this.price(pod),
+      locked: false,
+      globalNetworking: { enabled: false },
+      runtime: running
+        ? {
+            uptime: Math.max(0, Math.floor((now() - runningSince) / 1000)),
+            ports: pod.ports.map((port) => {
+              const [num, type] = port.split('/');
+              const priv = Number(num);
+              return priv === 22
+                ? { private: 22, public: pod.sshPort, type: type ?? 'tcp', ip }
+                : { private: priv, public: null, type: type ?? 'http', ip: null };
+            }),
+          }
+        : null,
+      createdAt: isoSeconds(pod.createdAt),
+      startedAt: running ? isoSeconds(runningSince) : null,
+    };
+    if (pod.interruptible) body.interruptible = true;
+    return body;
+  }
+
+  private price(pod: PodState): number {
+    const perGpu = pod.cloud === 'COMMUNITY' ? pod.gpu.community : pod.gpu.secure;
+    return Math.round(perGpu * pod.gpuCount * 1000) / 1000;
+  }
+
+  private account(req: SimRequest): { acct: Account } | { error: SimResponse } {
+    const key = bearerKey(req.headers);
+    if (!key) return { error: p(401, 'missing bearer token') };
+    const acct = this.accounts.get(key);
+    return acct ? { acct } : { error: p(401, 'invalid or expired API key') };
+  }
+
+  private authed(handler: (acct: Account, req: SimRequest) => SimResponse): (req: SimRequest) => SimResponse {
+    return (req) => {
+      const a = this.account(req);
+      return 'error' in a ? a.error : handler(a.acct, req);
+    };
+  }
+
+  private routes(): void {
+    const r = this.server;
+    r.route('GET', '/v2/catalog/gpus', this.authed((_a, req) => this.listGpus(req)));
+    r.route('GET', '/v2/catalog/gpus/:id', this.authed((_a, req) => this.getGpu(req)));
+    r.route('GET', '/v2/pods', this.authed((a) => ({ status: 200, body: { pods: [...a.pods.values()].map((x) => this.podJson(x)) } })));
+    r.route('POST', '/v2/pods', this.authed((a, req) => this.createPod(a, req)));
+    r.route('GET', '/v2/pods/:id', this.authed((a, req) => {
+      const pod = a.pods.get(req.params.id!);
+      return pod ? { status: 200, body: this.podJson(pod) } : p(404, 'pod not found');
+    }));
+    r.route('DELETE', '/v2/pods/:id', this.authed((a, req) => {
+      if (!a.pods.delete(req.params.id!)) return p(404, 'pod not found');
+      return { status: 204 };
+    }));
+    r.route('POST', '/v2/pods/:id/action', this.authed((a, req) => this.podAction(a, req)));
+    r.route('GET', '/v2/account/ssh-keys', this.authed((a) => ({ status: 200, body: { keys: a.sshKeys } })));
+    r.route('PUT', '/v2/account/ssh-keys', this.authed((a, req) => {
+      const keys = (req.body as { keys?: unknown } | undefined)?.keys;
+      if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string' && /^(ssh|ecdsa|sk)-\S+ \S+/.test(k))) {
+        return p(422, 'Request validation failed.', ['$.keys: must be an array of authorized_keys lines']);
+      }
+      a.sshKeys = [...keys];
+      return { status: 200, body: { keys: a.sshKeys } };
+    }));
+  }
+
+  private gpuJson(gpu: CatalogGpu, withAvailability: boolean): Record<string, unknown> {
+    const out: Record<string, unknown> = {
+      id: gpu.id,
+      name: gpu.name,
+      pool: gpu.pool,
+      manufacturer: gpu.manufacturer,
+      memory: gpu.memory,
+      secure: true,
+      community: true,
+      price: { secure: gpu.secure, community: gpu.community },
+      maxCount: { secure: gpu.maxSecure, community: gpu.maxCommunity },
+    };
+    if (withAvailability) {
+      const slug = slugFromRunpod(gpu.id);
+      const blocked = (slug && this.noCapacity.has(slug)) || this.noCapacity.has(gpu.id);
+      out.availability = blocked ? 'NONE' : gpu.availability;
+      if (!blocked) {
+        out.dataCenters = gpu.dataCenters.map((id) => ({ id, name: DATA_CENTERS[id] ?? id, availability: gpu.availability }));
+      }
+    }
+    return out;
+  }
+
+  private catalogQuery(req: SimRequest): { withAvailability: boolean } | SimResponse {
+    const include = (req.query.get('include') ?? '').split(',').filter(Boolean);
+    const product = (req.query.get('product') ?? '').split(',').filter(Boolean);
+    if (include.some((i) => i !== 'AVAILABILITY')) return p(400, `unsupported include value: ${include.join(',')}`);
+    const withAvailability = include.includes('AVAILABILITY');
+    if (withAvailability && product.length === 0) return p(400, 'product is required with include=AVAILABILITY');
+    if (!withAvailability && product.length > 0) return p(400, 'product is only valid with include=AVAILABILITY');
+    if (product.some((x) => !['POD', 'CLUSTER', 'SERVERLESS'].includes(x))) return p(400, 'unsupported product value');
+    return { withAvailability };
+  }
+
+  private listGpus(req: SimRequest): SimResponse {
+    const q = this.catalogQuery(req);
+    if ('status' in q) return q;
+    return { status: 200, body: { gpus: RUNPOD_SIM_GPUS.map((x) => this.gpuJson(x, q.withAvailability)) } };
+  }
+
+  private getGpu(req: SimRequest): SimResponse {
+    const q = this.catalogQuery(req);
+    if ('status' in q) return q;
+    const gpu = RUNPOD_SIM_GPUS.find((x) => x.id === req.params.id);
+    return gpu ? { status: 200, body: this.gpuJson(gpu, q.withAvailability) } : p(404, 'gpu type not found');
+  }
+
+  private createPod(acct: Account, req: SimRequest): SimResponse {
+    const body = req.body;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return p(422, 'Request validation failed.', ['$: must be an object']);
+    const b = body as Record<string, unknown>;
+    let interruptible = false;
+    if ('interruptible' in b) {
+      if (this.spotMode === 'refuse' && b.interruptible === true) return p(500, 'create pod: Spot pods are no longer offered');
+      interruptible = b.interruptible === true;
+    }
+    const extra = Object.keys(b).filter((k) => !CREATE_FIELDS.has(k) && k !== 'interruptible');
+    if (extra.length > 0) {
+      return p(422, 'Request validation failed.', extra.map((k) => `$: additional properties '${k}' not allowed`));
+    }
+    const errors: string[] = [];
+    if (typeof b.name !== 'string' || b.name.length === 0) errors.push('$.name: is required');
+    if (b.templateId === undefined && typeof b.image !== 'string') errors.push('$.image: is required unless templateId is set');
+    if (b.env !== undefined && (typeof b.env !== 'object' || b.env === null || Object.values(b.env).some((v) => typeof v !== 'string'))) {
+      errors.push('$.env: must be an object of strings');
+    }
+    if (b.ports !== undefined && (!Array.isArray(b.ports) || b.ports.some((x) => typeof x !== 'string'))) errors.push('$.ports: must be an array of strings');
+    if (b.disk !== undefined && (!Number.isInteger(b.disk) || (b.disk as number) < 1)) errors.push('$.disk: must be an integer >= 1');
+    if (b.cloud !== undefined && b.cloud !== 'SECURE' && b.cloud !== 'COMMUNITY') errors.push('$.cloud: must be SECURE or COMMUNITY');
+    const mounts = b.mounts as { persistent?: { size?: unknown; path?: unknown } } | undefined;
+    if (mounts?.persistent && (!Number.isInteger(mounts.persistent.size) || (mounts.persistent.size as number) < 10 || typeof mounts.persistent.path !== 'string')) {
+      errors.push('$.mounts.persistent: size must be an integer >= 10 and path a string');
+    }
+    const gpuReq = b.gpu as { id?: unknown; count?: unknown } | undefined;
+    if (gpuReq !== undefined && (typeof gpuReq !== 'object' || typeof gpuReq.id !== 'string')) errors.push('$.gpu.id: is required');
+    if (gpuReq?.count !== undefined && (!Number.isInteger(gpuReq.count) || (gpuReq.count as number) < 1)) errors.push('$.gpu.count: must be an integer >= 1');
+    if (errors.length > 0) return p(422, 'Request validation failed.', errors);
+    if ((gpuReq === undefined) === (b.cpu === undefined)) return p(400, 'exactly one of gpu or cpu must be set');
+    if (b.cpu !== undefined) return p(400, 'CPU pods cannot be placed in this data center set');
+
+    const gpu = RUNPOD_SIM_GPUS.find((x) => x.id === gpuReq!.id);
+    if (!gpu) return p(400, `unknown GPU type: ${String(gpuReq!.id)}`);
+    const cloud = (b.cloud as 'SECURE' | 'COMMUNITY' | undefined) ?? 'SECURE';
+    const count = (gpuReq!.count as number | undefined) ?? 1;
+    const max = cloud === 'SECURE' ? gpu.maxSecure : gpu.maxCommunity;
+    if (count > max) return p(400, `gpu.count ${count} exceeds the largest ${gpu.name} machine (${max}) in ${cloud} cloud`);
+    const wanted = Array.isArray(b.dataCenterIds) ? (b.dataCenterIds as string[]) : [];
+    const unknownDc = wanted.find((d) => !(d in DATA_CENTERS));
+    if (unknownDc) return p(400, `unknown data center: ${unknownDc}`);
+    const slug = slugFromRunpod(gpu.id);
+    const capacity = (slug ? this.noCapacity.get(slug) : undefined) ?? this.noCapacity.get(gpu.id);
+    const placeable = wanted.length === 0 ? gpu.dataCenters : wanted.filter((d) => gpu.dataCenters.includes(d));
+    if (capacity !== undefined || placeable.length === 0) {
+      const status = capacity ?? 400;
+      return p(
+        status,
+        status === 500
+          ? 'create pod: There are no instances currently available'
+          : `There are no instances currently available with ${count}x ${gpu.id} in ${cloud} cloud; the request could not be placed.`,
+      );
+    }
+
+    const t = now();
+    const pod: PodState = {
+      id: randomChars('abcdefghijklmnopqrstuvwxyz0123456789', 14),
+      name: b.name as string,
+      image: (b.image as string | undefined) ?? 'runpod/base:0.6.2',
+      args: typeof b.args === 'string' ? b.args : '',
+      disk: (b.disk as number | undefined) ?? 50,
+      ports: (b.ports as string[] | undefined) ?? [],
+      env: { ...((b.env as Record<string, string> | undefined) ?? {}) },
+      mounts: (b.mounts as Record<string, unknown> | undefined) ?? {},
+      gpu,
+      gpuCount: count,
+      cloud,
+      dataCenterId: placeable[0]!,
+      interruptible,
+      createdAt: t,
+      bootStart: t,
+      bootDelay: this.bootDelay,
+      phase: 'booting',
+      sshPort: 30000 + (this.ipCounter % 20000),
+      ipIndex: this.ipCounter++,
+    };
+    if (b.startSsh === true && pod.env.PUBLIC_KEY === undefined && acct.sshKeys.length > 0) {
+      pod.env.PUBLIC_KEY = acct.sshKeys.join('\n');
+    }
+    acct.pods.set(pod.id, pod);
+    return { status: 201, body: this.podJson(pod) };
+  }
+
+  private podAction(acct: Account, req: SimRequest): SimResponse {
+    const pod = acct.pods.get(req.params.id!);
+    if (!pod) return p(404, 'pod not found');
+    const action = (req.body as { action?: unknown } | undefined)?.action;
+    const extra = req.body && typeof req.body === 'object' ? Object.keys(req.body).filter((k) => k !== 'action') : [];
+    if (typeof action !== 'string' || !['start', 'stop', 'restart', 'terminate'].includes(action) || extra.length > 0) {
+      return p(422, 'Request validation failed.', ['$.action: must be one of start, stop, restart, terminate']);
+    }
+    const status = this.status(pod);
+    const conflict = () => p(409, `action '${action}' is not valid for a pod in status ${status}`);
+    switch (action) {
+      case 'terminate':
+        acct.pods.delete(pod.id);
+        return { status: 204 };
+      case 'stop':
+        if (status === 'EXITED' || status === 'ERROR') return conflict();
+        pod.phase = 'exited';
+        break;
+      case 'start':
+        if (status !== 'EXITED' && status !== 'ERROR') return conflict();
+        pod.phase = 'booting';
+        pod.bootStart = now();
+        pod.bootDelay = this.bootDelay;
+        break;
+      case 'restart':
+        if (status !== 'RUNNING') return conflict();
+        pod.bootDelay = this.bootDelay;
+        pod.bootStart = now() - pod.bootDelay / 2;
+        break;
+    }
+    return { status: 200, body: this.podJson(pod) };
+  }
+}

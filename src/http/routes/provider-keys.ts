@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { PROVIDER_KEY_STATUSES, type ProviderKeyQueries } from '../../db/queries/provider-keys';
+import { keyHint } from '../../domain/key-vault';
+import { NotFoundError } from '../../errors';
+import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId } from '../../providers/types';
+import type { ProviderCredentials } from '../../services/provider-credentials';
+import type { ApiRouter } from '../route';
+import { isoTimestamp } from '../schemas';
+
+export const providerId = z.enum(PROVIDERS, {
+  errorMap: (_issue, ctx) => ({ message: `must be one of ${PROVIDERS.join(', ')} (got ${JSON.stringify(ctx.data)})` }),
+});
+
+export const ProviderKeyRecord = z.object({
+  provider: providerId,
+  display_label: z.string(),
+  key_hint: z.string().describe('the last characters of the key, e.g. "…abcd"; the key itself is never returned'),
+  status: z.enum(PROVIDER_KEY_STATUSES),
+  last_verified_at: isoTimestamp.nullable(),
+  created_at: isoTimestamp,
+  updated_at: isoTimestamp,
+});
+
+const ConnectBody = z
+  .object({
+    provider: providerId,
+    api_key: z.string().min(1).max(512),
+    display_label: z.string().trim().min(1).max(100).optional(),
+  })
+  .strict();
+
+const ProviderParams = z.object({ provider: providerId }).strict();
+
+const VerifyResult = z.object({
+  provider: providerId,
+  valid: z.boolean(),
+  status: z.enum(PROVIDER_KEY_STATUSES),
+  message: z.string(),
+  checked_at: isoTimestamp,
+});
+
+export function registerProviderKeyRoutes(
+  api: ApiRouter,
+  deps: { queries: ProviderKeyQueries; credentials: ProviderCredentials; adapters: Record<ProviderId, ProviderAdapter> },
+): void {
+  api.add({
+    method: 'get',
+    path: '/v1/settings/providers',
+    tag: 'Provider keys',
+    summary: 'List connected provider keys (never the keys themselves)',
+    auth: true,
+    responses: { 200: { description: 'Connected keys', schema: z.object({ data: z.array(ProviderKeyRecord) }) } },
+    handler: async ({ accountId }) => ({ body: { data: await deps.queries.listProviderKeys(accountId) } }),
+  });
+
+  api.add({
+    method: 'post',
+    path: '/v1/settings/providers',
+    tag: 'Provider keys',
+    summary: 'Connect (or replace) the account\'s key for a provider',
+    description: 'One key per provider: 201 when new, 200 when it replaced the previous key (which becomes unverified again).',
+    auth: true,
+    body: ConnectBody,
+    responses: {
+      201: { description: 'Connected', schema: ProviderKeyRecord },
+      200: { description: 'Replaced', schema: ProviderKeyRecord },
+    },
+    handler: async ({ body, accountId }) => {
+      const { record, created } = await deps.queries.upsertProviderKey(accountId, {
+        provider: body.provider,
+        displayLabel: body.display_label ?? PROVIDER_NAMES[body.provider],
+        keyHint: keyHint(body.api_key),
+        sealed: deps.credentials.seal(accountId, body.api_key),
+      });
+      return { status: created ? 201 : 200, body: record };
+    },
+  });
+
+  api.add({
+    method: 'post',
+    path: '/v1/settings/providers/{provider}/verify',
+    tag: 'Provider keys',
+    summary: 'Check the saved key against the provider',
+    description: 'Calls a cheap authenticated provider endpoint. 200 also when the key is invalid; 503 when the provider cannot be reached.',
+    auth: true,
+    params: ProviderParams,
+    responses: { 200: { description: 'The verification outcome', schema: VerifyResult } },
+    errors: [429, 503],
+    handler: async ({ params, accountId }) => {
+      const apiKey = await deps.credentials.findApiKey(accountId, params.provider);
+      if (apiKey === null) throw new NotFoundError(`No ${params.provider} key is connected to this account.`);
+      const check = await deps.adapters[params.provider].verifyKey(apiKey);
+      const checkedAt = new Date();
+      const record = await deps.queries.recordVerification(accountId, params.provider, check.valid, checkedAt);
+      if (!record) throw new NotFoundError(`No ${params.provider} key is connected to this account.`);
+      return {
+        body: { provider: params.provider, valid: check.valid, status: record.status, message: check.message, checked_at: checkedAt.toISOString() },
+      };
+    },
+  });
+
+  api.add({
+    method: 'delete',
+    path: '/v1/settings/providers/{provider}',
+    tag: 'Provider keys',
+    summary: 'Disconnect a provider key (the stored ciphertext is deleted)',
+    auth: true,
+    params: ProviderParams,
+    responses: { 200: { description: 'Disconnected', schema: z.object({ id: providerId, deleted: z.literal(true) }) } },
+    handler: async ({ params, accountId }) => {
+      if (!(await deps.queries.deleteProviderKey(accountId, params.provider))) {
+        throw new NotFoundError(`No ${params.provider} key is connected to this account.`);
+      }
+      return { body: { id: params.provider, deleted: true } };
+    },
+  });
+}
