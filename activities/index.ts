@@ -4,16 +4,22 @@
  */
 import type { Pool } from '../src/db/pool';
 import type { Logger } from '../src/logger';
+import type { ProviderAdapter, ProviderId } from '../src/providers/types';
 import { createHealthActivities } from './health';
+import { createPricingActivities } from './pricing';
 
 export interface ActivityDeps {
   pool: Pool;
   logger: Logger;
+  adapters: Record<ProviderId, ProviderAdapter>;
+  /** Platform-level keys used only to read price lists. */
+  pricingKeys: Partial<Record<ProviderId, string>>;
 }
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createHealthActivities(deps),
+    ...createPricingActivities(deps),
   };
 }
 

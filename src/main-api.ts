@@ -3,6 +3,8 @@ import type { Server } from 'node:http';
 import { loadConfigOrExit, providerAdapterSettings, requireSettings, ConfigError } from './config';
 import { KeyVault } from './domain/key-vault';
 import { createProviderAdapters } from './providers';
+import { createPricingQueries } from './db/queries/pricing';
+import { PricingCache } from './services/pricing-cache';
 import { createDatabasePool } from './db/pool';
 import { createApp } from './http/app';
 import { createLogger } from './logger';
@@ -20,7 +22,10 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
   });
+  const pricing = new PricingCache(createPricingQueries(pool), logger, { databaseUrl: config.DATABASE_URL });
+  await pricing.start();
   const app = createApp({
+    pricing,
     pool,
     logger,
     temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE },
@@ -41,7 +46,7 @@ async function main(): Promise<void> {
     logger.info('api stopping', { signal });
     server.close();
     server.closeIdleConnections?.();
-    await Promise.allSettled([pool.end(), client.connection.close()]);
+    await Promise.allSettled([pricing.stop(), pool.end(), client.connection.close()]);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

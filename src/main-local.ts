@@ -14,6 +14,10 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { loadConfigOrExit, type Config } from './config';
 import { createDatabasePool } from './db/pool';
 import { createAccountQueries } from './db/queries/accounts';
+import { createProviderKeyQueries } from './db/queries/provider-keys';
+import { KeyVault, keyHint } from './domain/key-vault';
+import { PROVIDER_NAMES, PROVIDERS, type ProviderId } from './providers/types';
+import { startSimulators } from '../simulators';
 import { migrate } from './db/migrate';
 import { ensureDatabase, startEmbeddedPostgres, type RunningPostgres } from './local/embedded-postgres';
 import { findOrBuildTool, TEMPORAL_CLI } from './local/tool-binaries';
@@ -27,6 +31,32 @@ interface LocalState {
   temporal_ui_url: string | null;
   account_id: string;
   api_key: string;
+  /** Keys of the local provider simulators (present when they run), to connect to any account. */
+  sandbox_provider_keys?: Record<ProviderId, string>;
+}
+
+const BASE_URL_VARS = ['RUNPOD_API_BASE_URL', 'VASTAI_API_BASE_URL', 'LAMBDA_API_BASE_URL'] as const;
+
+/**
+ * The provider simulators run unless real provider base URLs are configured. Their keys are kept in
+ * local.json so a restart accepts the same keys (simulated instances do not survive a restart).
+ */
+async function startLocalSimulators(previous: LocalState | undefined, logger: Logger) {
+  if (BASE_URL_VARS.some((v) => process.env[v])) {
+    logger.info('provider base URLs configured: using the real providers, no simulators');
+    return undefined;
+  }
+  const keys = previous?.sandbox_provider_keys;
+  const sims = await startSimulators({
+    keys: keys ? { runpod: [keys.runpod], vastai: [keys.vastai], lambda: [keys.lambda] } : undefined,
+    bootDelayMs: 5_000,
+  });
+  const sandboxKeys: Record<ProviderId, string> = keys ?? {
+    runpod: sims.runpod.createKey(),
+    vastai: sims.vastai.createKey(),
+    lambda: sims.lambda.createKey(),
+  };
+  return { sims, sandboxKeys };
 }
 
 async function readJson<T>(file: string): Promise<T | undefined> {
@@ -132,11 +162,27 @@ async function main(): Promise<void> {
   const temporal = await startTemporal(config, dataDir, logger);
   cleanups.push(() => temporal.stop());
 
+  const stateFile = path.join(dataDir, 'local.json');
+  const previous = await readJson<LocalState>(stateFile);
+  const simulated = await startLocalSimulators(previous, logger);
+  if (simulated) cleanups.push(() => simulated.sims.close());
+
+  const masterKey = await localMasterKey(config, dataDir);
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporal.address,
-    MASTER_ENCRYPTION_KEY: await localMasterKey(config, dataDir),
+    MASTER_ENCRYPTION_KEY: masterKey,
+    ...(simulated
+      ? {
+          RUNPOD_API_BASE_URL: simulated.sims.runpod.baseUrl,
+          VASTAI_API_BASE_URL: simulated.sims.vastai.baseUrl,
+          LAMBDA_API_BASE_URL: simulated.sims.lambda.baseUrl,
+          PRICING_RUNPOD_API_KEY: simulated.sandboxKeys.runpod,
+          PRICING_VASTAI_API_KEY: simulated.sandboxKeys.vastai,
+          PRICING_LAMBDA_API_KEY: simulated.sandboxKeys.lambda,
+        }
+      : {}),
   };
   const worker = spawnChild('worker', 'main-worker.ts', childEnv);
   const api = spawnChild('api', 'main-api.ts', childEnv);
@@ -162,8 +208,6 @@ async function main(): Promise<void> {
   await client.connection.close();
 
   const pool = await createDatabasePool(databaseUrl, { maximumPoolSize: 2 });
-  const stateFile = path.join(dataDir, 'local.json');
-  const previous = await readJson<LocalState>(stateFile);
   const accounts = createAccountQueries(pool);
   let account_id = previous?.account_id;
   let api_key = previous?.api_key;
@@ -172,9 +216,31 @@ async function main(): Promise<void> {
     account_id = created.account.id;
     api_key = created.apiKey;
   }
+  if (simulated) {
+    // The demo account is connected to every simulated provider, so it can launch right away.
+    const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, masterKey, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
+    const providerKeys = createProviderKeyQueries(pool);
+    const connected = new Set((await providerKeys.listProviderKeys(account_id)).map((k) => k.provider));
+    for (const provider of PROVIDERS) {
+      if (connected.has(provider)) continue;
+      const key = simulated.sandboxKeys[provider];
+      await providerKeys.upsertProviderKey(account_id, {
+        provider,
+        displayLabel: `${PROVIDER_NAMES[provider]} (local simulator)`,
+        keyHint: keyHint(key),
+        sealed: vault.seal(key, account_id),
+      });
+    }
+  }
   await pool.end();
 
-  const state: LocalState = { api_url: apiUrl, temporal_ui_url: temporal.uiUrl, account_id, api_key };
+  const state: LocalState = {
+    api_url: apiUrl,
+    temporal_ui_url: temporal.uiUrl,
+    account_id,
+    api_key,
+    ...(simulated ? { sandbox_provider_keys: simulated.sandboxKeys } : {}),
+  };
   await writeFile(stateFile, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
   process.stdout.write(
     [
@@ -184,6 +250,12 @@ async function main(): Promise<void> {
       `  Temporal UI:  ${temporal.uiUrl ?? '(external Temporal: see your own UI)'}`,
       `  Demo account: ${account_id}`,
       `  Demo API key: ${api_key}`,
+      ...(simulated
+        ? [
+            `  Providers:    local simulators (RunPod ${simulated.sims.runpod.baseUrl}, Vast.ai ${simulated.sims.vastai.baseUrl}, Lambda ${simulated.sims.lambda.baseUrl})`,
+            `                sandbox keys connected to the demo account; see sandbox_provider_keys in local.json`,
+          ]
+        : ['  Providers:    the real provider APIs (base URLs from the environment)']),
       `  Saved to:     ${stateFile}`,
       '',
       `  curl -H "Authorization: Bearer ${api_key}" ${apiUrl}/v1/templates`,

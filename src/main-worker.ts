@@ -1,7 +1,10 @@
 /** The worker process: runs every workflow and activity on the task queue until SIGINT/SIGTERM. */
 import { createServer } from 'node:http';
 import { NativeConnection } from '@temporalio/worker';
-import { loadConfigOrExit, requireSettings, ConfigError } from './config';
+import { Client, Connection } from '@temporalio/client';
+import { loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, ConfigError } from './config';
+import { createProviderAdapters } from './providers';
+import { ensurePricingSchedule } from './temporal/schedules';
 import { createDatabasePool } from './db/pool';
 import { createLogger } from './logger';
 import { createWorker, installTemporalRuntime } from './worker';
@@ -17,8 +20,25 @@ async function main(): Promise<void> {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    deps: { pool, logger },
+    deps: {
+      pool,
+      logger,
+      adapters: createProviderAdapters(providerAdapterSettings(config, logger)),
+      pricingKeys: {
+        runpod: config.PRICING_RUNPOD_API_KEY,
+        vastai: config.PRICING_VASTAI_API_KEY,
+        lambda: config.PRICING_LAMBDA_API_KEY,
+      },
+    },
   });
+  const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
+  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
+  await ensurePricingSchedule(client, {
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    everyMs: parseDurationMs(config.PRICING_REFRESH_INTERVAL),
+    triggerNow: true,
+  });
+  await clientConnection.close();
   logger.info('worker polling', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
   // Optional liveness endpoint for orchestrators (the worker has no other port): 200 while it polls.
   const health = config.WORKER_HEALTH_PORT

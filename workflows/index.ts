@@ -1,2 +1,3 @@
 /** Every workflow the worker runs, one file each. */
 export * from './health-probe';
+export * from './pricing-refresh';

@@ -8,7 +8,9 @@ import { createAccountQueries } from '../db/queries/accounts';
 import { createProviderKeyQueries } from '../db/queries/provider-keys';
 import { createSshKeyQueries } from '../db/queries/ssh-keys';
 import type { KeyVault } from '../domain/key-vault';
+import { createPricingQueries } from '../db/queries/pricing';
 import type { ProviderAdapter, ProviderId } from '../providers/types';
+import type { PricingCache } from '../services/pricing-cache';
 import { createProviderCredentials } from '../services/provider-credentials';
 import type { Pool } from '../db/pool';
 import { sql } from '../db/sql';
@@ -20,6 +22,7 @@ import { errorHandler } from './error-handler';
 import { buildOpenApiDocument, renderDocsPage } from './openapi';
 import { requestId } from './request-id';
 import { ApiRouter } from './route';
+import { registerPricingRoutes } from './routes/pricing';
 import { registerProviderKeyRoutes } from './routes/provider-keys';
 import { registerSshKeyRoutes } from './routes/ssh-keys';
 import { registerTemplateRoutes } from './routes/templates';
@@ -30,6 +33,7 @@ export interface AppDeps {
   temporal: { client: Client; taskQueue: string };
   adapters: Record<ProviderId, ProviderAdapter>;
   vault: KeyVault;
+  pricing: PricingCache;
   publicBaseUrl?: string;
 }
 
@@ -43,6 +47,7 @@ export function createApp(deps: AppDeps): Koa {
   registerSshKeyRoutes(api, createSshKeyQueries(deps.pool));
   registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters });
   registerTemplateRoutes(api);
+  registerPricingRoutes(api, { cache: deps.pricing, queries: createPricingQueries(deps.pool) });
 
   // Operational routes: not part of the versioned API, not in the OpenAPI document.
   api.router.get('/healthz', (ctx) => {

@@ -8,7 +8,10 @@ import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
 import type Koa from 'koa';
 import { createAccountQueries } from '../../src/db/queries/accounts';
+import { createPricingQueries } from '../../src/db/queries/pricing';
+import { PricingCache } from '../../src/services/pricing-cache';
 import type { Pool } from '../../src/db/pool';
+import type { ActivityDeps } from '../../activities';
 import { KeyVault } from '../../src/domain/key-vault';
 import { createApp, type AppDeps } from '../../src/http/app';
 import { silentLogger } from '../../src/logger';
@@ -47,6 +50,7 @@ export function testAppDeps(pool: Pool, overrides: Partial<AppDeps> = {}): AppDe
       logger: silentLogger,
     }),
     vault: testVault(),
+    pricing: new PricingCache(createPricingQueries(pool), silentLogger),
     ...overrides,
   };
 }
@@ -89,4 +93,10 @@ export async function createTestContext(options: { simulators?: boolean; provide
       await db.drop();
     },
   };
+}
+
+/** Activity dependencies for tests: adapters default to an address where nothing listens. */
+export function testActivityDeps(pool: Pool, overrides: Partial<ActivityDeps> = {}): ActivityDeps {
+  const app = testAppDeps(pool);
+  return { pool, logger: silentLogger, adapters: app.adapters, pricingKeys: {}, ...overrides };
 }

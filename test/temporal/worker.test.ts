@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
-import { silentLogger } from '../../src/logger';
+import { testActivityDeps } from '../helpers/context';
 
 let db: TestDatabase;
 let temporal: TemporalTestEnv;
@@ -14,7 +14,7 @@ afterAll(async () => {
 
 describe('the worker on the real Temporal dev server', () => {
   it('runs the health-probe workflow and its activity, and the run is visible by its id', async () => {
-    const { taskQueue } = await temporal.startWorker({ pool: db.pool, logger: silentLogger });
+    const { taskQueue } = await temporal.startWorker(testActivityDeps(db.pool));
     const workflowId = `health-probe-${taskQueue}`;
     const result = await temporal.env.client.workflow.execute('healthProbe', {
       taskQueue,

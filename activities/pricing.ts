@@ -1,0 +1,51 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { createPricingQueries, type ProviderOutcome } from '../src/db/queries/pricing';
+import { toStoredOffer, type StoredOffer } from '../src/domain/pricing';
+import { ProviderRequestError } from '../src/errors';
+import type { ProviderId } from '../src/providers/types';
+import type { ActivityDeps } from './index';
+
+/** Providers whose price list can be read without a key. */
+const PUBLIC_PRICE_LISTS: readonly ProviderId[] = ['vastai'];
+
+/** Provider failures: transient ones are thrown as they are (Temporal retries), the rest end the attempt series. */
+export function toActivityFailure(err: unknown): unknown {
+  if (err instanceof ProviderRequestError && !err.retryable) {
+    return ApplicationFailure.nonRetryable(err.message, `provider_${err.kind}`, { provider: err.provider, kind: err.kind });
+  }
+  return err;
+}
+
+export function createPricingActivities(deps: ActivityDeps) {
+  const queries = createPricingQueries(deps.pool);
+  return {
+    /** Current offers of one provider, normalized (per GPU per hour, known slugs only). */
+    async fetchProviderOffers(provider: ProviderId): Promise<StoredOffer[]> {
+      const key = deps.pricingKeys[provider];
+      if (!key && !PUBLIC_PRICE_LISTS.includes(provider)) {
+        throw ApplicationFailure.nonRetryable(
+          `no platform key for ${provider} prices (set PRICING_${provider.toUpperCase()}_API_KEY)`,
+          'pricing_key_missing',
+        );
+      }
+      try {
+        const offers = await deps.adapters[provider].listOffers(key);
+        return offers.map(toStoredOffer);
+      } catch (err) {
+        throw toActivityFailure(err);
+      }
+    },
+
+    /** Stores the refresh, the snapshot and history in one transaction; listeners are notified. */
+    async recordPricingRefresh(input: { outcomes: Record<ProviderId, ProviderOutcome> }): Promise<{
+      snapshotId: number;
+      gpuTypes: number;
+      offers: number;
+    }> {
+      const { snapshotId, snapshot } = await queries.recordRefresh(input.outcomes, new Date());
+      const offers = snapshot.gpu_types.reduce((n, g) => n + g.offers.length, 0);
+      deps.logger.info('pricing snapshot stored', { snapshot_id: snapshotId, gpu_types: snapshot.gpu_types.length, offers });
+      return { snapshotId, gpuTypes: snapshot.gpu_types.length, offers };
+    },
+  };
+}

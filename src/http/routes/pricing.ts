@@ -1,0 +1,129 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { PricingQueries } from '../../db/queries/pricing';
+import { microsToDollars } from '../../domain/money';
+import { cheapestAvailable, HISTORY_PERIODS, type HistoryPeriod } from '../../domain/pricing';
+import { ApiError, NotFoundError } from '../../errors';
+import { gpuBySlug } from '../../providers/gpu-catalog';
+import { PROVIDERS } from '../../providers/types';
+import type { PricingCache } from '../../services/pricing-cache';
+import type { ApiRouter } from '../route';
+import { isoTimestamp } from '../schemas';
+
+const CACHE_CONTROL = 'public, max-age=60';
+
+const Offer = z.object({
+  provider: z.enum(PROVIDERS),
+  price_per_hour: z.number().describe('dollars per GPU per hour'),
+  availability: z.number().int().describe('units available now'),
+  spot: z.boolean(),
+  region: z.string().optional(),
+});
+const GpuPricing = z.object({ gpu_type: z.string(), display_name: z.string(), offers: z.array(Offer) });
+const Snapshot = z.object({ gpu_types: z.array(GpuPricing), last_updated: isoTimestamp });
+const Compare = GpuPricing.extend({ cheapest: Offer.nullable(), last_updated: isoTimestamp });
+const History = z.object({
+  gpu_type: z.string(),
+  display_name: z.string(),
+  period: z.enum(['24h', '7d', '30d']),
+  from: isoTimestamp,
+  to: isoTimestamp,
+  resolution: z.string(),
+  offer_kind: z.literal('on_demand'),
+  data: z.array(z.object({ timestamp: isoTimestamp, provider: z.enum(PROVIDERS), min_price_per_hour: z.number() })),
+});
+
+const gpuQuery = z.string({ required_error: 'required' }).min(1).max(64);
+
+class PricesNotReadyError extends ApiError {
+  constructor() {
+    super(503, 'provider_unavailable', 'Prices have not been fetched yet; try again in a few seconds.', undefined, { 'Retry-After': '5' });
+  }
+}
+
+function knownGpu(slug: string) {
+  const gpu = gpuBySlug(slug);
+  if (!gpu) throw new NotFoundError(`Unknown GPU type "${slug}". GET /v1/pricing lists the GPU types with offers.`);
+  return gpu;
+}
+
+export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCache; queries: PricingQueries }): void {
+  api.add({
+    method: 'get',
+    path: '/v1/pricing',
+    tag: 'Pricing',
+    summary: 'Latest prices of every GPU type across the providers (public)',
+    description: 'Served from memory with an ETag; send If-None-Match to get 304 when nothing changed.',
+    auth: false,
+    responses: { 200: { description: 'The snapshot', schema: Snapshot }, 304: { description: 'Unchanged since your ETag' } },
+    errors: [503],
+    handler: ({ ctx }) => {
+      const cached = deps.cache.latest;
+      if (!cached) throw new PricesNotReadyError();
+      return conditional(ctx, cached.etag, cached.body);
+    },
+  });
+
+  api.add({
+    method: 'get',
+    path: '/v1/pricing/compare',
+    tag: 'Pricing',
+    summary: 'Prices of one GPU type across the providers, with the cheapest available offer (public)',
+    auth: false,
+    query: z.object({ gpu: gpuQuery }).strict(),
+    responses: { 200: { description: 'Offers for the GPU type', schema: Compare } },
+    errors: [404, 503],
+    handler: ({ query }) => {
+      const gpu = knownGpu(query.gpu);
+      const cached = deps.cache.latest;
+      if (!cached) throw new PricesNotReadyError();
+      const offers = cached.byGpu.get(gpu.slug)?.offers ?? [];
+      return {
+        headers: { 'Cache-Control': CACHE_CONTROL },
+        body: { gpu_type: gpu.slug, display_name: gpu.display_name, offers, cheapest: cheapestAvailable(offers), last_updated: cached.snapshot.last_updated },
+      };
+    },
+  });
+
+  api.add({
+    method: 'get',
+    path: '/v1/pricing/history',
+    tag: 'Pricing',
+    summary: 'Lowest on-demand price per provider over a period (public)',
+    description:
+      'Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour; `30d` per 6 hours.',
+    auth: false,
+    query: z.object({ gpu: gpuQuery, period: z.enum(['24h', '7d', '30d'], { required_error: 'required' }) }).strict(),
+    responses: { 200: { description: 'History points', schema: History } },
+    errors: [404],
+    handler: async ({ query }) => {
+      const gpu = knownGpu(query.gpu);
+      const period = query.period as HistoryPeriod;
+      const now = new Date();
+      const rows = await deps.queries.findHistory(gpu.slug, period, now);
+      return {
+        headers: { 'Cache-Control': CACHE_CONTROL },
+        body: {
+          gpu_type: gpu.slug,
+          display_name: gpu.display_name,
+          period,
+          from: new Date(now.getTime() - HISTORY_PERIODS[period].ms).toISOString(),
+          to: now.toISOString(),
+          resolution: HISTORY_PERIODS[period].resolution,
+          offer_kind: 'on_demand',
+          data: rows.map((r) => ({ timestamp: r.timestamp, provider: r.provider, min_price_per_hour: microsToDollars(r.min_price_per_hour_micros) })),
+        },
+      };
+    },
+  });
+}
+
+function conditional(ctx: Context, etag: string, body: Buffer) {
+  const headers = { ETag: etag, 'Cache-Control': CACHE_CONTROL };
+  const ifNoneMatch = ctx.get('if-none-match');
+  if (ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}` || t.trim() === '*')) {
+    return { status: 304, headers, body: undefined };
+  }
+  ctx.type = 'application/json';
+  return { status: 200, headers, body };
+}

@@ -1,0 +1,34 @@
+/**
+ * Temporal Schedules this service owns. `ensure…` creates the schedule or brings an existing one up to date,
+ * so every worker start converges on the configured interval (several workers may race; all succeed).
+ */
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+
+export const PRICING_SCHEDULE_ID = 'pricing-refresh';
+
+export async function ensurePricingSchedule(
+  client: Client,
+  opts: { taskQueue: string; everyMs: number; scheduleId?: string; triggerNow?: boolean },
+): Promise<string> {
+  const scheduleId = opts.scheduleId ?? PRICING_SCHEDULE_ID;
+  const action = {
+    type: 'startWorkflow' as const,
+    workflowType: 'pricingRefresh',
+    // Temporal appends the scheduled time: runs show up as `pricing-refresh-2026-11-22T02:45:00Z`.
+    workflowId: scheduleId,
+    taskQueue: opts.taskQueue,
+    args: [],
+    workflowExecutionTimeout: '10 minutes',
+  };
+  const spec = { intervals: [{ every: opts.everyMs }] };
+  const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' };
+  try {
+    await client.schedule.create({ scheduleId, spec, action, policies });
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies }));
+  }
+  // Prices right away at start-up rather than one interval later.
+  if (opts.triggerNow) await client.schedule.getHandle(scheduleId).trigger(ScheduleOverlapPolicy.ALLOW_ALL);
+  return scheduleId;
+}
