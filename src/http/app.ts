@@ -14,13 +14,10 @@ import type { PricingCache } from '../services/pricing-cache';
 import { createProviderCredentials } from '../services/provider-credentials';
 import type { Pool } from '../db/pool';
 import { sql } from '../db/sql';
-import { ApiError } from '../errors';
 import type { Logger } from '../logger';
 import { bearerAuth } from './auth';
-import { jsonBody } from './body';
-import { errorHandler } from './error-handler';
+import { edge } from './edge';
 import { buildOpenApiDocument, renderDocsPage } from './openapi';
-import { requestId } from './request-id';
 import { ApiRouter } from './route';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerProviderKeyRoutes } from './routes/provider-keys';
@@ -73,17 +70,8 @@ export function createApp(deps: AppDeps): Koa {
     ctx.body = renderDocsPage(document() as Parameters<typeof renderDocsPage>[0]);
   });
 
-  app.use(requestId());
-  app.use(errorHandler(deps.logger));
-  app.use(jsonBody());
-  app.use(api.router.routes());
-  app.use(
-    api.router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new ApiError(405, 'method_not_allowed', 'This path does not support that method.'),
-      notImplemented: () => new ApiError(405, 'method_not_allowed', 'This path does not support that method.'),
-    }),
-  );
+  app.use(edge(deps.logger));
+  app.use(api.routes());
   return app;
 }
 

@@ -1,18 +1,12 @@
 /**
- * The one outermost error middleware. Every failure leaves as
- * `{error: {code, message, details?, request_id}}` with the status of the documented table; anything we did
- * not anticipate becomes a 500 with a fixed message (the stack goes to the log, never to the client).
+ * Error responses: every failure leaves as `{error: {code, message, details?, request_id}}` with the status
+ * of the documented table; anything we did not anticipate becomes a 500 with a fixed message (the stack goes
+ * to the log, never to the client). Called by the outermost middleware (`edge.ts`).
  */
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { ZodError } from 'zod';
-import {
-  ApiError,
-  ConflictError,
-  NotFoundError,
-  PayloadTooLargeError,
-  ProviderRequestError,
-} from '../errors';
+import { ApiError, ConflictError, PayloadTooLargeError, ProviderRequestError } from '../errors';
 import type { Logger } from '../logger';
 import { BODY_LIMIT_BYTES } from './body';
 import { zodToValidationError } from './validation';
@@ -36,32 +30,24 @@ function toApiError(err: unknown): ApiError | null {
   return null;
 }
 
-export function errorHandler(logger: Logger) {
-  return async (ctx: Context, next: Next) => {
-    try {
-      await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        throw new NotFoundError(`No route matches ${ctx.method} ${ctx.path}.`);
-      }
-    } catch (err) {
-      const apiError = toApiError(err);
-      const requestId = ctx.state.requestId as string | undefined;
-      if (!apiError) {
-        logger.error('unhandled error', { request_id: requestId, method: ctx.method, path: ctx.path, err, stack: (err as Error)?.stack });
-      } else if (apiError.status >= 500) {
-        logger.warn('request failed', { request_id: requestId, code: apiError.code, message: apiError.message });
-      }
-      const e = apiError ?? new ApiError(500, 'internal_error', 'An internal error occurred. Quote the request_id if you contact support.');
-      ctx.status = e.status;
-      for (const [name, value] of Object.entries(e.headers)) ctx.set(name, value);
-      ctx.body = {
-        error: {
-          code: e.code,
-          message: e.message,
-          ...(e.details?.length ? { details: e.details } : {}),
-          request_id: requestId,
-        },
-      };
-    }
+/** Writes the documented error body for any thrown value; unknown errors become a logged, fixed 500. */
+export function respondWithError(ctx: Context, err: unknown, logger: Logger): void {
+  const apiError = toApiError(err);
+  const requestId = ctx.state.requestId as string | undefined;
+  if (!apiError) {
+    logger.error('unhandled error', { request_id: requestId, method: ctx.method, path: ctx.path, err, stack: (err as Error)?.stack });
+  } else if (apiError.status >= 500) {
+    logger.warn('request failed', { request_id: requestId, code: apiError.code, message: apiError.message });
+  }
+  const e = apiError ?? new ApiError(500, 'internal_error', 'An internal error occurred. Quote the request_id if you contact support.');
+  ctx.status = e.status;
+  for (const [name, value] of Object.entries(e.headers)) ctx.set(name, value);
+  ctx.body = {
+    error: {
+      code: e.code,
+      message: e.message,
+      ...(e.details?.length ? { details: e.details } : {}),
+      request_id: requestId,
+    },
   };
 }

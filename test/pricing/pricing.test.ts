@@ -101,7 +101,7 @@ describe('the pricing-refresh schedule', () => {
     const first = await http.get('/v1/pricing');
     expect(first.headers.etag).toMatch(/^".+"$/);
     expect(first.headers['cache-control']).toBe('public, max-age=60');
-    const again = await http.get('/v1/pricing').set('If-None-Match', first.headers.etag);
+    const again = await http.get('/v1/pricing').set('If-None-Match', String(first.headers.etag));
     expect(again.status).toBe(304);
     expect(again.text).toBe('');
     const other = await http.get('/v1/pricing').set('If-None-Match', '"something-else"');

@@ -17,6 +17,7 @@ interface LocalJson {
   temporal_ui_url: string;
   account_id: string;
   api_key: string;
+  sandbox_provider_keys: Record<string, string>;
 }
 
 function listening(port: number): Promise<boolean> {
@@ -49,6 +50,7 @@ it('starts everything, serves the demo account, stops every child, and reuses th
     temporal_ui_url: `http://127.0.0.1:${ports.ui}`,
     account_id: expect.stringMatching(/^acct_/),
     api_key: expect.stringMatching(/^gpuo_sk_/),
+    sandbox_provider_keys: { runpod: expect.any(String), vastai: expect.any(String), lambda: expect.any(String) },
   });
   expect(first.output()).toContain(state.api_key);
   expect(first.output()).toContain(state.temporal_ui_url);
@@ -58,6 +60,21 @@ it('starts everything, serves the demo account, stops every child, and reuses th
   expect(templates.status).toBe(200);
   expect(((await templates.json()) as { data: unknown[] }).data.length).toBeGreaterThanOrEqual(10);
   expect((await fetch(state.temporal_ui_url)).status).toBe(200);
+  // The demo account is connected to the three simulated providers, and the keys verify.
+  const connected = (await (await fetch(`${state.api_url}/v1/settings/providers`, { headers: auth })).json()) as { data: { provider: string }[] };
+  expect(connected.data.map((k) => k.provider).sort()).toEqual(['lambda', 'runpod', 'vastai']);
+  const verified = await fetch(`${state.api_url}/v1/settings/providers/lambda/verify`, { method: 'POST', headers: auth });
+  expect(((await verified.json()) as { valid: boolean }).valid).toBe(true);
+  // The pricing schedule ran at start-up: prices from all three providers, without a key.
+  const providers = await eventually('prices from all three providers', async () => {
+    const res = await fetch(`${state.api_url}/v1/pricing`);
+    if (res.status !== 200) return undefined;
+    const body = (await res.json()) as { gpu_types: { offers: { provider: string }[] }[] };
+    const seen = new Set(body.gpu_types.flatMap((g) => g.offers.map((o) => o.provider)));
+    return seen.size === 3 ? [...seen].sort() : undefined;
+  }, 30_000);
+  expect(providers).toEqual(['lambda', 'runpod', 'vastai']);
+
   const added = await fetch(`${state.api_url}/v1/ssh-keys`, {
     method: 'POST',
     headers: { ...auth, 'Content-Type': 'application/json' },
@@ -75,6 +92,7 @@ it('starts everything, serves the demo account, stops every child, and reuses th
     const again = JSON.parse(await readFile(stateFile, 'utf8')) as LocalJson;
     expect(again.account_id).toBe(state.account_id);
     expect(again.api_key).toBe(state.api_key);
+    expect(again.sandbox_provider_keys).toEqual(state.sandbox_provider_keys);
     const keys = await fetch(`${state.api_url}/v1/ssh-keys`, { headers: auth });
     expect(((await keys.json()) as { data: { name: string }[] }).data.map((k) => k.name)).toEqual(['kept across restarts']);
   } finally {

@@ -119,11 +119,19 @@ export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCach
 }
 
 function conditional(ctx: Context, etag: string, body: Buffer) {
-  const headers = { ETag: etag, 'Cache-Control': CACHE_CONTROL };
   const ifNoneMatch = ctx.get('if-none-match');
   if (ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}` || t.trim() === '*')) {
-    return { status: 304, headers, body: undefined };
+    return { status: 304, headers: { ETag: etag, 'Cache-Control': CACHE_CONTROL }, body: undefined };
   }
-  ctx.type = 'application/json';
-  return { status: 200, headers, body };
+  // The hottest public path: the bytes and headers are ready, so write them in one call instead of going
+  // through Koa's generic response handling (bench:pricing measures the difference).
+  ctx.respond = false;
+  ctx.res.writeHead(200, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': body.length,
+    ETag: etag,
+    'Cache-Control': CACHE_CONTROL,
+  });
+  ctx.res.end(ctx.method === 'HEAD' ? undefined : body);
+  return { status: 200, body: undefined };
 }

@@ -1,0 +1,71 @@
+/**
+ * `npm run bench:pricing`: throughput and latency of GET /v1/pricing through the whole API beside a bare
+ * Koa handler returning the same bytes, measured in the same run, alternating rounds so drift hits both.
+ * The servers run in a child process; autocannon drives them from this one.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import autocannon from 'autocannon';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+
+interface Round {
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+function run(url: string, duration: number): Promise<Round> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: CONNECTIONS, duration, pipelining: 1 }, (err, result) => {
+      if (err) return reject(err);
+      if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
+      resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
+    });
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main(): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'pricing-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const ready = await new Promise<{ api: number; bare: number; bytes: number; gpu_types: number }>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  const apiUrl = `http://127.0.0.1:${ready.api}/v1/pricing`;
+  const bareUrl = `http://127.0.0.1:${ready.bare}/`;
+  try {
+    await run(apiUrl, 2); // warm-up (JIT, connection pools)
+    await run(bareUrl, 2);
+    const api: Round[] = [];
+    const bare: Round[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      api.push(await run(apiUrl, SECONDS));
+      bare.push(await run(bareUrl, SECONDS));
+    }
+    const summary = (rs: Round[]) => ({ rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)) });
+    const a = summary(api);
+    const b = summary(bare);
+    const line = (name: string, s: Round) => `${name.padEnd(28)} ${s.rps.toFixed(0).padStart(8)} req/s   p50 ${s.p50.toFixed(1).padStart(5)} ms   p99 ${s.p99.toFixed(1).padStart(5)} ms`;
+    process.stdout.write(
+      [
+        `GET /v1/pricing: ${ready.bytes} bytes, ${ready.gpu_types} GPU types; ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS}s (medians)`,
+        line('API GET /v1/pricing', a),
+        line('bare Koa, same bytes', b),
+        `throughput ratio (API / bare): ${(a.rps / b.rps).toFixed(2)}`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exit(1);
+});
