@@ -6,7 +6,9 @@ import type { Pool } from '../src/db/pool';
 import type { Logger } from '../src/logger';
 import type { ProviderAdapter, ProviderId } from '../src/providers/types';
 import { createHealthActivities } from './health';
+import { createInstanceActivities } from './instances';
 import { createPricingActivities } from './pricing';
+import type { ProviderCredentials } from '../src/services/provider-credentials';
 
 export interface ActivityDeps {
   pool: Pool;
@@ -14,12 +16,15 @@ export interface ActivityDeps {
   adapters: Record<ProviderId, ProviderAdapter>;
   /** Platform-level keys used only to read price lists. */
   pricingKeys: Partial<Record<ProviderId, string>>;
+  /** The accounts' provider keys, decrypted for one call at a time. */
+  credentials: ProviderCredentials;
 }
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createHealthActivities(deps),
     ...createPricingActivities(deps),
+    ...createInstanceActivities(deps),
   };
 }
 

@@ -4,6 +4,9 @@ import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, ConfigError } from './config';
 import { createProviderAdapters } from './providers';
+import { createProviderKeyQueries } from './db/queries/provider-keys';
+import { KeyVault } from './domain/key-vault';
+import { createProviderCredentials } from './services/provider-credentials';
 import { ensurePricingSchedule } from './temporal/schedules';
 import { createDatabasePool } from './db/pool';
 import { createLogger } from './logger';
@@ -11,7 +14,7 @@ import { createWorker, installTemporalRuntime } from './worker';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS']);
+  requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'MASTER_ENCRYPTION_KEY']);
   const logger = createLogger(config.LOG_LEVEL, { process: 'worker' });
   installTemporalRuntime(config.LOG_LEVEL === 'debug' ? 'INFO' : 'WARN');
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
@@ -24,6 +27,10 @@ async function main(): Promise<void> {
       pool,
       logger,
       adapters: createProviderAdapters(providerAdapterSettings(config, logger)),
+      credentials: createProviderCredentials(
+        createProviderKeyQueries(pool),
+        KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, config.MASTER_ENCRYPTION_KEY!, config.MASTER_ENCRYPTION_PREVIOUS_KEYS),
+      ),
       pricingKeys: {
         runpod: config.PRICING_RUNPOD_API_KEY,
         vastai: config.PRICING_VASTAI_API_KEY,

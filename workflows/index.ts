@@ -1,3 +1,4 @@
 /** Every workflow the worker runs, one file each. */
 export * from './health-probe';
 export * from './pricing-refresh';
+export * from './launch-instance';

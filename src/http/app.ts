@@ -5,10 +5,12 @@
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import { createAccountQueries } from '../db/queries/accounts';
+import { createLedgerQueries } from '../db/queries/ledger';
 import { createProviderKeyQueries } from '../db/queries/provider-keys';
 import { createSshKeyQueries } from '../db/queries/ssh-keys';
 import type { KeyVault } from '../domain/key-vault';
 import { createPricingQueries } from '../db/queries/pricing';
+import { createRecommendationInputQueries } from '../db/queries/recommendation-inputs';
 import type { ProviderAdapter, ProviderId } from '../providers/types';
 import type { PricingCache } from '../services/pricing-cache';
 import { createProviderCredentials } from '../services/provider-credentials';
@@ -19,8 +21,12 @@ import { bearerAuth } from './auth';
 import { edge } from './edge';
 import { buildOpenApiDocument, renderDocsPage } from './openapi';
 import { ApiRouter } from './route';
+import { registerBillingRoutes } from './routes/billing';
+import { registerComputeRoutes } from './routes/compute';
+import { createInstanceQueries } from '../db/queries/instances';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerProviderKeyRoutes } from './routes/provider-keys';
+import { registerRecommendationRoutes } from './routes/recommendations';
 import { registerSshKeyRoutes } from './routes/ssh-keys';
 import { registerTemplateRoutes } from './routes/templates';
 
@@ -31,6 +37,8 @@ export interface AppDeps {
   adapters: Record<ProviderId, ProviderAdapter>;
   vault: KeyVault;
   pricing: PricingCache;
+  /** Poll and meter intervals for new launch workflows; defaults: 1 min and 1 h. */
+  launchTiming?: { pollIntervalMs: number; meterIntervalMs: number };
   publicBaseUrl?: string;
 }
 
@@ -41,10 +49,21 @@ export function createApp(deps: AppDeps): Koa {
   const providerKeys = createProviderKeyQueries(deps.pool);
   const credentials = createProviderCredentials(providerKeys, deps.vault);
 
-  registerSshKeyRoutes(api, createSshKeyQueries(deps.pool));
+  const sshKeys = createSshKeyQueries(deps.pool);
+  registerSshKeyRoutes(api, sshKeys);
   registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters });
   registerTemplateRoutes(api);
+  registerComputeRoutes(api, {
+    temporal: deps.temporal,
+    adapters: deps.adapters,
+    credentials,
+    instances: createInstanceQueries(deps.pool),
+    sshKeys,
+    launchTiming: deps.launchTiming,
+  });
   registerPricingRoutes(api, { cache: deps.pricing, queries: createPricingQueries(deps.pool) });
+  registerBillingRoutes(api, { ledger: createLedgerQueries(deps.pool) });
+  registerRecommendationRoutes(api, { instances: createRecommendationInputQueries(deps.pool), pricing: deps.pricing });
 
   // Operational routes: not part of the versioned API, not in the OpenAPI document.
   api.router.get('/healthz', (ctx) => {

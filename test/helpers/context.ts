@@ -10,6 +10,8 @@ import type Koa from 'koa';
 import { createAccountQueries } from '../../src/db/queries/accounts';
 import { createPricingQueries } from '../../src/db/queries/pricing';
 import { PricingCache } from '../../src/services/pricing-cache';
+import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
+import { createProviderCredentials } from '../../src/services/provider-credentials';
 import type { Pool } from '../../src/db/pool';
 import type { ActivityDeps } from '../../activities';
 import { KeyVault } from '../../src/domain/key-vault';
@@ -55,13 +57,16 @@ export function testAppDeps(pool: Pool, overrides: Partial<AppDeps> = {}): AppDe
   };
 }
 
-export async function createTestContext(options: { simulators?: boolean; providerTimeoutMs?: number } = {}): Promise<TestContext> {
+export async function createTestContext(
+  options: { simulators?: boolean; providerTimeoutMs?: number; launchTiming?: AppDeps['launchTiming'] } = {},
+): Promise<TestContext> {
   const db = await createTestDatabase();
   const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection });
   const sims = options.simulators ? await startSimulators({ bootDelayMs: 200 }) : undefined;
   const deps = testAppDeps(db.pool, {
     temporal: { client: temporal, taskQueue: uniqueTaskQueue() },
+    launchTiming: options.launchTiming,
     ...(sims
       ? {
           adapters: createProviderAdapters({
@@ -98,5 +103,12 @@ export async function createTestContext(options: { simulators?: boolean; provide
 /** Activity dependencies for tests: adapters default to an address where nothing listens. */
 export function testActivityDeps(pool: Pool, overrides: Partial<ActivityDeps> = {}): ActivityDeps {
   const app = testAppDeps(pool);
-  return { pool, logger: silentLogger, adapters: app.adapters, pricingKeys: {}, ...overrides };
+  return {
+    pool,
+    logger: silentLogger,
+    adapters: app.adapters,
+    pricingKeys: {},
+    credentials: createProviderCredentials(createProviderKeyQueries(pool), app.vault),
+    ...overrides,
+  };
 }

@@ -1,0 +1,253 @@
+/**
+ * Instances end to end on the real Temporal dev server, real Postgres and the provider simulators:
+ * launch through the API → launchInstance workflow → running → instance.started → charges → terminate →
+ * final charge → instance.terminated. Short poll/meter intervals keep it fast; nothing sleeps to wait.
+ */
+import { Client as PgClient } from 'pg';
+import { PROVIDERS, type ProviderId } from '../../src/providers/types';
+import { createProviderCredentials } from '../../src/services/provider-credentials';
+import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
+import { ed25519Key } from '../fixtures/ssh-keys';
+import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+import { eventually } from '../helpers/process';
+
+jest.setTimeout(120_000);
+
+let t: TestContext;
+let temporal: TemporalTestEnv;
+
+beforeAll(async () => {
+  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 } });
+  temporal = await createTemporalTestEnv();
+  await temporal.startWorker(
+    testActivityDeps(t.db.pool, {
+      adapters: t.deps.adapters,
+      credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
+    }),
+    t.deps.temporal.taskQueue,
+  );
+  for (const p of PROVIDERS) t.sims[p].control.setBootDelay(300);
+});
+afterAll(async () => {
+  await temporal.close();
+  await t.close();
+});
+
+type Auth = { Authorization: string };
+
+async function accountWith(provider: ProviderId, opts: { sshKey?: boolean } = {}) {
+  const account = await t.newAccount();
+  const simKey = t.sims[provider].createKey();
+  await t.http.post('/v1/settings/providers').set(account.auth).send({ provider, api_key: simKey }).expect(201);
+  const publicKey = ed25519Key();
+  if (opts.sshKey !== false) await t.http.post('/v1/ssh-keys').set(account.auth).send({ name: 'laptop', public_key: publicKey }).expect(201);
+  return { ...account, simKey, publicKey };
+}
+
+const launchBody = (provider: ProviderId, extra: Record<string, unknown> = {}) => ({
+  provider,
+  gpu_type: provider === 'lambda' ? 'h100-80gb-sxm' : 'rtx-a6000',
+  ...(provider === 'lambda' ? { region: 'us-east-1' } : {}),
+  ...extra,
+});
+
+async function sql<T = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new PgClient({ connectionString: t.db.url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+const events = (accountId: string) => sql<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at', [accountId]);
+const transactions = async (auth: Auth) => (await t.http.get('/v1/billing/transactions?type=instance_charge').set(auth)).body.data as { amount: number; instance_id: string; balance_after: number }[];
+
+async function waitForStatus(auth: Auth, id: string, status: string) {
+  return eventually(`instance ${id} to be ${status}`, async () => {
+    const res = await t.http.get('/v1/compute').set(auth);
+    const found = (res.body.data as { id: string; status: string }[]).find((i) => i.id === id);
+    return found?.status === status ? found : undefined;
+  }, 30_000, 150);
+}
+
+describe.each(PROVIDERS)('%s: launch → running → charges → terminate', (provider) => {
+  it('runs the whole life with events and exact charges', async () => {
+    const a = await accountWith(provider);
+    const launched = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody(provider));
+    expect(launched.status).toBe(201);
+    expect(launched.body).toMatchObject({ provider, managed: true, gpu_count: 1, status: expect.stringMatching(/provisioning|running/) });
+    const id = launched.body.id as string;
+
+    // The simulator holds exactly this instance, with the account's default SSH key on it.
+    const atSim = t.sims[provider].control.instances(a.simKey);
+    expect(atSim.map((i) => i.id)).toEqual([id]);
+    expect(atSim[0]!.sshKeys.join('\n')).toContain(a.publicKey.split(' ')[1]);
+
+    await waitForStatus(a.auth, id, 'running');
+    await eventually('instance.started', async () => ((await events(a.accountId)).some((e) => e.type === 'instance.started') ? true : undefined));
+    await eventually('a metered charge', async () => ((await transactions(a.auth)).length >= 1 ? true : undefined), 15_000);
+
+    const terminated = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
+    expect(terminated.status).toBe(200);
+    expect(terminated.body).toMatchObject({ id, status: 'terminated' });
+    // Lambda reports `terminating` for a moment before the instance leaves its list.
+    await eventually('the provider to drop the instance', () => (t.sims[provider].control.instances(a.simKey).length === 0 ? true : undefined));
+    expect((await events(a.accountId)).map((e) => e.type)).toEqual(['instance.started', 'instance.terminated']);
+
+    // Charges: exact to the microdollar, from started_at to ended metering, never overlapping.
+    const [row] = await sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
+      'SELECT started_at, metered_through, price_per_hour_micros FROM instances WHERE provider_instance_id = $1', [id]);
+    const elapsedMs = row!.metered_through.getTime() - row!.started_at.getTime();
+    const expectedMicros = Math.round((Number(row!.price_per_hour_micros) * elapsedMs) / 3_600_000);
+    const charges = await transactions(a.auth);
+    const totalMicros = Math.round(charges.reduce((s, c) => s + c.amount, 0) * 1_000_000);
+    expect(-totalMicros).toBe(expectedMicros);
+    expect(charges.every((c) => c.instance_id === id && c.amount <= 0)).toBe(true);
+    const balance = (await t.http.get('/v1/billing/balance').set(a.auth)).body.balance;
+    expect(Math.round(balance * 1e6)).toBe(totalMicros);
+
+    // Terminating again is a 200 no-op, and nothing is charged after the end.
+    const again = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
+    expect(again.status).toBe(200);
+    expect(again.body.status).toBe('terminated');
+    expect((await transactions(a.auth)).length).toBe(charges.length);
+  });
+});
+
+describe('stop', () => {
+  it('stops a runpod instance and ends its metering; the others answer 422 and say to terminate', async () => {
+    const a = await accountWith('runpod');
+    const id = (await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod')).expect(201)).body.id;
+    await waitForStatus(a.auth, id, 'running');
+    const stopped = await t.http.post(`/v1/compute/${id}/stop`).set(a.auth);
+    expect(stopped.status).toBe(200);
+    expect(stopped.body.status).toBe('stopped');
+    expect((await events(a.accountId)).map((e) => e.type)).toContain('instance.stopped');
+    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+
+    for (const provider of ['vastai', 'lambda'] as const) {
+      const b = await accountWith(provider);
+      const other = (await t.http.post('/v1/compute/launch').set(b.auth).send(launchBody(provider)).expect(201)).body.id;
+      const res = await t.http.post(`/v1/compute/${other}/stop`).set(b.auth);
+      expect(res.status).toBe(422);
+      expect(res.body.error.code).toBe('unsupported_operation');
+      expect(res.body.error.message).toMatch(/terminate/);
+      await t.http.post(`/v1/compute/${other}/terminate`).set(b.auth).expect(200);
+    }
+  });
+});
+
+describe('launch validation and refusals', () => {
+  it('answers 400 for lambda without region, an unknown GPU, an unknown provider, and unknown fields', async () => {
+    const a = await accountWith('lambda');
+    const noRegion = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'lambda', gpu_type: 'h100-80gb-sxm' });
+    expect(noRegion.status).toBe(400);
+    expect(noRegion.body.error.details).toContainEqual({ path: 'region', message: 'required when provider is lambda' });
+    expect((await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'lambda', gpu_type: 'tpu', region: 'x' })).status).toBe(400);
+    expect((await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'aws', gpu_type: 'rtx-4090' })).status).toBe(400);
+    expect((await t.http.post('/v1/compute/launch').set(a.auth).send({ ...launchBody('lambda'), price: 1 })).status).toBe(400);
+    expect(t.sims.lambda.control.instances(a.simKey)).toEqual([]);
+  });
+
+  it('answers 400 for a lambda launch with neither ssh_key_name nor a default key', async () => {
+    const a = await accountWith('lambda', { sshKey: false });
+    const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('lambda'));
+    expect(res.status).toBe(400);
+    expect(res.body.error.details[0].path).toBe('ssh_key_name');
+  });
+
+  it('answers 422 provider_not_connected without a key for the provider', async () => {
+    const { auth } = await t.newAccount();
+    const res = await t.http.post('/v1/compute/launch').set(auth).send(launchBody('vastai'));
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('provider_not_connected');
+  });
+
+  it('reports provider-only fields in warnings', async () => {
+    const a = await accountWith('vastai');
+    const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('vastai', { volume_gb: 50, onstart_cmd: 'nvidia-smi' }));
+    expect(res.status).toBe(201);
+    expect(res.body.warnings).toEqual(['volume_gb applies to runpod only and was ignored']);
+    await t.http.post(`/v1/compute/${res.body.id}/terminate`).set(a.auth).expect(200);
+  });
+
+  it('answers 422 no_capacity and leaves nothing behind', async () => {
+    const a = await accountWith('runpod');
+    t.sims.runpod.control.setNoCapacity('rtx-a6000');
+    try {
+      const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod'));
+      expect(res.status).toBe(422);
+      expect(res.body.error.code).toBe('no_capacity');
+    } finally {
+      t.sims.runpod.control.setNoCapacity('rtx-a6000', false);
+    }
+    expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
+    expect(await sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).toEqual([]);
+  });
+});
+
+describe('retries never create a second instance', () => {
+  it('finds the instance when the provider made it but its answer was lost (5xx after handling)', async () => {
+    const a = await accountWith('vastai');
+    t.sims.vastai.control.serverErrors(1, { match: { method: 'PUT', path: /^\/api\/v0\/asks\// }, status: 502, afterHandling: true });
+    const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('vastai'));
+    expect(res.status).toBe(201);
+    expect(t.sims.vastai.control.instances(a.simKey)).toHaveLength(1);
+    expect(await sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).toHaveLength(1);
+    await t.http.post(`/v1/compute/${res.body.id}/terminate`).set(a.auth).expect(200);
+  });
+
+  it('replays the same Idempotency-Key and body as one instance, and refuses another body with 409', async () => {
+    const a = await accountWith('runpod');
+    const send = (body: object) => t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'order-42').send(body);
+    const [first, second] = await Promise.all([send(launchBody('runpod')), send(launchBody('runpod'))]);
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.body.id).toBe(first.body.id);
+    expect(t.sims.runpod.control.instances(a.simKey)).toHaveLength(1);
+    const other = await send(launchBody('runpod', { gpu_count: 2 }));
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('conflict');
+    await t.http.post(`/v1/compute/${first.body.id}/terminate`).set(a.auth).expect(200);
+    // After the instance's life, the key still replays its record rather than launching again.
+    const replay = await send(launchBody('runpod'));
+    expect(replay.status).toBe(201);
+    expect(replay.body).toMatchObject({ id: first.body.id, status: 'terminated' });
+    expect(t.sims.runpod.control.instances(a.simKey)).toHaveLength(0);
+  });
+});
+
+describe('spot preemption', () => {
+  it('emits spot.preempted when vastai reclaims a spot instance, and stops metering', async () => {
+    const a = await accountWith('vastai');
+    const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('vastai', { spot: true }));
+    expect(res.status).toBe(201);
+    expect(res.body.spot).toBe(true);
+    const id = res.body.id as string;
+    await eventually('instance.started', async () => ((await events(a.accountId)).some((e) => e.type === 'instance.started') ? true : undefined));
+    t.sims.vastai.control.preempt(a.simKey, id, 'remove');
+    await eventually('spot.preempted', async () => ((await events(a.accountId)).some((e) => e.type === 'spot.preempted') ? true : undefined), 15_000);
+    const [row] = await sql<{ status: string }>('SELECT status FROM instances WHERE provider_instance_id = $1', [id]);
+    expect(row!.status).toBe('terminated');
+    const charged = (await transactions(a.auth)).length;
+    // The workflow has ended: its run is closed, so no further charge can be written.
+    const handle = temporal.env.client.workflow.getHandle((await sql<{ id: string }>('SELECT id FROM instances WHERE provider_instance_id = $1', [id]))[0]!.id);
+    expect((await handle.result()).outcome).toBe('preempted');
+    expect((await transactions(a.auth)).length).toBe(charged);
+  });
+});
+
+describe('isolation', () => {
+  it('answers 404 to stop and terminate of another account\'s instance', async () => {
+    const a = await accountWith('vastai');
+    const b = await t.newAccount();
+    const id = (await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('vastai')).expect(201)).body.id;
+    expect((await t.http.post(`/v1/compute/${id}/terminate`).set(b.auth)).status).toBe(404);
+    expect((await t.http.post(`/v1/compute/${id}/stop`).set(b.auth)).status).toBe(404);
+    expect((await t.http.get('/v1/compute').set(b.auth)).body.data).toEqual([]);
+    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  });
+});
