@@ -32,6 +32,8 @@ export interface LaunchInput {
   /** How often a running instance is polled (preemption) and charged; hours in production, short in tests. */
   pollIntervalMs: number;
   meterIntervalMs: number;
+  /** How long one provider call attempt may take before Temporal retries it (a lost worker); default 60 s. */
+  activityTimeoutMs?: number;
 }
 
 export interface SshAccess {

@@ -22,20 +22,6 @@ export const stopInstanceUpdate = defineUpdate<InstanceRow>('stopInstance');
 export const terminateInstanceUpdate = defineUpdate<InstanceRow | null>('terminateInstance');
 export const instanceQuery = defineQuery<InstanceRow | null>('instance');
 
-const provider = proxyActivities<Activities>({
-  startToCloseTimeout: '60 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 6 },
-});
-/** Ending an instance must never give up: a leaked instance costs money. */
-const lifecycle = proxyActivities<Activities>({
-  startToCloseTimeout: '60 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-});
-const db = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
-});
-
 export interface LaunchResult {
   instanceId: string;
   outcome: 'terminated' | 'preempted' | 'lost';
@@ -64,6 +50,20 @@ function failureOf(err: unknown): { type: string; message: string } {
  */
 export async function launchInstance(input: LaunchInput, carried?: Carried): Promise<LaunchResult> {
   const id = input.instanceId;
+  const startToCloseTimeout = input.activityTimeoutMs ?? 60_000;
+  const provider = proxyActivities<Activities>({
+    startToCloseTimeout,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 6 },
+  });
+  /** Ending an instance must never give up: a leaked instance costs money. */
+  const lifecycle = proxyActivities<Activities>({
+    startToCloseTimeout,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+  });
+  const db = proxyActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
+  });
   let row: InstanceRow | null = carried?.row ?? null;
   let refused: { type: string; message: string } | null = null;
   let stopRequested = false;
@@ -103,7 +103,9 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
 
   // Wait for running, backing off from 1 s to 15 s between looks.
   let delay = 1000;
-  while (row.status !== 'running' && row.status !== 'stopped' && !terminateRequested) {
+  // Until metering has started (started_at), whatever the status says: a retried create can find the
+  // instance already running, and it still needs its start recorded and instance.started emitted.
+  while (!row.started_at && row.status !== 'stopped' && !terminateRequested) {
     let seen;
     try {
       seen = await provider.pollInstance(id);
