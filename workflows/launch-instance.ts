@@ -7,6 +7,7 @@ import {
   defineQuery,
   defineUpdate,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -60,6 +61,13 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     startToCloseTimeout,
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
   });
+  // The launch answer waits on these two steps, so they run as local activities: no task-queue round trip
+  // per step (bench:launch). Both are idempotent, so re-running them after a lost worker is safe.
+  const launching = proxyLocalActivities<Activities>({
+    startToCloseTimeout,
+    localRetryThreshold: '10 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 6 },
+  });
   const db = proxyActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
@@ -91,8 +99,8 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
 
   if (!row) {
     try {
-      const ssh: SshAccess = await provider.resolveSshAccess(input);
-      row = await provider.createInstance(input, ssh);
+      const ssh: SshAccess = await launching.resolveSshAccess(input);
+      row = await launching.createInstance(input, ssh);
     } catch (err) {
       refused = failureOf(err);
       await condition(allHandlersFinished);
