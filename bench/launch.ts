@@ -25,7 +25,7 @@ import { createProviderAdapters } from '../src/providers';
 import { PricingCache } from '../src/services/pricing-cache';
 import { createProviderCredentials } from '../src/services/provider-credentials';
 import { createWorker } from '../src/worker';
-import { startSimulators } from '../simulators';
+import { simulatorBaseUrls, startSimulators } from '../simulators';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -47,9 +47,7 @@ async function main(): Promise<void> {
   const address = env.connection.options.address;
   const sims = await startSimulators({ bootDelayMs: 1000 });
   const adapters = createProviderAdapters({
-    runpodBaseUrl: sims.runpod.baseUrl,
-    vastaiBaseUrl: sims.vastai.baseUrl,
-    lambdaBaseUrl: sims.lambda.baseUrl,
+    ...simulatorBaseUrls(sims),
     timeoutMs: 5000,
     logger: silentLogger,
   });

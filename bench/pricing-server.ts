@@ -18,7 +18,7 @@ import { createProviderAdapters } from '../src/providers';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
 import { PricingCache } from '../src/services/pricing-cache';
 import { KeyVault } from '../src/domain/key-vault';
-import { startSimulators } from '../simulators';
+import { simulatorBaseUrls, startSimulators } from '../simulators';
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 
@@ -30,9 +30,7 @@ async function main(): Promise<void> {
   const pool = await createDatabasePool(pg.url('bench'));
   const sims = await startSimulators();
   const adapters = createProviderAdapters({
-    runpodBaseUrl: sims.runpod.baseUrl,
-    vastaiBaseUrl: sims.vastai.baseUrl,
-    lambdaBaseUrl: sims.lambda.baseUrl,
+    ...simulatorBaseUrls(sims),
     timeoutMs: 5000,
     logger: silentLogger,
   });

@@ -58,3 +58,8 @@ export type { LambdaControl } from './lambda';
 export type { RunpodControl, RunpodSpotMode } from './runpod';
 export type { VastControl } from './vastai';
 export { LambdaSimulator, RunpodSimulator, VastSimulator };
+
+/** The three base URLs in the shape `createProviderAdapters` takes, to point the real adapters at the simulators. */
+export function simulatorBaseUrls(sims: Pick<Simulators, 'runpod' | 'vastai' | 'lambda'>) {
+  return { runpodBaseUrl: sims.runpod.baseUrl, vastaiBaseUrl: sims.vastai.baseUrl, lambdaBaseUrl: sims.lambda.baseUrl };
+}

@@ -10,7 +10,7 @@ import { createApp } from '../../src/http/app';
 import { KeyVault } from '../../src/domain/key-vault';
 import { createProviderAdapters } from '../../src/providers';
 import { silentLogger } from '../../src/logger';
-import { startSimulators, type Simulators } from '../../simulators';
+import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simulators';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { testAppDeps } from '../helpers/context';
@@ -68,9 +68,7 @@ beforeAll(async () => {
       temporal: { client: new Client({ connection }), taskQueue },
       vault: new KeyVault('crash', masterKey),
       adapters: createProviderAdapters({
-        runpodBaseUrl: sims.runpod.baseUrl,
-        vastaiBaseUrl: sims.vastai.baseUrl,
-        lambdaBaseUrl: sims.lambda.baseUrl,
+        ...simulatorBaseUrls(sims),
         timeoutMs: 2000,
         logger: silentLogger,
       }),

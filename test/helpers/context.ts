@@ -18,7 +18,7 @@ import { KeyVault } from '../../src/domain/key-vault';
 import { createApp, type AppDeps } from '../../src/http/app';
 import { silentLogger } from '../../src/logger';
 import { createProviderAdapters } from '../../src/providers';
-import { startSimulators, type Simulators } from '../../simulators';
+import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simulators';
 import { createTestDatabase, type TestDatabase } from './db';
 import { uniqueTaskQueue } from './temporal';
 
@@ -70,9 +70,7 @@ export async function createTestContext(
     ...(sims
       ? {
           adapters: createProviderAdapters({
-            runpodBaseUrl: sims.runpod.baseUrl,
-            vastaiBaseUrl: sims.vastai.baseUrl,
-            lambdaBaseUrl: sims.lambda.baseUrl,
+            ...simulatorBaseUrls(sims),
             timeoutMs: options.providerTimeoutMs ?? 2000,
             logger: silentLogger,
           }),

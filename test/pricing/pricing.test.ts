@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/logger';
 import { createProviderAdapters } from '../../src/providers';
 import { PricingCache } from '../../src/services/pricing-cache';
 import { ensurePricingSchedule } from '../../src/temporal/schedules';
-import { startSimulators, type Simulators } from '../../simulators';
+import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simulators';
 import type { PricingRefreshResult } from '../../workflows';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { testActivityDeps, testAppDeps } from '../helpers/context';
@@ -30,9 +30,7 @@ let scheduleId: string;
 beforeAll(async () => {
   [db, temporal, sims] = await Promise.all([createTestDatabase(), createTemporalTestEnv(), startSimulators()]);
   const adapters = createProviderAdapters({
-    runpodBaseUrl: sims.runpod.baseUrl,
-    vastaiBaseUrl: sims.vastai.baseUrl,
-    lambdaBaseUrl: sims.lambda.baseUrl,
+    ...simulatorBaseUrls(sims),
     timeoutMs: 2000,
     logger: silentLogger,
   });
