@@ -200,6 +200,20 @@ describe('retries never create a second instance', () => {
     await t.http.post(`/v1/compute/${res.body.id}/terminate`).set(a.auth).expect(200);
   });
 
+  it('finds the instance when the create call timed out at our end but went through at the provider', async () => {
+    const a = await accountWith('runpod');
+    // The adapters in this test time out after 2 s; the create takes effect at once, its answer takes 3 s.
+    t.sims.runpod.control.setLatency(3_000, { match: { method: 'POST', path: /^\/v2\/pods$/ }, afterHandling: true });
+    try {
+      const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod'));
+      expect(res.status).toBe(201);
+      expect(t.sims.runpod.control.instances(a.simKey).map((i) => i.id)).toEqual([res.body.id]);
+      expect(await sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).toHaveLength(1);
+    } finally {
+      t.sims.runpod.control.setLatency(0);
+    }
+  });
+
   it('replays the same Idempotency-Key and body as one instance, and refuses another body with 409', async () => {
     const a = await accountWith('runpod');
     const send = (body: object) => t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'order-42').send(body);
@@ -237,6 +251,25 @@ describe('spot preemption', () => {
     const handle = temporal.env.client.workflow.getHandle((await sql<{ id: string }>('SELECT id FROM instances WHERE provider_instance_id = $1', [id]))[0]!.id);
     expect((await handle.result()).outcome).toBe('preempted');
     expect((await transactions(a.auth)).length).toBe(charged);
+  });
+});
+
+describe('listing', () => {
+  it('still lists the other providers\' instances when one provider fails, naming it in errors', async () => {
+    const a = await accountWith('vastai');
+    const runpodKey = t.sims.runpod.createKey();
+    await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'runpod', api_key: runpodKey }).expect(201);
+    const id = (await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('vastai')).expect(201)).body.id;
+    t.sims.runpod.control.serverErrors(50, { status: 500 });
+    try {
+      const res = await t.http.get('/v1/compute').set(a.auth);
+      expect(res.status).toBe(200);
+      expect(res.body.data.map((i: { id: string; managed: boolean }) => [i.id, i.managed])).toEqual([[id, true]]);
+      expect(res.body.errors).toEqual([{ provider: 'runpod', code: 'provider_unavailable', message: expect.any(String) }]);
+    } finally {
+      t.sims.runpod.control.resetFaults();
+    }
+    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
   });
 });
 
