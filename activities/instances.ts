@@ -145,8 +145,10 @@ export function createInstanceActivities(deps: ActivityDeps) {
     async stopInstance(id: string): Promise<InstanceRow> {
       const row = await rowOf(id);
       await instances.markStatus(id, 'stopping');
-      await withProvider(row.account_id, row.provider, (apiKey) => deps.adapters[row.provider].stop(apiKey, row.provider_instance_id!));
-      return rowOf(id);
+      const stopped = await withProvider(row.account_id, row.provider, (apiKey) =>
+        deps.adapters[row.provider].stop(apiKey, row.provider_instance_id!),
+      );
+      return instances.refreshFromProvider(id, stopped);
     },
 
     async terminateInstance(id: string): Promise<void> {

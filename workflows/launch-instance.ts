@@ -147,7 +147,8 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     if (stopRequested) {
       stopRequested = false;
       if (row.status === 'running') {
-        row = await lifecycle.stopInstance(id);
+        // `row` changes only once charge and event are written: the stop update resolves on it.
+        await lifecycle.stopInstance(id);
         await db.chargeInstance(id, Date.now());
         row = await db.finishInstance(id, 'stopped', 'instance.stopped', Date.now());
       }

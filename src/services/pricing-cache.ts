@@ -78,7 +78,26 @@ export class PricingCache {
   }
 }
 
-function prepare(id: number, snapshot: PricingSnapshot): CachedPricing {
+/** Postgres jsonb reorders object keys; put them back in the documented order before serializing. */
+function inDocumentedOrder(s: PricingSnapshot): PricingSnapshot {
+  return {
+    gpu_types: s.gpu_types.map((g) => ({
+      gpu_type: g.gpu_type,
+      display_name: g.display_name,
+      offers: g.offers.map((o) => ({
+        provider: o.provider,
+        price_per_hour: o.price_per_hour,
+        availability: o.availability,
+        spot: o.spot,
+        ...(o.region ? { region: o.region } : {}),
+      })),
+    })),
+    last_updated: s.last_updated,
+  };
+}
+
+function prepare(id: number, stored: PricingSnapshot): CachedPricing {
+  const snapshot = inDocumentedOrder(stored);
   const body = Buffer.from(JSON.stringify(snapshot));
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
   return { id, snapshot, body, etag, byGpu: new Map(snapshot.gpu_types.map((g) => [g.gpu_type, g])) };

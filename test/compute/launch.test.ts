@@ -92,7 +92,7 @@ describe.each(PROVIDERS)('%s: launch → running → charges → terminate', (pr
 
     const terminated = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
     expect(terminated.status).toBe(200);
-    expect(terminated.body).toMatchObject({ id, status: 'terminated' });
+    expect(terminated.body).toMatchObject({ id, status: 'terminated', provider_status: null });
     // Lambda reports `terminating` for a moment before the instance leaves its list.
     await eventually('the provider to drop the instance', () => (t.sims[provider].control.instances(a.simKey).length === 0 ? true : undefined));
     expect((await events(a.accountId)).map((e) => e.type)).toEqual(['instance.started', 'instance.terminated']);
@@ -125,6 +125,7 @@ describe('stop', () => {
     const stopped = await t.http.post(`/v1/compute/${id}/stop`).set(a.auth);
     expect(stopped.status).toBe(200);
     expect(stopped.body.status).toBe('stopped');
+    expect(stopped.body.provider_status).toBe('EXITED');
     expect((await events(a.accountId)).map((e) => e.type)).toContain('instance.stopped');
     await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
 

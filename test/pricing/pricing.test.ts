@@ -85,6 +85,7 @@ describe('the pricing-refresh schedule', () => {
       const prices = gpu.offers.map((o: { price_per_hour: number }) => o.price_per_hour);
       expect(prices).toEqual([...prices].sort((a, b) => a - b));
       for (const offer of gpu.offers) {
+        expect(Object.keys(offer).slice(0, 4)).toEqual(['provider', 'price_per_hour', 'availability', 'spot']);
         expect(offer.price_per_hour).toBeGreaterThan(0);
         expect(Number.isInteger(offer.availability)).toBe(true);
       }

@@ -165,6 +165,7 @@ export function createInstanceQueries(pool: Pool) {
       return pool.transaction(async (tx) => {
         const row = await tx.one(sql.type(InstanceRow)`
           UPDATE instances SET status = ${status},
+            provider_status = CASE WHEN ${status} = 'stopped' THEN provider_status ELSE NULL END,
             ended_at = CASE WHEN ${status} = 'stopped' THEN ended_at ELSE coalesce(ended_at, ${at.toISOString()}) END,
             updated_at = now()
           WHERE id = ${id} RETURNING ${COLUMNS}`);
