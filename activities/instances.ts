@@ -34,6 +34,8 @@ export interface LaunchInput {
   meterIntervalMs: number;
   /** How long one provider call attempt may take before Temporal retries it (a lost worker); default 60 s. */
   activityTimeoutMs?: number;
+  /** Loop turns before the workflow continues as new (bounded history); default 500. */
+  continueAsNewAfter?: number;
 }
 
 export interface SshAccess {

@@ -181,7 +181,7 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
       break;
     }
     if (!seen.gone) row = seen.row.status === 'terminated' ? row : seen.row;
-    if (turn >= CONTINUE_AS_NEW_AFTER || workflowInfo().continueAsNewSuggested) {
+    if (turn >= (input.continueAsNewAfter ?? CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof launchInstance>(input, { row, nextChargeAt });
     }

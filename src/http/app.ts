@@ -38,7 +38,7 @@ export interface AppDeps {
   vault: KeyVault;
   pricing: PricingCache;
   /** Poll and meter intervals for new launch workflows; defaults: 1 min and 1 h. */
-  launchTiming?: { pollIntervalMs: number; meterIntervalMs: number; activityTimeoutMs?: number };
+  launchTiming?: { pollIntervalMs: number; meterIntervalMs: number; activityTimeoutMs?: number; continueAsNewAfter?: number };
   publicBaseUrl?: string;
 }
 

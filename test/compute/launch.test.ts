@@ -7,6 +7,8 @@ import { Client as PgClient } from 'pg';
 import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { createProviderCredentials } from '../../src/services/provider-credentials';
 import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
+import request from 'supertest';
+import { createApp } from '../../src/http/app';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
@@ -252,6 +254,34 @@ describe('spot preemption', () => {
     const handle = temporal.env.client.workflow.getHandle((await sql<{ id: string }>('SELECT id FROM instances WHERE provider_instance_id = $1', [id]))[0]!.id);
     expect((await handle.result()).outcome).toBe('preempted');
     expect((await transactions(a.auth)).length).toBe(charged);
+  });
+});
+
+describe('continue-as-new', () => {
+  it('keeps charges exact across many runs of the workflow', async () => {
+    const fast = request(
+      createApp({ ...t.deps, launchTiming: { pollIntervalMs: 100, meterIntervalMs: 250, continueAsNewAfter: 2 } }).callback(),
+    );
+    const a = await accountWith('lambda');
+    const id = (await fast.post('/v1/compute/launch').set(a.auth).send(launchBody('lambda')).expect(201)).body.id as string;
+    const workflowId = (await sql<{ id: string }>('SELECT id FROM instances WHERE provider_instance_id = $1', [id]))[0]!.id;
+    const handle = temporal.env.client.workflow.getHandle(workflowId);
+    const firstRunId = (await handle.describe()).runId;
+    await eventually('a third run of the workflow', async () => {
+      let runs = 0;
+      for await (const _ of temporal.env.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs++;
+      return runs >= 3 ? true : undefined;
+    }, 30_000, 250);
+    expect((await handle.describe()).runId).not.toBe(firstRunId);
+    await eventually('several charges', async () => ((await transactions(a.auth)).length >= 4 ? true : undefined), 30_000);
+    await fast.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+
+    const [row] = await sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
+      'SELECT started_at, metered_through, price_per_hour_micros FROM instances WHERE provider_instance_id = $1', [id]);
+    const expected = Math.round((Number(row!.price_per_hour_micros) * (row!.metered_through.getTime() - row!.started_at.getTime())) / 3_600_000);
+    const charges = await transactions(a.auth);
+    expect(-Math.round(charges.reduce((s, c) => s + c.amount, 0) * 1e6)).toBe(expected);
+    expect((await events(a.accountId)).map((e) => e.type)).toEqual(['instance.started', 'instance.terminated']);
   });
 });
 

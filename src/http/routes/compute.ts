@@ -165,7 +165,7 @@ export interface ComputeDeps {
   instances: InstanceQueries;
   sshKeys: SshKeyQueries;
   /** Poll and meter intervals handed to new launch workflows (hours in production; short in tests). */
-  launchTiming?: { pollIntervalMs: number; meterIntervalMs: number; activityTimeoutMs?: number };
+  launchTiming?: { pollIntervalMs: number; meterIntervalMs: number; activityTimeoutMs?: number; continueAsNewAfter?: number };
 }
 
 export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
