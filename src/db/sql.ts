@@ -5,6 +5,5 @@ import { z } from 'zod';
 export const sql = createSqlTag({
   typeAliases: {
     void: z.object({}).strict(),
-    id: z.object({ id: z.string() }),
   },
 });
