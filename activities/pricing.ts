@@ -20,7 +20,11 @@ export function toActivityFailure(err: unknown): unknown {
     });
   }
   if (err instanceof ProviderRequestError && !err.retryable) {
-    return ApplicationFailure.nonRetryable(err.message, `provider_${err.kind}`, { provider: err.provider, kind: err.kind });
+    return ApplicationFailure.nonRetryable(err.message, `provider_${err.kind}`, {
+      provider: err.provider,
+      kind: err.kind,
+      providerStatus: err.providerStatus ?? null,
+    });
   }
   return err;
 }

@@ -35,9 +35,17 @@ interface Carried {
 
 const CONTINUE_AS_NEW_AFTER = 500;
 
-function failureOf(err: unknown): { type: string; message: string } {
+interface Refusal {
+  type: string;
+  message: string;
+  details?: unknown[];
+}
+
+function failureOf(err: unknown): Refusal {
   const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure) return { type: cause.type ?? 'provider_error', message: cause.message };
+  if (cause instanceof ApplicationFailure) {
+    return { type: cause.type ?? 'provider_error', message: cause.message, details: [...(cause.details ?? [])] };
+  }
   if (cause instanceof Error) return { type: 'provider_unavailable', message: cause.message };
   return { type: 'internal_error', message: String(cause) };
 }
@@ -73,7 +81,7 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
   });
   let row: InstanceRow | null = carried?.row ?? null;
-  let refused: { type: string; message: string } | null = null;
+  let refused: Refusal | null = null;
   let stopRequested = false;
   let terminateRequested = false;
 
@@ -83,7 +91,7 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
       throw ApplicationFailure.nonRetryable('This Idempotency-Key was used with a different request body.', 'idempotency_conflict');
     }
     await condition(() => row !== null || refused !== null);
-    if (refused) throw ApplicationFailure.nonRetryable(refused.message, refused.type);
+    if (refused) throw ApplicationFailure.nonRetryable(refused.message, refused.type, ...(refused.details ?? []));
     return row!;
   });
   setHandler(stopInstanceUpdate, async () => {
@@ -105,7 +113,7 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
       refused = failureOf(err);
       await condition(allHandlersFinished);
       // Failing the run lets the same Idempotency-Key try again later: no instance exists.
-      throw ApplicationFailure.nonRetryable(refused.message, refused.type);
+      throw ApplicationFailure.nonRetryable(refused.message, refused.type, ...(refused.details ?? []));
     }
   }
 

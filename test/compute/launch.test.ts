@@ -177,6 +177,17 @@ describe('launch validation and refusals', () => {
     await t.http.post(`/v1/compute/${res.body.id}/terminate`).set(a.auth).expect(200);
   });
 
+  it('answers 502 provider_error with the provider\'s status for a refusal we cannot map, and leaves nothing behind', async () => {
+    const a = await accountWith('runpod');
+    t.sims.runpod.control.serverErrors(1, { match: { method: 'POST', path: /^\/v2\/pods$/ }, status: 400 });
+    const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod'));
+    expect(res.status).toBe(502);
+    expect(res.body.error.code).toBe('provider_error');
+    expect(res.body.error.details[0]).toMatchObject({ provider: 'runpod', provider_status: 400 });
+    expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
+    expect(await sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).toEqual([]);
+  });
+
   it('answers 422 no_capacity and leaves nothing behind', async () => {
     const a = await accountWith('runpod');
     t.sims.runpod.control.setNoCapacity('rtx-a6000');

@@ -148,8 +148,10 @@ function launchRefusal(provider: ProviderId, failure: ApplicationFailure): ApiEr
     case 'provider_transient':
     case 'provider_unavailable':
       return new ProviderUnavailableError(provider, failure.message);
-    default:
-      return new ProviderApiError(provider, 0, failure.message);
+    default: {
+      const detail = failure.details?.[0] as { providerStatus?: number | null } | undefined;
+      return new ProviderApiError(provider, detail?.providerStatus ?? 0, failure.message);
+    }
   }
 }
 
