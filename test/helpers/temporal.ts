@@ -26,7 +26,7 @@ export function uniqueTaskQueue(prefix = 'test'): string {
 export async function createTemporalTestEnv(): Promise<TemporalTestEnv> {
   if (!runtimeInstalled) {
     runtimeInstalled = true;
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    Runtime.install({ logger: new DefaultLogger('ERROR') }); // tests provoke activity failures on purpose
   }
   const address = process.env.TEST_TEMPORAL_ADDRESS!;
   const env = await TestWorkflowEnvironment.createFromExistingServer({ address });
