@@ -17,8 +17,11 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/reporters/*.js', 'jest.config.js'],
-    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', process: 'readonly' } },
+    files: ['test/reporters/*.js', 'jest.config.js', 'scripts/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { module: 'writable', process: 'readonly', require: 'readonly', __dirname: 'readonly' },
+    },
   },
   {
     files: ['workflows/**/*.ts'],

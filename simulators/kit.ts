@@ -131,6 +131,18 @@ export class SimServer implements FaultControl {
     this.routes.push({ method: method.toUpperCase(), pattern, ...compile(pattern), handler });
   }
 
+  /** The fault knobs every simulator's `control` exposes, bound to this server. */
+  faultControl(): FaultControl {
+    return {
+      rateLimit: (c, o) => this.rateLimit(c, o),
+      serverErrors: (c, o) => this.serverErrors(c, o),
+      setLatency: (ms, o) => this.setLatency(ms, o),
+      requests: (m) => this.requests(m),
+      clearRequests: () => this.clearRequests(),
+      resetFaults: () => this.resetFaults(),
+    };
+  }
+
   rateLimit(count: number, opts: { match?: RequestMatch; retryAfterSeconds?: number | null } = {}): void {
     this.rateLimits.push({
       remaining: count,

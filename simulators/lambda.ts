@@ -176,12 +176,7 @@ export class LambdaSimulator {
   private control(): LambdaControl {
     const s = this.server;
     return {
-      rateLimit: (c, o) => s.rateLimit(c, o),
-      serverErrors: (c, o) => s.serverErrors(c, o),
-      setLatency: (ms, o) => s.setLatency(ms, o),
-      requests: (m) => s.requests(m),
-      clearRequests: () => s.clearRequests(),
-      resetFaults: () => s.resetFaults(),
+      ...s.faultControl(),
       setBootDelay: (ms) => {
         this.bootDelay = ms;
       },

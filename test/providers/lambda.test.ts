@@ -3,25 +3,11 @@ import { allGpuSlugs } from '../../src/providers/gpu-catalog';
 import { createLambdaAdapter } from '../../src/providers/lambda';
 import type { LaunchSpec, ProviderAdapter } from '../../src/providers/types';
 import { startSimulators, type Simulators } from '../../simulators';
-import { capturingLogger, expectProviderError, pollUntil, SSH_KEY_A, SSH_KEY_B } from './support';
+import { capturingLogger, secretTracker, pollUntil, SSH_KEY_A, SSH_KEY_B } from './support';
 
 let sims: Simulators;
 let adapter: ProviderAdapter;
-const logLines: string[] = [];
-const keysUsed: string[] = [];
-const errorMessages: string[] = [];
-
-function key(): string {
-  const k = sims.lambda.createKey();
-  keysUsed.push(k);
-  return k;
-}
-
-async function failing(promise: Promise<unknown>, kind: Parameters<typeof expectProviderError>[1]) {
-  const err = await expectProviderError(promise, kind, 'lambda');
-  errorMessages.push(err.message);
-  return err;
-}
+const { logLines, keysUsed, errorMessages, key, failing } = secretTracker('lambda', () => sims.lambda.createKey());
 
 /** A fresh key with the SSH key `main` registered. */
 async function keyWithSsh(): Promise<string> {

@@ -3,25 +3,11 @@ import { allGpuSlugs } from '../../src/providers/gpu-catalog';
 import { createRunpodAdapter } from '../../src/providers/runpod';
 import type { ProviderAdapter, ProviderInstance } from '../../src/providers/types';
 import { startSimulators, type Simulators } from '../../simulators';
-import { capturingLogger, expectProviderError, pollUntil, SSH_KEY_A } from './support';
+import { capturingLogger, secretTracker, pollUntil, SSH_KEY_A } from './support';
 
 let sims: Simulators;
 let adapter: ProviderAdapter;
-const logLines: string[] = [];
-const keysUsed: string[] = [];
-const errorMessages: string[] = [];
-
-function key(): string {
-  const k = sims.runpod.createKey();
-  keysUsed.push(k);
-  return k;
-}
-
-async function failing(promise: Promise<unknown>, kind: Parameters<typeof expectProviderError>[1]) {
-  const err = await expectProviderError(promise, kind, 'runpod');
-  errorMessages.push(err.message);
-  return err;
-}
+const { logLines, keysUsed, errorMessages, key, failing } = secretTracker('runpod', () => sims.runpod.createKey());
 
 const spec = (name: string, extra: Partial<Parameters<ProviderAdapter['launch']>[1]> = {}) => ({
   gpuType: 'rtx-4090',

@@ -62,3 +62,29 @@ export function capturingLogger(lines: string[] = []): CapturingLogger {
 
 export const SSH_KEY_A = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx1Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0 alice@laptop';
 export const SSH_KEY_B = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHNlY29uZGtleWZvcnRlc3RzYmJiYmJiYmJiYmJi bob@desk';
+
+/**
+ * What one provider's test file handed out and saw: the keys it created, the error messages and log lines
+ * the adapter produced, so the file can assert at the end that no key leaked into any of them.
+ */
+export function secretTracker(provider: string, createKey: () => string) {
+  const logLines: string[] = [];
+  const keysUsed: string[] = [];
+  const errorMessages: string[] = [];
+  return {
+    logLines,
+    keysUsed,
+    errorMessages,
+    key(): string {
+      const k = createKey();
+      keysUsed.push(k);
+      return k;
+    },
+    /** Awaits a provider error of `kind` and keeps its message for the leak check. */
+    async failing(promise: Promise<unknown>, kind: ProviderFailureKind): Promise<ProviderRequestError> {
+      const err = await expectProviderError(promise, kind, provider);
+      errorMessages.push(err.message);
+      return err;
+    },
+  };
+}
