@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     adapters,
     vault,
     publicBaseUrl: config.PUBLIC_BASE_URL,
+    rateLimit: { burst: config.RATE_LIMIT_BURST, perMinute: config.RATE_LIMIT_PER_MINUTE },
   });
   const server: Server = app.listen(config.PORT, config.HOST, () => {
     const address = server.address();

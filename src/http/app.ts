@@ -19,6 +19,7 @@ import { sql } from '../db/sql';
 import type { Logger } from '../logger';
 import { bearerAuth } from './auth';
 import { edge } from './edge';
+import { RateLimiter, type RateLimitSettings } from './rate-limit';
 import { buildOpenApiDocument, renderDocsPage } from './openapi';
 import { ApiRouter } from './route';
 import { registerBillingRoutes } from './routes/billing';
@@ -37,6 +38,8 @@ export interface AppDeps {
   adapters: Record<ProviderId, ProviderAdapter>;
   vault: KeyVault;
   pricing: PricingCache;
+  /** Requests per service key; default bursts of 120, 600 a minute. */
+  rateLimit?: RateLimitSettings;
   /** Poll and meter intervals for new launch workflows; defaults: 1 min and 1 h. */
   launchTiming?: { pollIntervalMs: number; meterIntervalMs: number; activityTimeoutMs?: number; continueAsNewAfter?: number };
   publicBaseUrl?: string;
@@ -44,7 +47,8 @@ export interface AppDeps {
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: true });
-  const api = new ApiRouter(bearerAuth(createAccountQueries(deps.pool)));
+  const limiter = new RateLimiter(deps.rateLimit ?? { burst: 120, perMinute: 600 });
+  const api = new ApiRouter(bearerAuth(createAccountQueries(deps.pool), limiter));
 
   const providerKeys = createProviderKeyQueries(deps.pool);
   const credentials = createProviderCredentials(providerKeys, deps.vault);

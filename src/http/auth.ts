@@ -2,9 +2,10 @@ import type { Context, Next } from 'koa';
 import type { AccountQueries } from '../db/queries/accounts';
 import { hashServiceKey, looksLikeServiceKey } from '../domain/service-keys';
 import { UnauthenticatedError } from '../errors';
+import type { RateLimiter } from './rate-limit';
 
-/** Bearer service-key authentication; sets `ctx.state.accountId`. */
-export function bearerAuth(accounts: Pick<AccountQueries, 'findAccountIdByKeyHash'>) {
+/** Bearer service-key authentication, then the key's rate limit; sets `ctx.state.accountId`. */
+export function bearerAuth(accounts: Pick<AccountQueries, 'findAccountIdByKeyHash'>, limiter?: RateLimiter) {
   return async (ctx: Context, next: Next) => {
     const header = ctx.get('authorization');
     const match = /^Bearer ([^\s]+)$/.exec(header);
@@ -12,8 +13,10 @@ export function bearerAuth(accounts: Pick<AccountQueries, 'findAccountIdByKeyHas
     if (!match || !looksLikeServiceKey(match[1]!)) {
       throw new UnauthenticatedError('The Authorization header must be "Bearer <API_KEY>" with a service key.');
     }
-    const accountId = await accounts.findAccountIdByKeyHash(hashServiceKey(match[1]!));
+    const keyHash = hashServiceKey(match[1]!);
+    const accountId = await accounts.findAccountIdByKeyHash(keyHash);
     if (!accountId) throw new UnauthenticatedError('The service key is unknown or revoked.');
+    limiter?.take(keyHash);
     ctx.state.accountId = accountId;
     await next();
   };

@@ -22,7 +22,7 @@ describe('KeyVault', () => {
   it('refuses a tampered ciphertext', () => {
     const vault = new KeyVault('k1', k1);
     const sealed = vault.seal('rpa_SECRET123', 'acct_a');
-    sealed.ciphertext[0] ^= 1;
+    sealed.ciphertext[0]! ^= 1;
     expect(() => vault.open(sealed, 'acct_a')).toThrow();
   });
 
