@@ -126,12 +126,10 @@ async function main(): Promise<void> {
 
   server.close();
   worker.shutdown();
-  await running;
-  await connection.close();
-  await nativeConnection.close();
-  await env.teardown();
-  await sims.close();
-  await pool.end();
+  await running.catch(() => undefined);
+  // Every part is stopped even if one fails: a leftover dev server or Postgres would outlive the run.
+  await Promise.allSettled([connection.close(), nativeConnection.close()]);
+  await Promise.allSettled([env.teardown(), sims.close(), pool.end()]);
   await pg.stop();
 }
 
