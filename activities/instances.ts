@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { createInstanceQueries, type EventType, type InstanceRow } from '../src/db/queries/instances';
 import { createSshKeyQueries } from '../src/db/queries/ssh-keys';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
-import { toActivityFailure } from './pricing';
+import { toActivityFailure } from './provider-failures';
 import type { ActivityDeps } from './index';
 
 export interface LaunchInput {

@@ -1,33 +1,12 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { createPricingQueries, type ProviderOutcome } from '../src/db/queries/pricing';
 import { toStoredOffer, type StoredOffer } from '../src/domain/pricing';
-import { ProviderRequestError } from '../src/errors';
 import type { ProviderId } from '../src/providers/types';
 import type { ActivityDeps } from './index';
+import { toActivityFailure } from './provider-failures';
 
 /** Providers whose price list can be read without a key. */
 const PUBLIC_PRICE_LISTS: readonly ProviderId[] = ['vastai'];
-
-/** Provider failures: transient ones are thrown as they are (Temporal retries), the rest end the attempt series. */
-export function toActivityFailure(err: unknown): unknown {
-  if (err instanceof ProviderRequestError && err.kind === 'rate_limited') {
-    // Retried, but not before the provider's own delay has passed.
-    return ApplicationFailure.create({
-      message: err.message,
-      type: 'provider_rate_limited',
-      nextRetryDelay: err.retryAfterMs ?? 1000,
-      details: [{ provider: err.provider, kind: err.kind }],
-    });
-  }
-  if (err instanceof ProviderRequestError && !err.retryable) {
-    return ApplicationFailure.nonRetryable(err.message, `provider_${err.kind}`, {
-      provider: err.provider,
-      kind: err.kind,
-      providerStatus: err.providerStatus ?? null,
-    });
-  }
-  return err;
-}
 
 export function createPricingActivities(deps: ActivityDeps) {
   const queries = createPricingQueries(deps.pool);
