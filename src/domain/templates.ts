@@ -128,7 +128,3 @@ export const TEMPLATES: readonly Template[] = Object.freeze([
     default_ports: [22, 8080],
   },
 ]);
-
-export function findTemplate(slug: string): Template | undefined {
-  return TEMPLATES.find((t) => t.slug === slug);
-}

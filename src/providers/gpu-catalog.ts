@@ -211,11 +211,6 @@ export function allGpuSlugs(): GpuSlug[] {
   return CATALOG.map((e) => e.slug);
 }
 
-/** Every catalog entry, in catalog order. */
-export function allGpus(): readonly GpuCatalogEntry[] {
-  return CATALOG;
-}
-
 /** Slug for a RunPod GPU id (`gpu.id` / catalog `id`); `null` when the id is not in the table. */
 export function slugFromRunpod(gpuTypeId: string | null | undefined): GpuSlug | null {
   if (!gpuTypeId) return null;
