@@ -24,6 +24,9 @@ export type ErrorCode =
   | 'provider_error'
   | 'provider_unavailable'
   | 'method_not_allowed'
+  | 'request_timeout'
+  | 'insufficient_balance'
+  | 'service_unavailable'
   | 'internal_error';
 
 export class ApiError extends Error {
@@ -120,6 +123,30 @@ export class ProviderApiError extends ApiError {
 export class ProviderUnavailableError extends ApiError {
   constructor(provider: string, reason: string) {
     super(503, 'provider_unavailable', `${provider} could not be reached: ${reason}`);
+  }
+}
+
+/** A launch (or scheduled run) whose first hour the balance cannot cover. */
+export class InsufficientBalanceError extends ApiError {
+  constructor(message: string) {
+    super(402, 'insufficient_balance', message);
+  }
+}
+
+/** The client sent its body too slowly. */
+export class RequestTimeoutError extends ApiError {
+  constructor(seconds: number) {
+    super(408, 'request_timeout', `The request body was not received within ${seconds} s.`);
+  }
+}
+
+/**
+ * Our own engine (Temporal) or database cannot be reached. Retrying is safe: every mutating call is idempotent
+ * (launches by Idempotency-Key, stop and terminate by nature).
+ */
+export class ServiceUnavailableError extends ApiError {
+  constructor(message: string, retryAfterSeconds = 5) {
+    super(503, 'service_unavailable', message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
   }
 }
 

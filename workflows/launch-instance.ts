@@ -5,6 +5,7 @@ import {
   condition,
   continueAsNew,
   defineQuery,
+  defineSignal,
   defineUpdate,
   proxyActivities,
   proxyLocalActivities,
@@ -22,6 +23,16 @@ export const stopInstanceUpdate = defineUpdate<InstanceRow>('stopInstance');
 /** Terminates and resolves with the terminated record (after the final charge). */
 export const terminateInstanceUpdate = defineUpdate<InstanceRow | null>('terminateInstance');
 export const instanceQuery = defineQuery<InstanceRow | null>('instance');
+
+/** A stop or terminate asked for by the service itself (budget alert, depleted balance, schedule limit). */
+export interface EndInstanceRequest {
+  /** `stop` on runpod, `terminate` elsewhere; a `stop` sent for another provider terminates. */
+  action: 'stop' | 'terminate';
+  /** Why, in words for the instance's record and events, e.g. "budget alert alert_… reached". */
+  reason: string;
+}
+/** Fire-and-forget form of stop/terminate for other workflows and services: nobody waits on an answer. */
+export const endInstanceSignal = defineSignal<[EndInstanceRequest]>('endInstance');
 
 export interface LaunchResult {
   instanceId: string;
@@ -84,6 +95,7 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
   let refused: Refusal | null = null;
   let stopRequested = false;
   let terminateRequested = false;
+  let endReason: string | null = null;
 
   setHandler(instanceQuery, () => row);
   setHandler(launchAcceptedUpdate, async (requestHash: string) => {
@@ -98,6 +110,11 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     stopRequested = true;
     await condition(() => row?.status === 'stopped' || row?.status === 'terminated' || refused !== null);
     return row!;
+  });
+  setHandler(endInstanceSignal, (request: EndInstanceRequest) => {
+    endReason ??= request.reason;
+    if (request.action === 'stop' && input.provider === 'runpod') stopRequested = true;
+    else terminateRequested = true;
   });
   setHandler(terminateInstanceUpdate, async () => {
     terminateRequested = true;
@@ -149,7 +166,7 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     if (terminateRequested) {
       await lifecycle.terminateInstance(id);
       if (row.status === 'running') await db.chargeInstance(id, Date.now());
-      row = await db.finishInstance(id, 'terminated', 'instance.terminated', Date.now());
+      row = await db.finishInstance(id, 'terminated', 'instance.terminated', Date.now(), endReason ? { reason: endReason } : {});
       break;
     }
     if (stopRequested) {
@@ -158,7 +175,7 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
         // `row` changes only once charge and event are written: the stop update resolves on it.
         await lifecycle.stopInstance(id);
         await db.chargeInstance(id, Date.now());
-        row = await db.finishInstance(id, 'stopped', 'instance.stopped', Date.now());
+        row = await db.finishInstance(id, 'stopped', 'instance.stopped', Date.now(), endReason ? { reason: endReason } : {});
       }
       continue;
     }

@@ -25,6 +25,7 @@ import { ApiRouter } from './route';
 import { registerBillingRoutes } from './routes/billing';
 import { registerComputeRoutes } from './routes/compute';
 import { createInstanceQueries } from '../db/queries/instances';
+import { createInstanceClient } from '../workflow-clients/instances';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerProviderKeyRoutes } from './routes/provider-keys';
 import { registerRecommendationRoutes } from './routes/recommendations';
@@ -57,11 +58,12 @@ export function createApp(deps: AppDeps): Koa {
   registerSshKeyRoutes(api, sshKeys);
   registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters });
   registerTemplateRoutes(api);
+  const instances = createInstanceQueries(deps.pool);
   registerComputeRoutes(api, {
-    temporal: deps.temporal,
+    workflows: createInstanceClient({ temporal: deps.temporal, instances }),
     adapters: deps.adapters,
     credentials,
-    instances: createInstanceQueries(deps.pool),
+    instances,
     sshKeys,
     launchTiming: deps.launchTiming,
   });

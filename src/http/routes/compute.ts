@@ -1,40 +1,15 @@
 import { createHash } from 'node:crypto';
-import {
-  WithStartWorkflowOperation,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-  WorkflowUpdateFailedError,
-  WorkflowNotFoundError,
-  type Client,
-} from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { InstanceQueries, InstanceRow } from '../../db/queries/instances';
 import type { SshKeyQueries } from '../../db/queries/ssh-keys';
 import { randomToken } from '../../domain/ids';
 import { microsToDollars } from '../../domain/money';
-import {
-  ApiError,
-  ConflictError,
-  NoCapacityError,
-  NotFoundError,
-  ProviderApiError,
-  ProviderNotConnectedError,
-  ProviderUnavailableError,
-  UnsupportedOperationError,
-  ValidationError,
-} from '../../errors';
+import { ApiError, NotFoundError, ProviderNotConnectedError, UnsupportedOperationError, ValidationError } from '../../errors';
 import { isKnownGpuSlug } from '../../providers/gpu-catalog';
 import { PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
 import type { ProviderCredentials } from '../../services/provider-credentials';
-import {
-  launchAcceptedUpdate,
-  launchInstance,
-  stopInstanceUpdate,
-  terminateInstanceUpdate,
-} from '../../../workflows/launch-instance';
 import type { LaunchInput } from '../../../activities/instances';
+import type { InstanceClient } from '../../workflow-clients/instances';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
 import { providerId } from './provider-keys';
@@ -133,35 +108,13 @@ function fromProvider(i: ProviderInstance, row: InstanceRow | undefined): Instan
   };
 }
 
-/** The documented error for a launch the workflow refused (its ApplicationFailure type). */
-function launchRefusal(provider: ProviderId, failure: ApplicationFailure): ApiError {
-  switch (failure.type) {
-    case 'idempotency_conflict':
-      return new ConflictError(failure.message);
-    case 'provider_no_capacity':
-      return new NoCapacityError(provider, failure.message);
-    case 'provider_not_connected':
-      return new ProviderNotConnectedError(provider);
-    case 'validation_error':
-      return new ValidationError(failure.message);
-    case 'provider_rate_limited':
-    case 'provider_transient':
-    case 'provider_unavailable':
-      return new ProviderUnavailableError(provider, failure.message);
-    default: {
-      const detail = failure.details?.[0] as { providerStatus?: number | null } | undefined;
-      return new ProviderApiError(provider, detail?.providerStatus ?? 0, failure.message);
-    }
-  }
-}
-
 function requestHash(body: LaunchBody): string {
   const canonical = JSON.stringify(Object.keys(body).sort().map((k) => [k, body[k as keyof LaunchBody]]));
   return createHash('sha256').update(canonical).digest('hex');
 }
 
 export interface ComputeDeps {
-  temporal: { client: Client; taskQueue: string };
+  workflows: InstanceClient;
   adapters: Record<ProviderId, ProviderAdapter>;
   credentials: ProviderCredentials;
   instances: InstanceQueries;
@@ -226,32 +179,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
         warnings,
         ...timing,
       };
-      try {
-        const row = await deps.temporal.client.workflow.executeUpdateWithStart(launchAcceptedUpdate, {
-          args: [hash],
-          startWorkflowOperation: new WithStartWorkflowOperation(launchInstance, {
-            workflowId: instanceId,
-            taskQueue: deps.temporal.taskQueue,
-            args: [input],
-            workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-            // A launch that was refused (nothing created) may be retried with the same key; one that ran may not.
-            workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-          }),
-        });
-        return { status: 201, body: toInstanceRecord(row) };
-      } catch (err) {
-        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-          throw launchRefusal(body.provider, err.cause);
-        }
-        if (err instanceof WorkflowExecutionAlreadyStartedError) {
-          // The key's launch has run its course: replay its record.
-          const row = await deps.instances.findById(instanceId);
-          if (!row) throw new ConflictError('This Idempotency-Key belongs to an earlier launch.');
-          if (row.request_hash !== hash) throw new ConflictError('This Idempotency-Key was used with a different request body.');
-          return { status: 201, body: toInstanceRecord(row) };
-        }
-        throw err;
-      }
+      return { status: 201, body: toInstanceRecord(await deps.workflows.launch(input)) };
     },
   });
 
@@ -314,17 +242,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
         }
         if (row.status === 'terminated') return { body: toInstanceRecord(row) };
         if (action === 'stop' && row.status === 'stopped') return { body: toInstanceRecord(row) };
-        try {
-          const handle = deps.temporal.client.workflow.getHandle(row.id);
-          const updated = await handle.executeUpdate(action === 'stop' ? stopInstanceUpdate : terminateInstanceUpdate);
-          return { body: toInstanceRecord(updated ?? row) };
-        } catch (err) {
-          if (err instanceof WorkflowNotFoundError) {
-            const latest = await deps.instances.findById(row.id);
-            return { body: toInstanceRecord(latest ?? row) };
-          }
-          throw err;
-        }
+        return { body: toInstanceRecord(await deps.workflows.end(row, action)) };
       },
     });
   lifecycle('stop');
