@@ -8,6 +8,8 @@ import type { ProviderAdapter, ProviderId } from '../src/providers/types';
 import { createHealthActivities } from './health';
 import { createInstanceActivities } from './instances';
 import { createPricingActivities } from './pricing';
+import { createReconciliationActivities, type ReconcileSettings } from './reconciliation';
+import type { Client } from '@temporalio/client';
 import type { ProviderCredentials } from '../src/services/provider-credentials';
 
 export interface ActivityDeps {
@@ -18,6 +20,9 @@ export interface ActivityDeps {
   pricingKeys: Partial<Record<ProviderId, string>>;
   /** The accounts' provider keys, decrypted for one call at a time. */
   credentials: ProviderCredentials;
+  /** For activities that start or look at workflows (reconciliation's adoption). */
+  temporal?: { client: Client; taskQueue: string };
+  reconcile?: ReconcileSettings;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -25,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHealthActivities(deps),
     ...createPricingActivities(deps),
     ...createInstanceActivities(deps),
+    ...createReconciliationActivities(deps),
   };
 }
 

@@ -2,7 +2,8 @@
  * Side effects of the launch workflow: provider calls with the account's key, and the instance's rows,
  * charges and events in Postgres. Every activity is safe to retry.
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { isPermanentDbError } from '../src/db/errors';
 import { createInstanceQueries, type EventType, type InstanceRow } from '../src/db/queries/instances';
 import { createSshKeyQueries } from '../src/db/queries/ssh-keys';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
@@ -32,11 +33,30 @@ export interface LaunchInput {
   /** How often a running instance is polled (preemption) and charged; hours in production, short in tests. */
   pollIntervalMs: number;
   meterIntervalMs: number;
-  /** How long one provider call attempt may take before Temporal retries it (a lost worker); default 60 s. */
+  /**
+   * How long one activity attempt may take before Temporal retries it; default 30 s (two provider calls at
+   * the default 10 s provider timeout, plus the database). Provider steps also heartbeat every second, so a
+   * lost worker is noticed after `heartbeatTimeoutMs` (default 5 s) rather than after this.
+   */
   activityTimeoutMs?: number;
+  heartbeatTimeoutMs?: number;
+  /** Longest gap between looks while an instance boots (metering starts within this of the real start); default 3 s. */
+  bootPollMaxMs?: number;
+  /**
+   * A stop or terminate that cannot reach the provider (key removed or rejected, provider down) is tried again
+   * after this, doubling up to `endRetryMaxMs`; defaults 5 s and 5 min.
+   */
+  endRetryInitialMs?: number;
+  endRetryMaxMs?: number;
   /** Loop turns before the workflow continues as new (bounded history); default 500. */
   continueAsNewAfter?: number;
 }
+
+/** The timing knobs of a launch workflow: required intervals, optional tuning (tests compress them all). */
+export type LaunchTiming = Pick<LaunchInput, 'pollIntervalMs' | 'meterIntervalMs'> &
+  Partial<
+    Pick<LaunchInput, 'activityTimeoutMs' | 'heartbeatTimeoutMs' | 'bootPollMaxMs' | 'endRetryInitialMs' | 'endRetryMaxMs' | 'continueAsNewAfter'>
+  >;
 
 export interface SshAccess {
   sshPublicKey?: string;
@@ -49,6 +69,36 @@ export interface PollResult {
   row: InstanceRow;
 }
 
+/** A permanent database failure ends the attempt series (retrying cannot help); others are retried. */
+function dbFailure(err: unknown): unknown {
+  if (isPermanentDbError(err)) {
+    return ApplicationFailure.nonRetryable('The database refused to record the instance.', 'internal_error');
+  }
+  // Retried; if the retries run out, the launch answers 503 service_unavailable (not a provider failure).
+  return ApplicationFailure.create({ message: 'The database could not be reached.', type: 'service_unavailable', cause: err as Error });
+}
+
+/**
+ * Heartbeats every second while a provider call runs (regular activities only), so Temporal notices a lost
+ * worker within the heartbeat timeout instead of the whole start-to-close timeout.
+ */
+async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
+  let ctx: Context;
+  try {
+    ctx = Context.current();
+  } catch {
+    return fn(); // called outside an activity (tests)
+  }
+  if (ctx.info.isLocal) return fn();
+  ctx.heartbeat();
+  const timer = setInterval(() => ctx.heartbeat(), 1000);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 export function createInstanceActivities(deps: ActivityDeps) {
   const instances = createInstanceQueries(deps.pool);
   const sshKeys = createSshKeyQueries(deps.pool);
@@ -59,7 +109,7 @@ export function createInstanceActivities(deps: ActivityDeps) {
       throw ApplicationFailure.nonRetryable(`No ${provider} API key is connected to this account.`, 'provider_not_connected');
     }
     try {
-      return await fn(apiKey);
+      return await heartbeating(() => fn(apiKey));
     } catch (err) {
       throw toActivityFailure(err);
     }
@@ -89,11 +139,34 @@ export function createInstanceActivities(deps: ActivityDeps) {
       return input.provider === 'lambda' ? { sshKeyName: registered.name } : { sshPublicKey: key.public_key };
     },
 
-    /** Creates the instance once: a retry first looks for the one an earlier attempt created. */
-    async createInstance(input: LaunchInput, ssh: SshAccess): Promise<InstanceRow> {
-      const existing = await instances.findById(input.instanceId);
-      if (existing) return existing;
-      const instance = await withProvider(input.accountId, input.provider, async (apiKey) => {
+    /**
+     * Step 1 of a create: the row, before anything exists at the provider (see `insertIntent`). Input the
+     * database refuses fails here, when nothing has been created yet.
+     */
+    async recordLaunchIntent(input: LaunchInput): Promise<InstanceRow> {
+      try {
+        return await instances.insertIntent({
+          id: input.instanceId,
+          accountId: input.accountId,
+          requestHash: input.requestHash,
+          provider: input.provider,
+          providerName: input.providerName,
+          name: input.name,
+          gpuType: input.gpuType,
+          gpuCount: input.gpuCount,
+          spot: input.spot,
+          region: input.region ?? null,
+          dockerImage: input.dockerImage ?? null,
+          warnings: input.warnings,
+        });
+      } catch (err) {
+        throw dbFailure(err);
+      }
+    },
+
+    /** Step 2: creates the instance once; a retry first looks for the one an earlier attempt created. */
+    async createAtProvider(input: LaunchInput, ssh: SshAccess): Promise<ProviderInstance> {
+      return withProvider(input.accountId, input.provider, async (apiKey) => {
         const adapter = deps.adapters[input.provider];
         const found = await adapter.findInstanceByName(apiKey, input.providerName);
         if (found) return found;
@@ -111,17 +184,27 @@ export function createInstanceActivities(deps: ActivityDeps) {
           onstartCmd: input.onstartCmd,
         });
       });
-      return instances.upsertLaunched({
-        id: input.instanceId,
-        accountId: input.accountId,
-        requestHash: input.requestHash,
-        name: input.name,
-        gpuType: input.gpuType,
-        gpuCount: input.gpuCount,
-        spot: input.spot,
-        dockerImage: input.dockerImage ?? null,
-        warnings: input.warnings,
-        instance,
+    },
+
+    /** Step 3: what the provider created, on the row (price fixed from here on). */
+    async recordCreated(id: string, instance: ProviderInstance): Promise<InstanceRow> {
+      try {
+        return await instances.recordCreated(id, instance);
+      } catch (err) {
+        throw dbFailure(err);
+      }
+    },
+
+    /**
+     * Compensation for a create that may have gone through although the launch failed: finds the instance by
+     * its tagged name and terminates it. Resolves `true` when one was found (and terminated).
+     */
+    async terminateByName(input: Pick<LaunchInput, 'accountId' | 'provider' | 'providerName'>): Promise<boolean> {
+      return withProvider(input.accountId, input.provider, async (apiKey) => {
+        const found = await deps.adapters[input.provider].findInstanceByName(apiKey, input.providerName);
+        if (!found || found.status === 'terminated') return false;
+        await deps.adapters[input.provider].terminate(apiKey, found.id);
+        return true;
       });
     },
 
@@ -137,6 +220,20 @@ export function createInstanceActivities(deps: ActivityDeps) {
 
     async markInstanceRunning(id: string, atMs: number, instance: ProviderInstance): Promise<InstanceRow> {
       return instances.markRunning(id, new Date(atMs), instance);
+    },
+
+    async resumeInstance(id: string, atMs: number, instance: ProviderInstance): Promise<InstanceRow> {
+      return (await instances.markResumed(id, new Date(atMs), instance)) ?? rowOf(id);
+    },
+
+    /** A launch that ended before it had an instance (or whose instance was terminated again): `failed`. */
+    async failLaunch(id: string, reason: string): Promise<void> {
+      await instances.markLaunchFailed(id, reason);
+    },
+
+    /** Why a stop or terminate is still pending (null once it went through). */
+    async noteLifecycleWarning(id: string, warning: string | null): Promise<InstanceRow> {
+      return instances.setLifecycleWarning(id, warning);
     },
 
     async chargeInstance(id: string, throughMs: number): Promise<{ chargedMicros: number }> {

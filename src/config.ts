@@ -69,6 +69,14 @@ export const configSchema = z.object({
   PRICING_LAMBDA_API_KEY: optionalSecret,
   PRICING_REFRESH_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('5m'),
 
+  /** How often the reconciliation pass runs; the longest an unmanaged instance of ours can live once reachable. */
+  RECONCILE_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('10m'),
+  /** What reconciliation does with an instance of ours that no workflow manages. */
+  RECONCILE_ORPHANS: z.enum(['terminate', 'adopt']).default('terminate'),
+  /** How long stop/terminate wait on the provider before answering 202 (the request goes on), and launch before 503. */
+  LIFECYCLE_ANSWER_WITHIN: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('10s'),
+  LAUNCH_ANSWER_WITHIN: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('30s'),
+
   STRIPE_SECRET_KEY: optionalSecret,
   STRIPE_WEBHOOK_SECRET: optionalSecret,
   STRIPE_API_BASE_URL: httpUrl.optional(),

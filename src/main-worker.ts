@@ -7,7 +7,8 @@ import { createProviderAdapters } from './providers';
 import { createProviderKeyQueries } from './db/queries/provider-keys';
 import { KeyVault } from './domain/key-vault';
 import { createProviderCredentials } from './services/provider-credentials';
-import { ensurePricingSchedule } from './temporal/schedules';
+import { ensurePricingSchedule, ensureReconciliationSchedule } from './temporal/schedules';
+import { DEFAULT_RECONCILE_SETTINGS } from '../activities/reconciliation';
 import { createDatabasePool } from './db/pool';
 import { createLogger } from './logger';
 import { createWorker, installTemporalRuntime } from './worker';
@@ -19,6 +20,8 @@ async function main(): Promise<void> {
   installTemporalRuntime(config.LOG_LEVEL === 'debug' ? 'INFO' : 'WARN');
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
+  const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
+  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
   const worker = await createWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -36,16 +39,19 @@ async function main(): Promise<void> {
         vastai: config.PRICING_VASTAI_API_KEY,
         lambda: config.PRICING_LAMBDA_API_KEY,
       },
+      temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE },
+      reconcile: { ...DEFAULT_RECONCILE_SETTINGS, orphans: config.RECONCILE_ORPHANS },
     },
   });
-  const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
-  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
   await ensurePricingSchedule(client, {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     everyMs: parseDurationMs(config.PRICING_REFRESH_INTERVAL),
     triggerNow: true,
   });
-  await clientConnection.close();
+  await ensureReconciliationSchedule(client, {
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    everyMs: parseDurationMs(config.RECONCILE_INTERVAL),
+  });
   logger.info('worker polling', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
   // Optional liveness endpoint for orchestrators (the worker has no other port): 200 while it polls.
   const health = config.WORKER_HEALTH_PORT
@@ -58,7 +64,7 @@ async function main(): Promise<void> {
   // The SDK shuts the worker down gracefully on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
   await worker.run();
   health?.close();
-  await Promise.allSettled([pool.end(), connection.close()]);
+  await Promise.allSettled([pool.end(), connection.close(), clientConnection.close()]);
   logger.info('worker stopped');
 }
 

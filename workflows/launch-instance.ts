@@ -1,7 +1,9 @@
 import {
+  ActivityCancellationType,
   ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
+  CancellationScope,
   condition,
   continueAsNew,
   defineQuery,
@@ -10,10 +12,12 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { LaunchInput, SshAccess } from '../activities/instances';
+import type { LaunchInput, PollResult, SshAccess } from '../activities/instances';
+import type { ProviderInstance } from '../src/providers/types';
 import type { InstanceRow } from '../src/db/queries/instances';
 
 /** Resolves once the provider accepted the create (or rejects with why it did not). Argument: request hash. */
@@ -42,6 +46,7 @@ export interface LaunchResult {
 interface Carried {
   row: InstanceRow;
   nextChargeAt: number;
+  endReason?: string | null;
 }
 
 const CONTINUE_AS_NEW_AFTER = 500;
@@ -62,31 +67,59 @@ function failureOf(err: unknown): Refusal {
 }
 
 /**
+ * Refusals after which no instance can exist at the provider: nothing was sent (no key, bad input, the
+ * database refused the intent), or the provider answered a definite no (4xx, no capacity, rejected key).
+ */
+function nothingCreated(refusal: Refusal, reachedProvider: boolean): boolean {
+  if (!reachedProvider) return true;
+  if (['provider_not_connected', 'provider_invalid_key', 'provider_no_capacity', 'validation_error'].includes(refusal.type)) return true;
+  const status = (refusal.details?.[0] as { providerStatus?: number | null } | undefined)?.providerStatus;
+  return refusal.type === 'provider_provider_error' && typeof status === 'number' && status >= 400 && status < 500;
+}
+
+const INTERRUPTED = 'interrupted' as const;
+
+/**
  * One managed instance, from create to terminate. Workflow id (= instance row id) is
- * `launch-<account>-<idempotency key>`. The API answers the launch as soon as `launchAccepted` resolves;
- * the workflow then waits for running (backing off), emits `instance.started`, and keeps watching: charges
- * at every meter interval and at stop/terminate, notices a spot instance that disappears, and ends after
- * the final charge and `instance.terminated`.
+ * `launch-<account>-<idempotency key>`.
+ *
+ * Create, in three steps so that an instance never exists without a row naming it: the row (intent, with the
+ * tagged provider name) → the provider's create (a retry finds the earlier one by name) → the provider's
+ * answer on the row. The API answers the launch when `launchAccepted` resolves. Whatever fails after the
+ * provider may have said yes, the instance is terminated at the provider before the launch fails.
+ *
+ * Then: wait for running (metering starts at the provider's reported start, or within `bootPollMaxMs` of it),
+ * emit `instance.started`, charge at every meter interval and at stop/terminate at the price fixed at launch,
+ * notice a spot instance that disappears, and end after the final charge and `instance.terminated`.
+ * A stop or terminate that cannot reach the provider never fails the workflow: it says why in the record
+ * (`warnings`), keeps metering what still runs, and retries with backoff until it goes through (a reconnected
+ * key is used). A stop or terminate request interrupts whatever the workflow waits on.
  */
 export async function launchInstance(input: LaunchInput, carried?: Carried): Promise<LaunchResult> {
   const id = input.instanceId;
-  const startToCloseTimeout = input.activityTimeoutMs ?? 60_000;
-  const provider = proxyActivities<Activities>({
+  const startToCloseTimeout = input.activityTimeoutMs ?? 30_000;
+  const heartbeatTimeout = input.heartbeatTimeoutMs ?? 5_000;
+  const bootPollMaxMs = input.bootPollMaxMs ?? 3_000;
+  const endRetryInitialMs = input.endRetryInitialMs ?? 5_000;
+  const endRetryMaxMs = input.endRetryMaxMs ?? 300_000;
+  const fewAttempts = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 };
+  /** Looks at the provider; cancelled (and not waited for) when a stop or terminate arrives. */
+  const observe = proxyActivities<Activities>({
     startToCloseTimeout,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 6 },
+    heartbeatTimeout,
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    retry: fewAttempts,
   });
-  /** Ending an instance must never give up: a leaked instance costs money. */
-  const lifecycle = proxyActivities<Activities>({
-    startToCloseTimeout,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-  });
-  // The launch answer waits on these two steps, so they run as local activities: no task-queue round trip
-  // per step (bench:launch). Both are idempotent, so re-running them after a lost worker is safe.
+  /** A few quick attempts per round; the workflow's own loop keeps trying ends for as long as it takes. */
+  const ending = proxyActivities<Activities>({ startToCloseTimeout, heartbeatTimeout, retry: fewAttempts });
+  // The launch answer waits on these steps, so they run as local activities: no task-queue round trip
+  // per step (bench:launch). All are idempotent, so re-running them after a lost worker is safe.
   const launching = proxyLocalActivities<Activities>({
     startToCloseTimeout,
     localRetryThreshold: '10 seconds',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 6 },
   });
+  /** Database steps never give up: the database coming back is only a matter of time. */
   const db = proxyActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
@@ -95,7 +128,8 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
   let refused: Refusal | null = null;
   let stopRequested = false;
   let terminateRequested = false;
-  let endReason: string | null = null;
+  let endReason: string | null = carried?.endReason ?? null;
+  const requested = () => terminateRequested || stopRequested;
 
   setHandler(instanceQuery, () => row);
   setHandler(launchAcceptedUpdate, async (requestHash: string) => {
@@ -122,93 +156,181 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     return row;
   });
 
-  if (!row) {
+  /** Runs `fn` unless a stop or terminate arrives first, in which case it is abandoned. */
+  async function interruptible<T>(fn: () => Promise<T>): Promise<T | typeof INTERRUPTED> {
+    if (requested()) return INTERRUPTED;
+    const scope = new CancellationScope();
     try {
+      return await scope.run(() =>
+        Promise.race([fn(), condition(requested).then(() => INTERRUPTED)]),
+      );
+    } finally {
+      scope.cancel();
+    }
+  }
+
+  /** One look at the provider: its answer, `INTERRUPTED`, or `null` when it could not be reached. */
+  async function look(): Promise<PollResult | typeof INTERRUPTED | null> {
+    try {
+      return await interruptible(() => observe.pollInstance(id));
+    } catch {
+      return null;
+    }
+  }
+
+  let nextChargeAt = carried?.nextChargeAt ?? Date.now() + input.meterIntervalMs;
+
+  /** Charges every meter interval that has come due while the instance runs. */
+  async function chargeDue(current: InstanceRow): Promise<void> {
+    while (current.status === 'running' && Date.now() >= nextChargeAt) {
+      await db.chargeInstance(id, nextChargeAt);
+      nextChargeAt += input.meterIntervalMs;
+    }
+  }
+
+  /**
+   * Stops or terminates at the provider, however long it takes: between rounds the record says why it is
+   * pending, and what still runs goes on being metered. A stop gives way to a terminate request (`false`).
+   */
+  async function endAtProvider(action: 'stop' | 'terminate', wasRunning: boolean): Promise<boolean> {
+    let wait = endRetryInitialMs;
+    for (;;) {
+      try {
+        if (action === 'stop') await ending.stopInstance(id);
+        else await ending.terminateInstance(id);
+        if (row!.lifecycle_warning) row = await db.noteLifecycleWarning(id, null);
+        return true;
+      } catch (err) {
+        const why = failureOf(err).message;
+        row = await db.noteLifecycleWarning(id, `The ${action} has not reached the provider yet (${why}); it is retried until it does.`);
+      }
+      const retryAt = Date.now() + wait;
+      while (Date.now() < retryAt) {
+        const until = wasRunning ? Math.min(retryAt, nextChargeAt) : retryAt;
+        if (action === 'stop') {
+          if (await condition(() => terminateRequested, Math.max(1, until - Date.now()))) return false;
+        } else {
+          await sleep(Math.max(1, until - Date.now()));
+        }
+        if (wasRunning) await chargeDue({ ...row!, status: 'running' });
+      }
+      wait = Math.min(wait * 2, endRetryMaxMs);
+    }
+  }
+
+  if (!row) {
+    let reachedProvider = false;
+    let created: ProviderInstance | null = null;
+    try {
+      await launching.recordLaunchIntent(input);
       const ssh: SshAccess = await launching.resolveSshAccess(input);
-      row = await launching.createInstance(input, ssh);
+      reachedProvider = true;
+      created = await launching.createAtProvider(input, ssh);
+      row = await launching.recordCreated(id, created);
     } catch (err) {
       refused = failureOf(err);
+      // Compensation: an instance carrying this launch's name must not outlive a failed launch.
+      if (created || !nothingCreated(refused, reachedProvider)) {
+        await endCompensating();
+      }
+      await db.failLaunch(id, refused.message);
       await condition(allHandlersFinished);
       // Failing the run lets the same Idempotency-Key try again later: no instance exists.
       throw ApplicationFailure.nonRetryable(refused.message, refused.type, ...(refused.details ?? []));
     }
   }
 
-  // Wait for running, backing off from 1 s to 15 s between looks.
-  let delay = 1000;
-  // Until metering has started (started_at), whatever the status says: a retried create can find the
-  // instance already running, and it still needs its start recorded and instance.started emitted.
-  while (!row.started_at && row.status !== 'stopped' && !terminateRequested) {
-    let seen;
-    try {
-      seen = await provider.pollInstance(id);
-    } catch {
-      await condition(() => terminateRequested, delay);
-      continue;
+  /** Terminates, by its tagged name, whatever the failed create may have left at the provider. */
+  async function endCompensating(): Promise<void> {
+    let wait = endRetryInitialMs;
+    for (;;) {
+      try {
+        await ending.terminateByName({ accountId: input.accountId, provider: input.provider, providerName: input.providerName });
+        return;
+      } catch {
+        await sleep(wait);
+        wait = Math.min(wait * 2, endRetryMaxMs);
+      }
     }
-    if (seen.gone || seen.instance?.status === 'failed') {
+  }
+
+  // Wait for running, looking at least every `bootPollMaxMs`.
+  let delay = Math.min(1000, bootPollMaxMs);
+  while (!row.started_at && row.status !== 'stopped' && !requested()) {
+    const seen = await look();
+    if (seen === INTERRUPTED) break;
+    if (seen && (seen.gone || seen.instance?.status === 'failed')) {
       row = await db.finishInstance(id, 'failed', null, Date.now(), { reason: 'the provider lost the instance while it booted' });
       await condition(allHandlersFinished);
       return { instanceId: id, outcome: 'lost' };
     }
-    if (seen.instance?.status === 'running') {
+    if (seen?.instance?.status === 'running') {
       row = await db.markInstanceRunning(id, Date.now(), seen.instance);
       break;
     }
-    row = seen.row;
-    await condition(() => terminateRequested, delay);
-    delay = Math.min(delay * 2, 15_000);
+    if (seen) row = seen.row;
+    await condition(requested, delay);
+    delay = Math.min(delay * 2, bootPollMaxMs);
   }
 
-  let nextChargeAt = carried?.nextChargeAt ?? Date.now() + input.meterIntervalMs;
   let outcome: LaunchResult['outcome'] = 'terminated';
   for (let turn = 0; ; turn++) {
+    const reason = endReason ? { reason: endReason } : {};
     if (terminateRequested) {
-      await lifecycle.terminateInstance(id);
-      if (row.status === 'running') await db.chargeInstance(id, Date.now());
-      row = await db.finishInstance(id, 'terminated', 'instance.terminated', Date.now(), endReason ? { reason: endReason } : {});
+      const wasRunning = row.status === 'running';
+      await endAtProvider('terminate', wasRunning);
+      if (wasRunning) await db.chargeInstance(id, Date.now());
+      row = await db.finishInstance(id, 'terminated', 'instance.terminated', Date.now(), reason);
       break;
     }
     if (stopRequested) {
       stopRequested = false;
-      if (row.status === 'running') {
+      if (row.status !== 'stopped') {
+        const wasRunning = row.status === 'running';
         // `row` changes only once charge and event are written: the stop update resolves on it.
-        await lifecycle.stopInstance(id);
-        await db.chargeInstance(id, Date.now());
-        row = await db.finishInstance(id, 'stopped', 'instance.stopped', Date.now(), endReason ? { reason: endReason } : {});
+        if (await endAtProvider('stop', wasRunning)) {
+          if (wasRunning) await db.chargeInstance(id, Date.now());
+          row = await db.finishInstance(id, 'stopped', 'instance.stopped', Date.now(), reason);
+        }
       }
       continue;
     }
-    const woken = await condition(
-      () => terminateRequested || stopRequested,
-      Math.max(1, Math.min(input.pollIntervalMs, nextChargeAt - Date.now())),
-    );
+    const woken = await condition(requested, Math.max(1, Math.min(input.pollIntervalMs, nextChargeAt - Date.now())));
     if (woken) continue;
-    if (row.status === 'running' && Date.now() >= nextChargeAt) {
-      await db.chargeInstance(id, nextChargeAt);
-      nextChargeAt += input.meterIntervalMs;
-    }
-    let seen;
-    try {
-      seen = await provider.pollInstance(id);
-    } catch {
-      continue; // the provider is unreachable for now: keep metering, look again next interval
-    }
-    const lostWhileRunning = row.status === 'running' && (seen.gone || seen.instance?.status === 'stopped');
-    if (lostWhileRunning) {
+    await chargeDue(row);
+    const seen = await look();
+    if (seen === INTERRUPTED || seen === null) continue; // unreachable for now: keep metering, look again next interval
+    const providerStatus = seen.instance?.status;
+    if (row.status === 'running' && (seen.gone || (providerStatus === 'stopped' && input.provider !== 'runpod'))) {
       // Lost without a request of ours: charge up to now, and say so.
       await db.chargeInstance(id, Date.now());
-      if (!seen.gone) await lifecycle.terminateInstance(id);
+      if (!seen.gone) await endAtProvider('terminate', false);
       row = await db.finishInstance(id, 'terminated', row.spot ? 'spot.preempted' : 'instance.terminated', Date.now(), {
         reason: row.spot ? 'spot capacity reclaimed by the provider' : 'the provider ended the instance',
       });
       outcome = row.spot ? 'preempted' : 'lost';
       break;
     }
-    if (!seen.gone) row = seen.row.status === 'terminated' ? row : seen.row;
-    if (turn >= (input.continueAsNewAfter ?? CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested) {
+    if (row.status === 'running' && providerStatus === 'stopped') {
+      // A pod stopped at RunPod (not through us): charged up to now, at its launch price.
+      await db.chargeInstance(id, Date.now());
+      row = await db.finishInstance(id, 'stopped', 'instance.stopped', Date.now(), { reason: 'stopped at the provider' });
+      continue;
+    }
+    if (row.status === 'stopped' && seen.gone) {
+      row = await db.finishInstance(id, 'terminated', 'instance.terminated', Date.now(), { reason: 'the provider ended the instance' });
+      break;
+    }
+    if (row.status === 'stopped' && providerStatus === 'running') {
+      // Started again at the provider: metering resumes now (the stopped time is not charged).
+      row = row.started_at ? await db.resumeInstance(id, Date.now(), seen.instance!) : await db.markInstanceRunning(id, Date.now(), seen.instance!);
+      nextChargeAt = Date.now() + input.meterIntervalMs;
+      continue;
+    }
+    if (!seen.gone && seen.row.status !== 'terminated') row = seen.row;
+    if (!requested() && (turn >= (input.continueAsNewAfter ?? CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested)) {
       await condition(allHandlersFinished);
-      await continueAsNew<typeof launchInstance>(input, { row, nextChargeAt });
+      await continueAsNew<typeof launchInstance>(input, { row, nextChargeAt, endReason });
     }
   }
   await condition(allHandlersFinished);

@@ -25,7 +25,8 @@ import { ApiRouter } from './route';
 import { registerBillingRoutes } from './routes/billing';
 import { registerComputeRoutes } from './routes/compute';
 import { createInstanceQueries } from '../db/queries/instances';
-import { createInstanceClient } from '../workflow-clients/instances';
+import { createInstanceClient, type AnswerBounds } from '../workflow-clients/instances';
+import type { LaunchTiming } from '../../activities/instances';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerProviderKeyRoutes } from './routes/provider-keys';
 import { registerRecommendationRoutes } from './routes/recommendations';
@@ -42,8 +43,10 @@ export interface AppDeps {
   /** Requests per service key; default bursts of 120, 600 a minute. */
   rateLimit?: RateLimitSettings;
   /** Poll and meter intervals for new launch workflows; defaults: 1 min and 1 h. */
-  launchTiming?: { pollIntervalMs: number; meterIntervalMs: number; activityTimeoutMs?: number; continueAsNewAfter?: number };
+  launchTiming?: LaunchTiming;
   publicBaseUrl?: string;
+  /** How long stop/terminate and launch wait on their workflow before answering (defaults 10 s and 30 s). */
+  answerBounds?: Partial<AnswerBounds>;
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -56,11 +59,11 @@ export function createApp(deps: AppDeps): Koa {
 
   const sshKeys = createSshKeyQueries(deps.pool);
   registerSshKeyRoutes(api, sshKeys);
-  registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters });
-  registerTemplateRoutes(api);
   const instances = createInstanceQueries(deps.pool);
+  registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters, instances });
+  registerTemplateRoutes(api);
   registerComputeRoutes(api, {
-    workflows: createInstanceClient({ temporal: deps.temporal, instances }),
+    workflows: createInstanceClient({ temporal: deps.temporal, instances, bounds: deps.answerBounds }),
     adapters: deps.adapters,
     credentials,
     instances,

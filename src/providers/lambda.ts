@@ -91,6 +91,7 @@ export function normalizeLambdaInstance(inst: LambdaInstance): ProviderInstance 
     publicIp: inst.ip ?? null,
     ssh: inst.ip ? { host: inst.ip, port: 22, user: 'ubuntu' } : null,
     createdAt: null,
+    startedAt: null,
   };
 }
 

@@ -65,6 +65,7 @@ interface RunpodPod {
     direct?: { host: string; port: number; username: string } | null;
   } | null;
   createdAt?: string;
+  startedAt?: string | null;
 }
 
 function runtimeReady(pod: RunpodPod): boolean {
@@ -115,6 +116,7 @@ export function normalizeRunpodPod(pod: RunpodPod): ProviderInstance {
     publicIp: direct?.host ?? sshPort?.ip ?? null,
     ssh: ssh ? { host: ssh.host, port: ssh.port, user: ssh.username } : null,
     createdAt: pod.createdAt ?? null,
+    startedAt: runpodStatus(pod) === 'running' && pod.startedAt ? pod.startedAt : null,
   };
 }
 

@@ -50,6 +50,11 @@ export interface ProviderInstance {
   publicIp: string | null;
   ssh: { host: string; port: number; user: string } | null;
   createdAt: string | null;
+  /**
+   * When the provider says the instance started running (RunPod's `startedAt`); null where the API does not
+   * say (Vast.ai's `start_date` is the contract start, boot included; Lambda has no such field).
+   */
+  startedAt: string | null;
 }
 
 export interface LaunchSpec {

@@ -107,6 +107,7 @@ export function normalizeVastInstance(inst: VastInstance): ProviderInstance {
     publicIp: inst.public_ipaddr || null,
     ssh: inst.ssh_host && inst.ssh_port ? { host: inst.ssh_host, port: inst.ssh_port, user: 'root' } : null,
     createdAt: start && !Number.isNaN(start.getTime()) ? start.toISOString() : null,
+    startedAt: null,
   };
 }
 

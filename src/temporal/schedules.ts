@@ -32,3 +32,33 @@ export async function ensurePricingSchedule(
   if (opts.triggerNow) await client.schedule.getHandle(scheduleId).trigger(ScheduleOverlapPolicy.ALLOW_ALL);
   return scheduleId;
 }
+
+export const RECONCILIATION_SCHEDULE_ID = 'instance-reconciliation';
+
+/**
+ * The reconciliation pass (`reconcileInstances`) every `everyMs`: the longest an instance of ours can run
+ * unmanaged once its provider can be reached with the account's key.
+ */
+export async function ensureReconciliationSchedule(
+  client: Client,
+  opts: { taskQueue: string; everyMs: number; scheduleId?: string },
+): Promise<string> {
+  const scheduleId = opts.scheduleId ?? RECONCILIATION_SCHEDULE_ID;
+  const action = {
+    type: 'startWorkflow' as const,
+    workflowType: 'reconcileInstances',
+    workflowId: scheduleId,
+    taskQueue: opts.taskQueue,
+    args: [],
+    workflowExecutionTimeout: '30 minutes',
+  };
+  const spec = { intervals: [{ every: opts.everyMs }] };
+  const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' };
+  try {
+    await client.schedule.create({ scheduleId, spec, action, policies });
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies }));
+  }
+  return scheduleId;
+}

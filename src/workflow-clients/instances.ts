@@ -10,6 +10,8 @@ import {
   WorkflowIdReusePolicy,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  WorkflowUpdateStage,
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -30,10 +32,28 @@ import {
   ProviderApiError,
   ProviderNotConnectedError,
   ProviderUnavailableError,
+  ServiceUnavailableError,
   ValidationError,
 } from '../errors';
 import type { ProviderId } from '../providers/types';
-import { withEngine } from './engine';
+import { isEngineUnavailable, withEngine } from './engine';
+
+/** How long the API waits on the workflow before answering with what it knows; the work goes on either way. */
+export interface AnswerBounds {
+  /** A launch waits for the provider's accept; past this the answer is 503 and the same Idempotency-Key resumes it. Default 30 s. */
+  launchMs: number;
+  /** A stop or terminate waits for the provider; past this the answer is 202 with the record as it stands. Default 10 s. */
+  lifecycleMs: number;
+  /** Any other call to the engine; past this (engine unreachable) the answer is 503 service_unavailable. Default 10 s. */
+  engineMs: number;
+}
+export const DEFAULT_ANSWER_BOUNDS: AnswerBounds = { launchMs: 30_000, lifecycleMs: 10_000, engineMs: 10_000 };
+
+export interface EndResult {
+  row: InstanceRow;
+  /** False when the bound passed first: the stop or terminate is accepted and continues in the workflow. */
+  done: boolean;
+}
 
 /** The documented error for a launch the workflow refused (its ApplicationFailure type). */
 function launchRefusal(provider: ProviderId, failure: ApplicationFailure): ApiError {
@@ -46,6 +66,10 @@ function launchRefusal(provider: ProviderId, failure: ApplicationFailure): ApiEr
       return new ProviderNotConnectedError(provider);
     case 'validation_error':
       return new ValidationError(failure.message);
+    case 'service_unavailable':
+      return new ServiceUnavailableError('The database could not be reached; retrying with the same Idempotency-Key is safe.');
+    case 'internal_error':
+      return new ApiError(500, 'internal_error', 'An internal error occurred; nothing was left running at the provider.');
     case 'provider_rate_limited':
     case 'provider_transient':
     case 'provider_unavailable':
@@ -57,8 +81,13 @@ function launchRefusal(provider: ProviderId, failure: ApplicationFailure): ApiEr
   }
 }
 
-export function createInstanceClient(deps: { temporal: { client: Client; taskQueue: string }; instances: InstanceQueries }) {
+export function createInstanceClient(deps: {
+  temporal: { client: Client; taskQueue: string };
+  instances: InstanceQueries;
+  bounds?: Partial<AnswerBounds>;
+}) {
   const { client, taskQueue } = deps.temporal;
+  const bounds = { ...DEFAULT_ANSWER_BOUNDS, ...deps.bounds };
   return {
     /**
      * Starts (or joins) the launch workflow for `input.instanceId` and resolves once the provider accepted
@@ -78,8 +107,12 @@ export function createInstanceClient(deps: { temporal: { client: Client; taskQue
               workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
             }),
           }),
+          bounds.launchMs,
         );
       } catch (err) {
+        if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+          throw new ServiceUnavailableError('The launch is still waiting for the provider; retry with the same Idempotency-Key to get its result.');
+        }
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
           throw launchRefusal(input.provider, err.cause);
         }
@@ -94,17 +127,65 @@ export function createInstanceClient(deps: { temporal: { client: Client; taskQue
       }
     },
 
-    /** Stops (runpod) or terminates a managed instance and resolves with its record. */
-    async end(row: InstanceRow, action: 'stop' | 'terminate'): Promise<InstanceRow> {
+    /**
+     * Stops (runpod) or terminates a managed instance. Resolves with the final record once the provider
+     * confirmed, or, when that takes longer than the bound (provider slow or unreachable, key removed), with the
+     * record as it stands and `done: false`: the request is durable in the workflow and goes on.
+     */
+    async end(row: InstanceRow, action: 'stop' | 'terminate'): Promise<EndResult> {
+      const handle = client.workflow.getHandle(row.id);
+      let update;
       try {
-        const handle = client.workflow.getHandle(row.id);
-        const updated = await withEngine(client, () =>
-          handle.executeUpdate(action === 'stop' ? stopInstanceUpdate : terminateInstanceUpdate),
+        update = await withEngine(client, () =>
+          handle.startUpdate(action === 'stop' ? stopInstanceUpdate : terminateInstanceUpdate, {
+            waitForStage: WorkflowUpdateStage.ACCEPTED,
+          }),
+          bounds.engineMs,
         );
-        return updated ?? row;
       } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return (await deps.instances.findById(row.id)) ?? row;
+        // The workflow has ended: the row is the whole truth.
+        if (err instanceof WorkflowNotFoundError || isClosedWorkflow(err)) {
+          return { row: (await deps.instances.findById(row.id)) ?? row, done: true };
+        }
         throw err;
+      }
+      try {
+        const updated = await client.withDeadline(Date.now() + bounds.lifecycleMs, () => update.result());
+        return { row: updated ?? row, done: true };
+      } catch (err) {
+        if (!(err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) && !isEngineUnavailable(err)) throw err;
+        const latest = (await deps.instances.findById(row.id)) ?? row;
+        const ended = latest.status === 'terminated' || (action === 'stop' && latest.status === 'stopped');
+        const status = ended ? latest.status : action === 'stop' ? 'stopping' : 'terminating';
+        return { row: { ...latest, status }, done: ended };
+      }
+    },
+
+    /** True while the instance's workflow runs (it watches, meters and ends the instance). */
+    async isManaged(rowId: string): Promise<boolean> {
+      try {
+        const description = await withEngine(client, () => client.workflow.getHandle(rowId).describe(), bounds.engineMs);
+        return description.status.name === 'RUNNING';
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return false;
+        throw err;
+      }
+    },
+
+    /** Starts a workflow for an instance that has a row but no workflow (reconciliation's adoption). */
+    async manage(input: LaunchInput, row: InstanceRow): Promise<void> {
+      try {
+        await withEngine(client, () =>
+          client.workflow.start(launchInstance, {
+            workflowId: row.id,
+            taskQueue,
+            args: [input, { row, nextChargeAt: Date.now() + input.meterIntervalMs }],
+            workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+          }),
+          bounds.engineMs,
+        );
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // someone adopted it first
       }
     },
 
@@ -114,7 +195,7 @@ export function createInstanceClient(deps: { temporal: { client: Client; taskQue
      */
     async requestEnd(rowId: string, request: EndInstanceRequest): Promise<void> {
       try {
-        await withEngine(client, () => client.workflow.getHandle(rowId).signal(endInstanceSignal, request));
+        await withEngine(client, () => client.workflow.getHandle(rowId).signal(endInstanceSignal, request), bounds.engineMs);
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err; // a finished workflow has nothing left to end
       }
@@ -122,3 +203,8 @@ export function createInstanceClient(deps: { temporal: { client: Client; taskQue
   };
 }
 export type InstanceClient = ReturnType<typeof createInstanceClient>;
+
+/** Temporal's answer to an update sent to a workflow that has already completed. */
+function isClosedWorkflow(err: unknown): boolean {
+  return err instanceof Error && /workflow execution already completed|already completed/i.test(err.message);
+}

@@ -185,7 +185,10 @@ describe('launch validation and refusals', () => {
     expect(res.body.error.code).toBe('provider_error');
     expect(res.body.error.details[0]).toMatchObject({ provider: 'runpod', provider_status: 400 });
     expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
-    expect(await sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).toEqual([]);
+    // The launch's intent row stays, ended as failed, naming no provider instance: nothing to meter or end.
+    expect(await sql('SELECT status, provider_instance_id FROM instances WHERE account_id = $1', [a.accountId])).toEqual([
+      { status: 'failed', provider_instance_id: null },
+    ]);
   });
 
   it('answers 422 no_capacity and leaves nothing behind', async () => {
@@ -199,7 +202,10 @@ describe('launch validation and refusals', () => {
       t.sims.runpod.control.setNoCapacity('rtx-a6000', false);
     }
     expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
-    expect(await sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).toEqual([]);
+    // The launch's intent row stays, ended as failed, naming no provider instance: nothing to meter or end.
+    expect(await sql('SELECT status, provider_instance_id FROM instances WHERE account_id = $1', [a.accountId])).toEqual([
+      { status: 'failed', provider_instance_id: null },
+    ]);
   });
 });
 

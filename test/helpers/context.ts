@@ -58,7 +58,12 @@ export function testAppDeps(pool: Pool, overrides: Partial<AppDeps> = {}): AppDe
 }
 
 export async function createTestContext(
-  options: { simulators?: boolean; providerTimeoutMs?: number; launchTiming?: AppDeps['launchTiming'] } = {},
+  options: {
+    simulators?: boolean;
+    providerTimeoutMs?: number;
+    launchTiming?: AppDeps['launchTiming'];
+    answerBounds?: AppDeps['answerBounds'];
+  } = {},
 ): Promise<TestContext> {
   const db = await createTestDatabase();
   const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
@@ -67,6 +72,7 @@ export async function createTestContext(
   const deps = testAppDeps(db.pool, {
     temporal: { client: temporal, taskQueue: uniqueTaskQueue() },
     launchTiming: options.launchTiming,
+    answerBounds: options.answerBounds,
     ...(sims
       ? {
           adapters: createProviderAdapters({

@@ -13,6 +13,8 @@ export const InstanceRow = z.object({
   request_hash: z.string(),
   provider: z.enum(['runpod', 'vastai', 'lambda']),
   provider_instance_id: z.string().nullable(),
+  /** The name at the provider, carrying the launch tag; written before the create. */
+  provider_name: z.string().nullable(),
   name: z.string(),
   status: z.enum(['provisioning', 'running', 'stopping', 'stopped', 'terminating', 'terminated', 'failed', 'unknown']),
   provider_status: z.string().nullable(),
@@ -28,13 +30,20 @@ export const InstanceRow = z.object({
   started_at: z.string().nullable(),
   metered_through: z.string().nullable(),
   ended_at: z.string().nullable(),
+  end_reason: z.string().nullable(),
+  lifecycle_warning: z.string().nullable(),
   created_at: z.string(),
 });
 export type InstanceRow = z.infer<typeof InstanceRow>;
 
-const COLUMNS = sql.fragment`id, account_id, request_hash, provider, provider_instance_id, name, status, provider_status, gpu_type,
-  gpu_count, price_per_hour_micros, spot, region, docker_image, public_ip, ssh, warnings, started_at, metered_through,
-  ended_at, created_at`;
+const COLUMNS = sql.fragment`id, account_id, request_hash, provider, provider_instance_id, provider_name, name, status, provider_status,
+  gpu_type, gpu_count, price_per_hour_micros, spot, region, docker_image, public_ip, ssh, warnings, started_at, metered_through,
+  ended_at, end_reason, lifecycle_warning, created_at`;
+
+/** Statuses after which nothing runs at the provider on our behalf. */
+export const ENDED_STATUSES = ['terminated', 'failed'] as const;
+
+const micros = (dollars: number | null) => (dollars === null ? null : Math.round(dollars * 1_000_000));
 
 export type EventType = 'instance.started' | 'instance.stopped' | 'instance.terminated' | 'spot.preempted';
 
@@ -52,29 +61,74 @@ export async function insertEvent(
 export function createInstanceQueries(pool: Pool) {
   const ledger = createLedgerQueries(pool);
   return {
-    /** Records an instance the provider accepted; a retried call finds the row it wrote before. */
-    async upsertLaunched(input: {
+    /**
+     * The launch's intent, written before the provider is asked to create anything: the row, in
+     * `provisioning`, with the name the instance will carry at the provider. A retried launch of the same id
+     * finds its row; one whose earlier attempt was refused (no instance) starts over as `provisioning`.
+     */
+    async insertIntent(input: {
       id: string;
       accountId: string;
       requestHash: string;
+      provider: 'runpod' | 'vastai' | 'lambda';
+      providerName: string;
       name: string;
       gpuType: string;
       gpuCount: number;
       spot: boolean;
+      region: string | null;
       dockerImage: string | null;
       warnings: string[];
-      instance: ProviderInstance;
     }): Promise<InstanceRow> {
+      return pool.one(sql.type(InstanceRow)`
+        INSERT INTO instances (id, account_id, request_hash, provider, provider_name, name, status, gpu_type, gpu_count, spot,
+          region, docker_image, warnings)
+        VALUES (${input.id}, ${input.accountId}, ${input.requestHash}, ${input.provider}, ${input.providerName}, ${input.name},
+          'provisioning', ${input.gpuType}, ${input.gpuCount}, ${input.spot}, ${input.region}, ${input.dockerImage},
+          ${sql.jsonb(input.warnings)})
+        ON CONFLICT (id) DO UPDATE SET
+          status = CASE WHEN instances.provider_instance_id IS NULL THEN 'provisioning' ELSE instances.status END,
+          ended_at = CASE WHEN instances.provider_instance_id IS NULL THEN NULL ELSE instances.ended_at END,
+          end_reason = CASE WHEN instances.provider_instance_id IS NULL THEN NULL ELSE instances.end_reason END,
+          updated_at = now()
+        RETURNING ${COLUMNS}`);
+    },
+
+    /**
+     * Records what the provider created for the launch. The price is fixed here, from the provider's own quote
+     * at create, and meters the instance for its whole life.
+     */
+    async recordCreated(id: string, i: ProviderInstance): Promise<InstanceRow> {
+      return pool.one(sql.type(InstanceRow)`
+        UPDATE instances SET provider_instance_id = ${i.id}, status = ${i.status}, provider_status = ${i.providerStatus},
+          price_per_hour_micros = coalesce(price_per_hour_micros, ${micros(i.pricePerHour)}),
+          region = coalesce(${i.region}, region), docker_image = coalesce(docker_image, ${i.dockerImage}),
+          public_ip = ${i.publicIp}, ssh = ${i.ssh ? sql.jsonb(i.ssh) : null}, updated_at = now()
+        WHERE id = ${id} RETURNING ${COLUMNS}`);
+    },
+
+    /** Adopts an instance found at the provider with no live workflow: metered from `at`, warned about. */
+    async upsertAdopted(input: { id: string; accountId: string; instance: ProviderInstance; at: Date; warning: string }): Promise<InstanceRow> {
       const i = input.instance;
       return pool.one(sql.type(InstanceRow)`
-        INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, provider_status, gpu_type,
-          gpu_count, price_per_hour_micros, spot, region, docker_image, public_ip, ssh, warnings)
-        VALUES (${input.id}, ${input.accountId}, ${input.requestHash}, ${i.provider}, ${i.id}, ${input.name}, ${i.status}, ${i.providerStatus},
-          ${input.gpuType}, ${input.gpuCount}, ${i.pricePerHour === null ? null : Math.round(i.pricePerHour * 1_000_000)},
-          ${input.spot}, ${i.region}, ${input.dockerImage ?? i.dockerImage}, ${i.publicIp},
-          ${i.ssh ? sql.jsonb(i.ssh) : null}, ${sql.jsonb(input.warnings)})
+        INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, provider_name, name, status, provider_status,
+          gpu_type, gpu_count, price_per_hour_micros, spot, region, docker_image, public_ip, ssh, warnings, started_at, metered_through)
+        VALUES (${input.id}, ${input.accountId}, 'adopted', ${i.provider}, ${i.id}, ${i.name ?? i.id}, ${i.name ?? i.id}, ${i.status},
+          ${i.providerStatus}, ${i.gpuType ?? 'unknown'}, ${i.gpuCount}, ${micros(i.pricePerHour)}, ${i.spot}, ${i.region},
+          ${i.dockerImage}, ${i.publicIp}, ${i.ssh ? sql.jsonb(i.ssh) : null}, ${sql.jsonb([input.warning])},
+          ${i.status === 'running' ? input.at.toISOString() : null}, ${i.status === 'running' ? input.at.toISOString() : null})
         ON CONFLICT (id) DO UPDATE SET updated_at = now()
         RETURNING ${COLUMNS}`);
+    },
+
+    /** A row that lost its workflow and is managed again from `at`: what ran unwatched is not charged. */
+    async resumeManagement(id: string, at: Date, warning: string): Promise<InstanceRow> {
+      return pool.one(sql.type(InstanceRow)`
+        UPDATE instances SET
+          metered_through = CASE WHEN started_at IS NULL THEN NULL ELSE greatest(metered_through, ${at.toISOString()}) END,
+          warnings = CASE WHEN warnings @> ${sql.jsonb([warning])} THEN warnings ELSE warnings || ${sql.jsonb([warning])} END,
+          updated_at = now()
+        WHERE id = ${id} RETURNING ${COLUMNS}`);
     },
 
     async findById(id: string): Promise<InstanceRow | null> {
@@ -87,26 +141,62 @@ export function createInstanceQueries(pool: Pool) {
         ORDER BY created_at DESC LIMIT 1`);
     },
 
+    async findByProviderName(accountId: string, provider: string, providerName: string): Promise<InstanceRow | null> {
+      return pool.maybeOne(sql.type(InstanceRow)`
+        SELECT ${COLUMNS} FROM instances WHERE account_id = ${accountId} AND provider = ${provider} AND provider_name = ${providerName}
+        ORDER BY created_at DESC LIMIT 1`);
+    },
+
+    /** Rows of an account and provider that may still run at the provider. */
+    async listLive(accountId: string, provider: string): Promise<readonly InstanceRow[]> {
+      return pool.any(sql.type(InstanceRow)`
+        SELECT ${COLUMNS} FROM instances
+        WHERE account_id = ${accountId} AND provider = ${provider} AND status NOT IN ('terminated', 'failed')
+        ORDER BY created_at`);
+    },
+
+    /** Accounts and providers with a connected key or a live row: what reconciliation looks at. */
+    async listReconciliationTargets(): Promise<readonly { account_id: string; provider: 'runpod' | 'vastai' | 'lambda' }[]> {
+      return pool.any(sql.type(z.object({ account_id: z.string(), provider: z.enum(['runpod', 'vastai', 'lambda']) }))`
+        SELECT account_id, provider FROM provider_keys
+        UNION
+        SELECT DISTINCT account_id, provider FROM instances WHERE status NOT IN ('terminated', 'failed')
+        ORDER BY account_id, provider`);
+    },
+
     async listForAccount(accountId: string): Promise<readonly InstanceRow[]> {
       return pool.any(sql.type(InstanceRow)`
         SELECT ${COLUMNS} FROM instances WHERE account_id = ${accountId} ORDER BY created_at DESC`);
     },
 
-    /** Latest provider view of an instance (status, address, price); never moves a terminated row back. */
+    /**
+     * Latest provider view of an instance (status, address); never moves an ended row back, and never
+     * re-prices it: the price fixed at launch meters its whole life (a stopped pod's price of 0 is not its price).
+     */
     async refreshFromProvider(id: string, i: ProviderInstance): Promise<InstanceRow> {
       return pool.one(sql.type(InstanceRow)`
         UPDATE instances SET
           status = CASE WHEN status = 'terminated' THEN status ELSE ${i.status} END,
           provider_status = ${i.providerStatus}, public_ip = coalesce(${i.publicIp}, public_ip),
           ssh = coalesce(${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb, ssh),
-          price_per_hour_micros = coalesce(${i.pricePerHour === null ? null : Math.round(i.pricePerHour * 1_000_000)}, price_per_hour_micros),
+          price_per_hour_micros = coalesce(price_per_hour_micros, ${micros(i.pricePerHour)}),
           region = coalesce(region, ${i.region}), updated_at = now()
         WHERE id = ${id} RETURNING ${COLUMNS}`);
     },
 
-    /** First time running: metering starts at `at`, and `instance.started` is written in the same transaction. */
-    async markRunning(id: string, at: Date, i: ProviderInstance): Promise<InstanceRow> {
+    /**
+     * First time running: metering starts when the provider says the instance started (where its API says so
+     * and the time is plausible: after the row was written, not after we saw it), else at `observedAt`;
+     * `instance.started` is written in the same transaction.
+     */
+    async markRunning(id: string, observedAt: Date, i: ProviderInstance): Promise<InstanceRow> {
       return pool.transaction(async (tx) => {
+        const current = await tx.one(sql.type(InstanceRow)`SELECT ${COLUMNS} FROM instances WHERE id = ${id} FOR UPDATE`);
+        const reported = i.startedAt ? Date.parse(i.startedAt) : NaN;
+        const at =
+          Number.isFinite(reported) && reported <= observedAt.getTime() && reported >= Date.parse(current.created_at) - 1000
+            ? new Date(reported)
+            : observedAt;
         const row = await tx.one(sql.type(InstanceRow)`
           UPDATE instances SET status = 'running', provider_status = ${i.providerStatus},
             public_ip = coalesce(${i.publicIp}, public_ip), ssh = coalesce(${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb, ssh),
@@ -154,7 +244,7 @@ export function createInstanceQueries(pool: Pool) {
       });
     },
 
-    /** Moves to a final or paused state with its event, in one transaction. */
+    /** Moves to a final or paused state with its event, in one transaction. `extra.reason` is kept as `end_reason`. */
     async markEnded(
       id: string,
       status: Extract<InstanceStatus, 'stopped' | 'terminated' | 'failed'>,
@@ -162,9 +252,11 @@ export function createInstanceQueries(pool: Pool) {
       at: Date,
       extra: Record<string, unknown> = {},
     ): Promise<InstanceRow> {
+      const reason = typeof extra.reason === 'string' ? extra.reason : null;
       return pool.transaction(async (tx) => {
         const row = await tx.one(sql.type(InstanceRow)`
-          UPDATE instances SET status = ${status},
+          UPDATE instances SET status = ${status}, lifecycle_warning = NULL,
+            end_reason = coalesce(${reason}, CASE WHEN ${status} = 'stopped' THEN NULL ELSE end_reason END),
             provider_status = CASE WHEN ${status} = 'stopped' THEN provider_status ELSE NULL END,
             ended_at = CASE WHEN ${status} = 'stopped' THEN ended_at ELSE coalesce(ended_at, ${at.toISOString()}) END,
             updated_at = now()
@@ -179,6 +271,28 @@ export function createInstanceQueries(pool: Pool) {
         }
         return row;
       });
+    },
+
+    /** A stopped instance seen running again (started at the provider): metering resumes from `at`. */
+    async markResumed(id: string, at: Date, i: ProviderInstance): Promise<InstanceRow | null> {
+      return pool.maybeOne(sql.type(InstanceRow)`
+        UPDATE instances SET status = 'running', provider_status = ${i.providerStatus}, ended_at = NULL, end_reason = NULL,
+          metered_through = ${at.toISOString()}, public_ip = coalesce(${i.publicIp}, public_ip),
+          ssh = coalesce(${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb, ssh), updated_at = now()
+        WHERE id = ${id} AND status = 'stopped' RETURNING ${COLUMNS}`);
+    },
+
+    /** Ends a launch that failed; a no-op when its intent was never written. */
+    async markLaunchFailed(id: string, reason: string): Promise<void> {
+      await pool.query(sql.typeAlias('void')`
+        UPDATE instances SET status = 'failed', end_reason = ${reason.slice(0, 500)}, ended_at = coalesce(ended_at, now()), updated_at = now()
+        WHERE id = ${id} AND status <> 'terminated'`);
+    },
+
+    /** Says why a stop or terminate has not happened yet (null clears it). */
+    async setLifecycleWarning(id: string, warning: string | null): Promise<InstanceRow> {
+      return pool.one(sql.type(InstanceRow)`
+        UPDATE instances SET lifecycle_warning = ${warning}, updated_at = now() WHERE id = ${id} RETURNING ${COLUMNS}`);
     },
 
     async markStatus(id: string, status: InstanceStatus): Promise<InstanceRow> {

@@ -8,7 +8,7 @@ import { ApiError, NotFoundError, ProviderNotConnectedError, UnsupportedOperatio
 import { isKnownGpuSlug } from '../../providers/gpu-catalog';
 import { PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
 import type { ProviderCredentials } from '../../services/provider-credentials';
-import type { LaunchInput } from '../../../activities/instances';
+import type { LaunchInput, LaunchTiming } from '../../../activities/instances';
 import type { InstanceClient } from '../../workflow-clients/instances';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
@@ -33,6 +33,7 @@ export const InstanceRecord = z.object({
   created_at: isoTimestamp.nullable(),
   managed: z.boolean().describe('true for instances launched through this service'),
   warnings: z.array(z.string()).optional(),
+  end_reason: z.string().optional().describe('why the service itself stopped or ended the instance, when it did'),
 });
 type InstanceRecord = z.infer<typeof InstanceRecord>;
 
@@ -66,6 +67,7 @@ const CAPABILITY_FIELDS: Record<'volume_gb' | 'onstart_cmd' | 'ssh_key_name', Pr
 };
 
 export function toInstanceRecord(row: InstanceRow): InstanceRecord {
+  const warnings = row.lifecycle_warning ? [...row.warnings, row.lifecycle_warning] : row.warnings;
   return {
     id: row.provider_instance_id ?? row.id,
     provider: row.provider,
@@ -82,7 +84,8 @@ export function toInstanceRecord(row: InstanceRow): InstanceRecord {
     ssh: row.ssh,
     created_at: row.created_at,
     managed: true,
-    ...(row.warnings.length ? { warnings: row.warnings } : {}),
+    ...(warnings.length ? { warnings } : {}),
+    ...(row.end_reason ? { end_reason: row.end_reason } : {}),
   };
 }
 
@@ -96,7 +99,8 @@ function fromProvider(i: ProviderInstance, row: InstanceRow | undefined): Instan
     provider_status: i.providerStatus,
     gpu_type: i.gpuType ?? base?.gpu_type ?? null,
     gpu_count: i.gpuCount,
-    price_per_hour: i.pricePerHour ?? base?.price_per_hour ?? null,
+    // A managed instance shows the price it is metered at (fixed at launch), not what the provider says now.
+    price_per_hour: base?.price_per_hour ?? i.pricePerHour ?? null,
     spot: i.spot,
     region: i.region,
     docker_image: i.dockerImage ?? base?.docker_image ?? null,
@@ -105,6 +109,7 @@ function fromProvider(i: ProviderInstance, row: InstanceRow | undefined): Instan
     created_at: base?.created_at ?? i.createdAt,
     managed: Boolean(row),
     ...(base?.warnings ? { warnings: base.warnings } : {}),
+    ...(base?.end_reason ? { end_reason: base.end_reason } : {}),
   };
 }
 
@@ -120,7 +125,7 @@ export interface ComputeDeps {
   instances: InstanceQueries;
   sshKeys: SshKeyQueries;
   /** Poll and meter intervals handed to new launch workflows (hours in production; short in tests). */
-  launchTiming?: { pollIntervalMs: number; meterIntervalMs: number; activityTimeoutMs?: number; continueAsNewAfter?: number };
+  launchTiming?: LaunchTiming;
 }
 
 export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
@@ -136,7 +141,13 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
       'Send an Idempotency-Key header to make retries safe: the same key and body replay the first answer, another body is 409.',
     auth: true,
     body: LaunchBody,
-    responses: { 201: { description: 'The launched instance', schema: InstanceRecord } },
+    responses: {
+      201: {
+        description: 'The launched instance',
+        schema: InstanceRecord,
+        headers: { 'Idempotency-Key': 'the key of this launch (generated when none was sent): retry with it to get the same instance' },
+      },
+    },
     errors: [409, 422, 429, 502, 503],
     handler: async ({ body, accountId, ctx }) => {
       if (body.spot && body.provider !== 'vastai') {
@@ -154,7 +165,10 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
       if (idempotencyKey && !/^[A-Za-z0-9_.:-]{1,100}$/.test(idempotencyKey)) {
         throw new ValidationError('Idempotency-Key must be 1-100 characters of letters, digits, _ . : -');
       }
-      const instanceId = `launch-${accountId}-${idempotencyKey || randomToken(96)}`;
+      // Echoed (generated when absent) so a client that got no answer can retry the same launch safely.
+      const key = idempotencyKey || `gen_${randomToken(96)}`;
+      ctx.set('Idempotency-Key', key);
+      const instanceId = `launch-${accountId}-${key}`;
       const hash = requestHash(body);
       const tag = createHash('sha256').update(instanceId).digest('hex').slice(0, 10);
       const warnings = (Object.keys(CAPABILITY_FIELDS) as (keyof typeof CAPABILITY_FIELDS)[])
@@ -232,17 +246,26 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
       summary: action === 'stop' ? 'Stop an instance (runpod only)' : 'Terminate an instance (idempotent)',
       auth: true,
       params: InstanceParams,
-      responses: { 200: { description: 'The instance record', schema: InstanceRecord } },
-      errors: [422, 502, 503],
+      responses: {
+        200: { description: 'The instance record, after the provider confirmed', schema: InstanceRecord },
+        202: {
+          description:
+            'The provider has not confirmed within the answer bound (slow, unreachable, key removed); the request is kept and retried ' +
+            'by the instance workflow, and the record says why in `warnings`',
+          schema: InstanceRecord,
+        },
+      },
+      errors: [404, 422, 502, 503],
       handler: async ({ params, accountId }) => {
         const row = await deps.instances.findByProviderId(accountId, params.provider_instance_id);
         if (!row) throw new NotFoundError(`No instance ${params.provider_instance_id} in this account.`);
         if (action === 'stop' && row.provider !== 'runpod') {
           throw new UnsupportedOperationError(`${row.provider} instances cannot be stopped; use terminate.`);
         }
-        if (row.status === 'terminated') return { body: toInstanceRecord(row) };
+        if (row.status === 'terminated' || row.status === 'failed') return { body: toInstanceRecord(row) };
         if (action === 'stop' && row.status === 'stopped') return { body: toInstanceRecord(row) };
-        return { body: toInstanceRecord(await deps.workflows.end(row, action)) };
+        const { row: latest, done } = await deps.workflows.end(row, action);
+        return { status: done ? 200 : 202, body: toInstanceRecord(latest) };
       },
     });
   lifecycle('stop');

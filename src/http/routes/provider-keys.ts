@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { PROVIDER_KEY_STATUSES, type ProviderKeyQueries } from '../../db/queries/provider-keys';
 import { keyHint } from '../../domain/key-vault';
-import { NotFoundError } from '../../errors';
+import type { InstanceQueries } from '../../db/queries/instances';
+import { ConflictError, NotFoundError } from '../../errors';
 import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId } from '../../providers/types';
 import type { ProviderCredentials } from '../../services/provider-credentials';
 import type { ApiRouter } from '../route';
@@ -41,7 +42,12 @@ const VerifyResult = z.object({
 
 export function registerProviderKeyRoutes(
   api: ApiRouter,
-  deps: { queries: ProviderKeyQueries; credentials: ProviderCredentials; adapters: Record<ProviderId, ProviderAdapter> },
+  deps: {
+    queries: ProviderKeyQueries;
+    credentials: ProviderCredentials;
+    adapters: Record<ProviderId, ProviderAdapter>;
+    instances: Pick<InstanceQueries, 'listLive'>;
+  },
 ): void {
   api.add({
     method: 'get',
@@ -107,7 +113,19 @@ export function registerProviderKeyRoutes(
     auth: true,
     params: ProviderParams,
     responses: { 200: { description: 'Disconnected', schema: z.object({ id: providerId, deleted: z.literal(true) }) } },
+    errors: [409],
     handler: async ({ params, accountId }) => {
+      // Instances we manage need the key to be stopped, terminated and watched: disconnecting it under them
+      // would leave them running unmanaged.
+      const live = (await deps.instances.listLive(accountId, params.provider)).filter((r) => r.provider_instance_id);
+      if (live.length) {
+        const ids = live.map((r) => r.provider_instance_id!);
+        throw new ConflictError(
+          `Managed ${params.provider} instances are still live (${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''}); ` +
+            'terminate them first (POST /v1/compute/{id}/terminate).',
+          ids.map((id) => ({ path: 'instances', message: 'live managed instance', instance_id: id })),
+        );
+      }
       if (!(await deps.queries.deleteProviderKey(accountId, params.provider))) {
         throw new NotFoundError(`No ${params.provider} key is connected to this account.`);
       }

@@ -1,0 +1,144 @@
+/**
+ * Reconciliation: compares what each provider runs for an account with our rows and workflows, and closes
+ * every gap. Launches write their row (with the tagged provider name) before the create, so an instance we
+ * created always traces back to a row by id or by name; instances that trace to no row are the account's
+ * own and are left alone.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { createInstanceQueries, type InstanceRow } from '../src/db/queries/instances';
+import type { ProviderId, ProviderInstance } from '../src/providers/types';
+import { createInstanceClient } from '../src/workflow-clients/instances';
+import { toActivityFailure } from './provider-failures';
+import type { ActivityDeps } from './index';
+import type { LaunchInput } from './instances';
+
+export interface ReconcileSettings {
+  /** What happens to an instance of ours that no workflow manages: adopted (metered from now) or terminated. */
+  orphans: 'terminate' | 'adopt';
+  /** Timings for the workflows of adopted instances (the API's defaults in production). */
+  launchTiming: { pollIntervalMs: number; meterIntervalMs: number };
+}
+
+export const DEFAULT_RECONCILE_SETTINGS: ReconcileSettings = {
+  orphans: 'terminate',
+  launchTiming: { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 },
+};
+
+export interface ReconcileTarget {
+  accountId: string;
+  provider: ProviderId;
+}
+
+export interface ReconcileReport {
+  /** Instances at the provider that trace to one of our rows. */
+  seen: number;
+  /** Ours with no live workflow (or an ended row) and terminated at the provider. */
+  terminated: string[];
+  /** Ours with no live workflow, managed again from now. */
+  adopted: string[];
+  /** Rows whose instance the provider no longer knows, finished with a final charge. */
+  finished: string[];
+  /** Set when the account has no key for this provider: nothing could be looked at. */
+  skipped?: string;
+}
+
+const ENDED = new Set(['terminated', 'failed']);
+
+export function createReconciliationActivities(deps: ActivityDeps) {
+  const instances = createInstanceQueries(deps.pool);
+  const settings = deps.reconcile ?? DEFAULT_RECONCILE_SETTINGS;
+
+  function workflows() {
+    if (!deps.temporal) throw ApplicationFailure.nonRetryable('reconciliation needs a Temporal client in the activity deps', 'internal_error');
+    return createInstanceClient({ temporal: deps.temporal, instances });
+  }
+
+  function launchInputOf(row: InstanceRow): LaunchInput {
+    return {
+      instanceId: row.id,
+      accountId: row.account_id,
+      requestHash: row.request_hash,
+      provider: row.provider,
+      gpuType: row.gpu_type,
+      gpuCount: row.gpu_count,
+      spot: row.spot,
+      name: row.name,
+      providerName: row.provider_name ?? row.name,
+      dockerImage: row.docker_image ?? undefined,
+      region: row.region ?? undefined,
+      warnings: row.warnings,
+      ...settings.launchTiming,
+    };
+  }
+
+  return {
+    async listReconciliationTargets(): Promise<ReconcileTarget[]> {
+      return (await instances.listReconciliationTargets()).map((t) => ({ accountId: t.account_id, provider: t.provider }));
+    },
+
+    async reconcileAccountProvider(target: ReconcileTarget): Promise<ReconcileReport> {
+      const report: ReconcileReport = { seen: 0, terminated: [], adopted: [], finished: [] };
+      const apiKey = await deps.credentials.findApiKey(target.accountId, target.provider);
+      if (apiKey === null) return { ...report, skipped: `no ${target.provider} key connected` };
+      const adapter = deps.adapters[target.provider];
+      let listed: ProviderInstance[];
+      try {
+        listed = (await adapter.listInstances(apiKey)).filter((i) => i.status !== 'terminated');
+      } catch (err) {
+        throw toActivityFailure(err);
+      }
+      const rows = await instances.listForAccount(target.accountId);
+      const mine = rows.filter((r) => r.provider === target.provider);
+      const byProviderId = new Map(mine.filter((r) => r.provider_instance_id).map((r) => [r.provider_instance_id!, r]));
+      const byName = new Map(mine.filter((r) => r.provider_name).map((r) => [r.provider_name!, r]));
+      const client = workflows();
+
+      const terminate = async (inst: ProviderInstance) => {
+        try {
+          await adapter.terminate(apiKey, inst.id);
+        } catch (err) {
+          throw toActivityFailure(err);
+        }
+        report.terminated.push(inst.id);
+      };
+
+      for (const inst of listed) {
+        const row = byProviderId.get(inst.id) ?? (inst.name ? byName.get(inst.name) : undefined);
+        if (!row) continue; // not created by us: the account's own instance
+        report.seen++;
+        if (ENDED.has(row.status)) {
+          // Ended on our side but still at the provider: a terminate that did not stick, or a failed launch's create.
+          await terminate(inst);
+          continue;
+        }
+        if (await client.isManaged(row.id)) continue;
+        if (settings.orphans === 'adopt') {
+          const warning = 'Adopted by reconciliation: no workflow managed this instance; metered from the adoption on.';
+          const adopted = row.provider_instance_id
+            ? await instances.resumeManagement(row.id, new Date(), warning)
+            : await instances.recordCreated(row.id, inst).then(() => instances.resumeManagement(row.id, new Date(), warning));
+          await client.manage(launchInputOf(adopted), adopted);
+          report.adopted.push(inst.id);
+        } else {
+          await terminate(inst);
+          await instances.markEnded(row.id, 'terminated', row.provider_instance_id ? 'instance.terminated' : null, new Date(), {
+            reason: 'terminated by reconciliation: no workflow managed it',
+          });
+        }
+      }
+
+      const listedIds = new Set(listed.map((i) => i.id));
+      for (const row of mine) {
+        if (ENDED.has(row.status) || !row.provider_instance_id || listedIds.has(row.provider_instance_id)) continue;
+        if (await client.isManaged(row.id)) continue; // its workflow notices the loss itself
+        // Gone at the provider with nobody watching: charged up to now, then finished.
+        if (row.status === 'running') await instances.chargeThrough(row.id, new Date());
+        await instances.markEnded(row.id, 'terminated', 'instance.terminated', new Date(), {
+          reason: 'the provider no longer knows this instance (found by reconciliation)',
+        });
+        report.finished.push(row.provider_instance_id);
+      }
+      return report;
+    },
+  };
+}

@@ -1,0 +1,330 @@
+/**
+ * The instance lifecycle when its parts fail: a provider key removed or rejected under a running instance, a
+ * stop sent while the instance boots and the key is bad, a provider poll that hangs, the database refusing
+ * the record after the provider created the instance, and the workflow engine unreachable. In every case
+ * the API answers promptly with a documented status, no instance is left running unmanaged, and charges
+ * stay exact.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { Client as PgClient } from 'pg';
+import request from 'supertest';
+import { createApp } from '../../src/http/app';
+import { createProviderCredentials } from '../../src/services/provider-credentials';
+import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
+import type { ProviderId } from '../../src/providers/types';
+import { ed25519Key } from '../fixtures/ssh-keys';
+import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+import { eventually } from '../helpers/process';
+import { freePort } from '../helpers/ports';
+
+jest.setTimeout(120_000);
+
+let t: TestContext;
+let temporal: TemporalTestEnv;
+
+const timing = { pollIntervalMs: 250, meterIntervalMs: 1_000, bootPollMaxMs: 300, endRetryInitialMs: 200, endRetryMaxMs: 800 };
+
+beforeAll(async () => {
+  t = await createTestContext({ simulators: true, launchTiming: timing, answerBounds: { lifecycleMs: 2_000 } });
+  temporal = await createTemporalTestEnv();
+  await temporal.startWorker(
+    testActivityDeps(t.db.pool, { adapters: t.deps.adapters, credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault) }),
+    t.deps.temporal.taskQueue,
+  );
+  t.sims.runpod.control.setBootDelay(300);
+  t.sims.vastai.control.setBootDelay(300);
+});
+afterAll(async () => {
+  await temporal.close();
+  await t.close();
+});
+
+type Auth = { Authorization: string };
+
+async function sql<T = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new PgClient({ connectionString: t.db.url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+async function accountWith(provider: ProviderId) {
+  const account = await t.newAccount();
+  const simKey = t.sims[provider].createKey();
+  await t.http.post('/v1/settings/providers').set(account.auth).send({ provider, api_key: simKey }).expect(201);
+  await t.http.post('/v1/ssh-keys').set(account.auth).send({ name: 'laptop', public_key: ed25519Key() }).expect(201);
+  return { ...account, simKey };
+}
+
+async function launchRunning(a: { auth: Auth }, provider: ProviderId, extra: Record<string, unknown> = {}) {
+  const res = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider, gpu_type: 'rtx-a6000', ...extra });
+  expect(res.status).toBe(201);
+  const id = res.body.id as string;
+  await eventually(`${id} running`, async () => {
+    const [row] = await sql<{ started_at: Date | null }>('SELECT started_at FROM instances WHERE provider_instance_id = $1', [id]);
+    return row?.started_at ? true : undefined;
+  });
+  return id;
+}
+
+/** Charges add up to price × metered time, with no interval twice. */
+async function expectExactCharges(accountId: string, providerInstanceId: string) {
+  const [row] = await sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
+    'SELECT started_at, metered_through, price_per_hour_micros FROM instances WHERE provider_instance_id = $1',
+    [providerInstanceId],
+  );
+  const expected = Math.round((Number(row!.price_per_hour_micros) * (row!.metered_through.getTime() - row!.started_at.getTime())) / 3_600_000);
+  const [sum] = await sql<{ total: string; n: string; keys: string }>(
+    `SELECT coalesce(sum(amount_micros), 0) AS total, count(*) AS n, count(DISTINCT idempotency_key) AS keys
+     FROM ledger_entries WHERE account_id = $1 AND instance_id = $2`,
+    [accountId, providerInstanceId],
+  );
+  expect(-Number(sum!.total)).toBe(expected);
+  expect(sum!.keys).toBe(sum!.n);
+  return { expectedMicros: expected, meteredThrough: row!.metered_through };
+}
+
+describe('a provider key removed or rejected under a running instance', () => {
+  it('refuses to disconnect a key while managed instances need it (409 naming them)', async () => {
+    const a = await accountWith('runpod');
+    const id = await launchRunning(a, 'runpod');
+    const res = await t.http.delete('/v1/settings/providers/runpod').set(a.auth);
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('conflict');
+    expect(res.body.error.message).toContain(id);
+    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+    // Nothing live any more: now it may go.
+    await t.http.delete('/v1/settings/providers/runpod').set(a.auth).expect(200);
+  });
+
+  it('keeps a terminate pending (202, warning in the record, still metered) while the key is gone, and finishes it once the key is back', async () => {
+    const a = await accountWith('runpod');
+    const id = await launchRunning(a, 'runpod');
+    // The key disappears behind the API's back (the 409 above guards the API itself).
+    await sql('DELETE FROM provider_keys WHERE account_id = $1', [a.accountId]);
+
+    const res = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ id, status: 'terminating' });
+    await eventually('the pending terminate to show in the record', async () => {
+      const [row] = await sql<{ lifecycle_warning: string | null }>('SELECT lifecycle_warning FROM instances WHERE provider_instance_id = $1', [id]);
+      return row?.lifecycle_warning ? row.lifecycle_warning : undefined;
+    }).then((warning) => expect(warning).toMatch(/terminate has not reached the provider yet .*runpod API key/i));
+    expect(t.sims.runpod.control.instances(a.simKey).map((i) => i.id)).toEqual([id]);
+    const listed = await t.http.get('/v1/compute').set(a.auth);
+    expect(listed.status).toBe(200); // the account has no runpod key now: nothing listed, nothing failed
+
+    // What still runs is still metered while the terminate waits.
+    const chargesBefore = (await sql('SELECT id FROM ledger_entries WHERE instance_id = $1', [id])).length;
+    await eventually('a charge while the terminate is pending', async () =>
+      (await sql('SELECT id FROM ledger_entries WHERE instance_id = $1', [id])).length > chargesBefore ? true : undefined);
+
+    const reconnectedAt = Date.now();
+    await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'runpod', api_key: a.simKey }).expect(201);
+    await eventually('the pod to be terminated at the provider', () => (t.sims.runpod.control.instances(a.simKey).length === 0 ? true : undefined));
+    const final = await eventually('the record to say terminated', async () => {
+      const r = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
+      return r.status === 200 && r.body.status === 'terminated' ? r.body : undefined;
+    });
+    expect(final.warnings ?? []).toEqual([]);
+    const { meteredThrough } = await expectExactCharges(a.accountId, id);
+    expect(meteredThrough.getTime()).toBeGreaterThanOrEqual(reconnectedAt - 1_000);
+  });
+
+  it('does the same for a vastai key the provider rejects', async () => {
+    const a = await accountWith('vastai');
+    const id = await launchRunning(a, 'vastai');
+    await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'vastai', api_key: 'not-a-key-vast-knows-0123456789' }).expect(200);
+    const res = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
+    expect(res.status).toBe(202);
+    expect(res.body.status).toBe('terminating');
+    await eventually('the rejection to show in the record', async () => {
+      const r = await t.http.get('/v1/compute').set(a.auth);
+      return r.body.errors?.[0]?.provider === 'vastai' ? true : undefined;
+    });
+    await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'vastai', api_key: a.simKey }).expect(200);
+    await eventually('the instance to be terminated', () => (t.sims.vastai.control.instances(a.simKey).length === 0 ? true : undefined));
+    await eventually('the row to be terminated', async () =>
+      (await sql<{ status: string }>('SELECT status FROM instances WHERE provider_instance_id = $1', [id]))[0]?.status === 'terminated' ? true : undefined);
+    await expectExactCharges(a.accountId, id);
+  });
+
+  it('answers a stop sent during boot with a bad key within the bound, and stops the pod once the key works', async () => {
+    const a = await accountWith('runpod');
+    t.sims.runpod.control.setBootDelay(60_000);
+    let id: string;
+    try {
+      const res = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'runpod', gpu_type: 'rtx-a6000' });
+      expect(res.status).toBe(201);
+      id = res.body.id;
+    } finally {
+      t.sims.runpod.control.setBootDelay(300);
+    }
+    await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'runpod', api_key: 'rpa_BADBADBADBADBADBADBADBADBADBAD' }).expect(200);
+    const started = Date.now();
+    const stop = await t.http.post(`/v1/compute/${id}/stop`).set(a.auth);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(stop.status).toBe(202);
+    expect(stop.body.status).toBe('stopping');
+
+    await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'runpod', api_key: a.simKey }).expect(200);
+    await eventually('the pod to be stopped at the provider', () =>
+      t.sims.runpod.control.instances(a.simKey)[0]?.status === 'EXITED' ? true : undefined);
+    const stopped = await eventually('the record to say stopped', async () => {
+      const r = await t.http.post(`/v1/compute/${id}/stop`).set(a.auth);
+      return r.status === 200 && r.body.status === 'stopped' ? r.body : undefined;
+    });
+    expect(stopped.warnings ?? []).toEqual([]);
+    // It never ran: nothing is charged.
+    expect(await sql('SELECT id FROM ledger_entries WHERE instance_id = $1', [id])).toEqual([]);
+    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  });
+});
+
+describe('metering at the launch price', () => {
+  it('keeps the launch price after a stop and charges a run at it (a stopped pod costs 0 at RunPod, not its past)', async () => {
+    const a = await accountWith('runpod');
+    const id = await launchRunning(a, 'runpod');
+    const [{ price_per_hour_micros: price }] = (await sql<{ price_per_hour_micros: string }>(
+      'SELECT price_per_hour_micros FROM instances WHERE provider_instance_id = $1', [id])) as [{ price_per_hour_micros: string }];
+    expect(Number(price)).toBeGreaterThan(0);
+    const stopped = await t.http.post(`/v1/compute/${id}/stop`).set(a.auth);
+    expect(stopped.status).toBe(200);
+    expect(stopped.body.price_per_hour).toBe(Number(price) / 1_000_000);
+    const listed = (await t.http.get('/v1/compute').set(a.auth)).body.data.find((i: { id: string }) => i.id === id);
+    expect(listed.price_per_hour).toBe(Number(price) / 1_000_000);
+    const { expectedMicros } = await expectExactCharges(a.accountId, id);
+    expect(expectedMicros).toBeGreaterThan(0);
+    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  });
+
+  it('starts metering at the start time RunPod reports, not when we first looked', async () => {
+    const a = await accountWith('runpod');
+    const id = await launchRunning(a, 'runpod');
+    const pod = await t.deps.adapters.runpod.getInstance(a.simKey, id);
+    const [row] = await sql<{ started_at: Date }>('SELECT started_at FROM instances WHERE provider_instance_id = $1', [id]);
+    expect(pod!.startedAt).not.toBeNull();
+    expect(row!.started_at.toISOString()).toBe(new Date(pod!.startedAt!).toISOString());
+    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  });
+
+  it('charges a pod stopped at RunPod (not through us) up to that moment and marks it stopped', async () => {
+    const a = await accountWith('runpod');
+    const id = await launchRunning(a, 'runpod');
+    await t.deps.adapters.runpod.stop(a.simKey, id);
+    const row = await eventually('the record to say stopped', async () => {
+      const [r] = await sql<{ status: string; end_reason: string | null }>('SELECT status, end_reason FROM instances WHERE provider_instance_id = $1', [id]);
+      return r?.status === 'stopped' ? r : undefined;
+    });
+    expect(row.end_reason).toBe('stopped at the provider');
+    const { expectedMicros } = await expectExactCharges(a.accountId, id);
+    expect(expectedMicros).toBeGreaterThan(0);
+    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  });
+});
+
+describe('compensation after the provider created the instance', () => {
+  it('terminates the instance at the provider when the database refuses its record (500, nothing left running)', async () => {
+    const a = await accountWith('vastai');
+    // A rule only this test's launch breaks, checked when the provider's answer is written to the row.
+    await sql(`ALTER TABLE instances ADD CONSTRAINT refuse_for_test CHECK (provider_instance_id IS NULL OR docker_image IS DISTINCT FROM 'example/refused:1')`);
+    try {
+      const res = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'vastai', gpu_type: 'rtx-a6000', docker_image: 'example/refused:1' });
+      expect(res.status).toBe(500);
+      expect(res.body.error.code).toBe('internal_error');
+      await eventually('the created instance to be terminated again', () => (t.sims.vastai.control.instances(a.simKey).length === 0 ? true : undefined));
+      // The provider was asked once to create, and once to destroy what it created.
+      expect(t.sims.vastai.control.requests({ method: 'PUT', path: /^\/api\/v0\/asks\// }).length).toBeGreaterThanOrEqual(1);
+      const rows = await eventually('the launch to be failed', async () => {
+        const r = await sql<{ status: string }>('SELECT status FROM instances WHERE account_id = $1', [a.accountId]);
+        return r[0]?.status === 'failed' ? r : undefined;
+      });
+      expect(rows).toHaveLength(1);
+    } finally {
+      await sql('ALTER TABLE instances DROP CONSTRAINT refuse_for_test');
+    }
+  });
+});
+
+describe('the workflow engine unreachable', () => {
+  it('answers launch, stop and terminate with 503 service_unavailable and Retry-After, promptly', async () => {
+    const a = await accountWith('runpod');
+    const id = await launchRunning(a, 'runpod');
+    const deadClient = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}` }) });
+    const app = createApp({ ...t.deps, temporal: { client: deadClient, taskQueue: t.deps.temporal.taskQueue }, answerBounds: { engineMs: 1_500, launchMs: 1_500 } });
+    const http = request(app.callback());
+    for (const send of [
+      () => http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'during-outage').send({ provider: 'runpod', gpu_type: 'rtx-a6000' }),
+      () => http.post(`/v1/compute/${id}/stop`).set(a.auth),
+      () => http.post(`/v1/compute/${id}/terminate`).set(a.auth),
+    ]) {
+      const started = Date.now();
+      const res = await send();
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('service_unavailable');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    await deadClient.connection.close().catch(() => undefined);
+    // The engine back (the normal app): the same Idempotency-Key launches, once.
+    const retried = await t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'during-outage').send({ provider: 'runpod', gpu_type: 'rtx-a6000' });
+    expect(retried.status).toBe(201);
+    expect(retried.headers['idempotency-key']).toBe('during-outage');
+    for (const i of [id, retried.body.id]) await t.http.post(`/v1/compute/${i}/terminate`).set(a.auth).expect(200);
+  });
+});
+
+describe('a provider poll that hangs', () => {
+  let slow: TestContext;
+  beforeAll(async () => {
+    // Provider calls may take up to 30 s here, so a hanging poll really hangs.
+    slow = await createTestContext({ simulators: true, providerTimeoutMs: 30_000, launchTiming: timing, answerBounds: { lifecycleMs: 6_000 } });
+    await temporal.startWorker(
+      testActivityDeps(slow.db.pool, {
+        adapters: slow.deps.adapters,
+        credentials: createProviderCredentials(createProviderKeyQueries(slow.db.pool), slow.deps.vault),
+      }),
+      slow.deps.temporal.taskQueue,
+    );
+    slow.sims.runpod.control.setBootDelay(300);
+  });
+  afterAll(() => slow.close());
+
+  async function slowRowId(providerInstanceId: string): Promise<string> {
+    const client = new PgClient({ connectionString: slow.db.url });
+    await client.connect();
+    try {
+      return (await client.query('SELECT id FROM instances WHERE provider_instance_id = $1', [providerInstanceId])).rows[0].id;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('does not hold up a terminate: the request interrupts the wait (200, not 202)', async () => {
+    const account = await slow.newAccount();
+    const simKey = slow.sims.runpod.createKey();
+    await slow.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'runpod', api_key: simKey }).expect(201);
+    const launched = await slow.http.post('/v1/compute/launch').set(account.auth).send({ provider: 'runpod', gpu_type: 'rtx-a6000' });
+    expect(launched.status).toBe(201);
+    const id = launched.body.id as string;
+    // Every look at this pod now takes 25 s; the workflow is inside one when the terminate arrives.
+    slow.sims.runpod.control.setLatency(25_000, { match: { method: 'GET', path: new RegExp(`^/v2/pods/${id}$`) } });
+    try {
+      const workflowId = await slowRowId(id);
+      await eventually('a poll to be in flight', async () => {
+        const d = await slow.temporal.workflow.getHandle(workflowId).describe();
+        return d.raw.pendingActivities?.some((p) => p.activityType?.name === 'pollInstance') ? true : undefined;
+      });
+      const res = await slow.http.post(`/v1/compute/${id}/terminate`).set(account.auth);
+      expect(res.status).toBe(200);
+      expect(res.body.status).toBe('terminated');
+      expect(slow.sims.runpod.control.instances(simKey)).toEqual([]);
+    } finally {
+      slow.sims.runpod.control.setLatency(0);
+    }
+  });
+});
