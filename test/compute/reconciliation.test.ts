@@ -1,0 +1,162 @@
+/**
+ * Reconciliation (`reconcileInstances`, run by the `instance-reconciliation` schedule) on the real dev
+ * server: instances of ours that no workflow manages are terminated or adopted per configuration, rows
+ * whose instance vanished are finished with a final charge, and everything else is left alone: live
+ * launches, and the account's own instances that we did not create.
+ */
+import { randomBytes } from 'node:crypto';
+import { Client as PgClient } from 'pg';
+import { createInstanceQueries } from '../../src/db/queries/instances';
+import { createProviderCredentials } from '../../src/services/provider-credentials';
+import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
+import type { ProviderId } from '../../src/providers/types';
+import { reconcileInstances } from '../../workflows';
+import { ed25519Key } from '../fixtures/ssh-keys';
+import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { createTemporalTestEnv, uniqueTaskQueue, type TemporalTestEnv } from '../helpers/temporal';
+import { eventually } from '../helpers/process';
+
+jest.setTimeout(120_000);
+
+let t: TestContext;
+let temporal: TemporalTestEnv;
+const timing = { pollIntervalMs: 250, meterIntervalMs: 1_000, bootPollMaxMs: 300 };
+const adoptQueue = uniqueTaskQueue('adopt');
+
+beforeAll(async () => {
+  t = await createTestContext({ simulators: true, launchTiming: timing });
+  temporal = await createTemporalTestEnv();
+  const base = {
+    adapters: t.deps.adapters,
+    credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
+    temporal: { client: t.temporal, taskQueue: t.deps.temporal.taskQueue },
+  };
+  // One worker per setting; adopted instances' workflows run on the main queue either way.
+  await temporal.startWorker(testActivityDeps(t.db.pool, { ...base, reconcile: { orphans: 'terminate', launchTiming: timing } }), t.deps.temporal.taskQueue);
+  await temporal.startWorker(testActivityDeps(t.db.pool, { ...base, reconcile: { orphans: 'adopt', launchTiming: timing } }), adoptQueue);
+  t.sims.runpod.control.setBootDelay(300);
+  t.sims.vastai.control.setBootDelay(300);
+});
+afterAll(async () => {
+  await temporal.close();
+  await t.close();
+});
+
+async function sql<T = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new PgClient({ connectionString: t.db.url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+function reconcile(mode: 'terminate' | 'adopt') {
+  return t.temporal.workflow.execute(reconcileInstances, {
+    taskQueue: mode === 'adopt' ? adoptQueue : t.deps.temporal.taskQueue,
+    workflowId: `reconcile-test-${randomBytes(4).toString('hex')}`,
+  });
+}
+
+async function accountWith(provider: ProviderId) {
+  const account = await t.newAccount();
+  const simKey = t.sims[provider].createKey();
+  await t.http.post('/v1/settings/providers').set(account.auth).send({ provider, api_key: simKey }).expect(201);
+  await t.http.post('/v1/ssh-keys').set(account.auth).send({ name: 'laptop', public_key: ed25519Key() }).expect(201);
+  return { ...account, simKey };
+}
+
+async function launchRunning(a: { auth: { Authorization: string } }, provider: ProviderId) {
+  const res = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider, gpu_type: 'rtx-a6000' });
+  expect(res.status).toBe(201);
+  const id = res.body.id as string;
+  const [row] = await eventually(`${id} running`, async () => {
+    const r = await sql<{ id: string; started_at: Date | null }>('SELECT id, started_at FROM instances WHERE provider_instance_id = $1', [id]);
+    return r[0]?.started_at ? r : undefined;
+  });
+  return { id, rowId: row!.id };
+}
+
+/** An operator (or a bug) ends the workflow: the instance runs on with nobody watching it. */
+async function killWorkflow(rowId: string) {
+  await t.temporal.workflow.getHandle(rowId).terminate('killed by the test');
+}
+
+const rowOf = async (id: string) =>
+  (await sql<{ status: string; end_reason: string | null; warnings: string[]; metered_through: Date | null }>(
+    'SELECT status, end_reason, warnings, metered_through FROM instances WHERE provider_instance_id = $1', [id]))[0]!;
+
+it('terminates an instance of ours that a failed launch left behind, and leaves live launches and the account\'s own instances alone', async () => {
+  const a = await accountWith('runpod');
+  const live = await launchRunning(a, 'runpod');
+  // A launch failed, and its compensation never reached the provider: the row says failed, the pod runs.
+  const queries = createInstanceQueries(t.db.pool);
+  await queries.insertIntent({
+    id: `launch-${a.accountId}-lost`, accountId: a.accountId, requestHash: 'x', provider: 'runpod', providerName: 'job-0123456789',
+    name: 'job', gpuType: 'rtx-a6000', gpuCount: 1, spot: false, region: null, dockerImage: null, warnings: [],
+  });
+  await queries.markLaunchFailed(`launch-${a.accountId}-lost`, 'the test says so');
+  const spec = { gpuType: 'rtx-a6000' as const, gpuCount: 1, spot: false };
+  const leaked = await t.deps.adapters.runpod.launch(a.simKey, { ...spec, name: 'job-0123456789' });
+  const own = await t.deps.adapters.runpod.launch(a.simKey, { ...spec, name: 'my-own-pod' });
+
+  const summary = await reconcile('terminate');
+  expect(summary.terminated).toBeGreaterThanOrEqual(1);
+  const remaining = t.sims.runpod.control.instances(a.simKey).map((i) => i.id).sort();
+  expect(remaining).toEqual([live.id, own.id].sort());
+  expect(remaining).not.toContain(leaked.id);
+  expect((await rowOf(live.id)).status).toBe('running');
+  await t.http.post(`/v1/compute/${live.id}/terminate`).set(a.auth).expect(200);
+});
+
+it('terminates a running instance whose workflow is gone (terminate setting), with the reason in its record', async () => {
+  const a = await accountWith('runpod');
+  const { id, rowId } = await launchRunning(a, 'runpod');
+  await killWorkflow(rowId);
+  await reconcile('terminate');
+  expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
+  const row = await rowOf(id);
+  expect(row.status).toBe('terminated');
+  expect(row.end_reason).toMatch(/reconciliation/);
+  const res = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ status: 'terminated', end_reason: expect.stringMatching(/reconciliation/) });
+});
+
+it('adopts a running instance whose workflow is gone (adopt setting): managed again, metered from the adoption, warned about', async () => {
+  const a = await accountWith('vastai');
+  const { id, rowId } = await launchRunning(a, 'vastai');
+  await killWorkflow(rowId);
+  const adoptedAt = Date.now();
+  const summary = await reconcile('adopt');
+  expect(summary.adopted).toBe(1);
+  const description = await t.temporal.workflow.getHandle(rowId).describe();
+  expect(description.status.name).toBe('RUNNING');
+  await eventually('a charge after the adoption', async () => {
+    const row = await rowOf(id);
+    return row.metered_through && row.metered_through.getTime() > adoptedAt + 500 ? true : undefined;
+  });
+  const listed = (await t.http.get('/v1/compute').set(a.auth)).body.data.find((i: { id: string }) => i.id === id);
+  expect(listed.warnings.join(' ')).toMatch(/Adopted by reconciliation/);
+  const res = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
+  expect(res.status).toBe(200);
+  expect(res.body.status).toBe('terminated');
+  expect(t.sims.vastai.control.instances(a.simKey)).toEqual([]);
+});
+
+it('finishes a row whose instance vanished at the provider while nobody watched, with a final charge and event', async () => {
+  const a = await accountWith('vastai');
+  const { id, rowId } = await launchRunning(a, 'vastai');
+  await killWorkflow(rowId);
+  const before = (await rowOf(id)).metered_through!.getTime();
+  await t.deps.adapters.vastai.terminate(a.simKey, id);
+  const summary = await reconcile('terminate');
+  expect(summary.finished).toBe(1);
+  const row = await rowOf(id);
+  expect(row.status).toBe('terminated');
+  expect(row.metered_through!.getTime()).toBeGreaterThan(before);
+  const events = await sql<{ type: string; data: { reason?: string } }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at', [a.accountId]);
+  expect(events.map((e) => e.type)).toEqual(['instance.started', 'instance.terminated']);
+  expect(events[1]!.data.reason).toMatch(/no longer knows/);
+});
