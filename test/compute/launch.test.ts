@@ -92,9 +92,11 @@ describe.each(PROVIDERS)('%s: launch → running → charges → terminate', (pr
     await eventually('instance.started', async () => ((await events(a.accountId)).some((e) => e.type === 'instance.started') ? true : undefined));
     await eventually('a metered charge', async () => ((await transactions(a.auth)).length >= 1 ? true : undefined), 15_000);
 
+    const terminateSentAt = Date.now();
     const terminated = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
+    const terminateAnsweredAt = Date.now();
     expect(terminated.status).toBe(200);
-    expect(terminated.body).toMatchObject({ id, status: 'terminated', provider_status: null });
+    expect(terminated.body).toMatchObject({ id, status: 'terminated', provider_status: null, price_per_hour: launched.body.price_per_hour });
     // Lambda reports `terminating` for a moment before the instance leaves its list.
     await eventually('the provider to drop the instance', () => (t.sims[provider].control.instances(a.simKey).length === 0 ? true : undefined));
     expect((await events(a.accountId)).map((e) => e.type)).toEqual(['instance.started', 'instance.terminated']);
@@ -102,6 +104,14 @@ describe.each(PROVIDERS)('%s: launch → running → charges → terminate', (pr
     // Charges: exact to the microdollar, from started_at to ended metering, never overlapping.
     const [row] = await sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
       'SELECT started_at, metered_through, price_per_hour_micros FROM instances WHERE provider_instance_id = $1', [id]);
+    // Metered time is the time it ran: from when the simulator had it running (created + 300 ms boot; RunPod
+    // reports its start in whole seconds) within the boot polling gap (3 s), to the terminate.
+    const runningSince = Date.parse(atSim[0]!.createdAt) + 300;
+    expect(row!.started_at.getTime() - runningSince).toBeGreaterThanOrEqual(-1_000);
+    expect(row!.started_at.getTime() - runningSince).toBeLessThanOrEqual(3_000 + 1_500);
+    expect(row!.metered_through.getTime()).toBeGreaterThanOrEqual(terminateSentAt);
+    expect(row!.metered_through.getTime()).toBeLessThanOrEqual(terminateAnsweredAt);
+    expect(Number(row!.price_per_hour_micros)).toBe(Math.round(launched.body.price_per_hour * 1_000_000));
     const elapsedMs = row!.metered_through.getTime() - row!.started_at.getTime();
     const expectedMicros = Math.round((Number(row!.price_per_hour_micros) * elapsedMs) / 3_600_000);
     const charges = await transactions(a.auth);
