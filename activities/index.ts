@@ -5,10 +5,12 @@
 import type { Pool } from '../src/db/pool';
 import type { Logger } from '../src/logger';
 import type { ProviderAdapter, ProviderId } from '../src/providers/types';
+import { createAlertActivities } from './alerts';
 import { createHealthActivities } from './health';
 import { createInstanceActivities } from './instances';
 import { createPricingActivities } from './pricing';
 import type { ProviderCredentials } from '../src/services/provider-credentials';
+import type { AlertMonitorSettings } from '../src/workflow-clients/alerts';
 
 export interface ActivityDeps {
   pool: Pool;
@@ -18,6 +20,8 @@ export interface ActivityDeps {
   pricingKeys: Partial<Record<ProviderId, string>>;
   /** The accounts' provider keys, decrypted for one call at a time. */
   credentials: ProviderCredentials;
+  /** The alert monitor that pricing refreshes and charges signal; default id `alert-monitor`, 5 min tick. */
+  alertMonitor?: AlertMonitorSettings;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -25,6 +29,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHealthActivities(deps),
     ...createPricingActivities(deps),
     ...createInstanceActivities(deps),
+    ...createAlertActivities(deps),
   };
 }
 

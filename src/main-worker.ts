@@ -11,6 +11,7 @@ import { ensurePricingSchedule } from './temporal/schedules';
 import { createDatabasePool } from './db/pool';
 import { createLogger } from './logger';
 import { createWorker, installTemporalRuntime } from './worker';
+import { createAlertMonitorClient } from './workflow-clients/alerts';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
         vastai: config.PRICING_VASTAI_API_KEY,
         lambda: config.PRICING_LAMBDA_API_KEY,
       },
+      alertMonitor: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
     },
   });
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
@@ -45,6 +47,12 @@ async function main(): Promise<void> {
     everyMs: parseDurationMs(config.PRICING_REFRESH_INTERVAL),
     triggerNow: true,
   });
+  // The alert monitor (workflow id `alert-monitor`) runs from start-up; already running is fine.
+  await createAlertMonitorClient({
+    client,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    settings: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
+  }).ensureRunning();
   await clientConnection.close();
   logger.info('worker polling', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
   // Optional liveness endpoint for orchestrators (the worker has no other port): 200 while it polls.

@@ -1,0 +1,38 @@
+-- Price-drop and budget alerts, evaluated set-based by the alert monitor workflow, and the stop requests a
+-- triggered `stop_instances` budget alert leaves for the monitor to deliver to the instances' workflows.
+CREATE TABLE alerts (
+  id                text PRIMARY KEY,                         -- alert_…
+  seq               bigint GENERATED ALWAYS AS IDENTITY UNIQUE, -- newest first and cursor paging
+  account_id        text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  type              text NOT NULL CHECK (type IN ('price_drop', 'budget_limit')),
+  action            text NOT NULL CHECK (action IN ('notify', 'stop_instances')),
+  status            text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'triggered')),
+  gpu_type          text,                                     -- price_drop only
+  threshold_micros  bigint NOT NULL CHECK (threshold_micros > 0), -- threshold_price or threshold_dollars
+  triggered_at      timestamptz,
+  created_at        timestamptz NOT NULL DEFAULT now(),
+  CONSTRAINT alerts_gpu_type_check CHECK ((type = 'price_drop') = (gpu_type IS NOT NULL)),
+  CONSTRAINT alerts_action_check CHECK (type = 'budget_limit' OR action = 'notify'),
+  CONSTRAINT alerts_triggered_check CHECK ((status = 'triggered') = (triggered_at IS NOT NULL))
+);
+CREATE INDEX alerts_account_seq_idx ON alerts (account_id, seq DESC);
+-- Evaluation touches only active alerts: per GPU, the ones whose threshold is at or above the best price.
+CREATE INDEX alerts_active_price_idx ON alerts (gpu_type, threshold_micros) WHERE status = 'active' AND type = 'price_drop';
+CREATE INDEX alerts_active_budget_idx ON alerts (account_id, threshold_micros) WHERE status = 'active' AND type = 'budget_limit';
+
+-- Month-to-date instance spend per account (budget evaluation and current_value).
+CREATE INDEX ledger_entries_charges_by_time_idx ON ledger_entries (account_id, created_at) WHERE type = 'instance_charge';
+
+-- Written in the transaction that triggers the alert; delivered (endInstance signal) after it commits, until
+-- every row has `delivered_at`. No foreign key to alerts: deleting the alert must not cancel its stops.
+CREATE TABLE alert_stop_requests (
+  alert_id      text NOT NULL,
+  instance_id   text NOT NULL REFERENCES instances (id) ON DELETE CASCADE, -- the row id = the launch workflow id
+  account_id    text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  action        text NOT NULL CHECK (action IN ('stop', 'terminate')),
+  reason        text NOT NULL,
+  created_at    timestamptz NOT NULL DEFAULT now(),
+  delivered_at  timestamptz,
+  PRIMARY KEY (alert_id, instance_id)
+);
+CREATE INDEX alert_stop_requests_pending_idx ON alert_stop_requests (created_at) WHERE delivered_at IS NULL;
