@@ -11,9 +11,9 @@ CREATE TABLE alerts (
   threshold_micros  bigint NOT NULL CHECK (threshold_micros > 0), -- threshold_price or threshold_dollars
   triggered_at      timestamptz,
   created_at        timestamptz NOT NULL DEFAULT now(),
-  CONSTRAINT alerts_gpu_type_check CHECK ((type = 'price_drop') = (gpu_type IS NOT NULL)),
-  CONSTRAINT alerts_action_check CHECK (type = 'budget_limit' OR action = 'notify'),
-  CONSTRAINT alerts_triggered_check CHECK ((status = 'triggered') = (triggered_at IS NOT NULL))
+  CONSTRAINT alerts_gpu_type_only_for_price_drop CHECK ((type = 'price_drop') = (gpu_type IS NOT NULL)),
+  CONSTRAINT alerts_stop_only_for_budget CHECK (type = 'budget_limit' OR action = 'notify'),
+  CONSTRAINT alerts_triggered_at_iff_triggered CHECK ((status = 'triggered') = (triggered_at IS NOT NULL))
 );
 CREATE INDEX alerts_account_seq_idx ON alerts (account_id, seq DESC);
 -- Evaluation touches only active alerts: per GPU, the ones whose threshold is at or above the best price.
