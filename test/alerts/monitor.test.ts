@@ -58,8 +58,13 @@ async function sql<T = Record<string, unknown>>(text: string, values: unknown[] 
 const runRefresh = () =>
   t.temporal.workflow.execute('pricingRefresh', { taskQueue, workflowId: uniqueTaskQueue('pricing-refresh') }) as Promise<PricingRefreshResult>;
 
+interface EventRow {
+  type: string;
+  data: { alert: { id: string }; value: number; [field: string]: unknown };
+}
+
 const events = (accountId: string, type?: string) =>
-  sql<{ type: string; data: Record<string, any> }>(
+  sql<EventRow>(
     `SELECT type, data FROM events WHERE account_id = $1 ${type ? 'AND type = $2' : ''} ORDER BY created_at`,
     type ? [accountId, type] : [accountId],
   );

@@ -2,7 +2,7 @@
 -- triggered `stop_instances` budget alert leaves for the monitor to deliver to the instances' workflows.
 CREATE TABLE alerts (
   id                text PRIMARY KEY,                         -- alert_…
-  seq               bigint GENERATED ALWAYS AS IDENTITY UNIQUE, -- newest first and cursor paging
+  seq               bigint GENERATED ALWAYS AS IDENTITY,       -- newest first and cursor paging (per account index below)
   account_id        text NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
   type              text NOT NULL CHECK (type IN ('price_drop', 'budget_limit')),
   action            text NOT NULL CHECK (action IN ('notify', 'stop_instances')),
@@ -36,3 +36,11 @@ CREATE TABLE alert_stop_requests (
   PRIMARY KEY (alert_id, instance_id)
 );
 CREATE INDEX alert_stop_requests_pending_idx ON alert_stop_requests (created_at) WHERE delivered_at IS NULL;
+
+-- The id of the one `alert.triggered` event of an alert: `evt_` + 22 characters of the base58 alphabet,
+-- derived from the alert's own random id, so the set-based evaluation needs no random source per row and a
+-- retried evaluation would name the same event. (base64 of the 128-bit digest with its 6 non-base58 symbols
+-- mapped onto base58 ones.)
+CREATE FUNCTION alert_event_id(alert_id text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN 'evt_' || translate(rtrim(encode(decode(md5('alert.triggered:' || alert_id), 'hex'), 'base64'), '='), '0OIl+/', 'zyxwvu');

@@ -136,13 +136,29 @@ const monthStart = sql.fragment`date_trunc('month', now(), 'UTC')`;
 /** Instance statuses a stop_instances alert ends: everything that runs or is about to. */
 const ENDABLE_STATUSES = ['provisioning', 'running', 'unknown'];
 
-const TriggeredPriceRow = AlertRow.extend({
-  value_micros: z.number(),
-  offer_provider: z.string(),
-  offer_spot: z.boolean(),
-  offer_region: z.string().nullable(),
+const EvaluationRow = z.object({
+  price_triggered: z.number(),
+  budget_triggered: z.number(),
+  events: z.number(),
+  stop_requests: z.number(),
+  pending_stop_requests: z.number(),
 });
-const TriggeredBudgetRow = AlertRow.extend({ value_micros: z.number() });
+
+/** Micro-dollars as a JSON number of dollars, the same double JavaScript's `micros / 1e6` gives. */
+const dollarsOf = (micros: ReturnType<typeof sql.fragment>) => sql.fragment`to_jsonb(${micros}::float8 / 1000000)`;
+const isoOf = (column: ReturnType<typeof sql.fragment>) => sql.fragment`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The alert record ({@link toAlertRecord}) as it was when it triggered, built in SQL for the event of a hit
+ * row `h`; `current_value` is the value that triggered it.
+ */
+const eventAlertRecord = sql.fragment`
+  jsonb_build_object('id', h.id, 'type', h.type, 'action', h.action, 'status', h.status,
+    'current_value', ${dollarsOf(sql.fragment`h.value_micros`)},
+    'triggered_at', ${isoOf(sql.fragment`h.triggered_at`)}, 'created_at', ${isoOf(sql.fragment`h.created_at`)})
+  || CASE WHEN h.type = 'price_drop'
+       THEN jsonb_build_object('gpu_type', h.gpu_type, 'threshold_price', ${dollarsOf(sql.fragment`h.threshold_micros`)})
+       ELSE jsonb_build_object('threshold_dollars', ${dollarsOf(sql.fragment`h.threshold_micros`)}) END`;
 
 export function createAlertQueries(pool: Pool) {
   /**
@@ -199,112 +215,74 @@ export function createAlertQueries(pool: Pool) {
     },
 
     /**
-     * Evaluates the active alerts of every account in one transaction: price_drop against the lowest
-     * available offer per GPU, budget_limit against each account's charges this UTC month. Each alert moves
-     * `active → triggered` through a conditional UPDATE (`WHERE status = 'active'`), so it moves once however
-     * many evaluations race; its `alert.triggered` event (deduplicated per alert) and, for `stop_instances`,
-     * one stop request per running instance of the account are written in the same transaction.
+     * Evaluates the active alerts of every account in one statement (so one transaction): price_drop against
+     * the lowest available offer per GPU, budget_limit against each account's charges this UTC month. Each
+     * alert moves `active → triggered` through a conditional UPDATE (`WHERE status = 'active'`), so it moves
+     * once however many evaluations race (the second waits for the first's row locks, then finds them
+     * triggered). Its `alert.triggered` event (deduplicated per alert) and, for `stop_instances`, one stop
+     * request per running instance of the account are written by the same statement. Everything stays in
+     * Postgres: no row travels to Node and back (bench:alerts).
      */
     async evaluate(kinds: { price: boolean; budget: boolean }): Promise<EvaluationResult> {
       return pool.transaction(async (tx) => {
         await tx.query(sql.typeAlias('void')`SELECT FROM pg_advisory_xact_lock(${EVALUATION_LOCK})`);
-        const events: { accountId: string; alertId: string; data: Record<string, unknown> }[] = [];
-        const stops: { alertId: string; accountId: string; reason: string }[] = [];
-
-        let priceTriggered = 0;
-        if (kinds.price) {
-          const hits = await tx.any(sql.type(TriggeredPriceRow)`
-            WITH best AS (${bestOffers})
+        const statement = sql.fragment`
+          WITH best AS (${bestOffers}),
+          spend AS (
+            SELECT account_id, sum(-amount_micros)::int8 AS micros FROM ledger_entries
+            WHERE ${kinds.budget}::boolean AND type = 'instance_charge' AND created_at >= ${monthStart}
+            GROUP BY account_id),
+          price_hits AS (
             UPDATE alerts a SET status = 'triggered', triggered_at = now()
             FROM best b
-            WHERE a.status = 'active' AND a.type = 'price_drop' AND a.gpu_type = b.gpu_type
+            WHERE ${kinds.price}::boolean AND a.status = 'active' AND a.type = 'price_drop' AND a.gpu_type = b.gpu_type
               AND a.threshold_micros >= b.price_per_hour_micros
-            RETURNING ${A_COLUMNS}, b.price_per_hour_micros AS value_micros, b.provider AS offer_provider,
-              b.spot AS offer_spot, b.region AS offer_region`);
-          priceTriggered = hits.length;
-          for (const hit of hits) {
-            events.push({
-              accountId: hit.account_id,
-              alertId: hit.id,
-              data: {
-                alert: toAlertRecord(hit, hit.value_micros),
-                value: microsToDollars(hit.value_micros),
-                offer: {
-                  provider: hit.offer_provider,
-                  gpu_type: hit.gpu_type,
-                  price_per_hour: microsToDollars(hit.value_micros),
-                  spot: hit.offer_spot,
-                  region: hit.offer_region,
-                },
-              },
-            });
-          }
-        }
-
-        let budgetTriggered = 0;
-        if (kinds.budget) {
-          const hits = await tx.any(sql.type(TriggeredBudgetRow)`
-            WITH watched AS (
-              SELECT DISTINCT account_id FROM alerts WHERE status = 'active' AND type = 'budget_limit'),
-            spend AS (
-              SELECT l.account_id, sum(-l.amount_micros)::int8 AS micros
-              FROM ledger_entries l JOIN watched w ON w.account_id = l.account_id
-              WHERE l.type = 'instance_charge' AND l.created_at >= ${monthStart}
-              GROUP BY l.account_id)
+            RETURNING ${A_COLUMNS}, b.price_per_hour_micros AS value_micros,
+              jsonb_build_object('provider', b.provider, 'gpu_type', b.gpu_type, 'price_per_hour', ${dollarsOf(sql.fragment`b.price_per_hour_micros`)},
+                'spot', b.spot, 'region', b.region) AS offer),
+          budget_hits AS (
             UPDATE alerts a SET status = 'triggered', triggered_at = now()
             FROM spend s
-            WHERE a.status = 'active' AND a.type = 'budget_limit' AND a.account_id = s.account_id
-              AND s.micros >= a.threshold_micros
-            RETURNING ${A_COLUMNS}, s.micros AS value_micros`);
-          budgetTriggered = hits.length;
-          for (const hit of hits) {
-            events.push({
-              accountId: hit.account_id,
-              alertId: hit.id,
-              data: { alert: toAlertRecord(hit, hit.value_micros), value: microsToDollars(hit.value_micros) },
-            });
-            if (hit.action === 'stop_instances') {
-              stops.push({
-                alertId: hit.id,
-                accountId: hit.account_id,
-                reason:
-                  `budget alert ${hit.id} reached: $${microsToDollars(hit.value_micros).toFixed(2)} spent this month, ` +
-                  `limit $${microsToDollars(hit.threshold_micros).toFixed(2)}`,
-              });
-            }
-          }
-        }
-
-        if (events.length > 0) {
-          await tx.query(sql.typeAlias('void')`
+            WHERE a.status = 'active' AND a.type = 'budget_limit' AND a.account_id = s.account_id AND s.micros >= a.threshold_micros
+            RETURNING ${A_COLUMNS}, s.micros AS value_micros, NULL::jsonb AS offer),
+          hits AS (SELECT * FROM price_hits UNION ALL SELECT * FROM budget_hits),
+          written_events AS (
             INSERT INTO events (id, account_id, type, data, dedupe_key)
-            SELECT e.id, e.account_id, 'alert.triggered', e.data::jsonb, 'alert.triggered:' || e.alert_id
-            FROM ${sql.unnest(
-              events.map((e) => [newId('evt'), e.accountId, e.alertId, JSON.stringify(e.data)]),
-              ['text', 'text', 'text', 'text'],
-            )} AS e(id, account_id, alert_id, data)
-            ON CONFLICT (account_id, dedupe_key) DO NOTHING`);
+            SELECT alert_event_id(h.id), h.account_id, 'alert.triggered',
+              jsonb_build_object('alert', ${eventAlertRecord}, 'value', ${dollarsOf(sql.fragment`h.value_micros`)})
+                || CASE WHEN h.offer IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('offer', h.offer) END,
+              'alert.triggered:' || h.id
+            FROM hits h
+            ON CONFLICT (account_id, dedupe_key) DO NOTHING
+            RETURNING 1),
+          stops AS (
+            INSERT INTO alert_stop_requests (alert_id, instance_id, account_id, action, reason)
+            SELECT h.id, i.id, i.account_id, CASE WHEN i.provider = 'runpod' THEN 'stop' ELSE 'terminate' END,
+              'budget alert ' || h.id || ' reached: $' || to_char(h.value_micros / 1e6, 'FM999999999990.00') ||
+              ' spent this month, limit $' || to_char(h.threshold_micros / 1e6, 'FM999999999990.00')
+            FROM hits h JOIN instances i ON i.account_id = h.account_id AND i.status = ANY(${sql.array(ENDABLE_STATUSES, 'text')})
+            WHERE h.action = 'stop_instances'
+            ON CONFLICT DO NOTHING
+            RETURNING 1)
+          SELECT
+            (SELECT count(*) FROM price_hits)::int8 AS price_triggered,
+            (SELECT count(*) FROM budget_hits)::int8 AS budget_triggered,
+            (SELECT count(*) FROM written_events)::int8 AS events,
+            (SELECT count(*) FROM stops)::int8 AS stop_requests,
+            -- The statement's snapshot does not see its own inserts: earlier pending ones plus this one's.
+            ((SELECT count(*) FROM alert_stop_requests WHERE delivered_at IS NULL) + (SELECT count(*) FROM stops))::int8 AS pending_stop_requests`;
+        if (process.env.ALERTS_EXPLAIN) {
+          const plan = await tx.any(sql.unsafe`EXPLAIN (ANALYZE, BUFFERS) ${statement}`);
+          console.log(plan.map((r) => Object.values(r)[0]).join('\n'));
+          throw new Error('explained');
         }
-
-        let stopRequests = 0;
-        if (stops.length > 0) {
-          stopRequests = await tx.oneFirst(sql.type(z.object({ n: z.number() }))`
-            WITH inserted AS (
-              INSERT INTO alert_stop_requests (alert_id, instance_id, account_id, action, reason)
-              SELECT t.alert_id, i.id, i.account_id, CASE WHEN i.provider = 'runpod' THEN 'stop' ELSE 'terminate' END, t.reason
-              FROM ${sql.unnest(
-                stops.map((s) => [s.alertId, s.accountId, s.reason]),
-                ['text', 'text', 'text'],
-              )} AS t(alert_id, account_id, reason)
-              JOIN instances i ON i.account_id = t.account_id AND i.status = ANY(${sql.array(ENDABLE_STATUSES, 'text')})
-              ON CONFLICT DO NOTHING
-              RETURNING 1)
-            SELECT count(*)::int8 AS n FROM inserted`);
-        }
-        const pendingStopRequests = await tx.oneFirst(sql.type(z.object({ n: z.number() }))`
-          SELECT count(*)::int8 AS n FROM alert_stop_requests WHERE delivered_at IS NULL`);
-        return { priceTriggered, budgetTriggered, stopRequests, pendingStopRequests };
-      });
+        return tx.one(sql.type(EvaluationRow)`${statement}`);
+      }).then((r) => ({
+        priceTriggered: r.price_triggered,
+        budgetTriggered: r.budget_triggered,
+        stopRequests: r.stop_requests,
+        pendingStopRequests: r.pending_stop_requests,
+      }));
     },
 
     /** The oldest stop requests not yet delivered to their instance's workflow. */
