@@ -271,11 +271,6 @@ export function createAlertQueries(pool: Pool) {
             (SELECT count(*) FROM stops)::int8 AS stop_requests,
             -- The statement's snapshot does not see its own inserts: earlier pending ones plus this one's.
             ((SELECT count(*) FROM alert_stop_requests WHERE delivered_at IS NULL) + (SELECT count(*) FROM stops))::int8 AS pending_stop_requests`;
-        if (process.env.ALERTS_EXPLAIN) {
-          const plan = await tx.any(sql.unsafe`EXPLAIN (ANALYZE, BUFFERS) ${statement}`);
-          console.log(plan.map((r) => Object.values(r)[0]).join('\n'));
-          throw new Error('explained');
-        }
         return tx.one(sql.type(EvaluationRow)`${statement}`);
       }).then((r) => ({
         priceTriggered: r.price_triggered,
