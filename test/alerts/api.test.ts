@@ -209,6 +209,10 @@ describe('evaluation', () => {
     expect((await Promise.all(accounts.map((a) => alertEvents(a.accountId)))).flat()).toHaveLength(matching.length);
     const listed = await t.http.get('/v1/alerts?status=triggered').set(accounts[0]!.auth);
     expect(listed.body.data).toHaveLength(20);
+    // The event carries the alert exactly as the API shows it (its value then being the triggering price).
+    for (const record of listed.body.data) {
+      expect(events.find((e) => e.data.alert.id === record.id)!.data.alert).toEqual(record);
+    }
   });
 
   it('never triggers a deleted alert, and triggers budgets on this month\'s charges only', async () => {
