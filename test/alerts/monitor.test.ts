@@ -24,6 +24,7 @@ let temporal: TemporalTestEnv;
 let deps: ActivityDeps;
 let taskQueue: string;
 let monitor: AlertMonitorClient;
+let firstWorker: { worker: { shutdown(): void }; running: Promise<void> };
 
 beforeAll(async () => {
   t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 } });
@@ -34,7 +35,7 @@ beforeAll(async () => {
     credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
     pricingKeys: { runpod: t.sims.runpod.createKey(), lambda: t.sims.lambda.createKey() },
   });
-  await temporal.startWorker(deps, taskQueue); // starts this worker's alert monitor, as the worker process does
+  firstWorker = await temporal.startWorker(deps, taskQueue); // starts this worker's alert monitor, as the worker process does
   monitor = createAlertMonitorClient({ client: t.temporal, taskQueue, settings: deps.alertMonitor! });
   for (const p of ['runpod', 'vastai', 'lambda'] as const) t.sims[p].control.setBootDelay(300);
 });
@@ -220,6 +221,41 @@ describe('budgets', () => {
       t.http.post(`/v1/compute/${otherPod}/terminate`).set(other.auth).expect(200),
       t.http.post(`/v1/compute/${pod}/terminate`).set(a.auth).expect(200),
     ]);
+  });
+
+  it('a stop request written but never delivered (a crash after the commit) is delivered at the next evaluation', async () => {
+    const a = await accountWith('runpod');
+    const pod = await launch(a.auth, 'runpod');
+    await waitForStatus(a.auth, pod, 'running');
+    await sql(
+      `INSERT INTO alert_stop_requests (alert_id, instance_id, account_id, action, reason)
+       SELECT 'alert_crashed', id, account_id, 'stop', 'budget alert alert_crashed reached' FROM instances WHERE provider_instance_id = $1`,
+      [pod],
+    );
+    await monitor.notify({ price: true }); // any evaluation looks for pending deliveries
+    await waitForStatus(a.auth, pod, 'stopped');
+    expect((await events(a.accountId, 'instance.stopped'))[0]!.data).toMatchObject({ instance_id: pod, reason: 'budget alert alert_crashed reached' });
+    expect((await sql(`SELECT 1 FROM alert_stop_requests WHERE alert_id = 'alert_crashed' AND delivered_at IS NOT NULL`)).length).toBe(1);
+    await t.http.post(`/v1/compute/${pod}/terminate`).set(a.auth).expect(200);
+  });
+
+  it('outlives its worker: signals sent while no worker runs are evaluated by the next worker', async () => {
+    firstWorker.worker.shutdown();
+    await firstWorker.running;
+    const a = await t.newAccount();
+    const id = await createAlert(a.auth, { type: 'budget_limit', threshold_dollars: 1 });
+    await createLedgerQueries(t.db.pool).postEntry({
+      accountId: a.accountId, type: 'instance_charge', amountMicros: -1_500_000, description: 'c', instanceId: 'x', idempotencyKey: 'while-down',
+    });
+    await monitor.notify({ budget: true }); // what the charge activity sends; the server keeps it for the monitor
+    expect((await alertById(a.auth, id)).status).toBe('active');
+    const before = (await t.temporal.workflow.getHandle(monitor.workflowId).describe()).runId;
+
+    await temporal.startWorker(deps, taskQueue);
+    await triggered(a.auth, id);
+    // The same monitor run carried on (its state and timer survived the worker): not a new one.
+    expect((await t.temporal.workflow.getHandle(monitor.workflowId).describe()).runId).toBe(before);
+    expect((await events(a.accountId, 'alert.triggered')).map((e) => e.data.value)).toEqual([1.5]);
   });
 
   it('the periodic tick evaluates charges that nobody signalled', async () => {
