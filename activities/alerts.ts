@@ -54,13 +54,19 @@ export function createAlertActivities(deps: ActivityDeps) {
       for (;;) {
         const batch = await alerts.findPendingStopRequests(DELIVERY_BATCH);
         if (batch.length === 0) return { delivered };
+        const failures: unknown[] = [];
         for (let i = 0; i < batch.length; i += DELIVERY_PARALLELISM) {
           const slice = batch.slice(i, i + DELIVERY_PARALLELISM);
-          await Promise.all(slice.map((r) => workflows.requestEnd(r.instance_id, { action: r.action, reason: r.reason })));
-          await alerts.markStopRequestsDelivered(slice);
-          delivered += slice.length;
+          const outcomes = await Promise.allSettled(slice.map((r) => workflows.requestEnd(r.instance_id, { action: r.action, reason: r.reason })));
+          const done = slice.filter((_, k) => outcomes[k]!.status === 'fulfilled');
+          failures.push(...outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : [])));
+          await alerts.markStopRequestsDelivered(done);
+          delivered += done.length;
           ctx.heartbeat(delivered);
         }
+        // One failing request must not hold back the others: those are marked; this attempt fails (and is
+        // retried) for the rest.
+        if (failures.length > 0) throw failures[0];
       }
     },
 

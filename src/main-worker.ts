@@ -47,14 +47,19 @@ async function main(): Promise<void> {
     everyMs: parseDurationMs(config.PRICING_REFRESH_INTERVAL),
     triggerNow: true,
   });
-  // The alert monitor (workflow id `alert-monitor`) runs from start-up; already running is fine.
+  logger.info('worker polling', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
+  const polling = worker.run();
+  // The alert monitor (workflow id `alert-monitor`) runs from start-up; already running is fine. Started once
+  // the worker polls, so a restarted worker picks up waiting workflows first. Should this fail, the next
+  // pricing refresh or charge starts it (signal-with-start).
   await createAlertMonitorClient({
     client,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     settings: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
-  }).ensureRunning();
+  })
+    .ensureRunning()
+    .catch((err: unknown) => logger.warn('could not start the alert monitor; the next signal will', { err }));
   await clientConnection.close();
-  logger.info('worker polling', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
   // Optional liveness endpoint for orchestrators (the worker has no other port): 200 while it polls.
   const health = config.WORKER_HEALTH_PORT
     ? createServer((_req, res) => {
@@ -64,7 +69,7 @@ async function main(): Promise<void> {
       }).listen(config.WORKER_HEALTH_PORT, config.HOST)
     : undefined;
   // The SDK shuts the worker down gracefully on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
-  await worker.run();
+  await polling;
   health?.close();
   await Promise.allSettled([pool.end(), connection.close()]);
   logger.info('worker stopped');

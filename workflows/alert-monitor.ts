@@ -17,6 +17,8 @@ export interface AlertMonitorStats {
   priceTriggered: number;
   budgetTriggered: number;
   stopRequestsDelivered: number;
+  /** Delivery rounds that gave up for now (the requests stay pending and are retried next turn). */
+  deliveryFailures: number;
 }
 export const alertMonitorStatsQuery = defineQuery<AlertMonitorStats>('stats');
 
@@ -37,8 +39,9 @@ const { evaluateAlerts } = proxyActivities<Activities>({
 });
 const { deliverAlertStopRequests } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
-  // Retried until every stop request reached its instance's workflow: a budget must stop the spend.
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  // A few quick attempts here; requests still pending are retried after every later evaluation (signal or
+  // tick), so delivery goes on until each is delivered without one stuck request holding up evaluations.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
 
 /**
@@ -50,7 +53,7 @@ const { deliverAlertStopRequests } = proxyActivities<Activities>({
 export async function alertMonitor(input: AlertMonitorInput): Promise<void> {
   // A fresh monitor looks at everything once: it may have been down while prices or charges landed.
   let due = input.due ?? { price: true, budget: true };
-  const stats: AlertMonitorStats = input.stats ?? { evaluations: 0, priceTriggered: 0, budgetTriggered: 0, stopRequestsDelivered: 0 };
+  const stats: AlertMonitorStats = { evaluations: 0, priceTriggered: 0, budgetTriggered: 0, stopRequestsDelivered: 0, deliveryFailures: 0, ...input.stats };
   setHandler(alertsDueSignal, (landed) => {
     due = { price: due.price || !!landed.price, budget: due.budget || !!landed.budget };
   });
@@ -65,7 +68,13 @@ export async function alertMonitor(input: AlertMonitorInput): Promise<void> {
     stats.evaluations++;
     stats.priceTriggered += result.priceTriggered;
     stats.budgetTriggered += result.budgetTriggered;
-    if (result.pendingStopRequests > 0) stats.stopRequestsDelivered += (await deliverAlertStopRequests()).delivered;
+    if (result.pendingStopRequests > 0) {
+      try {
+        stats.stopRequestsDelivered += (await deliverAlertStopRequests()).delivered;
+      } catch {
+        stats.deliveryFailures++;
+      }
+    }
     if (turn + 1 >= limit || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof alertMonitor>({ ...input, due, stats });
