@@ -173,6 +173,15 @@ describe('GET and DELETE /v1/alerts', () => {
     expect((await t.http.delete(`/v1/alerts/${id}`).set(a.auth)).status).toBe(404);
     expect((await t.http.get('/v1/alerts').set(a.auth)).body.data).toEqual([]);
   });
+
+  it('answers 4xx, never 5xx, for odd ids', async () => {
+    const a = await t.newAccount();
+    for (const id of ['%00', 'alert_%01x', 'x'.repeat(101), '%E2%9C%93', "'%3B--"]) {
+      const res = await t.http.delete(`/v1/alerts/${id}`).set(a.auth);
+      expect([400, 404]).toContain(res.status);
+      expect(res.body.error.code).toMatch(/validation_error|not_found/);
+    }
+  });
 });
 
 describe('evaluation', () => {

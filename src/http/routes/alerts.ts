@@ -62,7 +62,12 @@ const ListAlertsQuery = z
   })
   .strict();
 
-const IdParams = z.object({ id: z.string().min(1).max(100) }).strict();
+const IdParams = z
+  .object({
+    // eslint-disable-next-line no-control-regex -- the point: control characters never reach Postgres
+    id: z.string().min(1).max(100).regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters'),
+  })
+  .strict();
 
 const record = (row: AlertWithValue) => toAlertRecord(row, row.current_value_micros);
 
