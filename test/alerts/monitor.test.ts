@@ -272,5 +272,31 @@ describe('budgets', () => {
     await triggered(a.auth, id);
     expect((await tickMonitor.stats()).budgetTriggered).toBe(1);
     expect((await events(a.accountId, 'alert.triggered')).map((e) => e.data.value)).toEqual([3]);
+    await t.temporal.workflow.getHandle(tickMonitor.workflowId).terminate('test finished');
+  });
+
+  it('continues as new with its totals carried over and keeps evaluating', async () => {
+    const workflowId = uniqueTaskQueue('alert-monitor-can');
+    const handle = await t.temporal.workflow.start('alertMonitor', {
+      workflowId,
+      taskQueue,
+      args: [{ tickMs: 10 * 60_000, continueAsNewAfter: 2 }],
+    });
+    const short = createAlertMonitorClient({ client: t.temporal, taskQueue, settings: { workflowId, tickMs: 10 * 60_000 } });
+    await eventually('the first evaluation', async () => ((await short.stats()).evaluations >= 1 ? true : undefined), 30_000, 200);
+    await short.notify({ price: true }); // the second evaluation, after which the run continues as new
+    await eventually('a new run', async () => ((await handle.describe()).runId !== handle.firstExecutionRunId ? true : undefined), 30_000, 200);
+
+    const a = await t.newAccount();
+    const id = await createAlert(a.auth, { type: 'budget_limit', threshold_dollars: 2 });
+    await createLedgerQueries(t.db.pool).postEntry({
+      accountId: a.accountId, type: 'instance_charge', amountMicros: -2_000_000, description: 'c', instanceId: 'x', idempotencyKey: 'after-can',
+    });
+    await short.notify({ budget: true });
+    await triggered(a.auth, id);
+    const stats = await short.stats();
+    expect(stats.evaluations).toBeGreaterThanOrEqual(3);
+    expect(stats.budgetTriggered).toBe(1);
+    await handle.terminate('test finished');
   });
 });
