@@ -203,7 +203,10 @@ describe('budgets', () => {
     expect(t.sims.vastai.control.instances(a.simKeys.vastai)).toEqual([]);
     expect(t.sims.runpod.control.instances(a.simKeys.runpod).map((i) => i.status)).toEqual([expect.stringMatching(/EXITED|stopped/i)]);
 
-    const ended = await events(a.accountId);
+    const ended = await eventually('both end events', async () => {
+      const found = await events(a.accountId);
+      return found.some((e) => e.type === 'instance.stopped') && found.some((e) => e.type === 'instance.terminated') ? found : undefined;
+    });
     const reason = expect.stringContaining(`budget alert ${alert} reached`);
     expect(ended.find((e) => e.type === 'instance.stopped')!.data).toMatchObject({ instance_id: pod, reason });
     expect(ended.find((e) => e.type === 'instance.terminated')!.data).toMatchObject({ instance_id: vast, reason });
@@ -234,7 +237,12 @@ describe('budgets', () => {
     );
     await monitor.notify({ price: true }); // any evaluation looks for pending deliveries
     await waitForStatus(a.auth, pod, 'stopped');
-    expect((await events(a.accountId, 'instance.stopped'))[0]!.data).toMatchObject({ instance_id: pod, reason: 'budget alert alert_crashed reached' });
+    // The record says stopped as soon as the provider does; the event follows the final charge.
+    const [stopped] = await eventually('instance.stopped', async () => {
+      const found = await events(a.accountId, 'instance.stopped');
+      return found.length > 0 ? found : undefined;
+    });
+    expect(stopped!.data).toMatchObject({ instance_id: pod, reason: 'budget alert alert_crashed reached' });
     expect((await sql(`SELECT 1 FROM alert_stop_requests WHERE alert_id = 'alert_crashed' AND delivered_at IS NOT NULL`)).length).toBe(1);
     await t.http.post(`/v1/compute/${pod}/terminate`).set(a.auth).expect(200);
   });
