@@ -102,6 +102,8 @@ describe('POST /v1/alerts', () => {
     ['a negative threshold', { type: 'budget_limit', threshold_dollars: -5 }, 'threshold_dollars'],
     ['a threshold below one micro-dollar', { type: 'budget_limit', threshold_dollars: 0.0000001 }, 'threshold_dollars'],
     ['a threshold as a string', { type: 'budget_limit', threshold_dollars: '5' }, 'threshold_dollars'],
+    ['a huge threshold', { type: 'budget_limit', threshold_dollars: 1e300 }, 'threshold_dollars'],
+    ['a huge price', { type: 'price_drop', gpu_type: 'rtx-4090', threshold_price: 10_000.01 }, 'threshold_price'],
     ['a missing threshold', { type: 'price_drop', gpu_type: 'rtx-4090' }, 'threshold_price'],
     ['a missing gpu_type', { type: 'price_drop', threshold_price: 1 }, 'gpu_type'],
     ['an unknown action', { type: 'budget_limit', threshold_dollars: 5, action: 'page_me' }, 'action'],

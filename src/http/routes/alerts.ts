@@ -20,7 +20,8 @@ const dollars = (max: number) =>
     .number()
     .gt(0, 'must be greater than 0')
     .max(max, `must be at most ${max}`)
-    .refine((v) => dollarsToMicros(v) >= 1, 'must be at least 0.000001');
+    // Runs even when the bounds above failed: no conversion that could throw on a huge number.
+    .refine((v) => Math.round(v * 1_000_000) >= 1, 'must be at least 0.000001');
 
 const PriceDropBody = z
   .object({
