@@ -5,12 +5,14 @@
 import type { Pool } from '../src/db/pool';
 import type { Logger } from '../src/logger';
 import type { ProviderAdapter, ProviderId } from '../src/providers/types';
+import { createAlertActivities } from './alerts';
 import { createHealthActivities } from './health';
 import { createInstanceActivities } from './instances';
 import { createPricingActivities } from './pricing';
 import { createReconciliationActivities, type ReconcileSettings } from './reconciliation';
 import type { Client } from '@temporalio/client';
 import type { ProviderCredentials } from '../src/services/provider-credentials';
+import type { AlertMonitorSettings } from '../src/workflow-clients/alerts';
 
 export interface ActivityDeps {
   pool: Pool;
@@ -23,6 +25,8 @@ export interface ActivityDeps {
   /** For activities that start or look at workflows (reconciliation's adoption). */
   temporal?: { client: Client; taskQueue: string };
   reconcile?: ReconcileSettings;
+  /** The alert monitor that pricing refreshes and charges signal; default id `alert-monitor`, 5 min tick. */
+  alertMonitor?: AlertMonitorSettings;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -31,6 +35,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPricingActivities(deps),
     ...createInstanceActivities(deps),
     ...createReconciliationActivities(deps),
+    ...createAlertActivities(deps),
   };
 }
 

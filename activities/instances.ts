@@ -8,6 +8,7 @@ import { createInstanceQueries, type EventType, type InstanceRow } from '../src/
 import { createSshKeyQueries } from '../src/db/queries/ssh-keys';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
 import { toActivityFailure } from './provider-failures';
+import { announceChargesToAlertMonitor } from './alerts';
 import type { ActivityDeps } from './index';
 
 export interface LaunchInput {
@@ -238,6 +239,7 @@ export function createInstanceActivities(deps: ActivityDeps) {
 
     async chargeInstance(id: string, throughMs: number): Promise<{ chargedMicros: number }> {
       const { chargedMicros } = await instances.chargeThrough(id, new Date(throughMs));
+      if (chargedMicros > 0) await announceChargesToAlertMonitor(deps);
       return { chargedMicros };
     },
 

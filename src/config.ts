@@ -68,6 +68,8 @@ export const configSchema = z.object({
   PRICING_VASTAI_API_KEY: optionalSecret,
   PRICING_LAMBDA_API_KEY: optionalSecret,
   PRICING_REFRESH_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('5m'),
+  /** Alert monitor safety net: every alert is evaluated at least this often, signals or not. */
+  ALERT_MONITOR_TICK: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('5m'),
 
   /** How often the reconciliation pass runs; the longest an unmanaged instance of ours can live once reachable. */
   RECONCILE_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('10m'),

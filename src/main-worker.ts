@@ -12,6 +12,7 @@ import { DEFAULT_RECONCILE_SETTINGS } from '../activities/reconciliation';
 import { createDatabasePool } from './db/pool';
 import { createLogger } from './logger';
 import { createWorker, installTemporalRuntime } from './worker';
+import { createAlertMonitorClient } from './workflow-clients/alerts';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
       },
       temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE },
       reconcile: { ...DEFAULT_RECONCILE_SETTINGS, orphans: config.RECONCILE_ORPHANS },
+      alertMonitor: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
     },
   });
   await ensurePricingSchedule(client, {
@@ -53,6 +55,18 @@ async function main(): Promise<void> {
     everyMs: parseDurationMs(config.RECONCILE_INTERVAL),
   });
   logger.info('worker polling', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
+  const polling = worker.run();
+  // The alert monitor (workflow id `alert-monitor`) runs from start-up; already running is fine. Started once
+  // the worker polls, so a restarted worker picks up waiting workflows first. Should this fail, the next
+  // pricing refresh or charge starts it (signal-with-start).
+  await createAlertMonitorClient({
+    client,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    settings: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
+  })
+    .ensureRunning()
+    .catch((err: unknown) => logger.warn('could not start the alert monitor; the next signal will', { err }));
+  await clientConnection.close();
   // Optional liveness endpoint for orchestrators (the worker has no other port): 200 while it polls.
   const health = config.WORKER_HEALTH_PORT
     ? createServer((_req, res) => {
@@ -62,7 +76,7 @@ async function main(): Promise<void> {
       }).listen(config.WORKER_HEALTH_PORT, config.HOST)
     : undefined;
   // The SDK shuts the worker down gracefully on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
-  await worker.run();
+  await polling;
   health?.close();
   await Promise.allSettled([pool.end(), connection.close(), clientConnection.close()]);
   logger.info('worker stopped');

@@ -3,3 +3,4 @@ export * from './health-probe';
 export * from './pricing-refresh';
 export * from './launch-instance';
 export * from './reconcile-instances';
+export * from './alert-monitor';

@@ -12,6 +12,11 @@ const { recordPricingRefresh } = proxyActivities<Activities>({
   retry: { maximumAttempts: 10, initialInterval: '1 second' },
 });
 
+const { notifyAlertMonitor } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 5, initialInterval: '1 second' },
+});
+
 export interface PricingRefreshResult {
   snapshotId: number;
   gpuTypes: number;
@@ -41,5 +46,7 @@ export async function pricingRefresh(): Promise<PricingRefreshResult> {
   );
   const outcomes = Object.fromEntries(entries) as Record<ProviderId, ProviderOutcome>;
   const stored = await recordPricingRefresh({ outcomes });
+  // Price alerts are evaluated as prices land; if this fails, the alert monitor's tick catches up.
+  await notifyAlertMonitor({ price: true }).catch(() => undefined);
   return { ...stored, failedProviders: entries.filter(([, o]) => !o.ok).map(([p]) => p) };
 }

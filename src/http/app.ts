@@ -5,6 +5,7 @@
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import { createAccountQueries } from '../db/queries/accounts';
+import { createAlertQueries } from '../db/queries/alerts';
 import { createLedgerQueries } from '../db/queries/ledger';
 import { createProviderKeyQueries } from '../db/queries/provider-keys';
 import { createSshKeyQueries } from '../db/queries/ssh-keys';
@@ -22,6 +23,7 @@ import { edge } from './edge';
 import { RateLimiter, type RateLimitSettings } from './rate-limit';
 import { buildOpenApiDocument, renderDocsPage } from './openapi';
 import { ApiRouter } from './route';
+import { registerAlertRoutes } from './routes/alerts';
 import { registerBillingRoutes } from './routes/billing';
 import { registerComputeRoutes } from './routes/compute';
 import { createInstanceQueries } from '../db/queries/instances';
@@ -73,6 +75,7 @@ export function createApp(deps: AppDeps): Koa {
   registerPricingRoutes(api, { cache: deps.pricing, queries: createPricingQueries(deps.pool) });
   registerBillingRoutes(api, { ledger: createLedgerQueries(deps.pool) });
   registerRecommendationRoutes(api, { instances: createRecommendationInputQueries(deps.pool), pricing: deps.pricing });
+  registerAlertRoutes(api, { alerts: createAlertQueries(deps.pool) });
 
   // Operational routes: not part of the versioned API, not in the OpenAPI document.
   api.router.get('/healthz', (ctx) => {

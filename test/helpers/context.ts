@@ -113,6 +113,8 @@ export function testActivityDeps(pool: Pool, overrides: Partial<ActivityDeps> = 
     adapters: app.adapters,
     pricingKeys: {},
     credentials: createProviderCredentials(createProviderKeyQueries(pool), app.vault),
+    // Test files share one Temporal server: each worker gets its own alert monitor.
+    alertMonitor: { workflowId: uniqueTaskQueue('alert-monitor'), tickMs: 5 * 60_000 },
     ...overrides,
   };
 }

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, type WorkflowBundleWithSourceMap, type Worker } from '@temporalio/worker';
 import { createWorker } from '../../src/worker';
+import { createAlertMonitorClient } from '../../src/workflow-clients/alerts';
 import type { ActivityDeps } from '../../activities';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
@@ -33,6 +34,7 @@ export async function createTemporalTestEnv(): Promise<TemporalTestEnv> {
   const connection = await NativeConnection.connect({ address });
   bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
   const workers: { worker: Worker; running: Promise<void> }[] = [];
+  const monitors: string[] = [];
   return {
     env,
     connection,
@@ -40,9 +42,17 @@ export async function createTemporalTestEnv(): Promise<TemporalTestEnv> {
       const worker = await createWorker({ connection, namespace: 'default', taskQueue, deps, bundle: await bundle });
       const running = worker.run();
       workers.push({ worker, running });
+      // As at worker start-up in production: the worker's alert monitor runs from the start.
+      if (deps.alertMonitor) {
+        const monitor = createAlertMonitorClient({ client: env.client, taskQueue, settings: deps.alertMonitor });
+        await monitor.ensureRunning();
+        monitors.push(monitor.workflowId);
+      }
       return { worker, taskQueue, running };
     },
     async close() {
+      // Long-running monitors would otherwise outlive their worker on the shared server.
+      await Promise.allSettled(monitors.map((id) => env.client.workflow.getHandle(id).terminate('test file finished')));
       for (const w of workers) if (w.worker.getState() === 'RUNNING') w.worker.shutdown();
       await Promise.allSettled(workers.map((w) => w.running));
       await connection.close();

@@ -1,0 +1,48 @@
+/**
+ * Client side of the alert monitor: starting it (idempotently, at worker start-up) and telling it that
+ * prices or charges landed. Signal-with-start makes a notification start a monitor that is not running.
+ */
+import { WorkflowIdConflictPolicy, type Client } from '@temporalio/client';
+import {
+  ALERT_MONITOR_WORKFLOW_ID,
+  alertMonitor,
+  alertMonitorStatsQuery,
+  alertsDueSignal,
+  type AlertMonitorStats,
+  type AlertsDue,
+} from '../../workflows/alert-monitor';
+import { withEngine } from './engine';
+
+export interface AlertMonitorSettings {
+  /** `alert-monitor` in production; tests that share one Temporal server use their own. */
+  workflowId?: string;
+  /** The safety-net evaluation interval (config ALERT_MONITOR_TICK). */
+  tickMs: number;
+}
+
+export function createAlertMonitorClient(deps: { client: Client; taskQueue: string; settings: AlertMonitorSettings }) {
+  const { client, taskQueue } = deps;
+  const workflowId = deps.settings.workflowId ?? ALERT_MONITOR_WORKFLOW_ID;
+  const options = { workflowId, taskQueue, args: [{ tickMs: deps.settings.tickMs }] as [{ tickMs: number }] };
+  return {
+    workflowId,
+
+    /** Starts the monitor unless it already runs (several workers may start at once; all succeed). */
+    async ensureRunning(): Promise<void> {
+      await withEngine(client, () =>
+        client.workflow.start(alertMonitor, { ...options, workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING }),
+      );
+    },
+
+    /** Tells the monitor what landed; starts it first when it is not running. */
+    async notify(due: AlertsDue): Promise<void> {
+      await withEngine(client, () => client.workflow.signalWithStart(alertMonitor, { ...options, signal: alertsDueSignal, signalArgs: [due] }));
+    },
+
+    /** Running totals since the monitor first started (carried across continue-as-new). */
+    async stats(): Promise<AlertMonitorStats> {
+      return withEngine(client, () => client.workflow.getHandle(workflowId).query(alertMonitorStatsQuery));
+    },
+  };
+}
+export type AlertMonitorClient = ReturnType<typeof createAlertMonitorClient>;

@@ -1,0 +1,83 @@
+import { allHandlersFinished, condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+
+/** The monitor's fixed workflow id in production (tests run their own under other ids). */
+export const ALERT_MONITOR_WORKFLOW_ID = 'alert-monitor';
+
+/** What landed: new prices (a pricing refresh), new charges (metering), or both. */
+export interface AlertsDue {
+  price?: boolean;
+  budget?: boolean;
+}
+/** Sent by the pricing refresh and by metering (signal-with-start, so a monitor that is not running starts). */
+export const alertsDueSignal = defineSignal<[AlertsDue]>('alertsDue');
+
+export interface AlertMonitorStats {
+  evaluations: number;
+  priceTriggered: number;
+  budgetTriggered: number;
+  stopRequestsDelivered: number;
+  /** Delivery rounds that gave up for now (the requests stay pending and are retried next turn). */
+  deliveryFailures: number;
+}
+export const alertMonitorStatsQuery = defineQuery<AlertMonitorStats>('stats');
+
+export interface AlertMonitorInput {
+  /** Safety-net interval: everything is evaluated at least this often even when no signal arrives. */
+  tickMs: number;
+  /** Evaluations before continuing as new (bounded history); default 200. */
+  continueAsNewAfter?: number;
+  /** Carried over a continue-as-new: work signalled but not yet done, and the running totals. */
+  due?: { price: boolean; budget: boolean };
+  stats?: AlertMonitorStats;
+}
+
+const { evaluateAlerts } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  // Never gives up: a database outage only delays alerts.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+const { deliverAlertStopRequests } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  // A few quick attempts here; requests still pending are retried after every later evaluation (signal or
+  // tick), so delivery goes on until each is delivered without one stuck request holding up evaluations.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+
+/**
+ * The alert monitor: one long-running workflow (id `alert-monitor`) that evaluates alerts set-based over all
+ * accounts whenever prices or charges land (signals), and everything on a periodic tick as a safety net.
+ * Stop requests that a triggered `stop_instances` alert wrote are delivered after the evaluation committed,
+ * and redelivered on later turns while any is pending. Continues as new to keep its history bounded.
+ */
+export async function alertMonitor(input: AlertMonitorInput): Promise<void> {
+  // A fresh monitor looks at everything once: it may have been down while prices or charges landed.
+  let due = input.due ?? { price: true, budget: true };
+  const stats: AlertMonitorStats = { evaluations: 0, priceTriggered: 0, budgetTriggered: 0, stopRequestsDelivered: 0, deliveryFailures: 0, ...input.stats };
+  setHandler(alertsDueSignal, (landed) => {
+    due = { price: due.price || !!landed.price, budget: due.budget || !!landed.budget };
+  });
+  setHandler(alertMonitorStatsQuery, () => stats);
+
+  const limit = input.continueAsNewAfter ?? 200;
+  for (let turn = 0; ; turn++) {
+    const signalled = await condition(() => due.price || due.budget, input.tickMs);
+    const kinds = signalled ? due : { price: true, budget: true };
+    due = { price: false, budget: false };
+    const result = await evaluateAlerts(kinds);
+    stats.evaluations++;
+    stats.priceTriggered += result.priceTriggered;
+    stats.budgetTriggered += result.budgetTriggered;
+    if (result.pendingStopRequests > 0) {
+      try {
+        stats.stopRequestsDelivered += (await deliverAlertStopRequests()).delivered;
+      } catch {
+        stats.deliveryFailures++;
+      }
+    }
+    if (turn + 1 >= limit || workflowInfo().continueAsNewSuggested) {
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof alertMonitor>({ ...input, due, stats });
+    }
+  }
+}
