@@ -8,6 +8,7 @@ import type { ProviderAdapter, ProviderId } from '../src/providers/types';
 import { createHealthActivities } from './health';
 import { createInstanceActivities } from './instances';
 import { createPricingActivities } from './pricing';
+import { createScheduleActivities } from './schedules';
 import type { ProviderCredentials } from '../src/services/provider-credentials';
 
 export interface ActivityDeps {
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHealthActivities(deps),
     ...createPricingActivities(deps),
     ...createInstanceActivities(deps),
+    ...createScheduleActivities(deps),
   };
 }
 
