@@ -183,8 +183,8 @@ export function createScheduleQueries(pool: Pool) {
     },
 
     /** Workflow ids of the schedule's live runs (launching or running). */
-    async liveRunWorkflowIds(accountId: string, scheduleId: string): Promise<string[]> {
-      const rows = await pool.any(sql.type(z.object({ workflow_id: z.string() }))`
+    async liveRunWorkflowIds(accountId: string, scheduleId: string, conn: CommonQueryMethods = pool): Promise<string[]> {
+      const rows = await conn.any(sql.type(z.object({ workflow_id: z.string() }))`
         SELECT workflow_id FROM schedule_runs
         WHERE account_id = ${accountId} AND schedule_id = ${scheduleId} AND status IN ('launching', 'running')`);
       return rows.map((r) => r.workflow_id);

@@ -340,7 +340,7 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
         // Engine first, row last: if any engine call fails the row stays and a retried DELETE finishes the job
         // (deleting a deleted Temporal Schedule and signalling an ended run are no-ops).
         await workflows.delete(row.id);
-        for (const workflowId of await queries.liveRunWorkflowIds(accountId, row.id)) {
+        for (const workflowId of await queries.liveRunWorkflowIds(accountId, row.id, tx)) {
           await workflows.cancelRun(workflowId, `the schedule ${row.id} was deleted`);
         }
         await queries.markDeleted(tx, accountId, row.id);
