@@ -63,7 +63,8 @@ function refusalMessage(err: unknown): string {
  */
 export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunResult> {
   const db = proxyActivities<Activities>({
-    startToCloseTimeout: '30 seconds',
+    // Short, so a step lost with its worker is retried soon (tests compress it like the launch's).
+    startToCloseTimeout: input.launch.activityTimeoutMs ?? 30_000,
     retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
   });
   let cancelReason: string | null = null;
