@@ -4,6 +4,7 @@ import {
   ChildWorkflowFailure,
   condition,
   defineSignal,
+  getExternalWorkflowHandle,
   ParentClosePolicy,
   proxyActivities,
   setHandler,
@@ -210,7 +211,8 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
     }
 
     if (ending) {
-      await child.signal(endInstanceSignal, { action: 'terminate', reason: `schedule ${schedule.id}: ${ending.reason}` });
+      // By workflow id alone: it reaches the launch workflow's current run even after it continued as new.
+      await getExternalWorkflowHandle(instanceRowId).signal(endInstanceSignal, { action: 'terminate', reason: `schedule ${schedule.id}: ${ending.reason}` });
       await condition(() => settled);
       state = await db.readRunInstance(instanceRowId);
       await observe();
