@@ -252,4 +252,47 @@ describe('a run', () => {
     expect(completed[0]!.data).toMatchObject({ run_id: running.id, status: 'stopped_max_cost', cost: stopped.cost });
     await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
   });
+  it('falls back on a provider refusal too, and records preemption of a spot run as preempted', async () => {
+    const a = await accountWith(['runpod', 'vastai']);
+    // The cheapest (vastai spot) refuses the create with a 4xx we cannot map: the run moves on to the next offer.
+    t.sims.vastai.control.serverErrors(1, { match: { method: 'PUT', path: /^\/api\/v0\/asks\// }, status: 400 });
+    const schedule = await createSchedule(a.auth);
+    await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
+    const running = await waitForRun(a.auth, schedule.id, 'the run to be running', (r) => r.find((x) => x.status === 'running'));
+    // rtx-4090: vastai spot $0.18 refused → the next offer, vastai on-demand $0.4021 (runpod is $0.69).
+    expect(running.provider).toBe('vastai');
+    const inst = t.sims.vastai.control.instances(a.keys.vastai);
+    expect(inst).toEqual([expect.objectContaining({ id: running.instance_id, spot: false })]);
+
+    // A second schedule on spot, preempted by the provider.
+    const spot = await createSchedule(a.auth, { gpu: 'a100-80gb-pcie' });
+    await t.http.post(`/v1/schedules/${spot.id}/trigger`).set(a.auth).expect(202);
+    const spotRun = await waitForRun(a.auth, spot.id, 'the spot run to be running', (r) => r.find((x) => x.status === 'running'));
+    expect(t.sims.vastai.control.instances(a.keys.vastai).find((i) => i.id === spotRun.instance_id)?.spot).toBe(true);
+    t.sims.vastai.control.preempt(a.keys.vastai, spotRun.instance_id!, 'stopped');
+    const preempted = await waitForRun(a.auth, spot.id, 'the run to be preempted', (r) => r.find((x) => x.status === 'preempted'));
+    expect(preempted.stop_reason).toBe('spot capacity reclaimed by the provider');
+    expect(preempted.cost).toBe(await chargesOf(a.auth, spotRun.instance_id!));
+    const failedEvents = (await events(a.accountId)).filter((e) => e.type === 'schedule.run.failed');
+    expect(failedEvents.map((e) => e.data.run_id)).toEqual([spotRun.id]);
+    await t.http.delete(`/v1/schedules/${spot.id}`).set(a.auth).expect(200);
+    await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
+    await eventually('every instance to be gone', () => (t.sims.vastai.control.instances(a.keys.vastai).length === 0 ? true : undefined), 60_000);
+    expect((await t.http.get(`/v1/schedules/${schedule.id}/runs`).set(a.auth)).status).toBe(404);
+  });
+
+  it('ends a run whose instance never finishes booting once max_duration_hours has passed since the create', async () => {
+    const a = await accountWith(['runpod']);
+    t.sims.runpod.control.setBootDelay(600_000);
+    try {
+      const schedule = await createSchedule(a.auth, { max_duration_hours: 0.001 }); // 3.6 s
+      await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
+      const run = await waitForRun(a.auth, schedule.id, 'the run to stop', (r) => r.find((x) => x.status === 'stopped_max_duration'), 60_000);
+      expect(run).toMatchObject({ started_at: null, cost: 0, provider: 'runpod' });
+      await eventually('the pod to be terminated', () => (t.sims.runpod.control.instances(a.keys.runpod).length === 0 ? true : undefined), 30_000);
+      await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
+    } finally {
+      t.sims.runpod.control.setBootDelay(300);
+    }
+  });
 });
