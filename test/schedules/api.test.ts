@@ -154,13 +154,16 @@ describe('pause and resume', () => {
     await eventually('the next minute to pass', () => (Date.now() > boundary + 5_000 ? true : undefined), 70_000, 500);
     expect((await runs()).length).toBe(countAtPause);
     expect((await describeSchedule(id)).info.numActionsTaken).toBe(actionsAtPause);
+    // A manual trigger still runs while paused.
+    await t.http.post(`/v1/schedules/${id}/trigger`).set(auth).expect(202);
+    await eventually('the triggered run', async () => ((await runs()).length === countAtPause + 1 ? true : undefined), 30_000, 250);
 
     const resumed = await t.http.put(`/v1/schedules/${id}`).set(auth).send({ status: 'active' });
     expect(resumed.body).toMatchObject({ status: 'active', next_run_at: next('* * * * *', 1)[0] });
     expect((await describeSchedule(id)).state.paused).toBe(false);
     const after = await eventually('a firing after resume', async () => {
       const all = await runs();
-      return all.length > countAtPause ? all : undefined;
+      return all.length > countAtPause + 1 ? all : undefined;
     }, 75_000, 500);
     expect(Date.parse(after[0]!.scheduled_at)).toBeGreaterThan(boundary);
     await eventually('the run to fail for want of a provider', async () => ((await runs())[0]!.status === 'failed' ? true : undefined));
