@@ -43,6 +43,12 @@ export const cancelScheduleRunSignal = defineSignal<[{ reason: string }]>('cance
 const SCHEDULED_TIME_SUFFIX = /-(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)$/;
 
 const MS_PER_HOUR = 3_600_000;
+/**
+ * Waking once shortly before a deadline puts the workflow on a live worker in time: after a worker dies, the
+ * first task of a workflow cached there waits out the sticky-queue timeout (10 s by default) before another
+ * worker takes it, which would otherwise land on the deadline itself and overshoot a cost cap.
+ */
+const PREWAKE_MS = 15_000;
 
 type Ending = { status: 'stopped_max_duration' | 'stopped_max_cost' | 'cancelled'; reason: string };
 
@@ -200,6 +206,12 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
           break;
         }
         wakeAt = Math.min(wakeAt, at);
+      }
+      // Far deadlines are approached in halves and once more PREWAKE_MS before: a few timers per run, however long.
+      if (wakeAt !== Infinity) {
+        const remaining = wakeAt - now;
+        if (remaining > 2 * PREWAKE_MS) wakeAt = now + Math.floor(remaining / 2);
+        else if (remaining > PREWAKE_MS) wakeAt -= PREWAKE_MS;
       }
       // Until it runs, look at the instance every poll interval; afterwards only deadlines, the child's end and
       // a cancel can change anything.
