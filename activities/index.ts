@@ -11,6 +11,7 @@ import { createInstanceActivities } from './instances';
 import { createPricingActivities } from './pricing';
 import { createReconciliationActivities, type ReconcileSettings } from './reconciliation';
 import type { Client } from '@temporalio/client';
+import { createScheduleActivities } from './schedules';
 import type { ProviderCredentials } from '../src/services/provider-credentials';
 import type { AlertMonitorSettings } from '../src/workflow-clients/alerts';
 
@@ -36,6 +37,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createInstanceActivities(deps),
     ...createReconciliationActivities(deps),
     ...createAlertActivities(deps),
+    ...createScheduleActivities(deps),
   };
 }
 

@@ -4,3 +4,4 @@ export * from './pricing-refresh';
 export * from './launch-instance';
 export * from './reconcile-instances';
 export * from './alert-monitor';
+export * from './schedule-run';

@@ -32,6 +32,9 @@ import type { LaunchTiming } from '../../activities/instances';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerProviderKeyRoutes } from './routes/provider-keys';
 import { registerRecommendationRoutes } from './routes/recommendations';
+import { registerScheduleRoutes } from './routes/schedules';
+import { createScheduleQueries } from '../db/queries/schedules';
+import { createScheduleClient } from '../workflow-clients/schedules';
 import { registerSshKeyRoutes } from './routes/ssh-keys';
 import { registerTemplateRoutes } from './routes/templates';
 
@@ -71,6 +74,11 @@ export function createApp(deps: AppDeps): Koa {
     instances,
     sshKeys,
     launchTiming: deps.launchTiming,
+  });
+  registerScheduleRoutes(api, {
+    queries: createScheduleQueries(deps.pool),
+    // Runs launch with the same poll and meter intervals as API launches.
+    workflows: createScheduleClient({ temporal: deps.temporal, timing: deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 } }),
   });
   registerPricingRoutes(api, { cache: deps.pricing, queries: createPricingQueries(deps.pool) });
   registerBillingRoutes(api, { ledger: createLedgerQueries(deps.pool) });

@@ -226,6 +226,12 @@ export function createRunpodAdapter(options: RunpodAdapterOptions): ProviderAdap
         ports: ['22/tcp', '8888/http'],
         env,
       };
+      if (spec.onstartCmd) {
+        // RunPod has no start-up hook: the command becomes the container's args, a shell reading it from env
+        // (so no quoting of the script is needed).
+        env.GPUO_STARTUP_SCRIPT = spec.onstartCmd;
+        body.args = 'bash -c \'eval "$GPUO_STARTUP_SCRIPT"\'';
+      }
       if (spec.diskGb !== undefined) body.disk = spec.diskGb;
       if (spec.volumeGb !== undefined && spec.volumeGb > 0) {
         body.mounts = { persistent: { size: spec.volumeGb, path: '/workspace' } };

@@ -71,6 +71,7 @@ export interface LaunchSpec {
   sshPublicKey?: string;
   /** Lambda: the registered key name to launch with. */
   sshKeyName?: string;
+  /** Startup command: vastai `onstart`; runpod runs it as the container's args (sent only by schedule runs). */
   onstartCmd?: string;
 }
 

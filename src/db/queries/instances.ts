@@ -45,7 +45,15 @@ export const ENDED_STATUSES = ['terminated', 'failed'] as const;
 
 const micros = (dollars: number | null) => (dollars === null ? null : Math.round(dollars * 1_000_000));
 
-export type EventType = 'instance.started' | 'instance.stopped' | 'instance.terminated' | 'spot.preempted' | 'alert.triggered';
+export type EventType =
+  | 'instance.started'
+  | 'instance.stopped'
+  | 'instance.terminated'
+  | 'spot.preempted'
+  | 'alert.triggered'
+  | 'schedule.run.started'
+  | 'schedule.run.completed'
+  | 'schedule.run.failed';
 
 /** Writes an event to the outbox; the dedupe key makes a retried step write it once. */
 export async function insertEvent(

@@ -1,0 +1,128 @@
+/**
+ * Side effects of the scheduleRun workflow: the run's rows and events, the offers it may launch on, and the
+ * state of its instance. Every activity is safe to retry (run rows are keyed by the workflow id, events by
+ * a dedupe key).
+ */
+import { createInstanceQueries } from '../src/db/queries/instances';
+import {
+  createScheduleQueries,
+  type FinalRunStatus,
+  type RunOffer,
+  type RunRow,
+  type ScheduleRow,
+} from '../src/db/queries/schedules';
+import { TEMPLATES } from '../src/domain/templates';
+import { PROVIDERS, type ProviderId } from '../src/providers/types';
+import type { ActivityDeps } from './index';
+
+/**
+ * Providers a scheduled job can run on: both run a container image and a startup command (runpod as the
+ * container's args, vastai as `onstart`). Lambda launches bare VMs with no image and no startup command in
+ * its API, so it cannot run a schedule's job.
+ */
+export const SCHEDULE_PROVIDERS: readonly ProviderId[] = ['runpod', 'vastai'];
+/** Spot only where the provider sells it today (decisions.md: vastai interruptible bids). */
+const SPOT_PROVIDERS: readonly ProviderId[] = ['vastai'];
+
+export interface BegunRun {
+  run: RunRow;
+  schedule: ScheduleRow;
+  /** The container image the job runs: the template's, or the schedule's own for `custom`. */
+  dockerImage: string;
+}
+
+export interface RunInstanceState {
+  /** Set once the provider accepted the create. */
+  instanceId: string | null;
+  status: string | null;
+  startedAtMs: number | null;
+  pricePerHourMicros: number | null;
+  spot: boolean;
+}
+
+/**
+ * The balance check before a run launches (decisions.md: a run whose first hour the balance cannot cover
+ * fails with `insufficient_balance`). This is the seam for the billing work: it answers "covered" until the
+ * balance-enforcement function lands, which should be called here with the offer's price for one hour.
+ * Returns the refusal message, or null when the run may launch.
+ */
+export async function checkRunBalance(
+  _deps: ActivityDeps,
+  _input: { accountId: string; pricePerHourMicros: number },
+): Promise<string | null> {
+  return null;
+}
+
+export function createScheduleActivities(deps: ActivityDeps) {
+  const schedules = createScheduleQueries(deps.pool);
+  const instances = createInstanceQueries(deps.pool);
+
+  return {
+    /** Records the run (`launching`, or `skipped` while another run is live); null when the schedule is gone. */
+    async beginScheduleRun(input: {
+      workflowId: string;
+      scheduleId: string;
+      accountId: string;
+      scheduledAtMs: number;
+    }): Promise<BegunRun | null> {
+      const begun = await schedules.beginRun({ ...input, scheduledAt: new Date(input.scheduledAtMs) });
+      if (!begun) return null;
+      const { schedule } = begun;
+      const template = TEMPLATES.find((t) => t.slug === schedule.template);
+      const dockerImage = schedule.template === 'custom' ? schedule.docker_image : template?.docker_image;
+      return { ...begun, dockerImage: dockerImage ?? '' };
+    },
+
+    /** Offers the run may launch on, in the order to try them (connected providers that can run the job). */
+    async findScheduleRunOffers(input: { accountId: string; gpu: string; preferSpot: boolean }): Promise<RunOffer[]> {
+      const connected: ProviderId[] = [];
+      for (const provider of PROVIDERS) {
+        if (!SCHEDULE_PROVIDERS.includes(provider)) continue;
+        if ((await deps.credentials.findApiKey(input.accountId, provider)) !== null) connected.push(provider);
+      }
+      const offers = await schedules.findRunOffers(input.gpu, connected, input.preferSpot, new Date());
+      return offers.filter((o) => !o.spot || SPOT_PROVIDERS.includes(o.provider));
+    },
+
+    async checkScheduleRunBalance(input: { accountId: string; pricePerHourMicros: number }): Promise<string | null> {
+      return checkRunBalance(deps, input);
+    },
+
+    /** What the run needs to know about its instance: accepted yet, running since when, at what price. */
+    async readRunInstance(instanceRowId: string): Promise<RunInstanceState> {
+      const row = await instances.findById(instanceRowId);
+      if (!row) return { instanceId: null, status: null, startedAtMs: null, pricePerHourMicros: null, spot: false };
+      return {
+        instanceId: row.provider_instance_id,
+        status: row.status,
+        startedAtMs: row.started_at ? Date.parse(row.started_at) : null,
+        pricePerHourMicros: row.price_per_hour_micros,
+        spot: row.spot,
+      };
+    },
+
+    async markScheduleRunLaunched(input: {
+      runId: string;
+      provider: ProviderId;
+      instanceRowId: string;
+      instanceId: string | null;
+      pricePerHourMicros: number | null;
+    }): Promise<RunRow> {
+      return schedules.markRunLaunched(input.runId, input);
+    },
+
+    async markScheduleRunRunning(input: { runId: string; startedAtMs: number }): Promise<RunRow> {
+      return schedules.markRunRunning(input.runId, new Date(input.startedAtMs));
+    },
+
+    async finishScheduleRun(input: {
+      runId: string;
+      status: FinalRunStatus;
+      stopReason?: string | null;
+      error?: string | null;
+      endedAtMs: number;
+    }): Promise<RunRow> {
+      return schedules.finishRun(input.runId, input.status, { ...input, endedAt: new Date(input.endedAtMs) });
+    },
+  };
+}

@@ -1,0 +1,328 @@
+/**
+ * Schedules and their runs. Every statement about an account's resource filters by `account_id`. Writes
+ * that change a schedule take its row lock, so a run starting, a PUT and a DELETE serialize.
+ */
+import type { CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { newId } from '../../domain/ids';
+import { MAX_OFFER_AGE_MS } from '../../domain/pricing';
+import type { ProviderId } from '../../providers/types';
+import type { Pool } from '../pool';
+import { sql } from '../sql';
+import { insertEvent } from './instances';
+
+export const SCHEDULE_STATUSES = ['active', 'paused'] as const;
+export const RUN_STATUSES = [
+  'launching',
+  'running',
+  'succeeded',
+  'failed',
+  'stopped_max_duration',
+  'stopped_max_cost',
+  'preempted',
+  'skipped',
+  'cancelled',
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export type FinalRunStatus = Exclude<RunStatus, 'launching' | 'running' | 'skipped'>;
+export const LIVE_RUN_STATUSES: readonly RunStatus[] = ['launching', 'running'];
+
+export const ScheduleRow = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  name: z.string(),
+  gpu: z.string(),
+  template: z.string(),
+  cron: z.string(),
+  max_duration_hours: z.number().nullable(),
+  max_cost_micros: z.number().nullable(),
+  prefer_spot: z.boolean(),
+  docker_image: z.string().nullable(),
+  startup_script: z.string().nullable(),
+  status: z.enum(SCHEDULE_STATUSES),
+  last_run_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  deleted_at: z.string().nullable(),
+});
+export type ScheduleRow = z.infer<typeof ScheduleRow>;
+
+export const RunRow = z.object({
+  id: z.string(),
+  seq: z.number(),
+  schedule_id: z.string(),
+  account_id: z.string(),
+  workflow_id: z.string(),
+  status: z.enum(RUN_STATUSES),
+  scheduled_at: z.string(),
+  started_at: z.string().nullable(),
+  ended_at: z.string().nullable(),
+  provider: z.enum(['runpod', 'vastai', 'lambda']).nullable(),
+  instance_row_id: z.string().nullable(),
+  instance_id: z.string().nullable(),
+  price_per_hour_micros: z.number().nullable(),
+  stop_reason: z.string().nullable(),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  /** The run's instance charges so far (micro-dollars, positive). */
+  cost_micros: z.number(),
+});
+export type RunRow = z.infer<typeof RunRow>;
+
+/** Fields a create or PUT sets (server-owned columns excluded). */
+export interface ScheduleFields {
+  name: string;
+  gpu: string;
+  template: string;
+  cron: string;
+  max_duration_hours: number | null;
+  max_cost_micros: number | null;
+  prefer_spot: boolean;
+  docker_image: string | null;
+  startup_script: string | null;
+  status: (typeof SCHEDULE_STATUSES)[number];
+}
+
+export interface RunOffer {
+  provider: ProviderId;
+  spot: boolean;
+  region: string | null;
+  pricePerHourMicros: number;
+  availability: number;
+}
+
+const COLUMNS = sql.fragment`id, account_id, name, gpu, template, cron, max_duration_hours, max_cost_micros, prefer_spot,
+  docker_image, startup_script, status, last_run_at, created_at, updated_at, deleted_at`;
+
+const RUN_COLUMNS = sql.fragment`r.id, r.seq, r.schedule_id, r.account_id, r.workflow_id, r.status, r.scheduled_at, r.started_at,
+  r.ended_at, r.provider, r.instance_row_id, r.instance_id, r.price_per_hour_micros, r.stop_reason, r.error, r.created_at,
+  coalesce((SELECT -sum(l.amount_micros) FROM ledger_entries l
+            WHERE l.account_id = r.account_id AND l.instance_id = r.instance_id AND l.type = 'instance_charge'), 0)::bigint AS cost_micros`;
+
+const CURSOR_PREFIX = 'run:';
+
+export function encodeRunCursor(seq: number): string {
+  return Buffer.from(`${CURSOR_PREFIX}${seq}`).toString('base64url');
+}
+
+/** The run sequence number a cursor points below, or null when it is not a cursor we issued. */
+export function decodeRunCursor(cursor: string): number | null {
+  if (!/^[A-Za-z0-9_-]{1,32}$/.test(cursor)) return null;
+  const match = /^run:([1-9]\d{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) return null;
+  const seq = Number(match[1]);
+  return Number.isSafeInteger(seq) && encodeRunCursor(seq) === cursor ? seq : null;
+}
+
+function runEventData(run: RunRow): Record<string, unknown> {
+  return {
+    schedule_id: run.schedule_id,
+    run_id: run.id,
+    status: run.status,
+    provider: run.provider,
+    instance_id: run.instance_id,
+    price_per_hour: run.price_per_hour_micros === null ? null : run.price_per_hour_micros / 1_000_000,
+    cost: run.cost_micros / 1_000_000,
+    started_at: run.started_at,
+    ended_at: run.ended_at,
+    stop_reason: run.stop_reason,
+    error: run.error,
+  };
+}
+
+export function createScheduleQueries(pool: Pool) {
+  async function runById(conn: CommonQueryMethods, id: string): Promise<RunRow> {
+    return conn.one(sql.type(RunRow)`SELECT ${RUN_COLUMNS} FROM schedule_runs r WHERE r.id = ${id}`);
+  }
+
+  return {
+    /** Runs `fn` in one transaction (a schedule change and its Temporal call commit or fail together). */
+    transaction<T>(fn: (tx: CommonQueryMethods) => Promise<T>): Promise<T> {
+      return pool.transaction(fn);
+    },
+
+    async insert(conn: CommonQueryMethods, accountId: string, fields: ScheduleFields): Promise<ScheduleRow> {
+      return conn.one(sql.type(ScheduleRow)`
+        INSERT INTO schedules (id, account_id, name, gpu, template, cron, max_duration_hours, max_cost_micros, prefer_spot,
+          docker_image, startup_script, status)
+        VALUES (${newId('sched')}, ${accountId}, ${fields.name}, ${fields.gpu}, ${fields.template}, ${fields.cron},
+          ${fields.max_duration_hours}, ${fields.max_cost_micros}, ${fields.prefer_spot}, ${fields.docker_image},
+          ${fields.startup_script}, ${fields.status})
+        RETURNING ${COLUMNS}`);
+    },
+
+    async find(accountId: string, id: string, conn: CommonQueryMethods = pool): Promise<ScheduleRow | null> {
+      return conn.maybeOne(sql.type(ScheduleRow)`
+        SELECT ${COLUMNS} FROM schedules WHERE account_id = ${accountId} AND id = ${id} AND deleted_at IS NULL`);
+    },
+
+    async findForUpdate(conn: CommonQueryMethods, accountId: string, id: string): Promise<ScheduleRow | null> {
+      return conn.maybeOne(sql.type(ScheduleRow)`
+        SELECT ${COLUMNS} FROM schedules WHERE account_id = ${accountId} AND id = ${id} AND deleted_at IS NULL FOR UPDATE`);
+    },
+
+    async list(accountId: string): Promise<readonly ScheduleRow[]> {
+      return pool.any(sql.type(ScheduleRow)`
+        SELECT ${COLUMNS} FROM schedules WHERE account_id = ${accountId} AND deleted_at IS NULL ORDER BY created_at DESC, id DESC`);
+    },
+
+    async update(conn: CommonQueryMethods, accountId: string, id: string, fields: ScheduleFields): Promise<ScheduleRow> {
+      return conn.one(sql.type(ScheduleRow)`
+        UPDATE schedules SET name = ${fields.name}, gpu = ${fields.gpu}, template = ${fields.template}, cron = ${fields.cron},
+          max_duration_hours = ${fields.max_duration_hours}, max_cost_micros = ${fields.max_cost_micros},
+          prefer_spot = ${fields.prefer_spot}, docker_image = ${fields.docker_image}, startup_script = ${fields.startup_script},
+          status = ${fields.status}, updated_at = clock_timestamp()
+        WHERE account_id = ${accountId} AND id = ${id}
+        RETURNING ${COLUMNS}`);
+    },
+
+    async markDeleted(conn: CommonQueryMethods, accountId: string, id: string): Promise<void> {
+      await conn.query(sql.typeAlias('void')`
+        UPDATE schedules SET deleted_at = clock_timestamp(), updated_at = clock_timestamp()
+        WHERE account_id = ${accountId} AND id = ${id}`);
+    },
+
+    /** Workflow ids of the schedule's live runs (launching or running). */
+    async liveRunWorkflowIds(accountId: string, scheduleId: string, conn: CommonQueryMethods = pool): Promise<string[]> {
+      const rows = await conn.any(sql.type(z.object({ workflow_id: z.string() }))`
+        SELECT workflow_id FROM schedule_runs
+        WHERE account_id = ${accountId} AND schedule_id = ${scheduleId} AND status IN ('launching', 'running')`);
+      return rows.map((r) => r.workflow_id);
+    },
+
+    /**
+     * The first step of every run, exactly once per workflow id: records `launching`, or `skipped` when
+     * another run of the schedule is still live. Returns the schedule as it is now (null once deleted: then
+     * nothing is recorded).
+     */
+    async beginRun(input: {
+      workflowId: string;
+      scheduleId: string;
+      accountId: string;
+      scheduledAt: Date;
+    }): Promise<{ run: RunRow; schedule: ScheduleRow } | null> {
+      return pool.transaction(async (tx) => {
+        const schedule = await tx.maybeOne(sql.type(ScheduleRow)`
+          SELECT ${COLUMNS} FROM schedules WHERE account_id = ${input.accountId} AND id = ${input.scheduleId} FOR UPDATE`);
+        if (!schedule || schedule.deleted_at) return null;
+        const existing = await tx.maybeOne(sql.type(RunRow)`
+          SELECT ${RUN_COLUMNS} FROM schedule_runs r WHERE r.workflow_id = ${input.workflowId}`);
+        if (existing) return { run: existing, schedule };
+        const live = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
+          SELECT id FROM schedule_runs
+          WHERE schedule_id = ${schedule.id} AND status IN ('launching', 'running') LIMIT 1`);
+        const id = newId('run');
+        await tx.query(sql.typeAlias('void')`
+          INSERT INTO schedule_runs (id, schedule_id, account_id, workflow_id, status, scheduled_at, ended_at, stop_reason)
+          VALUES (${id}, ${schedule.id}, ${schedule.account_id}, ${input.workflowId}, ${live ? 'skipped' : 'launching'},
+            ${input.scheduledAt.toISOString()}, ${live ? sql.fragment`clock_timestamp()` : null},
+            ${live ? `the previous run ${live.id} was still live` : null})`);
+        await tx.query(sql.typeAlias('void')`
+          UPDATE schedules SET last_run_at = greatest(last_run_at, ${input.scheduledAt.toISOString()}::timestamptz)
+          WHERE id = ${schedule.id}`);
+        return { run: await runById(tx, id), schedule };
+      });
+    },
+
+    /** The provider accepted the run's instance. */
+    async markRunLaunched(
+      runId: string,
+      launched: { provider: ProviderId; instanceRowId: string; instanceId: string | null; pricePerHourMicros: number | null },
+    ): Promise<RunRow> {
+      await pool.query(sql.typeAlias('void')`
+        UPDATE schedule_runs SET provider = ${launched.provider}, instance_row_id = ${launched.instanceRowId},
+          instance_id = ${launched.instanceId}, price_per_hour_micros = ${launched.pricePerHourMicros}
+        WHERE id = ${runId}`);
+      return runById(pool, runId);
+    },
+
+    /** The run's instance reached running: `running` and `schedule.run.started`, once. */
+    async markRunRunning(runId: string, startedAt: Date): Promise<RunRow> {
+      return pool.transaction(async (tx) => {
+        await tx.query(sql.typeAlias('void')`
+          UPDATE schedule_runs SET status = 'running', started_at = coalesce(started_at, ${startedAt.toISOString()})
+          WHERE id = ${runId} AND status = 'launching'`);
+        const run = await runById(tx, runId);
+        await insertEvent(tx, {
+          accountId: run.account_id,
+          type: 'schedule.run.started',
+          data: runEventData(run),
+          dedupeKey: `schedule.run.started:${runId}`,
+        });
+        return run;
+      });
+    },
+
+    /**
+     * The run's end, once: final status, reason and `schedule.run.completed` (or `.failed` for `failed` and
+     * `preempted`), in one transaction. A second call returns the run as it is.
+     */
+    async finishRun(
+      runId: string,
+      status: FinalRunStatus,
+      detail: { stopReason?: string | null; error?: string | null; endedAt: Date },
+    ): Promise<RunRow> {
+      return pool.transaction(async (tx) => {
+        const changed = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
+          UPDATE schedule_runs SET status = ${status}, ended_at = ${detail.endedAt.toISOString()},
+            stop_reason = ${detail.stopReason ?? null}, error = ${detail.error ?? null}
+          WHERE id = ${runId} AND status IN ('launching', 'running')
+          RETURNING id`);
+        const run = await runById(tx, runId);
+        if (changed) {
+          const type = status === 'failed' || status === 'preempted' ? 'schedule.run.failed' : 'schedule.run.completed';
+          await insertEvent(tx, { accountId: run.account_id, type, data: runEventData(run), dedupeKey: `${type}:${runId}` });
+        }
+        return run;
+      });
+    },
+
+    async findRun(runId: string): Promise<RunRow | null> {
+      return pool.maybeOne(sql.type(RunRow)`SELECT ${RUN_COLUMNS} FROM schedule_runs r WHERE r.id = ${runId}`);
+    },
+
+    /** Runs of one schedule, newest first; `cursor` is a `next_cursor` from an earlier page (validated by the route). */
+    async listRuns(
+      accountId: string,
+      scheduleId: string,
+      options: { limit: number; before?: number },
+    ): Promise<{ runs: RunRow[]; has_more: boolean; next_cursor: string | null }> {
+      const rows = await pool.any(sql.type(RunRow)`
+        SELECT ${RUN_COLUMNS} FROM schedule_runs r
+        WHERE r.account_id = ${accountId} AND r.schedule_id = ${scheduleId}
+          ${options.before !== undefined ? sql.fragment`AND r.seq < ${options.before}` : sql.fragment``}
+        ORDER BY r.seq DESC LIMIT ${options.limit + 1}`);
+      const runs = rows.slice(0, options.limit);
+      const hasMore = rows.length > options.limit;
+      return { runs, has_more: hasMore, next_cursor: hasMore ? encodeRunCursor(runs[runs.length - 1]!.seq) : null };
+    },
+
+    /**
+     * Available offers for a GPU from the pricing tables (fresh under an hour, availability > 0) on the given
+     * providers: cheapest first, spot before on-demand when `preferSpot`.
+     */
+    async findRunOffers(gpu: string, providers: readonly ProviderId[], preferSpot: boolean, now: Date): Promise<RunOffer[]> {
+      if (providers.length === 0) return [];
+      const rows = await pool.any(sql.type(z.object({
+        provider: z.enum(['runpod', 'vastai', 'lambda']),
+        spot: z.boolean(),
+        region: z.string().nullable(),
+        price_per_hour_micros: z.number(),
+        availability: z.number(),
+      }))`
+        SELECT provider, spot, region, price_per_hour_micros, availability FROM pricing_offers
+        WHERE gpu_type = ${gpu} AND availability > 0 AND provider = ANY(${sql.array([...providers], 'text')})
+          AND fetched_at > ${new Date(now.getTime() - MAX_OFFER_AGE_MS).toISOString()}
+          ${preferSpot ? sql.fragment`` : sql.fragment`AND NOT spot`}
+        ORDER BY ${preferSpot ? sql.fragment`spot DESC,` : sql.fragment``} price_per_hour_micros, provider`);
+      return rows.map((r) => ({
+        provider: r.provider,
+        spot: r.spot,
+        region: r.region,
+        pricePerHourMicros: r.price_per_hour_micros,
+        availability: r.availability,
+      }));
+    },
+  };
+}
+export type ScheduleQueries = ReturnType<typeof createScheduleQueries>;

@@ -1,0 +1,167 @@
+/**
+ * Classic five-field cron (minute hour day-of-month month day-of-week, UTC) for schedules: validation with a
+ * reason, next firing times (cron-parser), and the translation into Temporal calendar specs.
+ *
+ * Classic cron OR-s a restricted day-of-month with a restricted day-of-week (`0 0 1 * 1` fires on the 1st and
+ * on every Monday); a Temporal calendar spec AND-s every field. When both day fields are restricted the
+ * expression therefore becomes two calendar specs, one per day field with the other left at `*`, and
+ * Temporal fires on their union. "Restricted" means exactly what cron-parser means: anything but `*`
+ * (so `*\/2` in day-of-month is restricted), which keeps Temporal's firings equal to cron-parser's.
+ */
+import { CronExpressionParser, type CronExpression } from 'cron-parser';
+import type { CalendarSpec, DayOfWeek, Month } from '@temporalio/client';
+
+export class CronError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CronError';
+  }
+}
+
+const MONTH_NAMES = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+const DAY_NAMES = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
+const TEMPORAL_MONTHS: readonly Month[] = [
+  'JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER',
+];
+const TEMPORAL_DAYS: readonly DayOfWeek[] = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
+
+interface FieldRule {
+  name: string;
+  min: number;
+  max: number;
+  names?: readonly string[];
+}
+
+const FIELDS: readonly FieldRule[] = [
+  { name: 'minute', min: 0, max: 59 },
+  { name: 'hour', min: 0, max: 23 },
+  { name: 'day of month', min: 1, max: 31 },
+  { name: 'month', min: 1, max: 12, names: MONTH_NAMES },
+  { name: 'day of week', min: 0, max: 7, names: DAY_NAMES },
+];
+
+/** One value: a number, or (month and day of week) a three-letter English name. */
+function checkValue(text: string, rule: FieldRule): void {
+  if (/^\d{1,2}$/.test(text)) {
+    const n = Number(text);
+    if (n < rule.min || n > rule.max) throw new CronError(`${rule.name}: ${text} is outside ${rule.min}-${rule.max}`);
+    return;
+  }
+  if (rule.names && rule.names.includes(text.toUpperCase())) return;
+  const allowed = rule.names ? `a number ${rule.min}-${rule.max} or one of ${rule.names.join(', ')}` : `a number ${rule.min}-${rule.max}`;
+  throw new CronError(`${rule.name}: "${text}" is not ${allowed}`);
+}
+
+/** Lists, ranges and steps only: the standard syntax (no L, W, #, ?, H or seconds). */
+function checkField(text: string, rule: FieldRule): void {
+  for (const part of text.split(',')) {
+    if (part === '') throw new CronError(`${rule.name}: empty list element in "${text}"`);
+    const [range, step, extra] = part.split('/');
+    if (extra !== undefined) throw new CronError(`${rule.name}: "${part}" has more than one step`);
+    if (step !== undefined && !/^\d{1,2}$/.test(step)) throw new CronError(`${rule.name}: step "${step}" is not a number`);
+    if (step !== undefined && Number(step) === 0) throw new CronError(`${rule.name}: step must be at least 1`);
+    if (range === '*') continue;
+    const ends = range!.split('-');
+    if (ends.length > 2 || ends.some((e) => e === '')) throw new CronError(`${rule.name}: "${range}" is not a value or a range`);
+    for (const end of ends) checkValue(end, rule);
+  }
+}
+
+export interface ParsedCron {
+  expression: CronExpression;
+  /** cron-parser's own view of the day fields: restricted = not `*`. */
+  dayOfMonthRestricted: boolean;
+  dayOfWeekRestricted: boolean;
+}
+
+/** Parses a five-field expression in UTC; throws {@link CronError} saying what is wrong. */
+export function parseCron(text: string, currentDate: Date = new Date()): ParsedCron {
+  if (typeof text !== 'string' || text.trim() === '') throw new CronError('the expression is empty');
+  const fields = text.trim().split(/\s+/);
+  if (fields.length !== 5) {
+    throw new CronError(`expected 5 space-separated fields (minute hour day-of-month month day-of-week), got ${fields.length}`);
+  }
+  fields.forEach((f, i) => checkField(f, FIELDS[i]!));
+  let expression: CronExpression;
+  try {
+    expression = CronExpressionParser.parse(fields.join(' '), { tz: 'UTC', currentDate });
+  } catch (err) {
+    throw new CronError((err as Error).message);
+  }
+  // A day-of-month list that never exists in the months it allows (`0 0 30 2 *`) would never fire.
+  try {
+    expression.next();
+    expression.reset(currentDate);
+  } catch {
+    throw new CronError('the expression never fires (no such day in the months it allows)');
+  }
+  return {
+    expression,
+    dayOfMonthRestricted: !expression.fields.dayOfMonth.isWildcard,
+    dayOfWeekRestricted: !expression.fields.dayOfWeek.isWildcard,
+  };
+}
+
+/** The reason `text` is not a valid schedule cron, or null when it is. */
+export function cronProblem(text: string): string | null {
+  try {
+    parseCron(text);
+    return null;
+  } catch (err) {
+    if (err instanceof CronError) return err.message;
+    throw err;
+  }
+}
+
+/** The next `count` firing times strictly after `after`, as cron-parser computes them. */
+export function nextFirings(text: string, after: Date, count: number): Date[] {
+  const { expression } = parseCron(text, after);
+  const out: Date[] = [];
+  for (let i = 0; i < count; i++) out.push(expression.next().toDate());
+  return out;
+}
+
+/** Compresses sorted values into inclusive ranges: [1,2,3,5] → [{1..3},{5..5}]. */
+function toRanges(values: readonly number[]): { start: number; end: number }[] {
+  const sorted = [...new Set(values)].sort((a, b) => a - b);
+  const ranges: { start: number; end: number }[] = [];
+  for (const v of sorted) {
+    const last = ranges[ranges.length - 1];
+    if (last && last.end === v - 1) last.end = v;
+    else ranges.push({ start: v, end: v });
+  }
+  return ranges;
+}
+
+/**
+ * The Temporal calendar specs that fire exactly when the classic expression does (UTC): one spec, or two
+ * whose union is the day-of-month OR day-of-week rule.
+ */
+export function toTemporalCalendars(text: string): CalendarSpec[] {
+  const parsed = parseCron(text);
+  const f = parsed.expression.fields;
+  const numeric = (values: readonly unknown[]) => values.filter((v): v is number => typeof v === 'number');
+  const minute = toRanges(numeric(f.minute.values));
+  const hour = toRanges(numeric(f.hour.values));
+  const month = toRanges(numeric(f.month.values)).map((r) => ({ start: TEMPORAL_MONTHS[r.start - 1]!, end: TEMPORAL_MONTHS[r.end - 1]! }));
+  const dayOfMonth = toRanges(numeric(f.dayOfMonth.values));
+  const dayOfWeek = toRanges(numeric(f.dayOfWeek.values).map((d) => d % 7)).map((r) => ({
+    start: TEMPORAL_DAYS[r.start]!,
+    end: TEMPORAL_DAYS[r.end]!,
+  }));
+  const base = { second: 0, minute, hour, month } as const;
+  if (parsed.dayOfMonthRestricted && parsed.dayOfWeekRestricted) {
+    return [
+      { ...base, dayOfMonth, dayOfWeek: '*', comment: `${text} (day of month)` },
+      { ...base, dayOfMonth: '*', dayOfWeek, comment: `${text} (day of week)` },
+    ];
+  }
+  return [
+    {
+      ...base,
+      dayOfMonth: parsed.dayOfMonthRestricted ? dayOfMonth : '*',
+      dayOfWeek: parsed.dayOfWeekRestricted ? dayOfWeek : '*',
+      comment: text,
+    },
+  ];
+}

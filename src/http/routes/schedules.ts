@@ -1,0 +1,399 @@
+import type { CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import {
+  decodeRunCursor,
+  RUN_STATUSES,
+  SCHEDULE_STATUSES,
+  type RunRow,
+  type ScheduleFields,
+  type ScheduleQueries,
+  type ScheduleRow,
+} from '../../db/queries/schedules';
+import { cronProblem, nextFirings } from '../../domain/cron';
+import { dollarsToMicros, microsToDollars } from '../../domain/money';
+import { TEMPLATES } from '../../domain/templates';
+import { NotFoundError, ValidationError } from '../../errors';
+import { isKnownGpuSlug } from '../../providers/gpu-catalog';
+import { PROVIDERS } from '../../providers/types';
+import type { ScheduleClient } from '../../workflow-clients/schedules';
+import type { ApiRouter } from '../route';
+import { Deleted, isoTimestamp } from '../schemas';
+
+export const ScheduleRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  gpu: z.string(),
+  template: z.string(),
+  cron: z.string(),
+  max_duration_hours: z.number().nullable(),
+  max_cost: z.number().nullable().describe('dollars'),
+  prefer_spot: z.boolean(),
+  docker_image: z.string().nullable(),
+  startup_script: z.string().nullable(),
+  status: z.enum(SCHEDULE_STATUSES),
+  next_run_at: isoTimestamp.nullable().describe('next firing (UTC); null while paused'),
+  last_run_at: isoTimestamp.nullable(),
+  created_at: isoTimestamp,
+  updated_at: isoTimestamp,
+});
+
+export const RunRecord = z.object({
+  id: z.string(),
+  schedule_id: z.string(),
+  status: z.enum(RUN_STATUSES),
+  scheduled_at: isoTimestamp,
+  started_at: isoTimestamp.nullable().describe('the instance reached running'),
+  ended_at: isoTimestamp.nullable(),
+  provider: z.enum(PROVIDERS).nullable(),
+  instance_id: z.string().nullable().describe("the provider's instance id"),
+  price_per_hour: z.number().nullable().describe('dollars per hour for the whole instance'),
+  cost: z.number().describe("dollars: the sum of the run's instance charges"),
+  stop_reason: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
+/** True when `s` holds a control character (NUL included) other than the ones in `allowed`. */
+function hasControlCharacter(s: string, allowed = ''): boolean {
+  for (const ch of s) {
+    const code = ch.charCodeAt(0);
+    if ((code < 0x20 || code === 0x7f) && !allowed.includes(ch)) return true;
+  }
+  return false;
+}
+
+/** Printable text: no NUL or other control characters. */
+const plainText = (max: number) =>
+  z.string().trim().min(1).max(max).refine((s) => !hasControlCharacter(s), 'must not contain control characters');
+const templateSlugs = TEMPLATES.map((t) => t.slug);
+
+const fields = {
+  name: plainText(100),
+  gpu: z.string().min(1).max(64).refine(isKnownGpuSlug, 'unknown GPU type (GET /v1/pricing lists them)'),
+  template: z
+    .string()
+    .min(1)
+    .max(64)
+    .refine((t) => t === 'custom' || templateSlugs.includes(t), `must be a template slug (GET /v1/templates) or custom`),
+  cron: z
+    .string()
+    .max(200)
+    .superRefine((c, ctx) => {
+      const problem = cronProblem(c);
+      if (problem) ctx.addIssue({ code: 'custom', message: `invalid cron expression: ${problem}` });
+    }),
+  max_duration_hours: z.number().positive().max(720, 'at most 720 hours (30 days)'),
+  max_cost: z
+    .number()
+    .positive()
+    .max(1_000_000)
+    .refine((v) => Math.abs(v * 1_000_000 - Math.round(v * 1_000_000)) < 1e-6, 'at most six decimals'),
+  prefer_spot: z.boolean(),
+  docker_image: z
+    .string()
+    .min(1)
+    .max(300)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/, 'an image reference such as ghcr.io/org/image:tag'),
+  startup_script: z
+    .string()
+    .min(1)
+    .max(16_384)
+    .refine((s) => !hasControlCharacter(s, '\n\r\t'), 'must not contain control characters other than newlines and tabs'),
+};
+
+const CreateBody = z
+  .object({
+    name: fields.name,
+    gpu: fields.gpu,
+    template: fields.template,
+    cron: fields.cron,
+    max_duration_hours: fields.max_duration_hours.optional(),
+    max_cost: fields.max_cost.optional(),
+    prefer_spot: fields.prefer_spot.default(true),
+    docker_image: fields.docker_image.optional(),
+    startup_script: fields.startup_script.optional(),
+  })
+  .strict();
+
+const UpdateBody = z
+  .object({
+    name: fields.name.optional(),
+    gpu: fields.gpu.optional(),
+    template: fields.template.optional(),
+    cron: fields.cron.optional(),
+    max_duration_hours: fields.max_duration_hours.nullable().optional(),
+    max_cost: fields.max_cost.nullable().optional(),
+    prefer_spot: fields.prefer_spot.optional(),
+    docker_image: fields.docker_image.nullable().optional(),
+    startup_script: fields.startup_script.nullable().optional(),
+    status: z.enum(SCHEDULE_STATUSES).optional(),
+  })
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, 'send at least one field to change');
+
+const IdParams = z.object({ id: z.string().min(1).max(100) }).strict();
+const RunsQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z.string().min(1).max(64).optional(),
+  })
+  .strict();
+
+/** `custom` needs its own image; a catalog template brings one, so a second image is a mistake. */
+function checkImage(f: Pick<ScheduleFields, 'template' | 'docker_image'>): void {
+  if (f.template === 'custom' && !f.docker_image) {
+    throw new ValidationError('Invalid body: docker_image is required when template is custom.', [
+      { path: 'docker_image', message: 'required when template is custom' },
+    ]);
+  }
+  if (f.template !== 'custom' && f.docker_image) {
+    throw new ValidationError(`Invalid body: docker_image is used only with template custom (${f.template} brings its own image).`, [
+      { path: 'docker_image', message: 'only used with template custom' },
+    ]);
+  }
+}
+
+export function toScheduleRecord(row: ScheduleRow, now = new Date()): z.infer<typeof ScheduleRecord> {
+  return {
+    id: row.id,
+    name: row.name,
+    gpu: row.gpu,
+    template: row.template,
+    cron: row.cron,
+    max_duration_hours: row.max_duration_hours,
+    max_cost: row.max_cost_micros === null ? null : microsToDollars(row.max_cost_micros),
+    prefer_spot: row.prefer_spot,
+    docker_image: row.docker_image,
+    startup_script: row.startup_script,
+    status: row.status,
+    next_run_at: row.status === 'paused' ? null : nextFirings(row.cron, now, 1)[0]!.toISOString(),
+    last_run_at: row.last_run_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function toRunRecord(run: RunRow): z.infer<typeof RunRecord> {
+  return {
+    id: run.id,
+    schedule_id: run.schedule_id,
+    status: run.status,
+    scheduled_at: run.scheduled_at,
+    started_at: run.started_at,
+    ended_at: run.ended_at,
+    provider: run.provider,
+    instance_id: run.instance_id,
+    price_per_hour: run.price_per_hour_micros === null ? null : microsToDollars(run.price_per_hour_micros),
+    cost: microsToDollars(run.cost_micros),
+    stop_reason: run.stop_reason,
+    error: run.error,
+  };
+}
+
+export interface ScheduleDeps {
+  queries: ScheduleQueries;
+  workflows: ScheduleClient;
+}
+
+export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void {
+  const { queries, workflows } = deps;
+
+  async function findOr404(accountId: string, id: string, conn?: CommonQueryMethods): Promise<ScheduleRow> {
+    const row = await queries.find(accountId, id, conn);
+    if (!row) throw new NotFoundError(`No schedule ${id}.`);
+    return row;
+  }
+
+  api.add({
+    method: 'post',
+    path: '/v1/schedules',
+    tag: 'Schedules',
+    summary: 'Create a scheduled GPU job (a Temporal Schedule firing on a five-field UTC cron)',
+    description:
+      'Each firing picks the cheapest available offer for `gpu` among the connected providers that can run the job, launches it, ' +
+      'and ends it at the earliest of: the job ending, max_duration_hours after it started running, the moment its cost would exceed max_cost.',
+    auth: true,
+    body: CreateBody,
+    responses: { 201: { description: 'The created schedule', schema: ScheduleRecord } },
+    errors: [503],
+    handler: async ({ body, accountId }) => {
+      const f: ScheduleFields = {
+        name: body.name,
+        gpu: body.gpu,
+        template: body.template,
+        cron: body.cron.trim().split(/\s+/).join(' '),
+        max_duration_hours: body.max_duration_hours ?? null,
+        max_cost_micros: body.max_cost === undefined ? null : dollarsToMicros(body.max_cost),
+        prefer_spot: body.prefer_spot,
+        docker_image: body.docker_image ?? null,
+        startup_script: body.startup_script ?? null,
+        status: 'active',
+      };
+      checkImage(f);
+      let inTemporal: ScheduleRow | null = null;
+      try {
+        // Row and Temporal Schedule commit together: a failed create rolls the row back.
+        const row = await queries.transaction(async (tx) => {
+          const inserted = await queries.insert(tx, accountId, f);
+          await workflows.create(inserted);
+          inTemporal = inserted;
+          return inserted;
+        });
+        return { status: 201, body: toScheduleRecord(row) };
+      } catch (err) {
+        const orphan = inTemporal as ScheduleRow | null;
+        if (orphan) await workflows.delete(orphan.id).catch(() => undefined);
+        throw err;
+      }
+    },
+  });
+
+  api.add({
+    method: 'get',
+    path: '/v1/schedules',
+    tag: 'Schedules',
+    summary: 'List schedules, newest first',
+    auth: true,
+    responses: { 200: { description: 'Schedules', schema: z.object({ data: z.array(ScheduleRecord) }) } },
+    handler: async ({ accountId }) => {
+      const now = new Date();
+      return { body: { data: (await queries.list(accountId)).map((r) => toScheduleRecord(r, now)) } };
+    },
+  });
+
+  api.add({
+    method: 'get',
+    path: '/v1/schedules/{id}',
+    tag: 'Schedules',
+    summary: 'One schedule',
+    auth: true,
+    params: IdParams,
+    responses: { 200: { description: 'The schedule', schema: ScheduleRecord } },
+    handler: async ({ params, accountId }) => ({ body: toScheduleRecord(await findOr404(accountId, params.id)) }),
+  });
+
+  api.add({
+    method: 'put',
+    path: '/v1/schedules/{id}',
+    tag: 'Schedules',
+    summary: 'Change any create field, or status (active | paused)',
+    description:
+      'Applied to the row and the Temporal Schedule together: when the engine refuses or cannot be reached, neither changes (503). ' +
+      'Changes to gpu, limits, image or script apply from the next run; `paused` stops firings until `active` again.',
+    auth: true,
+    params: IdParams,
+    body: UpdateBody,
+    responses: { 200: { description: 'The updated schedule', schema: ScheduleRecord } },
+    errors: [503],
+    handler: async ({ params, body, accountId }) => {
+      let previous: ScheduleRow | null = null;
+      let inTemporal = false;
+      try {
+        const row = await queries.transaction(async (tx) => {
+          const current = await queries.findForUpdate(tx, accountId, params.id);
+          if (!current) throw new NotFoundError(`No schedule ${params.id}.`);
+          previous = current;
+          const pick = <K extends keyof typeof body>(k: K, fallback: unknown) => (body[k] === undefined ? fallback : body[k]);
+          const f: ScheduleFields = {
+            name: pick('name', current.name) as string,
+            gpu: pick('gpu', current.gpu) as string,
+            template: pick('template', current.template) as string,
+            cron: body.cron === undefined ? current.cron : body.cron.trim().split(/\s+/).join(' '),
+            max_duration_hours: pick('max_duration_hours', current.max_duration_hours) as number | null,
+            max_cost_micros:
+              body.max_cost === undefined ? current.max_cost_micros : body.max_cost === null ? null : dollarsToMicros(body.max_cost),
+            prefer_spot: pick('prefer_spot', current.prefer_spot) as boolean,
+            docker_image: pick('docker_image', current.docker_image) as string | null,
+            startup_script: pick('startup_script', current.startup_script) as string | null,
+            status: pick('status', current.status) as ScheduleFields['status'],
+          };
+          // Switching to a catalog template drops a custom image rather than refusing the change.
+          if (body.template !== undefined && body.template !== 'custom' && body.docker_image === undefined) f.docker_image = null;
+          checkImage(f);
+          const updated = await queries.update(tx, accountId, params.id, f);
+          await workflows.update(updated);
+          inTemporal = true;
+          return updated;
+        });
+        return { body: toScheduleRecord(row) };
+      } catch (err) {
+        // The engine took the change but the row did not commit: put the engine back as the row still is.
+        const before = previous as ScheduleRow | null;
+        if (inTemporal && before) await workflows.update(before).catch(() => undefined);
+        throw err;
+      }
+    },
+  });
+
+  api.add({
+    method: 'delete',
+    path: '/v1/schedules/{id}',
+    tag: 'Schedules',
+    summary: 'Delete a schedule: its Temporal Schedule is deleted and a live run ends (`cancelled`, instance terminated)',
+    auth: true,
+    params: IdParams,
+    responses: { 200: { description: 'Deleted', schema: Deleted } },
+    errors: [503],
+    handler: async ({ params, accountId }) => {
+      await queries.transaction(async (tx) => {
+        const row = await queries.findForUpdate(tx, accountId, params.id);
+        if (!row) throw new NotFoundError(`No schedule ${params.id}.`);
+        // Engine first, row last: if any engine call fails the row stays and a retried DELETE finishes the job
+        // (deleting a deleted Temporal Schedule and signalling an ended run are no-ops).
+        await workflows.delete(row.id);
+        for (const workflowId of await queries.liveRunWorkflowIds(accountId, row.id, tx)) {
+          await workflows.cancelRun(workflowId, `the schedule ${row.id} was deleted`);
+        }
+        await queries.markDeleted(tx, accountId, row.id);
+      });
+      return { body: { id: params.id, deleted: true } };
+    },
+  });
+
+  api.add({
+    method: 'post',
+    path: '/v1/schedules/{id}/trigger',
+    tag: 'Schedules',
+    summary: 'Start a run now (beyond the spec); a run still live makes it `skipped`, as for any firing',
+    auth: true,
+    params: IdParams,
+    responses: {
+      202: {
+        description: 'The run was started; it shows up in GET /v1/schedules/{id}/runs',
+        schema: z.object({ schedule_id: z.string(), triggered_at: isoTimestamp }),
+      },
+    },
+    errors: [503],
+    handler: async ({ params, accountId }) => {
+      const row = await findOr404(accountId, params.id);
+      await workflows.trigger(row.id);
+      return { status: 202, body: { schedule_id: row.id, triggered_at: new Date().toISOString() } };
+    },
+  });
+
+  api.add({
+    method: 'get',
+    path: '/v1/schedules/{id}/runs',
+    tag: 'Schedules',
+    summary: 'Run history of a schedule, newest first (paged with limit and cursor)',
+    auth: true,
+    params: IdParams,
+    query: RunsQuery,
+    responses: {
+      200: {
+        description: 'Runs',
+        schema: z.object({ data: z.array(RunRecord), has_more: z.boolean(), next_cursor: z.string().nullable() }),
+      },
+    },
+    handler: async ({ params, query, accountId }) => {
+      await findOr404(accountId, params.id);
+      let before: number | undefined;
+      if (query.cursor !== undefined) {
+        const seq = decodeRunCursor(query.cursor);
+        if (seq === null) throw new ValidationError('Invalid query: cursor is not a next_cursor this API returned.', [{ path: 'query.cursor', message: 'unknown cursor' }]);
+        before = seq;
+      }
+      const page = await queries.listRuns(accountId, params.id, { limit: query.limit, before });
+      return { body: { data: page.runs.map(toRunRecord), has_more: page.has_more, next_cursor: page.next_cursor } };
+    },
+  });
+}

@@ -1,0 +1,139 @@
+/**
+ * A scheduled run survives its worker: the worker is a real child process (`src/main-worker.ts`) killed with
+ * SIGKILL right after the provider accepted the run's create and again while the run is metering, then
+ * started again. Exactly one instance exists, and max_cost still stops the run within one poll of the cap.
+ */
+import { randomBytes } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import request from 'supertest';
+import { Client as PgClient } from 'pg';
+import { createApp } from '../../src/http/app';
+import { KeyVault } from '../../src/domain/key-vault';
+import { createProviderAdapters } from '../../src/providers';
+import { silentLogger } from '../../src/logger';
+import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
+import { toStoredOffer } from '../../src/domain/pricing';
+import { PROVIDERS, type ProviderId } from '../../src/providers/types';
+import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simulators';
+import { ed25519Key } from '../fixtures/ssh-keys';
+import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { testAppDeps } from '../helpers/context';
+import { eventually, runEntry } from '../helpers/process';
+import { uniqueTaskQueue } from '../helpers/temporal';
+import { createAccountQueries } from '../../src/db/queries/accounts';
+
+jest.setTimeout(240_000);
+
+// "Within one poll" is the promise; a 2 s poll keeps that honest on a loaded machine (terminate latency included).
+const POLL_MS = 2_000;
+let db: TestDatabase;
+let sims: Simulators;
+let connection: Connection;
+let http: ReturnType<typeof request>;
+const masterKey = randomBytes(32);
+const taskQueue = uniqueTaskQueue('sched-crash');
+const workers: ReturnType<typeof runEntry>[] = [];
+
+function startWorker() {
+  const worker = runEntry('src/main-worker.ts', [], {
+    DATABASE_URL: db.url,
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    MASTER_ENCRYPTION_KEY: masterKey.toString('base64'),
+    MASTER_ENCRYPTION_KEY_ID: 'crash',
+    RUNPOD_API_BASE_URL: sims.runpod.baseUrl,
+    VASTAI_API_BASE_URL: sims.vastai.baseUrl,
+    LAMBDA_API_BASE_URL: sims.lambda.baseUrl,
+    PRICING_REFRESH_INTERVAL: '1h',
+  });
+  workers.push(worker);
+  return worker;
+}
+
+async function killWorker(worker: ReturnType<typeof runEntry>) {
+  worker.child.kill('SIGKILL');
+  await worker.exited;
+}
+
+async function sql<T>(text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new PgClient({ connectionString: db.url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+beforeAll(async () => {
+  [db, sims] = await Promise.all([createTestDatabase(), startSimulators({ bootDelayMs: 300 })]);
+  connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  const deps = testAppDeps(db.pool, {
+    temporal: { client: new Client({ connection }), taskQueue },
+    vault: new KeyVault('crash', masterKey),
+    adapters: createProviderAdapters({ ...simulatorBaseUrls(sims), timeoutMs: 2000, logger: silentLogger }),
+    launchTiming: { pollIntervalMs: POLL_MS, meterIntervalMs: 3_000, activityTimeoutMs: 3000 },
+  });
+  http = request(createApp(deps).callback());
+  const outcomes = {} as Record<ProviderId, ProviderOutcome>;
+  for (const p of PROVIDERS) outcomes[p] = { ok: true, offers: (await deps.adapters[p].listOffers(sims[p].createKey())).map(toStoredOffer) };
+  await createPricingQueries(db.pool).recordRefresh(outcomes, new Date());
+});
+
+afterAll(async () => {
+  for (const w of workers) if (w.child.exitCode === null) await killWorker(w);
+  await connection.close();
+  await sims.close();
+  await db.drop();
+});
+
+it('keeps exactly one instance and still stops at max_cost when the worker dies after the create and while metering', async () => {
+  const { account, apiKey } = await createAccountQueries(db.pool).insertAccountWithKey('schedule crash test');
+  const auth = { Authorization: `Bearer ${apiKey}` };
+  const simKey = sims.runpod.createKey();
+  await http.post('/v1/settings/providers').set(auth).send({ provider: 'runpod', api_key: simKey }).expect(201);
+  await http.post('/v1/ssh-keys').set(auth).send({ name: 'k', public_key: ed25519Key() }).expect(201);
+  // rtx-4090 on runpod at $0.69/h: $0.0086 lasts about 45 s of running.
+  const maxCost = 0.0086;
+  const schedule = (
+    await http.post('/v1/schedules').set(auth).send({ name: 'crash', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', max_cost: maxCost }).expect(201)
+  ).body as { id: string };
+
+  let worker = startWorker();
+  // The create takes effect at once, but its answer arrives late: the worker dies in between.
+  sims.runpod.control.setLatency(4_000, { match: { method: 'POST', path: '/v2/pods' }, afterHandling: true });
+  await http.post(`/v1/schedules/${schedule.id}/trigger`).set(auth).expect(202);
+  await eventually('the provider to accept the create', () => (sims.runpod.control.instances(simKey).length === 1 ? true : undefined), 90_000);
+  await killWorker(worker);
+  sims.runpod.control.setLatency(0);
+  worker = startWorker();
+
+  const runs = async () => (await http.get(`/v1/schedules/${schedule.id}/runs`).set(auth).expect(200)).body.data as {
+    id: string; status: string; instance_id: string; cost: number; price_per_hour: number; started_at: string;
+  }[];
+  const running = await eventually('the run to be running', async () => (await runs()).find((r) => r.status === 'running'), 90_000, 250);
+  await eventually('a charge', async () => {
+    const [n] = await sql<{ n: string }>(`SELECT count(*) AS n FROM ledger_entries WHERE account_id = $1`, [account.id]);
+    return Number(n!.n) >= 1 ? true : undefined;
+  }, 60_000);
+  // Mid-metering: the run waits on its cost deadline, the launch workflow on its poll timer.
+  await killWorker(worker);
+  worker = startWorker();
+
+  const stopped = await eventually('the run to stop at max_cost', async () => (await runs()).find((r) => r.status !== 'running' && r.status !== 'launching'), 120_000, 250);
+  expect(stopped).toMatchObject({ id: running.id, status: 'stopped_max_cost', instance_id: running.instance_id });
+  const perPoll = (stopped.price_per_hour * POLL_MS) / 3_600_000;
+  expect(stopped.cost).toBeGreaterThan(maxCost - perPoll);
+  expect(stopped.cost).toBeLessThanOrEqual(maxCost + perPoll);
+
+  // Exactly one instance: one create reached the provider, one row, and it is gone at the end.
+  expect(sims.runpod.control.requests({ method: 'POST', path: '/v2/pods' })).toHaveLength(1);
+  expect(await sql('SELECT id FROM instances WHERE account_id = $1', [account.id])).toHaveLength(1);
+  await eventually('the pod to be terminated', () => (sims.runpod.control.instances(simKey).length === 0 ? true : undefined), 30_000);
+  // Charges: one per interval, never twice, summing to the run's cost.
+  const [sum] = await sql<{ total: string; n: string; keys: string }>(
+    `SELECT sum(amount_micros) AS total, count(*) AS n, count(DISTINCT idempotency_key) AS keys FROM ledger_entries WHERE account_id = $1`, [account.id]);
+  expect(sum!.keys).toBe(sum!.n);
+  expect(-Number(sum!.total) / 1e6).toBe(stopped.cost);
+  await killWorker(worker);
+});

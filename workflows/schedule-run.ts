@@ -1,0 +1,252 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  condition,
+  defineSignal,
+  getExternalWorkflowHandle,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { LaunchInput } from '../activities/instances';
+import type { RunOffer } from '../src/db/queries/schedules';
+import { endInstanceSignal, launchInstance, type LaunchResult } from './launch-instance';
+
+/** Timing handed to each run's launch workflow (hours in production, short in tests). */
+export interface ScheduleRunTiming {
+  pollIntervalMs: number;
+  meterIntervalMs: number;
+  activityTimeoutMs?: number;
+  continueAsNewAfter?: number;
+}
+
+/** The argument of every firing of a schedule's Temporal Schedule (the schedule itself is read from the database). */
+export interface ScheduleRunInput {
+  scheduleId: string;
+  accountId: string;
+  launch: ScheduleRunTiming;
+}
+
+export interface ScheduleRunResult {
+  runId: string | null;
+  status: string;
+}
+
+/** Ends a live run for a reason of ours (the schedule was deleted): its instance is terminated, the run `cancelled`. */
+export const cancelScheduleRunSignal = defineSignal<[{ reason: string }]>('cancelScheduleRun');
+
+/** Temporal appends the scheduled time to a schedule's workflow id: `sched_…-run-2026-11-22T10:00:00Z`. */
+const SCHEDULED_TIME_SUFFIX = /-(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)$/;
+
+const MS_PER_HOUR = 3_600_000;
+/**
+ * Waking once shortly before a deadline puts the workflow on a live worker in time: after a worker dies, the
+ * first task of a workflow cached there waits out the sticky-queue timeout (10 s by default) before another
+ * worker takes it, which would otherwise land on the deadline itself and overshoot a cost cap.
+ */
+const PREWAKE_MS = 15_000;
+
+type Ending = { status: 'stopped_max_duration' | 'stopped_max_cost' | 'cancelled'; reason: string };
+
+function refusalMessage(err: unknown): string {
+  let cause: unknown = err;
+  while (cause instanceof ChildWorkflowFailure || cause instanceof ActivityFailure) cause = cause.cause;
+  if (cause instanceof ApplicationFailure) return `${cause.type ?? 'error'}: ${cause.message}`;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+/**
+ * One firing of a schedule. Workflow id `<schedule id>-run-<scheduled time>` (a `trigger` uses the time of
+ * the trigger). Records the run (`launching`, or `skipped` while the previous run is live: the Temporal
+ * overlap policy is ALLOW_ALL so this decision is ours), tries the offers cheapest first (falling back on
+ * any refusal: no capacity, provider failure), launches through the launchInstance workflow as an
+ * abandoned child (an instance never depends on its run workflow staying alive), and ends the instance at
+ * the earliest of: its job ending (`succeeded`), max_duration_hours after it started running, the moment
+ * its cost would exceed max_cost, a preemption, a failure, or the schedule's deletion (`cancelled`).
+ */
+export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunResult> {
+  const db = proxyActivities<Activities>({
+    // Short, so a step lost with its worker is retried soon (tests compress it like the launch's).
+    startToCloseTimeout: input.launch.activityTimeoutMs ?? 30_000,
+    retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
+  });
+  let cancelReason: string | null = null;
+  setHandler(cancelScheduleRunSignal, ({ reason }) => {
+    cancelReason ??= reason;
+  });
+
+  const info = workflowInfo();
+  const suffix = SCHEDULED_TIME_SUFFIX.exec(info.workflowId);
+  const scheduledAtMs = suffix ? Date.parse(suffix[1]!) : info.startTime.getTime();
+  const begun = await db.beginScheduleRun({
+    workflowId: info.workflowId,
+    scheduleId: input.scheduleId,
+    accountId: input.accountId,
+    scheduledAtMs,
+  });
+  if (!begun) return { runId: null, status: 'schedule_deleted' };
+  const { run, schedule, dockerImage } = begun;
+  if (run.status !== 'launching' && run.status !== 'running') return { runId: run.id, status: run.status };
+
+  const finish = async (
+    status: 'succeeded' | 'failed' | 'stopped_max_duration' | 'stopped_max_cost' | 'preempted' | 'cancelled',
+    detail: { stopReason?: string; error?: string } = {},
+  ): Promise<ScheduleRunResult> => {
+    const ended = await db.finishScheduleRun({ runId: run.id, status, ...detail, endedAtMs: Date.now() });
+    return { runId: run.id, status: ended.status };
+  };
+
+  const offers: RunOffer[] = await db.findScheduleRunOffers({
+    accountId: input.accountId,
+    gpu: schedule.gpu,
+    preferSpot: schedule.prefer_spot,
+  });
+  if (offers.length === 0) {
+    return finish('failed', {
+      error: `no available offer for ${schedule.gpu} on a connected provider that can run the job (runpod, vastai)`,
+    });
+  }
+
+  const maxDurationMs = schedule.max_duration_hours === null ? null : schedule.max_duration_hours * MS_PER_HOUR;
+  const refusals: string[] = [];
+  for (let attempt = 0; attempt < offers.length; attempt++) {
+    if (cancelReason) return finish('cancelled', { stopReason: cancelReason });
+    const offer = offers[attempt]!;
+    const balanceRefusal = await db.checkScheduleRunBalance({ accountId: input.accountId, pricePerHourMicros: offer.pricePerHourMicros });
+    if (balanceRefusal) return finish('failed', { error: `insufficient_balance: ${balanceRefusal}` });
+
+    // One launch per run and offer: the ids derive from the run, so a replayed or retried step joins the same launch.
+    const instanceRowId = `launch-${input.accountId}-${run.id}-${attempt}`;
+    const launchInput: LaunchInput = {
+      instanceId: instanceRowId,
+      accountId: input.accountId,
+      requestHash: `schedule-run:${run.id}:${attempt}`,
+      provider: offer.provider,
+      gpuType: schedule.gpu,
+      gpuCount: 1,
+      spot: offer.spot,
+      name: schedule.name,
+      providerName: `sched-${run.id.slice(4, 16)}-${attempt}`,
+      dockerImage: dockerImage || undefined,
+      onstartCmd: schedule.startup_script ?? undefined,
+      warnings: [],
+      ...input.launch,
+    };
+    const child = await startChild(launchInstance, {
+      workflowId: instanceRowId,
+      args: [launchInput],
+      // The instance's lifecycle must outlive anything that happens to this run workflow.
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+    let result: LaunchResult | null = null;
+    let failure: unknown = null;
+    let settled = false;
+    child.result().then(
+      (r) => {
+        result = r;
+        settled = true;
+      },
+      (err: unknown) => {
+        failure = err;
+        settled = true;
+      },
+    );
+
+    let state = await db.readRunInstance(instanceRowId);
+    let launched = false;
+    let acceptedAtMs: number | null = null;
+    let startedAtMs: number | null = null;
+    let ending: Ending | null = null;
+    const observe = async () => {
+      if (!launched && state.instanceId) {
+        launched = true;
+        acceptedAtMs = Date.now();
+        await db.markScheduleRunLaunched({
+          runId: run.id,
+          provider: offer.provider,
+          instanceRowId,
+          instanceId: state.instanceId,
+          pricePerHourMicros: state.pricePerHourMicros ?? offer.pricePerHourMicros,
+        });
+      }
+      if (startedAtMs === null && state.startedAtMs !== null) {
+        startedAtMs = state.startedAtMs;
+        await db.markScheduleRunRunning({ runId: run.id, startedAtMs });
+      }
+    };
+
+    for (;;) {
+      await observe();
+      if (settled) break;
+      if (cancelReason) {
+        ending = { status: 'cancelled', reason: cancelReason };
+        break;
+      }
+      const now = Date.now();
+      let wakeAt = Infinity;
+      if (maxDurationMs !== null && (startedAtMs ?? acceptedAtMs) !== null) {
+        // Counted from running; before that, the same allowance from the accepted create bounds a boot that never ends.
+        const at = (startedAtMs ?? acceptedAtMs!) + maxDurationMs;
+        if (now >= at) {
+          ending = { status: 'stopped_max_duration', reason: `max_duration_hours (${schedule.max_duration_hours}) reached` };
+          break;
+        }
+        wakeAt = Math.min(wakeAt, at);
+      }
+      const price = state.pricePerHourMicros ?? offer.pricePerHourMicros;
+      if (schedule.max_cost_micros !== null && startedAtMs !== null && price > 0) {
+        // Charges are price × elapsed from the start; the last moment at which they are still within max_cost.
+        const at = startedAtMs + Math.floor((schedule.max_cost_micros * MS_PER_HOUR) / price);
+        if (now >= at) {
+          ending = { status: 'stopped_max_cost', reason: `max_cost (${schedule.max_cost_micros / 1_000_000}) reached` };
+          break;
+        }
+        wakeAt = Math.min(wakeAt, at);
+      }
+      // Far deadlines are approached in halves and once more PREWAKE_MS before: a few timers per run, however long.
+      if (wakeAt !== Infinity) {
+        const remaining = wakeAt - now;
+        if (remaining > 2 * PREWAKE_MS) wakeAt = now + Math.floor(remaining / 2);
+        else if (remaining > PREWAKE_MS) wakeAt -= PREWAKE_MS;
+      }
+      // Until it runs, look at the instance every poll interval; afterwards only deadlines, the child's end and
+      // a cancel can change anything.
+      if (startedAtMs === null) wakeAt = Math.min(wakeAt, now + input.launch.pollIntervalMs);
+      const woken = await condition(() => settled || cancelReason !== null, wakeAt === Infinity ? undefined : Math.max(1, wakeAt - now));
+      if (!woken && startedAtMs === null) state = await db.readRunInstance(instanceRowId);
+      if (woken && !settled) continue;
+      if (settled) state = await db.readRunInstance(instanceRowId);
+    }
+
+    if (ending) {
+      // By workflow id alone: it reaches the launch workflow's current run even after it continued as new.
+      await getExternalWorkflowHandle(instanceRowId).signal(endInstanceSignal, { action: 'terminate', reason: `schedule ${schedule.id}: ${ending.reason}` });
+      await condition(() => settled);
+      state = await db.readRunInstance(instanceRowId);
+      await observe();
+      if (failure) return finish('failed', { error: refusalMessage(failure) });
+      return finish(ending.status, { stopReason: ending.reason });
+    }
+
+    state = await db.readRunInstance(instanceRowId);
+    await observe();
+    if (failure) {
+      if (launched) return finish('failed', { error: refusalMessage(failure) });
+      // Nothing was created: try the next offer.
+      refusals.push(`${offer.provider}${offer.spot ? ' (spot)' : ''}: ${refusalMessage(failure)}`);
+      continue;
+    }
+    const outcome = (result as LaunchResult | null)?.outcome;
+    if (outcome === 'preempted') return finish('preempted', { stopReason: 'spot capacity reclaimed by the provider' });
+    if (outcome === 'lost') {
+      if (startedAtMs === null) return finish('failed', { error: 'the provider lost the instance while it booted' });
+      return finish('succeeded', { stopReason: 'the job ended: the instance exited by itself' });
+    }
+    return finish('failed', { error: 'the instance was terminated outside this run (for example POST /v1/compute/{id}/terminate)' });
+  }
+  return finish('failed', { error: `every offer was refused: ${refusals.join('; ')}` });
+}
