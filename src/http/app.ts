@@ -44,12 +44,14 @@ export interface AppDeps {
   /** Poll and meter intervals for new launch workflows; defaults: 1 min and 1 h. */
   launchTiming?: { pollIntervalMs: number; meterIntervalMs: number; activityTimeoutMs?: number; continueAsNewAfter?: number };
   publicBaseUrl?: string;
+  /** How long a client has to send its request body (408 after); default 10 s. */
+  bodyTimeoutMs?: number;
 }
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: true });
   const limiter = new RateLimiter(deps.rateLimit ?? { burst: 120, perMinute: 600 });
-  const api = new ApiRouter(bearerAuth(createAccountQueries(deps.pool), limiter));
+  const api = new ApiRouter(bearerAuth(createAccountQueries(deps.pool), limiter), { timeoutMs: deps.bodyTimeoutMs });
 
   const providerKeys = createProviderKeyQueries(deps.pool);
   const credentials = createProviderCredentials(providerKeys, deps.vault);

@@ -265,3 +265,43 @@ export function lambdaInstanceTypes(slug: GpuSlug, gpuCount: number): string[] {
   if (!entry) return [];
   return entry.lambda.filter((l) => l.counts.includes(gpuCount)).map((l) => `gpu_${gpuCount}x_${l.suffix}`);
 }
+
+/** Lambda's region codes (its `PublicRegionCode` enum, provider-apis.md §Lambda). */
+export const LAMBDA_REGIONS: readonly string[] = [
+  'us-east-1', 'us-east-2', 'us-east-3', 'us-midwest-1', 'us-midwest-2', 'us-south-1', 'us-south-2', 'us-south-3',
+  'us-west-1', 'us-west-2', 'us-west-3', 'asia-northeast-1', 'asia-northeast-2', 'asia-south-1', 'australia-east-1',
+  'europe-central-1', 'me-west-1',
+];
+
+/** One reason a provider cannot serve a launch, tied to the request field it is about. */
+export interface LaunchProblem {
+  path: 'gpu_type' | 'gpu_count' | 'region';
+  message: string;
+}
+
+/**
+ * What the providers' catalogs already tell us about a launch, checked before any provider is called: a GPU
+ * type the provider does not sell, a GPU count it does not sell that GPU in (Lambda sells fixed instance
+ * types), a region that does not exist (Lambda lists its regions). Empty when nothing is known to be wrong;
+ * capacity is still the provider's answer.
+ */
+export function launchProblems(provider: 'runpod' | 'vastai' | 'lambda', spec: { gpuType: GpuSlug; gpuCount: number; region?: string }): LaunchProblem[] {
+  const sells = (e: GpuCatalogEntry) => (provider === 'runpod' ? e.runpod : provider === 'vastai' ? e.vast : e.lambda).length > 0;
+  const name = { runpod: 'RunPod', vastai: 'Vast.ai', lambda: 'Lambda' }[provider];
+  const entry = BY_SLUG.get(spec.gpuType);
+  if (!entry || !sells(entry)) {
+    const offered = CATALOG.filter(sells).map((e) => e.slug);
+    return [{ path: 'gpu_type', message: `${name} does not offer ${spec.gpuType}; it offers ${offered.join(', ')}` }];
+  }
+  const problems: LaunchProblem[] = [];
+  if (provider === 'lambda') {
+    const counts = [...new Set(entry.lambda.flatMap((l) => l.counts))].sort((a, b) => a - b);
+    if (!counts.includes(spec.gpuCount)) {
+      problems.push({ path: 'gpu_count', message: `Lambda sells ${spec.gpuType} only with ${counts.join(', ')} GPU(s) per instance` });
+    }
+    if (spec.region !== undefined && !LAMBDA_REGIONS.includes(spec.region)) {
+      problems.push({ path: 'region', message: `is not a Lambda region; Lambda's regions are ${LAMBDA_REGIONS.join(', ')}` });
+    }
+  }
+  return problems;
+}
