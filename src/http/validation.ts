@@ -18,7 +18,8 @@ function bounded(message: string): string {
 /** A field name a client chose (unknown keys): shown as is when plain, else quoted and cut. */
 function segment(key: string | number): string {
   if (typeof key === 'number' || SAFE_SEGMENT.test(key)) return String(key);
-  return JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key).replace(UNPRINTABLE, '?');
+  const clean = key.replace(UNPRINTABLE, '?');
+  return JSON.stringify(clean.length > 40 ? `${clean.slice(0, 40)}…` : clean);
 }
 
 /**

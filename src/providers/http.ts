@@ -104,9 +104,10 @@ function describeNetworkError(err: unknown): string {
  */
 function isNetworkFailure(err: unknown): boolean {
   if (isTimeout(err)) return true;
-  if (!(err instanceof TypeError)) return false;
-  // undici's wording for every transport failure; the cause carries the socket error.
-  return err.message === 'fetch failed' || err.message === 'terminated';
+  // By name, not instanceof: fetch's TypeError comes from Node's realm, not jest's. undici says "fetch failed"
+  // for every transport failure (the cause carries the socket error) and "terminated" for a body cut short.
+  const { name, message } = (err ?? {}) as { name?: unknown; message?: unknown };
+  return name === 'TypeError' && (message === 'fetch failed' || message === 'terminated');
 }
 
 /** What Node's fetch accepts in a header value (no control characters, nothing beyond Latin-1; we allow ASCII). */
