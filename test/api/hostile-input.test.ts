@@ -173,10 +173,12 @@ describe('provider rules the catalog knows are checked before any provider is ca
 
   it.each([
     ['a GPU RunPod does not offer', { provider: 'runpod', gpu_type: 'a10-24gb' }, 'gpu_type'],
+    ['a GPU RunPod no longer sells', { provider: 'runpod', gpu_type: 'a100-40gb' }, 'gpu_type'],
     ['a GPU Lambda does not offer', { provider: 'lambda', gpu_type: 'rtx-4090', region: 'us-east-1' }, 'gpu_type'],
     ['a GPU count Lambda does not sell', { provider: 'lambda', gpu_type: 'h100-80gb-pcie', gpu_count: 2, region: 'us-east-1' }, 'gpu_count'],
     ['8x A6000 on Lambda', { provider: 'lambda', gpu_type: 'rtx-a6000', gpu_count: 8, region: 'us-east-1' }, 'gpu_count'],
     ['a region Lambda does not have', { provider: 'lambda', gpu_type: 'h100-80gb-sxm', region: 'mars-north-1' }, 'region'],
+    ['a data center RunPod does not have', { provider: 'runpod', gpu_type: 'rtx-a6000', region: 'us-east-1' }, 'region'],
   ])('%s → 422 unsupported_operation naming the field', async (_label, body, field) => {
     const res = await t.http.post('/v1/compute/launch').set(auth).send(body);
     expect(res.status).toBe(422);
