@@ -13,9 +13,11 @@
  */
 import { z } from 'zod';
 
-// C0 controls, DEL, C1 controls.
+// C0 controls, DEL, C1 controls: matching control characters is the point of these two.
+// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 // The same, minus tab, line feed and carriage return.
+// eslint-disable-next-line no-control-regex
 const CONTROL_IN_SCRIPT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 // Bidi embeddings, overrides and isolates (the "Trojan Source" characters) and noncharacters.
 const BIDI_OR_NONCHARACTER = /[\u202a-\u202e\u2066-\u2069\ufdd0-\ufdef\ufffe\uffff]/;

@@ -180,6 +180,7 @@ describe('client aborts', () => {
   it('a client that goes away mid-body is not logged as an unhandled error', async () => {
     const lines: { level: string; msg: string }[] = [];
     const logger: Logger = {
+      child: () => logger,
       debug: (msg) => lines.push({ level: 'debug', msg }),
       info: (msg) => lines.push({ level: 'info', msg }),
       warn: (msg) => lines.push({ level: 'warn', msg }),
