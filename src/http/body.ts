@@ -34,6 +34,8 @@ function readLimited(ctx: Context, limit: number, timeoutMs: number): Promise<Bu
   if (declared > limit) return Promise.reject(new PayloadTooLargeError(limit));
   const req = ctx.req;
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  // Gone while we were authenticating: 'close' has fired already and will not fire again.
+  if (req.destroyed || req.socket?.destroyed) return Promise.reject(new ClientAbortedError());
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

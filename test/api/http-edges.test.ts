@@ -196,7 +196,7 @@ describe('client aborts', () => {
       );
       expect(await x.response).toMatch(/^HTTP\/1\.1 100 /);
       x.socket.destroy();
-      await eventually('the abort to be noticed', () => (lines.some((l) => l.msg === 'client went away') ? true : undefined), 10_000, 50);
+      await eventually('the abort to be noticed', () => (lines.some((l) => l.msg === 'client went away') ? true : undefined), 10_000, 50).catch((e) => { throw new Error(e.message + JSON.stringify(lines)); });
       expect(lines.filter((l) => l.level === 'error' || l.level === 'warn')).toEqual([]);
     } finally {
       await server.close();
