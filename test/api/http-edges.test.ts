@@ -87,6 +87,26 @@ describe('authentication comes before the body', () => {
   });
 });
 
+describe('keep-alive', () => {
+  it('an answered request whose body was read whole keeps its connection', async () => {
+    const server = await listen();
+    try {
+      const body = JSON.stringify({ name: 'x' });
+      const x = rawRequest(
+        server.port,
+        ['POST /v1/ssh-keys HTTP/1.1', 'Host: x', `Authorization: ${auth.Authorization}`, 'Content-Type: application/json', `Content-Length: ${body.length}`],
+        body,
+      );
+      const response = await x.response;
+      expect(response).toMatch(/^HTTP\/1\.1 400 /);
+      expect(response).toMatch(/connection: keep-alive/i);
+      x.socket.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('body read timeout', () => {
   it('an authenticated body that stops arriving is 408 request_timeout after the configured time', async () => {
     const server = await listen({ bodyTimeoutMs: 500 });
