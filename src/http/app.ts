@@ -18,7 +18,7 @@ import type { Pool } from '../db/pool';
 import { sql } from '../db/sql';
 import type { Logger } from '../logger';
 import { bearerAuth } from './auth';
-import { edge } from './edge';
+import { edge, logApplicationError } from './edge';
 import { RateLimiter, type RateLimitSettings } from './rate-limit';
 import { buildOpenApiDocument, renderDocsPage } from './openapi';
 import { ApiRouter } from './route';
@@ -97,6 +97,7 @@ export function createApp(deps: AppDeps): Koa {
     ctx.body = renderDocsPage(document() as Parameters<typeof renderDocsPage>[0]);
   });
 
+  app.on('error', logApplicationError(deps.logger));
   app.use(edge(deps.logger));
   app.use(api.routes());
   return app;

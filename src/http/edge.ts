@@ -25,3 +25,26 @@ export function edge(logger: Logger) {
     if (!ctx.req.complete && ctx.method !== 'GET' && ctx.method !== 'HEAD' && !ctx.headerSent) ctx.set('Connection', 'close');
   };
 }
+
+/** Socket-level failures that mean the client went away or sent a broken request, not that we failed. */
+const CLIENT_SIDE_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED']);
+
+function isClientSide(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (CLIENT_SIDE_CODES.has(code) || code.startsWith('HPE_'))) return true;
+  return message === 'aborted' || message === 'Parse Error';
+}
+
+/**
+ * Koa's application-level `error` listener: what reaches it happened outside the middleware (the socket
+ * failed while a response was written or the request was still arriving). A client hanging up is expected
+ * and logged at debug level; anything else is logged as an error. Without a listener Koa would print every
+ * one of them, client aborts included, to stderr.
+ */
+export function logApplicationError(logger: Logger) {
+  return (err: unknown, ctx?: Context) => {
+    const fields = { request_id: ctx?.state?.requestId as string | undefined, method: ctx?.method, path: ctx?.path };
+    if (isClientSide(err)) logger.debug('client went away', { ...fields, code: (err as { code?: unknown })?.code });
+    else logger.error('unhandled application error', { ...fields, err, stack: (err as Error)?.stack });
+  };
+}
