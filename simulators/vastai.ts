@@ -278,8 +278,13 @@ export class VastSimulator {
   private readonly accounts = new Map<string, Account>();
   private bootDelay: number;
   private readonly noCapacity = new Map<string, 'hidden' | 'unavailable'>();
-  private nextInstanceId = 7_835_610;
-  private nextSshKeyId = 1_201;
+  /**
+   * Ids continue from the clock, in milliseconds since 2025: a restarted simulator never hands out an id an
+   * earlier run did (that would take more than one create per millisecond, sustained), so rows recorded
+   * against an earlier run never collide with new instances.
+   */
+  private nextInstanceId = Date.now() - Date.UTC(2025, 0, 1);
+  private nextSshKeyId = Math.floor((Date.now() - Date.UTC(2025, 0, 1)) / 1000);
   private nextUserId = 310_000;
   readonly server: SimServer;
 

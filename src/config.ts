@@ -35,6 +35,9 @@ export const configSchema = z.object({
   LOCAL_TEMPORAL_PORT: port.default(7233),
   LOCAL_TEMPORAL_UI_PORT: port.default(8233),
 
+  /** How long a client has to send a request body before 408 request_timeout ("10s", "1m"). */
+  HTTP_BODY_TIMEOUT: z.string().regex(durationPattern, 'must look like 10s, 1m').default('10s'),
+
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(100_000).default(120),
 

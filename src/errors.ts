@@ -85,8 +85,8 @@ export class UnsupportedMediaTypeError extends ApiError {
 }
 
 export class UnsupportedOperationError extends ApiError {
-  constructor(message: string) {
-    super(422, 'unsupported_operation', message);
+  constructor(message: string, details?: ErrorDetail[]) {
+    super(422, 'unsupported_operation', message, details);
   }
 }
 

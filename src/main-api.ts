@@ -37,6 +37,7 @@ async function main(): Promise<void> {
       launchMs: parseDurationMs(config.LAUNCH_ANSWER_WITHIN),
       lifecycleMs: parseDurationMs(config.LIFECYCLE_ANSWER_WITHIN),
     },
+    bodyTimeoutMs: parseDurationMs(config.HTTP_BODY_TIMEOUT),
   });
   const server: Server = app.listen(config.PORT, config.HOST, () => {
     const address = server.address();

@@ -19,7 +19,7 @@ import type { Pool } from '../db/pool';
 import { sql } from '../db/sql';
 import type { Logger } from '../logger';
 import { bearerAuth } from './auth';
-import { edge } from './edge';
+import { edge, logApplicationError } from './edge';
 import { RateLimiter, type RateLimitSettings } from './rate-limit';
 import { buildOpenApiDocument, renderDocsPage } from './openapi';
 import { ApiRouter } from './route';
@@ -52,12 +52,14 @@ export interface AppDeps {
   publicBaseUrl?: string;
   /** How long stop/terminate and launch wait on their workflow before answering (defaults 10 s and 30 s). */
   answerBounds?: Partial<AnswerBounds>;
+  /** How long a client has to send its request body (408 after); default 10 s. */
+  bodyTimeoutMs?: number;
 }
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: true });
   const limiter = new RateLimiter(deps.rateLimit ?? { burst: 120, perMinute: 600 });
-  const api = new ApiRouter(bearerAuth(createAccountQueries(deps.pool), limiter));
+  const api = new ApiRouter(bearerAuth(createAccountQueries(deps.pool), limiter), { timeoutMs: deps.bodyTimeoutMs });
 
   const providerKeys = createProviderKeyQueries(deps.pool);
   const credentials = createProviderCredentials(providerKeys, deps.vault);
@@ -109,6 +111,7 @@ export function createApp(deps: AppDeps): Koa {
     ctx.body = renderDocsPage(document() as Parameters<typeof renderDocsPage>[0]);
   });
 
+  app.on('error', logApplicationError(deps.logger));
   app.use(edge(deps.logger));
   app.use(api.routes());
   return app;

@@ -4,9 +4,14 @@ import { hashServiceKey, looksLikeServiceKey } from '../domain/service-keys';
 import { UnauthenticatedError } from '../errors';
 import type { RateLimiter } from './rate-limit';
 
-/** Bearer service-key authentication, then the key's rate limit; sets `ctx.state.accountId`. */
+/**
+ * Bearer service-key authentication, then the key's rate limit; sets `ctx.state.accountId`. Runs before the
+ * body is read. Every response of an authenticated route carries `Cache-Control: no-store`.
+ */
 export function bearerAuth(accounts: Pick<AccountQueries, 'findAccountIdByKeyHash'>, limiter?: RateLimiter) {
   return async (ctx: Context, next: Next) => {
+    // Account data (and refusals) must never be stored by a shared cache or the browser.
+    ctx.set('Cache-Control', 'no-store');
     const header = ctx.get('authorization');
     const match = /^Bearer ([^\s]+)$/.exec(header);
     if (!header) throw new UnauthenticatedError();

@@ -1,11 +1,11 @@
 /**
- * The outermost middleware: request id, JSON body, and the one place errors become responses. One Koa
- * layer instead of three keeps the per-request cost of the hot read paths low (see bench:pricing).
+ * The outermost middleware: request id and the one place errors become responses. One Koa layer instead of
+ * several keeps the per-request cost of the hot read paths low (see bench:pricing). Bodies are read by the
+ * routes, after authentication (route.ts).
  */
 import type { Context, Next } from 'koa';
 import { NotFoundError } from '../errors';
 import type { Logger } from '../logger';
-import { expectsBody, readJsonBody } from './body';
 import { respondWithError } from './error-handler';
 import { assignRequestId } from './request-id';
 
@@ -13,7 +13,6 @@ export function edge(logger: Logger) {
   return async (ctx: Context, next: Next) => {
     assignRequestId(ctx);
     try {
-      if (expectsBody(ctx)) await readJsonBody(ctx);
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new NotFoundError(`No route matches ${ctx.method} ${ctx.path}.`);
@@ -21,5 +20,31 @@ export function edge(logger: Logger) {
     } catch (err) {
       respondWithError(ctx, err, logger);
     }
+    // A body we answered without reading (401, 404, 408, 413, ...): close the connection after the answer
+    // instead of letting the client keep trickling bytes into it.
+    if (!ctx.req.complete && ctx.method !== 'GET' && ctx.method !== 'HEAD' && !ctx.headerSent) ctx.set('Connection', 'close');
+  };
+}
+
+/** Socket-level failures that mean the client went away or sent a broken request, not that we failed. */
+const CLIENT_SIDE_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED']);
+
+function isClientSide(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (CLIENT_SIDE_CODES.has(code) || code.startsWith('HPE_'))) return true;
+  return message === 'aborted' || message === 'Parse Error';
+}
+
+/**
+ * Koa's application-level `error` listener: what reaches it happened outside the middleware (the socket
+ * failed while a response was written or the request was still arriving). A client hanging up is expected
+ * and logged at debug level; anything else is logged as an error. Without a listener Koa would print every
+ * one of them, client aborts included, to stderr.
+ */
+export function logApplicationError(logger: Logger) {
+  return (err: unknown, ctx?: Context) => {
+    const fields = { request_id: ctx?.state?.requestId as string | undefined, method: ctx?.method, path: ctx?.path };
+    if (isClientSide(err)) logger.debug('client went away', { ...fields, code: (err as { code?: unknown })?.code });
+    else logger.error('unhandled application error', { ...fields, err, stack: (err as Error)?.stack });
   };
 }

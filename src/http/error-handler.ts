@@ -2,13 +2,23 @@
  * Error responses: every failure leaves as `{error: {code, message, details?, request_id}}` with the status
  * of the documented table; anything we did not anticipate becomes a 500 with a fixed message (the stack goes
  * to the log, never to the client). Called by the outermost middleware (`edge.ts`).
+ *
+ * Thrown values are translated by one table ({@link ERROR_RULES}), first match wins. Database errors are ours:
+ * an unreachable or restarting Postgres is 503 `service_unavailable` with `Retry-After`, any other database
+ * failure a 500 `internal_error`; neither is ever blamed on a provider.
  */
 import type { Context } from 'koa';
-import { UniqueIntegrityConstraintViolationError } from 'slonik';
+import {
+  BackendTerminatedError,
+  BackendTerminatedUnexpectedlyError,
+  ConnectionError,
+  SlonikError,
+  UniqueIntegrityConstraintViolationError,
+} from 'slonik';
 import { ZodError } from 'zod';
-import { ApiError, ConflictError, PayloadTooLargeError, ProviderRequestError } from '../errors';
+import { ApiError, ConflictError, PayloadTooLargeError, ProviderRequestError, ServiceUnavailableError } from '../errors';
 import type { Logger } from '../logger';
-import { BODY_LIMIT_BYTES } from './body';
+import { BODY_LIMIT_BYTES, ClientAbortedError } from './body';
 import { zodToValidationError } from './validation';
 
 /** Unique constraints that mean "you already have one of these" → 409 with a precise message. */
@@ -17,29 +27,84 @@ const UNIQUE_VIOLATIONS: Record<string, string> = {
   ssh_keys_account_fingerprint_key: 'This SSH public key is already registered in this account.',
 };
 
-function toApiError(err: unknown): ApiError | null {
-  if (err instanceof ApiError) return err;
-  if (err instanceof ProviderRequestError) return err.toApiError();
-  if (err instanceof ZodError) return zodToValidationError(err, 'body');
-  if (err instanceof UniqueIntegrityConstraintViolationError) {
-    const message = err.constraint ? UNIQUE_VIOLATIONS[err.constraint] : undefined;
-    return message ? new ConflictError(message) : null;
+/**
+ * Socket errors and Postgres SQLSTATEs that mean "the database is not there right now" (refused, reset,
+ * shutting down, starting up, out of connection slots), as opposed to a query it refused.
+ */
+const DATABASE_UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  '08000', // connection_exception
+  '08001', // sqlclient_unable_to_establish_sqlconnection
+  '08003', // connection_does_not_exist
+  '08004', // sqlserver_rejected_establishment_of_sqlconnection
+  '08006', // connection_failure
+]);
+
+function isDatabaseUnreachable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof ConnectionError || e instanceof BackendTerminatedError || e instanceof BackendTerminatedUnexpectedlyError) return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && DATABASE_UNREACHABLE_CODES.has(code)) return true;
+    if (e instanceof Error && /Connection terminated|timeout exceeded when trying to connect/i.test(e.message)) return true;
   }
-  const status = (err as { status?: unknown })?.status;
-  if (status === 413) return new PayloadTooLargeError(BODY_LIMIT_BYTES);
-  return null;
+  return false;
 }
+
+const DATABASE_UNAVAILABLE = 'The database cannot be reached right now; retrying this request is safe.';
+const INTERNAL_MESSAGE = 'An internal error occurred. Quote the request_id if you contact support.';
+
+interface ErrorRule {
+  matches(err: unknown): boolean;
+  /** The documented error; `null` makes it the logged, fixed 500. */
+  toApiError(err: unknown): ApiError | null;
+  /** Expected and harmless: not logged as a failure. */
+  quiet?: boolean;
+}
+
+const ERROR_RULES: readonly ErrorRule[] = [
+  { matches: (e) => e instanceof ApiError, toApiError: (e) => e as ApiError },
+  { matches: (e) => e instanceof ProviderRequestError, toApiError: (e) => (e as ProviderRequestError).toApiError() },
+  { matches: (e) => e instanceof ZodError, toApiError: (e) => zodToValidationError(e as ZodError, 'body') },
+  {
+    matches: (e) => e instanceof ClientAbortedError,
+    toApiError: () => new ApiError(400, 'invalid_json', 'The request body was not fully received.'),
+    quiet: true,
+  },
+  {
+    matches: (e) => e instanceof UniqueIntegrityConstraintViolationError,
+    toApiError: (e) => {
+      const constraint = (e as UniqueIntegrityConstraintViolationError).constraint;
+      const message = constraint ? UNIQUE_VIOLATIONS[constraint] : undefined;
+      return message ? new ConflictError(message) : null;
+    },
+  },
+  { matches: isDatabaseUnreachable, toApiError: () => new ServiceUnavailableError(DATABASE_UNAVAILABLE) },
+  { matches: (e) => e instanceof SlonikError, toApiError: () => null },
+  { matches: (e) => (e as { status?: unknown })?.status === 413, toApiError: () => new PayloadTooLargeError(BODY_LIMIT_BYTES) },
+];
 
 /** Writes the documented error body for any thrown value; unknown errors become a logged, fixed 500. */
 export function respondWithError(ctx: Context, err: unknown, logger: Logger): void {
-  const apiError = toApiError(err);
+  const rule = ERROR_RULES.find((r) => r.matches(err));
+  const apiError = rule ? rule.toApiError(err) : null;
   const requestId = ctx.state.requestId as string | undefined;
-  if (!apiError) {
+  if (rule?.quiet) {
+    logger.debug('client went away', { request_id: requestId, method: ctx.method, path: ctx.path });
+  } else if (!apiError) {
     logger.error('unhandled error', { request_id: requestId, method: ctx.method, path: ctx.path, err, stack: (err as Error)?.stack });
   } else if (apiError.status >= 500) {
     logger.warn('request failed', { request_id: requestId, code: apiError.code, message: apiError.message });
   }
-  const e = apiError ?? new ApiError(500, 'internal_error', 'An internal error occurred. Quote the request_id if you contact support.');
+  const e = apiError ?? new ApiError(500, 'internal_error', INTERNAL_MESSAGE);
+  if (ctx.headerSent) return;
   ctx.status = e.status;
   for (const [name, value] of Object.entries(e.headers)) ctx.set(name, value);
   ctx.body = {

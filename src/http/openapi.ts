@@ -12,16 +12,39 @@ import { ErrorBody } from './schemas';
 
 const COMMON_ERRORS: Record<number, string> = {
   400: 'Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`)',
-  401: 'Missing, malformed, unknown or revoked service key (`unauthenticated`)',
+  401: 'Missing, malformed, unknown or revoked service key (`unauthenticated`, with WWW-Authenticate)',
+  402: 'The balance does not cover the first hour (`insufficient_balance`)',
   404: 'Not found, or it belongs to another account (`not_found`)',
+  408: 'The request body was not received in time (`request_timeout`)',
   409: 'Conflict (`conflict`)',
   413: 'Body over 64 KiB (`payload_too_large`)',
-  415: 'Body not sent as application/json',
+  415: 'Body not sent as application/json (`unsupported_media_type`)',
   422: 'Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`)',
   429: 'Rate limited (`rate_limited`, with Retry-After)',
+  500: 'An unexpected failure (`internal_error`, fixed message; quote the request_id)',
   502: 'The provider answered with an error we cannot map (`provider_error`)',
-  503: 'The provider or a dependency is unreachable (`provider_unavailable`)',
+  503: 'The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, with Retry-After) is unreachable',
 };
+
+const ERROR_HEADERS: Record<number, Record<string, { description: string; schema: { type: string } }>> = {
+  401: { 'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } } },
+  429: { 'Retry-After': { description: 'seconds until a request will be accepted', schema: { type: 'string' } } },
+  503: { 'Retry-After': { description: 'seconds to wait before retrying (service_unavailable)', schema: { type: 'string' } } },
+};
+
+/**
+ * Every error status an operation can answer: 400 when it takes any input, 401 and 429 behind a key, 404 with
+ * path parameters, 408/413/415 wherever a body is read (every method but GET), and 500 and 503 everywhere
+ * (any operation can meet a bug or an unreachable database), plus the route's own.
+ */
+export function errorStatuses(r: RouteDef): number[] {
+  const statuses = new Set<number>([500, 503, ...(r.errors ?? [])]);
+  if (r.params || r.query || r.method !== 'get') statuses.add(400);
+  if (r.auth) [401, 429].forEach((s) => statuses.add(s));
+  if (r.params) statuses.add(404);
+  if (r.method !== 'get') [408, 413, 415].forEach((s) => statuses.add(s));
+  return [...statuses].sort((a, b) => a - b);
+}
 
 export function buildOpenApiDocument(routes: readonly RouteDef[], serverUrl?: string): object {
   const registry = new OpenAPIRegistry();
@@ -31,8 +54,6 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], serverUrl?: st
     description: 'The account service key (`gpuo_sk_…`), issued by `npm run account:create`.',
   });
   for (const r of routes) {
-    const errorStatuses = new Set<number>([400, ...(r.auth ? [401] : []), ...(r.params ? [404] : []), ...(r.errors ?? [])]);
-    if (r.body) errorStatuses.add(413);
     const responses: Record<string, object> = {};
     for (const [status, res] of Object.entries(r.responses)) {
       responses[status] = {
@@ -40,9 +61,10 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], serverUrl?: st
         ...(res.schema ? { content: { 'application/json': { schema: res.schema } } } : {}),
       };
     }
-    for (const status of [...errorStatuses].sort()) {
+    for (const status of errorStatuses(r)) {
       responses[String(status)] = {
         description: COMMON_ERRORS[status] ?? 'Error',
+        ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}),
         content: { 'application/json': { schema: ErrorBody } },
       };
     }
@@ -66,7 +88,10 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], serverUrl?: st
     info: {
       title: 'GPU Orchestrator API',
       version: '1.0.0',
-      description: 'One API over RunPod, Vast.ai and Lambda. Errors always have the shape `{error: {code, message, details?, request_id}}`.',
+      description:
+        'One API over RunPod, Vast.ai and Lambda. Errors always have the shape `{error: {code, message, details?, request_id}}`. ' +
+        'A method a path does not serve is 405 `method_not_allowed` with an `Allow` header; OPTIONS on any path answers 204 with `Allow`. ' +
+        'Authenticated responses carry `Cache-Control: no-store`.',
     },
     servers: serverUrl ? [{ url: serverUrl }] : [],
   });

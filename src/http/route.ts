@@ -6,6 +6,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { z, type ZodTypeAny } from 'zod';
 import { ApiError, ValidationError } from '../errors';
+import { expectsBody, readJsonBody, type BodyLimits } from './body';
 import { zodToValidationError } from './validation';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
@@ -54,7 +55,13 @@ export class ApiRouter {
   /** Routes without path parameters, by "METHOD /path": found with one Map lookup instead of a regex scan. */
   private readonly staticRoutes = new Map<string, Middleware[]>();
 
-  constructor(private readonly authenticate: Middleware) {}
+  /** Methods of the routes without path parameters, by path (for `Allow`). */
+  private readonly staticMethods = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly authenticate: Middleware,
+    private readonly bodyLimits: BodyLimits = {},
+  ) {}
 
   add<P extends ZodTypeAny, Q extends ZodTypeAny, B extends ZodTypeAny>(def: RouteDef<P, Q, B>): void {
     this.definitions.push(def as unknown as RouteDef);
@@ -64,6 +71,8 @@ export class ApiRouter {
     const paramsSchema = def.params ?? emptyObject;
     const bodySchema = def.method === 'get' ? undefined : (def.body ?? noBody);
     const handle: Middleware = async (ctx) => {
+      // Read only now, after authentication: an unauthenticated client never gets to make us wait for a body.
+      if (bodySchema && expectsBody(ctx)) await readJsonBody(ctx, this.bodyLimits);
       const params = def.params ? parse(paramsSchema, ctx.params ?? {}, 'path') : {};
       const query = def.query ? parse(def.query, { ...ctx.query }, 'query') : {};
       const body = bodySchema ? parse(bodySchema, ctx.state.body, 'body') : undefined;
@@ -74,22 +83,34 @@ export class ApiRouter {
     };
     const chain = def.auth ? [this.authenticate, handle] : [handle];
     if (koaPath.includes(':')) this.router[def.method](koaPath, ...chain);
-    else this.staticRoutes.set(`${def.method.toUpperCase()} ${koaPath}`, chain);
+    else {
+      this.staticRoutes.set(`${def.method.toUpperCase()} ${koaPath}`, chain);
+      const methods = this.staticMethods.get(koaPath) ?? new Set<string>();
+      methods.add(def.method.toUpperCase());
+      this.staticMethods.set(koaPath, methods);
+    }
+  }
+
+  /** The `Allow` value for a path (every method some route serves there, plus HEAD and OPTIONS), or null. */
+  allowedMethods(path: string): string | null {
+    const methods = new Set(this.staticMethods.get(path));
+    for (const layer of this.router.match(path, 'GET').path) for (const m of layer.methods) methods.add(m);
+    if (methods.size === 0) return null;
+    if (methods.has('GET')) methods.add('HEAD');
+    methods.add('OPTIONS');
+    const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+    return [...methods].sort((a, b) => order.indexOf(a) - order.indexOf(b)).join(', ');
   }
 
   /**
-   * Dispatches the static routes, then everything else through @koa/router (path parameters, 405s).
+   * Dispatches the static routes, then everything else through @koa/router (path parameters). A path some
+   * route serves answers OPTIONS with 204 and `Allow`, and any other method with 405 and `Allow`, the same
+   * way whether or not the path has parameters.
    * The static table matters on hot public paths such as GET /v1/pricing: a Map lookup costs far less than
    * the router's per-request matching and composition.
    */
   routes(): Middleware {
     const dynamic = this.router.routes();
-    const allowed = this.router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new ApiError(405, 'method_not_allowed', 'This path does not support that method.'),
-      notImplemented: () => new ApiError(405, 'method_not_allowed', 'This path does not support that method.'),
-    });
-    const staticPaths = new Set([...this.staticRoutes.keys()].map((k) => k.slice(k.indexOf(' ') + 1)));
     return async (ctx, next) => {
       const path = ctx.path.length > 1 && ctx.path.endsWith('/') ? ctx.path.slice(0, -1) : ctx.path;
       const chain = this.staticRoutes.get(`${ctx.method === 'HEAD' ? 'GET' : ctx.method} ${path}`);
@@ -97,10 +118,16 @@ export class ApiRouter {
         if (chain.length === 1) return chain[0]!(ctx, next);
         return chain[0]!(ctx, () => chain[1]!(ctx, next));
       }
-      if (staticPaths.has(path) && !this.router.match(path, ctx.method).route) {
-        throw new ApiError(405, 'method_not_allowed', 'This path does not support that method.');
-      }
-      return dynamic(ctx as never, () => allowed(ctx as never, next));
+      return dynamic(ctx as never, () => {
+        const allow = this.allowedMethods(path);
+        if (!allow) return next();
+        if (ctx.method === 'OPTIONS') {
+          ctx.set('Allow', allow);
+          ctx.status = 204;
+          return Promise.resolve();
+        }
+        throw new ApiError(405, 'method_not_allowed', `This path does not support ${ctx.method}; it allows ${allow}.`, undefined, { Allow: allow });
+      });
     };
   }
 }

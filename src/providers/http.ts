@@ -97,6 +97,22 @@ function describeNetworkError(err: unknown): string {
   return String(err);
 }
 
+/**
+ * True when fetch failed on the way to or from the provider (refused, reset, DNS, TLS, a body cut short), as
+ * opposed to a local error (a header value Node refuses, a bad URL), which is ours to fix and never
+ * "unreachable".
+ */
+function isNetworkFailure(err: unknown): boolean {
+  if (isTimeout(err)) return true;
+  // By name, not instanceof: fetch's TypeError comes from Node's realm, not jest's. undici says "fetch failed"
+  // for every transport failure (the cause carries the socket error) and "terminated" for a body cut short.
+  const { name, message } = (err ?? {}) as { name?: unknown; message?: unknown };
+  return name === 'TypeError' && (message === 'fetch failed' || message === 'terminated');
+}
+
+/** What Node's fetch accepts in a header value (no control characters, nothing beyond Latin-1; we allow ASCII). */
+const SENDABLE_HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+
 function isTimeout(err: unknown): boolean {
   // AbortSignal.timeout rejects with a DOMException, which is not an `Error` in every realm (e.g. under jest).
   const name = err && typeof err === 'object' && 'name' in err ? (err as { name: unknown }).name : undefined;
@@ -122,6 +138,11 @@ export function createProviderHttp(opts: ProviderHttpOptions): ProviderHttp {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (req.apiKey !== undefined) Object.assign(headers, opts.authHeaders(req.apiKey));
     if (req.body !== undefined) headers['content-type'] = 'application/json';
+    if (!Object.values(headers).every((v) => SENDABLE_HEADER_VALUE.test(v))) {
+      // Only the key comes from outside; say so without quoting any of it. Keys are checked as printable ASCII
+      // when connected, so this is a key stored before that rule.
+      throw errorFor('invalid_key', `the stored ${opts.providerName} API key contains characters an HTTP header cannot carry; connect the key again`, req.apiKey);
+    }
     const started = Date.now();
     const log = { provider: opts.provider, method: req.method, path: req.path };
 
@@ -137,6 +158,7 @@ export function createProviderHttp(opts: ProviderHttpOptions): ProviderHttp {
       });
       text = await res.text();
     } catch (err) {
+      if (!isNetworkFailure(err)) throw err;
       const message = isTimeout(err)
         ? `${opts.providerName} did not answer within ${opts.timeoutMs} ms`
         : `${opts.providerName} could not be reached: ${describeNetworkError(err)}`;

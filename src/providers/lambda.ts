@@ -219,7 +219,9 @@ export function createLambdaAdapter(options: LambdaAdapterOptions): ProviderAdap
         return parsed?.slug === spec.gpuType && (gpuCountOf(e.instance_type) ?? parsed.gpuCount) === spec.gpuCount;
       });
       if (candidates.length === 0) {
-        throw http.errorFor('provider_error', `Lambda offers no instance type with ${spec.gpuCount}x ${spec.gpuType}.`, apiKey);
+        // Lambda's list of instance types is its whole offer: not there means it cannot be had (a 422 the caller
+        // can act on, as with any other capacity answer), not a provider failure.
+        throw http.errorFor('no_capacity', `Lambda offers no instance type with ${spec.gpuCount}x ${spec.gpuType}.`, apiKey);
       }
       // Prefer a type that lists capacity in the region, then the cheapest; Lambda has the final word on capacity.
       const region = spec.region;

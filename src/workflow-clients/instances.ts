@@ -75,6 +75,8 @@ function launchRefusal(provider: ProviderId, failure: ApplicationFailure): ApiEr
     case 'provider_unavailable':
       return new ProviderUnavailableError(provider, failure.message);
     default: {
+      // Only a provider's own answer is a provider_error; anything else (the database, a bug) is ours.
+      if (!failure.type?.startsWith('provider_')) return new ApiError(500, 'internal_error', 'An internal error occurred. Quote the request_id if you contact support.');
       const detail = failure.details?.[0] as { providerStatus?: number | null } | undefined;
       return new ProviderApiError(provider, detail?.providerStatus ?? 0, failure.message);
     }

@@ -155,7 +155,7 @@ describe('lambda adapter against the simulator', () => {
     expect((await failing(adapter.launch(k, spec('s', { spot: true })), 'provider_error')).message).toMatch(/spot/i);
     expect((await failing(adapter.launch(k, spec('r', { region: undefined })), 'provider_error')).message).toMatch(/region/);
     expect((await failing(adapter.launch(k, spec('k', { sshKeyName: undefined })), 'provider_error')).message).toMatch(/SSH key/);
-    expect((await failing(adapter.launch(k, spec('g', { gpuType: 'rtx-4090' })), 'provider_error')).message).toMatch(/no instance type/);
+    expect((await failing(adapter.launch(k, spec('g', { gpuType: 'rtx-4090' })), 'no_capacity')).message).toMatch(/no instance type/);
     await failing(adapter.stop(k, 'whatever'), 'provider_error');
     expect(sims.lambda.control.requests({ method: 'POST' })).toHaveLength(0);
   });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { decodeLedgerCursor, toTransactionRecord, TransactionRecord, TRANSACTION_TYPES, type LedgerQueries } from '../../db/queries/ledger';
 import { microsToDollars } from '../../domain/money';
 import type { ApiRouter } from '../route';
+import { text } from '../text';
 
 const Balance = z.object({ balance: z.number().describe('dollars'), currency: z.literal('usd') });
 
@@ -15,8 +16,7 @@ const ListTransactionsQuery = z
   .object({
     type: z.enum(TRANSACTION_TYPES).optional(),
     limit: z.coerce.number().int().min(1).max(200).default(50),
-    cursor: z
-      .string()
+    cursor: text({ max: 512 })
       .refine((c) => decodeLedgerCursor(c) !== null, 'is not a cursor from this list; pass next_cursor from the previous page')
       .optional(),
   })

@@ -5,13 +5,14 @@ import type { SshKeyQueries } from '../../db/queries/ssh-keys';
 import { randomToken } from '../../domain/ids';
 import { microsToDollars } from '../../domain/money';
 import { ApiError, NotFoundError, ProviderNotConnectedError, UnsupportedOperationError, ValidationError } from '../../errors';
-import { isKnownGpuSlug } from '../../providers/gpu-catalog';
-import { PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
+import { isKnownGpuSlug, launchProblems } from '../../providers/gpu-catalog';
+import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
 import type { ProviderCredentials } from '../../services/provider-credentials';
 import type { LaunchInput, LaunchTiming } from '../../../activities/instances';
 import type { InstanceClient } from '../../workflow-clients/instances';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
+import { pathId, scriptText, text } from '../text';
 import { providerId } from './provider-keys';
 
 const STATUSES = ['provisioning', 'running', 'stopping', 'stopped', 'terminating', 'terminated', 'failed', 'unknown'] as const;
@@ -40,16 +41,16 @@ type InstanceRecord = z.infer<typeof InstanceRecord>;
 const LaunchBody = z
   .object({
     provider: providerId,
-    gpu_type: z.string().min(1).max(64).refine(isKnownGpuSlug, 'unknown GPU type (GET /v1/pricing lists them)'),
+    gpu_type: text({ max: 64 }).refine(isKnownGpuSlug, 'unknown GPU type (GET /v1/pricing lists them)'),
     gpu_count: z.number().int().min(1).max(8).default(1),
-    docker_image: z.string().min(1).max(300).optional(),
+    docker_image: text({ max: 300 }).optional(),
     spot: z.boolean().default(false),
     name: z.string().trim().min(1).max(48).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only').optional(),
     volume_gb: z.number().int().min(10).max(4000).optional(),
     disk_gb: z.number().int().min(5).max(4000).optional(),
-    region: z.string().min(1).max(64).optional(),
-    ssh_key_name: z.string().min(1).max(64).optional(),
-    onstart_cmd: z.string().min(1).max(4096).optional(),
+    region: text({ max: 64 }).optional(),
+    ssh_key_name: text({ max: 64 }).optional(),
+    onstart_cmd: scriptText({ max: 4096 }).optional(),
   })
   .strict()
   .superRefine((b, ctx) => {
@@ -57,7 +58,7 @@ const LaunchBody = z
   });
 type LaunchBody = z.infer<typeof LaunchBody>;
 
-const InstanceParams = z.object({ provider_instance_id: z.string().min(1).max(128) }).strict();
+const InstanceParams = z.object({ provider_instance_id: pathId(128) }).strict();
 
 /** Which capability fields each provider uses; the others are accepted and reported in `warnings`. */
 const CAPABILITY_FIELDS: Record<'volume_gb' | 'onstart_cmd' | 'ssh_key_name', ProviderId> = {
@@ -155,6 +156,8 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
           body.provider === 'lambda' ? 'Lambda has no spot capacity; launch without spot.' : 'RunPod no longer offers spot pods; launch without spot.',
         );
       }
+      const problems = launchProblems(body.provider, { gpuType: body.gpu_type, gpuCount: body.gpu_count, region: body.region });
+      if (problems.length) throw new UnsupportedOperationError(`${PROVIDER_NAMES[body.provider]} cannot serve this launch: ${problems[0]!.path} ${problems[0]!.message}.`, problems.map((p) => ({ ...p })));
       if ((await deps.credentials.findApiKey(accountId, body.provider)) === null) throw new ProviderNotConnectedError(body.provider);
       if (body.provider === 'lambda' && !body.ssh_key_name && !(await deps.sshKeys.findDefaultSshKey(accountId))) {
         throw new ValidationError('Lambda launches need ssh_key_name or a default SSH key (POST /v1/ssh-keys).', [
@@ -224,7 +227,8 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
             return { provider, instances: await deps.adapters[provider].listInstances(apiKey) };
           } catch (err) {
             const apiError = err instanceof ApiError ? err : (err as { toApiError?: () => ApiError }).toApiError?.();
-            return { provider, error: { provider, code: apiError?.code ?? 'provider_unavailable', message: apiError?.message ?? 'unreachable' } };
+            // Anything but a provider failure is ours (a bug, the database): never reported as "unreachable".
+            return { provider, error: { provider, code: apiError?.code ?? 'internal_error', message: apiError?.message ?? 'An internal error occurred.' } };
           }
         }),
       );

@@ -9,6 +9,7 @@ import { PROVIDERS } from '../../providers/types';
 import type { PricingCache } from '../../services/pricing-cache';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
+import { text } from '../text';
 
 const CACHE_CONTROL = 'public, max-age=60';
 
@@ -33,7 +34,7 @@ const History = z.object({
   data: z.array(z.object({ timestamp: isoTimestamp, provider: z.enum(PROVIDERS), min_price_per_hour: z.number() })),
 });
 
-const gpuQuery = z.string({ required_error: 'required' }).min(1).max(64);
+const gpuQuery = z.string({ required_error: 'required' }).pipe(text({ max: 64 }));
 
 class PricesNotReadyError extends ApiError {
   constructor() {

@@ -7,9 +7,10 @@ import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId } from
 import type { ProviderCredentials } from '../../services/provider-credentials';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
+import { asciiSecret, echo, text } from '../text';
 
 export const providerId = z.enum(PROVIDERS, {
-  errorMap: (_issue, ctx) => ({ message: `must be one of ${PROVIDERS.join(', ')} (got ${JSON.stringify(ctx.data)})` }),
+  errorMap: (_issue, ctx) => ({ message: `must be one of ${PROVIDERS.join(', ')} (got ${echo(ctx.data)})` }),
 });
 
 export const ProviderKeyRecord = z.object({
@@ -25,8 +26,8 @@ export const ProviderKeyRecord = z.object({
 const ConnectBody = z
   .object({
     provider: providerId,
-    api_key: z.string().min(1).max(512),
-    display_label: z.string().trim().min(1).max(100).optional(),
+    api_key: asciiSecret({ max: 512 }),
+    display_label: text({ max: 100, trim: true }).optional(),
   })
   .strict();
 

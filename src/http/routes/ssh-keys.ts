@@ -4,6 +4,7 @@ import { parseSshPublicKey, SSH_KEY_TYPES, SshKeyError } from '../../domain/ssh-
 import { NotFoundError, ValidationError } from '../../errors';
 import type { ApiRouter } from '../route';
 import { Deleted, isoTimestamp } from '../schemas';
+import { pathId, text } from '../text';
 
 export const SshKeyRecord = z.object({
   id: z.string(),
@@ -17,12 +18,12 @@ export const SshKeyRecord = z.object({
 
 const CreateSshKeyBody = z
   .object({
-    name: z.string().trim().min(1).max(100),
-    public_key: z.string().min(1).max(16_384).describe('one line: key type, base64 key, optional comment'),
+    name: text({ max: 100, trim: true }),
+    public_key: text({ max: 16_384, trim: true }).describe('one line: key type, base64 key, optional comment'),
   })
   .strict();
 
-const IdParams = z.object({ id: z.string().min(1).max(100) }).strict();
+const IdParams = z.object({ id: pathId(100) }).strict();
 
 function toRecord(row: SshKey): z.infer<typeof SshKeyRecord> {
   return { ...row, key_type: row.key_type as z.infer<typeof SshKeyRecord>['key_type'] };
