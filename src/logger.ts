@@ -1,6 +1,8 @@
 /**
  * A small structured logger: one JSON object per line on stdout (stderr for errors). Fields named like
  * secrets are replaced before anything is written, so a key can never reach a log line by accident.
+ * An Error in a field becomes `{name, message, type?, cause?}`; its stack is added only at level `debug`
+ * (JSON escapes the newlines, so even then it stays one line).
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -15,21 +17,52 @@ export interface Logger {
   child(fields: Record<string, unknown>): Logger;
 }
 
-function scrub(fields: Record<string, unknown>): Record<string, unknown> {
+/** An error as a JSON-friendly object: name, message, failure type, cause chain; the stack when asked for. */
+export function describeError(err: Error, withStack: boolean, depth = 0): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: err.name, message: err.message };
+  const type = (err as { type?: unknown }).type;
+  if (typeof type === 'string') out.type = type;
+  if (withStack && err.stack) out.stack = err.stack;
+  const cause = (err as { cause?: unknown }).cause;
+  if (cause instanceof Error && depth < 4) out.cause = describeError(cause, withStack, depth + 1);
+  return out;
+}
+
+function scrub(fields: Record<string, unknown>, withStack: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields)) {
     if (SECRET_FIELD.test(k)) out[k] = '[redacted]';
-    else if (v instanceof Error) out[k] = { name: v.name, message: v.message };
+    else if (v instanceof Error) out[k] = describeError(v, withStack);
+    else if (k === 'stack' && !withStack) continue;
     else out[k] = v;
   }
   return out;
 }
 
+function safeReplacer() {
+  const seen = new WeakSet<object>();
+  return (_key: string, value: unknown) => {
+    if (typeof value === 'bigint') return value.toString();
+    if (value && typeof value === 'object') {
+      if (seen.has(value)) return '[circular]';
+      seen.add(value);
+    }
+    return value;
+  };
+}
+
 export function createLogger(level: LogLevel = 'info', base: Record<string, unknown> = {}): Logger {
   const threshold = LEVEL_RANK[level];
+  const withStack = threshold <= LEVEL_RANK.debug;
   const write = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
     if (LEVEL_RANK[lvl] < threshold) return;
-    const line = JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...scrub({ ...base, ...fields }) });
+    const entry = { time: new Date().toISOString(), level: lvl, msg, ...scrub({ ...base, ...fields }, withStack) };
+    let line: string;
+    try {
+      line = JSON.stringify(entry);
+    } catch {
+      line = JSON.stringify(entry, safeReplacer()); // a cycle or a bigint in some field: still one JSON line
+    }
     (lvl === 'error' ? process.stderr : process.stdout).write(line + '\n');
   };
   return {
@@ -43,3 +76,19 @@ export function createLogger(level: LogLevel = 'info', base: Record<string, unkn
 
 /** A logger that writes nothing (tests, benchmarks). */
 export const silentLogger: Logger = createLogger('silent');
+
+/**
+ * For the long-running processes: uncaught exceptions, unhandled rejections and Node's own warnings become
+ * one JSON line each instead of a multi-line stack on stderr (the first two still end the process, code 1).
+ */
+export function logUncaughtFailures(logger: Logger): void {
+  const fatal = (msg: string) => (err: unknown) => {
+    logger.error(msg, { err: err instanceof Error ? err : new Error(String(err)) });
+    process.exit(1);
+  };
+  process.on('uncaughtException', fatal('uncaught exception'));
+  process.on('unhandledRejection', fatal('unhandled promise rejection'));
+  // Node prints warnings through a default 'warning' listener; replacing it keeps the stream JSON.
+  process.removeAllListeners('warning');
+  process.on('warning', (w) => logger.warn('node warning', { name: w.name, message: w.message }));
+}

@@ -1,5 +1,4 @@
 /** The worker process: runs every workflow and activity on the task queue until SIGINT/SIGTERM. */
-import { createServer } from 'node:http';
 import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, ConfigError } from './config';
@@ -9,14 +8,15 @@ import { KeyVault } from './domain/key-vault';
 import { createProviderCredentials } from './services/provider-credentials';
 import { ensurePricingSchedule } from './temporal/schedules';
 import { createDatabasePool } from './db/pool';
-import { createLogger } from './logger';
-import { createWorker, installTemporalRuntime } from './worker';
+import { createLogger, logUncaughtFailures } from './logger';
+import { createWorker, installTemporalRuntime, serveWorkerHealth } from './worker';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'MASTER_ENCRYPTION_KEY']);
   const logger = createLogger(config.LOG_LEVEL, { process: 'worker' });
-  installTemporalRuntime(config.LOG_LEVEL === 'debug' ? 'INFO' : 'WARN');
+  logUncaughtFailures(logger);
+  installTemporalRuntime(logger, config.LOG_LEVEL === 'debug' ? 'INFO' : 'WARN');
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
   const worker = await createWorker({
@@ -47,14 +47,8 @@ async function main(): Promise<void> {
   });
   await clientConnection.close();
   logger.info('worker polling', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
-  // Optional liveness endpoint for orchestrators (the worker has no other port): 200 while it polls.
-  const health = config.WORKER_HEALTH_PORT
-    ? createServer((_req, res) => {
-        const running = worker.getState() === 'RUNNING';
-        res.writeHead(running ? 200 : 503, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ status: running ? 'ok' : worker.getState().toLowerCase() }));
-      }).listen(config.WORKER_HEALTH_PORT, config.HOST)
-    : undefined;
+  // Optional port for orchestrators and Prometheus (the worker has no other): liveness and GET /metrics.
+  const health = config.WORKER_HEALTH_PORT !== undefined ? serveWorkerHealth(worker, config.WORKER_HEALTH_PORT, config.HOST, logger) : undefined;
   // The SDK shuts the worker down gracefully on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
   await worker.run();
   health?.close();
@@ -63,6 +57,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`${err instanceof ConfigError ? err.message : (err as Error).stack ?? err}\n`);
+  if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+  else createLogger('debug', { process: 'worker' }).error('worker failed to start', { err });
   process.exit(1);
 });

@@ -10,11 +10,13 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { LaunchInput, SshAccess } from '../activities/instances';
 import type { InstanceRow } from '../src/db/queries/instances';
+import { INSTANCE_ID_ATTRIBUTE } from '../src/temporal/search-attributes';
 
 /** Resolves once the provider accepted the create (or rejects with why it did not). Argument: request hash. */
 export const launchAcceptedUpdate = defineUpdate<InstanceRow, [string]>('launchAccepted');
@@ -126,6 +128,7 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     try {
       const ssh: SshAccess = await launching.resolveSshAccess(input);
       row = await launching.createInstance(input, ssh);
+      if (row.provider_instance_id) upsertSearchAttributes([{ key: INSTANCE_ID_ATTRIBUTE, value: row.provider_instance_id }]);
     } catch (err) {
       refused = failureOf(err);
       await condition(allHandlersFinished);

@@ -33,6 +33,7 @@ import {
   ValidationError,
 } from '../errors';
 import type { ProviderId } from '../providers/types';
+import { runSearchAttributes } from '../temporal/search-attributes';
 import { withEngine } from './engine';
 
 /** The documented error for a launch the workflow refused (its ApplicationFailure type). */
@@ -76,6 +77,7 @@ export function createInstanceClient(deps: { temporal: { client: Client; taskQue
               workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
               // A launch that was refused (nothing created) may be retried with the same key; one that ran may not.
               workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+              typedSearchAttributes: runSearchAttributes({ accountId: input.accountId, provider: input.provider }),
             }),
           }),
         );
