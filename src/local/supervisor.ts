@@ -117,6 +117,7 @@ export class SupervisedProcess {
       clearTimeout(kill);
     }
     await rm(this.opts.pidFile, { force: true });
+    this.opts.logger.info('child stopped', { child: this.opts.name });
     await new Promise<void>((resolve) => this.log.end(resolve));
   }
 }
