@@ -64,6 +64,19 @@ afterAll(async () => {
   }
 });
 
+interface ApiBody {
+  error?: { code: string; request_id: string };
+  id?: string;
+  status?: string;
+  data?: { id: string; status: string }[];
+}
+
+/** One log line as parsed. */
+interface LogEntry {
+  [field: string]: unknown;
+  error?: { message?: unknown; stack?: unknown };
+}
+
 async function api(method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${state.api_url}${p}`, {
     method,
@@ -71,7 +84,7 @@ async function api(method: string, p: string, body?: unknown, headers: Record<st
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : null, requestId: res.headers.get('x-request-id') };
+  return { status: res.status, body: text ? (JSON.parse(text) as ApiBody) : null, requestId: res.headers.get('x-request-id') };
 }
 
 /** Sum of the samples of `name` whose labels include `labels` (0 when there is none yet). */
@@ -95,7 +108,7 @@ async function scrape(url: string): Promise<string> {
 
 async function instanceStatus(id: string): Promise<string | undefined> {
   const res = await api('GET', '/v1/compute');
-  return (res.body?.data as { id: string; status: string }[] | undefined)?.find((i) => i.id === id)?.status;
+  return res.body?.data?.find((i) => i.id === id)?.status;
 }
 
 async function readLines(file: string): Promise<string[]> {
@@ -115,13 +128,13 @@ it('answers a bad request and a failing launch with documented errors, and both 
 
   const bad = await api('POST', '/v1/compute/launch', badRequest);
   expect(bad.status).toBe(400);
-  expect(bad.body!.error.code).toBe('validation_error');
+  expect(bad.body!.error!.code).toBe('validation_error');
   badRequestId = bad.requestId;
 
   const failed = await api('POST', '/v1/compute/launch', failingLaunch, { 'Idempotency-Key': 'ops-failing-launch' });
   expect(failed.status).toBeGreaterThanOrEqual(400);
   expect(failed.status).toBeLessThan(600);
-  expect(failed.body!.error.request_id).toBe(failed.requestId);
+  expect(failed.body!.error!.request_id).toBe(failed.requestId);
   failedLaunchRequestId = failed.requestId;
 
   const launched = await api('POST', '/v1/compute/launch', { provider: 'runpod', gpu_type: 'rtx-a6000' }, { 'Idempotency-Key': 'ops-ok-launch' });
@@ -228,14 +241,14 @@ it('stops everything in order on Ctrl-C (SIGINT to the whole process group), res
 });
 
 it('printed nothing but JSON from the API and the worker, with one request line per request and failures on one line', async () => {
-  const parsed: Record<string, Record<string, any>[]> = {};
+  const parsed: Record<string, LogEntry[]> = {};
   for (const child of ['api', 'worker']) {
     const lines = await readLines(path.join(dataDir, 'logs', `${child}.log`));
     expect(lines.length).toBeGreaterThan(5);
     parsed[child] = lines.map((line) => {
-      let entry: Record<string, any>;
+      let entry: LogEntry;
       try {
-        entry = JSON.parse(line) as Record<string, any>;
+        entry = JSON.parse(line) as LogEntry;
       } catch {
         throw new Error(`${child} printed a line that is not JSON: ${line}`);
       }
@@ -266,7 +279,7 @@ it('printed nothing but JSON from the API and the worker, with one request line 
   expect(terminateLine).toMatchObject({ route: '/v1/compute/{provider_instance_id}/terminate', status: 200 });
 
   // The SDK's failure log for the refused create is one JSON line, its stack a field (we run at debug).
-  const activityFailures = parsed.worker!.filter((e) => e.component === 'temporal' && /activity/i.test(e.msg) && /fail/i.test(e.msg));
+  const activityFailures = parsed.worker!.filter((e) => e.component === 'temporal' && /activity/i.test(String(e.msg)) && /fail/i.test(String(e.msg)));
   expect(activityFailures.length).toBeGreaterThan(0);
   expect(activityFailures.some((e) => typeof e.error?.message === 'string' && typeof e.error?.stack === 'string')).toBe(true);
   // Both worker lives logged: two "worker polling" lines.
