@@ -51,7 +51,12 @@ function safeReplacer() {
   };
 }
 
-export function createLogger(level: LogLevel = 'info', base: Record<string, unknown> = {}): Logger {
+/** Where finished lines go; default: stdout, stderr for errors. */
+export type LogSink = (line: string, level: Exclude<LogLevel, 'silent'>) => void;
+
+const stdSink: LogSink = (line, level) => (level === 'error' ? process.stderr : process.stdout).write(line + '\n');
+
+export function createLogger(level: LogLevel = 'info', base: Record<string, unknown> = {}, sink: LogSink = stdSink): Logger {
   const threshold = LEVEL_RANK[level];
   const withStack = threshold <= LEVEL_RANK.debug;
   const write = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
@@ -63,14 +68,14 @@ export function createLogger(level: LogLevel = 'info', base: Record<string, unkn
     } catch {
       line = JSON.stringify(entry, safeReplacer()); // a cycle or a bigint in some field: still one JSON line
     }
-    (lvl === 'error' ? process.stderr : process.stdout).write(line + '\n');
+    sink(line, lvl);
   };
   return {
     debug: (m, f) => write('debug', m, f),
     info: (m, f) => write('info', m, f),
     warn: (m, f) => write('warn', m, f),
     error: (m, f) => write('error', m, f),
-    child: (fields) => createLogger(level, { ...base, ...fields }),
+    child: (fields) => createLogger(level, { ...base, ...fields }, sink),
   };
 }
 
