@@ -4,6 +4,8 @@
  * An Error in a field becomes `{name, message, type?, cause?}`; its stack is added only at level `debug`
  * (JSON escapes the newlines, so even then it stays one line).
  */
+import { types } from 'node:util';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 const LEVEL_RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -24,15 +26,20 @@ export function describeError(err: Error, withStack: boolean, depth = 0): Record
   if (typeof type === 'string') out.type = type;
   if (withStack && err.stack) out.stack = err.stack;
   const cause = (err as { cause?: unknown }).cause;
-  if (cause instanceof Error && depth < 4) out.cause = describeError(cause, withStack, depth + 1);
+  if (isError(cause) && depth < 4) out.cause = describeError(cause, withStack, depth + 1);
   return out;
+}
+
+/** An Error from any realm (errors made by Node internals are not `instanceof Error` under jest's VM). */
+function isError(v: unknown): v is Error {
+  return v instanceof Error || types.isNativeError(v);
 }
 
 function scrub(fields: Record<string, unknown>, withStack: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields)) {
     if (SECRET_FIELD.test(k)) out[k] = '[redacted]';
-    else if (v instanceof Error) out[k] = describeError(v, withStack);
+    else if (isError(v)) out[k] = describeError(v, withStack);
     else if (k === 'stack' && !withStack) continue;
     else out[k] = v;
   }
