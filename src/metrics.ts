@@ -17,19 +17,61 @@ collectDefaultMetrics({ register: metricsRegistry, prefix: 'gpuo_' });
 
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-const httpRequests = new Counter({
-  name: 'gpuo_http_requests_total',
-  help: 'HTTP requests answered by the API, by method, declared route template and status.',
-  labelNames: ['method', 'route', 'status'] as const,
-  registers: [metricsRegistry],
-});
-const httpDuration = new Histogram({
-  name: 'gpuo_http_request_duration_seconds',
-  help: 'Time from receiving a request to its response, by method, route template and status.',
-  labelNames: ['method', 'route', 'status'] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [metricsRegistry],
-});
+/**
+ * The HTTP series are kept in plain records and rendered at scrape time: the hot path (GET /v1/pricing at
+ * ~20k req/s) pays one Map lookup and a few increments, where a labelled prom-client histogram validates and
+ * hashes its labels on every observation (≈3 µs per request measured here, a tenth of the request).
+ */
+interface HttpSeries {
+  labels: { method: string; route: string; status: string };
+  count: number;
+  sum: number;
+  /** Observations per bucket (not cumulative); index LATENCY_BUCKETS.length is +Inf. */
+  perBucket: number[];
+}
+const httpSeries = new Map<string, HttpSeries>();
+
+interface MetricValue {
+  labels: Record<string, string | number>;
+  value: number;
+  metricName?: string;
+}
+/** A metric prom-client's registry renders: its `get()` is all the registry asks for. */
+function registerRendered(name: string, help: string, type: 'counter' | 'histogram', values: () => MetricValue[]): void {
+  metricsRegistry.registerMetric({
+    name,
+    help,
+    type,
+    aggregator: 'sum',
+    get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
+  } as unknown as Parameters<Registry['registerMetric']>[0]);
+}
+
+registerRendered(
+  'gpuo_http_requests_total',
+  'HTTP requests answered by the API, by method, declared route template and status.',
+  'counter',
+  () => [...httpSeries.values()].map((s) => ({ labels: s.labels, value: s.count })),
+);
+registerRendered(
+  'gpuo_http_request_duration_seconds',
+  'Time from receiving a request to its response, by method, route template and status.',
+  'histogram',
+  () =>
+    [...httpSeries.values()].flatMap((s) => {
+      let cumulative = 0;
+      const name = 'gpuo_http_request_duration_seconds';
+      return [
+        ...LATENCY_BUCKETS.map((le, i) => {
+          cumulative += s.perBucket[i]!;
+          return { metricName: `${name}_bucket`, labels: { ...s.labels, le }, value: cumulative };
+        }),
+        { metricName: `${name}_bucket`, labels: { ...s.labels, le: '+Inf' }, value: s.count },
+        { metricName: `${name}_sum`, labels: s.labels, value: s.sum },
+        { metricName: `${name}_count`, labels: s.labels, value: s.count },
+      ];
+    }),
+);
 
 const workflowCompletions = new Counter({
   name: 'gpuo_workflow_completions_total',
@@ -93,21 +135,19 @@ const ledgerScrapeErrors = new Counter({
   registers: [metricsRegistry],
 });
 
-/**
- * Counts one answered request. `route` must be a declared template (`/v1/compute/{id}`) or `unmatched`.
- * Label children are cached per (method, route, status): the hot path pays one Map lookup.
- */
-const httpChildren = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<string> }>();
+/** Counts one answered request. `route` must be a declared template (`/v1/compute/{id}`) or `unmatched`. */
 export function recordHttpRequest(method: string, route: string, status: number, seconds: number): void {
   const key = `${method} ${status} ${route}`;
-  let child = httpChildren.get(key);
-  if (!child) {
-    const labels = { method, route, status: String(status) };
-    child = { count: httpRequests.labels(labels), duration: httpDuration.labels(labels) };
-    httpChildren.set(key, child);
+  let series = httpSeries.get(key);
+  if (!series) {
+    series = { labels: { method, route, status: String(status) }, count: 0, sum: 0, perBucket: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0) };
+    httpSeries.set(key, series);
   }
-  child.count.inc();
-  child.duration.observe(seconds);
+  series.count++;
+  series.sum += seconds;
+  let i = 0;
+  while (i < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[i]!) i++;
+  series.perBucket[i]!++;
 }
 
 /** `task_failed`: the workflow code threw a non-Temporal error; Temporal retries the task, the run goes on. */
