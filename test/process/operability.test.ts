@@ -87,6 +87,18 @@ async function api(method: string, p: string, body?: unknown, headers: Record<st
   return { status: res.status, body: text ? (JSON.parse(text) as ApiBody) : null, requestId: res.headers.get('x-request-id') };
 }
 
+/**
+ * Calls that wait on the workflow engine answer 503 service_unavailable when it takes longer than the API's
+ * deadline (a loaded machine); the documented client behaviour is to retry, which is safe for these
+ * (an Idempotency-Key on launches; terminate is idempotent).
+ */
+async function apiRetrying(method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
+  return eventually(`${method} ${p} answered other than 503`, async () => {
+    const res = await api(method, p, body, headers);
+    return res.status === 503 ? undefined : res;
+  }, 120_000, 500);
+}
+
 /** Sum of the samples of `name` whose labels include `labels` (0 when there is none yet). */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
   let total = 0;
@@ -131,13 +143,13 @@ it('answers a bad request and a failing launch with documented errors, and both 
   expect(bad.body!.error!.code).toBe('validation_error');
   badRequestId = bad.requestId;
 
-  const failed = await api('POST', '/v1/compute/launch', failingLaunch, { 'Idempotency-Key': 'ops-failing-launch' });
+  const failed = await apiRetrying('POST', '/v1/compute/launch', failingLaunch, { 'Idempotency-Key': 'ops-failing-launch' });
   expect(failed.status).toBeGreaterThanOrEqual(400);
   expect(failed.status).toBeLessThan(600);
   expect(failed.body!.error!.request_id).toBe(failed.requestId);
   failedLaunchRequestId = failed.requestId;
 
-  const launched = await api('POST', '/v1/compute/launch', { provider: 'runpod', gpu_type: 'rtx-a6000' }, { 'Idempotency-Key': 'ops-ok-launch' });
+  const launched = await apiRetrying('POST', '/v1/compute/launch', { provider: 'runpod', gpu_type: 'rtx-a6000' }, { 'Idempotency-Key': 'ops-ok-launch' });
   expect(launched.status).toBe(201);
   launchedId = launched.body!.id as string;
 
@@ -145,6 +157,7 @@ it('answers a bad request and a failing launch with documented errors, and both 
   const launchRoute = { method: 'POST', route: '/v1/compute/launch' };
   expect(sample(apiAfter, 'gpuo_http_requests_total', { ...launchRoute, status: '400' }) - sample(apiBefore, 'gpuo_http_requests_total', { ...launchRoute, status: '400' })).toBe(1);
   expect(sample(apiAfter, 'gpuo_http_requests_total', { ...launchRoute, status: '201' })).toBe(1);
+  expect(sample(apiAfter, 'gpuo_http_requests_total', { ...launchRoute, status: String(failed.status) })).toBeGreaterThanOrEqual(1);
   expect(sample(apiAfter, 'gpuo_http_request_duration_seconds_count', launchRoute)).toBeGreaterThanOrEqual(3);
   // The route label is the declared template, never a raw path with ids in it.
   expect(apiAfter).not.toMatch(/route="\/v1\/compute\/(?!launch")[^{"]/);
@@ -183,7 +196,8 @@ it('lists the account\'s runs, a provider instance\'s run and the schedule\'s ru
     return runs.length >= 2 ? runs : undefined;
   }, 30_000, 250);
   expect(byAccount.every((r) => r.type === 'launchInstance' && r.attrs.GpuoAccountId === state.account_id)).toBe(true);
-  expect(byAccount.map((r) => r.attrs.GpuoProvider).sort()).toEqual(['lambda', 'runpod']);
+  // (A refused launch retried after a 503 is a second run of the same workflow id.)
+  expect([...new Set(byAccount.map((r) => r.attrs.GpuoProvider))].sort()).toEqual(['lambda', 'runpod']);
   expect(byAccount.find((r) => r.attrs.GpuoProvider === 'lambda')!.status).toBe('FAILED');
 
   const byInstance = await eventually('the launch listed by provider instance id', async () => {
@@ -193,7 +207,8 @@ it('lists the account\'s runs, a provider instance\'s run and the schedule\'s ru
   expect(byInstance[0]!.attrs).toMatchObject({ GpuoAccountId: state.account_id, GpuoProvider: 'runpod', GpuoInstanceId: launchedId });
 
   const combined = await list(`GpuoAccountId = "${state.account_id}" AND GpuoProvider = "lambda" AND ExecutionStatus = "Failed"`);
-  expect(combined).toHaveLength(1);
+  expect(combined.length).toBeGreaterThanOrEqual(1);
+  expect(combined.every((r) => r.attrs.GpuoProvider === 'lambda' && r.status === 'FAILED')).toBe(true);
   expect(await list(`GpuoAccountId = "acct_nobody"`)).toEqual([]);
 
   const scheduled = await eventually('pricing refresh runs by schedule id', async () => {
@@ -219,7 +234,7 @@ it('restarts a killed worker with backoff, and the restarted worker finishes the
   );
   // The launch accepted before the kill reaches running on the restarted worker (the provider boots it in 5 s).
   await eventually(`instance ${launchedId} running`, async () => ((await instanceStatus(launchedId)) === 'running' ? true : undefined), 150_000, 500);
-  const terminated = await api('POST', `/v1/compute/${launchedId}/terminate`);
+  const terminated = await apiRetrying('POST', `/v1/compute/${launchedId}/terminate`);
   expect(terminated.status).toBe(200);
   expect(terminated.body!.status).toBe('terminated');
   // And the worker's port answers again, with its metrics.
@@ -275,8 +290,10 @@ it('printed nothing but JSON from the API and the worker, with one request line 
   expect(badLine).toMatchObject({ level: 'info', method: 'POST', route: '/v1/compute/launch', status: 400, account_id: state.account_id, ms: expect.any(Number) });
   expect(requests.find((e) => e.request_id === failedLaunchRequestId)).toMatchObject({ route: '/v1/compute/launch', account_id: state.account_id });
   expect(requests.filter((e) => e.request_id === badRequestId)).toHaveLength(1);
-  const terminateLine = requests.find((e) => e.path === `/v1/compute/${launchedId}/terminate`);
-  expect(terminateLine).toMatchObject({ route: '/v1/compute/{provider_instance_id}/terminate', status: 200 });
+  const terminateLines = requests.filter((e) => e.path === `/v1/compute/${launchedId}/terminate`);
+  expect(terminateLines.length).toBeGreaterThanOrEqual(1);
+  for (const line of terminateLines) expect(line).toMatchObject({ route: '/v1/compute/{provider_instance_id}/terminate', status: expect.any(Number) });
+  expect(terminateLines.at(-1)!.status).toBe(200);
 
   // The SDK's failure log for the refused create is one JSON line, its stack a field (we run at debug).
   const activityFailures = parsed.worker!.filter((e) => e.component === 'temporal' && /activity/i.test(String(e.msg)) && /fail/i.test(String(e.msg)));
