@@ -6,6 +6,7 @@ import { createProviderAdapters } from './providers';
 import { createProviderKeyQueries } from './db/queries/provider-keys';
 import { KeyVault } from './domain/key-vault';
 import { createProviderCredentials } from './services/provider-credentials';
+import { ensureSearchAttributes } from './temporal/register-search-attributes';
 import { ensurePricingSchedule } from './temporal/schedules';
 import { createDatabasePool } from './db/pool';
 import { createLogger, logUncaughtFailures } from './logger';
@@ -40,6 +41,13 @@ async function main(): Promise<void> {
   });
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
   const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
+  // Our workflow starts name our search attributes; a namespace without them would refuse those starts.
+  try {
+    const added = await ensureSearchAttributes(client, config.TEMPORAL_NAMESPACE);
+    if (added.length) logger.info('search attributes registered', { namespace: config.TEMPORAL_NAMESPACE, added });
+  } catch (err) {
+    logger.warn('could not register search attributes; register them once by hand (README, "Search attributes")', { err });
+  }
   await ensurePricingSchedule(client, {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     everyMs: parseDurationMs(config.PRICING_REFRESH_INTERVAL),

@@ -8,8 +8,11 @@ import request from 'supertest';
 import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import { createApp } from '../../src/http/app';
 import { createProviderCredentials } from '../../src/services/provider-credentials';
+import { Client } from '@temporalio/client';
+import { msToTs } from '@temporalio/common';
+import { ensureSearchAttributes } from '../../src/temporal/register-search-attributes';
 import { ensurePricingSchedule } from '../../src/temporal/schedules';
-import { accountRunsQuery, SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
+import { accountRunsQuery, runSearchAttributes, SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
@@ -114,5 +117,50 @@ it('tags the pricing schedule and the runs it starts with the schedule id', asyn
     expect(pairs.find((p) => p.key.name === 'GpuoScheduleId')?.value).toBe(scheduleId);
   } finally {
     await t.temporal.schedule.getHandle(scheduleId).delete();
+  }
+});
+
+it('registers the attributes on a namespace that lacks them (what the worker does at start), idempotently', async () => {
+  const namespace = `gpuo-sa-${Date.now()}`;
+  await t.temporal.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+  const client = new Client({ connection: t.temporal.connection, namespace });
+  const start = (id: string) =>
+    client.workflow.start('healthProbe', {
+      taskQueue: 'nobody-polls-this',
+      workflowId: id,
+      args: [{ message: 'x' }],
+      typedSearchAttributes: runSearchAttributes({ accountId: 'acct_sa', provider: 'runpod' }),
+    });
+  // A fresh namespace refuses a start that names our attributes...
+  await eventually('the new namespace to answer', async () => {
+    try {
+      await start('sa-before');
+      return 'started';
+    } catch (err) {
+      const messages: string[] = [];
+      for (let e: unknown = err; e instanceof Object && messages.length < 5; e = (e as { cause?: unknown }).cause) messages.push(String((e as Error).message));
+      return /GpuoAccountId|search attribute/i.test(messages.join(' ')) ? 'refused' : undefined;
+    }
+  }, 30_000, 250).then((outcome) => expect(outcome).toBe('refused'));
+
+  expect((await ensureSearchAttributes(client, namespace)).sort()).toEqual(SEARCH_ATTRIBUTES.map((k) => k.name).sort());
+  expect(await ensureSearchAttributes(client, namespace)).toEqual([]);
+  // ...and accepts it once they are registered; the run is then found by them.
+  const handle = await eventually('a start with our attributes accepted', async () => {
+    try {
+      return await start('sa-after');
+    } catch {
+      return undefined;
+    }
+  }, 30_000, 250);
+  try {
+    const found = await eventually('the run listed by account', async () => {
+      const ids: string[] = [];
+      for await (const wf of client.workflow.list({ query: 'GpuoAccountId = "acct_sa" AND GpuoProvider = "runpod"' })) ids.push(wf.workflowId);
+      return ids.length ? ids : undefined;
+    }, 30_000, 250);
+    expect(found).toEqual(['sa-after']);
+  } finally {
+    await handle.terminate('test done');
   }
 });
