@@ -5,6 +5,7 @@
  * The one-time Temporal CLI build reports that it is alive (with a stand-in `go`).
  */
 import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -124,4 +125,21 @@ it('says the one-time Temporal CLI build is still going while it runs', async ()
   expect(messages[0]).toMatch(/^building fake-tool once with "go install example.com\/fake@v1"/);
   expect(messages.filter((m) => /^still building fake-tool: \d+s elapsed$/.test(m)).length).toBeGreaterThanOrEqual(3);
   expect(messages.at(-1)).toMatch(/^built fake-tool in \d+s$/);
+});
+
+it('turns an uncaught exception and a Node warning into one JSON line each (API and worker install this)', () => {
+  const script = [
+    "const { createLogger, logUncaughtFailures } = require('./src/logger');",
+    "logUncaughtFailures(createLogger('info', { process: 'api' }));",
+    "process.emitWarning('something is deprecated', 'DeprecationWarning');",
+    "setTimeout(() => { throw new Error('boom'); }, 50);",
+  ].join('\n');
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: path.resolve(__dirname, '../..'), encoding: 'utf8' });
+  expect(run.status).toBe(1);
+  const lines = `${run.stdout}${run.stderr}`.split('\n').filter(Boolean);
+  const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(parsed).toEqual([
+    expect.objectContaining({ level: 'warn', msg: 'node warning', name: 'DeprecationWarning', message: 'something is deprecated', process: 'api' }),
+    expect.objectContaining({ level: 'error', msg: 'uncaught exception', err: { name: 'Error', message: 'boom' } }),
+  ]);
 });
