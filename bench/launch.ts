@@ -25,6 +25,7 @@ import { createProviderAdapters } from '../src/providers';
 import { PricingCache } from '../src/services/pricing-cache';
 import { createProviderCredentials } from '../src/services/provider-credentials';
 import { createWorker } from '../src/worker';
+import { devServerSearchAttributeArgs } from '../src/temporal/search-attributes';
 import { simulatorBaseUrls, startSimulators } from '../simulators';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
   const pool = await createDatabasePool(pg.url('bench'), { maximumPoolSize: 20 });
   const cli = await findOrBuildTool(TEMPORAL_CLI);
   const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' }, ip: '127.0.0.1', extraArgs: ['--log-level', 'error'] },
+    server: { executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' }, ip: '127.0.0.1', extraArgs: ['--log-level', 'error', ...devServerSearchAttributeArgs()] },
   });
   const address = env.connection.options.address;
   const sims = await startSimulators({ bootDelayMs: 1000 });

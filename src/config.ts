@@ -25,7 +25,7 @@ export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
-  /** Worker only: serve GET / liveness on this port (unset: no port). */
+  /** Worker only: serve liveness (GET /) and Prometheus metrics (GET /metrics) on this port (unset: no port). */
   WORKER_HEALTH_PORT: port.optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
@@ -34,6 +34,11 @@ export const configSchema = z.object({
   LOCAL_POSTGRES_PORT: port.default(54329),
   LOCAL_TEMPORAL_PORT: port.default(7233),
   LOCAL_TEMPORAL_UI_PORT: port.default(8233),
+  /** The worker's health and metrics port under the local default (when WORKER_HEALTH_PORT is unset). */
+  LOCAL_WORKER_HEALTH_PORT: port.default(3001),
+  /** Local default: first delay before restarting a child (API, worker) that died; doubles up to the max. */
+  LOCAL_RESTART_BACKOFF: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('1s'),
+  LOCAL_RESTART_MAX_BACKOFF: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('30s'),
 
   /** How long a client has to send a request body before 408 request_timeout ("10s", "1m"). */
   HTTP_BODY_TIMEOUT: z.string().regex(durationPattern, 'must look like 10s, 1m').default('10s'),

@@ -7,13 +7,14 @@ import { createPricingQueries } from './db/queries/pricing';
 import { PricingCache } from './services/pricing-cache';
 import { createDatabasePool } from './db/pool';
 import { createApp } from './http/app';
-import { createLogger } from './logger';
+import { createLogger, logUncaughtFailures } from './logger';
 import { connectTemporalClient } from './temporal/connection';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'MASTER_ENCRYPTION_KEY']);
   const logger = createLogger(config.LOG_LEVEL, { process: 'api' });
+  logUncaughtFailures(logger);
   const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, config.MASTER_ENCRYPTION_KEY!, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
   const adapters = createProviderAdapters(providerAdapterSettings(config, logger));
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`${err instanceof ConfigError ? err.message : (err as Error).stack ?? err}\n`);
+  if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+  else createLogger('debug', { process: 'api' }).error('api failed to start', { err });
   process.exit(1);
 });

@@ -4,14 +4,17 @@
  * DATA_DIR so workflow history survives a restart), applies migrations, spawns the worker and the API as
  * separate processes, ensures a demo account, prints the URLs and key, and writes them to
  * DATA_DIR/local.json. Ctrl-C / SIGTERM stops every child; a second start reuses the data.
+ *
+ * The API and the worker are supervised (src/local/supervisor.ts): one that dies is restarted with backoff.
+ * Their lines (one JSON object each) pass through to this process's stdout/stderr unchanged and are also
+ * kept per child in DATA_DIR/logs/{api,worker}.log; their pids are in DATA_DIR/run/{api,worker}.pid.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { loadConfigOrExit, type Config } from './config';
+import { loadConfigOrExit, parseDurationMs, type Config } from './config';
 import { createDatabasePool } from './db/pool';
 import { createAccountQueries } from './db/queries/accounts';
 import { createProviderKeyQueries } from './db/queries/provider-keys';
@@ -20,15 +23,20 @@ import { PROVIDER_NAMES, PROVIDERS, type ProviderId } from './providers/types';
 import { startSimulators } from '../simulators';
 import { migrate } from './db/migrate';
 import { ensureDatabase, startEmbeddedPostgres, type RunningPostgres } from './local/embedded-postgres';
+import { SupervisedProcess } from './local/supervisor';
 import { findOrBuildTool, TEMPORAL_CLI } from './local/tool-binaries';
 import { createLogger, type Logger } from './logger';
 import { connectTemporalClient } from './temporal/connection';
+import { devServerSearchAttributeArgs } from './temporal/search-attributes';
+import { installTemporalRuntime } from './worker';
 
 const DATABASE_NAME = 'gpu_orchestrator';
 
 interface LocalState {
   api_url: string;
   temporal_ui_url: string | null;
+  /** Prometheus text of the worker (the API's is at api_url + /metrics). */
+  worker_metrics_url: string;
   account_id: string;
   api_key: string;
   /** Keys of the local provider simulators (present when they run), to connect to any account. */
@@ -90,7 +98,8 @@ async function startTemporal(config: Config, dataDir: string, logger: Logger) {
       uiPort: config.LOCAL_TEMPORAL_UI_PORT,
       dbFilename: path.join(dataDir, 'temporal.db'),
       namespace: config.TEMPORAL_NAMESPACE,
-      extraArgs: ['--log-level', 'error'],
+      // Our search attributes are registered at every start (the flag is idempotent on an existing database).
+      extraArgs: ['--log-level', 'error', ...devServerSearchAttributeArgs()],
     },
   });
   return {
@@ -100,18 +109,20 @@ async function startTemporal(config: Config, dataDir: string, logger: Logger) {
   };
 }
 
-function spawnChild(name: string, entry: string, env: NodeJS.ProcessEnv): ChildProcess {
-  // One process per child (no tsx CLI wrapper in between), so our signals reach the program itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(__dirname, entry)], {
+function superviseChild(name: 'api' | 'worker', entry: string, env: NodeJS.ProcessEnv, config: Config, dataDir: string, logger: Logger) {
+  const child = new SupervisedProcess({
+    name,
+    // One process per child (no tsx CLI wrapper in between), so our signals reach the program itself.
+    command: process.execPath,
+    args: ['--import', 'tsx', path.resolve(__dirname, entry)],
     env,
-    stdio: ['ignore', 'inherit', 'inherit'],
+    logFile: path.join(dataDir, 'logs', `${name}.log`),
+    pidFile: path.join(dataDir, 'run', `${name}.pid`),
+    backoff: { initialMs: parseDurationMs(config.LOCAL_RESTART_BACKOFF), maxMs: parseDurationMs(config.LOCAL_RESTART_MAX_BACKOFF) },
+    logger,
+    keepRunning: () => !shuttingDown,
   });
-  child.on('exit', (code, signal) => {
-    if (!shuttingDown) {
-      process.stderr.write(`${name} exited unexpectedly (code ${code}, signal ${signal}); stopping everything\n`);
-      void shutdown(1);
-    }
-  });
+  child.start();
   return child;
 }
 
@@ -140,6 +151,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, { process: 'local' });
   const dataDir = path.resolve(config.DATA_DIR);
   await mkdir(dataDir, { recursive: true });
+  await Promise.all([mkdir(path.join(dataDir, 'logs'), { recursive: true }), mkdir(path.join(dataDir, 'run'), { recursive: true })]);
+  installTemporalRuntime(logger);
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
 
@@ -173,6 +186,7 @@ async function main(): Promise<void> {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporal.address,
     MASTER_ENCRYPTION_KEY: masterKey,
+    WORKER_HEALTH_PORT: String(config.WORKER_HEALTH_PORT ?? config.LOCAL_WORKER_HEALTH_PORT),
     ...(simulated
       ? {
           RUNPOD_API_BASE_URL: simulated.sims.runpod.baseUrl,
@@ -184,17 +198,14 @@ async function main(): Promise<void> {
         }
       : {}),
   };
-  const worker = spawnChild('worker', 'main-worker.ts', childEnv);
-  const api = spawnChild('api', 'main-api.ts', childEnv);
-  const stopChild = (child: ChildProcess) => () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  cleanups.push(stopChild(worker), stopChild(api));
+  const worker = superviseChild('worker', 'main-worker.ts', childEnv, config, dataDir, logger);
+  const api = superviseChild('api', 'main-api.ts', childEnv, config, dataDir, logger);
+  // Stopped in reverse: the API first (no new work), then the worker, then Temporal and Postgres.
+  cleanups.push(() => worker.stop(), () => api.stop());
 
-  const apiUrl = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`;
+  const localHost = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
+  const apiUrl = `http://${localHost}:${config.PORT}`;
+  const workerMetricsUrl = `http://${localHost}:${childEnv.WORKER_HEALTH_PORT}/metrics`;
   await waitFor('the API', async () => (await fetch(`${apiUrl}/healthz`)).ok, 60_000);
   await waitFor('the API dependencies', async () => (await fetch(`${apiUrl}/readyz`)).ok, 60_000);
   // A workflow round trip proves the worker is polling before we say the service is up.
@@ -237,6 +248,7 @@ async function main(): Promise<void> {
   const state: LocalState = {
     api_url: apiUrl,
     temporal_ui_url: temporal.uiUrl,
+    worker_metrics_url: workerMetricsUrl,
     account_id,
     api_key,
     ...(simulated ? { sandbox_provider_keys: simulated.sandboxKeys } : {}),
@@ -248,6 +260,8 @@ async function main(): Promise<void> {
       'GPU orchestrator is running locally.',
       `  API:          ${apiUrl}   (reference: ${apiUrl}/docs)`,
       `  Temporal UI:  ${temporal.uiUrl ?? '(external Temporal: see your own UI)'}`,
+      `  Metrics:      ${apiUrl}/metrics (API), ${workerMetricsUrl} (worker)`,
+      `  Logs:         ${path.join(dataDir, 'logs')} (api.log, worker.log; also printed here, one JSON object per line)`,
       `  Demo account: ${account_id}`,
       `  Demo API key: ${api_key}`,
       ...(simulated

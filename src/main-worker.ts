@@ -1,5 +1,4 @@
 /** The worker process: runs every workflow and activity on the task queue until SIGINT/SIGTERM. */
-import { createServer } from 'node:http';
 import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, ConfigError } from './config';
@@ -7,18 +6,20 @@ import { createProviderAdapters } from './providers';
 import { createProviderKeyQueries } from './db/queries/provider-keys';
 import { KeyVault } from './domain/key-vault';
 import { createProviderCredentials } from './services/provider-credentials';
+import { ensureSearchAttributes } from './temporal/register-search-attributes';
 import { ensurePricingSchedule, ensureReconciliationSchedule } from './temporal/schedules';
 import { DEFAULT_RECONCILE_SETTINGS } from '../activities/reconciliation';
 import { createDatabasePool } from './db/pool';
-import { createLogger } from './logger';
-import { createWorker, installTemporalRuntime } from './worker';
+import { createLogger, logUncaughtFailures } from './logger';
+import { createWorker, installTemporalRuntime, serveWorkerHealth } from './worker';
 import { createAlertMonitorClient } from './workflow-clients/alerts';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'MASTER_ENCRYPTION_KEY']);
   const logger = createLogger(config.LOG_LEVEL, { process: 'worker' });
-  installTemporalRuntime(config.LOG_LEVEL === 'debug' ? 'INFO' : 'WARN');
+  logUncaughtFailures(logger);
+  installTemporalRuntime(logger, config.LOG_LEVEL === 'debug' ? 'INFO' : 'WARN');
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
@@ -45,6 +46,13 @@ async function main(): Promise<void> {
       alertMonitor: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
     },
   });
+  // Our workflow starts name our search attributes; a namespace without them would refuse those starts.
+  try {
+    const added = await ensureSearchAttributes(client, config.TEMPORAL_NAMESPACE);
+    if (added.length) logger.info('search attributes registered', { namespace: config.TEMPORAL_NAMESPACE, added });
+  } catch (err) {
+    logger.warn('could not register search attributes; register them once by hand (README, "Search attributes")', { err });
+  }
   await ensurePricingSchedule(client, {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     everyMs: parseDurationMs(config.PRICING_REFRESH_INTERVAL),
@@ -66,15 +74,9 @@ async function main(): Promise<void> {
   })
     .ensureRunning()
     .catch((err: unknown) => logger.warn('could not start the alert monitor; the next signal will', { err }));
-  await clientConnection.close();
-  // Optional liveness endpoint for orchestrators (the worker has no other port): 200 while it polls.
-  const health = config.WORKER_HEALTH_PORT
-    ? createServer((_req, res) => {
-        const running = worker.getState() === 'RUNNING';
-        res.writeHead(running ? 200 : 503, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ status: running ? 'ok' : worker.getState().toLowerCase() }));
-      }).listen(config.WORKER_HEALTH_PORT, config.HOST)
-    : undefined;
+  // The client stays open: activities use it (reconciliation's adoption, alert signals); closed at shutdown.
+  // Optional port for orchestrators and Prometheus (the worker has no other): liveness and GET /metrics.
+  const health = config.WORKER_HEALTH_PORT !== undefined ? serveWorkerHealth(worker, config.WORKER_HEALTH_PORT, config.HOST, logger) : undefined;
   // The SDK shuts the worker down gracefully on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
   await polling;
   health?.close();
@@ -83,6 +85,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`${err instanceof ConfigError ? err.message : (err as Error).stack ?? err}\n`);
+  if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+  else createLogger('debug', { process: 'worker' }).error('worker failed to start', { err });
   process.exit(1);
 });

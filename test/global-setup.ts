@@ -9,6 +9,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { migrate } from '../src/db/migrate';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
 import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
+import { devServerSearchAttributeArgs } from '../src/temporal/search-attributes';
 import { freePort } from './helpers/ports';
 
 export const TEMPLATE_DATABASE = 'gpuo_test_template';
@@ -32,7 +33,7 @@ export default async function globalSetup(): Promise<void> {
         ip: '127.0.0.1',
         port: temporalPort,
         ui: false,
-        extraArgs: ['--log-level', 'error'],
+        extraArgs: ['--log-level', 'error', ...devServerSearchAttributeArgs()],
       },
     });
   };

@@ -13,12 +13,14 @@ import {
   proxyLocalActivities,
   setHandler,
   sleep,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { LaunchInput, PollResult, SshAccess } from '../activities/instances';
 import type { ProviderInstance } from '../src/providers/types';
 import type { InstanceRow } from '../src/db/queries/instances';
+import { INSTANCE_ID_ATTRIBUTE } from '../src/temporal/search-attributes';
 
 /** Resolves once the provider accepted the create (or rejects with why it did not). Argument: request hash. */
 export const launchAcceptedUpdate = defineUpdate<InstanceRow, [string]>('launchAccepted');
@@ -227,6 +229,7 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
       reachedProvider = true;
       created = await launching.createAtProvider(input, ssh);
       row = await launching.recordCreated(id, created);
+      if (row.provider_instance_id) upsertSearchAttributes([{ key: INSTANCE_ID_ATTRIBUTE, value: row.provider_instance_id }]);
     } catch (err) {
       refused = failureOf(err);
       // Compensation: an instance carrying this launch's name must not outlive a failed launch.

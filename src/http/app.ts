@@ -29,6 +29,7 @@ import { registerComputeRoutes } from './routes/compute';
 import { createInstanceQueries } from '../db/queries/instances';
 import { createInstanceClient, type AnswerBounds } from '../workflow-clients/instances';
 import type { LaunchTiming } from '../../activities/instances';
+import { renderMetrics } from '../metrics';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerProviderKeyRoutes } from './routes/provider-keys';
 import { registerRecommendationRoutes } from './routes/recommendations';
@@ -99,6 +100,14 @@ export function createApp(deps: AppDeps): Koa {
     const ok = checks.every((c) => c.ok);
     ctx.status = ok ? 200 : 503;
     ctx.body = { status: ok ? 'ready' : 'not_ready', checks: Object.fromEntries(checks.map((c) => [c.name, c.ok ? 'ok' : c.error])) };
+  });
+
+  // Prometheus text: this process's series plus the ledger totals (read at scrape time). Not authenticated,
+  // like /healthz: expose the API port to Prometheus on a private network only (README, Metrics).
+  api.router.get('/metrics', async (ctx) => {
+    const { contentType, body } = await renderMetrics({ pool: deps.pool });
+    ctx.type = contentType;
+    ctx.body = body;
   });
 
   let openapi: object | undefined;

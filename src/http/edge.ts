@@ -1,16 +1,18 @@
 /**
- * The outermost middleware: request id and the one place errors become responses. One Koa layer instead of
- * several keeps the per-request cost of the hot read paths low (see bench:pricing). Bodies are read by the
- * routes, after authentication (route.ts).
+ * The outermost middleware: request id, the one place errors become responses, and the one request log line
+ * and metrics sample per request. One Koa layer instead of several keeps the per-request cost of the hot read
+ * paths low (see bench:pricing). Bodies are read by the routes, after authentication (route.ts).
  */
 import type { Context, Next } from 'koa';
 import { NotFoundError } from '../errors';
 import type { Logger } from '../logger';
+import { recordHttpRequest } from '../metrics';
 import { respondWithError } from './error-handler';
 import { assignRequestId } from './request-id';
 
 export function edge(logger: Logger) {
   return async (ctx: Context, next: Next) => {
+    const started = performance.now();
     assignRequestId(ctx);
     try {
       await next();
@@ -23,6 +25,18 @@ export function edge(logger: Logger) {
     // A body we answered without reading (401, 404, 408, 413, ...): close the connection after the answer
     // instead of letting the client keep trickling bytes into it.
     if (!ctx.req.complete && ctx.method !== 'GET' && ctx.method !== 'HEAD' && !ctx.headerSent) ctx.set('Connection', 'close');
+    const ms = performance.now() - started;
+    const route = routeOf(ctx);
+    recordHttpRequest(ctx.method, route, ctx.status, ms / 1000);
+    logger.info('request', {
+      request_id: ctx.state.requestId,
+      account_id: ctx.state.accountId ?? null,
+      method: ctx.method,
+      route,
+      path: ctx.path,
+      status: ctx.status,
+      ms: Math.round(ms * 100) / 100,
+    });
   };
 }
 
@@ -47,4 +61,16 @@ export function logApplicationError(logger: Logger) {
     if (isClientSide(err)) logger.debug('client went away', { ...fields, code: (err as { code?: unknown })?.code });
     else logger.error('unhandled application error', { ...fields, err, stack: (err as Error)?.stack });
   };
+}
+
+/**
+ * The route a request matched, as declared (`/v1/compute/{id}`): set by ApiRouter for declared routes, by
+ * @koa/router for the operational ones; `unmatched` otherwise. Never the raw path (ids would make every
+ * request its own metrics series).
+ */
+function routeOf(ctx: Context): string {
+  const declared = ctx.state.route as string | undefined;
+  if (declared) return declared;
+  const matched = (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
+  return typeof matched === 'string' ? matched : 'unmatched';
 }

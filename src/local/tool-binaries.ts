@@ -55,7 +55,11 @@ async function onPath(binary: string): Promise<string | undefined> {
  * Returns the path of the tool, building it with `go install` when it is nowhere to be found.
  * Returns undefined only when there is no Go toolchain either (callers may then fall back to a download).
  */
-export async function findOrBuildTool(tool: ToolSpec, log: (msg: string) => void = () => undefined): Promise<string | undefined> {
+export async function findOrBuildTool(
+  tool: ToolSpec,
+  log: (msg: string) => void = () => undefined,
+  opts: { progressEveryMs?: number } = {},
+): Promise<string | undefined> {
   const explicit = process.env[tool.envVar];
   if (explicit) {
     if (await isExecutable(explicit)) return explicit;
@@ -69,11 +73,22 @@ export async function findOrBuildTool(tool: ToolSpec, log: (msg: string) => void
   if (!go) return undefined;
   await mkdir(toolCacheDir(), { recursive: true });
   log(`building ${tool.binary} once with "go install ${tool.goPackage}" (takes a few minutes, then it is cached in ${toolCacheDir()})`);
-  await run(go, ['install', tool.goPackage], {
-    env: { ...process.env, GOBIN: toolCacheDir() },
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 30 * 60 * 1000,
-  });
+  // The build is silent for minutes: say it is still going, so nobody takes it for a hang.
+  const started = Date.now();
+  const progress = setInterval(
+    () => log(`still building ${tool.binary}: ${Math.round((Date.now() - started) / 1000)}s elapsed`),
+    opts.progressEveryMs ?? 10_000,
+  );
+  try {
+    await run(go, ['install', tool.goPackage], {
+      env: { ...process.env, GOBIN: toolCacheDir() },
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 30 * 60 * 1000,
+    });
+  } finally {
+    clearInterval(progress);
+  }
   if (!(await isExecutable(cached))) throw new Error(`go install ${tool.goPackage} did not produce ${cached}`);
+  log(`built ${tool.binary} in ${Math.round((Date.now() - started) / 1000)}s`);
   return cached;
 }

@@ -4,6 +4,7 @@
  */
 import { ProviderRequestError, redactSecrets, type ProviderFailureKind } from '../errors';
 import type { Logger } from '../logger';
+import { recordProviderCall } from '../metrics';
 import type { ProviderId } from './types';
 
 /** Used when a 429 carries no usable `Retry-After` (Vast never sends one). */
@@ -163,6 +164,7 @@ export function createProviderHttp(opts: ProviderHttpOptions): ProviderHttp {
         ? `${opts.providerName} did not answer within ${opts.timeoutMs} ms`
         : `${opts.providerName} could not be reached: ${describeNetworkError(err)}`;
       const error = errorFor('transient', message, req.apiKey);
+      recordProviderCall(opts.provider, req.method, 'transient', (Date.now() - started) / 1000);
       opts.logger.warn('provider request failed', { ...log, ms: Date.now() - started, error: error.message });
       throw error;
     }
@@ -170,6 +172,7 @@ export function createProviderHttp(opts: ProviderHttpOptions): ProviderHttp {
     const body = parseBody(text);
     opts.logger.debug('provider request', { ...log, status: res.status, ms: Date.now() - started });
     if ((res.status >= 200 && res.status < 300) || req.accept?.includes(res.status)) {
+      recordProviderCall(opts.provider, req.method, 'ok', (Date.now() - started) / 1000);
       return { status: res.status, body: body as T, headers: res.headers };
     }
 
@@ -178,6 +181,7 @@ export function createProviderHttp(opts: ProviderHttpOptions): ProviderHttp {
     const retryAfterMs =
       kind === 'rate_limited' ? (parseRetryAfterMs(res.headers.get('retry-after')) ?? defaultRetryAfterMs) : undefined;
     const error = errorFor(kind, providerText, req.apiKey, res.status, retryAfterMs);
+    recordProviderCall(opts.provider, req.method, kind, (Date.now() - started) / 1000);
     opts.logger.debug('provider error', { ...log, status: res.status, kind, error: error.message });
     throw error;
   }

@@ -3,6 +3,7 @@
  * so every worker start converges on the configured interval (several workers may race; all succeed).
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { runSearchAttributes } from './search-attributes';
 
 export const PRICING_SCHEDULE_ID = 'pricing-refresh';
 
@@ -19,11 +20,13 @@ export async function ensurePricingSchedule(
     taskQueue: opts.taskQueue,
     args: [],
     workflowExecutionTimeout: '10 minutes',
+    // Runs started by the schedule are found with `GpuoScheduleId = "pricing-refresh"`.
+    typedSearchAttributes: runSearchAttributes({ scheduleId }),
   };
   const spec = { intervals: [{ every: opts.everyMs }] };
   const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' };
   try {
-    await client.schedule.create({ scheduleId, spec, action, policies });
+    await client.schedule.create({ scheduleId, spec, action, policies, typedSearchAttributes: runSearchAttributes({ scheduleId }) });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
     await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies }));

@@ -36,6 +36,7 @@ import {
   ValidationError,
 } from '../errors';
 import type { ProviderId } from '../providers/types';
+import { runSearchAttributes } from '../temporal/search-attributes';
 import { isEngineUnavailable, withEngine } from './engine';
 
 /** How long the API waits on the workflow before answering with what it knows; the work goes on either way. */
@@ -107,6 +108,7 @@ export function createInstanceClient(deps: {
               workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
               // A launch that was refused (nothing created) may be retried with the same key; one that ran may not.
               workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+              typedSearchAttributes: runSearchAttributes({ accountId: input.accountId, provider: input.provider }),
             }),
           }),
           bounds.launchMs,

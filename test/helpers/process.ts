@@ -8,9 +8,12 @@ export function runEntry(
   entry: string,
   args: string[] = [],
   env: NodeJS.ProcessEnv = {},
+  /** `detached`: its own process group, as a terminal runs it (send Ctrl-C with `process.kill(-pid, 'SIGINT')`). */
+  opts: { detached?: boolean } = {},
 ): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, entry), ...args], {
     cwd: REPO_ROOT,
+    detached: opts.detached ?? false,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, type WorkflowBundleWithSourceMap, type Worker } from '@temporalio/worker';
-import { createWorker } from '../../src/worker';
+import { createWorker, WORKFLOW_INTERCEPTOR_MODULES } from '../../src/worker';
 import { createAlertMonitorClient } from '../../src/workflow-clients/alerts';
 import type { ActivityDeps } from '../../activities';
 
@@ -32,7 +32,11 @@ export async function createTemporalTestEnv(): Promise<TemporalTestEnv> {
   const address = process.env.TEST_TEMPORAL_ADDRESS!;
   const env = await TestWorkflowEnvironment.createFromExistingServer({ address });
   const connection = await NativeConnection.connect({ address });
-  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
+  bundle ??= bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    logger: new DefaultLogger('WARN'),
+  });
   const workers: { worker: Worker; running: Promise<void> }[] = [];
   const monitors: string[] = [];
   return {

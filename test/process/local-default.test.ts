@@ -15,6 +15,7 @@ jest.setTimeout(180_000);
 interface LocalJson {
   api_url: string;
   temporal_ui_url: string;
+  worker_metrics_url: string;
   account_id: string;
   api_key: string;
   sandbox_provider_keys: Record<string, string>;
@@ -30,13 +31,15 @@ function listening(port: number): Promise<boolean> {
 
 it('starts everything, serves the demo account, stops every child, and reuses the data on restart', async () => {
   const dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'gpuo-local-')), 'data');
-  const ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort() };
+  const ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort(), worker: await freePort() };
   const env = {
     DATA_DIR: dataDir,
     PORT: String(ports.api),
     LOCAL_POSTGRES_PORT: String(ports.pg),
     LOCAL_TEMPORAL_PORT: String(ports.temporal),
     LOCAL_TEMPORAL_UI_PORT: String(ports.ui),
+    LOCAL_WORKER_HEALTH_PORT: String(ports.worker),
+    WORKER_HEALTH_PORT: '',
     DATABASE_URL: '',
     TEMPORAL_ADDRESS: '',
   };
@@ -48,6 +51,7 @@ it('starts everything, serves the demo account, stops every child, and reuses th
   expect(state).toEqual({
     api_url: `http://127.0.0.1:${ports.api}`,
     temporal_ui_url: `http://127.0.0.1:${ports.ui}`,
+    worker_metrics_url: `http://127.0.0.1:${ports.worker}/metrics`,
     account_id: expect.stringMatching(/^acct_/),
     api_key: expect.stringMatching(/^gpuo_sk_/),
     sandbox_provider_keys: { runpod: expect.any(String), vastai: expect.any(String), lambda: expect.any(String) },

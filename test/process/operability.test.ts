@@ -1,0 +1,304 @@
+/**
+ * The service as an operator runs it, through `npm start` as a process: one JSON log stream from the API and
+ * the worker (every line of DATA_DIR/logs/{api,worker}.log and every non-banner line printed), Prometheus
+ * metrics on both ports that move with traffic and workflows, runs found by their search attributes in
+ * Temporal, and a worker that is killed, restarted by the supervisor, and finishes the launch it had.
+ */
+import { readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { ed25519Key } from '../fixtures/ssh-keys';
+import { freePort } from '../helpers/ports';
+import { eventually, runEntry } from '../helpers/process';
+
+jest.setTimeout(240_000);
+
+interface LocalJson {
+  api_url: string;
+  worker_metrics_url: string;
+  account_id: string;
+  api_key: string;
+}
+
+let dataDir: string;
+let ports: Record<'api' | 'pg' | 'temporal' | 'ui' | 'worker', number>;
+let stack: ReturnType<typeof runEntry>;
+let state: LocalJson;
+let auth: Record<string, string>;
+let temporal: Client;
+
+beforeAll(async () => {
+  dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'gpuo-ops-')), 'data');
+  ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort(), worker: await freePort() };
+  stack = runEntry('src/main-local.ts', [], {
+    DATA_DIR: dataDir,
+    PORT: String(ports.api),
+    LOCAL_POSTGRES_PORT: String(ports.pg),
+    LOCAL_TEMPORAL_PORT: String(ports.temporal),
+    LOCAL_TEMPORAL_UI_PORT: String(ports.ui),
+    LOCAL_WORKER_HEALTH_PORT: String(ports.worker),
+    LOCAL_RESTART_BACKOFF: '1s',
+    // debug: the most lines (SDK info lines, provider calls, stacks as fields) must still all be JSON.
+    LOG_LEVEL: 'debug',
+    DATABASE_URL: '',
+    TEMPORAL_ADDRESS: '',
+    WORKER_HEALTH_PORT: '',
+  }, { detached: true });
+  await eventually('the start banner', () => (stack.output().includes('Press Ctrl-C to stop.') ? true : undefined), 200_000, 250);
+  state = JSON.parse(await readFile(path.join(dataDir, 'local.json'), 'utf8')) as LocalJson;
+  auth = { Authorization: `Bearer ${state.api_key}` };
+  temporal = new Client({ connection: await Connection.connect({ address: `127.0.0.1:${ports.temporal}` }) });
+  // A default SSH key, so every provider can launch.
+  const key = await api('POST', '/v1/ssh-keys', { name: 'laptop', public_key: ed25519Key() });
+  expect(key.status).toBe(201);
+});
+
+afterAll(async () => {
+  await temporal?.connection.close();
+  if (stack && stack.child.exitCode === null) {
+    process.kill(-stack.child.pid!, 'SIGTERM');
+    await stack.exited;
+  }
+});
+
+interface ApiBody {
+  error?: { code: string; request_id: string };
+  id?: string;
+  status?: string;
+  data?: { id: string; status: string }[];
+}
+
+/** One log line as parsed. */
+interface LogEntry {
+  [field: string]: unknown;
+  error?: { message?: unknown; stack?: unknown };
+}
+
+async function api(method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${state.api_url}${p}`, {
+    method,
+    headers: { ...auth, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as ApiBody) : null, requestId: res.headers.get('x-request-id') };
+}
+
+/**
+ * Calls that wait on the workflow engine answer 503 service_unavailable when it takes longer than the API's
+ * deadline (a loaded machine); the documented client behaviour is to retry, which is safe for these
+ * (an Idempotency-Key on launches; terminate is idempotent).
+ */
+async function apiRetrying(method: string, p: string, body?: unknown, headers: Record<string, string> = {}) {
+  return eventually(`${method} ${p} answered other than 503`, async () => {
+    const res = await api(method, p, body, headers);
+    return res.status === 503 ? undefined : res;
+  }, 120_000, 500);
+}
+
+/** Sum of the samples of `name` whose labels include `labels` (0 when there is none yet). */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  let total = 0;
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) total += Number(m[3]);
+  }
+  return total;
+}
+
+async function scrape(url: string): Promise<string> {
+  const res = await fetch(url);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+  return res.text();
+}
+
+async function instanceStatus(id: string): Promise<string | undefined> {
+  const res = await api('GET', '/v1/compute');
+  return res.body?.data?.find((i) => i.id === id)?.status;
+}
+
+async function readLines(file: string): Promise<string[]> {
+  return (await readFile(file, 'utf8')).split('\n').filter((l) => l !== '');
+}
+
+const badRequest = { provider: 'lambda', gpu_type: 'h100-80gb-sxm', region: 'us-east-1', price: 1 };
+// The simulated Lambda refuses a launch naming an SSH key it does not have: the launch workflow fails.
+const failingLaunch = { provider: 'lambda', gpu_type: 'h100-80gb-sxm', region: 'us-east-1', ssh_key_name: 'no-such-key' };
+let badRequestId: string | null;
+let failedLaunchRequestId: string | null;
+let launchedId: string;
+
+it('answers a bad request and a failing launch with documented errors, and both /metrics move with them', async () => {
+  const apiBefore = await scrape(`${state.api_url}/metrics`);
+  const workerBefore = await scrape(state.worker_metrics_url);
+
+  const bad = await api('POST', '/v1/compute/launch', badRequest);
+  expect(bad.status).toBe(400);
+  expect(bad.body!.error!.code).toBe('validation_error');
+  badRequestId = bad.requestId;
+
+  const failed = await apiRetrying('POST', '/v1/compute/launch', failingLaunch, { 'Idempotency-Key': 'ops-failing-launch' });
+  expect(failed.status).toBeGreaterThanOrEqual(400);
+  expect(failed.status).toBeLessThan(600);
+  expect(failed.body!.error!.request_id).toBe(failed.requestId);
+  failedLaunchRequestId = failed.requestId;
+
+  const launched = await apiRetrying('POST', '/v1/compute/launch', { provider: 'runpod', gpu_type: 'rtx-a6000' }, { 'Idempotency-Key': 'ops-ok-launch' });
+  expect(launched.status).toBe(201);
+  launchedId = launched.body!.id as string;
+
+  const apiAfter = await scrape(`${state.api_url}/metrics`);
+  const launchRoute = { method: 'POST', route: '/v1/compute/launch' };
+  expect(sample(apiAfter, 'gpuo_http_requests_total', { ...launchRoute, status: '400' }) - sample(apiBefore, 'gpuo_http_requests_total', { ...launchRoute, status: '400' })).toBe(1);
+  expect(sample(apiAfter, 'gpuo_http_requests_total', { ...launchRoute, status: '201' })).toBe(1);
+  expect(sample(apiAfter, 'gpuo_http_requests_total', { ...launchRoute, status: String(failed.status) })).toBeGreaterThanOrEqual(1);
+  expect(sample(apiAfter, 'gpuo_http_request_duration_seconds_count', launchRoute)).toBeGreaterThanOrEqual(3);
+  // The route label is the declared template, never a raw path with ids in it.
+  expect(apiAfter).not.toMatch(/route="\/v1\/compute\/(?!launch")[^{"]/);
+  expect(apiAfter).toMatch(/^gpuo_ledger_charges_usd \d/m);
+  expect(apiAfter).toMatch(/^gpuo_ledger_balance_usd -?\d/m);
+
+  const workerAfter = await eventually('the failed launch workflow in the worker metrics', async () => {
+    const text = await scrape(state.worker_metrics_url);
+    const failedRuns = { workflow_type: 'launchInstance', outcome: 'failed' };
+    return sample(text, 'gpuo_workflow_completions_total', failedRuns) > sample(workerBefore, 'gpuo_workflow_completions_total', failedRuns) ? text : undefined;
+  }, 60_000, 250);
+  expect(sample(workerAfter, 'gpuo_activity_executions_total', { activity_type: 'createInstance', outcome: 'failed' })).toBeGreaterThan(
+    sample(workerBefore, 'gpuo_activity_executions_total', { activity_type: 'createInstance', outcome: 'failed' }),
+  );
+  expect(sample(workerAfter, 'gpuo_activity_executions_total', { activity_type: 'createInstance', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
+  // The start-up health probe and the pricing refresh ran to completion on this worker.
+  expect(sample(workerAfter, 'gpuo_workflow_completions_total', { workflow_type: 'healthProbe', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
+  expect(sample(workerAfter, 'gpuo_provider_request_duration_seconds_count', { provider: 'lambda' })).toBeGreaterThan(
+    sample(workerBefore, 'gpuo_provider_request_duration_seconds_count', { provider: 'lambda' }),
+  );
+  expect(sample(workerAfter, 'gpuo_provider_request_errors_total', { provider: 'lambda' })).toBeGreaterThan(
+    sample(workerBefore, 'gpuo_provider_request_errors_total', { provider: 'lambda' }),
+  );
+});
+
+it('lists the account\'s runs, a provider instance\'s run and the schedule\'s runs through the search attributes', async () => {
+  const list = async (query: string) => {
+    const runs: { workflowId: string; type: string; status: string; attrs: Record<string, unknown> }[] = [];
+    for await (const wf of temporal.workflow.list({ query })) {
+      runs.push({ workflowId: wf.workflowId, type: wf.type, status: wf.status.name, attrs: Object.fromEntries(wf.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])) });
+    }
+    return runs;
+  };
+  const byAccount = await eventually('both launches listed by account', async () => {
+    const runs = await list(`GpuoAccountId = "${state.account_id}"`);
+    return runs.length >= 2 ? runs : undefined;
+  }, 30_000, 250);
+  expect(byAccount.every((r) => r.type === 'launchInstance' && r.attrs.GpuoAccountId === state.account_id)).toBe(true);
+  // (A refused launch retried after a 503 is a second run of the same workflow id.)
+  expect([...new Set(byAccount.map((r) => r.attrs.GpuoProvider))].sort()).toEqual(['lambda', 'runpod']);
+  expect(byAccount.find((r) => r.attrs.GpuoProvider === 'lambda')!.status).toBe('FAILED');
+
+  const byInstance = await eventually('the launch listed by provider instance id', async () => {
+    const runs = await list(`GpuoInstanceId = "${launchedId}"`);
+    return runs.length === 1 ? runs : undefined;
+  }, 30_000, 250);
+  expect(byInstance[0]!.attrs).toMatchObject({ GpuoAccountId: state.account_id, GpuoProvider: 'runpod', GpuoInstanceId: launchedId });
+
+  const combined = await list(`GpuoAccountId = "${state.account_id}" AND GpuoProvider = "lambda" AND ExecutionStatus = "Failed"`);
+  expect(combined.length).toBeGreaterThanOrEqual(1);
+  expect(combined.every((r) => r.attrs.GpuoProvider === 'lambda' && r.status === 'FAILED')).toBe(true);
+  expect(await list(`GpuoAccountId = "acct_nobody"`)).toEqual([]);
+
+  const scheduled = await eventually('pricing refresh runs by schedule id', async () => {
+    const runs = await list('GpuoScheduleId = "pricing-refresh"');
+    return runs.length >= 1 ? runs : undefined;
+  }, 30_000, 250);
+  expect(scheduled.every((r) => r.type === 'pricingRefresh')).toBe(true);
+});
+
+it('restarts a killed worker with backoff, and the restarted worker finishes the launch it had', async () => {
+  const pidFile = path.join(dataDir, 'run', 'worker.pid');
+  const firstPid = Number(await readFile(pidFile, 'utf8'));
+  expect(firstPid).toBeGreaterThan(0);
+  process.kill(firstPid, 'SIGKILL');
+
+  const secondPid = await eventually('a new worker pid', async () => {
+    const pid = Number(await readFile(pidFile, 'utf8'));
+    return pid && pid !== firstPid ? pid : undefined;
+  }, 30_000, 200);
+  expect(() => process.kill(secondPid, 0)).not.toThrow();
+  await eventually('the supervisor to say it restarted the worker', () =>
+    stack.output().split('\n').some((l) => l.includes('"child exited unexpectedly; restarting"') && l.includes('"child":"worker"') && l.includes('"signal":"SIGKILL"')) ? true : undefined,
+  );
+  // The launch accepted before the kill reaches running on the restarted worker (the provider boots it in 5 s).
+  await eventually(`instance ${launchedId} running`, async () => ((await instanceStatus(launchedId)) === 'running' ? true : undefined), 150_000, 500);
+  const terminated = await apiRetrying('POST', `/v1/compute/${launchedId}/terminate`);
+  expect(terminated.status).toBe(200);
+  expect(terminated.body!.status).toBe('terminated');
+  // And the worker's port answers again, with its metrics.
+  expect((await fetch(state.worker_metrics_url.replace('/metrics', '/'))).status).toBe(200);
+  // The API was never restarted.
+  expect(stack.output()).not.toMatch(/"child":"api"[^\n]*restarting|restarting[^\n]*"child":"api"/);
+});
+
+it('stops everything in order on Ctrl-C (SIGINT to the whole process group), restarting nothing', async () => {
+  const before = stack.output().length;
+  process.kill(-stack.child.pid!, 'SIGINT');
+  expect(await stack.exited).toBe(0);
+  for (const port of Object.values(ports)) expect(await new Promise((r) => net.connect(port, '127.0.0.1').once('connect', () => r(true)).once('error', () => r(false)))).toBe(false);
+  const after = stack.output().slice(before).split('\n');
+  expect(after.filter((l) => l.includes('restarting'))).toEqual([]);
+  const stopped = (child: string) => after.findIndex((l) => l.includes('"child stopped"') && l.includes(`"child":"${child}"`));
+  expect(stopped('api')).toBeGreaterThanOrEqual(0);
+  expect(stopped('worker')).toBeGreaterThan(stopped('api'));
+});
+
+it('printed nothing but JSON from the API and the worker, with one request line per request and failures on one line', async () => {
+  const parsed: Record<string, LogEntry[]> = {};
+  for (const child of ['api', 'worker']) {
+    const lines = await readLines(path.join(dataDir, 'logs', `${child}.log`));
+    expect(lines.length).toBeGreaterThan(5);
+    parsed[child] = lines.map((line) => {
+      let entry: LogEntry;
+      try {
+        entry = JSON.parse(line) as LogEntry;
+      } catch {
+        throw new Error(`${child} printed a line that is not JSON: ${line}`);
+      }
+      expect(entry).toMatchObject({ time: expect.any(String), level: expect.stringMatching(/^(debug|info|warn|error)$/), msg: expect.any(String), process: child });
+      return entry;
+    });
+  }
+  // What npm start printed: the children's lines, our own JSON lines, and two plain-text blocks by design:
+  // our banner and the Temporal dev server's own start and stop lines (its process writes to the terminal itself).
+  const devServer = /^(CLI \S+ \(Server [\d.]+, UI [\d.]+\)|Server: +localhost:\d+|UI: +http:\/\/localhost:\d+|Metrics: +http:\/\/localhost:\d+\/metrics|Stopping server\.\.\.)$/;
+  const banner = stack.output().slice(stack.output().indexOf('\nGPU orchestrator is running locally.'), stack.output().indexOf('Press Ctrl-C to stop.') + 'Press Ctrl-C to stop.'.length);
+  const rest = stack.output().replace(banner, '').split('\n').filter((l) => l.trim() !== '' && !devServer.test(l));
+  const notJson = rest.filter((l) => {
+    try {
+      return typeof JSON.parse(l) !== 'object';
+    } catch {
+      return true;
+    }
+  });
+  expect(notJson).toEqual([]);
+
+  const requests = parsed.api!.filter((e) => e.msg === 'request');
+  const badLine = requests.find((e) => e.request_id === badRequestId);
+  expect(badLine).toMatchObject({ level: 'info', method: 'POST', route: '/v1/compute/launch', status: 400, account_id: state.account_id, ms: expect.any(Number) });
+  expect(requests.find((e) => e.request_id === failedLaunchRequestId)).toMatchObject({ route: '/v1/compute/launch', account_id: state.account_id });
+  expect(requests.filter((e) => e.request_id === badRequestId)).toHaveLength(1);
+  const terminateLines = requests.filter((e) => e.path === `/v1/compute/${launchedId}/terminate`);
+  expect(terminateLines.length).toBeGreaterThanOrEqual(1);
+  for (const line of terminateLines) expect(line).toMatchObject({ route: '/v1/compute/{provider_instance_id}/terminate', status: expect.any(Number) });
+  expect(terminateLines.at(-1)!.status).toBe(200);
+
+  // The SDK's failure log for the refused create is one JSON line, its stack a field (we run at debug).
+  const activityFailures = parsed.worker!.filter((e) => e.component === 'temporal' && /activity/i.test(String(e.msg)) && /fail/i.test(String(e.msg)));
+  expect(activityFailures.length).toBeGreaterThan(0);
+  expect(activityFailures.some((e) => typeof e.error?.message === 'string' && typeof e.error?.stack === 'string')).toBe(true);
+  // Both worker lives logged: two "worker polling" lines.
+  expect(parsed.worker!.filter((e) => e.msg === 'worker polling')).toHaveLength(2);
+});
