@@ -2,9 +2,11 @@
  * Activities: every side effect of a workflow (provider APIs, Postgres, Stripe). `createActivities(deps)`
  * merges one group per concern; workflows see only the type.
  */
+import type { Client } from '@temporalio/client';
 import type { Pool } from '../src/db/pool';
 import type { Logger } from '../src/logger';
 import type { ProviderAdapter, ProviderId } from '../src/providers/types';
+import { createBillingActivities } from './billing';
 import { createHealthActivities } from './health';
 import { createInstanceActivities } from './instances';
 import { createPricingActivities } from './pricing';
@@ -18,6 +20,13 @@ export interface ActivityDeps {
   pricingKeys: Partial<Record<ProviderId, string>>;
   /** The accounts' provider keys, decrypted for one call at a time. */
   credentials: ProviderCredentials;
+  /**
+   * The worker's Temporal client, for activities that start or signal other workflows (metering starts the
+   * balance-depletion workflow). Absent in tests that do not need it.
+   */
+  temporal?: { client: Client; taskQueue: string };
+  /** Grace between a depleted balance and ending the account's instances (BALANCE_GRACE_PERIOD; 30 min). */
+  balanceGraceMs?: number;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -25,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHealthActivities(deps),
     ...createPricingActivities(deps),
     ...createInstanceActivities(deps),
+    ...createBillingActivities(deps),
   };
 }
 

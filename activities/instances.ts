@@ -6,6 +6,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { createInstanceQueries, type EventType, type InstanceRow } from '../src/db/queries/instances';
 import { createSshKeyQueries } from '../src/db/queries/ssh-keys';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
+import { createBalanceWatch } from './billing';
 import { toActivityFailure } from './provider-failures';
 import type { ActivityDeps } from './index';
 
@@ -52,6 +53,7 @@ export interface PollResult {
 export function createInstanceActivities(deps: ActivityDeps) {
   const instances = createInstanceQueries(deps.pool);
   const sshKeys = createSshKeyQueries(deps.pool);
+  const balance = createBalanceWatch(deps);
 
   async function withProvider<T>(accountId: string, provider: ProviderId, fn: (apiKey: string) => Promise<T>): Promise<T> {
     const apiKey = await deps.credentials.findApiKey(accountId, provider);
@@ -140,7 +142,8 @@ export function createInstanceActivities(deps: ActivityDeps) {
     },
 
     async chargeInstance(id: string, throughMs: number): Promise<{ chargedMicros: number }> {
-      const { chargedMicros } = await instances.chargeThrough(id, new Date(throughMs));
+      const { chargedMicros, row } = await instances.chargeThrough(id, new Date(throughMs));
+      await balance.afterCharge(row.account_id);
       return { chargedMicros };
     },
 

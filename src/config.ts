@@ -72,6 +72,8 @@ export const configSchema = z.object({
   STRIPE_SECRET_KEY: optionalSecret,
   STRIPE_WEBHOOK_SECRET: optionalSecret,
   STRIPE_API_BASE_URL: httpUrl.optional(),
+  /** How long instances keep running after the balance reached zero, unless credit arrives. */
+  BALANCE_GRACE_PERIOD: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('30m'),
   PUBLIC_BASE_URL: httpUrl.optional(),
 });
 

@@ -19,6 +19,9 @@ async function main(): Promise<void> {
   installTemporalRuntime(config.LOG_LEVEL === 'debug' ? 'INFO' : 'WARN');
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
+  // The worker's own client: the pricing schedule below, and activities that start workflows (balance enforcement).
+  const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
+  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
   const worker = await createWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -36,16 +39,15 @@ async function main(): Promise<void> {
         vastai: config.PRICING_VASTAI_API_KEY,
         lambda: config.PRICING_LAMBDA_API_KEY,
       },
+      temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE },
+      balanceGraceMs: parseDurationMs(config.BALANCE_GRACE_PERIOD),
     },
   });
-  const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
-  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
   await ensurePricingSchedule(client, {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     everyMs: parseDurationMs(config.PRICING_REFRESH_INTERVAL),
     triggerNow: true,
   });
-  await clientConnection.close();
   logger.info('worker polling', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
   // Optional liveness endpoint for orchestrators (the worker has no other port): 200 while it polls.
   const health = config.WORKER_HEALTH_PORT
@@ -58,7 +60,7 @@ async function main(): Promise<void> {
   // The SDK shuts the worker down gracefully on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
   await worker.run();
   health?.close();
-  await Promise.allSettled([pool.end(), connection.close()]);
+  await Promise.allSettled([pool.end(), connection.close(), clientConnection.close()]);
   logger.info('worker stopped');
 }
 

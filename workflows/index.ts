@@ -2,3 +2,4 @@
 export * from './health-probe';
 export * from './pricing-refresh';
 export * from './launch-instance';
+export * from './balance-depletion';

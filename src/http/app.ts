@@ -5,6 +5,7 @@
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import { createAccountQueries } from '../db/queries/accounts';
+import { createCreditTopupQueries } from '../db/queries/credit-topups';
 import { createLedgerQueries } from '../db/queries/ledger';
 import { createProviderKeyQueries } from '../db/queries/provider-keys';
 import { createSshKeyQueries } from '../db/queries/ssh-keys';
@@ -13,7 +14,10 @@ import { createPricingQueries } from '../db/queries/pricing';
 import { createRecommendationInputQueries } from '../db/queries/recommendation-inputs';
 import type { ProviderAdapter, ProviderId } from '../providers/types';
 import type { PricingCache } from '../services/pricing-cache';
+import { createBalanceGuard } from '../services/balance-guard';
 import { createProviderCredentials } from '../services/provider-credentials';
+import { createStripeClient, type StripeSettings } from '../services/stripe';
+import { createBillingClient } from '../workflow-clients/billing';
 import type { Pool } from '../db/pool';
 import { sql } from '../db/sql';
 import type { Logger } from '../logger';
@@ -44,6 +48,8 @@ export interface AppDeps {
   /** Poll and meter intervals for new launch workflows; defaults: 1 min and 1 h. */
   launchTiming?: { pollIntervalMs: number; meterIntervalMs: number; activityTimeoutMs?: number; continueAsNewAfter?: number };
   publicBaseUrl?: string;
+  /** Stripe for credit top-ups (STRIPE_*); without a secret key POST /v1/billing/credit answers 503. */
+  stripe?: StripeSettings;
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -59,16 +65,26 @@ export function createApp(deps: AppDeps): Koa {
   registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters });
   registerTemplateRoutes(api);
   const instances = createInstanceQueries(deps.pool);
+  const ledger = createLedgerQueries(deps.pool);
   registerComputeRoutes(api, {
     workflows: createInstanceClient({ temporal: deps.temporal, instances }),
     adapters: deps.adapters,
     credentials,
     instances,
     sshKeys,
+    balance: createBalanceGuard({ ledger, instances, pricing: deps.pricing, adapters: deps.adapters, credentials, logger: deps.logger }),
     launchTiming: deps.launchTiming,
   });
   registerPricingRoutes(api, { cache: deps.pricing, queries: createPricingQueries(deps.pool) });
-  registerBillingRoutes(api, { ledger: createLedgerQueries(deps.pool) });
+  const stripeSettings: StripeSettings = { returnBaseUrl: deps.publicBaseUrl, ...deps.stripe };
+  registerBillingRoutes(api, {
+    ledger,
+    topups: createCreditTopupQueries(deps.pool),
+    stripe: createStripeClient(stripeSettings),
+    stripeSettings,
+    workflows: createBillingClient(deps.temporal),
+    logger: deps.logger,
+  });
   registerRecommendationRoutes(api, { instances: createRecommendationInputQueries(deps.pool), pricing: deps.pricing });
 
   // Operational routes: not part of the versioned API, not in the OpenAPI document.

@@ -7,6 +7,7 @@ import { microsToDollars } from '../../domain/money';
 import { ApiError, NotFoundError, ProviderNotConnectedError, UnsupportedOperationError, ValidationError } from '../../errors';
 import { isKnownGpuSlug } from '../../providers/gpu-catalog';
 import { PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
+import type { BalanceGuard } from '../../services/balance-guard';
 import type { ProviderCredentials } from '../../services/provider-credentials';
 import type { LaunchInput } from '../../../activities/instances';
 import type { InstanceClient } from '../../workflow-clients/instances';
@@ -119,6 +120,8 @@ export interface ComputeDeps {
   credentials: ProviderCredentials;
   instances: InstanceQueries;
   sshKeys: SshKeyQueries;
+  /** 402 insufficient_balance for a launch whose first hour the balance cannot cover. */
+  balance: BalanceGuard;
   /** Poll and meter intervals handed to new launch workflows (hours in production; short in tests). */
   launchTiming?: { pollIntervalMs: number; meterIntervalMs: number; activityTimeoutMs?: number; continueAsNewAfter?: number };
 }
@@ -137,7 +140,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
     auth: true,
     body: LaunchBody,
     responses: { 201: { description: 'The launched instance', schema: InstanceRecord } },
-    errors: [409, 422, 429, 502, 503],
+    errors: [402, 409, 422, 429, 502, 503],
     handler: async ({ body, accountId, ctx }) => {
       if (body.spot && body.provider !== 'vastai') {
         throw new UnsupportedOperationError(
@@ -179,6 +182,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
         warnings,
         ...timing,
       };
+      await deps.balance.assertCoversFirstHour(input);
       return { status: 201, body: toInstanceRecord(await deps.workflows.launch(input)) };
     },
   });
