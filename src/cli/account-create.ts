@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: 1 });
   try {
     const { account, apiKey } = await createAccountQueries(pool).insertAccountWithKey(name, { startingCreditMicros: dollarsToMicros(credit) });
-    process.stdout.write(JSON.stringify({ account_id: account.id, api_key: apiKey, ...(credit ? { balance: credit } : {}) }) + '\n');
+    process.stdout.write(JSON.stringify({ account_id: account.id, api_key: apiKey }) + '\n');
   } finally {
     await pool.end();
   }
