@@ -34,6 +34,8 @@ export const configSchema = z.object({
   LOCAL_POSTGRES_PORT: port.default(54329),
   LOCAL_TEMPORAL_PORT: port.default(7233),
   LOCAL_TEMPORAL_UI_PORT: port.default(8233),
+  /** stripe-mock, run by the local default when STRIPE_SECRET_KEY is not set. */
+  LOCAL_STRIPE_MOCK_PORT: port.default(12111),
 
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(100_000).default(120),
