@@ -18,7 +18,13 @@ export function parseCreditDollars(text: string): number | null {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { name: { type: 'string' }, credit: { type: 'string' } }, strict: true });
+  let values: { name?: string; credit?: string };
+  try {
+    ({ values } = parseArgs({ options: { name: { type: 'string' }, credit: { type: 'string' } }, strict: true }));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}`);
+    process.exit(1);
+  }
   const name = values.name?.trim();
   const credit = values.credit === undefined ? 0 : parseCreditDollars(values.credit);
   if (!name || name.length > 100 || credit === null) {
