@@ -4,7 +4,8 @@
  *
  * The first hour is priced from the current pricing snapshot (the offer of that provider for that GPU, spot
  * or on-demand as asked, in the asked region when the offer has one; the cheapest such offer) × gpu_count.
- * When the snapshot has no such offer, the provider's live price list is asked with the account's key. When
+ * When the snapshot has no such offer, the provider's live price list is asked with the account's key (and
+ * kept for a minute). When
  * no price can be found at all, the launch needs a balance above zero.
  */
 import type { InstanceQueries } from '../db/queries/instances';
@@ -12,7 +13,7 @@ import type { LedgerQueries } from '../db/queries/ledger';
 import { dollarsToMicros, microsToDollars } from '../domain/money';
 import { InsufficientBalanceError } from '../errors';
 import type { Logger } from '../logger';
-import type { ProviderAdapter, ProviderId } from '../providers/types';
+import type { ProviderAdapter, ProviderId, ProviderOffer } from '../providers/types';
 import type { PricingCache } from './pricing-cache';
 import type { ProviderCredentials } from './provider-credentials';
 
@@ -42,6 +43,9 @@ export function matchOffer(offers: readonly PricedOffer[], launch: Pick<LaunchCo
   return matching.reduce<PricedOffer | null>((best, o) => (best === null || o.pricePerHourMicros < best.pricePerHourMicros ? o : best), null);
 }
 
+/** How long a live price list stands in for a missing snapshot offer. */
+const LIVE_PRICE_TTL_MS = 60_000;
+
 const dollars = (micros: number) => `$${microsToDollars(micros).toFixed(2)}`;
 
 export function createBalanceGuard(deps: {
@@ -52,6 +56,20 @@ export function createBalanceGuard(deps: {
   credentials: ProviderCredentials;
   logger: Logger;
 }) {
+  /** Live price lists by provider, kept for a minute: the snapshot normally answers, this is the fallback. */
+  const liveCache = new Map<ProviderId, { at: number; offers: Promise<ProviderOffer[]> }>();
+  async function liveOffers(launch: LaunchCost): Promise<ProviderOffer[]> {
+    const cached = liveCache.get(launch.provider);
+    if (cached && Date.now() - cached.at < LIVE_PRICE_TTL_MS) return cached.offers;
+    const offers = (async () => {
+      const apiKey = await deps.credentials.findApiKey(launch.accountId, launch.provider);
+      return deps.adapters[launch.provider].listOffers(apiKey ?? undefined);
+    })();
+    liveCache.set(launch.provider, { at: Date.now(), offers });
+    offers.catch(() => liveCache.delete(launch.provider));
+    return offers;
+  }
+
   /** Price per GPU-hour in micros for this launch, and where it came from; null when nobody quotes one. */
   async function quote(launch: LaunchCost): Promise<{ perGpuMicros: number; source: 'snapshot' | 'provider' } | null> {
     const fromSnapshot = deps.pricing.latest?.byGpu.get(launch.gpuType)?.offers ?? [];
@@ -61,8 +79,7 @@ export function createBalanceGuard(deps: {
     );
     if (snapshotOffer) return { perGpuMicros: snapshotOffer.pricePerHourMicros, source: 'snapshot' };
     try {
-      const apiKey = await deps.credentials.findApiKey(launch.accountId, launch.provider);
-      const live = await deps.adapters[launch.provider].listOffers(apiKey ?? undefined);
+      const live = await liveOffers(launch);
       const liveOffer = matchOffer(
         live
           .filter((o) => o.gpuType === launch.gpuType)
