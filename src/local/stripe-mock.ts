@@ -17,7 +17,9 @@ export const STRIPE_MOCK_SECRET_KEY = 'sk_test_localStripeMock';
 export async function startStripeMock(opts: { port: number; log?: (line: string) => void; timeoutMs?: number }): Promise<RunningStripeMock> {
   const binary = await findOrBuildTool(STRIPE_MOCK, opts.log);
   if (!binary) throw new Error('stripe-mock is not installed and there is no Go toolchain to build it: run `npm run tools:install`');
-  const child = spawn(binary, ['-http-addr', `127.0.0.1:${opts.port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // stripe-mock also listens on $PORT when set: that is the API's port here, so it must not see it.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'PORT'));
+  const child = spawn(binary, ['-http-addr', `127.0.0.1:${opts.port}`], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
