@@ -30,12 +30,10 @@ let t: TestContext;
 let temporal: TemporalTestEnv;
 let stripe: Awaited<ReturnType<typeof startTestStripe>>;
 let ledger: LedgerQueries;
+let worker: Awaited<ReturnType<TemporalTestEnv['startWorker']>>;
 
-beforeAll(async () => {
-  stripe = await startTestStripe();
-  t = await createTestContext({ simulators: true, stripe: stripe.settings, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 } });
-  temporal = await createTemporalTestEnv();
-  await temporal.startWorker(
+function startWorker() {
+  return temporal.startWorker(
     testActivityDeps(t.db.pool, {
       adapters: t.deps.adapters,
       credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
@@ -44,6 +42,13 @@ beforeAll(async () => {
     }),
     t.deps.temporal.taskQueue,
   );
+}
+
+beforeAll(async () => {
+  stripe = await startTestStripe();
+  t = await createTestContext({ simulators: true, stripe: stripe.settings, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 } });
+  temporal = await createTemporalTestEnv();
+  worker = await startWorker();
   for (const p of ['runpod', 'vastai', 'lambda'] as const) t.sims[p].control.setBootDelay(300);
   ledger = createLedgerQueries(t.db.pool);
 });
@@ -240,6 +245,28 @@ describe('a depleted balance', () => {
     expect((await waitForStatus(account.auth, box.body.id, 'running')).status).toBe('running');
     expect((await events(account.accountId)).map((e) => e.type)).not.toContain('instance.terminated');
     await t.http.post(`/v1/compute/${box.body.id}/terminate`).set(account.auth).expect(200);
+  });
+
+  it('still ends the instances when the worker is restarted during the grace period', async () => {
+    const account = await accountWith(['vastai'], 100);
+    const box = await launch(account.auth, 'vastai');
+    expect(box.status).toBe(201);
+    await waitForStatus(account.auth, box.body.id, 'running');
+    await drainTo(account.accountId, 5, box.body.id);
+    const handle = t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId));
+    await eventually('the grace period to run', async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined), 30_000);
+
+    // The worker goes away mid-grace; the timer lives in Temporal, and a new worker picks the run up.
+    worker.worker.shutdown();
+    await worker.running;
+    worker = await startWorker();
+
+    const result = (await handle.result()) as BalanceDepletionResult;
+    expect(result.outcome).toBe('instances_ended');
+    await eventually('the vastai instance to be gone', () => (t.sims.vastai.control.instances(account.simKeys.vastai!).length === 0 ? true : undefined), 60_000);
+    const ended = await eventually('instance.terminated', async () =>
+      (await events(account.accountId)).find((e) => e.type === 'instance.terminated'), 60_000);
+    expect(ended.data.reason).toMatch(/prepaid balance depleted/);
   });
 
   it('does nothing while the balance stays above zero (no workflow)', async () => {

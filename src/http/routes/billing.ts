@@ -172,8 +172,13 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
         deps.logger.warn('paid Stripe checkout not credited', { reason: outcome.reason, session_id: session.id, event_id: event.id });
         return { body: { received: true } };
       }
-      // Also on a redelivery: the signal may be what failed the first time (Stripe retries a 503).
-      await deps.workflows.notifyCredited(outcome.topup.account_id);
+      // Ends a running grace period early. Best effort: the grace workflow reads the balance again at its
+      // deadline anyway, so an engine outage here must not make Stripe redeliver a payment already credited.
+      try {
+        await deps.workflows.notifyCredited(outcome.topup.account_id);
+      } catch (err) {
+        deps.logger.warn('could not signal the balance-depletion workflow after a credit', { account_id: outcome.topup.account_id, err });
+      }
       return { body: { received: true } };
     },
   });
