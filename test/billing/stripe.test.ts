@@ -135,6 +135,18 @@ describe('POST /v1/billing/credit', () => {
     expect(await t.db.pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM credit_topups WHERE account_id = ${accountId}`)).toBe(0);
   });
 
+  it('maps a Stripe refusal (a key Stripe rejects) to 502 provider_error without ever showing the key', async () => {
+    const rejectedKey = 'sk_test_this_key_is_rejected';
+    const app = createApp(testAppDeps(t.db.pool, { stripe: { ...stripe.settings, secretKey: rejectedKey } }));
+    const { accountId, auth } = await t.newAccount();
+    const res = await request(app.callback()).post('/v1/billing/credit').set(auth).send({ amount: 10 });
+    expect(res.status).toBe(502);
+    expect(res.body.error.code).toBe('provider_error');
+    expect(res.body.error.details[0]).toMatchObject({ provider: 'stripe', provider_status: 401 });
+    expect(JSON.stringify(res.body)).not.toContain(rejectedKey);
+    expect(await t.db.pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM credit_topups WHERE account_id = ${accountId}`)).toBe(0);
+  });
+
   it('answers 503 when Stripe is not configured', async () => {
     const app = createApp(testAppDeps(t.db.pool));
     const { auth } = await t.newAccount();
