@@ -101,6 +101,7 @@ function checkEntry(input: PostEntryInput): void {
   if (!input.idempotencyKey) throw new RangeError('idempotencyKey is required');
 }
 
+/** What the account's running managed instances cost per hour together, in micro-dollars. */
 async function burnRateMicros(conn: CommonQueryMethods, accountId: string): Promise<number> {
   return conn.oneFirst(sql.type(z.object({ burn: z.number() }))`
     SELECT coalesce(sum(price_per_hour_micros), 0)::bigint AS burn FROM instances
@@ -196,14 +197,6 @@ export function createLedgerQueries(pool: Pool) {
         await emitBalanceEvents(tx, entry, balanceAfter - input.amountMicros, moved.low_balance_notified);
         return { entry, created: true };
       });
-    },
-
-    /**
-     * What the account's running managed instances cost per hour together, in micro-dollars (the sum of
-     * their prices; `billing.balance_low` compares the balance with 24 h of it).
-     */
-    async getBurnRate(accountId: string): Promise<number> {
-      return burnRateMicros(pool, accountId);
     },
 
     /** The account's balance in micro-dollars; 0 for an account that has no entries yet. */
