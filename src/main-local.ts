@@ -284,7 +284,8 @@ async function main(): Promise<void> {
     account_id,
     api_key,
     ...(simulated ? { sandbox_provider_keys: simulated.sandboxKeys } : {}),
-    ...(stripe.webhookSecret ? { stripe_webhook_secret: stripe.webhookSecret } : {}),
+    // Kept even through a start without stripe-mock, so the next one signs with the same secret.
+    ...((stripe.webhookSecret ?? previous?.stripe_webhook_secret) ? { stripe_webhook_secret: stripe.webhookSecret ?? previous?.stripe_webhook_secret } : {}),
   };
   await writeFile(stateFile, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
   process.stdout.write(

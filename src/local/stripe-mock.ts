@@ -19,7 +19,10 @@ export async function startStripeMock(opts: { port: number; log?: (line: string)
   if (!binary) throw new Error('stripe-mock is not installed and there is no Go toolchain to build it: run `npm run tools:install`');
   // stripe-mock also listens on $PORT when set: that is the API's port here, so it must not see it.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'PORT'));
-  const child = spawn(binary, ['-http-addr', `127.0.0.1:${opts.port}`], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  // With only -http-addr, stripe-mock also opens HTTPS on its fixed default port 12112 (so two of them
+  // collide): give HTTPS a loopback port of the system's choosing instead.
+  const args = ['-http-addr', `127.0.0.1:${opts.port}`, '-https-addr', '127.0.0.1:0'];
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
