@@ -189,17 +189,20 @@ async function main(): Promise<void> {
   const migrated = await migrate(databaseUrl);
   logger.info('migrations applied', { applied: migrated.applied.length });
 
+  const stateFile = path.join(dataDir, 'local.json');
+  const previous = await readJson<LocalState>(stateFile);
+  // stripe-mock boots while Temporal does (it never rejects: without it, top-ups answer 503).
+  const stripeStarting = startLocalStripe(config, previous, logger);
+  cleanups.push(async () => (await stripeStarting).stop());
+
   logger.info('starting Temporal dev server');
   const temporal = await startTemporal(config, dataDir, logger);
   cleanups.push(() => temporal.stop());
 
-  const stateFile = path.join(dataDir, 'local.json');
-  const previous = await readJson<LocalState>(stateFile);
   const simulated = await startLocalSimulators(previous, logger);
   if (simulated) cleanups.push(() => simulated.sims.close());
 
-  const stripe = await startLocalStripe(config, previous, logger);
-  cleanups.push(() => stripe.stop());
+  const stripe = await stripeStarting;
 
   const masterKey = await localMasterKey(config, dataDir);
   const childEnv: NodeJS.ProcessEnv = {
