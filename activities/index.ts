@@ -2,15 +2,16 @@
  * Activities: every side effect of a workflow (provider APIs, Postgres, Stripe). `createActivities(deps)`
  * merges one group per concern; workflows see only the type.
  */
+import type { Client } from '@temporalio/client';
 import type { Pool } from '../src/db/pool';
 import type { Logger } from '../src/logger';
 import type { ProviderAdapter, ProviderId } from '../src/providers/types';
 import { createAlertActivities } from './alerts';
+import { createBillingActivities } from './billing';
 import { createHealthActivities } from './health';
 import { createInstanceActivities } from './instances';
 import { createPricingActivities } from './pricing';
 import { createReconciliationActivities, type ReconcileSettings } from './reconciliation';
-import type { Client } from '@temporalio/client';
 import { createScheduleActivities } from './schedules';
 import type { ProviderCredentials } from '../src/services/provider-credentials';
 import type { AlertMonitorSettings } from '../src/workflow-clients/alerts';
@@ -28,6 +29,8 @@ export interface ActivityDeps {
   reconcile?: ReconcileSettings;
   /** The alert monitor that pricing refreshes and charges signal; default id `alert-monitor`, 5 min tick. */
   alertMonitor?: AlertMonitorSettings;
+  /** Grace between a depleted balance and ending the account's instances (BALANCE_GRACE_PERIOD; 30 min). */
+  balanceGraceMs?: number;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -38,6 +41,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconciliationActivities(deps),
     ...createAlertActivities(deps),
     ...createScheduleActivities(deps),
+    ...createBillingActivities(deps),
   };
 }
 

@@ -7,6 +7,7 @@ import { isPermanentDbError } from '../src/db/errors';
 import { createInstanceQueries, type EventType, type InstanceRow } from '../src/db/queries/instances';
 import { createSshKeyQueries } from '../src/db/queries/ssh-keys';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
+import { createBalanceWatch } from './billing';
 import { toActivityFailure } from './provider-failures';
 import { announceChargesToAlertMonitor } from './alerts';
 import type { ActivityDeps } from './index';
@@ -103,6 +104,7 @@ async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
 export function createInstanceActivities(deps: ActivityDeps) {
   const instances = createInstanceQueries(deps.pool);
   const sshKeys = createSshKeyQueries(deps.pool);
+  const balance = createBalanceWatch(deps);
 
   async function withProvider<T>(accountId: string, provider: ProviderId, fn: (apiKey: string) => Promise<T>): Promise<T> {
     const apiKey = await deps.credentials.findApiKey(accountId, provider);
@@ -238,8 +240,9 @@ export function createInstanceActivities(deps: ActivityDeps) {
     },
 
     async chargeInstance(id: string, throughMs: number): Promise<{ chargedMicros: number }> {
-      const { chargedMicros } = await instances.chargeThrough(id, new Date(throughMs));
+      const { chargedMicros, row } = await instances.chargeThrough(id, new Date(throughMs));
       if (chargedMicros > 0) await announceChargesToAlertMonitor(deps);
+      await balance.afterCharge(row.account_id);
       return { chargedMicros };
     },
 

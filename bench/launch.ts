@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   await new Promise((r) => server.once('listening', r));
   const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const { apiKey } = await createAccountQueries(pool).insertAccountWithKey('bench');
+  const { apiKey } = await createAccountQueries(pool).insertAccountWithKey('bench', { startingCreditMicros: 1_000_000_000 });
   const simKey = sims.runpod.createKey();
   const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
   await fetch(`${api}/v1/settings/providers`, { method: 'POST', headers, body: JSON.stringify({ provider: 'runpod', api_key: simKey }) });

@@ -42,6 +42,8 @@ export const configSchema = z.object({
 
   /** How long a client has to send a request body before 408 request_timeout ("10s", "1m"). */
   HTTP_BODY_TIMEOUT: z.string().regex(durationPattern, 'must look like 10s, 1m').default('10s'),
+  /** stripe-mock, run by the local default when STRIPE_SECRET_KEY is not set. */
+  LOCAL_STRIPE_MOCK_PORT: port.default(12111),
 
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(100_000).default(120),
@@ -90,6 +92,8 @@ export const configSchema = z.object({
   STRIPE_SECRET_KEY: optionalSecret,
   STRIPE_WEBHOOK_SECRET: optionalSecret,
   STRIPE_API_BASE_URL: httpUrl.optional(),
+  /** How long instances keep running after the balance reached zero, unless credit arrives. */
+  BALANCE_GRACE_PERIOD: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('30m'),
   PUBLIC_BASE_URL: httpUrl.optional(),
 });
 

@@ -33,6 +33,12 @@ async function main(): Promise<void> {
     adapters,
     vault,
     publicBaseUrl: config.PUBLIC_BASE_URL,
+    stripe: {
+      secretKey: config.STRIPE_SECRET_KEY,
+      apiBaseUrl: config.STRIPE_API_BASE_URL,
+      webhookSecret: config.STRIPE_WEBHOOK_SECRET,
+      returnBaseUrl: config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`,
+    },
     rateLimit: { burst: config.RATE_LIMIT_BURST, perMinute: config.RATE_LIMIT_PER_MINUTE },
     answerBounds: {
       launchMs: parseDurationMs(config.LAUNCH_ANSWER_WITHIN),

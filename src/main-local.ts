@@ -17,6 +17,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { loadConfigOrExit, parseDurationMs, type Config } from './config';
 import { createDatabasePool } from './db/pool';
 import { createAccountQueries } from './db/queries/accounts';
+import { createLedgerQueries, STARTING_CREDIT_KEY } from './db/queries/ledger';
 import { createProviderKeyQueries } from './db/queries/provider-keys';
 import { KeyVault, keyHint } from './domain/key-vault';
 import { PROVIDER_NAMES, PROVIDERS, type ProviderId } from './providers/types';
@@ -24,6 +25,7 @@ import { startSimulators } from '../simulators';
 import { migrate } from './db/migrate';
 import { ensureDatabase, startEmbeddedPostgres, type RunningPostgres } from './local/embedded-postgres';
 import { SupervisedProcess } from './local/supervisor';
+import { startStripeMock, STRIPE_MOCK_SECRET_KEY } from './local/stripe-mock';
 import { findOrBuildTool, TEMPORAL_CLI } from './local/tool-binaries';
 import { createLogger, type Logger } from './logger';
 import { connectTemporalClient } from './temporal/connection';
@@ -41,6 +43,35 @@ interface LocalState {
   api_key: string;
   /** Keys of the local provider simulators (present when they run), to connect to any account. */
   sandbox_provider_keys?: Record<ProviderId, string>;
+  /** Signs webhook deliveries for `npm run billing:complete-checkout` (generated for stripe-mock, kept across restarts). */
+  stripe_webhook_secret?: string;
+}
+
+/** The local demo account's starting credit (decisions.md): launches work out of the box. */
+const DEMO_STARTING_CREDIT_MICROS = 100_000_000;
+
+/**
+ * Stripe for top-ups: the real one when STRIPE_SECRET_KEY is set (with STRIPE_WEBHOOK_SECRET and, optionally,
+ * STRIPE_API_BASE_URL from the environment), otherwise stripe-mock with a generated webhook secret.
+ */
+async function startLocalStripe(config: Config, previous: LocalState | undefined, logger: Logger) {
+  if (config.STRIPE_SECRET_KEY) {
+    logger.info('STRIPE_SECRET_KEY set: top-ups go to Stripe');
+    return { env: {}, webhookSecret: config.STRIPE_WEBHOOK_SECRET, label: `Stripe (${config.STRIPE_API_BASE_URL ?? 'api.stripe.com'})`, stop: async () => {} };
+  }
+  try {
+    const mock = await startStripeMock({ port: config.LOCAL_STRIPE_MOCK_PORT, log: (m) => logger.info(m) });
+    const webhookSecret = config.STRIPE_WEBHOOK_SECRET ?? previous?.stripe_webhook_secret ?? `whsec_${randomBytes(24).toString('base64')}`;
+    return {
+      env: { STRIPE_SECRET_KEY: STRIPE_MOCK_SECRET_KEY, STRIPE_API_BASE_URL: mock.baseUrl, STRIPE_WEBHOOK_SECRET: webhookSecret },
+      webhookSecret,
+      label: `stripe-mock ${mock.baseUrl}`,
+      stop: () => mock.stop(),
+    };
+  } catch (err) {
+    logger.warn('stripe-mock could not start (run `npm run tools:install`); credit top-ups answer 503 until it can', { err });
+    return { env: {}, webhookSecret: undefined, label: 'not available (stripe-mock missing)', stop: async () => {} };
+  }
 }
 
 const BASE_URL_VARS = ['RUNPOD_API_BASE_URL', 'VASTAI_API_BASE_URL', 'LAMBDA_API_BASE_URL'] as const;
@@ -171,14 +202,20 @@ async function main(): Promise<void> {
   const migrated = await migrate(databaseUrl);
   logger.info('migrations applied', { applied: migrated.applied.length });
 
+  const stateFile = path.join(dataDir, 'local.json');
+  const previous = await readJson<LocalState>(stateFile);
+  // stripe-mock boots while Temporal does (it never rejects: without it, top-ups answer 503).
+  const stripeStarting = startLocalStripe(config, previous, logger);
+  cleanups.push(async () => (await stripeStarting).stop());
+
   logger.info('starting Temporal dev server');
   const temporal = await startTemporal(config, dataDir, logger);
   cleanups.push(() => temporal.stop());
 
-  const stateFile = path.join(dataDir, 'local.json');
-  const previous = await readJson<LocalState>(stateFile);
   const simulated = await startLocalSimulators(previous, logger);
   if (simulated) cleanups.push(() => simulated.sims.close());
+
+  const stripe = await stripeStarting;
 
   const masterKey = await localMasterKey(config, dataDir);
   const childEnv: NodeJS.ProcessEnv = {
@@ -187,6 +224,7 @@ async function main(): Promise<void> {
     TEMPORAL_ADDRESS: temporal.address,
     MASTER_ENCRYPTION_KEY: masterKey,
     WORKER_HEALTH_PORT: String(config.WORKER_HEALTH_PORT ?? config.LOCAL_WORKER_HEALTH_PORT),
+    ...stripe.env,
     ...(simulated
       ? {
           RUNPOD_API_BASE_URL: simulated.sims.runpod.baseUrl,
@@ -223,9 +261,18 @@ async function main(): Promise<void> {
   let account_id = previous?.account_id;
   let api_key = previous?.api_key;
   if (!account_id || !api_key || !(await accounts.findAccountById(account_id))) {
-    const created = await accounts.insertAccountWithKey('Demo account');
+    const created = await accounts.insertAccountWithKey('Demo account', { startingCreditMicros: DEMO_STARTING_CREDIT_MICROS });
     account_id = created.account.id;
     api_key = created.apiKey;
+  } else {
+    // A demo account made before starting credit existed gets it once (same key: never twice).
+    await createLedgerQueries(pool).postEntry({
+      accountId: account_id,
+      type: 'credit_grant',
+      amountMicros: DEMO_STARTING_CREDIT_MICROS,
+      description: 'Starting credit',
+      idempotencyKey: STARTING_CREDIT_KEY,
+    });
   }
   if (simulated) {
     // The demo account is connected to every simulated provider, so it can launch right away.
@@ -252,6 +299,8 @@ async function main(): Promise<void> {
     account_id,
     api_key,
     ...(simulated ? { sandbox_provider_keys: simulated.sandboxKeys } : {}),
+    // Kept even through a start without stripe-mock, so the next one signs with the same secret.
+    ...((stripe.webhookSecret ?? previous?.stripe_webhook_secret) ? { stripe_webhook_secret: stripe.webhookSecret ?? previous?.stripe_webhook_secret } : {}),
   };
   await writeFile(stateFile, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
   process.stdout.write(
@@ -270,6 +319,7 @@ async function main(): Promise<void> {
             `                sandbox keys connected to the demo account; see sandbox_provider_keys in local.json`,
           ]
         : ['  Providers:    the real provider APIs (base URLs from the environment)']),
+      `  Payments:     ${stripe.label}; top up: POST /v1/billing/credit, then npm run billing:complete-checkout -- <session_id>`,
       `  Saved to:     ${stateFile}`,
       '',
       `  curl -H "Authorization: Bearer ${api_key}" ${apiUrl}/v1/templates`,

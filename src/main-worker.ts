@@ -22,6 +22,7 @@ async function main(): Promise<void> {
   installTemporalRuntime(logger, config.LOG_LEVEL === 'debug' ? 'INFO' : 'WARN');
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
+  // The worker's own client: the pricing schedule below, and activities that start workflows (balance enforcement).
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
   const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
   const worker = await createWorker({
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
       temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE },
       reconcile: { ...DEFAULT_RECONCILE_SETTINGS, orphans: config.RECONCILE_ORPHANS },
       alertMonitor: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
+      balanceGraceMs: parseDurationMs(config.BALANCE_GRACE_PERIOD),
     },
   });
   // Our workflow starts name our search attributes; a namespace without them would refuse those starts.

@@ -5,3 +5,4 @@ export * from './launch-instance';
 export * from './reconcile-instances';
 export * from './alert-monitor';
 export * from './schedule-run';
+export * from './balance-depletion';

@@ -6,6 +6,7 @@ import Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import { createAccountQueries } from '../db/queries/accounts';
 import { createAlertQueries } from '../db/queries/alerts';
+import { createCreditTopupQueries } from '../db/queries/credit-topups';
 import { createLedgerQueries } from '../db/queries/ledger';
 import { createProviderKeyQueries } from '../db/queries/provider-keys';
 import { createSshKeyQueries } from '../db/queries/ssh-keys';
@@ -14,7 +15,10 @@ import { createPricingQueries } from '../db/queries/pricing';
 import { createRecommendationInputQueries } from '../db/queries/recommendation-inputs';
 import type { ProviderAdapter, ProviderId } from '../providers/types';
 import type { PricingCache } from '../services/pricing-cache';
+import { createBalanceGuard } from '../services/balance-guard';
 import { createProviderCredentials } from '../services/provider-credentials';
+import { createStripeClient, type StripeSettings } from '../services/stripe';
+import { createBillingClient } from '../workflow-clients/billing';
 import type { Pool } from '../db/pool';
 import { sql } from '../db/sql';
 import type { Logger } from '../logger';
@@ -55,6 +59,8 @@ export interface AppDeps {
   answerBounds?: Partial<AnswerBounds>;
   /** How long a client has to send its request body (408 after); default 10 s. */
   bodyTimeoutMs?: number;
+  /** Stripe for credit top-ups (STRIPE_*); without a secret key POST /v1/billing/credit answers 503. */
+  stripe?: StripeSettings;
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -70,12 +76,14 @@ export function createApp(deps: AppDeps): Koa {
   const instances = createInstanceQueries(deps.pool);
   registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters, instances });
   registerTemplateRoutes(api);
+  const ledger = createLedgerQueries(deps.pool);
   registerComputeRoutes(api, {
     workflows: createInstanceClient({ temporal: deps.temporal, instances, bounds: deps.answerBounds }),
     adapters: deps.adapters,
     credentials,
     instances,
     sshKeys,
+    balance: createBalanceGuard({ ledger, instances, pricing: deps.pricing, adapters: deps.adapters, credentials, logger: deps.logger }),
     launchTiming: deps.launchTiming,
   });
   registerScheduleRoutes(api, {
@@ -84,7 +92,15 @@ export function createApp(deps: AppDeps): Koa {
     workflows: createScheduleClient({ temporal: deps.temporal, timing: deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 } }),
   });
   registerPricingRoutes(api, { cache: deps.pricing, queries: createPricingQueries(deps.pool) });
-  registerBillingRoutes(api, { ledger: createLedgerQueries(deps.pool) });
+  const stripeSettings: StripeSettings = { returnBaseUrl: deps.publicBaseUrl, ...deps.stripe };
+  registerBillingRoutes(api, {
+    ledger,
+    topups: createCreditTopupQueries(deps.pool),
+    stripe: createStripeClient(stripeSettings),
+    stripeSettings,
+    workflows: createBillingClient(deps.temporal),
+    logger: deps.logger,
+  });
   registerRecommendationRoutes(api, { instances: createRecommendationInputQueries(deps.pool), pricing: deps.pricing });
   registerAlertRoutes(api, { alerts: createAlertQueries(deps.pool) });
 

@@ -34,14 +34,14 @@ const transactions = (auth: Auth, query = '') => t.http.get(`/v1/billing/transac
 
 describe('balance', () => {
   it('is 0 usd for a new account', async () => {
-    const { auth } = await t.newAccount();
+    const { auth } = await t.newAccount('test account', { credit: 0 });
     const res = await t.http.get('/v1/billing/balance').set(auth);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ balance: 0, currency: 'usd' });
   });
 
   it('follows top-ups and charges exactly, in dollars', async () => {
-    const { accountId, auth } = await t.newAccount();
+    const { accountId, auth } = await t.newAccount('test account', { credit: 0 });
     await topUp(accountId, 25_000_000);
     await charge(accountId, 1_234_567);
     await charge(accountId, 100_001);
@@ -56,7 +56,7 @@ describe('balance', () => {
 
 describe('transactions', () => {
   it('lists records newest first with instance_id only on charges', async () => {
-    const { accountId, auth } = await t.newAccount();
+    const { accountId, auth } = await t.newAccount('test account', { credit: 0 });
     const top = await topUp(accountId, 10_000_000, { description: 'Stripe checkout cs_test_1' });
     const chg = await charge(accountId, 2_500_000, { instanceId: 'pod-abc', description: 'runpod h100-80gb-sxm × 1, 1 h' });
     const res = await transactions(auth);
@@ -89,7 +89,7 @@ describe('transactions', () => {
   });
 
   it('filters by type', async () => {
-    const { accountId, auth } = await t.newAccount();
+    const { accountId, auth } = await t.newAccount('test account', { credit: 0 });
     await topUp(accountId, 5_000_000);
     await charge(accountId, 1_000_000);
     await charge(accountId, 2_000_000);
@@ -101,7 +101,7 @@ describe('transactions', () => {
   });
 
   it('answers 400 naming the allowed values for any other type', async () => {
-    const { auth } = await t.newAccount();
+    const { auth } = await t.newAccount('test account', { credit: 0 });
     for (const type of ['refund', 'INSTANCE_CHARGE', '']) {
       const res = await transactions(auth, `?type=${type}`);
       expect(res.status).toBe(400);
@@ -113,7 +113,7 @@ describe('transactions', () => {
   });
 
   it('validates limit and cursor', async () => {
-    const { accountId, auth } = await t.newAccount();
+    const { accountId, auth } = await t.newAccount('test account', { credit: 0 });
     await topUp(accountId, 1_000_000);
     for (const q of ['?limit=0', '?limit=201', '?limit=abc', '?limit=2.5', '?cursor=nope', '?cursor=c2VxOjA', '?cursor=', '?unknown=1']) {
       const res = await transactions(auth, q);
@@ -124,7 +124,7 @@ describe('transactions', () => {
   });
 
   it('pages with limit and cursor: every entry exactly once, newest first, also with a type filter', async () => {
-    const { accountId, auth } = await t.newAccount();
+    const { accountId, auth } = await t.newAccount('test account', { credit: 0 });
     const posted: string[] = [];
     for (let i = 0; i < 11; i++) posted.push((i % 3 === 0 ? await topUp(accountId, 1_000_000 + i) : await charge(accountId, 1_000 + i)).entry.id);
     const walk = async (filter: string) => {
@@ -155,7 +155,7 @@ describe('transactions', () => {
   });
 
   it('returns 50 by default with has_more when there are more', async () => {
-    const { accountId, auth } = await t.newAccount();
+    const { accountId, auth } = await t.newAccount('test account', { credit: 0 });
     for (let i = 0; i < 53; i++) await topUp(accountId, 1_000_000);
     const res = await transactions(auth);
     expect(res.body.data).toHaveLength(50);
@@ -170,7 +170,7 @@ describe('transactions', () => {
 
 describe('idempotency', () => {
   it('returns the first entry for a key posted twice and never charges twice', async () => {
-    const { accountId, auth } = await t.newAccount();
+    const { accountId, auth } = await t.newAccount('test account', { credit: 0 });
     const idempotencyKey = 'meter:inst_1:2024-01-01T00:00:00Z';
     const first = await charge(accountId, 3_000_000, { idempotencyKey });
     const second = await charge(accountId, 3_000_000, { idempotencyKey });
@@ -183,7 +183,7 @@ describe('idempotency', () => {
   });
 
   it('makes one entry when the same key is posted concurrently', async () => {
-    const { accountId, auth } = await t.newAccount();
+    const { accountId, auth } = await t.newAccount('test account', { credit: 0 });
     const results = await Promise.all(Array.from({ length: 20 }, () => topUp(accountId, 7_000_000, { idempotencyKey: 'stripe:cs_test_dup' })));
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(new Set(results.map((r) => r.entry.id)).size).toBe(1);
@@ -191,8 +191,8 @@ describe('idempotency', () => {
   });
 
   it('keys are per account', async () => {
-    const a = await t.newAccount();
-    const b = await t.newAccount();
+    const a = await t.newAccount('test account', { credit: 0 });
+    const b = await t.newAccount('test account', { credit: 0 });
     expect((await topUp(a.accountId, 1_000_000, { idempotencyKey: 'same' })).created).toBe(true);
     expect((await topUp(b.accountId, 2_000_000, { idempotencyKey: 'same' })).created).toBe(true);
     expect(await balance(a.auth)).toBe(1);
@@ -202,7 +202,7 @@ describe('idempotency', () => {
 
 describe('inside a caller\'s transaction', () => {
   it('commits with the caller and rolls back with the caller', async () => {
-    const { accountId, auth } = await t.newAccount();
+    const { accountId, auth } = await t.newAccount('test account', { credit: 0 });
     await t.db.pool.transaction(async (tx) => {
       await ledger.postEntry({ accountId, type: 'instance_charge', amountMicros: -1_500_000, description: 'GPU time', instanceId: 'pod-1', idempotencyKey: 'k1' }, tx);
     });
@@ -222,7 +222,7 @@ describe('inside a caller\'s transaction', () => {
 
 describe('input checks', () => {
   it('refuses entries the ledger must never hold', async () => {
-    const { accountId } = await t.newAccount();
+    const { accountId } = await t.newAccount('test account', { credit: 0 });
     await expect(charge(accountId, -1_000_000)).rejects.toThrow(RangeError); // a positive charge
     await expect(topUp(accountId, 0)).rejects.toThrow(RangeError);
     await expect(topUp(accountId, 1_000_000, { instanceId: 'pod-1' })).rejects.toThrow(RangeError);
@@ -234,8 +234,8 @@ describe('input checks', () => {
 
 describe('concurrency', () => {
   it('keeps an exact balance chain under 200 concurrent charges and top-ups', async () => {
-    const a = await t.newAccount();
-    const b = await t.newAccount();
+    const a = await t.newAccount('test account', { credit: 0 });
+    const b = await t.newAccount('test account', { credit: 0 });
     const amounts = Array.from({ length: 200 }, (_, i) => (i % 4 === 0 ? 1_000_000 + i * 13 : -(10_007 + i * 31)));
     await Promise.all(
       amounts.map((amount, i) => {
@@ -277,8 +277,8 @@ describe('concurrency', () => {
 
 describe('isolation between accounts', () => {
   it('never shows one account\'s balance or transactions to another', async () => {
-    const a = await t.newAccount();
-    const b = await t.newAccount();
+    const a = await t.newAccount('test account', { credit: 0 });
+    const b = await t.newAccount('test account', { credit: 0 });
     expect((await transactions(b.auth)).body).toEqual({ data: [], has_more: false, next_cursor: null });
     const bEntry = await topUp(b.accountId, 1_000_000);
     await topUp(a.accountId, 50_000_000);

@@ -10,7 +10,7 @@ import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import request from 'supertest';
 import { createApp } from '../../src/http/app';
 import { ed25519Key } from '../fixtures/ssh-keys';
-import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { createTestContext, testActivityDeps, TEST_STARTING_CREDIT_DOLLARS, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 import { eventually } from '../helpers/process';
 
@@ -118,8 +118,9 @@ describe.each(PROVIDERS)('%s: launch → running → charges → terminate', (pr
     const totalMicros = Math.round(charges.reduce((s, c) => s + c.amount, 0) * 1_000_000);
     expect(-totalMicros).toBe(expectedMicros);
     expect(charges.every((c) => c.instance_id === id && c.amount <= 0)).toBe(true);
+    // The balance is the account's starting credit less exactly these charges.
     const balance = (await t.http.get('/v1/billing/balance').set(a.auth)).body.balance;
-    expect(Math.round(balance * 1e6)).toBe(totalMicros);
+    expect(Math.round(balance * 1e6)).toBe(TEST_STARTING_CREDIT_DOLLARS * 1e6 + totalMicros);
 
     // Terminating again is a 200 no-op, and nothing is charged after the end.
     const again = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);

@@ -86,7 +86,7 @@ afterAll(async () => {
 });
 
 it('keeps exactly one instance and exact charges when the worker dies after the create and during metering', async () => {
-  const { account, apiKey } = await createAccountQueries(db.pool).insertAccountWithKey('crash test');
+  const { account, apiKey } = await createAccountQueries(db.pool).insertAccountWithKey('crash test', { startingCreditMicros: 1_000_000_000 });
   const auth = { Authorization: `Bearer ${apiKey}` };
   const simKey = sims.vastai.createKey();
   await http.post('/v1/settings/providers').set(auth).send({ provider: 'vastai', api_key: simKey }).expect(201);

@@ -30,9 +30,16 @@ export interface TestContext {
   http: ReturnType<typeof request>;
   /** Present when created with `{simulators: true}`. */
   sims: Simulators;
-  newAccount(name?: string): Promise<{ accountId: string; apiKey: string; auth: { Authorization: string } }>;
+  /**
+   * A new account with a service key. It starts with {@link TEST_STARTING_CREDIT_DOLLARS} of `credit_grant`
+   * (launches need balance); pass `{credit: 0}` for an empty balance.
+   */
+  newAccount(name?: string, options?: { credit?: number }): Promise<{ accountId: string; apiKey: string; auth: { Authorization: string } }>;
   close(): Promise<void>;
 }
+
+/** Starting credit of `newAccount()`: generous, so launches in tests are never refused for balance. */
+export const TEST_STARTING_CREDIT_DOLLARS = 1000;
 
 export function testVault(): KeyVault {
   return new KeyVault('test', randomBytes(32));
@@ -63,6 +70,7 @@ export async function createTestContext(
     providerTimeoutMs?: number;
     launchTiming?: AppDeps['launchTiming'];
     answerBounds?: AppDeps['answerBounds'];
+    stripe?: AppDeps['stripe'];
   } = {},
 ): Promise<TestContext> {
   const db = await createTestDatabase();
@@ -73,6 +81,7 @@ export async function createTestContext(
     temporal: { client: temporal, taskQueue: uniqueTaskQueue() },
     launchTiming: options.launchTiming,
     answerBounds: options.answerBounds,
+    stripe: options.stripe,
     ...(sims
       ? {
           adapters: createProviderAdapters({
@@ -92,8 +101,8 @@ export async function createTestContext(
     app,
     http: request(app.callback()),
     sims: sims as Simulators,
-    async newAccount(name = 'test account') {
-      const { account, apiKey } = await accounts.insertAccountWithKey(name);
+    async newAccount(name = 'test account', { credit = TEST_STARTING_CREDIT_DOLLARS } = {}) {
+      const { account, apiKey } = await accounts.insertAccountWithKey(name, { startingCreditMicros: Math.round(credit * 1_000_000) });
       return { accountId: account.id, apiKey, auth: { Authorization: `Bearer ${apiKey}` } };
     },
     async close() {

@@ -4,6 +4,8 @@ import { createApp } from '../../src/http/app';
 import { testAppDeps } from '../helpers/context';
 import request from 'supertest';
 import { parseConfig, ConfigError } from '../../src/config';
+import { z } from 'zod';
+import { sql } from '../../src/db/sql';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -70,5 +72,26 @@ describe('npm run account:create', () => {
     const run = runEntry('src/cli/account-create.ts', [], { DATABASE_URL: db.url });
     expect(await run.exited).toBe(1);
     expect(run.output()).toContain('usage: npm run account:create -- --name <name>');
+  });
+
+  it('grants --credit as one credit_grant transaction the account can see', async () => {
+    const run = runEntry('src/cli/account-create.ts', ['--name', 'Grace', '--credit', '25.50'], { DATABASE_URL: db.url });
+    expect(await run.exited).toBe(0);
+    const printed = JSON.parse(run.output().trim());
+    const http = request(createApp(testAppDeps(db.pool)).callback());
+    const auth = { Authorization: `Bearer ${printed.api_key}` };
+    expect((await http.get('/v1/billing/balance').set(auth)).body).toEqual({ balance: 25.5, currency: 'usd' });
+    const grants = await http.get('/v1/billing/transactions?type=credit_grant').set(auth);
+    expect(grants.status).toBe(200);
+    expect(grants.body.data).toEqual([expect.objectContaining({ type: 'credit_grant', amount: 25.5, balance_after: 25.5 })]);
+    expect(grants.body.data[0].instance_id).toBeUndefined();
+  });
+
+  it.each([['-5'], ['0'], ['1.234'], ['ten'], ['2000000']])('refuses --credit %s with exit code 1 and creates nothing', async (credit) => {
+    const run = runEntry('src/cli/account-create.ts', ['--name', `bad credit ${credit}`, '--credit', credit], { DATABASE_URL: db.url });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain('--credit <dollars>');
+    const found = await db.pool.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM accounts WHERE name = ${`bad credit ${credit}`}`);
+    expect(found).toEqual([]);
   });
 });

@@ -19,6 +19,7 @@ interface LocalJson {
   account_id: string;
   api_key: string;
   sandbox_provider_keys: Record<string, string>;
+  stripe_webhook_secret: string;
 }
 
 function listening(port: number): Promise<boolean> {
@@ -31,7 +32,7 @@ function listening(port: number): Promise<boolean> {
 
 it('starts everything, serves the demo account, stops every child, and reuses the data on restart', async () => {
   const dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'gpuo-local-')), 'data');
-  const ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort(), worker: await freePort() };
+  const ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort(), worker: await freePort(), stripe: await freePort() };
   const env = {
     DATA_DIR: dataDir,
     PORT: String(ports.api),
@@ -40,6 +41,9 @@ it('starts everything, serves the demo account, stops every child, and reuses th
     LOCAL_TEMPORAL_UI_PORT: String(ports.ui),
     LOCAL_WORKER_HEALTH_PORT: String(ports.worker),
     WORKER_HEALTH_PORT: '',
+    LOCAL_STRIPE_MOCK_PORT: String(ports.stripe),
+    STRIPE_SECRET_KEY: '',
+    STRIPE_WEBHOOK_SECRET: '',
     DATABASE_URL: '',
     TEMPORAL_ADDRESS: '',
   };
@@ -55,6 +59,7 @@ it('starts everything, serves the demo account, stops every child, and reuses th
     account_id: expect.stringMatching(/^acct_/),
     api_key: expect.stringMatching(/^gpuo_sk_/),
     sandbox_provider_keys: { runpod: expect.any(String), vastai: expect.any(String), lambda: expect.any(String) },
+    stripe_webhook_secret: expect.stringMatching(/^whsec_/),
   });
   expect(first.output()).toContain(state.api_key);
   expect(first.output()).toContain(state.temporal_ui_url);
@@ -86,6 +91,22 @@ it('starts everything, serves the demo account, stops every child, and reuses th
   });
   expect(added.status).toBe(201);
 
+  // The demo account starts with $100 of credit_grant, and tops up locally in two commands (stripe-mock).
+  const balance = async () => ((await (await fetch(`${state.api_url}/v1/billing/balance`, { headers: auth })).json()) as { balance: number }).balance;
+  expect(await balance()).toBe(100);
+  const grants = (await (await fetch(`${state.api_url}/v1/billing/transactions?type=credit_grant`, { headers: auth })).json()) as { data: unknown[] };
+  expect(grants.data).toHaveLength(1);
+  const checkout = await fetch(`${state.api_url}/v1/billing/credit`, {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ amount: 20 }),
+  });
+  expect(checkout.status).toBe(201);
+  const { session_id } = (await checkout.json()) as { session_id: string };
+  const completed = runEntry('src/cli/complete-checkout.ts', [session_id], { DATA_DIR: dataDir, LOCAL_POSTGRES_PORT: String(ports.pg), DATABASE_URL: '' });
+  expect(await completed.exited).toBe(0);
+  expect(await balance()).toBe(120);
+
   first.child.kill('SIGTERM');
   expect(await first.exited).toBe(0);
   for (const port of Object.values(ports)) expect(await listening(port)).toBe(false);
@@ -97,6 +118,10 @@ it('starts everything, serves the demo account, stops every child, and reuses th
     expect(again.account_id).toBe(state.account_id);
     expect(again.api_key).toBe(state.api_key);
     expect(again.sandbox_provider_keys).toEqual(state.sandbox_provider_keys);
+    expect(again.stripe_webhook_secret).toBe(state.stripe_webhook_secret);
+    // The starting credit is granted once, not at every start.
+    const after = await fetch(`${state.api_url}/v1/billing/balance`, { headers: auth });
+    expect(((await after.json()) as { balance: number }).balance).toBe(120);
     const keys = await fetch(`${state.api_url}/v1/ssh-keys`, { headers: auth });
     expect(((await keys.json()) as { data: { name: string }[] }).data.map((k) => k.name)).toEqual(['kept across restarts']);
   } finally {

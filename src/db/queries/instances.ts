@@ -53,7 +53,10 @@ export type EventType =
   | 'alert.triggered'
   | 'schedule.run.started'
   | 'schedule.run.completed'
-  | 'schedule.run.failed';
+  | 'schedule.run.failed'
+  | 'billing.credit_added'
+  | 'billing.balance_low'
+  | 'billing.balance_depleted';
 
 /** Writes an event to the outbox; the dedupe key makes a retried step write it once. */
 export async function insertEvent(

@@ -4,9 +4,14 @@ import { newId } from '../../domain/ids';
 import { microsToDollars } from '../../domain/money';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
+import { insertEvent } from './instances';
 
-export const TRANSACTION_TYPES = ['instance_charge', 'credit_topup'] as const;
+/** `credit_grant` is starting credit (account:create --credit, the local demo account); beyond the spec's two. */
+export const TRANSACTION_TYPES = ['instance_charge', 'credit_topup', 'credit_grant'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+
+/** Idempotency key of an account's starting credit: granted at most once per account. */
+export const STARTING_CREDIT_KEY = 'grant:starting-credit';
 
 export const LedgerEntryRow = z.object({
   id: z.string(),
@@ -25,10 +30,10 @@ export type LedgerEntry = z.infer<typeof LedgerEntryRow>;
 export interface PostEntryInput {
   accountId: string;
   type: TransactionType;
-  /** Micro-dollars: negative (or zero) for `instance_charge`, positive for `credit_topup`. */
+  /** Micro-dollars: negative (or zero) for `instance_charge`, positive for `credit_topup` and `credit_grant`. */
   amountMicros: number;
   description: string;
-  /** Required on `instance_charge` (the id users address the instance by), absent on `credit_topup`. */
+  /** Required on `instance_charge` (the id users address the instance by), absent on credits. */
   instanceId?: string;
   /** Unique per account; the same key posted again returns the first entry and changes nothing. */
   idempotencyKey: string;
@@ -45,10 +50,10 @@ export interface LedgerPage {
 export const TransactionRecord = z.object({
   id: z.string(),
   type: z.enum(TRANSACTION_TYPES),
-  amount: z.number().describe('dollars; negative for charges, positive for top-ups'),
+  amount: z.number().describe('dollars; negative for charges, positive for top-ups and grants'),
   balance_after: z.number().describe('the balance right after this transaction, dollars'),
   description: z.string(),
-  instance_id: z.string().optional().describe('present on instance_charge, absent on credit_topup'),
+  instance_id: z.string().optional().describe('present on instance_charge, absent on credit_topup and credit_grant'),
   created_at: z.string().describe('ISO 8601 UTC timestamp'),
 });
 export type TransactionRecord = z.infer<typeof TransactionRecord>;
@@ -90,10 +95,66 @@ function checkEntry(input: PostEntryInput): void {
     if (input.amountMicros > 0) throw new RangeError('an instance_charge amount is negative (or zero)');
     if (!input.instanceId) throw new RangeError('an instance_charge needs instanceId');
   } else {
-    if (input.amountMicros <= 0) throw new RangeError('a credit_topup amount is positive');
-    if (input.instanceId !== undefined) throw new RangeError('a credit_topup has no instanceId');
+    if (input.amountMicros <= 0) throw new RangeError(`a ${input.type} amount is positive`);
+    if (input.instanceId !== undefined) throw new RangeError(`a ${input.type} has no instanceId`);
   }
   if (!input.idempotencyKey) throw new RangeError('idempotencyKey is required');
+}
+
+/** What the account's running managed instances cost per hour together, in micro-dollars. */
+async function burnRateMicros(conn: CommonQueryMethods, accountId: string): Promise<number> {
+  return conn.oneFirst(sql.type(z.object({ burn: z.number() }))`
+    SELECT coalesce(sum(price_per_hour_micros), 0)::bigint AS burn FROM instances
+    WHERE account_id = ${accountId} AND status = 'running'`);
+}
+
+/** Hours of burn rate below which the balance is low (`billing.balance_low`). */
+export const LOW_BALANCE_HOURS = 24;
+
+/**
+ * The balance events an entry causes, written in the entry's own transaction (so exactly once, and never
+ * for an entry that rolls back):
+ * - `billing.balance_depleted` when the entry takes the balance from above zero to zero or below;
+ * - `billing.balance_low` when a charge leaves the balance below 24 h of the running instances' burn rate,
+ *   once per episode: a credit that lifts the balance back above that line starts a new one.
+ */
+async function emitBalanceEvents(tx: CommonQueryMethods, entry: LedgerEntry, balanceBefore: number, lowNotified: boolean): Promise<void> {
+  const accountId = entry.account_id;
+  const balance = microsToDollars(entry.balance_after_micros);
+  if (entry.type === 'instance_charge') {
+    if (!lowNotified) {
+      const burn = await burnRateMicros(tx, accountId);
+      if (burn > 0 && entry.balance_after_micros < burn * LOW_BALANCE_HOURS) {
+        await tx.query(sql.typeAlias('void')`
+          UPDATE account_balances SET low_balance_notified_at = now() WHERE account_id = ${accountId}`);
+        await insertEvent(tx, {
+          accountId,
+          type: 'billing.balance_low',
+          data: {
+            balance,
+            burn_rate_per_hour: microsToDollars(burn),
+            hours_left: Math.floor((Math.max(0, entry.balance_after_micros) / burn) * 100) / 100,
+            transaction_id: entry.id,
+          },
+          dedupeKey: `billing.balance_low:${entry.id}`,
+        });
+      }
+    }
+    if (balanceBefore > 0 && entry.balance_after_micros <= 0) {
+      await insertEvent(tx, {
+        accountId,
+        type: 'billing.balance_depleted',
+        data: { balance, transaction_id: entry.id },
+        dedupeKey: `billing.balance_depleted:${entry.id}`,
+      });
+    }
+  } else if (lowNotified) {
+    const burn = await burnRateMicros(tx, accountId);
+    if (entry.balance_after_micros >= burn * LOW_BALANCE_HOURS) {
+      await tx.query(sql.typeAlias('void')`
+        UPDATE account_balances SET low_balance_notified_at = NULL WHERE account_id = ${accountId}`);
+    }
+  }
 }
 
 /**
@@ -123,15 +184,17 @@ export function createLedgerQueries(pool: Pool) {
         const existing = await tx.maybeOne(sql.type(LedgerEntryRow)`
           SELECT ${COLUMNS} FROM ledger_entries WHERE account_id = ${accountId} AND idempotency_key = ${input.idempotencyKey}`);
         if (existing) return { entry: existing, created: false };
-        const balanceAfter = await tx.oneFirst(sql.type(z.object({ balance_micros: z.number() }))`
+        const moved = await tx.one(sql.type(z.object({ balance_micros: z.number(), low_balance_notified: z.boolean() }))`
           UPDATE account_balances SET balance_micros = balance_micros + ${input.amountMicros}, updated_at = now()
           WHERE account_id = ${accountId}
-          RETURNING balance_micros`);
+          RETURNING balance_micros, low_balance_notified_at IS NOT NULL AS low_balance_notified`);
+        const balanceAfter = moved.balance_micros;
         const entry = await tx.one(sql.type(LedgerEntryRow)`
           INSERT INTO ledger_entries (id, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key, created_at)
           VALUES (${newId('txn')}, ${accountId}, ${input.type}, ${input.amountMicros}, ${balanceAfter}, ${input.description},
                   ${input.instanceId ?? null}, ${input.idempotencyKey}, clock_timestamp())
           RETURNING ${COLUMNS}`);
+        await emitBalanceEvents(tx, entry, balanceAfter - input.amountMicros, moved.low_balance_notified);
         return { entry, created: true };
       });
     },

@@ -1,6 +1,13 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type Stripe from 'stripe';
 import { z } from 'zod';
+import type { CreditTopup, CreditTopupQueries } from '../../db/queries/credit-topups';
 import { decodeLedgerCursor, toTransactionRecord, TransactionRecord, TRANSACTION_TYPES, type LedgerQueries } from '../../db/queries/ledger';
 import { microsToDollars } from '../../domain/money';
+import { ConflictError, ServiceUnavailableError, ValidationError } from '../../errors';
+import type { Logger } from '../../logger';
+import { createCreditCheckoutSession, verifyStripeEvent, type StripeSettings } from '../../services/stripe';
+import type { BillingClient } from '../../workflow-clients/billing';
 import type { ApiRouter } from '../route';
 import { text } from '../text';
 
@@ -22,7 +29,43 @@ const ListTransactionsQuery = z
   })
   .strict();
 
-export function registerBillingRoutes(api: ApiRouter, deps: { ledger: LedgerQueries }): void {
+/** Spec limit: the minimum credit amount is 5 dollars. Stripe's own ceiling for one USD payment is 999,999.99. */
+export const MINIMUM_CREDIT_DOLLARS = 5;
+const MAXIMUM_CREDIT_DOLLARS = 999_999.99;
+
+const CreditBody = z
+  .object({
+    amount: z
+      .number({ invalid_type_error: 'must be a number of dollars', required_error: 'required' })
+      .min(MINIMUM_CREDIT_DOLLARS, `must be at least ${MINIMUM_CREDIT_DOLLARS} (dollars): the minimum credit amount`)
+      .max(MAXIMUM_CREDIT_DOLLARS, `must be at most ${MAXIMUM_CREDIT_DOLLARS} (dollars)`)
+      .refine((a) => Math.abs(a * 100 - Math.round(a * 100)) < 1e-6, 'must have at most two decimals (whole cents)')
+      .describe(`dollars, at least ${MINIMUM_CREDIT_DOLLARS}, at most two decimals`),
+  })
+  .strict();
+
+const CheckoutSession = z.object({
+  checkout_url: z.string().describe("Stripe's hosted checkout page; the balance grows once Stripe reports the payment"),
+  session_id: z.string().describe('the Stripe Checkout Session id (cs_…)'),
+});
+
+/** Stripe's events we act on; every other type is acknowledged and ignored. */
+const PAID_SESSION_EVENTS = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
+
+export interface BillingDeps {
+  ledger: LedgerQueries;
+  topups: CreditTopupQueries;
+  /** Null when STRIPE_SECRET_KEY is not set: POST /v1/billing/credit answers 503. */
+  stripe: Stripe | null;
+  stripeSettings: StripeSettings;
+  /** Signals a running balance-depletion grace period that credit arrived. */
+  workflows: BillingClient;
+  logger: Logger;
+}
+
+const creditRecord = (t: CreditTopup) => ({ checkout_url: t.checkout_url, session_id: t.session_id });
+
+export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
   api.add({
     method: 'get',
     path: '/v1/billing/balance',
@@ -47,6 +90,96 @@ export function registerBillingRoutes(api: ApiRouter, deps: { ledger: LedgerQuer
     handler: async ({ query, accountId }) => {
       const page = await deps.ledger.listEntries(accountId, { type: query.type, limit: query.limit, cursor: query.cursor });
       return { body: { data: page.entries.map(toTransactionRecord), has_more: page.has_more, next_cursor: page.next_cursor } };
+    },
+  });
+
+  api.add({
+    method: 'post',
+    path: '/v1/billing/credit',
+    tag: 'Billing',
+    summary: 'Add credit: creates a Stripe Checkout Session',
+    description:
+      'Creates a hosted Stripe checkout (payment mode, USD) for `amount` dollars and records a pending top-up. ' +
+      'The balance grows by exactly that amount when Stripe reports the payment (POST /v1/billing/stripe/webhook). ' +
+      'Send an Idempotency-Key header to make retries safe (24 h): the same key and body replay the first answer, another body is 409.',
+    auth: true,
+    body: CreditBody,
+    responses: { 201: { description: 'The checkout to send the payer to', schema: CheckoutSession } },
+    errors: [409, 502, 503],
+    handler: async ({ body, accountId, ctx }) => {
+      const idempotencyKey = ctx.get('idempotency-key') || null;
+      if (idempotencyKey !== null && !/^[A-Za-z0-9_.:-]{1,100}$/.test(idempotencyKey)) {
+        throw new ValidationError('Idempotency-Key must be 1-100 characters of letters, digits, _ . : -');
+      }
+      const amountCents = Math.round(body.amount * 100);
+      const requestHash = createHash('sha256').update(JSON.stringify({ amount_cents: amountCents })).digest('hex');
+      const replay = (t: CreditTopup) => {
+        if (t.request_hash !== requestHash) throw new ConflictError('This Idempotency-Key was used with a different request body.');
+        return { status: 201, body: creditRecord(t) };
+      };
+      if (idempotencyKey !== null) {
+        const earlier = await deps.topups.findByIdempotencyKey(accountId, idempotencyKey);
+        if (earlier) return replay(earlier);
+      }
+      if (!deps.stripe) throw new ServiceUnavailableError('Credit top-ups are not configured on this server (STRIPE_SECRET_KEY is not set).', 60);
+      const session = await createCreditCheckoutSession(deps.stripe, deps.stripeSettings, {
+        accountId,
+        amountCents,
+        // Stripe replays the same session for the same key (real Stripe; stripe-mock does not keep state).
+        idempotencyKey: idempotencyKey !== null ? `credit-${accountId}-${idempotencyKey}-${requestHash.slice(0, 16)}` : `credit-${randomUUID()}`,
+      });
+      const { topup, inserted } = await deps.topups.insertPending({
+        accountId,
+        sessionId: session.sessionId,
+        amountMicros: amountCents * 10_000,
+        checkoutUrl: session.checkoutUrl,
+        idempotencyKey,
+        requestHash,
+      });
+      return inserted ? { status: 201, body: creditRecord(topup) } : replay(topup);
+    },
+  });
+
+  api.add({
+    method: 'post',
+    path: '/v1/billing/stripe/webhook',
+    tag: 'Billing',
+    summary: 'Stripe webhook endpoint (called by Stripe, not by clients)',
+    description:
+      'No service key: the `Stripe-Signature` header is verified on the raw body with STRIPE_WEBHOOK_SECRET (400 when it is missing, ' +
+      'wrong or older than 5 minutes; nothing changes). `checkout.session.completed` with `payment_status: paid` and ' +
+      '`checkout.session.async_payment_succeeded` credit the pending top-up of that session once, only when Stripe\'s ' +
+      '`amount_total` (USD) and `client_reference_id` match what was recorded. Every other event type is acknowledged and ignored.',
+    auth: false,
+    body: z.unknown().describe('a Stripe Event object, verified byte for byte'),
+    responses: { 200: { description: 'Received', schema: z.object({ received: z.literal(true) }) } },
+    errors: [503],
+    handler: async ({ ctx }) => {
+      if (!deps.stripeSettings.webhookSecret) {
+        throw new ServiceUnavailableError('Stripe webhooks are not configured on this server (STRIPE_WEBHOOK_SECRET is not set).', 60);
+      }
+      const event = verifyStripeEvent(ctx.state.rawBody as Buffer | undefined, ctx.get('stripe-signature'), deps.stripeSettings.webhookSecret);
+      if (!PAID_SESSION_EVENTS.has(event.type)) return { body: { received: true } };
+      const session = event.data.object as Stripe.Checkout.Session;
+      if (session.payment_status !== 'paid' || typeof session.id !== 'string') return { body: { received: true } };
+      const outcome = await deps.topups.creditPaidSession({
+        sessionId: session.id,
+        accountId: session.client_reference_id ?? null,
+        amountTotalCents: session.currency === 'usd' && typeof session.amount_total === 'number' ? session.amount_total : null,
+      });
+      if (!outcome.credited) {
+        // Acknowledged (a retry would not change the answer) but never credited; operators see why.
+        deps.logger.warn('paid Stripe checkout not credited', { reason: outcome.reason, session_id: session.id, event_id: event.id });
+        return { body: { received: true } };
+      }
+      // Ends a running grace period early. Best effort: the grace workflow reads the balance again at its
+      // deadline anyway, so an engine outage here must not make Stripe redeliver a payment already credited.
+      try {
+        await deps.workflows.notifyCredited(outcome.topup.account_id);
+      } catch (err) {
+        deps.logger.warn('could not signal the balance-depletion workflow after a credit', { account_id: outcome.topup.account_id, err });
+      }
+      return { body: { received: true } };
     },
   });
 }

@@ -7,6 +7,7 @@ import { microsToDollars } from '../../domain/money';
 import { ApiError, NotFoundError, ProviderNotConnectedError, UnsupportedOperationError, ValidationError } from '../../errors';
 import { isKnownGpuSlug, launchProblems } from '../../providers/gpu-catalog';
 import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
+import type { BalanceGuard } from '../../services/balance-guard';
 import type { ProviderCredentials } from '../../services/provider-credentials';
 import type { LaunchInput, LaunchTiming } from '../../../activities/instances';
 import type { InstanceClient } from '../../workflow-clients/instances';
@@ -125,6 +126,8 @@ export interface ComputeDeps {
   credentials: ProviderCredentials;
   instances: InstanceQueries;
   sshKeys: SshKeyQueries;
+  /** 402 insufficient_balance for a launch whose first hour the balance cannot cover. */
+  balance: BalanceGuard;
   /** Poll and meter intervals handed to new launch workflows (hours in production; short in tests). */
   launchTiming?: LaunchTiming;
 }
@@ -149,7 +152,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
         headers: { 'Idempotency-Key': 'the key of this launch (generated when none was sent): retry with it to get the same instance' },
       },
     },
-    errors: [409, 422, 429, 502, 503],
+    errors: [402, 409, 422, 429, 502, 503],
     handler: async ({ body, accountId, ctx }) => {
       if (body.spot && body.provider !== 'vastai') {
         throw new UnsupportedOperationError(
@@ -196,6 +199,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
         warnings,
         ...timing,
       };
+      await deps.balance.assertCoversFirstHour(input);
       return { status: 201, body: toInstanceRecord(await deps.workflows.launch(input)) };
     },
   });

@@ -1,0 +1,289 @@
+/**
+ * Balance enforcement end to end on the real Temporal dev server, real Postgres, the provider simulators and
+ * stripe-mock: a launch the balance cannot cover for an hour is 402; a charge that takes the balance to zero
+ * emits `billing.balance_depleted` and, after a compressed grace period, the account's instances are stopped
+ * (runpod) or terminated (others) with the reason recorded; a top-up during the grace keeps them running.
+ */
+import { randomBytes } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { z } from 'zod';
+import { createLedgerQueries, type LedgerQueries } from '../../src/db/queries/ledger';
+import { createPricingQueries } from '../../src/db/queries/pricing';
+import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
+import { sql } from '../../src/db/sql';
+import type { ProviderId } from '../../src/providers/types';
+import { createProviderCredentials } from '../../src/services/provider-credentials';
+import { depletionWorkflowId } from '../../src/workflow-clients/billing';
+import type { BalanceDepletionResult } from '../../workflows/balance-depletion';
+import { ed25519Key } from '../fixtures/ssh-keys';
+import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { eventually } from '../helpers/process';
+import { checkoutCompletedEvent, signedDelivery, startTestStripe } from '../helpers/stripe';
+import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+
+jest.setTimeout(180_000);
+
+/** Compressed grace period: long enough to top up in under load, short enough for a test. */
+const GRACE_MS = 8_000;
+
+let t: TestContext;
+let temporal: TemporalTestEnv;
+let stripe: Awaited<ReturnType<typeof startTestStripe>>;
+let ledger: LedgerQueries;
+let worker: Awaited<ReturnType<TemporalTestEnv['startWorker']>>;
+
+function startWorker() {
+  return temporal.startWorker(
+    testActivityDeps(t.db.pool, {
+      adapters: t.deps.adapters,
+      credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
+      temporal: { client: t.temporal, taskQueue: t.deps.temporal.taskQueue },
+      balanceGraceMs: GRACE_MS,
+    }),
+    t.deps.temporal.taskQueue,
+  );
+}
+
+beforeAll(async () => {
+  stripe = await startTestStripe();
+  t = await createTestContext({ simulators: true, stripe: stripe.settings, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 } });
+  temporal = await createTemporalTestEnv();
+  worker = await startWorker();
+  for (const p of ['runpod', 'vastai', 'lambda'] as const) t.sims[p].control.setBootDelay(300);
+  ledger = createLedgerQueries(t.db.pool);
+});
+afterAll(async () => {
+  await temporal.close();
+  await t.close();
+  await stripe.mock.stop();
+});
+
+type Auth = { Authorization: string };
+
+async function accountWith(providers: ProviderId[], credit: number) {
+  const account = await t.newAccount('enforced', { credit });
+  const simKeys: Partial<Record<ProviderId, string>> = {};
+  for (const provider of providers) {
+    simKeys[provider] = t.sims[provider].createKey();
+    await t.http.post('/v1/settings/providers').set(account.auth).send({ provider, api_key: simKeys[provider] }).expect(201);
+  }
+  await t.http.post('/v1/ssh-keys').set(account.auth).send({ name: 'laptop', public_key: ed25519Key() }).expect(201);
+  return { ...account, simKeys };
+}
+
+/** The simulator's on-demand price of one GPU-hour, in micros (what the balance check quotes without a snapshot). */
+async function livePriceMicros(provider: ProviderId, gpuType: string): Promise<number> {
+  const offers = await t.deps.adapters[provider].listOffers(t.sims[provider].createKey());
+  const prices = offers.filter((o) => o.gpuType === gpuType && !o.spot).map((o) => Math.round(o.pricePerHour * 1e6));
+  expect(prices.length).toBeGreaterThan(0);
+  return Math.min(...prices);
+}
+
+const events = (accountId: string) =>
+  t.db.pool.any(sql.type(z.object({ type: z.string(), data: z.record(z.unknown()) }))`
+    SELECT type, data FROM events WHERE account_id = ${accountId} ORDER BY created_at, id`);
+
+async function waitForStatus(auth: Auth, id: string, status: string, timeoutMs = 30_000) {
+  return eventually(`instance ${id} to be ${status}`, async () => {
+    const res = await t.http.get('/v1/compute').set(auth);
+    const found = (res.body.data as { id: string; status: string }[]).find((i) => i.id === id);
+    return found?.status === status ? found : undefined;
+  }, timeoutMs, 150);
+}
+
+/** Takes the balance down to `leftMicros` with one charge, the way another instance's metering would. */
+async function drainTo(accountId: string, leftMicros: number, instanceId: string) {
+  const balance = await ledger.getBalance(accountId);
+  await ledger.postEntry({
+    accountId,
+    type: 'instance_charge',
+    amountMicros: -(balance - leftMicros),
+    description: 'GPU time (elsewhere)',
+    instanceId,
+    idempotencyKey: `drain-${randomBytes(6).toString('hex')}`,
+  });
+}
+
+async function launch(auth: Auth, provider: ProviderId, extra: Record<string, unknown> = {}) {
+  return t.http.post('/v1/compute/launch').set(auth).send({ provider, gpu_type: 'rtx-a6000', ...extra });
+}
+
+describe('launch needs the first hour in the balance', () => {
+  it('answers 402 insufficient_balance below price × 1 h and creates nothing; 201 at exactly one hour', async () => {
+    const price = await livePriceMicros('runpod', 'rtx-a6000');
+    const poor = await accountWith(['runpod'], (price - 1) / 1e6);
+    const refused = await launch(poor.auth, 'runpod');
+    expect(refused.status).toBe(402);
+    expect(refused.body.error.code).toBe('insufficient_balance');
+    expect(refused.body.error.message).toContain('first hour');
+    expect(refused.body.error.message).toContain('POST /v1/billing/credit');
+    expect(t.sims.runpod.control.instances(poor.simKeys.runpod!)).toEqual([]);
+
+    // Two GPUs need two hours of one GPU's price.
+    const exact = await accountWith(['runpod'], price / 1e6);
+    expect((await launch(exact.auth, 'runpod', { gpu_count: 2 })).status).toBe(402);
+    const ok = await launch(exact.auth, 'runpod', { name: 'fits' });
+    expect(ok.status).toBe(201);
+    await t.http.post(`/v1/compute/${ok.body.id}/terminate`).set(exact.auth).expect(200);
+  });
+
+  it('answers 402 for an empty balance', async () => {
+    const empty = await accountWith(['vastai'], 0);
+    const res = await launch(empty.auth, 'vastai');
+    expect(res.status).toBe(402);
+    expect(t.sims.vastai.control.instances(empty.simKeys.vastai!)).toEqual([]);
+  });
+
+  it('prices the first hour from the pricing snapshot when it has the offer', async () => {
+    const price = await livePriceMicros('runpod', 'rtx-a6000');
+    const account = await accountWith(['runpod'], (price * 3) / 1e6);
+    const before = await launch(account.auth, 'runpod', { name: 'before-snapshot' });
+    expect(before.status).toBe(201);
+    // The snapshot says this GPU now costs 10× as much at runpod: 3 h of the old price no longer covers it.
+    await createPricingQueries(t.db.pool).recordRefresh(
+      {
+        runpod: { ok: true, offers: [{ provider: 'runpod', gpuType: 'rtx-a6000', spot: false, region: null, pricePerHourMicros: price * 10, availability: 3 }] },
+        vastai: { ok: false, error: 'not asked' },
+        lambda: { ok: false, error: 'not asked' },
+      },
+      new Date(),
+    );
+    await t.deps.pricing.reload();
+    const refused = await launch(account.auth, 'runpod', { name: 'after-snapshot' });
+    expect(refused.status).toBe(402);
+    expect(refused.body.error.message).toContain(`$${((price * 10) / 1e6).toFixed(2)}/h`);
+    await t.http.post(`/v1/compute/${before.body.id}/terminate`).set(account.auth).expect(200);
+  });
+
+  it('still replays an Idempotency-Key launch after the balance fell', async () => {
+    const account = await accountWith(['vastai'], 100);
+    const first = await t.http.post('/v1/compute/launch').set(account.auth).set('Idempotency-Key', 'enf-replay').send({ provider: 'vastai', gpu_type: 'rtx-a6000' });
+    expect(first.status).toBe(201);
+    await drainTo(account.accountId, 1, first.body.id);
+    const replay = await t.http.post('/v1/compute/launch').set(account.auth).set('Idempotency-Key', 'enf-replay').send({ provider: 'vastai', gpu_type: 'rtx-a6000' });
+    expect(replay.status).toBe(201);
+    expect(replay.body.id).toBe(first.body.id);
+    const fresh = await t.http.post('/v1/compute/launch').set(account.auth).set('Idempotency-Key', 'enf-new').send({ provider: 'vastai', gpu_type: 'rtx-a6000' });
+    expect(fresh.status).toBe(402);
+    await t.http.post(`/v1/compute/${first.body.id}/terminate`).set(account.auth).expect(200);
+  });
+});
+
+describe('a depleted balance', () => {
+  it('emits balance_low once and balance_depleted, then ends every instance after the grace period with the reason', async () => {
+    const account = await accountWith(['runpod', 'vastai'], 100);
+    const pod = await launch(account.auth, 'runpod');
+    const box = await launch(account.auth, 'vastai');
+    expect([pod.status, box.status]).toEqual([201, 201]);
+    await waitForStatus(account.auth, pod.body.id, 'running');
+    await waitForStatus(account.auth, box.body.id, 'running');
+
+    // Almost nothing left: the next metering charge (every second) crosses zero.
+    await drainTo(account.accountId, 5, pod.body.id);
+    await eventually('billing.balance_depleted', async () =>
+      (await events(account.accountId)).some((e) => e.type === 'billing.balance_depleted') ? true : undefined, 30_000);
+    const kinds = (await events(account.accountId)).map((e) => e.type);
+    expect(kinds.filter((k) => k === 'billing.balance_low')).toHaveLength(1);
+    // balance_low came with the same charge as balance_depleted or an earlier one (never after).
+    const seqOf = async (type: string) =>
+      t.db.pool.oneFirst(sql.type(z.object({ seq: z.number() }))`
+        SELECT l.seq FROM events e JOIN ledger_entries l ON l.id = e.data->>'transaction_id'
+        WHERE e.account_id = ${account.accountId} AND e.type = ${type}`);
+    expect(await seqOf('billing.balance_low')).toBeLessThanOrEqual(await seqOf('billing.balance_depleted'));
+    expect((await t.http.get('/v1/billing/balance').set(account.auth)).body.balance).toBeLessThanOrEqual(0);
+
+    // During the grace period the instances keep running.
+    const handle = t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId));
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    expect(t.sims.runpod.control.instances(account.simKeys.runpod!)[0]?.status).toBeDefined();
+
+    const result = (await handle.result()) as BalanceDepletionResult;
+    // Nothing was ended before the grace period was over.
+    const run = await handle.describe();
+    expect(run.closeTime!.getTime() - run.startTime.getTime()).toBeGreaterThanOrEqual(GRACE_MS);
+    expect(result.outcome).toBe('instances_ended');
+    expect(result.endedInstanceIds).toHaveLength(2);
+
+    // runpod is stopped, vastai terminated, each with the reason in its event.
+    await waitForStatus(account.auth, pod.body.id, 'stopped', 60_000);
+    await eventually('the vastai instance to be gone', () => (t.sims.vastai.control.instances(account.simKeys.vastai!).length === 0 ? true : undefined), 60_000);
+    const ends = await eventually('both end events', async () => {
+      const found = (await events(account.accountId)).filter((e) => e.type === 'instance.stopped' || e.type === 'instance.terminated');
+      return found.length === 2 ? found : undefined;
+    }, 60_000);
+    for (const e of ends) expect(e.data.reason).toMatch(/prepaid balance depleted/);
+    expect(ends.map((e) => [e.type, e.data.instance_id]).sort()).toEqual(
+      [['instance.stopped', pod.body.id], ['instance.terminated', box.body.id]].sort(),
+    );
+  });
+
+  it('keeps the instances running when a top-up arrives during the grace period', async () => {
+    const account = await accountWith(['vastai'], 100);
+    const box = await launch(account.auth, 'vastai');
+    expect(box.status).toBe(201);
+    await waitForStatus(account.auth, box.body.id, 'running');
+    await drainTo(account.accountId, 5, box.body.id);
+    await eventually('billing.balance_depleted', async () =>
+      (await events(account.accountId)).some((e) => e.type === 'billing.balance_depleted') ? true : undefined, 30_000);
+    const handle = t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId));
+    await eventually('the grace period to run', async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined), 10_000);
+
+    // Top up through Stripe: checkout session, then the signed webhook Stripe sends once paid.
+    const session = await t.http.post('/v1/billing/credit').set(account.auth).send({ amount: 50 });
+    expect(session.status).toBe(201);
+    const paid = signedDelivery(
+      checkoutCompletedEvent({ id: session.body.session_id, accountId: account.accountId, amountTotalCents: 5000 }),
+      stripe.settings.webhookSecret,
+    );
+    const delivered = await t.http.post('/v1/billing/stripe/webhook').set('Content-Type', 'application/json').set('Stripe-Signature', paid.signature).send(paid.body);
+    expect(delivered.status).toBe(200);
+
+    const result = (await handle.result()) as BalanceDepletionResult;
+    expect(result).toEqual({ outcome: 'credited', endedInstanceIds: [] });
+    expect((await t.http.get('/v1/billing/balance').set(account.auth)).body.balance).toBeGreaterThan(49);
+    // Well past the grace period, the instance still runs and nothing ended it.
+    const later = await eventually('the grace deadline to pass', async () => {
+      const started = (await handle.describe()).startTime.getTime();
+      return Date.now() > started + GRACE_MS + 1_000 ? true : undefined;
+    }, GRACE_MS + 15_000, 250);
+    expect(later).toBe(true);
+    expect((await waitForStatus(account.auth, box.body.id, 'running')).status).toBe('running');
+    expect((await events(account.accountId)).map((e) => e.type)).not.toContain('instance.terminated');
+    await t.http.post(`/v1/compute/${box.body.id}/terminate`).set(account.auth).expect(200);
+  });
+
+  it('still ends the instances when the worker is restarted during the grace period', async () => {
+    const account = await accountWith(['vastai'], 100);
+    const box = await launch(account.auth, 'vastai');
+    expect(box.status).toBe(201);
+    await waitForStatus(account.auth, box.body.id, 'running');
+    await drainTo(account.accountId, 5, box.body.id);
+    const handle = t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId));
+    await eventually('the grace period to run', async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined), 30_000);
+
+    // The worker goes away mid-grace; the timer lives in Temporal, and a new worker picks the run up.
+    worker.worker.shutdown();
+    await worker.running;
+    worker = await startWorker();
+
+    const result = (await handle.result()) as BalanceDepletionResult;
+    expect(result.outcome).toBe('instances_ended');
+    await eventually('the vastai instance to be gone', () => (t.sims.vastai.control.instances(account.simKeys.vastai!).length === 0 ? true : undefined), 60_000);
+    const ended = await eventually('instance.terminated', async () =>
+      (await events(account.accountId)).find((e) => e.type === 'instance.terminated'), 60_000);
+    expect(ended.data.reason).toMatch(/prepaid balance depleted/);
+  });
+
+  it('does nothing while the balance stays above zero (no workflow)', async () => {
+    const account = await accountWith(['vastai'], 100);
+    const box = await launch(account.auth, 'vastai');
+    await waitForStatus(account.auth, box.body.id, 'running');
+    await eventually('a metered charge', async () => {
+      const res = await t.http.get('/v1/billing/transactions?type=instance_charge').set(account.auth);
+      return res.body.data.length > 0 ? true : undefined;
+    }, 15_000);
+    await expect(t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    expect((await events(account.accountId)).map((e) => e.type)).not.toContain('billing.balance_low');
+    await t.http.post(`/v1/compute/${box.body.id}/terminate`).set(account.auth).expect(200);
+  });
+});
