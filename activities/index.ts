@@ -8,6 +8,7 @@ import type { ProviderAdapter, ProviderId } from '../src/providers/types';
 import { createHealthActivities } from './health';
 import { createInstanceActivities } from './instances';
 import { createPricingActivities } from './pricing';
+import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import type { ProviderCredentials } from '../src/services/provider-credentials';
 
 export interface ActivityDeps {
@@ -18,6 +19,8 @@ export interface ActivityDeps {
   pricingKeys: Partial<Record<ProviderId, string>>;
   /** The accounts' provider keys, decrypted for one call at a time. */
   credentials: ProviderCredentials;
+  /** Webhook delivery settings, DNS and the per-attempt metrics hook; defaults are the real ones. */
+  webhooks?: WebhookActivityDeps;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -25,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHealthActivities(deps),
     ...createPricingActivities(deps),
     ...createInstanceActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }
 

@@ -1,6 +1,6 @@
 /** The API process: Postgres pool, Temporal client, `createApp(deps).listen()`. */
 import type { Server } from 'node:http';
-import { loadConfigOrExit, providerAdapterSettings, requireSettings, ConfigError } from './config';
+import { loadConfigOrExit, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
 import { KeyVault } from './domain/key-vault';
 import { createProviderAdapters } from './providers';
 import { createPricingQueries } from './db/queries/pricing';
@@ -33,6 +33,7 @@ async function main(): Promise<void> {
     vault,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     rateLimit: { burst: config.RATE_LIMIT_BURST, perMinute: config.RATE_LIMIT_PER_MINUTE },
+    webhooks: { allowedHosts: webhookSettings(config).allowedHosts },
   });
   const server: Server = app.listen(config.PORT, config.HOST, () => {
     const address = server.address();

@@ -173,6 +173,8 @@ async function main(): Promise<void> {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporal.address,
     MASTER_ENCRYPTION_KEY: masterKey,
+    // A developer receives webhooks on their own machine: loopback over plain http is allowed locally.
+    WEBHOOK_ALLOWED_HOSTS: process.env.WEBHOOK_ALLOWED_HOSTS || 'localhost,127.0.0.1,::1',
     ...(simulated
       ? {
           RUNPOD_API_BASE_URL: simulated.sims.runpod.baseUrl,

@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, ConfigError } from './config';
+import { loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
 import { createProviderAdapters } from './providers';
 import { createProviderKeyQueries } from './db/queries/provider-keys';
 import { KeyVault } from './domain/key-vault';
@@ -11,6 +11,8 @@ import { ensurePricingSchedule } from './temporal/schedules';
 import { createDatabasePool } from './db/pool';
 import { createLogger } from './logger';
 import { createWorker, installTemporalRuntime } from './worker';
+import { OutboxListener } from './services/outbox-listener';
+import { createWebhookClient } from './workflow-clients/webhooks';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -19,6 +21,7 @@ async function main(): Promise<void> {
   installTemporalRuntime(config.LOG_LEVEL === 'debug' ? 'INFO' : 'WARN');
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
+  const webhooks = webhookSettings(config);
   const worker = await createWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -36,6 +39,7 @@ async function main(): Promise<void> {
         vastai: config.PRICING_VASTAI_API_KEY,
         lambda: config.PRICING_LAMBDA_API_KEY,
       },
+      webhooks: { settings: webhooks },
     },
   });
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
@@ -45,7 +49,11 @@ async function main(): Promise<void> {
     everyMs: parseDurationMs(config.PRICING_REFRESH_INTERVAL),
     triggerNow: true,
   });
-  await clientConnection.close();
+  // The webhook dispatcher (one per task queue, started idempotently) and the LISTEN that wakes it.
+  const webhookClient = createWebhookClient({ temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE } });
+  await webhookClient.ensureDispatcher({ tickMs: webhooks.dispatchTickMs });
+  const outbox = new OutboxListener(config.DATABASE_URL!, () => webhookClient.signalOutbox(), logger);
+  await outbox.start();
   logger.info('worker polling', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
   // Optional liveness endpoint for orchestrators (the worker has no other port): 200 while it polls.
   const health = config.WORKER_HEALTH_PORT
@@ -58,7 +66,8 @@ async function main(): Promise<void> {
   // The SDK shuts the worker down gracefully on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
   await worker.run();
   health?.close();
-  await Promise.allSettled([pool.end(), connection.close()]);
+  await outbox.stop();
+  await Promise.allSettled([pool.end(), connection.close(), clientConnection.close()]);
   logger.info('worker stopped');
 }
 

@@ -2,3 +2,5 @@
 export * from './health-probe';
 export * from './pricing-refresh';
 export * from './launch-instance';
+export * from './webhook-delivery';
+export * from './webhook-dispatcher';

@@ -31,6 +31,11 @@ import { registerProviderKeyRoutes } from './routes/provider-keys';
 import { registerRecommendationRoutes } from './routes/recommendations';
 import { registerSshKeyRoutes } from './routes/ssh-keys';
 import { registerTemplateRoutes } from './routes/templates';
+import { registerEventRoutes } from './routes/events';
+import { registerWebhookRoutes } from './routes/webhooks';
+import { createWebhookQueries } from '../db/queries/webhooks';
+import { createWebhookClient } from '../workflow-clients/webhooks';
+import type { Resolver } from '../services/webhook-sender';
 
 export interface AppDeps {
   pool: Pool;
@@ -44,6 +49,8 @@ export interface AppDeps {
   /** Poll and meter intervals for new launch workflows; defaults: 1 min and 1 h. */
   launchTiming?: { pollIntervalMs: number; meterIntervalMs: number; activityTimeoutMs?: number; continueAsNewAfter?: number };
   publicBaseUrl?: string;
+  /** Webhook URL policy: hosts allowed over http and at non-public addresses (default none), and DNS. */
+  webhooks?: { allowedHosts: string[]; resolve?: Resolver };
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -70,6 +77,14 @@ export function createApp(deps: AppDeps): Koa {
   registerPricingRoutes(api, { cache: deps.pricing, queries: createPricingQueries(deps.pool) });
   registerBillingRoutes(api, { ledger: createLedgerQueries(deps.pool) });
   registerRecommendationRoutes(api, { instances: createRecommendationInputQueries(deps.pool), pricing: deps.pricing });
+  const webhookQueries = createWebhookQueries(deps.pool);
+  registerWebhookRoutes(api, {
+    queries: webhookQueries,
+    workflows: createWebhookClient({ temporal: deps.temporal }),
+    policy: { allowedHosts: deps.webhooks?.allowedHosts ?? [] },
+    resolve: deps.webhooks?.resolve,
+  });
+  registerEventRoutes(api, { queries: webhookQueries });
 
   // Operational routes: not part of the versioned API, not in the OpenAPI document.
   api.router.get('/healthz', (ctx) => {

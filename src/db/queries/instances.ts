@@ -36,7 +36,7 @@ const COLUMNS = sql.fragment`id, account_id, request_hash, provider, provider_in
   gpu_count, price_per_hour_micros, spot, region, docker_image, public_ip, ssh, warnings, started_at, metered_through,
   ended_at, created_at`;
 
-export type EventType = 'instance.started' | 'instance.stopped' | 'instance.terminated' | 'spot.preempted';
+export type EventType = 'instance.started' | 'instance.stopped' | 'instance.terminated' | 'spot.preempted' | 'webhook.test';
 
 /** Writes an event to the outbox; the dedupe key makes a retried step write it once. */
 export async function insertEvent(

@@ -1,0 +1,142 @@
+/**
+ * Webhook delivery activities: the dispatcher's batch (claim outbox events, fan out, first attempts) and the
+ * single attempts of the per-delivery retry workflows. All HTTP goes through {@link sendWebhook}.
+ */
+import { createWebhookQueries, type DeliveryStatus, type DeliveryWork } from '../src/db/queries/webhooks';
+import { signWebhook } from '../src/domain/webhook-signing';
+import { sendWebhook, systemResolver, type AttemptResult, type Resolver } from '../src/services/webhook-sender';
+import type { ActivityDeps } from './index';
+
+/** Delivery settings (config: WEBHOOK_*); tests compress the waits. */
+export interface WebhookSettings {
+  allowedHosts: string[];
+  timeoutMs: number;
+  /** Waits before retries 1..n after a failed attempt; after the last, the delivery is `failed`. */
+  retryScheduleMs: number[];
+  /** An endpoint failing this long without a success is deactivated. */
+  disableAfterMs: number;
+  dispatchTickMs: number;
+  claimLeaseMs: number;
+  batchSize: number;
+}
+
+export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
+  allowedHosts: [],
+  timeoutMs: 15_000,
+  retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+  disableAfterMs: 5 * 24 * 3_600_000,
+  dispatchTickMs: 5_000,
+  claimLeaseMs: 120_000,
+  batchSize: 100,
+};
+
+/** What the metrics module counts: one call per attempt (the lead wires `webhook_deliveries_total` here). */
+export type DeliveryAttemptHook = (attempt: { eventType: string; success: boolean; statusCode: number | null; latencyMs: number }) => void;
+
+export interface WebhookActivityDeps {
+  settings?: Partial<WebhookSettings>;
+  /** DNS for deliveries (tests inject one to play DNS rebinding). */
+  resolve?: Resolver;
+  onDeliveryAttempt?: DeliveryAttemptHook;
+}
+
+export interface DeliveryState {
+  status: DeliveryStatus;
+  /** Epoch ms of the next automatic attempt while pending; null otherwise (or "now" for a fresh delivery). */
+  nextAttemptAt: number | null;
+}
+
+const ATTEMPT_CONCURRENCY = 64;
+
+/** The exact body and headers of one delivery (the same bytes on every retry but the timestamp). */
+export function buildWebhookMessage(work: DeliveryWork, nowSeconds: number): { body: string; headers: Record<string, string> } {
+  const body = JSON.stringify({ id: work.event_id, type: work.type, created_at: work.event_created_at, data: work.data });
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'gpu-orchestrator-webhooks/1',
+      'webhook-id': work.delivery_id,
+      'webhook-timestamp': String(nowSeconds),
+      'webhook-signature': signWebhook(work.secret, work.delivery_id, nowSeconds, body),
+    },
+  };
+}
+
+async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const run = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
+}
+
+export function createWebhookActivities(deps: ActivityDeps) {
+  const queries = createWebhookQueries(deps.pool);
+  const settings: WebhookSettings = { ...DEFAULT_WEBHOOK_SETTINGS, ...deps.webhooks?.settings };
+  const resolve = deps.webhooks?.resolve ?? systemResolver;
+  const policy = { allowedHosts: settings.allowedHosts };
+
+  /** One attempt of `work`; `final` means no automatic retry follows (manual redelivery of a finished one). */
+  async function attempt(work: DeliveryWork, final: boolean): Promise<DeliveryState | null> {
+    if (!work.active) {
+      await queries.cancelDelivery(work.delivery_id);
+      return { status: 'cancelled', nextAttemptAt: null };
+    }
+    const message = buildWebhookMessage(work, Math.floor(Date.now() / 1000));
+    const result: AttemptResult = await sendWebhook({ url: work.url, ...message, timeoutMs: settings.timeoutMs, policy, resolve });
+    try {
+      deps.webhooks?.onDeliveryAttempt?.({ eventType: work.type, success: result.success, statusCode: result.statusCode, latencyMs: result.latencyMs });
+    } catch {
+      // a metrics hook never fails a delivery
+    }
+    const recorded = await queries.recordAttempt(work.delivery_id, result, {
+      nextAttemptInMs: final ? null : (settings.retryScheduleMs[work.attempt_count] ?? null),
+      disableAfterMs: settings.disableAfterMs,
+    });
+    if (!recorded) return null;
+    if (recorded.endpointDeactivated) deps.logger.warn('webhook endpoint deactivated after failing continuously', { delivery_id: work.delivery_id });
+    return { status: recorded.status, nextAttemptAt: recorded.nextAttemptAt ? Date.parse(recorded.nextAttemptAt) : null };
+  }
+
+  return {
+    /**
+     * One dispatcher batch: claims undispatched outbox events, creates their deliveries and makes every first
+     * attempt at once. Returns the deliveries that need the retry path (failed first attempts, and orphans whose
+     * claim outlived its lease) and whether more events are probably waiting.
+     */
+    async dispatchWebhookBatch(input: { limit?: number }): Promise<{ claimed: number; attempted: number; handoff: string[]; more: boolean }> {
+      const limit = input.limit ?? settings.batchSize;
+      const { claimed, work } = await queries.claimOutboxBatch(limit, settings.claimLeaseMs);
+      const handoff: string[] = [];
+      await forEachLimited(work, ATTEMPT_CONCURRENCY, async (w) => {
+        const state = await attempt(w, false);
+        if (state?.status === 'pending') handoff.push(w.delivery_id);
+      });
+      handoff.push(...(await queries.sweepOrphanedDeliveries(100, settings.claimLeaseMs)));
+      return { claimed, attempted: work.length, handoff, more: claimed === limit };
+    },
+
+    /** The retry workflow takes its delivery over; null when it no longer exists (endpoint deleted). */
+    async adoptWebhookDelivery(deliveryId: string): Promise<DeliveryState | null> {
+      const work = await queries.adoptDelivery(deliveryId);
+      if (!work) return null;
+      if (work.status === 'pending' && !work.active) {
+        await queries.cancelDelivery(deliveryId);
+        return { status: 'cancelled', nextAttemptAt: null };
+      }
+      return { status: work.status, nextAttemptAt: work.next_attempt_at ? Date.parse(work.next_attempt_at) : null };
+    },
+
+    /**
+     * One attempt of a delivery. A pending delivery follows the retry schedule; `manual` on a finished one
+     * (succeeded, failed, cancelled) makes exactly one more attempt. Null when the delivery is gone.
+     */
+    async attemptWebhookDelivery(input: { deliveryId: string; manual: boolean }): Promise<DeliveryState | null> {
+      const work = await queries.findWork(input.deliveryId);
+      if (!work) return null;
+      if (work.status !== 'pending' && !input.manual) return { status: work.status, nextAttemptAt: null };
+      return attempt(work, work.status !== 'pending');
+    },
+  };
+}
