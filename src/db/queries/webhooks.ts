@@ -297,7 +297,7 @@ export function createWebhookQueries(pool: Pool) {
         await tx.query(sql.typeAlias('void')`
           INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, response_body, error, success)
           VALUES (${id}, ${attempt.attemptedAt.toISOString()}, ${attempt.statusCode}, ${attempt.latencyMs},
-                  ${attempt.responseBody?.replace(/\u0000/g, '') ?? null}, ${attempt.error?.slice(0, 500) ?? null}, ${attempt.success})`);
+                  ${attempt.responseBody?.replaceAll('\u0000', '') ?? null}, ${attempt.error?.slice(0, 500) ?? null}, ${attempt.success})`);
         const status: DeliveryStatus = attempt.success ? 'succeeded' : onFailure.nextAttemptInMs === null ? 'failed' : 'pending';
         const updated = await tx.one(sql.type(z.object({ attempt_count: z.number(), next_attempt_at: z.string().nullable() }))`
           UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, status = ${status},

@@ -9,7 +9,7 @@ import type { WebhookClient } from '../../workflow-clients/webhooks';
 import type { ApiRouter } from '../route';
 import { Deleted, isoTimestamp } from '../schemas';
 
-const noControlChars = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
+const noControlChars = (s: string) => !/\p{Cc}/u.test(s);
 
 export const WebhookRecord = z.object({
   id: z.string(),
