@@ -77,6 +77,5 @@ export function webhookUrlProblem(text: string, policy: WebhookUrlPolicy): strin
     const refusal = addressRefusal(host);
     return refusal ? `must not point at a non-public address: ${refusal}` : null;
   }
-  if (!host.includes('.') ) return 'must name a fully qualified host';
   return null;
 }

@@ -184,7 +184,7 @@ describe('/v1/webhooks', () => {
     'https://10.0.0.5/h', 'https://172.20.1.1/h', 'https://192.168.0.10/h', 'https://127.0.0.2/h', 'https://localhost/h',
     'https://169.254.169.254/latest/meta-data', 'https://100.64.1.1/h', 'https://224.0.0.1/h', 'https://240.1.2.3/h',
     'https://0.0.0.0/h', 'https://[::1]/h', 'https://[fe80::1]/h', 'https://[fd12:3456::1]/h', 'https://[ff05::2]/h',
-    'https://[::ffff:10.0.0.1]/h', 'https://[::ffff:7f00:1]/h', 'https://[2001:db8::5]/h', 'https://2130706433/h',
+    'https://[::ffff:10.0.0.1]/h', 'https://[::ffff:7f00:1]/h', 'https://[2001:db8::5]/h', 'https://2130706434/h',
     'https://internal.example.com/h', 'https://mixed.example.com/h',
   ])('refuses a destination that is not public: %s', async (url) => {
     dns.set('localhost', ['127.0.0.1', '::1']);
