@@ -36,6 +36,8 @@ export interface Receiver {
   /** Answers for the next requests to `path`, in order; afterwards 200. */
   plan(path: string, answers: Answer[]): void;
   secret(path: string, secret: string): void;
+  /** Every answer waits this long (deliveries stay in flight). */
+  setDelay(ms: number): void;
   /** Stops accepting connections (connection refused) until `up()`. */
   down(): Promise<void>;
   up(): Promise<void>;
@@ -47,6 +49,7 @@ export async function startReceiver(): Promise<Receiver> {
   const plans = new Map<string, Answer[]>();
   const secrets = new Map<string, string>();
   const arrived = new Map<string, number>();
+  let delayMs = 0;
   const handler = async (req: IncomingMessage, res: import('node:http').ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -68,6 +71,7 @@ export async function startReceiver(): Promise<Receiver> {
         verified = false;
       }
     }
+    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     const next = plans.get(path)?.shift() ?? 200;
     const answer = typeof next === 'object' && 'then' in next ? await next : next;
     const status = typeof answer === 'number' ? answer : answer.status;
@@ -97,6 +101,7 @@ export async function startReceiver(): Promise<Receiver> {
     arrivals: (path) => arrived.get(path) ?? 0,
     plan: (path, answers) => void plans.set(path, [...answers]),
     secret: (path, secret) => void secrets.set(path, secret),
+    setDelay: (ms) => void (delayMs = ms),
     down: closeServer,
     async up() {
       server = createServer((req, res) => void handler(req, res));
