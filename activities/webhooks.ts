@@ -2,6 +2,7 @@
  * Webhook delivery activities: the dispatcher's batch (claim outbox events, fan out, first attempts) and the
  * single attempts of the per-delivery retry workflows. All HTTP goes through {@link sendWebhook}.
  */
+import { Context } from '@temporalio/activity';
 import { createWebhookQueries, type DeliveryStatus, type DeliveryWork } from '../src/db/queries/webhooks';
 import { signWebhook } from '../src/domain/webhook-signing';
 import { sendWebhook, systemResolver, type AttemptResult, type Resolver } from '../src/services/webhook-sender';
@@ -63,6 +64,25 @@ export function buildWebhookMessage(work: DeliveryWork, nowSeconds: number): { b
   };
 }
 
+/**
+ * Heartbeats every 2 s while `fn` runs, so a worker that dies mid-batch is noticed within the heartbeat
+ * timeout instead of the (long) start-to-close timeout.
+ */
+async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
+  let context: Context | undefined;
+  try {
+    context = Context.current();
+  } catch {
+    return fn(); // called outside an activity
+  }
+  const timer = setInterval(() => context.heartbeat(), 2_000);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const run = async () => {
@@ -106,15 +126,7 @@ export function createWebhookActivities(deps: ActivityDeps) {
      * claim outlived its lease) and whether more events are probably waiting.
      */
     async dispatchWebhookBatch(input: { limit?: number }): Promise<{ claimed: number; attempted: number; handoff: string[]; more: boolean }> {
-      const limit = input.limit ?? settings.batchSize;
-      const { claimed, work } = await queries.claimOutboxBatch(limit, settings.claimLeaseMs);
-      const handoff: string[] = [];
-      await forEachLimited(work, ATTEMPT_CONCURRENCY, async (w) => {
-        const state = await attempt(w, false);
-        if (state?.status === 'pending') handoff.push(w.delivery_id);
-      });
-      handoff.push(...(await queries.sweepOrphanedDeliveries(100, settings.claimLeaseMs)));
-      return { claimed, attempted: work.length, handoff, more: claimed === limit };
+      return withHeartbeat(() => dispatchBatch(input));
     },
 
     /** The retry workflow takes its delivery over; null when it no longer exists (endpoint deleted). */
@@ -133,10 +145,24 @@ export function createWebhookActivities(deps: ActivityDeps) {
      * (succeeded, failed, cancelled) makes exactly one more attempt. Null when the delivery is gone.
      */
     async attemptWebhookDelivery(input: { deliveryId: string; manual: boolean }): Promise<DeliveryState | null> {
-      const work = await queries.findWork(input.deliveryId);
-      if (!work) return null;
-      if (work.status !== 'pending' && !input.manual) return { status: work.status, nextAttemptAt: null };
-      return attempt(work, work.status !== 'pending');
+      return withHeartbeat(async () => {
+        const work = await queries.findWork(input.deliveryId);
+        if (!work) return null;
+        if (work.status !== 'pending' && !input.manual) return { status: work.status, nextAttemptAt: null };
+        return attempt(work, work.status !== 'pending');
+      });
     },
   };
+
+  async function dispatchBatch(input: { limit?: number }): Promise<{ claimed: number; attempted: number; handoff: string[]; more: boolean }> {
+    const limit = input.limit ?? settings.batchSize;
+    const { claimed, work } = await queries.claimOutboxBatch(limit, settings.claimLeaseMs);
+    const handoff: string[] = [];
+    await forEachLimited(work, ATTEMPT_CONCURRENCY, async (w) => {
+      const state = await attempt(w, false);
+      if (state?.status === 'pending') handoff.push(w.delivery_id);
+    });
+    handoff.push(...(await queries.sweepOrphanedDeliveries(100, settings.claimLeaseMs)));
+    return { claimed, attempted: work.length, handoff, more: claimed === limit };
+  }
 }

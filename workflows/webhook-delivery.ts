@@ -19,6 +19,7 @@ export function webhookDeliveryWorkflowId(deliveryId: string): string {
 const acts = proxyActivities<Activities>({
   // An attempt is bounded by WEBHOOK_TIMEOUT_MS (at most 60 s) plus the database work.
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 

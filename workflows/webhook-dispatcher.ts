@@ -35,6 +35,7 @@ export function webhookDispatcherWorkflowId(taskQueue: string): string {
 const { dispatchWebhookBatch } = proxyActivities<Activities>({
   // A batch's attempts run in parallel, each bounded by WEBHOOK_TIMEOUT_MS (at most 60 s).
   startToCloseTimeout: '3 minutes',
+  heartbeatTimeout: '10 seconds', // a killed worker's batch is retried within seconds
   // Postgres away: keep trying; nothing is lost meanwhile (the events wait in the outbox).
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
