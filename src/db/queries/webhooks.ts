@@ -221,29 +221,45 @@ export function createWebhookQueries(pool: Pool) {
      * work for each new delivery's first attempt.
      */
     async claimOutboxBatch(limit: number, leaseMs: number): Promise<{ claimed: number; work: DeliveryWork[] }> {
-      return pool.transaction(async (tx) => {
-        const batch = await tx.any(sql.type(z.object({ id: z.string() }))`
-          SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`);
-        if (batch.length === 0) return { claimed: 0, work: [] };
-        const ids = sql.array(batch.map((b) => b.id), 'text');
-        await tx.query(sql.typeAlias('void')`UPDATE events SET dispatched_at = now() WHERE id = ANY(${ids})`);
-        const work = await tx.any(sql.type(DeliveryWork)`
-          WITH created AS (
-            INSERT INTO webhook_deliveries (id, account_id, endpoint_id, event_id, status, lease_until)
-            SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), e.account_id, w.id, e.id, 'pending',
-                   now() + ${leaseMs} * interval '1 millisecond'
-            FROM events e JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.active
-              AND (w.id = e.endpoint_id OR (e.endpoint_id IS NULL AND e.type = ANY(w.events)))
-            WHERE e.id = ANY(${ids})
-            ON CONFLICT (event_id, endpoint_id) DO NOTHING
-            RETURNING id, status, attempt_count, endpoint_id, event_id
-          )
-          SELECT c.id AS delivery_id, c.status, c.attempt_count, w.url, w.secret, w.active,
-                 e.id AS event_id, e.type, e.data, e.created_at AS event_created_at
-          FROM created c JOIN webhook_endpoints w ON w.id = c.endpoint_id JOIN events e ON e.id = c.event_id
-          ORDER BY e.created_at, e.id`);
-        return { claimed: batch.length, work: [...work] };
+      // One statement (one round trip, atomic): claim, mark dispatched, create deliveries, return their work.
+      const ClaimRow = z.object({
+        event_id: z.string(),
+        type: z.string(),
+        data: z.record(z.unknown()),
+        event_created_at: z.string(),
+        delivery_id: z.string().nullable(),
+        url: z.string().nullable(),
+        secret: z.string().nullable(),
       });
+      const rows = await pool.any(sql.type(ClaimRow)`
+        WITH batch AS (
+          SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED
+        ),
+        claimed AS (
+          UPDATE events e SET dispatched_at = now() FROM batch WHERE e.id = batch.id
+          RETURNING e.id, e.account_id, e.type, e.data, e.created_at, e.endpoint_id
+        ),
+        targets AS (
+          SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', '') AS delivery_id, c.id AS event_id, c.account_id,
+                 w.id AS endpoint_id, w.url, w.secret
+          FROM claimed c JOIN webhook_endpoints w ON w.account_id = c.account_id AND w.active
+            AND (w.id = c.endpoint_id OR (c.endpoint_id IS NULL AND c.type = ANY(w.events)))
+        ),
+        created AS (
+          INSERT INTO webhook_deliveries (id, account_id, endpoint_id, event_id, status, lease_until)
+          SELECT delivery_id, account_id, endpoint_id, event_id, 'pending', now() + ${leaseMs} * interval '1 millisecond' FROM targets
+          ON CONFLICT (event_id, endpoint_id) DO NOTHING
+          RETURNING id
+        )
+        SELECT c.id AS event_id, c.type, c.data, c.created_at AS event_created_at, t.delivery_id, t.url, t.secret
+        FROM claimed c
+          LEFT JOIN (targets t JOIN created d ON d.id = t.delivery_id) ON t.event_id = c.id
+        ORDER BY c.created_at, c.id`);
+      const claimed = new Set(rows.map((r) => r.event_id)).size;
+      const work: DeliveryWork[] = rows
+        .filter((r) => r.delivery_id !== null)
+        .map((r) => ({ ...r, delivery_id: r.delivery_id!, url: r.url!, secret: r.secret!, status: 'pending', attempt_count: 0, active: true }));
+      return { claimed, work };
     },
 
     /**
@@ -321,6 +337,42 @@ export function createWebhookQueries(pool: Pool) {
         return { status, attemptCount: updated.attempt_count, nextAttemptAt: updated.next_attempt_at, endpointDeactivated };
       };
       return conn === pool ? pool.transaction(run) : run(conn);
+    },
+
+    /**
+     * Records many successful attempts at once (the dispatcher's happy path): one transaction for a whole
+     * batch instead of one per message. Deliveries already finished or gone are left as they are.
+     */
+    async recordSuccesses(
+      attempts: { deliveryId: string; attemptedAt: Date; statusCode: number; latencyMs: number; responseBody: string | null }[],
+    ): Promise<void> {
+      if (attempts.length === 0) return;
+      // One statement (one round trip, atomic) for the whole batch.
+      await pool.query(sql.typeAlias('void')`
+        WITH input AS (
+          SELECT * FROM unnest(
+            ${sql.array(attempts.map((r) => r.deliveryId), 'text')},
+            ${sql.array(attempts.map((r) => r.attemptedAt.toISOString()), 'timestamptz')},
+            ${sql.array(attempts.map((r) => r.statusCode), 'int4')},
+            ${sql.array(attempts.map((r) => r.latencyMs), 'int4')},
+            ${sql.array(attempts.map((r) => r.responseBody?.replaceAll('\u0000', '') ?? null), 'text')}
+          ) AS i(delivery_id, attempted_at, status_code, latency_ms, response_body)
+        ),
+        updated AS (
+          UPDATE webhook_deliveries d SET attempt_count = attempt_count + 1, status = 'succeeded', next_attempt_at = NULL, updated_at = now()
+          FROM input i WHERE d.id = i.delivery_id AND d.status = 'pending'
+          RETURNING d.id, d.endpoint_id
+        ),
+        logged AS (
+          INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, response_body, success)
+          SELECT i.delivery_id, i.attempted_at, i.status_code, i.latency_ms, i.response_body, true
+          FROM input i JOIN updated u ON u.id = i.delivery_id
+        ),
+        healthy AS (
+          UPDATE webhook_endpoints SET failing_since = NULL
+          WHERE id IN (SELECT endpoint_id FROM updated) AND failing_since IS NOT NULL
+        )
+        SELECT`);
     },
 
     async findWork(id: string): Promise<DeliveryWork | null> {
