@@ -35,7 +35,7 @@ function startWorker() {
     VASTAI_API_BASE_URL: 'http://127.0.0.1:9',
     LAMBDA_API_BASE_URL: 'http://127.0.0.1:9/api/v1',
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-    WEBHOOK_RETRY_SCHEDULE: '1s,1s,2s,2s,3s,5s,10s',
+    WEBHOOK_RETRY_SCHEDULE: '1s,2s,3s,5s,5s,10s,10s',
     WEBHOOK_CLAIM_LEASE: '5s',
     WEBHOOK_DISPATCH_TICK: '1s',
     WEBHOOK_TIMEOUT_MS: '3000',
