@@ -49,11 +49,6 @@ async function main(): Promise<void> {
     everyMs: parseDurationMs(config.PRICING_REFRESH_INTERVAL),
     triggerNow: true,
   });
-  // The webhook dispatcher (one per task queue, started idempotently) and the LISTEN that wakes it.
-  const webhookClient = createWebhookClient({ temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE } });
-  await webhookClient.ensureDispatcher({ tickMs: webhooks.dispatchTickMs });
-  const outbox = new OutboxListener(config.DATABASE_URL!, () => webhookClient.signalOutbox(), logger);
-  await outbox.start();
   logger.info('worker polling', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
   // Optional liveness endpoint for orchestrators (the worker has no other port): 200 while it polls.
   const health = config.WORKER_HEALTH_PORT
@@ -64,7 +59,14 @@ async function main(): Promise<void> {
       }).listen(config.WORKER_HEALTH_PORT, config.HOST)
     : undefined;
   // The SDK shuts the worker down gracefully on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
-  await worker.run();
+  const running = worker.run();
+  // The webhook dispatcher (one per task queue, started idempotently) and the LISTEN that wakes it; after
+  // polling began, so a restarted worker resumes in-flight workflows without waiting for these round trips.
+  const webhookClient = createWebhookClient({ temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE } });
+  await webhookClient.ensureDispatcher({ tickMs: webhooks.dispatchTickMs });
+  const outbox = new OutboxListener(config.DATABASE_URL!, () => webhookClient.signalOutbox(), logger);
+  await outbox.start();
+  await running;
   health?.close();
   await outbox.stop();
   await Promise.allSettled([pool.end(), connection.close(), clientConnection.close()]);

@@ -1,5 +1,4 @@
 import {
-  ApplicationFailure,
   allHandlersFinished,
   condition,
   continueAsNew,
@@ -17,6 +16,8 @@ import { webhookDelivery, webhookDeliveryWorkflowId } from './webhook-delivery';
 
 /** "New rows in the outbox": sent by the worker's LISTEN on `events_outbox`. */
 export const outboxChangedSignal = defineSignal('outboxChanged');
+/** New settings from a worker start (config may have changed); they also carry over continue-as-new. */
+export const configureDispatcherSignal = defineSignal<[WebhookDispatcherInput]>('configureDispatcher');
 
 export interface WebhookDispatcherInput {
   /** Safety tick: a batch runs at least this often even without a signal (lost NOTIFY, orphan sweep). */
@@ -46,13 +47,18 @@ const { dispatchWebhookBatch } = proxyActivities<Activities>({
  * workflow round trip per message). Deliveries whose first attempt failed, and orphans whose batch died, are
  * handed to their own retry workflow `webhook-delivery-<delivery id>` (durable timers, survives everything).
  */
-export async function webhookDispatcher(input: WebhookDispatcherInput): Promise<void> {
-  const maxInFlight = input.maxInFlight ?? 4;
-  const batchesPerRun = input.batchesPerRun ?? 1000;
+export async function webhookDispatcher(initial: WebhookDispatcherInput): Promise<void> {
+  let input = initial;
+  const maxInFlight = () => input.maxInFlight ?? 4;
+  const batchesPerRun = () => input.batchesPerRun ?? 1000;
   let wake = true; // a new run looks at once: events may have arrived during the continue-as-new
   let inFlight = 0;
   let batches = 0;
   setHandler(outboxChangedSignal, () => void (wake = true));
+  setHandler(configureDispatcherSignal, (next) => {
+    input = next;
+    wake = true;
+  });
 
   const startRetry = async (deliveryId: string) => {
     try {
@@ -71,17 +77,17 @@ export async function webhookDispatcher(input: WebhookDispatcherInput): Promise<
       const result = await dispatchWebhookBatch({});
       if (result.more) wake = true;
       await Promise.all(result.handoff.map(startRetry));
-    } catch (err) {
-      // Activity retries are unlimited; this is a start failure. The lease makes the sweep hand it on later.
-      if (!(err instanceof ApplicationFailure)) wake = true;
+    } catch {
+      // A hand-off that could not start: the delivery's lease runs out and a later sweep hands it on again.
+      wake = true;
     } finally {
       inFlight--;
     }
   };
 
-  while (batches < batchesPerRun && !workflowInfo().continueAsNewSuggested) {
-    await condition(() => wake && inFlight < maxInFlight, input.tickMs);
-    if (inFlight >= maxInFlight) continue;
+  while (batches < batchesPerRun() && !workflowInfo().continueAsNewSuggested) {
+    await condition(() => wake && inFlight < maxInFlight(), input.tickMs);
+    if (inFlight >= maxInFlight()) continue;
     wake = false;
     batches++;
     inFlight++;

@@ -2,9 +2,9 @@
  * Client side of the webhook workflow family: starting the dispatcher (idempotently), waking it when the
  * outbox fills, and talking to per-delivery retry workflows. Engine failures become 503 through `withEngine`.
  */
-import { WorkflowIdConflictPolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { endpointChangedSignal, retryDeliveryNowSignal, webhookDelivery, webhookDeliveryWorkflowId } from '../../workflows/webhook-delivery';
-import { outboxChangedSignal, webhookDispatcher, webhookDispatcherWorkflowId } from '../../workflows/webhook-dispatcher';
+import { configureDispatcherSignal, outboxChangedSignal, webhookDispatcher, webhookDispatcherWorkflowId } from '../../workflows/webhook-dispatcher';
 import { withEngine } from './engine';
 
 export function createWebhookClient(deps: { temporal: { client: Client; taskQueue: string } }) {
@@ -13,14 +13,19 @@ export function createWebhookClient(deps: { temporal: { client: Client; taskQueu
   return {
     dispatcherId,
 
-    /** Starts the dispatcher unless it already runs (every worker start calls this; all succeed). */
-    async ensureDispatcher(settings: { tickMs: number; maxInFlight?: number }): Promise<void> {
+    /**
+     * Starts the dispatcher unless it already runs, and hands it the current settings either way (every
+     * worker start calls this; concurrent calls all succeed and leave one dispatcher).
+     */
+    async ensureDispatcher(settings: { tickMs: number; maxInFlight?: number; batchesPerRun?: number }): Promise<void> {
+      const input = { tickMs: settings.tickMs, maxInFlight: settings.maxInFlight, batchesPerRun: settings.batchesPerRun };
       await withEngine(client, () =>
-        client.workflow.start(webhookDispatcher, {
+        client.workflow.signalWithStart(webhookDispatcher, {
           workflowId: dispatcherId,
           taskQueue,
-          args: [{ tickMs: settings.tickMs, maxInFlight: settings.maxInFlight }],
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          args: [input],
+          signal: configureDispatcherSignal,
+          signalArgs: [input],
         }),
       );
     },

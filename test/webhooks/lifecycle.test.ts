@@ -19,6 +19,7 @@ let receiver: Receiver;
 let http: ReturnType<typeof request>;
 let dispatcher: Awaited<ReturnType<typeof startWebhookDispatcher>>;
 const DISABLE_AFTER_MS = 3_000;
+let firstDispatcherRun: string;
 
 beforeAll(async () => {
   t = await createTestContext();
@@ -38,7 +39,9 @@ beforeAll(async () => {
     }),
     t.deps.temporal.taskQueue,
   );
-  dispatcher = await startWebhookDispatcher({ client: t.temporal, taskQueue: t.deps.temporal.taskQueue, databaseUrl: t.db.url, tickMs: 500 });
+  // Few batches per run: the dispatcher continues as new many times during this file.
+  dispatcher = await startWebhookDispatcher({ client: t.temporal, taskQueue: t.deps.temporal.taskQueue, databaseUrl: t.db.url, tickMs: 500, batchesPerRun: 3 });
+  firstDispatcherRun = (await t.temporal.workflow.getHandle(dispatcher.workflows.dispatcherId).describe()).runId;
 });
 afterAll(async () => {
   await dispatcher.stop();
@@ -143,4 +146,19 @@ it('deactivates an endpoint that keeps failing for longer than the window, and n
   expect(firstOver).toBeGreaterThan(0);
   expect(times.length).toBe(firstOver + 1);
   expect((await http.post(`/v1/webhooks/${id}/deliveries/${delivery.id}/retry`).set(auth)).status).toBe(422);
+});
+
+it('keeps delivering across the dispatcher\'s continue-as-new, and a second start joins the running dispatcher', async () => {
+  const handle = t.temporal.workflow.getHandle(dispatcher.workflows.dispatcherId);
+  await eventually('a new dispatcher run', async () => ((await handle.describe()).runId !== firstDispatcherRun ? true : undefined), 30_000, 200);
+  await dispatcher.workflows.ensureDispatcher({ tickMs: 500, batchesPerRun: 3 }); // what a second worker's start does
+  const a = await t.newAccount();
+  const path = `/can-${++seq}`;
+  const res = await http.post('/v1/webhooks').set(a.auth).send({ url: receiver.url(path), events: ['webhook.test'] }).expect(201);
+  for (let i = 0; i < 5; i++) await http.post(`/v1/webhooks/${res.body.id}/test`).set(a.auth).expect(202);
+  await eventually('five deliveries', () => (receiver.on(path).length === 5 ? true : undefined), 30_000);
+  const running = await t.temporal.workflow.list({ query: `WorkflowId = '${dispatcher.workflows.dispatcherId}' AND ExecutionStatus = 'Running'` });
+  let count = 0;
+  for await (const _ of running) count++;
+  expect(count).toBe(1);
 });
