@@ -3,6 +3,8 @@
  * single attempts of the per-delivery retry workflows. All HTTP goes through {@link sendWebhook}.
  */
 import { Context } from '@temporalio/activity';
+import { Client as PgClient } from 'pg';
+import { OUTBOX_CHANNEL } from '../src/services/outbox-listener';
 import { createWebhookQueries, type DeliveryStatus, type DeliveryWork } from '../src/db/queries/webhooks';
 import { signWebhook } from '../src/domain/webhook-signing';
 import { sendWebhook, systemResolver, type AttemptResult, type Resolver } from '../src/services/webhook-sender';
@@ -35,6 +37,8 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
 export type DeliveryAttemptHook = (attempt: { eventType: string; success: boolean; statusCode: number | null; latencyMs: number }) => void;
 
 export interface WebhookActivityDeps {
+  /** Lets the dispatcher's batch activity LISTEN for new outbox rows itself; without it, it polls every 250 ms. */
+  databaseUrl?: string;
   settings?: Partial<WebhookSettings>;
   /** DNS for deliveries (tests inject one to play DNS rebinding). */
   resolve?: Resolver;
@@ -81,6 +85,54 @@ async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
   } finally {
     clearInterval(timer);
   }
+}
+
+/**
+ * Waits for "new rows in the outbox": a LISTEN connection of this activity's own (when a database URL is
+ * known), else a short poll interval. `wait` resolves on a notification, the timeout or cancellation.
+ */
+async function openOutboxWaiter(databaseUrl: string | undefined, signal: AbortSignal | undefined) {
+  let notified = false;
+  let wakeUp: (() => void) | undefined;
+  let client: PgClient | undefined;
+  if (databaseUrl) {
+    try {
+      client = new PgClient({ connectionString: databaseUrl });
+      client.on('notification', () => {
+        notified = true;
+        wakeUp?.();
+      });
+      client.on('error', () => undefined); // the wait falls back to its timeout
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+    } catch {
+      await client?.end().catch(() => undefined);
+      client = undefined;
+    }
+  }
+  return {
+    async wait(ms: number): Promise<void> {
+      if (notified) {
+        notified = false;
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          wakeUp = undefined;
+          resolve();
+        };
+        const timer = setTimeout(done, client ? ms : Math.min(ms, 250));
+        signal?.addEventListener('abort', done);
+        wakeUp = done;
+      });
+      notified = false;
+    },
+    close: async () => {
+      await client?.end().catch(() => undefined);
+    },
+  };
 }
 
 async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -131,12 +183,38 @@ export function createWebhookActivities(deps: ActivityDeps) {
 
   return {
     /**
-     * One dispatcher batch: claims undispatched outbox events, creates their deliveries and makes every first
-     * attempt at once. Returns the deliveries that need the retry path (failed first attempts, and orphans whose
-     * claim outlived its lease) and whether more events are probably waiting.
+     * Dispatcher batches: each claims undispatched outbox events, creates their deliveries and makes every
+     * first attempt at once. With `pumpMs`, it keeps going for that long, waking on the outbox NOTIFY, so the
+     * happy path costs no workflow round trip at all; it returns early as soon as deliveries need the retry
+     * path (failed first attempts, orphans whose claim outlived its lease), and says whether more events are
+     * probably waiting.
      */
-    async dispatchWebhookBatch(input: { limit?: number }): Promise<{ claimed: number; attempted: number; handoff: string[]; more: boolean }> {
-      return withHeartbeat(() => dispatchBatch(input));
+    async dispatchWebhookBatch(input: { limit?: number; pumpMs?: number }): Promise<{ claimed: number; attempted: number; handoff: string[]; more: boolean }> {
+      return withHeartbeat(async () => {
+        const pumpUntil = Date.now() + (input.pumpMs ?? 0);
+        let signal: AbortSignal | undefined;
+        try {
+          signal = Context.current().cancellationSignal;
+        } catch {
+          signal = undefined;
+        }
+        const waiter = input.pumpMs ? await openOutboxWaiter(deps.webhooks?.databaseUrl, signal) : undefined;
+        const total = { claimed: 0, attempted: 0, handoff: [] as string[], more: false };
+        try {
+          for (;;) {
+            const r = await dispatchBatch(input);
+            total.claimed += r.claimed;
+            total.attempted += r.attempted;
+            total.handoff.push(...r.handoff);
+            total.more = r.more;
+            // Hand-offs go back to the workflow at once; otherwise keep pumping until the time is up.
+            if (!waiter || total.handoff.length > 0 || Date.now() >= pumpUntil || signal?.aborted) return total;
+            if (!r.more) await waiter.wait(Math.min(settings.dispatchTickMs, pumpUntil - Date.now()));
+          }
+        } finally {
+          await waiter?.close();
+        }
+      });
     },
 
     /** The retry workflow takes its delivery over; null when it no longer exists (endpoint deleted). */

@@ -104,7 +104,7 @@ async function main(): Promise<void> {
       adapters,
       credentials: createProviderCredentials(createProviderKeyQueries(pool), new KeyVault('bench', Buffer.alloc(32, 1))),
       pricingKeys: {},
-      webhooks: { settings: { allowedHosts: ['127.0.0.1'] } },
+      webhooks: { settings: { allowedHosts: ['127.0.0.1'] }, databaseUrl: pg.url('bench') },
     },
   });
   const running = worker.run();

@@ -39,7 +39,7 @@ async function main(): Promise<void> {
         vastai: config.PRICING_VASTAI_API_KEY,
         lambda: config.PRICING_LAMBDA_API_KEY,
       },
-      webhooks: { settings: webhooks },
+      webhooks: { settings: webhooks, databaseUrl: config.DATABASE_URL },
     },
   });
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });

@@ -24,8 +24,10 @@ export interface WebhookDispatcherInput {
   tickMs: number;
   /** Batches running at once (each one attempts its deliveries in parallel). */
   maxInFlight?: number;
-  /** Batches per run before continue-as-new (keeps the history small). */
+  /** Batch activities per run before continue-as-new (keeps the history small). */
   batchesPerRun?: number;
+  /** How long one batch activity keeps pumping (LISTEN in the activity) before it returns; default 30 s. */
+  pumpMs?: number;
 }
 
 /** Workflow id of the dispatcher of one task queue (one per deployment): `webhook-dispatcher-<task queue>`. */
@@ -34,7 +36,7 @@ export function webhookDispatcherWorkflowId(taskQueue: string): string {
 }
 
 const { dispatchWebhookBatch } = proxyActivities<Activities>({
-  // A batch's attempts run in parallel, each bounded by WEBHOOK_TIMEOUT_MS (at most 60 s).
+  // Pumps for up to pumpMs (30 s), plus a last batch whose attempts are bounded by WEBHOOK_TIMEOUT_MS (<= 60 s).
   startToCloseTimeout: '3 minutes',
   heartbeatTimeout: '10 seconds', // a killed worker's batch is retried within seconds
   // Postgres away: keep trying; nothing is lost meanwhile (the events wait in the outbox).
@@ -74,7 +76,7 @@ export async function webhookDispatcher(initial: WebhookDispatcherInput): Promis
   };
   const runBatch = async () => {
     try {
-      const result = await dispatchWebhookBatch({});
+      const result = await dispatchWebhookBatch({ pumpMs: input.pumpMs ?? 30_000 });
       if (result.more) wake = true;
       await Promise.all(result.handoff.map(startRetry));
     } catch {

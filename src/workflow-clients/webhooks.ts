@@ -4,7 +4,13 @@
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { endpointChangedSignal, retryDeliveryNowSignal, webhookDelivery, webhookDeliveryWorkflowId } from '../../workflows/webhook-delivery';
-import { configureDispatcherSignal, outboxChangedSignal, webhookDispatcher, webhookDispatcherWorkflowId } from '../../workflows/webhook-dispatcher';
+import {
+  configureDispatcherSignal,
+  outboxChangedSignal,
+  webhookDispatcher,
+  webhookDispatcherWorkflowId,
+  type WebhookDispatcherInput,
+} from '../../workflows/webhook-dispatcher';
 import { withEngine } from './engine';
 
 export function createWebhookClient(deps: { temporal: { client: Client; taskQueue: string } }) {
@@ -17,8 +23,8 @@ export function createWebhookClient(deps: { temporal: { client: Client; taskQueu
      * Starts the dispatcher unless it already runs, and hands it the current settings either way (every
      * worker start calls this; concurrent calls all succeed and leave one dispatcher).
      */
-    async ensureDispatcher(settings: { tickMs: number; maxInFlight?: number; batchesPerRun?: number }): Promise<void> {
-      const input = { tickMs: settings.tickMs, maxInFlight: settings.maxInFlight, batchesPerRun: settings.batchesPerRun };
+    async ensureDispatcher(settings: WebhookDispatcherInput): Promise<void> {
+      const input: WebhookDispatcherInput = { ...settings };
       await withEngine(client, () =>
         client.workflow.signalWithStart(webhookDispatcher, {
           workflowId: dispatcherId,

@@ -115,9 +115,16 @@ export async function startReceiver(): Promise<Receiver> {
  * What `src/main-worker.ts` does at start-up for webhooks: start the dispatcher of `taskQueue` (idempotently)
  * and wake it on every outbox insert. `stop()` ends both (the dispatcher would otherwise outlive the test).
  */
-export async function startWebhookDispatcher(opts: { client: Client; taskQueue: string; databaseUrl: string; tickMs?: number; batchesPerRun?: number }) {
+export async function startWebhookDispatcher(opts: {
+  client: Client;
+  taskQueue: string;
+  databaseUrl: string;
+  tickMs?: number;
+  batchesPerRun?: number;
+  pumpMs?: number;
+}) {
   const workflows = createWebhookClient({ temporal: { client: opts.client, taskQueue: opts.taskQueue } });
-  await workflows.ensureDispatcher({ tickMs: opts.tickMs ?? 1_000, batchesPerRun: opts.batchesPerRun });
+  await workflows.ensureDispatcher({ tickMs: opts.tickMs ?? 1_000, batchesPerRun: opts.batchesPerRun, pumpMs: opts.pumpMs });
   const listener = new OutboxListener(opts.databaseUrl, () => workflows.signalOutbox(), silentLogger);
   await listener.start();
   return {

@@ -29,6 +29,7 @@ beforeAll(async () => {
   await temporal.startWorker(
     testActivityDeps(t.db.pool, {
       webhooks: {
+        databaseUrl: t.db.url,
         settings: {
           allowedHosts: ['127.0.0.1'],
           retryScheduleMs: [200, 60_000, 60_000, 60_000, 60_000, 60_000, 60_000],
@@ -40,7 +41,7 @@ beforeAll(async () => {
     t.deps.temporal.taskQueue,
   );
   // Few batches per run: the dispatcher continues as new many times during this file.
-  dispatcher = await startWebhookDispatcher({ client: t.temporal, taskQueue: t.deps.temporal.taskQueue, databaseUrl: t.db.url, tickMs: 500, batchesPerRun: 3 });
+  dispatcher = await startWebhookDispatcher({ client: t.temporal, taskQueue: t.deps.temporal.taskQueue, databaseUrl: t.db.url, tickMs: 500, batchesPerRun: 3, pumpMs: 1_000 });
   firstDispatcherRun = (await t.temporal.workflow.getHandle(dispatcher.workflows.dispatcherId).describe()).runId;
 });
 afterAll(async () => {
@@ -151,7 +152,7 @@ it('deactivates an endpoint that keeps failing for longer than the window, and n
 it('keeps delivering across the dispatcher\'s continue-as-new, and a second start joins the running dispatcher', async () => {
   const handle = t.temporal.workflow.getHandle(dispatcher.workflows.dispatcherId);
   await eventually('a new dispatcher run', async () => ((await handle.describe()).runId !== firstDispatcherRun ? true : undefined), 30_000, 200);
-  await dispatcher.workflows.ensureDispatcher({ tickMs: 500, batchesPerRun: 3 }); // what a second worker's start does
+  await dispatcher.workflows.ensureDispatcher({ tickMs: 500, batchesPerRun: 3, pumpMs: 1_000 }); // what a second worker's start does
   const a = await t.newAccount();
   const path = `/can-${++seq}`;
   const res = await http.post('/v1/webhooks').set(a.auth).send({ url: receiver.url(path), events: ['webhook.test'] }).expect(201);

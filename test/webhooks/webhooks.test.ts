@@ -45,6 +45,7 @@ beforeAll(async () => {
       adapters: t.deps.adapters,
       credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
       webhooks: {
+        databaseUrl: t.db.url,
         settings: { allowedHosts: ['127.0.0.1'], retryScheduleMs: SCHEDULE, timeoutMs: 2_000, dispatchTickMs: 500, claimLeaseMs: 30_000 },
         resolve,
       },
