@@ -213,9 +213,9 @@ async function main(): Promise<void> {
   );
 
   await listener.stop();
-  await client.workflow.getHandle(webhooks.dispatcherId).terminate('bench over').catch(() => undefined);
-  worker.shutdown();
+  worker.shutdown(); // cancels the dispatcher's pumping activities
   await running.catch(() => undefined);
+  await client.workflow.getHandle(webhooks.dispatcherId).terminate('bench over').catch(() => undefined);
   agent.destroy();
   receiver.close();
   receiver.closeAllConnections();
