@@ -92,20 +92,20 @@ it('loses no event when the worker is killed mid-delivery and the receiver is do
 
   let worker = startWorker();
   receiver.setDelay(150); // deliveries stay in flight long enough to be cut off
-  await writeEvents(60);
+  await writeEvents(40);
   await eventually('deliveries under way', () => (receiver.arrivals('/crash') >= 10 ? true : undefined), 90_000, 50);
   await killWorker(worker);
   const succeededAtKill = `SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'succeeded'`;
-  expect(await count(succeededAtKill, [endpoint.id])).toBeLessThan(60); // it died with deliveries unfinished
+  expect(await count(succeededAtKill, [endpoint.id])).toBeLessThan(40); // it died with deliveries unfinished
 
   // While the worker is dead, more events land; then the receiver goes down too.
-  await writeEvents(40);
+  await writeEvents(25);
   await receiver.down();
   worker = startWorker();
   await eventually('failed attempts while the receiver is down', async () =>
     (await count(`SELECT count(*) AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
                   WHERE d.endpoint_id = $1 AND a.status_code IS NULL`, [endpoint.id])) >= 10 ? true : undefined, 90_000, 200);
-  await writeEvents(20);
+  await writeEvents(15);
   receiver.setDelay(0);
   await receiver.up();
 
