@@ -8,9 +8,9 @@ import { generateWebhookSecret, signWebhook, verifyWebhook, webhookSecretProblem
 
 const now = 1_795_000_000;
 
-it('signs so that standardwebhooks verifies any body, and our verifier agrees', () => {
+it('signs so that standardwebhooks verifies any JSON body, and our verifier agrees', () => {
   fc.assert(
-    fc.property(fc.string(), fc.stringMatching(/^[A-Za-z0-9_]{1,40}$/), (body, id) => {
+    fc.property(fc.json(), fc.stringMatching(/^[A-Za-z0-9_]{1,40}$/), (body, id) => {
       const secret = generateWebhookSecret();
       const ts = Math.floor(Date.now() / 1000);
       const headers = { 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': signWebhook(secret, id, ts, body) };
