@@ -197,7 +197,11 @@ export function registerWebhookRoutes(api: ApiRouter, deps: WebhookRouteDeps): v
       if (body.url !== undefined) await checkUrl(body.url, deps);
       const row = await queries.updateEndpoint(accountId, params.id, body);
       if (!row) throw new NotFoundError(`No webhook ${params.id}.`);
-      if (body.active === false) await deps.workflows.notifyEndpointChanged(await queries.listPendingDeliveryIds(accountId, params.id));
+      if (body.active === false) {
+        // The change is saved: waiting deliveries are cancelled at their next wake-up anyway; this wakes them now.
+        const waiting = await queries.listPendingDeliveryIds(accountId, params.id);
+        await deps.workflows.notifyEndpointChanged(waiting).catch(() => undefined);
+      }
       return { body: { ...toRecord(row), ...(body.secret ? { secret: row.secret } : {}) } };
     },
   });
