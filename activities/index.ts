@@ -13,6 +13,7 @@ import { createInstanceActivities } from './instances';
 import { createPricingActivities } from './pricing';
 import { createReconciliationActivities, type ReconcileSettings } from './reconciliation';
 import { createScheduleActivities } from './schedules';
+import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import type { ProviderCredentials } from '../src/services/provider-credentials';
 import type { AlertMonitorSettings } from '../src/workflow-clients/alerts';
 
@@ -31,6 +32,8 @@ export interface ActivityDeps {
   alertMonitor?: AlertMonitorSettings;
   /** Grace between a depleted balance and ending the account's instances (BALANCE_GRACE_PERIOD; 30 min). */
   balanceGraceMs?: number;
+  /** Webhook delivery settings, DNS and the per-attempt metrics hook; defaults are the real ones. */
+  webhooks?: WebhookActivityDeps;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -42,6 +45,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAlertActivities(deps),
     ...createScheduleActivities(deps),
     ...createBillingActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }
 

@@ -95,6 +95,22 @@ export const configSchema = z.object({
   /** How long instances keep running after the balance reached zero, unless credit arrives. */
   BALANCE_GRACE_PERIOD: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('30m'),
   PUBLIC_BASE_URL: httpUrl.optional(),
+
+  /** Webhooks: hosts reachable over plain http and at non-public addresses (comma-separated; local use only). */
+  WEBHOOK_ALLOWED_HOSTS: z.string().default(''),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
+  /** Waits before each retry of a failed delivery; after the last one the delivery is `failed`. */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .refine((v) => v.split(',').every((d) => durationPattern.test(d.trim())), 'must be durations like 5s,5m,30m,2h')
+    .default('5s,5m,30m,2h,5h,10h,10h'),
+  /** An endpoint failing without a success for this long is deactivated. */
+  WEBHOOK_DISABLE_AFTER: z.string().regex(durationPattern, 'must look like 30s, 5m or 120h').default('120h'),
+  /** Safety tick of the dispatcher (LISTEN/NOTIFY wakes it at once; the tick covers a lost notification). */
+  WEBHOOK_DISPATCH_TICK: z.string().regex(durationPattern, 'must look like 5s').default('5s'),
+  /** How long a claimed first attempt may take before the sweep hands it to a retry workflow. */
+  WEBHOOK_CLAIM_LEASE: z.string().regex(durationPattern, 'must look like 2m').default('2m'),
+  WEBHOOK_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
@@ -133,6 +149,19 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
 export function requireSettings<K extends keyof Config>(config: Config, keys: K[]): void {
   const missing = keys.filter((k) => config[k] === undefined);
   if (missing.length) throw new ConfigError(missing.map((k) => `${String(k)}: required`));
+}
+
+/** The webhook delivery settings from config (see `WebhookSettings`). */
+export function webhookSettings(config: Config) {
+  return {
+    allowedHosts: config.WEBHOOK_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean),
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE.split(',').map((d) => parseDurationMs(d.trim())),
+    disableAfterMs: parseDurationMs(config.WEBHOOK_DISABLE_AFTER),
+    dispatchTickMs: parseDurationMs(config.WEBHOOK_DISPATCH_TICK),
+    claimLeaseMs: parseDurationMs(config.WEBHOOK_CLAIM_LEASE),
+    batchSize: config.WEBHOOK_BATCH_SIZE,
+  };
 }
 
 /** The adapters' settings from config (base URLs point at the real providers unless overridden). */

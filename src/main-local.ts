@@ -225,6 +225,8 @@ async function main(): Promise<void> {
     MASTER_ENCRYPTION_KEY: masterKey,
     WORKER_HEALTH_PORT: String(config.WORKER_HEALTH_PORT ?? config.LOCAL_WORKER_HEALTH_PORT),
     ...stripe.env,
+    // A developer receives webhooks on their own machine: loopback over plain http is allowed locally.
+    WEBHOOK_ALLOWED_HOSTS: process.env.WEBHOOK_ALLOWED_HOSTS || 'localhost,127.0.0.1,::1',
     ...(simulated
       ? {
           RUNPOD_API_BASE_URL: simulated.sims.runpod.baseUrl,

@@ -1,7 +1,7 @@
 /** The worker process: runs every workflow and activity on the task queue until SIGINT/SIGTERM. */
 import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, ConfigError } from './config';
+import { loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
 import { createProviderAdapters } from './providers';
 import { createProviderKeyQueries } from './db/queries/provider-keys';
 import { KeyVault } from './domain/key-vault';
@@ -13,6 +13,9 @@ import { createDatabasePool } from './db/pool';
 import { createLogger, logUncaughtFailures } from './logger';
 import { createWorker, installTemporalRuntime, serveWorkerHealth } from './worker';
 import { createAlertMonitorClient } from './workflow-clients/alerts';
+import { OutboxListener } from './services/outbox-listener';
+import { recordWebhookDelivery } from './metrics';
+import { createWebhookClient } from './workflow-clients/webhooks';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -25,6 +28,7 @@ async function main(): Promise<void> {
   // The worker's own client: the pricing schedule below, and activities that start workflows (balance enforcement).
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
   const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
+  const webhooks = webhookSettings(config);
   const worker = await createWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -46,6 +50,11 @@ async function main(): Promise<void> {
       reconcile: { ...DEFAULT_RECONCILE_SETTINGS, orphans: config.RECONCILE_ORPHANS },
       alertMonitor: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
       balanceGraceMs: parseDurationMs(config.BALANCE_GRACE_PERIOD),
+      webhooks: {
+        settings: webhooks,
+        databaseUrl: config.DATABASE_URL,
+        onDeliveryAttempt: (attempt) => recordWebhookDelivery(attempt.success ? 'delivered' : 'failed_attempt'),
+      },
     },
   });
   // Our workflow starts name our search attributes; a namespace without them would refuse those starts.
@@ -80,8 +89,15 @@ async function main(): Promise<void> {
   // Optional port for orchestrators and Prometheus (the worker has no other): liveness and GET /metrics.
   const health = config.WORKER_HEALTH_PORT !== undefined ? serveWorkerHealth(worker, config.WORKER_HEALTH_PORT, config.HOST, logger) : undefined;
   // The SDK shuts the worker down gracefully on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
+  // The webhook dispatcher (one per task queue, started idempotently) and the LISTEN that wakes it; after
+  // polling began, so a restarted worker resumes in-flight workflows without waiting for these round trips.
+  const webhookClient = createWebhookClient({ temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE } });
+  await webhookClient.ensureDispatcher({ tickMs: webhooks.dispatchTickMs });
+  const outbox = new OutboxListener(config.DATABASE_URL!, () => webhookClient.signalOutbox(), logger);
+  await outbox.start();
   await polling;
   health?.close();
+  await outbox.stop();
   await Promise.allSettled([pool.end(), connection.close(), clientConnection.close()]);
   logger.info('worker stopped');
 }

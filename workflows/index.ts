@@ -6,3 +6,5 @@ export * from './reconcile-instances';
 export * from './alert-monitor';
 export * from './schedule-run';
 export * from './balance-depletion';
+export * from './webhook-delivery';
+export * from './webhook-dispatcher';

@@ -42,6 +42,11 @@ import { createScheduleQueries } from '../db/queries/schedules';
 import { createScheduleClient } from '../workflow-clients/schedules';
 import { registerSshKeyRoutes } from './routes/ssh-keys';
 import { registerTemplateRoutes } from './routes/templates';
+import { registerEventRoutes } from './routes/events';
+import { registerWebhookRoutes } from './routes/webhooks';
+import { createWebhookQueries } from '../db/queries/webhooks';
+import { createWebhookClient } from '../workflow-clients/webhooks';
+import type { Resolver } from '../services/webhook-sender';
 
 export interface AppDeps {
   pool: Pool;
@@ -61,6 +66,8 @@ export interface AppDeps {
   bodyTimeoutMs?: number;
   /** Stripe for credit top-ups (STRIPE_*); without a secret key POST /v1/billing/credit answers 503. */
   stripe?: StripeSettings;
+  /** Webhook URL policy: hosts allowed over http and at non-public addresses (default none), and DNS. */
+  webhooks?: { allowedHosts: string[]; resolve?: Resolver };
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -103,6 +110,14 @@ export function createApp(deps: AppDeps): Koa {
   });
   registerRecommendationRoutes(api, { instances: createRecommendationInputQueries(deps.pool), pricing: deps.pricing });
   registerAlertRoutes(api, { alerts: createAlertQueries(deps.pool) });
+  const webhookQueries = createWebhookQueries(deps.pool);
+  registerWebhookRoutes(api, {
+    queries: webhookQueries,
+    workflows: createWebhookClient({ temporal: deps.temporal }),
+    policy: { allowedHosts: deps.webhooks?.allowedHosts ?? [] },
+    resolve: deps.webhooks?.resolve,
+  });
+  registerEventRoutes(api, { queries: webhookQueries });
 
   // Operational routes: not part of the versioned API, not in the OpenAPI document.
   api.router.get('/healthz', (ctx) => {

@@ -56,7 +56,8 @@ export type EventType =
   | 'schedule.run.failed'
   | 'billing.credit_added'
   | 'billing.balance_low'
-  | 'billing.balance_depleted';
+  | 'billing.balance_depleted'
+  | 'webhook.test';
 
 /** Writes an event to the outbox; the dedupe key makes a retried step write it once. */
 export async function insertEvent(

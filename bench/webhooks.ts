@@ -1,0 +1,230 @@
+/**
+ * `npm run bench:webhooks`: the webhook pipeline end to end (event committed to the outbox → LISTEN/NOTIFY →
+ * dispatcher workflow → batch activity → signed POST → received and verified with `standardwebhooks` by a
+ * local receiver) beside a bare loop that signs and POSTs the same messages to the same receiver, in one run.
+ *   1. throughput: BENCH_EVENTS messages ready at once (bare loop: in memory; pipeline: committed to the outbox
+ *      in one statement), drained as fast as each can → ratio
+ *   2. latency at a steady load: BENCH_RATE events/s for BENCH_SECONDS, p50/p99 from commit to receipt
+ * Real embedded Postgres and the real Temporal dev server; everything on 127.0.0.1.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { Webhook } from 'standardwebhooks';
+import { createAccountQueries } from '../src/db/queries/accounts';
+import { insertEvent } from '../src/db/queries/instances';
+import { createWebhookQueries } from '../src/db/queries/webhooks';
+import { createDatabasePool } from '../src/db/pool';
+import { migrate } from '../src/db/migrate';
+import { sql } from '../src/db/sql';
+import { generateWebhookSecret, signWebhook } from '../src/domain/webhook-signing';
+import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
+import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
+import { silentLogger } from '../src/logger';
+import { createProviderAdapters } from '../src/providers';
+import { createProviderCredentials } from '../src/services/provider-credentials';
+import { createProviderKeyQueries } from '../src/db/queries/provider-keys';
+import { KeyVault } from '../src/domain/key-vault';
+import { OutboxListener } from '../src/services/outbox-listener';
+import { createWorker } from '../src/worker';
+import { createWebhookClient } from '../src/workflow-clients/webhooks';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
+const RATE = Number(process.env.BENCH_RATE ?? 100);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONCURRENCY = 64; // the bare loop's parallel POSTs, as many as a dispatcher batch makes
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-bench-webhooks-'));
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: 20000 + Math.floor(Math.random() * 20000) });
+  await ensureDatabase(pg.url(), 'bench');
+  await migrate(pg.url('bench'));
+  const pool = await createDatabasePool(pg.url('bench'), { maximumPoolSize: 20 });
+  const cli = await findOrBuildTool(TEMPORAL_CLI);
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' }, ip: '127.0.0.1', extraArgs: ['--log-level', 'error'] },
+  });
+  const address = env.connection.options.address;
+
+  // The receiver: verifies every message and notes when each event id arrived.
+  const secret = generateWebhookSecret();
+  const verifier = new Webhook(secret);
+  const arrivals = new Map<string, number>();
+  let verifyFailures = 0;
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      try {
+        const payload = verifier.verify(body, {
+          'webhook-id': String(req.headers['webhook-id']),
+          'webhook-timestamp': String(req.headers['webhook-timestamp']),
+          'webhook-signature': String(req.headers['webhook-signature']),
+        }) as { data: { key: string } };
+        if (!arrivals.has(payload.data.key)) arrivals.set(payload.data.key, performance.now());
+        res.writeHead(204).end();
+      } catch {
+        verifyFailures++;
+        res.writeHead(400).end();
+      }
+    });
+  });
+  receiver.keepAliveTimeout = 30_000;
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/bench`;
+  /** Resolves once every key has arrived (arrival times are taken by the receiver, not here). */
+  const waitForArrivals = async (keys: string[], timeoutMs: number) => {
+    const deadline = performance.now() + timeoutMs;
+    while (!keys.every((k) => arrivals.has(k))) {
+      if (performance.now() > deadline) throw new Error(`only ${keys.filter((k) => arrivals.has(k)).length}/${keys.length} arrived`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+
+  // The service's side: a worker with the webhook activities, the dispatcher, the LISTEN that wakes it.
+  const taskQueue = 'bench-webhooks';
+  const nativeConnection = await NativeConnection.connect({ address });
+  const adapters = createProviderAdapters({ runpodBaseUrl: 'http://127.0.0.1:9', vastaiBaseUrl: 'http://127.0.0.1:9', lambdaBaseUrl: 'http://127.0.0.1:9', timeoutMs: 1000, logger: silentLogger });
+  const worker = await createWorker({
+    connection: nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    deps: {
+      pool,
+      logger: silentLogger,
+      adapters,
+      credentials: createProviderCredentials(createProviderKeyQueries(pool), new KeyVault('bench', Buffer.alloc(32, 1))),
+      pricingKeys: {},
+      webhooks: { settings: { allowedHosts: ['127.0.0.1'] }, databaseUrl: pg.url('bench') },
+    },
+  });
+  const running = worker.run();
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const webhooks = createWebhookClient({ temporal: { client, taskQueue } });
+  await webhooks.ensureDispatcher({ tickMs: 5_000 });
+  const listener = new OutboxListener(pg.url('bench'), () => webhooks.signalOutbox(), silentLogger);
+  await listener.start();
+
+  const { account } = await createAccountQueries(pool).insertAccountWithKey('bench');
+  await createWebhookQueries(pool).insertEndpoint(account.id, { url: receiverUrl, events: ['instance.started'], secret });
+  let seq = 0;
+  const writeEvent = async (prefix: string) => {
+    const key = `${prefix}-${seq++}`;
+    await insertEvent(pool, { accountId: account.id, type: 'instance.started', data: { key, instance_id: 'bench', provider: 'runpod' }, dedupeKey: key });
+    return { key, committedAt: performance.now() };
+  };
+
+  // The bare loop: the same message shape, signed and POSTed with keep-alive, CONCURRENCY at a time.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const target = new URL(receiverUrl);
+  const bareSend = (key: string) =>
+    new Promise<void>((resolve, reject) => {
+      const id = `msg_${key}`;
+      const ts = Math.floor(Date.now() / 1000);
+      const body = JSON.stringify({ id: `evt_${key}`, type: 'instance.started', created_at: new Date().toISOString(), data: { key, instance_id: 'bench', provider: 'runpod' } });
+      const req = http.request(
+        {
+          host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent,
+          headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': signWebhook(secret, id, ts, body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => (res.statusCode === 204 ? resolve() : reject(new Error(`receiver said ${res.statusCode}`))));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  const bareLoop = async (n: number, prefix: string) => {
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (next < n) await bareSend(`${prefix}-${next++}`);
+    }));
+    return n / ((performance.now() - t0) / 1000);
+  };
+  /** N events committed to the outbox at once (one statement), then drained: the pipeline's own capacity. */
+  const pipelineBurst = async (n: number, prefix: string) => {
+    const keys = Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+    const t0 = performance.now();
+    await pool.query(sql.typeAlias('void')`
+      INSERT INTO events (id, account_id, type, data, dedupe_key)
+      SELECT 'evt_' || k, ${account.id}, 'instance.started', jsonb_build_object('key', k, 'instance_id', 'bench', 'provider', 'runpod'), k
+      FROM unnest(${sql.array(keys, 'text')}) AS k`);
+    await waitForArrivals(keys, 300_000);
+    return n / ((performance.now() - t0) / 1000);
+  };
+
+  // Warm-up: JIT, the workflow bundle, connections.
+  await bareLoop(200, 'warm-bare');
+  await pipelineBurst(200, 'warm');
+
+  const bareRate = await bareLoop(EVENTS, 'bare');
+  const pipelineRate = await pipelineBurst(EVENTS, 'burst');
+
+  // Steady load: RATE events/s, spread evenly, for SECONDS.
+  const steady: { key: string; committedAt: number }[] = [];
+  const total = RATE * SECONDS;
+  const start = performance.now();
+  const writes: Promise<void>[] = [];
+  for (let k = 0; k < total; k++) {
+    const due = start + (k * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    writes.push(writeEvent('steady').then((w) => void steady.push(w)));
+  }
+  await Promise.all(writes);
+  await waitForArrivals(steady.map((s) => s.key), 120_000);
+  const latencies = steady.map((s) => arrivals.get(s.key)! - s.committedAt);
+
+  const bareSteady: number[] = [];
+  const bareStart = performance.now();
+  const bareWrites: Promise<void>[] = [];
+  for (let k = 0; k < total; k++) {
+    const due = bareStart + (k * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const t0 = performance.now();
+    bareWrites.push(bareSend(`bare-steady-${k}`).then(() => void bareSteady.push(performance.now() - t0)));
+  }
+  await Promise.all(bareWrites);
+
+  process.stdout.write(
+    [
+      `webhooks: ${EVENTS} messages each way, receiver verifies every signature (standardwebhooks); ${verifyFailures} verification failures`,
+      `throughput   bare loop (sign + POST, ${CONCURRENCY} concurrent)        ${bareRate.toFixed(0).padStart(6)} msg/s`,
+      `throughput   pipeline (outbox commit → verified receipt)         ${pipelineRate.toFixed(0).padStart(6)} msg/s`,
+      `ratio pipeline / bare loop: ${(pipelineRate / bareRate).toFixed(2)}   (goal >= 0.5)`,
+      `steady load ${RATE} events/s for ${SECONDS}s (${total} events):`,
+      `  pipeline  commit → verified receipt   p50 ${pct(latencies, 50).toFixed(1).padStart(7)} ms   p99 ${pct(latencies, 99).toFixed(1).padStart(7)} ms   (goal p50 <= 500 ms)`,
+      `  bare loop sign → POST answered        p50 ${pct(bareSteady, 50).toFixed(1).padStart(7)} ms   p99 ${pct(bareSteady, 99).toFixed(1).padStart(7)} ms`,
+      '',
+    ].join('\n'),
+  );
+
+  await listener.stop();
+  worker.shutdown(); // cancels the dispatcher's pumping activities
+  await running.catch(() => undefined);
+  await client.workflow.getHandle(webhooks.dispatcherId).terminate('bench over').catch(() => undefined);
+  agent.destroy();
+  receiver.close();
+  receiver.closeAllConnections();
+  await Promise.allSettled([connection.close(), nativeConnection.close()]);
+  await Promise.allSettled([env.teardown(), pool.end()]);
+  await pg.stop();
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,16 @@
+/** Every event kind a webhook endpoint may subscribe to (decisions.md, "Webhooks"), and who emits it. */
+export const EVENT_KINDS = [
+  'instance.started',
+  'instance.stopped',
+  'instance.terminated',
+  'spot.preempted',
+  'alert.triggered',
+  'schedule.run.started',
+  'schedule.run.completed',
+  'schedule.run.failed',
+  'billing.credit_added',
+  'billing.balance_low',
+  'billing.balance_depleted',
+  'webhook.test',
+] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
