@@ -182,12 +182,17 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
 
   let nextChargeAt = carried?.nextChargeAt ?? Date.now() + input.meterIntervalMs;
 
-  /** Charges every meter interval that has come due while the instance runs. */
+  /**
+   * Charges what has come due while the instance runs, in one charge through the latest interval boundary
+   * passed: a workflow that fell behind (its worker was away) catches up in one step instead of one
+   * activity per missed interval, which it might never finish doing.
+   */
   async function chargeDue(current: InstanceRow): Promise<void> {
-    while (current.status === 'running' && Date.now() >= nextChargeAt) {
-      await db.chargeInstance(id, nextChargeAt);
-      nextChargeAt += input.meterIntervalMs;
-    }
+    if (current.status !== 'running' || Date.now() < nextChargeAt) return;
+    const missed = Math.floor((Date.now() - nextChargeAt) / input.meterIntervalMs);
+    const through = nextChargeAt + missed * input.meterIntervalMs;
+    await db.chargeInstance(id, through);
+    nextChargeAt = through + input.meterIntervalMs;
   }
 
   /**

@@ -177,14 +177,29 @@ async function newAccount(i: number): Promise<Account> {
 const bodyFor = (provider: ProviderId) =>
   provider === 'lambda' ? { provider, gpu_type: 'h100-80gb-sxm', region: 'us-east-1' } : { provider, gpu_type: 'rtx-a6000' };
 
+/** What a stuck instance's workflow is doing, for the failure message. */
+async function diagnose(providerInstanceId: string): Promise<string> {
+  const [row] = await sql<{ id: string }>('SELECT * FROM instances WHERE provider_instance_id = $1', [providerInstanceId]);
+  if (!row) return `no row for ${providerInstanceId}`;
+  const handle = new Client({ connection }).workflow.getHandle(row.id);
+  const d = await handle.describe().catch((e) => ({ error: String(e) }));
+  const history = await handle.fetchHistory().catch(() => null);
+  const tail = history?.events?.slice(-25).map((e) => `${e.eventType}${e.activityTaskFailedEventAttributes ? ` ${e.activityTaskFailedEventAttributes.failure?.message}` : ''}${e.workflowTaskFailedEventAttributes ? ` ${e.workflowTaskFailedEventAttributes.failure?.message}` : ''}`);
+  return JSON.stringify({ row, status: (d as { status?: unknown }).status, pending: (d as { raw?: { pendingActivities?: unknown } }).raw?.pendingActivities, tail }, null, 1);
+}
+
 /** Retries what a client would retry (503, 502, 422 while a key is missing) until a final answer, with a deadline. */
-async function untilAnswered(what: string, send: () => Promise<request.Response>, done: (r: request.Response) => boolean) {
+async function untilAnswered(what: string, send: () => Promise<request.Response>, done: (r: request.Response) => boolean, id?: string) {
+  let last: request.Response | undefined;
   return eventually(what, async () => {
-    const r = await send();
+    const r = (last = await send());
     if (done(r)) return r;
     if (r.status >= 500 || r.status === 422 || r.status === 202 || r.status === 409) return undefined;
     throw new Error(`${what}: unexpected ${r.status} ${JSON.stringify(r.body)}`);
-  }, 240_000, 300);
+  }, 240_000, 300).catch(async (err) => {
+    process.stderr.write(`${what} stuck; last answer ${last?.status} ${JSON.stringify(last?.body)}\n${id ? await diagnose(id) : ''}\nchaos: ${chaosLog.join('; ')}\n`);
+    throw err;
+  });
 }
 
 it('leaks nothing and meters everything through worker kills, key removals and Postgres pauses', async () => {
@@ -262,7 +277,7 @@ it('leaks nothing and meters everything through worker kills, key removals and P
     // 20 terminates in 4 lanes, each retried until the record says terminated.
     await Promise.all([0, 1, 2, 3].map(async (lane) => {
       for (const l of launched.filter((_, i) => i % 4 === lane)) {
-        await untilAnswered(`terminate ${l.id}`, () => http.post(`/v1/compute/${l.id}/terminate`).set(l.account.auth), (res) => res.status === 200 && res.body.status === 'terminated');
+        await untilAnswered(`terminate ${l.id}`, () => http.post(`/v1/compute/${l.id}/terminate`).set(l.account.auth), (res) => res.status === 200 && res.body.status === 'terminated', l.id);
       }
     }));
   } finally {
