@@ -50,6 +50,11 @@ export interface LaunchInput {
    */
   endRetryInitialMs?: number;
   endRetryMaxMs?: number;
+  /**
+   * A RunPod pod that stops at the provider (not through us) is normally kept, `stopped`, under management;
+   * with this set (scheduled runs: the job exited) it is charged, terminated and the workflow ends `lost`.
+   */
+  endWhenStoppedByProvider?: boolean;
   /** Loop turns before the workflow continues as new (bounded history); default 500. */
   continueAsNewAfter?: number;
 }

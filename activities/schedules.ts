@@ -14,6 +14,8 @@ import {
 import { TEMPLATES } from '../src/domain/templates';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
 import type { ActivityDeps } from './index';
+import { createLedgerQueries } from '../src/db/queries/ledger';
+import { microsToDollars } from '../src/domain/money';
 
 /**
  * Providers a scheduled job can run on: both run a container image and a startup command (runpod as the
@@ -42,15 +44,19 @@ export interface RunInstanceState {
 
 /**
  * The balance check before a run launches (decisions.md: a run whose first hour the balance cannot cover
- * fails with `insufficient_balance`). This is the seam for the billing work: it answers "covered" until the
- * balance-enforcement function lands, which should be called here with the offer's price for one hour.
+ * fails with `insufficient_balance`), the same rule as API launches: the offer's price for one hour.
  * Returns the refusal message, or null when the run may launch.
  */
 export async function checkRunBalance(
-  _deps: ActivityDeps,
-  _input: { accountId: string; pricePerHourMicros: number },
+  deps: ActivityDeps,
+  input: { accountId: string; pricePerHourMicros: number },
 ): Promise<string | null> {
-  return null;
+  const balance = await createLedgerQueries(deps.pool).getBalance(input.accountId);
+  if (balance >= input.pricePerHourMicros && balance > 0) return null;
+  return (
+    `the run needs $${microsToDollars(input.pricePerHourMicros)} for its first hour and the balance is ` +
+    `$${microsToDollars(balance)}. Add credit with POST /v1/billing/credit.`
+  );
 }
 
 export function createScheduleActivities(deps: ActivityDeps) {

@@ -309,7 +309,8 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     const seen = await look();
     if (seen === INTERRUPTED || seen === null) continue; // unreachable for now: keep metering, look again next interval
     const providerStatus = seen.instance?.status;
-    if (row.status === 'running' && (seen.gone || (providerStatus === 'stopped' && input.provider !== 'runpod'))) {
+    const keepsStopped = input.provider === 'runpod' && !input.endWhenStoppedByProvider;
+    if (row.status === 'running' && (seen.gone || (providerStatus === 'stopped' && !keepsStopped))) {
       // Lost without a request of ours: charge up to now, and say so.
       await db.chargeInstance(id, Date.now());
       if (!seen.gone) await endAtProvider('terminate', false);

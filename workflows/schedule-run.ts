@@ -134,6 +134,8 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
       dockerImage: dockerImage || undefined,
       onstartCmd: schedule.startup_script ?? undefined,
       warnings: [],
+      // A scheduled job that exits by itself is done: its pod is terminated, not kept stopped.
+      endWhenStoppedByProvider: true,
       ...input.launch,
     };
     const child = await startChild(launchInstance, {

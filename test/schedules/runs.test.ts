@@ -103,6 +103,17 @@ async function chargesOf(auth: Auth, instanceId: string): Promise<number> {
 }
 
 describe('a run', () => {
+  it('fails with insufficient_balance, launching nothing, when the balance cannot cover its first hour', async () => {
+    const account = await t.newAccount('broke', { credit: 0.05 });
+    const key = t.sims.vastai.createKey();
+    await t.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: key }).expect(201);
+    const schedule = await createSchedule(account.auth);
+    await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(account.auth).expect(202);
+    const failed = await waitForRun(account.auth, schedule.id, 'the run to fail', (r) => r.find((x) => x.status === 'failed'));
+    expect(failed.error).toMatch(/^insufficient_balance: the run needs \$0\.18 for its first hour and the balance is \$0\.05/);
+    expect(t.sims.vastai.control.instances(key)).toEqual([]);
+  });
+
   it('picks the cheapest offer (spot first), runs the startup script, and DELETE ends the schedule and its live run', async () => {
     const a = await accountWith(['runpod', 'vastai']);
     const schedule = await createSchedule(a.auth, { startup_script: 'python train.py --epochs 3' });
