@@ -157,6 +157,7 @@ export type ProviderFailureKind =
   | 'rate_limited'
   | 'transient'
   | 'not_found'
+  | 'invalid_request'
   | 'provider_error';
 
 /**
@@ -193,6 +194,8 @@ export class ProviderRequestError extends Error {
         return new ProviderUnavailableError(this.provider, this.message);
       case 'not_found':
         return new NotFoundError(this.message);
+      case 'invalid_request':
+        return new ValidationError(`${this.provider} refused the request's parameters: ${this.message}`);
       case 'invalid_key':
         return new ProviderApiError(this.provider, this.providerStatus ?? 401, `the ${this.provider} API key was rejected: ${this.message}`);
       case 'provider_error':

@@ -74,7 +74,9 @@ function failureOf(err: unknown): Refusal {
  */
 function nothingCreated(refusal: Refusal, reachedProvider: boolean): boolean {
   if (!reachedProvider) return true;
-  if (['provider_not_connected', 'provider_invalid_key', 'provider_no_capacity', 'validation_error'].includes(refusal.type)) return true;
+  if (['provider_not_connected', 'provider_invalid_key', 'provider_no_capacity', 'provider_invalid_request', 'validation_error'].includes(refusal.type)) {
+    return true;
+  }
   const status = (refusal.details?.[0] as { providerStatus?: number | null } | undefined)?.providerStatus;
   return refusal.type === 'provider_provider_error' && typeof status === 'number' && status >= 400 && status < 500;
 }

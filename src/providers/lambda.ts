@@ -99,7 +99,15 @@ function lambdaMessage(body: unknown, text: string): string | undefined {
   const err = body && typeof body === 'object' ? (body as { error?: unknown }).error : undefined;
   const message = str(err, 'message');
   const code = str(err, 'code');
-  if (message && code) return `${message} (${code})`;
+  // Field errors say which parameter Lambda refused (e.g. an ssh_key_names entry it does not know).
+  const fields = body && typeof body === 'object' ? (body as { field_errors?: unknown }).field_errors : undefined;
+  const fieldText =
+    fields && typeof fields === 'object'
+      ? Object.entries(fields as Record<string, unknown>)
+          .map(([k, v]) => `${k}: ${str(v, 'message') ?? 'invalid'}`)
+          .join('; ')
+      : '';
+  if (message && code) return `${message} (${code})${fieldText ? ` ${fieldText}` : ''}`;
   return message ?? code ?? (typeof err === 'string' ? err : undefined) ?? (text || undefined);
 }
 
@@ -124,6 +132,7 @@ export function createLambdaAdapter(options: LambdaAdapterOptions): ProviderAdap
       }
       if (code === 'global/invalid-api-key') return 'invalid_key';
       if (code === 'global/object-does-not-exist') return 'not_found';
+      if (status === 400 && code === 'global/invalid-parameters') return 'invalid_request';
       return undefined;
     },
   });

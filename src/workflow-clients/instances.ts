@@ -67,6 +67,8 @@ function launchRefusal(provider: ProviderId, failure: ApplicationFailure): ApiEr
       return new ProviderNotConnectedError(provider);
     case 'validation_error':
       return new ValidationError(failure.message);
+    case 'provider_invalid_request':
+      return new ValidationError(`${provider} refused the request's parameters: ${failure.message}`);
     case 'service_unavailable':
       return new ServiceUnavailableError('The database could not be reached; retrying with the same Idempotency-Key is safe.');
     case 'internal_error':

@@ -18,6 +18,7 @@ import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import { createProviderCredentials } from '../../src/services/provider-credentials';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { startTestStripe } from '../helpers/stripe';
 import { hostileFor, HOSTILE_STRINGS, nested, validFor, type JsonSchema } from '../helpers/json-schema-arbitrary';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 
@@ -43,6 +44,7 @@ interface OpenApiDocument {
 
 let t: TestContext;
 let temporal: TemporalTestEnv;
+let stripe: Awaited<ReturnType<typeof startTestStripe>>;
 let http: ReturnType<typeof request>;
 let auth: { Authorization: string };
 let doc: OpenApiDocument;
@@ -50,7 +52,9 @@ const known = { sshKeyIds: [] as string[], instanceIds: [] as string[] };
 const simKeys: Record<string, string> = {};
 
 beforeAll(async () => {
-  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 } });
+  // Stripe configured (a real stripe-mock), so credit top-ups and the Stripe webhook are fuzzed as they run.
+  stripe = await startTestStripe();
+  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 }, stripe: stripe.settings });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(
     testActivityDeps(t.db.pool, {
@@ -88,6 +92,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await temporal?.close();
   await t?.close();
+  await stripe?.mock.stop();
 });
 
 /** Connects the three simulator keys (again). */
@@ -223,7 +228,10 @@ describe(`fuzz every operation of /v1/openapi.json (seed ${SEED}, ${RUNS} runs e
           // launch with a key the provider rejects is 502 provider_error by the error table).
           if (path.startsWith('/v1/settings/providers') && (method === 'delete' || method === 'post') && res.status < 300) await connectProviders();
           const problem = judge(op, res);
-          if (problem) throw new Error(`${method.toUpperCase()} ${url.slice(0, 200)}: ${problem}`);
+          if (problem) {
+            const sent = x.body.kind === 'json' ? JSON.stringify(x.body.value)?.slice(0, 300) : x.body.kind;
+            throw new Error(`${method.toUpperCase()} ${url.slice(0, 200)}: ${problem} (sent ${sent})`);
+          }
         }),
         { seed: SEED, numRuns: method === 'post' && path === '/v1/compute/launch' ? RUNS * 2 : RUNS, endOnFailure: true },
       );

@@ -202,6 +202,15 @@ describe('launch validation and refusals', () => {
     ]);
   });
 
+  it('answers 400 naming the parameter when Lambda refuses one (an ssh_key_name it does not know), and leaves nothing behind', async () => {
+    const a = await accountWith('lambda');
+    const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('lambda', { ssh_key_name: 'not-at-lambda' }));
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_error');
+    expect(res.body.error.message).toMatch(/ssh_key_names: SSH key not-at-lambda does not exist/);
+    expect(t.sims.lambda.control.instances(a.simKey)).toEqual([]);
+  });
+
   it('answers 422 no_capacity and leaves nothing behind', async () => {
     const a = await accountWith('runpod');
     t.sims.runpod.control.setNoCapacity('rtx-a6000');

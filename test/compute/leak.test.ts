@@ -163,7 +163,7 @@ afterAll(async () => {
 type Account = { accountId: string; auth: { Authorization: string }; simKeys: Record<ProviderId, string> };
 
 async function newAccount(i: number): Promise<Account> {
-  const { account, apiKey } = await createAccountQueries(pool).insertAccountWithKey(`leak ${i}`);
+  const { account, apiKey } = await createAccountQueries(pool).insertAccountWithKey(`leak ${i}`, { startingCreditMicros: 1_000_000_000 });
   const auth = { Authorization: `Bearer ${apiKey}` };
   const simKeys = {} as Record<ProviderId, string>;
   for (const provider of PROVIDERS) {

@@ -195,11 +195,12 @@ describe('lambda adapter against the simulator', () => {
       await failing(quick.listInstances(key()), 'transient');
     });
 
-    test('other 4xx (unknown SSH key name) → provider_error', async () => {
+    test('invalid parameters (unknown SSH key name) → invalid_request naming the field (400 validation_error to the client)', async () => {
       const k = key();
-      const err = await failing(adapter.launch(k, spec('nokey', { sshKeyName: 'never-registered' })), 'provider_error');
+      const err = await failing(adapter.launch(k, spec('nokey', { sshKeyName: 'never-registered' })), 'invalid_request');
       expect(err.providerStatus).toBe(400);
-      expect(err.message).toMatch(/global\/invalid-parameters/);
+      expect(err.message).toMatch(/global\/invalid-parameters.*ssh_key_names: SSH key never-registered does not exist/);
+      expect(err.toApiError()).toMatchObject({ status: 400, code: 'validation_error' });
     });
   });
 

@@ -88,7 +88,7 @@ afterAll(async () => {
 });
 
 it('keeps exactly one instance and still stops at max_cost when the worker dies after the create and while metering', async () => {
-  const { account, apiKey } = await createAccountQueries(db.pool).insertAccountWithKey('schedule crash test');
+  const { account, apiKey } = await createAccountQueries(db.pool).insertAccountWithKey('schedule crash test', { startingCreditMicros: 1_000_000_000 });
   const auth = { Authorization: `Bearer ${apiKey}` };
   const simKey = sims.runpod.createKey();
   await http.post('/v1/settings/providers').set(auth).send({ provider: 'runpod', api_key: simKey }).expect(201);
@@ -132,7 +132,7 @@ it('keeps exactly one instance and still stops at max_cost when the worker dies 
   await eventually('the pod to be terminated', () => (sims.runpod.control.instances(simKey).length === 0 ? true : undefined), 30_000);
   // Charges: one per interval, never twice, summing to the run's cost.
   const [sum] = await sql<{ total: string; n: string; keys: string }>(
-    `SELECT sum(amount_micros) AS total, count(*) AS n, count(DISTINCT idempotency_key) AS keys FROM ledger_entries WHERE account_id = $1`, [account.id]);
+    `SELECT sum(amount_micros) AS total, count(*) AS n, count(DISTINCT idempotency_key) AS keys FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`, [account.id]);
   expect(sum!.keys).toBe(sum!.n);
   expect(-Number(sum!.total) / 1e6).toBe(stopped.cost);
   await killWorker(worker);

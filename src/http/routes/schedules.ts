@@ -1,5 +1,6 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { pathId, scriptText, text } from '../text';
 import {
   decodeRunCursor,
   RUN_STATUSES,
@@ -52,18 +53,8 @@ export const RunRecord = z.object({
   error: z.string().nullable(),
 });
 
-/** True when `s` holds a control character (NUL included) other than the ones in `allowed`. */
-function hasControlCharacter(s: string, allowed = ''): boolean {
-  for (const ch of s) {
-    const code = ch.charCodeAt(0);
-    if ((code < 0x20 || code === 0x7f) && !allowed.includes(ch)) return true;
-  }
-  return false;
-}
-
-/** Printable text: no NUL or other control characters. */
-const plainText = (max: number) =>
-  z.string().trim().min(1).max(max).refine((s) => !hasControlCharacter(s), 'must not contain control characters');
+/** Printable text (the shared text rules: no NUL, control or bidi characters; NFC). */
+const plainText = (max: number) => text({ max, trim: true });
 const templateSlugs = TEMPLATES.map((t) => t.slug);
 
 const fields = {
@@ -93,11 +84,7 @@ const fields = {
     .min(1)
     .max(300)
     .regex(/^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/, 'an image reference such as ghcr.io/org/image:tag'),
-  startup_script: z
-    .string()
-    .min(1)
-    .max(16_384)
-    .refine((s) => !hasControlCharacter(s, '\n\r\t'), 'must not contain control characters other than newlines and tabs'),
+  startup_script: scriptText({ max: 16_384 }),
 };
 
 const CreateBody = z
@@ -130,7 +117,7 @@ const UpdateBody = z
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'send at least one field to change');
 
-const IdParams = z.object({ id: z.string().min(1).max(100) }).strict();
+const IdParams = z.object({ id: pathId(100) }).strict();
 const RunsQuery = z
   .object({
     limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pathId } from '../text';
 import { decodePageCursor, DeliveryStatus, type AttemptRow, type DeliveryRow, type EndpointRow, type EventRow, type WebhookQueries } from '../../db/queries/webhooks';
 import { webhookUrlProblem, type WebhookUrlPolicy } from '../../domain/address-safety';
 import { EVENT_KINDS } from '../../domain/event-kinds';
@@ -44,8 +45,8 @@ const UpdateBody = z
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'must contain at least one of url, events, secret, active');
 
-const IdParams = z.object({ id: z.string().min(1).max(100) }).strict();
-const DeliveryParams = z.object({ id: z.string().min(1).max(100), delivery_id: z.string().min(1).max(100) }).strict();
+const IdParams = z.object({ id: pathId(100) }).strict();
+const DeliveryParams = z.object({ id: pathId(100), delivery_id: pathId(100) }).strict();
 const cursor = z
   .string()
   .refine((c) => decodePageCursor(c) !== null, 'is not a cursor from this list; pass next_cursor from the previous page')
