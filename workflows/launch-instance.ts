@@ -238,15 +238,17 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
       row = await launching.recordCreated(id, created);
       if (row.provider_instance_id) upsertSearchAttributes([{ key: INSTANCE_ID_ATTRIBUTE, value: row.provider_instance_id }]);
     } catch (err) {
-      refused = failureOf(err);
+      const refusal = failureOf(err);
+      // The row says failed before the refusal is answered, so the client never sees a live-looking row.
+      await db.failLaunch(id, refusal.message);
+      refused = refusal;
       // Compensation: an instance carrying this launch's name must not outlive a failed launch.
-      if (created || !nothingCreated(refused, reachedProvider)) {
+      if (created || !nothingCreated(refusal, reachedProvider)) {
         await endCompensating();
       }
-      await db.failLaunch(id, refused.message);
       await condition(allHandlersFinished);
       // Failing the run lets the same Idempotency-Key try again later: no instance exists.
-      throw ApplicationFailure.nonRetryable(refused.message, refused.type, ...(refused.details ?? []));
+      throw ApplicationFailure.nonRetryable(refusal.message, refusal.type, ...(refusal.details ?? []));
     }
   }
 

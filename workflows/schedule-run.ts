@@ -15,6 +15,7 @@ import type { Activities } from '../activities';
 import type { LaunchInput } from '../activities/instances';
 import type { RunOffer } from '../src/db/queries/schedules';
 import { endInstanceSignal, launchInstance, type LaunchResult } from './launch-instance';
+import { runSearchAttributes } from '../src/temporal/search-attributes';
 
 /** Timing handed to each run's launch workflow (hours in production, short in tests). */
 export interface ScheduleRunTiming {
@@ -143,6 +144,7 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
       args: [launchInput],
       // The instance's lifecycle must outlive anything that happens to this run workflow.
       parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: runSearchAttributes({ accountId: input.accountId, provider: offer.provider, scheduleId: input.scheduleId }),
     });
     let result: LaunchResult | null = null;
     let failure: unknown = null;

@@ -5,6 +5,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { balanceChargedSignal, balanceCreditedSignal, balanceDepletion } from '../../workflows/balance-depletion';
 import { withEngine } from './engine';
+import { runSearchAttributes } from '../temporal/search-attributes';
 
 /** One depletion workflow per account at a time. */
 export function depletionWorkflowId(accountId: string): string {
@@ -21,6 +22,7 @@ export function createBillingClient(temporal: { client: Client; taskQueue: strin
           workflowId: depletionWorkflowId(accountId),
           taskQueue,
           args: [{ accountId, graceMs }],
+          typedSearchAttributes: runSearchAttributes({ accountId }),
           signal: balanceChargedSignal,
         }),
       );

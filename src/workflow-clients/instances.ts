@@ -187,6 +187,11 @@ export function createInstanceClient(deps: {
             taskQueue,
             args: [input, { row, nextChargeAt: Date.now() + input.meterIntervalMs }],
             workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+            typedSearchAttributes: runSearchAttributes({
+              accountId: row.account_id,
+              provider: row.provider,
+              instanceId: row.provider_instance_id ?? undefined,
+            }),
           }),
           bounds.engineMs,
         );

@@ -16,6 +16,7 @@ import type { ScheduleRow } from '../db/queries/schedules';
 import { toTemporalCalendars } from '../domain/cron';
 import { cancelScheduleRunSignal, scheduleRun, type ScheduleRunInput, type ScheduleRunTiming } from '../../workflows/schedule-run';
 import { withEngine } from './engine';
+import { runSearchAttributes } from '../temporal/search-attributes';
 
 /** The Temporal Schedule id of a schedule. */
 export const temporalScheduleId = (scheduleId: string): string => scheduleId;
@@ -38,6 +39,7 @@ export function createScheduleClient(deps: { temporal: { client: Client; taskQue
       workflowId: runWorkflowIdPrefix(row.id),
       taskQueue,
       args: [input],
+      typedSearchAttributes: runSearchAttributes({ accountId: row.account_id, scheduleId: row.id }),
     };
   }
 

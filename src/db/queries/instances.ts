@@ -182,13 +182,15 @@ export function createInstanceQueries(pool: Pool) {
     },
 
     /**
-     * Latest provider view of an instance (status, address); never moves an ended row back, and never
+     * Latest provider view of an instance (status, address); never ends a row nor moves an ended one back, and never
      * re-prices it: the price fixed at launch meters its whole life (a stopped pod's price of 0 is not its price).
      */
     async refreshFromProvider(id: string, i: ProviderInstance): Promise<InstanceRow> {
       return pool.one(sql.type(InstanceRow)`
         UPDATE instances SET
-          status = CASE WHEN status = 'terminated' THEN status ELSE ${i.status} END,
+          -- Ending moves (stopped, terminated, failed) are the workflow's, written with their charge and event.
+          status = CASE WHEN status IN ('stopped', 'terminated', 'failed') OR ${i.status} IN ('stopped', 'terminated', 'failed')
+                        THEN status ELSE ${i.status} END,
           provider_status = ${i.providerStatus}, public_ip = coalesce(${i.publicIp}, public_ip),
           ssh = coalesce(${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb, ssh),
           price_per_hour_micros = coalesce(price_per_hour_micros, ${micros(i.pricePerHour)}),
