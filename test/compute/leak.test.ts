@@ -245,11 +245,12 @@ it('leaks nothing and meters everything through worker kills, key removals and P
   })();
 
   try {
-    // 20 launches in 4 lanes, each retried with its Idempotency-Key until it has an instance.
+    // 20 launches in 10 lanes, each retried with its Idempotency-Key until it has an instance.
     const plan = Array.from({ length: 20 }, (_, i) => ({ i, account: pick(accounts), provider: pick(PROVIDERS) }));
     const launched: { account: Account; provider: ProviderId; id: string }[] = [];
-    const lanes = [0, 1, 2, 3].map(async (lane) => {
-      for (const p of plan.filter((x) => x.i % 4 === lane)) {
+    const LANES = 10;
+    const lanes = Array.from({ length: LANES }, (_, lane) => lane).map(async (lane) => {
+      for (const p of plan.filter((x) => x.i % LANES === lane)) {
         const key = `leak-${seed}-${p.i}`;
         const r = await untilAnswered(`launch ${key}`, () => http.post('/v1/compute/launch').set(p.account.auth).set('Idempotency-Key', key).send(bodyFor(p.provider)), (res) => res.status === 201);
         launched.push({ account: p.account, provider: p.provider, id: r.body.id });
@@ -274,9 +275,9 @@ it('leaks nothing and meters everything through worker kills, key removals and P
     expect(atProviders).toEqual(managed);
     expect(managed).toHaveLength(20);
 
-    // 20 terminates in 4 lanes, each retried until the record says terminated.
-    await Promise.all([0, 1, 2, 3].map(async (lane) => {
-      for (const l of launched.filter((_, i) => i % 4 === lane)) {
+    // 20 terminates in 10 lanes, each retried until the record says terminated.
+    await Promise.all(Array.from({ length: LANES }, (_, lane) => lane).map(async (lane) => {
+      for (const l of launched.filter((_, i) => i % LANES === lane)) {
         await untilAnswered(`terminate ${l.id}`, () => http.post(`/v1/compute/${l.id}/terminate`).set(l.account.auth), (res) => res.status === 200 && res.body.status === 'terminated', l.id);
       }
     }));
