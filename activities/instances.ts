@@ -251,19 +251,24 @@ export function createInstanceActivities(deps: ActivityDeps) {
       return { chargedMicros };
     },
 
-    async stopInstance(id: string): Promise<InstanceRow> {
+    /** Stops at the provider; resolves with the moment the provider confirmed (metering ends there). */
+    async stopInstance(id: string): Promise<{ atMs: number }> {
       const row = await rowOf(id);
       await instances.markStatus(id, 'stopping');
       const stopped = await withProvider(row.account_id, row.provider, (apiKey) =>
         deps.adapters[row.provider].stop(apiKey, row.provider_instance_id!),
       );
-      return instances.refreshFromProvider(id, stopped);
+      const atMs = Date.now();
+      await instances.refreshFromProvider(id, stopped);
+      return { atMs };
     },
 
-    async terminateInstance(id: string): Promise<void> {
+    /** Terminates at the provider; resolves with the moment the provider confirmed (metering ends there). */
+    async terminateInstance(id: string): Promise<{ atMs: number }> {
       const row = await rowOf(id);
       if (row.status !== 'terminated') await instances.markStatus(id, 'terminating');
       await withProvider(row.account_id, row.provider, (apiKey) => deps.adapters[row.provider].terminate(apiKey, row.provider_instance_id!));
+      return { atMs: Date.now() };
     },
 
     async finishInstance(

@@ -199,16 +199,17 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
 
   /**
    * Stops or terminates at the provider, however long it takes: between rounds the record says why it is
-   * pending, and what still runs goes on being metered. A stop gives way to a terminate request (`false`).
+   * pending, and what still runs goes on being metered. Resolves with the moment the provider confirmed;
+   * a stop gives way to a terminate request (`null`).
    */
-  async function endAtProvider(action: 'stop' | 'terminate', wasRunning: boolean): Promise<boolean> {
+  async function endAtProvider(action: 'stop' | 'terminate', wasRunning: boolean): Promise<number | null> {
     let wait = endRetryInitialMs;
     for (;;) {
       try {
-        if (action === 'stop') await ending.stopInstance(id);
-        else await ending.terminateInstance(id);
+        const { atMs } = action === 'stop' ? await ending.stopInstance(id) : await ending.terminateInstance(id);
         if (row!.lifecycle_warning) row = await db.noteLifecycleWarning(id, null);
-        return true;
+        // Never before what was already charged (a worker's clock may run a little behind).
+        return Math.max(atMs, row!.metered_through ? Date.parse(row!.metered_through) : 0);
       } catch (err) {
         const why = failureOf(err).message;
         row = await db.noteLifecycleWarning(id, `The ${action} has not reached the provider yet (${why}); it is retried until it does.`);
@@ -217,7 +218,7 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
       while (Date.now() < retryAt) {
         const until = wasRunning ? Math.min(retryAt, nextChargeAt) : retryAt;
         if (action === 'stop') {
-          if (await condition(() => terminateRequested, Math.max(1, until - Date.now()))) return false;
+          if (await condition(() => terminateRequested, Math.max(1, until - Date.now()))) return null;
         } else {
           await sleep(Math.max(1, until - Date.now()));
         }
@@ -290,9 +291,10 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     const reason = endReason ? { reason: endReason } : {};
     if (terminateRequested) {
       const wasRunning = row.status === 'running';
-      await endAtProvider('terminate', wasRunning);
-      if (wasRunning) await db.chargeInstance(id, Date.now());
-      row = await db.finishInstance(id, 'terminated', 'instance.terminated', Date.now(), reason);
+      // One moment for both: the charge runs up to when the provider confirmed, and the record ends there.
+      const endedAt = await endAtProvider('terminate', wasRunning);
+      if (wasRunning) await db.chargeInstance(id, endedAt!);
+      row = await db.finishInstance(id, 'terminated', 'instance.terminated', endedAt!, reason);
       break;
     }
     if (stopRequested) {
@@ -300,9 +302,10 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
       if (row.status !== 'stopped') {
         const wasRunning = row.status === 'running';
         // `row` changes only once charge and event are written: the stop update resolves on it.
-        if (await endAtProvider('stop', wasRunning)) {
-          if (wasRunning) await db.chargeInstance(id, Date.now());
-          row = await db.finishInstance(id, 'stopped', 'instance.stopped', Date.now(), reason);
+        const stoppedAt = await endAtProvider('stop', wasRunning);
+        if (stoppedAt !== null) {
+          if (wasRunning) await db.chargeInstance(id, stoppedAt);
+          row = await db.finishInstance(id, 'stopped', 'instance.stopped', stoppedAt, reason);
         }
       }
       continue;
@@ -316,9 +319,10 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     const keepsStopped = input.provider === 'runpod' && !input.endWhenStoppedByProvider;
     if (row.status === 'running' && (seen.gone || (providerStatus === 'stopped' && !keepsStopped))) {
       // Lost without a request of ours: charge up to now, and say so.
-      await db.chargeInstance(id, Date.now());
+      const lostAt = Date.now();
+      await db.chargeInstance(id, lostAt);
       if (!seen.gone) await endAtProvider('terminate', false);
-      row = await db.finishInstance(id, 'terminated', row.spot ? 'spot.preempted' : 'instance.terminated', Date.now(), {
+      row = await db.finishInstance(id, 'terminated', row.spot ? 'spot.preempted' : 'instance.terminated', lostAt, {
         reason: row.spot ? 'spot capacity reclaimed by the provider' : 'the provider ended the instance',
       });
       outcome = row.spot ? 'preempted' : 'lost';
@@ -326,8 +330,9 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     }
     if (row.status === 'running' && providerStatus === 'stopped') {
       // A pod stopped at RunPod (not through us): charged up to now, at its launch price.
-      await db.chargeInstance(id, Date.now());
-      row = await db.finishInstance(id, 'stopped', 'instance.stopped', Date.now(), { reason: 'stopped at the provider' });
+      const stoppedAt = Date.now();
+      await db.chargeInstance(id, stoppedAt);
+      row = await db.finishInstance(id, 'stopped', 'instance.stopped', stoppedAt, { reason: 'stopped at the provider' });
       continue;
     }
     if (row.status === 'stopped' && seen.gone) {
