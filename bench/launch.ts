@@ -135,6 +135,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`${(err as Error).stack}\n`);
+  process.stderr.write(`${(err as Error)?.stack ?? JSON.stringify(err)}\n`);
   process.exit(1);
 });
