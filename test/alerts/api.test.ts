@@ -3,13 +3,13 @@
  * cross-account isolation, and the set-based evaluation itself (exactly once under racing evaluations,
  * deleted alerts never trigger). The monitor workflow around it is in monitor.test.ts.
  */
-import { Client as PgClient } from 'pg';
 import { createAlertQueries } from '../../src/db/queries/alerts';
 import { createLedgerQueries } from '../../src/db/queries/ledger';
 import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
 import type { StoredOffer } from '../../src/domain/pricing';
 import type { ProviderId } from '../../src/providers/types';
 import { createTestContext, type TestContext } from '../helpers/context';
+import { queryRows } from '../helpers/db';
 
 let t: TestContext;
 
@@ -20,15 +20,7 @@ afterAll(async () => {
   await t.close();
 });
 
-async function sql<T = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new PgClient({ connectionString: t.db.url });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
 const offer = (provider: ProviderId, gpuType: string, price: number, extra: Partial<StoredOffer> = {}): StoredOffer => ({
   provider,

@@ -5,7 +5,6 @@
  * ends the account's instances through their launch workflows and leaves other accounts alone; a monitor that
  * is not running is started by the next signal; the periodic tick catches charges nobody signalled.
  */
-import { Client as PgClient } from 'pg';
 import { createLedgerQueries } from '../../src/db/queries/ledger';
 import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import type { ProviderId } from '../../src/providers/types';
@@ -15,6 +14,7 @@ import type { ActivityDeps } from '../../activities';
 import type { PricingRefreshResult } from '../../workflows';
 import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, uniqueTaskQueue, type TemporalTestEnv } from '../helpers/temporal';
+import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 
 jest.setTimeout(180_000);
@@ -46,15 +46,7 @@ afterAll(async () => {
 
 type Auth = { Authorization: string };
 
-async function sql<T = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new PgClient({ connectionString: t.db.url });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
 const runRefresh = () =>
   t.temporal.workflow.execute('pricingRefresh', { taskQueue, workflowId: uniqueTaskQueue('pricing-refresh') }) as Promise<PricingRefreshResult>;

@@ -3,7 +3,6 @@
  * launch through the API → launchInstance workflow → running → instance.started → charges → terminate →
  * final charge → instance.terminated. Short poll/meter intervals keep it fast; nothing sleeps to wait.
  */
-import { Client as PgClient } from 'pg';
 import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { createProviderCredentials } from '../../src/services/provider-credentials';
 import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
@@ -12,6 +11,7 @@ import { createApp } from '../../src/http/app';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, testActivityDeps, TEST_STARTING_CREDIT_DOLLARS, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 
 jest.setTimeout(120_000);
@@ -54,15 +54,7 @@ const launchBody = (provider: ProviderId, extra: Record<string, unknown> = {}) =
   ...extra,
 });
 
-async function sql<T = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new PgClient({ connectionString: t.db.url });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
 const events = (accountId: string) => sql<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at', [accountId]);
 const transactions = async (auth: Auth) => (await t.http.get('/v1/billing/transactions?type=instance_charge').set(auth)).body.data as { amount: number; instance_id: string; balance_after: number }[];

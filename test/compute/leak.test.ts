@@ -12,7 +12,6 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { Client as PgClient } from 'pg';
 import request from 'supertest';
 import { createDatabasePool, type Pool } from '../../src/db/pool';
 import { createAccountQueries } from '../../src/db/queries/accounts';
@@ -25,7 +24,8 @@ import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simul
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { testAppDeps } from '../helpers/context';
 import { freePort } from '../helpers/ports';
-import { eventually, runEntry } from '../helpers/process';
+import { queryRows } from '../helpers/db';
+import { eventually, runEntry, killProcess } from '../helpers/process';
 import { uniqueTaskQueue } from '../helpers/temporal';
 
 jest.setTimeout(600_000);
@@ -87,20 +87,10 @@ async function workerReady() {
 }
 
 async function killWorker() {
-  if (!worker || worker.child.exitCode !== null) return;
-  worker.child.kill('SIGKILL');
-  await worker.exited;
+  if (worker) await killProcess(worker);
 }
 
-async function sql<T = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new PgClient({ connectionString: dbUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(dbUrl, text, values);
 
 /** Every process of this Postgres (postmaster and its backends), for SIGSTOP/SIGCONT. */
 async function postgresPids(dataDir: string): Promise<number[]> {
@@ -207,20 +197,33 @@ it('leaks nothing and meters everything through worker kills, key removals and P
   const accounts = await Promise.all([0, 1, 2].map(newAccount));
   startWorker();
 
+  // One kill-and-restart at a time; an operation asking for one while another is under way shares it.
+  let killing: Promise<void> | null = null;
+  const killAndRestart = (why: string) =>
+    (killing ??= (async () => {
+      chaosLog.push(`kill worker (${why})`);
+      await killWorker();
+      await new Promise((r) => setTimeout(r, random() * 500));
+      startWorker();
+      await workerReady();
+    })().finally(() => (killing = null)));
+  /** Kills the worker at a random moment (0–400 ms) after an operation was sent, for 6 operations of each kind. */
+  const killDuring = (chosen: boolean, what: string) =>
+    chosen ? new Promise((r) => setTimeout(r, random() * 400)).then(() => killAndRestart(what)) : Promise.resolve();
+  const chosenLaunches = new Set(Array.from({ length: 20 }, (_, i) => i).sort(() => random() - 0.5).slice(0, 6));
+  const chosenTerminates = new Set(Array.from({ length: 20 }, (_, i) => i).sort(() => random() - 0.5).slice(0, 6));
+
   let chaos = true;
   const chaosLoop = (async () => {
     while (chaos) {
       // Faults come at random moments, but a worker is always given time to start and do some work first.
       await workerReady();
-      await new Promise((r) => setTimeout(r, 1_000 + random() * 3_000));
+      await new Promise((r) => setTimeout(r, 300 + random() * 1_200));
       if (!chaos) break;
       const roll = random();
-      if (roll < 0.5) {
-        chaosLog.push('kill worker');
-        await killWorker();
-        await new Promise((r) => setTimeout(r, random() * 500));
-        startWorker();
-      } else if (roll < 0.75) {
+      if (roll < 0.2) {
+        await killAndRestart('background');
+      } else if (roll < 0.6) {
         const a = pick(accounts);
         const provider = pick(PROVIDERS);
         chaosLog.push(`remove ${provider} key of ${a.accountId}`);
@@ -252,13 +255,19 @@ it('leaks nothing and meters everything through worker kills, key removals and P
     const lanes = Array.from({ length: LANES }, (_, lane) => lane).map(async (lane) => {
       for (const p of plan.filter((x) => x.i % LANES === lane)) {
         const key = `leak-${seed}-${p.i}`;
-        const r = await untilAnswered(`launch ${key}`, () => http.post('/v1/compute/launch').set(p.account.auth).set('Idempotency-Key', key).send(bodyFor(p.provider)), (res) => res.status === 201);
+        const [r] = await Promise.all([
+          untilAnswered(`launch ${key}`, () => http.post('/v1/compute/launch').set(p.account.auth).set('Idempotency-Key', key).send(bodyFor(p.provider)), (res) => res.status === 201),
+          killDuring(chosenLaunches.has(p.i), `during launch ${p.i}`),
+        ]);
         launched.push({ account: p.account, provider: p.provider, id: r.body.id });
       }
     });
     await Promise.all(lanes);
     expect(new Set(launched.map((l) => l.id)).size).toBe(20);
 
+    // The background faults have all had their turn before the instances are judged.
+    await eventually('a key removal and a Postgres pause', () =>
+      chaosLog.some((c) => c.startsWith('remove')) && chaosLog.includes('pause postgres') ? true : undefined, 120_000, 200);
     // Every launch reaches running and is metered, whatever the chaos does meanwhile.
     await eventually('all 20 instances metered', async () => {
       const [row] = await sql<{ n: string }>('SELECT count(*) AS n FROM instances WHERE started_at IS NOT NULL AND metered_through > started_at');
@@ -277,8 +286,12 @@ it('leaks nothing and meters everything through worker kills, key removals and P
 
     // 20 terminates in 10 lanes, each retried until the record says terminated.
     await Promise.all(Array.from({ length: LANES }, (_, lane) => lane).map(async (lane) => {
-      for (const l of launched.filter((_, i) => i % LANES === lane)) {
-        await untilAnswered(`terminate ${l.id}`, () => http.post(`/v1/compute/${l.id}/terminate`).set(l.account.auth), (res) => res.status === 200 && res.body.status === 'terminated', l.id);
+      for (const [i, l] of launched.entries()) {
+        if (i % LANES !== lane) continue;
+        await Promise.all([
+          untilAnswered(`terminate ${l.id}`, () => http.post(`/v1/compute/${l.id}/terminate`).set(l.account.auth), (res) => res.status === 200 && res.body.status === 'terminated', l.id),
+          killDuring(chosenTerminates.has(i), `during terminate ${i}`),
+        ]);
       }
     }));
   } finally {
@@ -287,7 +300,7 @@ it('leaks nothing and meters everything through worker kills, key removals and P
     if (!worker || worker.child.exitCode !== null) startWorker();
   }
   process.stderr.write(`leak test chaos: ${chaosLog.join('; ')}\n`);
-  process.stderr.write(`leak test chaos: ${chaosLog.length} events (${chaosLog.filter((c) => c === 'kill worker').length} worker kills, ` +
+  process.stderr.write(`leak test chaos: ${chaosLog.length} events (${chaosLog.filter((c) => c.startsWith('kill worker')).length} worker kills, ` +
     `${chaosLog.filter((c) => c.startsWith('remove')).length} key removals, ${chaosLog.filter((c) => c === 'pause postgres').length} Postgres pauses)\n`);
 
   // Nothing runs anywhere any more.

@@ -15,6 +15,7 @@ import type { ProviderId } from '../../src/providers/types';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 import { freePort } from '../helpers/ports';
 
@@ -42,15 +43,7 @@ afterAll(async () => {
 
 type Auth = { Authorization: string };
 
-async function sql<T = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new PgClient({ connectionString: t.db.url });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
 async function accountWith(provider: ProviderId) {
   const account = await t.newAccount();

@@ -5,7 +5,6 @@
  * launches, and the account's own instances that we did not create.
  */
 import { randomBytes } from 'node:crypto';
-import { Client as PgClient } from 'pg';
 import { createInstanceQueries } from '../../src/db/queries/instances';
 import { createProviderCredentials } from '../../src/services/provider-credentials';
 import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
@@ -14,6 +13,7 @@ import { reconcileInstances } from '../../workflows';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, uniqueTaskQueue, type TemporalTestEnv } from '../helpers/temporal';
+import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 
 jest.setTimeout(120_000);
@@ -42,15 +42,7 @@ afterAll(async () => {
   await t.close();
 });
 
-async function sql<T = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new PgClient({ connectionString: t.db.url });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
 function reconcile(mode: 'terminate' | 'adopt') {
   return t.temporal.workflow.execute(reconcileInstances, {

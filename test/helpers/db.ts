@@ -49,3 +49,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/** Rows of one query on its own short-lived connection: what a test reads behind the API's back. */
+export async function queryRows<T = Record<string, unknown>>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}

@@ -39,3 +39,10 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ''}`);
 }
+
+/** SIGKILL (no chance to finish anything) and wait for the exit; a process that already ended is left alone. */
+export async function killProcess(p: ReturnType<typeof runEntry>): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  p.child.kill('SIGKILL');
+  await p.exited;
+}

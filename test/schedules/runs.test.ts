@@ -4,7 +4,6 @@
  * the run's limits → terminate → run record and events. Hours are compressed by fractional values
  * (max_duration_hours 0.002 = 7.2 s) and tiny max_cost; nothing sleeps to wait.
  */
-import { Client as PgClient } from 'pg';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
 import { toStoredOffer } from '../../src/domain/pricing';
@@ -14,6 +13,7 @@ import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 
 jest.setTimeout(180_000);
@@ -59,15 +59,7 @@ interface Run {
   error: string | null;
 }
 
-async function sql<T = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new PgClient({ connectionString: t.db.url });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
 async function accountWith(providers: ProviderId[]) {
   const account = await t.newAccount();

@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
-import { Client as PgClient } from 'pg';
 import { createApp } from '../../src/http/app';
 import { KeyVault } from '../../src/domain/key-vault';
 import { createProviderAdapters } from '../../src/providers';
@@ -16,9 +15,9 @@ import { toStoredOffer } from '../../src/domain/pricing';
 import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simulators';
 import { ed25519Key } from '../fixtures/ssh-keys';
-import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { createTestDatabase, type TestDatabase, queryRows } from '../helpers/db';
 import { testAppDeps } from '../helpers/context';
-import { eventually, runEntry } from '../helpers/process';
+import { eventually, runEntry, killProcess } from '../helpers/process';
 import { uniqueTaskQueue } from '../helpers/temporal';
 import { createAccountQueries } from '../../src/db/queries/accounts';
 
@@ -50,20 +49,9 @@ function startWorker() {
   return worker;
 }
 
-async function killWorker(worker: ReturnType<typeof runEntry>) {
-  worker.child.kill('SIGKILL');
-  await worker.exited;
-}
+const killWorker = killProcess;
 
-async function sql<T>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new PgClient({ connectionString: db.url });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(db.url, text, values);
 
 beforeAll(async () => {
   [db, sims] = await Promise.all([createTestDatabase(), startSimulators({ bootDelayMs: 300 })]);

@@ -12,7 +12,7 @@ import { createWebhookQueries } from '../../src/db/queries/webhooks';
 import { generateWebhookSecret } from '../../src/domain/webhook-signing';
 import { webhookDispatcherWorkflowId } from '../../workflows/webhook-dispatcher';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
-import { eventually, runEntry } from '../helpers/process';
+import { eventually, runEntry, killProcess } from '../helpers/process';
 import { uniqueTaskQueue } from '../helpers/temporal';
 import { startReceiver, type Receiver } from '../helpers/webhooks';
 
@@ -46,10 +46,7 @@ function startWorker() {
   return worker;
 }
 
-async function killWorker(worker: ReturnType<typeof runEntry>) {
-  worker.child.kill('SIGKILL');
-  await worker.exited;
-}
+const killWorker = killProcess;
 
 async function count(text: string, values: unknown[]): Promise<number> {
   const client = new PgClient({ connectionString: db.url });
