@@ -8,13 +8,8 @@
  * failure a 500 `internal_error`; neither is ever blamed on a provider.
  */
 import type { Context } from 'koa';
-import {
-  BackendTerminatedError,
-  BackendTerminatedUnexpectedlyError,
-  ConnectionError,
-  SlonikError,
-  UniqueIntegrityConstraintViolationError,
-} from 'slonik';
+import { SlonikError, UniqueIntegrityConstraintViolationError } from 'slonik';
+import { isDatabaseUnreachable } from '../db/errors';
 import { ZodError } from 'zod';
 import { ApiError, ConflictError, PayloadTooLargeError, ProviderRequestError, ServiceUnavailableError } from '../errors';
 import type { Logger } from '../logger';
@@ -26,37 +21,6 @@ const UNIQUE_VIOLATIONS: Record<string, string> = {
   ssh_keys_account_name_key: 'An SSH key with this name already exists in this account.',
   ssh_keys_account_fingerprint_key: 'This SSH public key is already registered in this account.',
 };
-
-/**
- * Socket errors and Postgres SQLSTATEs that mean "the database is not there right now" (refused, reset,
- * shutting down, starting up, out of connection slots), as opposed to a query it refused.
- */
-const DATABASE_UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now
-  '53300', // too_many_connections
-  '08000', // connection_exception
-  '08001', // sqlclient_unable_to_establish_sqlconnection
-  '08003', // connection_does_not_exist
-  '08004', // sqlserver_rejected_establishment_of_sqlconnection
-  '08006', // connection_failure
-]);
-
-function isDatabaseUnreachable(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof ConnectionError || e instanceof BackendTerminatedError || e instanceof BackendTerminatedUnexpectedlyError) return true;
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && DATABASE_UNREACHABLE_CODES.has(code)) return true;
-    if (e instanceof Error && /Connection terminated|timeout exceeded when trying to connect/i.test(e.message)) return true;
-  }
-  return false;
-}
 
 const DATABASE_UNAVAILABLE = 'The database cannot be reached right now; retrying this request is safe.';
 const INTERNAL_MESSAGE = 'An internal error occurred. Quote the request_id if you contact support.';

@@ -6,21 +6,25 @@ import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@tem
 import { runSearchAttributes } from './search-attributes';
 
 export const PRICING_SCHEDULE_ID = 'pricing-refresh';
+export const RECONCILIATION_SCHEDULE_ID = 'instance-reconciliation';
 
-export async function ensurePricingSchedule(
+/**
+ * A schedule that starts `workflowType` every `everyMs` (overlaps skipped), created or brought up to date.
+ * Temporal appends the scheduled time to the workflow id: runs show up as `<schedule id>-2026-11-22T02:45:00Z`,
+ * and are found with `GpuoScheduleId = "<schedule id>"`.
+ */
+async function ensureIntervalSchedule(
   client: Client,
-  opts: { taskQueue: string; everyMs: number; scheduleId?: string; triggerNow?: boolean },
-): Promise<string> {
-  const scheduleId = opts.scheduleId ?? PRICING_SCHEDULE_ID;
+  opts: { scheduleId: string; workflowType: string; taskQueue: string; everyMs: number; executionTimeout: string },
+): Promise<void> {
+  const { scheduleId } = opts;
   const action = {
     type: 'startWorkflow' as const,
-    workflowType: 'pricingRefresh',
-    // Temporal appends the scheduled time: runs show up as `pricing-refresh-2026-11-22T02:45:00Z`.
+    workflowType: opts.workflowType,
     workflowId: scheduleId,
     taskQueue: opts.taskQueue,
     args: [],
-    workflowExecutionTimeout: '10 minutes',
-    // Runs started by the schedule are found with `GpuoScheduleId = "pricing-refresh"`.
+    workflowExecutionTimeout: opts.executionTimeout,
     typedSearchAttributes: runSearchAttributes({ scheduleId }),
   };
   const spec = { intervals: [{ every: opts.everyMs }] };
@@ -31,12 +35,18 @@ export async function ensurePricingSchedule(
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
     await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies }));
   }
+}
+
+export async function ensurePricingSchedule(
+  client: Client,
+  opts: { taskQueue: string; everyMs: number; scheduleId?: string; triggerNow?: boolean },
+): Promise<string> {
+  const scheduleId = opts.scheduleId ?? PRICING_SCHEDULE_ID;
+  await ensureIntervalSchedule(client, { scheduleId, workflowType: 'pricingRefresh', taskQueue: opts.taskQueue, everyMs: opts.everyMs, executionTimeout: '10 minutes' });
   // Prices right away at start-up rather than one interval later.
   if (opts.triggerNow) await client.schedule.getHandle(scheduleId).trigger(ScheduleOverlapPolicy.ALLOW_ALL);
   return scheduleId;
 }
-
-export const RECONCILIATION_SCHEDULE_ID = 'instance-reconciliation';
 
 /**
  * The reconciliation pass (`reconcileInstances`) every `everyMs`: the longest an instance of ours can run
@@ -47,21 +57,6 @@ export async function ensureReconciliationSchedule(
   opts: { taskQueue: string; everyMs: number; scheduleId?: string },
 ): Promise<string> {
   const scheduleId = opts.scheduleId ?? RECONCILIATION_SCHEDULE_ID;
-  const action = {
-    type: 'startWorkflow' as const,
-    workflowType: 'reconcileInstances',
-    workflowId: scheduleId,
-    taskQueue: opts.taskQueue,
-    args: [],
-    workflowExecutionTimeout: '30 minutes',
-  };
-  const spec = { intervals: [{ every: opts.everyMs }] };
-  const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' };
-  try {
-    await client.schedule.create({ scheduleId, spec, action, policies });
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies }));
-  }
+  await ensureIntervalSchedule(client, { scheduleId, workflowType: 'reconcileInstances', taskQueue: opts.taskQueue, everyMs: opts.everyMs, executionTimeout: '30 minutes' });
   return scheduleId;
 }
