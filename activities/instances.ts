@@ -57,12 +57,30 @@ export interface LaunchInput {
   endWhenStoppedByProvider?: boolean;
   /** Loop turns before the workflow continues as new (bounded history); default 500. */
   continueAsNewAfter?: number;
+  /**
+   * `batched` (default): the (account, provider) observer lists the provider's instances once per interval and
+   * signals this workflow what changed; the workflow itself only keeps its meter timer. `per-instance`: the
+   * workflow polls its own instance every `pollIntervalMs` (the earlier design, kept for comparison).
+   */
+  observation?: 'batched' | 'per-instance';
+  /** The observer's interval while a spot instance runs (how late a preemption may be noticed); default 10 s. */
+  spotPollIntervalMs?: number;
 }
 
 /** The timing knobs of a launch workflow: required intervals, optional tuning (tests compress them all). */
 export type LaunchTiming = Pick<LaunchInput, 'pollIntervalMs' | 'meterIntervalMs'> &
   Partial<
-    Pick<LaunchInput, 'activityTimeoutMs' | 'heartbeatTimeoutMs' | 'bootPollMaxMs' | 'endRetryInitialMs' | 'endRetryMaxMs' | 'continueAsNewAfter'>
+    Pick<
+      LaunchInput,
+      | 'activityTimeoutMs'
+      | 'heartbeatTimeoutMs'
+      | 'bootPollMaxMs'
+      | 'endRetryInitialMs'
+      | 'endRetryMaxMs'
+      | 'continueAsNewAfter'
+      | 'observation'
+      | 'spotPollIntervalMs'
+    >
   >;
 
 export interface SshAccess {

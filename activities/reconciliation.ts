@@ -10,13 +10,13 @@ import type { ProviderId, ProviderInstance } from '../src/providers/types';
 import { createInstanceClient } from '../src/workflow-clients/instances';
 import { toActivityFailure } from './provider-failures';
 import type { ActivityDeps } from './index';
-import type { LaunchInput } from './instances';
+import type { LaunchInput, LaunchTiming } from './instances';
 
 export interface ReconcileSettings {
   /** What happens to an instance of ours that no workflow manages: adopted (metered from now) or terminated. */
   orphans: 'terminate' | 'adopt';
   /** Timings for the workflows of adopted instances (the API's defaults in production). */
-  launchTiming: { pollIntervalMs: number; meterIntervalMs: number };
+  launchTiming: LaunchTiming;
 }
 
 export const DEFAULT_RECONCILE_SETTINGS: ReconcileSettings = {

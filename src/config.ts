@@ -81,6 +81,16 @@ export const configSchema = z.object({
   /** Alert monitor safety net: every alert is evaluated at least this often, signals or not. */
   ALERT_MONITOR_TICK: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('5m'),
 
+  /**
+   * Managed instances: how often each (account, provider) observer lists the provider's instances when all is
+   * steady, and while a spot instance runs (preemption is noticed within this); metering's charge interval;
+   * `per-instance` brings back one provider poll per instance (the old design, kept for comparison).
+   */
+  INSTANCE_OBSERVE_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('60s'),
+  INSTANCE_OBSERVE_SPOT_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('10s'),
+  METER_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('1h'),
+  INSTANCE_OBSERVATION: z.enum(['batched', 'per-instance']).default('batched'),
+
   /** How often the reconciliation pass runs; the longest an unmanaged instance of ours can live once reachable. */
   RECONCILE_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('10m'),
   /** What reconciliation does with an instance of ours that no workflow manages. */
@@ -172,5 +182,15 @@ export function providerAdapterSettings(config: Config, logger: import('./logger
     lambdaBaseUrl: config.LAMBDA_API_BASE_URL,
     timeoutMs: config.PROVIDER_TIMEOUT_MS,
     logger,
+  };
+}
+
+/** The launch workflow's intervals from config (observation, spot observation, metering). */
+export function launchTimingFromConfig(config: Config) {
+  return {
+    pollIntervalMs: parseDurationMs(config.INSTANCE_OBSERVE_INTERVAL),
+    spotPollIntervalMs: parseDurationMs(config.INSTANCE_OBSERVE_SPOT_INTERVAL),
+    meterIntervalMs: parseDurationMs(config.METER_INTERVAL),
+    observation: config.INSTANCE_OBSERVATION,
   };
 }
