@@ -1,0 +1,589 @@
+/**
+ * `npm run bench:fleet`: what a fleet of managed instances costs to watch, batched observation (one observer
+ * workflow per (account, provider) listing its instances) beside per-instance polling (every launch workflow
+ * polls its own instance), in the same run.
+ *
+ * For each size N in FLEET_SIZES and each mode: N instances launched through the API (POST /v1/compute/launch,
+ * the real launch workflow) over FLEET_ACCOUNTS accounts and the three simulated providers, half of the Vast
+ * instances spot; once all run, a window of FLEET_WINDOW during which a few spot instances are preempted at the
+ * simulator. Counted over the window: requests at the simulators, the Temporal dev server's `action` counter,
+ * the CPU seconds of the worker process (src/main-worker.ts, a child process: /proc/<pid>/stat) and of the
+ * Temporal server; and the time from each preemption to its `spot.preempted` event row.
+ *
+ * Time is compressed by FLEET_TIME_SCALE: every interval (observation, spot observation, metering, boot polls)
+ * is divided by it, so the window stands for FLEET_TIME_SCALE times as much time at real scale, and counts are
+ * reported per real-scale instance-hour and account-provider-minute. Real PostgreSQL (embedded), the real
+ * Temporal dev server, the real adapters against the simulators.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import sshpk from 'sshpk';
+import { z } from 'zod';
+import { parseDurationMs } from '../src/config';
+import { createAccountQueries } from '../src/db/queries/accounts';
+import { createPricingQueries } from '../src/db/queries/pricing';
+import { createDatabasePool, type Pool } from '../src/db/pool';
+import { migrate } from '../src/db/migrate';
+import { sql } from '../src/db/sql';
+import { KeyVault } from '../src/domain/key-vault';
+import { createApp } from '../src/http/app';
+import { ensureDatabase, startEmbeddedPostgres, type RunningPostgres } from '../src/local/embedded-postgres';
+import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
+import { silentLogger } from '../src/logger';
+import { createProviderAdapters } from '../src/providers';
+import type { ProviderId } from '../src/providers/types';
+import { PricingCache } from '../src/services/pricing-cache';
+import { devServerSearchAttributeArgs } from '../src/temporal/search-attributes';
+import { simulatorBaseUrls, startSimulators, type RecordedExchange, type Simulators } from '../simulators';
+import type { LaunchTiming } from '../activities/instances';
+
+type Mode = 'per-instance' | 'batched';
+const MODES: Mode[] = ['per-instance', 'batched'];
+const PROVIDERS: ProviderId[] = ['runpod', 'vastai', 'lambda'];
+
+const SIZES = (process.env.FLEET_SIZES ?? '100,300,1000').split(',').map((s) => Number(s.trim()));
+const WINDOW_MS = parseDurationMs(process.env.FLEET_WINDOW ?? '60s');
+const SCALE = Number(process.env.FLEET_TIME_SCALE ?? 10);
+const ACCOUNTS = Number(process.env.FLEET_ACCOUNTS ?? 4);
+const PREEMPTIONS = Number(process.env.FLEET_PREEMPTIONS ?? 8);
+const LAUNCH_CONCURRENCY = Number(process.env.FLEET_LAUNCH_CONCURRENCY ?? 16);
+/** Real-scale intervals, read like the service reads them (same variables, same defaults). */
+const REAL = {
+  observeMs: parseDurationMs(process.env.INSTANCE_OBSERVE_INTERVAL ?? '60s'),
+  spotObserveMs: parseDurationMs(process.env.INSTANCE_OBSERVE_SPOT_INTERVAL ?? '10s'),
+  meterMs: parseDurationMs(process.env.METER_INTERVAL ?? '1h'),
+  bootPollMaxMs: 3_000,
+};
+const scaled = (ms: number) => Math.max(1, Math.round(ms / SCALE));
+const TIMING = {
+  pollIntervalMs: scaled(REAL.observeMs),
+  spotPollIntervalMs: scaled(REAL.spotObserveMs),
+  meterIntervalMs: scaled(REAL.meterMs),
+  bootPollMaxMs: scaled(REAL.bootPollMaxMs),
+} satisfies LaunchTiming;
+/** Compact duration for the worker's environment (the service's own pattern: whole s, m or h). */
+const durationEnv = (ms: number) => `${Math.max(1, Math.round(ms / 1000))}s`;
+
+const REPO_ROOT = path.resolve(__dirname, '..');
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+const log = (line: string) => process.stderr.write(`[fleet ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]! : NaN);
+const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
+
+/** Polls `check` until it returns a value, or fails after `timeoutMs`. */
+async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(intervalMs);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+}
+
+/** User + system CPU seconds a process has used so far (Linux /proc). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of stat(5) (utime, stime); `fields` starts at field 3.
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+async function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+function freePortish(): number {
+  return 20_000 + Math.floor(Math.random() * 20_000);
+}
+
+/** The dev server as our own child, so its CPU can be read and its metrics scraped. */
+async function startTemporal(dir: string): Promise<{ address: string; metricsUrl: string; child: ChildProcess; stop(): Promise<void> }> {
+  const cli = await findOrBuildTool(TEMPORAL_CLI);
+  if (!cli) throw new Error('bench:fleet needs the Temporal CLI (npm run tools:install)');
+  for (let attempt = 0; ; attempt++) {
+    const port = freePortish();
+    const metricsPort = port + 1;
+    const out = openSync(path.join(dir, `temporal-${attempt}.log`), 'a');
+    const child = spawn(
+      cli,
+      ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--log-level', 'error', ...devServerSearchAttributeArgs()],
+      { stdio: ['ignore', out, out] },
+    );
+    closeSync(out);
+    const address = `127.0.0.1:${port}`;
+    const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+    try {
+      await waitFor(
+        'the Temporal dev server',
+        async () => {
+          if (child.exitCode !== null) throw Object.assign(new Error('exited'), { exited: true });
+          const res = await fetch(metricsUrl);
+          if (!res.ok) return undefined;
+          const connection = await Connection.connect({ address, connectTimeout: 1000 });
+          try {
+            await connection.workflowService.getSystemInfo({});
+          } finally {
+            await connection.close();
+          }
+          return true;
+        },
+        60_000,
+      );
+      return { address, metricsUrl, child, stop: () => stopChild(child) };
+    } catch (err) {
+      await stopChild(child);
+      if (attempt >= 3) throw err;
+    }
+  }
+}
+
+interface ServerCounters {
+  /** The server's `action` counter by action type. */
+  actions: Map<string, number>;
+  /** Workflow tasks completed (frontend RespondWorkflowTaskCompleted requests). */
+  workflowTasks: number;
+}
+
+/** The dev server's counters for one namespace, read from its Prometheus endpoint. */
+async function scrapeServer(metricsUrl: string, namespace = 'default'): Promise<ServerCounters> {
+  const text = await (await fetch(metricsUrl)).text();
+  const actions = new Map<string, number>();
+  let workflowTasks = 0;
+  for (const line of text.split('\n')) {
+    const brace = line.indexOf('{');
+    if (brace < 0 || line.startsWith('#')) continue;
+    const name = line.slice(0, brace);
+    const labels = line.slice(brace + 1, line.lastIndexOf('}'));
+    if (!labels.includes(`namespace="${namespace}"`)) continue;
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (name === 'action') {
+      const type = /action_type="([^"]*)"/.exec(labels)?.[1] ?? '?';
+      actions.set(type, (actions.get(type) ?? 0) + value);
+    } else if (name === 'service_requests' && labels.includes('operation="RespondWorkflowTaskCompleted"') && labels.includes('service_name="frontend"')) {
+      workflowTasks += value;
+    }
+  }
+  return { actions, workflowTasks };
+}
+
+function diffCounts(after: Map<string, number>, before: Map<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [k, v] of after) if (v - (before.get(k) ?? 0) > 0) out.set(k, v - (before.get(k) ?? 0));
+  return out;
+}
+
+const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+const top = (m: Map<string, number>, n = 6) =>
+  [...m.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+
+function ed25519Key(): string {
+  const { publicKey } = generateKeyPairSync('ed25519');
+  const key = sshpk.parseKey(publicKey.export({ type: 'spki', format: 'pem' }).toString(), 'pem');
+  key.comment = 'fleet@bench';
+  return key.toString('ssh');
+}
+
+interface Infra {
+  dir: string;
+  pg: RunningPostgres;
+  dbUrl: string;
+  pool: Pool;
+  temporal: Awaited<ReturnType<typeof startTemporal>>;
+  client: Client;
+  connection: Connection;
+  sims: Simulators;
+  vault: KeyVault;
+  masterKey: Buffer;
+}
+
+interface PhaseResult {
+  n: number;
+  mode: Mode;
+  launchSeconds: number;
+  spot: number;
+  instanceHours: number;
+  accountProviderMinutes: number;
+  requests: Map<string, number>;
+  actions: Map<string, number>;
+  workflowTasks: number;
+  workerCpu: number;
+  temporalCpu: number;
+  /** The machine's 1-minute load average at the end of the window (it is shared). */
+  loadAverage: number;
+  /** Per preemption: to the event row, to the workflow noticing (ended_at), and from noticing to the row. */
+  preemptions: { measuredMs: number; detectMs: number; recordMs: number }[];
+  preemptionsMissed: number;
+}
+
+const requestLabel = (r: RecordedExchange) => `${r.method} ${r.route ?? r.path}`;
+
+async function runPhase(infra: Infra, n: number, mode: Mode): Promise<PhaseResult> {
+  const { pool, sims, client } = infra;
+  const taskQueue = `fleet-${n}-${mode}`;
+  log(`N=${n} ${mode}: starting the worker (task queue ${taskQueue})`);
+  const workerLog = path.join(infra.dir, `worker-${n}-${mode}.log`);
+  const out = openSync(workerLog, 'a');
+  const worker = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/main-worker.ts')], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', out, out],
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'info',
+      DATABASE_URL: infra.dbUrl,
+      DATABASE_POOL_SIZE: '20',
+      TEMPORAL_ADDRESS: infra.temporal.address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      MASTER_ENCRYPTION_KEY: infra.masterKey.toString('base64'),
+      MASTER_ENCRYPTION_KEY_ID: 'k1',
+      ...Object.fromEntries(Object.entries(simulatorBaseUrls(sims)).map(([k, v]) => [k.replace('BaseUrl', '').toUpperCase() + '_API_BASE_URL', v])),
+      INSTANCE_OBSERVATION: mode,
+      INSTANCE_OBSERVE_INTERVAL: durationEnv(TIMING.pollIntervalMs),
+      INSTANCE_OBSERVE_SPOT_INTERVAL: durationEnv(TIMING.spotPollIntervalMs),
+      METER_INTERVAL: durationEnv(TIMING.meterIntervalMs),
+      // Nothing else of the worker's own may talk to the providers or tick during the window.
+      RECONCILE_INTERVAL: '1000h',
+      PRICING_REFRESH_INTERVAL: '1000h',
+      ALERT_MONITOR_TICK: '1000h',
+      WEBHOOK_DISPATCH_TICK: '1000h',
+    },
+  });
+  closeSync(out);
+  const workerExited = new Promise<number | null>((r) => worker.once('exit', (code) => r(code)));
+  let server: Server | undefined;
+  try {
+    await waitFor(
+      'the worker to poll',
+      async () => {
+        if (worker.exitCode !== null) throw new Error(`the worker exited (${worker.exitCode}); see ${workerLog}`);
+        return (await readFile(workerLog, 'utf8')).includes('"worker polling"') ? true : undefined;
+      },
+      120_000,
+    );
+
+    // The API in this process, handing the mode to every launch it starts.
+    const app = createApp({
+      pool,
+      logger: silentLogger,
+      temporal: { client, taskQueue },
+      adapters: createProviderAdapters({ ...simulatorBaseUrls(sims), timeoutMs: 10_000, logger: silentLogger }),
+      vault: infra.vault,
+      pricing: new PricingCache(createPricingQueries(pool), silentLogger),
+      rateLimit: { burst: 1_000_000, perMinute: 1_000_000 },
+      launchTiming: { ...TIMING, observation: mode },
+    });
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server!.once('listening', r));
+    const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    // Accounts, each with its own key at every provider and a default SSH key (Lambda needs one).
+    const accounts: { id: string; headers: Record<string, string>; simKeys: Record<ProviderId, string> }[] = [];
+    for (let a = 0; a < ACCOUNTS; a++) {
+      const { account, apiKey } = await createAccountQueries(pool).insertAccountWithKey(`fleet-${n}-${mode}-${a}`, { startingCreditMicros: 1_000_000_000_000 });
+      const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
+      const simKeys = { runpod: sims.runpod.createKey(), vastai: sims.vastai.createKey(), lambda: sims.lambda.createKey() };
+      for (const provider of PROVIDERS) {
+        const res = await fetch(`${api}/v1/settings/providers`, { method: 'POST', headers, body: JSON.stringify({ provider, api_key: simKeys[provider] }) });
+        if (!res.ok) throw new Error(`connecting ${provider} answered ${res.status}: ${await res.text()}`);
+      }
+      const res = await fetch(`${api}/v1/ssh-keys`, { method: 'POST', headers, body: JSON.stringify({ name: 'fleet', public_key: ed25519Key() }) });
+      if (res.status !== 201) throw new Error(`adding an SSH key answered ${res.status}: ${await res.text()}`);
+      accounts.push({ id: account.id, headers, simKeys });
+    }
+    const accountIds = accounts.map((a) => a.id);
+
+    // Launch: instance i goes to account i % A and, round-robin per account, to a provider; every other Vast one is spot.
+    log(`N=${n} ${mode}: launching ${n} instances through the API (${LAUNCH_CONCURRENCY} concurrent)`);
+    const launchStarted = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: LAUNCH_CONCURRENCY }, async () => {
+        for (let i = next++; i < n; i = next++) {
+          const account = accounts[i % ACCOUNTS]!;
+          const turn = Math.floor(i / ACCOUNTS);
+          const provider = PROVIDERS[turn % PROVIDERS.length]!;
+          const spot = provider === 'vastai' && Math.floor(turn / PROVIDERS.length) % 2 === 0;
+          const body =
+            provider === 'lambda'
+              ? { provider, gpu_type: 'h100-80gb-sxm', region: 'us-east-1' }
+              : { provider, gpu_type: 'rtx-a6000', spot };
+          for (let attempt = 0; ; attempt++) {
+            const res = await fetch(`${api}/v1/compute/launch`, {
+              method: 'POST',
+              headers: { ...account.headers, 'Idempotency-Key': `fleet-${i}` },
+              body: JSON.stringify(body),
+            });
+            const text = await res.text();
+            if (res.status === 201) break;
+            // 503: the launch is still waiting for the provider; the same key resumes it.
+            if (res.status !== 503 || attempt >= 5) throw new Error(`launch ${i} answered ${res.status}: ${text}`);
+          }
+        }
+      }),
+    );
+    const launchSeconds = (performance.now() - launchStarted) / 1000;
+    const counts = z.object({ running: z.number(), ended: z.number() });
+    await waitFor(
+      `all ${n} instances running`,
+      async () => {
+        const c = await pool.one(sql.type(counts)`
+          SELECT count(*) FILTER (WHERE status = 'running')::int AS running,
+                 count(*) FILTER (WHERE status IN ('failed', 'terminated', 'stopped'))::int AS ended
+          FROM instances WHERE account_id = ANY(${sql.array(accountIds, 'text')})`);
+        if (c.ended > 0) throw new Error(`${c.ended} instances ended before the window`);
+        return c.running === n ? true : undefined;
+      },
+      60_000 + n * 200,
+      500,
+    );
+    const allRunning = (performance.now() - launchStarted) / 1000;
+    log(`N=${n} ${mode}: launched in ${fmt(launchSeconds)} s (${fmt(n / launchSeconds)}/s), all running after ${fmt(allRunning)} s`);
+    // One steady observation interval first: whatever watched the boots settles into its steady pace.
+    await sleep(TIMING.pollIntervalMs);
+
+    const spotRows = await pool.any(sql.type(z.object({ account_id: z.string(), provider_instance_id: z.string() }))`
+      SELECT account_id, provider_instance_id FROM instances
+      WHERE spot AND status = 'running' AND account_id = ANY(${sql.array(accountIds, 'text')})`);
+    const victims = [...spotRows].sort(() => Math.random() - 0.5).slice(0, PREEMPTIONS);
+    // Preempted within the window, early enough for the slowest mode to notice before it closes.
+    const latestOffset = Math.max(1000, WINDOW_MS - 2 * TIMING.pollIntervalMs - 2000);
+    const offsets = victims.map(() => Math.floor(500 + Math.random() * (latestOffset - 500))).sort((a, b) => a - b);
+
+    // The window.
+    for (const s of [sims.runpod, sims.vastai, sims.lambda]) s.control.clearRequests();
+    const serverBefore = await scrapeServer(infra.temporal.metricsUrl);
+    const workerCpuBefore = cpuSeconds(worker.pid!);
+    const temporalCpuBefore = cpuSeconds(infra.temporal.child.pid!);
+    const windowStart = Date.now();
+    const preempted: { pid: string; at: number }[] = [];
+    const preempting = (async () => {
+      for (let k = 0; k < victims.length; k++) {
+        await sleep(Math.max(0, windowStart + offsets[k]! - Date.now()));
+        const v = victims[k]!;
+        const account = accounts.find((a) => a.id === v.account_id)!;
+        preempted.push({ pid: v.provider_instance_id, at: Date.now() });
+        sims.vastai.control.preempt(account.simKeys.vastai, v.provider_instance_id);
+      }
+    })();
+    await sleep(WINDOW_MS);
+    await preempting;
+    const windowMs = Date.now() - windowStart;
+    const loadAverage = os.loadavg()[0]!;
+    const serverAfter = await scrapeServer(infra.temporal.metricsUrl);
+    const workerCpu = cpuSeconds(worker.pid!) - workerCpuBefore;
+    const temporalCpu = cpuSeconds(infra.temporal.child.pid!) - temporalCpuBefore;
+    const requests = new Map<string, number>();
+    for (const s of [sims.runpod, sims.vastai, sims.lambda]) {
+      for (const r of s.control.requests()) if (r.at <= windowStart + windowMs) requests.set(requestLabel(r), (requests.get(requestLabel(r)) ?? 0) + 1);
+      s.control.clearRequests();
+    }
+
+    // Preemption → its spot.preempted row (the row's commit time), waiting past the window for stragglers. The
+    // instance's ended_at is the moment its workflow noticed: before it, the wait for the next observation (an
+    // interval, compressed); after it, charging, terminating and recording (real time, not compressed).
+    const eventRow = z.object({ pid: z.string(), event_ms: z.number(), ended_ms: z.number().nullable() });
+    const seen = new Map<string, { eventMs: number; endedMs: number | null }>();
+    await waitFor(
+      'the spot.preempted events',
+      async () => {
+        const rows = await pool.any(sql.type(eventRow)`
+          SELECT e.data->>'instance_id' AS pid, (extract(epoch FROM e.created_at) * 1000)::float8 AS event_ms,
+                 (extract(epoch FROM i.ended_at) * 1000)::float8 AS ended_ms
+          FROM events e JOIN instances i ON i.account_id = e.account_id AND i.provider_instance_id = e.data->>'instance_id'
+          WHERE e.type = 'spot.preempted' AND e.account_id = ANY(${sql.array(accountIds, 'text')})`);
+        for (const r of rows) seen.set(r.pid, { eventMs: r.event_ms, endedMs: r.ended_ms });
+        return preempted.every((p) => seen.has(p.pid)) ? true : undefined;
+      },
+      Math.max(30_000, 3 * TIMING.pollIntervalMs),
+      200,
+    ).catch(() => undefined);
+    const preemptions = preempted.flatMap((p) => {
+      const s = seen.get(p.pid);
+      if (!s) return [];
+      const noticedMs = Math.min(s.eventMs, Math.max(p.at, s.endedMs ?? s.eventMs));
+      return [{ measuredMs: s.eventMs - p.at, detectMs: noticedMs - p.at, recordMs: s.eventMs - noticedMs }];
+    });
+
+    // Real-scale exposure: every instance ran the whole window, except the preempted ones after their preemption.
+    const lostMs = preempted.reduce((sum, p) => sum + (windowStart + windowMs - p.at), 0);
+    const instanceHours = ((n * windowMs - lostMs) * SCALE) / 3_600_000;
+    const accountProviderMinutes = (ACCOUNTS * PROVIDERS.length * windowMs * SCALE) / 60_000;
+    return {
+      n,
+      mode,
+      launchSeconds,
+      spot: spotRows.length,
+      instanceHours,
+      accountProviderMinutes,
+      requests,
+      actions: diffCounts(serverAfter.actions, serverBefore.actions),
+      workflowTasks: serverAfter.workflowTasks - serverBefore.workflowTasks,
+      workerCpu,
+      temporalCpu,
+      loadAverage,
+      preemptions,
+      preemptionsMissed: preempted.length - preemptions.length,
+    };
+  } finally {
+    // Nothing of this phase may run on into the next: every open workflow is terminated, then the worker stops.
+    log(`N=${n} ${mode}: tearing down`);
+    server?.close();
+    await terminateAllWorkflows(client).catch((err: unknown) => log(`terminating workflows failed: ${(err as Error).message}`));
+    await stopChild(worker);
+    await workerExited;
+  }
+}
+
+async function terminateAllWorkflows(client: Client): Promise<void> {
+  await waitFor(
+    'no open workflows',
+    async () => {
+      const ids: string[] = [];
+      for await (const w of client.workflow.list({ query: 'ExecutionStatus="Running"' })) ids.push(w.workflowId);
+      if (ids.length === 0) return true;
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          for (let i = next++; i < ids.length; i = next++) {
+            await client.workflow
+              .getHandle(ids[i]!)
+              .terminate('bench:fleet phase over')
+              .catch(() => undefined); // already closed
+          }
+        }),
+      );
+      return undefined;
+    },
+    300_000,
+    500,
+  );
+}
+
+function describe(r: PhaseResult): string[] {
+  const req = total(r.requests);
+  const act = total(r.actions);
+  return [
+    `N=${r.n} ${r.mode}: ${r.n} instances (${r.spot} spot) over ${ACCOUNTS} accounts × ${PROVIDERS.length} providers; launched through the API in ${fmt(r.launchSeconds)} s (${fmt(r.n / r.launchSeconds)}/s)`,
+    `  window: ${fmt(WINDOW_MS / 1000, 0)} s = ${fmt((WINDOW_MS * SCALE) / 60_000)} min at real scale, ${fmt(r.instanceHours, 2)} real-scale instance-hours, ${fmt(r.accountProviderMinutes, 0)} account-provider-minutes; load average ${fmt(r.loadAverage, 1)}`,
+    `  provider requests ${String(req).padStart(7)}  ${fmt(req / r.instanceHours, 2).padStart(8)} per instance-hour  ${fmt(req / r.accountProviderMinutes, 2).padStart(7)} per account-provider-minute   (${top(r.requests)})`,
+    `  Temporal actions  ${String(act).padStart(7)}  ${fmt(act / r.instanceHours, 2).padStart(8)} per instance-hour   (${top(r.actions)}); workflow tasks ${r.workflowTasks} (${fmt(r.workflowTasks / r.instanceHours, 2)} per instance-hour)`,
+    `  worker CPU        ${fmt(r.workerCpu, 2).padStart(7)} s ${fmt(r.workerCpu / r.instanceHours, 3).padStart(8)} s per instance-hour  (${fmt((100 * r.workerCpu) / (WINDOW_MS / 1000), 0)}% of one core); Temporal server CPU ${fmt(r.temporalCpu, 2)} s (${fmt(r.temporalCpu / r.instanceHours, 3)} s per instance-hour)`,
+    `  preemption → spot.preempted row, ${r.preemptions.length} preemptions${r.preemptionsMissed ? ` (${r.preemptionsMissed} more never recorded)` : ''}: ` +
+      `measured p50 ${fmt(pct(r.preemptions.map((p) => p.measuredMs), 50) / 1000, 2)} s (max ${fmt(Math.max(...r.preemptions.map((p) => p.measuredMs)) / 1000, 2)} s) = ` +
+      `noticed p50 ${fmt(pct(r.preemptions.map((p) => p.detectMs), 50) / 1000, 2)} s + recorded p50 ${fmt(pct(r.preemptions.map((p) => p.recordMs), 50) / 1000, 2)} s; ` +
+      `at real scale (noticed × ${SCALE} + recorded) p50 ${fmt(realPreemptionP50(r))} s`,
+  ];
+}
+
+/** Seconds from preemption to event at real scale: the wait to be noticed scales with the intervals, the recording does not. */
+function realPreemptionP50(r: PhaseResult): number {
+  return pct(r.preemptions.map((p) => p.detectMs * SCALE + p.recordMs), 50) / 1000;
+}
+
+interface Figures {
+  perAccountProviderMinute: number;
+  actionsPerInstanceHour: number;
+  cpuPerInstanceHour: number;
+  requestsPerInstanceHour: number;
+  preemptionP50s: number;
+}
+
+function figures(r: PhaseResult): Figures {
+  return {
+    perAccountProviderMinute: total(r.requests) / r.accountProviderMinutes,
+    requestsPerInstanceHour: total(r.requests) / r.instanceHours,
+    actionsPerInstanceHour: total(r.actions) / r.instanceHours,
+    cpuPerInstanceHour: r.workerCpu / r.instanceHours,
+    preemptionP50s: realPreemptionP50(r),
+  };
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-bench-fleet-'));
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const results: PhaseResult[] = [];
+  try {
+    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: freePortish() });
+    cleanups.unshift(() => pg.stop());
+    await ensureDatabase(pg.url(), 'bench');
+    await migrate(pg.url('bench'));
+    const pool = await createDatabasePool(pg.url('bench'), { maximumPoolSize: 20 });
+    cleanups.unshift(() => pool.end());
+    const temporal = await startTemporal(dir);
+    cleanups.unshift(() => temporal.stop());
+    const connection = await Connection.connect({ address: temporal.address });
+    cleanups.unshift(() => connection.close());
+    const client = new Client({ connection });
+    // Every exchange of a window is kept (counted by route), however big the fleet.
+    const sims = await startSimulators({ bootDelayMs: 1000, recordLimit: 10_000_000 });
+    cleanups.unshift(() => sims.close());
+    const masterKey = randomBytes(32);
+    const infra: Infra = { dir, pg, dbUrl: pg.url('bench'), pool, temporal, client, connection, sims, vault: new KeyVault('k1', masterKey), masterKey };
+
+    log(
+      `time compressed ${SCALE}×: observe ${TIMING.pollIntervalMs} ms, spot ${TIMING.spotPollIntervalMs} ms, meter ${TIMING.meterIntervalMs} ms, boot polls ≤ ${TIMING.bootPollMaxMs} ms; window ${WINDOW_MS} ms`,
+    );
+    for (const n of SIZES) {
+      for (const mode of MODES) {
+        const r = await runPhase(infra, n, mode);
+        results.push(r);
+        process.stdout.write(`${describe(r).join('\n')}\n`);
+      }
+    }
+  } finally {
+    for (const c of cleanups) await c().catch((err: unknown) => log(`cleanup failed: ${(err as Error).message}`));
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  const lines: string[] = [
+    '',
+    `bench:fleet: time compressed ${SCALE}× (every interval divided by ${SCALE}: observe ${REAL.observeMs / 1000} s → ${TIMING.pollIntervalMs} ms, ` +
+      `spot ${REAL.spotObserveMs / 1000} s → ${TIMING.spotPollIntervalMs} ms, meter ${REAL.meterMs / 60_000} min → ${TIMING.meterIntervalMs / 1000} s); ` +
+      `figures per real-scale instance-hour and account-provider-minute; preemption times are measured × ${SCALE}`,
+    `wall time ${fmt((performance.now() - started) / 1000, 0)} s for FLEET_SIZES=${SIZES.join(',')} FLEET_WINDOW=${WINDOW_MS / 1000}s`,
+  ];
+  const final: string[] = [];
+  for (const n of SIZES) {
+    const per = figures(results.find((r) => r.n === n && r.mode === 'per-instance')!);
+    const bat = figures(results.find((r) => r.n === n && r.mode === 'batched')!);
+    const ratio = (a: number, b: number) => (b > 0 ? `${fmt(a / b, 2)}×` : 'n/a');
+    lines.push(
+      `per-instance N=${n}: ${fmt(per.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ${fmt(per.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, preemption to event p50 ${fmt(per.preemptionP50s)} s; worker ${fmt(per.cpuPerInstanceHour, 3)} CPU s per instance-hour`,
+      `batched      N=${n}: ${fmt(bat.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ${fmt(bat.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, preemption to event p50 ${fmt(bat.preemptionP50s)} s; worker ${fmt(bat.cpuPerInstanceHour, 3)} CPU s per instance-hour`,
+      `ratios per-instance / batched N=${n}: provider requests ${ratio(per.perAccountProviderMinute, bat.perAccountProviderMinute)}, Temporal actions ${ratio(per.actionsPerInstanceHour, bat.actionsPerInstanceHour)}, worker CPU ${ratio(per.cpuPerInstanceHour, bat.cpuPerInstanceHour)}, preemption p50 ${ratio(per.preemptionP50s, bat.preemptionP50s)}`,
+    );
+    final.push(
+      `fleet N=${n}: ${fmt(bat.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ${fmt(bat.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, preemption to event p50 ${fmt(bat.preemptionP50s)} s`,
+    );
+  }
+  process.stdout.write(`${[...lines, ...final].join('\n')}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error)?.stack ?? JSON.stringify(err)}\n`);
+  process.exit(1);
+});
