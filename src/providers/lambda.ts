@@ -297,28 +297,41 @@ export function createLambdaAdapter(options: LambdaAdapterOptions): ProviderAdap
     },
 
     async ensureSshKey(apiKey, key) {
-      const res = await http.request<{ data?: { id: string; name: string; public_key: string }[] }>({
-        method: 'GET',
-        path: '/ssh-keys',
-        apiKey,
-      });
-      const keys = Array.isArray(res.body?.data) ? res.body.data : [];
+      const listKeys = async () => {
+        const res = await http.request<{ data?: { id: string; name: string; public_key: string }[] }>({
+          method: 'GET',
+          path: '/ssh-keys',
+          apiKey,
+        });
+        return Array.isArray(res.body?.data) ? res.body.data : [];
+      };
       const wanted = keyBody(key.publicKey);
-      const sameKey = keys.find((k) => typeof k.public_key === 'string' && keyBody(k.public_key) === wanted);
-      if (sameKey) return { name: sameKey.name };
+      const registeredName = (keys: { name: string; public_key: string }[]) =>
+        keys.find((k) => typeof k.public_key === 'string' && keyBody(k.public_key) === wanted)?.name;
+      const keys = await listKeys();
+      const already = registeredName(keys);
+      if (already) return { name: already };
       // The name is taken by a different key: register this one under a name derived from it.
       let name = key.name.slice(0, MAX_NAME_LENGTH);
       if (keys.some((k) => k.name === name)) {
         const suffix = `-${Buffer.from(wanted).toString('base64url').slice(-8)}`;
         name = name.slice(0, MAX_NAME_LENGTH - suffix.length) + suffix;
       }
-      const created = await http.request<{ data?: { name?: string } }>({
-        method: 'POST',
-        path: '/ssh-keys',
-        apiKey,
-        body: { name, public_key: key.publicKey },
-      });
-      return { name: created.body?.data?.name ?? name };
+      try {
+        const created = await http.request<{ data?: { name?: string } }>({
+          method: 'POST',
+          path: '/ssh-keys',
+          apiKey,
+          body: { name, public_key: key.publicKey },
+        });
+        return { name: created.body?.data?.name ?? name };
+      } catch (err) {
+        // Concurrent launches on one account race to register the same key; Lambda refuses the second
+        // ("An SSH key named … already exists"). The key being there now is all this step needs.
+        const raced = registeredName(await listKeys().catch(() => []));
+        if (raced) return { name: raced };
+        throw err;
+      }
     },
   };
 }

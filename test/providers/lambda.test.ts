@@ -112,6 +112,13 @@ describe('lambda adapter against the simulator', () => {
     ]);
   });
 
+  test('concurrent ensureSshKey calls for one key all succeed with one registration (concurrent launches)', async () => {
+    const k = key();
+    const names = await Promise.all(Array.from({ length: 6 }, () => adapter.ensureSshKey(k, { name: 'fleet', publicKey: SSH_KEY_A })));
+    expect(names).toEqual(Array.from({ length: 6 }, () => ({ name: 'fleet' })));
+    expect(sims.lambda.control.sshKeys(k).map((x) => [x.name, x.public_key])).toEqual([['fleet', SSH_KEY_A]]);
+  });
+
   test('launch → booting → active, then list, get, find and terminate', async () => {
     const k = await keyWithSsh();
     const launched = await adapter.launch(k, spec('trainer'));
