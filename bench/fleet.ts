@@ -318,10 +318,13 @@ async function runPhase(infra: Infra, n: number, mode: Mode): Promise<PhaseResul
     // Launch: instance i goes to account i % A and, round-robin per account, to a provider; every other Vast one is spot.
     log(`N=${n} ${mode}: launching ${n} instances through the API (${LAUNCH_CONCURRENCY} concurrent)`);
     const launchStarted = performance.now();
+    const launchCpu = [cpuSeconds(worker.pid!), cpuSeconds(infra.temporal.child.pid!), process.cpuUsage()] as const;
     let next = 0;
-    await Promise.all(
+    let launchFailure: unknown = null;
+    // allSettled, and every lane stops at the first failure: no launch may still be in flight at teardown.
+    await Promise.allSettled(
       Array.from({ length: LAUNCH_CONCURRENCY }, async () => {
-        for (let i = next++; i < n; i = next++) {
+        for (let i = next++; i < n && launchFailure === null; i = next++) {
           const account = accounts[i % ACCOUNTS]!;
           const turn = Math.floor(i / ACCOUNTS);
           const provider = PROVIDERS[turn % PROVIDERS.length]!;
@@ -339,11 +342,15 @@ async function runPhase(infra: Infra, n: number, mode: Mode): Promise<PhaseResul
             const text = await res.text();
             if (res.status === 201) break;
             // 503: the launch is still waiting for the provider; the same key resumes it.
-            if (res.status !== 503 || attempt >= 5) throw new Error(`launch ${i} answered ${res.status}: ${text}`);
+            if (res.status !== 503 || attempt >= 5) {
+              launchFailure ??= new Error(`launch ${i} (${provider}) answered ${res.status}: ${text}`);
+              return;
+            }
           }
         }
       }),
     );
+    if (launchFailure) throw launchFailure;
     const launchSeconds = (performance.now() - launchStarted) / 1000;
     const counts = z.object({ running: z.number(), ended: z.number() });
     await waitFor(
@@ -360,7 +367,12 @@ async function runPhase(infra: Infra, n: number, mode: Mode): Promise<PhaseResul
       500,
     );
     const allRunning = (performance.now() - launchStarted) / 1000;
-    log(`N=${n} ${mode}: launched in ${fmt(launchSeconds)} s (${fmt(n / launchSeconds)}/s), all running after ${fmt(allRunning)} s`);
+    const benchCpu = process.cpuUsage(launchCpu[2]);
+    log(
+      `N=${n} ${mode}: launched in ${fmt(launchSeconds)} s (${fmt(n / launchSeconds)}/s), all running after ${fmt(allRunning)} s; CPU meanwhile: ` +
+        `worker ${fmt(cpuSeconds(worker.pid!) - launchCpu[0])} s, Temporal ${fmt(cpuSeconds(infra.temporal.child.pid!) - launchCpu[1])} s, ` +
+        `this process (API, simulators, Postgres client) ${fmt((benchCpu.user + benchCpu.system) / 1e6)} s; load average ${fmt(os.loadavg()[0]!)}`,
+    );
     // One steady observation interval first: whatever watched the boots settles into its steady pace.
     await sleep(TIMING.pollIntervalMs);
 
