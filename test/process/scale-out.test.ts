@@ -359,7 +359,7 @@ describe('two APIs and three workers on one database and one task queue', () => 
     note(`metering exact for 12 instances, ${chargeCount} charges`);
   });
 
-  it('a price changed at the provider reaches both APIs through one refresh (NOTIFY → each PricingCache)', async () => {
+  it('price changes at the provider reach both APIs within 5 s of each refresh (NOTIFY → each PricingCache)', async () => {
     /** Runs the workers' pricingRefresh workflow on this task queue and waits for its result. */
     const refreshPrices = () =>
       temporal.workflow.execute('pricingRefresh', { taskQueue, workflowId: `scale-pricing-${randomBytes(4).toString('hex')}` }) as Promise<{ failedProviders: string[] }>;
