@@ -10,6 +10,7 @@ import { createAlertActivities } from './alerts';
 import { createBillingActivities } from './billing';
 import { createHealthActivities } from './health';
 import { createInstanceActivities } from './instances';
+import { createObservationActivities } from './observation';
 import { createPricingActivities } from './pricing';
 import { createReconciliationActivities, type ReconcileSettings } from './reconciliation';
 import { createScheduleActivities } from './schedules';
@@ -41,6 +42,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHealthActivities(deps),
     ...createPricingActivities(deps),
     ...createInstanceActivities(deps),
+    ...createObservationActivities(deps),
     ...createReconciliationActivities(deps),
     ...createAlertActivities(deps),
     ...createScheduleActivities(deps),

@@ -91,6 +91,8 @@ export interface SshAccess {
 export interface PollResult {
   gone: boolean;
   instance: ProviderInstance | null;
+  /** When the provider answered. */
+  atMs: number;
   row: InstanceRow;
 }
 
@@ -240,8 +242,9 @@ export function createInstanceActivities(deps: ActivityDeps) {
       const instance = await withProvider(row.account_id, row.provider, (apiKey) =>
         deps.adapters[row.provider].getInstance(apiKey, row.provider_instance_id!),
       );
-      if (!instance || instance.status === 'terminated') return { gone: true, instance, row };
-      return { gone: false, instance, row: await instances.refreshFromProvider(id, instance) };
+      const atMs = Date.now();
+      if (!instance || instance.status === 'terminated') return { gone: true, instance, atMs, row };
+      return { gone: false, instance, atMs, row: await instances.refreshFromProvider(id, instance) };
     },
 
     async markInstanceRunning(id: string, atMs: number, instance: ProviderInstance): Promise<InstanceRow> {

@@ -138,6 +138,11 @@ export interface RunpodControl extends CommonControl {
   preempt(key: string, podId: string): void;
   /** The account's registered SSH keys (`/v2/account/ssh-keys`). */
   accountSshKeys(key: string): string[];
+  /**
+   * RunPod changes a GPU's (normalized slug) secure-cloud price, USD per GPU-hour: the catalog lists it and pods
+   * created afterwards cost it (`null` restores the catalog price). Running pods keep the price they were created at.
+   */
+  setPrice(gpu: string, perGpuHour: number | null): void;
 }
 
 interface PodState {
@@ -150,6 +155,8 @@ interface PodState {
   env: Record<string, string>;
   mounts: Record<string, unknown>;
   gpu: CatalogGpu;
+  /** The secure-cloud price per GPU-hour when the pod was created (it keeps it for its life). */
+  securePrice: number;
   gpuCount: number;
   cloud: 'SECURE' | 'COMMUNITY';
   dataCenterId: string;
@@ -194,6 +201,8 @@ export class RunpodSimulator {
   private bootDelay: number;
   private spotMode: RunpodSpotMode = 'refuse';
   private readonly noCapacity = new Map<string, 400 | 500>();
+  /** Secure-cloud prices set through `control.setPrice`, by slug. */
+  private readonly securePrices = new Map<string, number>();
   private ipCounter = 0;
   readonly server: SimServer;
 
@@ -256,11 +265,16 @@ export class RunpodSimulator {
         pod.phase = 'exited';
       },
       accountSshKeys: (key) => [...(this.accounts.get(key)?.sshKeys ?? [])],
+      setPrice: (gpu, perGpuHour) => {
+        if (perGpuHour === null) this.securePrices.delete(gpu);
+        else this.securePrices.set(gpu, perGpuHour);
+      },
       instances: (key) => [...(this.accounts.get(key)?.pods.values() ?? [])].map((pod) => this.view(pod)),
       addKey: (key) => this.addKey(key),
       reset: () => {
         s.resetFaults();
         this.noCapacity.clear();
+        this.securePrices.clear();
         this.spotMode = 'refuse';
       },
     };
@@ -348,8 +362,13 @@ export class RunpodSimulator {
     return body;
   }
 
+  private securePrice(gpu: CatalogGpu): number {
+    const slug = slugFromRunpod(gpu.id);
+    return (slug ? this.securePrices.get(slug) : undefined) ?? gpu.secure;
+  }
+
   private price(pod: PodState): number {
-    const perGpu = pod.cloud === 'COMMUNITY' ? pod.gpu.community : pod.gpu.secure;
+    const perGpu = pod.cloud === 'COMMUNITY' ? pod.gpu.community : pod.securePrice;
     return Math.round(perGpu * pod.gpuCount * 1000) / 1000;
   }
 
@@ -402,7 +421,7 @@ export class RunpodSimulator {
       memory: gpu.memory,
       secure: true,
       community: true,
-      price: { secure: gpu.secure, community: gpu.community },
+      price: { secure: this.securePrice(gpu), community: gpu.community },
       maxCount: { secure: gpu.maxSecure, community: gpu.maxCommunity },
     };
     if (withAvailability) {
@@ -506,6 +525,7 @@ export class RunpodSimulator {
       env: { ...((b.env as Record<string, string> | undefined) ?? {}) },
       mounts: (b.mounts as Record<string, unknown> | undefined) ?? {},
       gpu,
+      securePrice: this.securePrice(gpu),
       gpuCount: count,
       cloud,
       dataCenterId: placeable[0]!,

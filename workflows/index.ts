@@ -8,3 +8,4 @@ export * from './schedule-run';
 export * from './balance-depletion';
 export * from './webhook-delivery';
 export * from './webhook-dispatcher';
+export * from './observe-instances';

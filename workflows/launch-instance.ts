@@ -4,23 +4,31 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
+  ChildWorkflowCancellationType,
   condition,
   continueAsNew,
   defineQuery,
   defineSignal,
   defineUpdate,
+  getExternalWorkflowHandle,
+  ParentClosePolicy,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
   sleep,
+  startChild,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { LaunchInput, PollResult, SshAccess } from '../activities/instances';
+import type { ProviderObservation } from '../activities/observation';
 import type { ProviderInstance } from '../src/providers/types';
 import type { InstanceRow } from '../src/db/queries/instances';
-import { INSTANCE_ID_ATTRIBUTE } from '../src/temporal/search-attributes';
+import { ACCOUNT_ID_ATTRIBUTE, INSTANCE_ID_ATTRIBUTE, PROVIDER_ATTRIBUTE } from '../src/temporal/search-attributes';
+import { observerWorkflowId, providerObservedSignal, watchInstanceSignal } from './observation-signals';
+import type { ObserverInput } from './observe-instances';
 
 /** Resolves once the provider accepted the create (or rejects with why it did not). Argument: request hash. */
 export const launchAcceptedUpdate = defineUpdate<InstanceRow, [string]>('launchAccepted');
@@ -154,6 +162,11 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     if (request.action === 'stop' && input.provider === 'runpod') stopRequested = true;
     else terminateRequested = true;
   });
+  /** The observer's latest word on this instance (batched observation); taken by the loop that acts on it. */
+  let observed: ProviderObservation | null = null;
+  setHandler(providerObservedSignal, (observation: ProviderObservation) => {
+    observed = observation;
+  });
   setHandler(terminateInstanceUpdate, async () => {
     terminateRequested = true;
     await condition(() => row?.status === 'terminated' || refused !== null);
@@ -171,6 +184,58 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     } finally {
       scope.cancel();
     }
+  }
+
+  const batched = (input.observation ?? 'batched') === 'batched';
+  /** Without a word from the observer for this long while booting, the workflow makes sure one runs. */
+  const bootSilenceMs = Math.max(10 * bootPollMaxMs, 30_000);
+
+  /**
+   * Makes sure the observer of this account and provider runs and knows this instance: a signal when it runs
+   * (it wakes for an instance new to it), else a start as an abandoned child (it outlives this workflow).
+   * Races with an observer that is just ending are settled by trying again; never throws.
+   */
+  async function ensureObserver(): Promise<void> {
+    const observerId = observerWorkflowId(input.accountId, input.provider);
+    const observerInput: ObserverInput = {
+      accountId: input.accountId,
+      provider: input.provider,
+      steadyMs: input.pollIntervalMs,
+      spotMs: input.spotPollIntervalMs ?? 10_000,
+      bootMs: bootPollMaxMs,
+      activityTimeoutMs: startToCloseTimeout,
+    };
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        await getExternalWorkflowHandle(observerId).signal(watchInstanceSignal, id);
+        return;
+      } catch {
+        // not running: start it
+      }
+      try {
+        await startChild('observeProviderInstances', {
+          workflowId: observerId,
+          args: [observerInput],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          cancellationType: ChildWorkflowCancellationType.ABANDON,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+          typedSearchAttributes: [
+            { key: ACCOUNT_ID_ATTRIBUTE, value: input.accountId },
+            { key: PROVIDER_ATTRIBUTE, value: input.provider },
+          ],
+        });
+        return;
+      } catch {
+        await sleep(Math.min(1000 * 2 ** attempt, 10_000)); // started by another launch meanwhile, or the engine is busy
+      }
+    }
+  }
+
+  /** The observer's word, taken: what the loops act on in batched mode. */
+  function takeObservation(): ProviderObservation | null {
+    const taken = observed;
+    observed = null;
+    return taken;
   }
 
   /** One look at the provider: its answer, `INTERRUPTED`, or `null` when it could not be reached. */
@@ -267,21 +332,36 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     }
   }
 
-  // Wait for running, looking at least every `bootPollMaxMs`.
+  // The observer watches from here on (batched); a continued-as-new or adopted run makes sure of it too.
+  if (batched) await ensureObserver();
+
+  // Wait for running: told by the observer (it looks every `bootPollMaxMs` while something boots), or, per
+  // instance, looking at least that often.
   let delay = Math.min(1000, bootPollMaxMs);
   while (!row.started_at && row.status !== 'stopped' && !requested()) {
-    const seen = await look();
+    let seen: PollResult | ProviderObservation | typeof INTERRUPTED | null;
+    if (batched) {
+      if (!(await condition(() => requested() || observed !== null, bootSilenceMs))) {
+        await ensureObserver();
+        continue;
+      }
+      if (requested()) break;
+      seen = takeObservation();
+    } else {
+      seen = await look();
+    }
     if (seen === INTERRUPTED) break;
     if (seen && (seen.gone || seen.instance?.status === 'failed')) {
-      row = await db.finishInstance(id, 'failed', null, Date.now(), { reason: 'the provider lost the instance while it booted' });
+      row = await db.finishInstance(id, 'failed', null, seen.atMs, { reason: 'the provider lost the instance while it booted' });
       await condition(allHandlersFinished);
       return { instanceId: id, outcome: 'lost' };
     }
     if (seen?.instance?.status === 'running') {
-      row = await db.markInstanceRunning(id, Date.now(), seen.instance);
+      row = await db.markInstanceRunning(id, seen.atMs, seen.instance);
       break;
     }
-    if (seen) row = seen.row;
+    if (batched) continue;
+    if (seen && 'row' in seen) row = seen.row;
     await condition(requested, delay);
     delay = Math.min(delay * 2, bootPollMaxMs);
   }
@@ -310,16 +390,36 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
       }
       continue;
     }
-    const woken = await condition(requested, Math.max(1, Math.min(input.pollIntervalMs, nextChargeAt - Date.now())));
-    if (woken) continue;
-    await chargeDue(row);
-    const seen = await look();
-    if (seen === INTERRUPTED || seen === null) continue; // unreachable for now: keep metering, look again next interval
+    let seen: PollResult | ProviderObservation;
+    if (batched) {
+      // Only the meter timer, the observer's word and a request wake the workflow.
+      const woken = await condition(() => requested() || observed !== null, Math.max(1, nextChargeAt - Date.now()));
+      if (requested()) continue;
+      if (!woken) {
+        await chargeDue(row);
+        await ensureObserver(); // once per meter interval: an observer ended by hand comes back
+        if (!requested() && (turn >= (input.continueAsNewAfter ?? CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested)) {
+          await condition(allHandlersFinished);
+          await continueAsNew<typeof launchInstance>(input, { row, nextChargeAt, endReason });
+        }
+        continue;
+      }
+      seen = takeObservation()!;
+    } else {
+      const woken = await condition(requested, Math.max(1, Math.min(input.pollIntervalMs, nextChargeAt - Date.now())));
+      if (woken) continue;
+      await chargeDue(row);
+      const looked = await look();
+      if (looked === INTERRUPTED || looked === null) continue; // unreachable for now: keep metering, look again next interval
+      seen = looked;
+    }
+    // Never before what was already charged (the observation may predate the last charge).
+    const seenAt = Math.max(seen.atMs, row.metered_through ? Date.parse(row.metered_through) : 0);
     const providerStatus = seen.instance?.status;
     const keepsStopped = input.provider === 'runpod' && !input.endWhenStoppedByProvider;
     if (row.status === 'running' && (seen.gone || (providerStatus === 'stopped' && !keepsStopped))) {
-      // Lost without a request of ours: charge up to now, and say so.
-      const lostAt = Date.now();
+      // Lost without a request of ours: charge up to when the provider said so, and say so.
+      const lostAt = seenAt;
       await db.chargeInstance(id, lostAt);
       if (!seen.gone) await endAtProvider('terminate', false);
       row = await db.finishInstance(id, 'terminated', row.spot ? 'spot.preempted' : 'instance.terminated', lostAt, {
@@ -329,23 +429,23 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
       break;
     }
     if (row.status === 'running' && providerStatus === 'stopped') {
-      // A pod stopped at RunPod (not through us): charged up to now, at its launch price.
-      const stoppedAt = Date.now();
+      // A pod stopped at RunPod (not through us): charged up to when it was seen stopped, at its launch price.
+      const stoppedAt = seenAt;
       await db.chargeInstance(id, stoppedAt);
       row = await db.finishInstance(id, 'stopped', 'instance.stopped', stoppedAt, { reason: 'stopped at the provider' });
       continue;
     }
     if (row.status === 'stopped' && seen.gone) {
-      row = await db.finishInstance(id, 'terminated', 'instance.terminated', Date.now(), { reason: 'the provider ended the instance' });
+      row = await db.finishInstance(id, 'terminated', 'instance.terminated', seenAt, { reason: 'the provider ended the instance' });
       break;
     }
     if (row.status === 'stopped' && providerStatus === 'running') {
       // Started again at the provider: metering resumes now (the stopped time is not charged).
-      row = row.started_at ? await db.resumeInstance(id, Date.now(), seen.instance!) : await db.markInstanceRunning(id, Date.now(), seen.instance!);
-      nextChargeAt = Date.now() + input.meterIntervalMs;
+      row = row.started_at ? await db.resumeInstance(id, seenAt, seen.instance!) : await db.markInstanceRunning(id, seenAt, seen.instance!);
+      nextChargeAt = seenAt + input.meterIntervalMs;
       continue;
     }
-    if (!seen.gone && seen.row.status !== 'terminated') row = seen.row;
+    if ('row' in seen && !seen.gone && seen.row.status !== 'terminated') row = seen.row;
     if (!requested() && (turn >= (input.continueAsNewAfter ?? CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested)) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof launchInstance>(input, { row, nextChargeAt, endReason });

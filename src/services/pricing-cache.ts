@@ -23,6 +23,7 @@ export class PricingCache {
   private listener: Client | undefined;
   private poll: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
+  private again = false;
   private stopped = false;
 
   constructor(
@@ -42,14 +43,26 @@ export class PricingCache {
     this.poll.unref();
   }
 
-  /** Loads the newest snapshot if it is newer than the one in memory. Concurrent calls share one load. */
+  /**
+   * Loads the newest snapshot if it is newer than the one in memory. Calls during a load share it, and make
+   * it load once more when it finishes: the running query may have read before their snapshot committed.
+   */
   reload(): Promise<void> {
-    this.loading ??= (async () => {
+    if (this.loading) {
+      this.again = true;
+      return this.loading;
+    }
+    this.loading = (async () => {
       try {
-        const row = await this.queries.findLatestSnapshot();
-        if (row && row.id !== this.current?.id) this.current = prepare(row.id, row.body);
-      } catch (err) {
-        this.logger.warn('pricing snapshot reload failed', { err });
+        do {
+          this.again = false;
+          try {
+            const row = await this.queries.findLatestSnapshot();
+            if (row && row.id !== this.current?.id) this.current = prepare(row.id, row.body);
+          } catch (err) {
+            this.logger.warn('pricing snapshot reload failed', { err });
+          }
+        } while (this.again && !this.stopped);
       } finally {
         this.loading = undefined;
       }

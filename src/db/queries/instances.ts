@@ -199,6 +199,21 @@ export function createInstanceQueries(pool: Pool) {
     },
 
     /**
+     * What a batched observation learned that is no state change (address, SSH, the provider's own status word):
+     * written only when it differs, so a steady fleet costs no writes. Status moves stay the workflow's.
+     */
+    async refreshObserved(id: string, i: ProviderInstance): Promise<boolean> {
+      const result = await pool.query(sql.typeAlias('void')`
+        UPDATE instances SET provider_status = ${i.providerStatus}, public_ip = coalesce(${i.publicIp}, public_ip),
+          ssh = coalesce(${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb, ssh), updated_at = now()
+        WHERE id = ${id} AND status NOT IN ('terminated', 'failed')
+          AND (provider_status IS DISTINCT FROM ${i.providerStatus}
+            OR (${i.publicIp}::text IS NOT NULL AND public_ip IS DISTINCT FROM ${i.publicIp})
+            OR (${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb IS NOT NULL AND ssh IS DISTINCT FROM ${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb))`);
+      return result.rowCount > 0;
+    },
+
+    /**
      * First time running: metering starts when the provider says the instance started (where its API says so
      * and the time is plausible: after the row was written, not after we saw it), else at `observedAt`;
      * `instance.started` is written in the same transaction.

@@ -1,0 +1,111 @@
+/**
+ * Batched observation: one provider list call per (account, provider) and interval tells every managed
+ * instance's workflow what changed at the provider, instead of one poll per instance. The activity compares
+ * the provider's list with the rows and returns only what a workflow must act on; the observer workflow
+ * (workflows/observe-instances.ts) delivers those as signals.
+ */
+import { createInstanceQueries, type InstanceRow } from '../src/db/queries/instances';
+import { ProviderRequestError } from '../src/errors';
+import type { ProviderId, ProviderInstance } from '../src/providers/types';
+import type { ActivityDeps } from './index';
+
+/** What the provider said about one instance, and when (metering moves use this moment). */
+export interface ProviderObservation {
+  /** The provider no longer knows the instance, or reports it terminated. */
+  gone: boolean;
+  instance: ProviderInstance | null;
+  /** When the provider answered (ms since the epoch). */
+  atMs: number;
+}
+
+export interface ObservationRound {
+  /** Row ids of the managed instances watched (live rows that have a provider id). */
+  watchedIds: string[];
+  /** Some instance has not started yet: the observer looks again soon. */
+  booting: boolean;
+  /** A spot instance runs: the observer looks often enough to notice a preemption quickly. */
+  spotRunning: boolean;
+  /** Instances whose workflow must act, with what the provider said. */
+  changes: { instanceId: string; observation: ProviderObservation }[];
+  /** Why the provider could not be asked this round; `retryAfterMs` is the provider's own wait (429). */
+  failure?: { kind: string; message: string; retryAfterMs?: number };
+  /** Provider calls made: one list, plus one look per instance missing from the list (a rare confirmation). */
+  providerCalls: number;
+}
+
+/** Statuses in which the workflow is itself moving the instance: an observation would only race it. */
+const MOVING = new Set(['stopping', 'terminating']);
+
+/** Whether the workflow of `row` must hear about `seen`: the moves the launch workflow makes on an observation. */
+function needsAction(row: InstanceRow, seen: ProviderObservation): boolean {
+  const status = seen.instance?.status;
+  if (!row.started_at && row.status !== 'stopped') return seen.gone || status === 'running' || status === 'failed';
+  if (row.status === 'running') return seen.gone || status === 'stopped';
+  if (row.status === 'stopped') return seen.gone || status === 'running';
+  return false;
+}
+
+export function createObservationActivities(deps: ActivityDeps) {
+  const instances = createInstanceQueries(deps.pool);
+
+  return {
+    /**
+     * One observation round for an account and provider: the live managed rows, one list call with the
+     * account's key, a confirming look for each instance the list lacks (a list is not trusted to prove an
+     * instance gone), and field refreshes written only where something differs. Provider failures are
+     * returned, not thrown: the observer decides how long to wait (a 429's `Retry-After`, backoff otherwise).
+     */
+    async observeAccountProvider(input: { accountId: string; provider: ProviderId }): Promise<ObservationRound> {
+      const rows = (await instances.listLive(input.accountId, input.provider)).filter((r) => r.provider_instance_id !== null);
+      const round: ObservationRound = {
+        watchedIds: rows.map((r) => r.id),
+        booting: rows.some((r) => !r.started_at && r.status !== 'stopped'),
+        spotRunning: rows.some((r) => r.spot && r.status === 'running'),
+        changes: [],
+        providerCalls: 0,
+      };
+      if (rows.length === 0) return round;
+      const apiKey = await deps.credentials.findApiKey(input.accountId, input.provider);
+      if (apiKey === null) {
+        round.failure = { kind: 'provider_not_connected', message: `No ${input.provider} API key is connected to this account.` };
+        return round;
+      }
+      const adapter = deps.adapters[input.provider];
+      let listed: ProviderInstance[];
+      try {
+        round.providerCalls++;
+        listed = await adapter.listInstances(apiKey);
+      } catch (err) {
+        round.failure = failureOf(err);
+        return round;
+      }
+      const atMs = Date.now();
+      const byId = new Map(listed.map((i) => [i.id, i]));
+      for (const row of rows) {
+        if (MOVING.has(row.status)) continue;
+        let instance = byId.get(row.provider_instance_id!) ?? null;
+        let seenAt = atMs;
+        if (!instance) {
+          try {
+            round.providerCalls++;
+            instance = await adapter.getInstance(apiKey, row.provider_instance_id!);
+            seenAt = Date.now();
+          } catch {
+            continue; // not confirmed either way: next round
+          }
+        }
+        const observation: ProviderObservation = { gone: !instance || instance.status === 'terminated', instance, atMs: seenAt };
+        if (needsAction(row, observation)) round.changes.push({ instanceId: row.id, observation });
+        else if (instance && !observation.gone) await instances.refreshObserved(row.id, instance);
+      }
+      return round;
+    },
+  };
+}
+
+function failureOf(err: unknown): NonNullable<ObservationRound['failure']> {
+  if (err instanceof ProviderRequestError) {
+    return { kind: `provider_${err.kind}`, message: err.message, ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}) };
+  }
+  return { kind: 'provider_unavailable', message: err instanceof Error ? err.message : String(err) };
+}

@@ -1,0 +1,231 @@
+/**
+ * Batched observation: one observer workflow per (account, provider) lists the provider's instances with one
+ * call per round and signals the launch workflows what changed. Shown here against the simulators: the
+ * provider sees list calls only (none per instance) however many instances run; a pod stopped at RunPod, an
+ * instance ended at Lambda and a preempted Vast.ai spot instance each reach their workflow; a 429 lengthens
+ * the interval (never below its Retry-After); the observer ends with the last instance and comes back when
+ * it is ended by hand.
+ */
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
+import type { ProviderId } from '../../src/providers/types';
+import { createProviderCredentials } from '../../src/services/provider-credentials';
+import { observerWorkflowId } from '../../workflows/observation-signals';
+import { observerStatusQuery, type ObserverStatus } from '../../workflows/observe-instances';
+import { ed25519Key } from '../fixtures/ssh-keys';
+import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { queryRows } from '../helpers/db';
+import { eventually } from '../helpers/process';
+import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+
+jest.setTimeout(120_000);
+
+const STEADY_MS = 1_000;
+const SPOT_MS = 400;
+let t: TestContext;
+let temporal: TemporalTestEnv;
+
+beforeAll(async () => {
+  t = await createTestContext({
+    simulators: true,
+    launchTiming: { pollIntervalMs: STEADY_MS, spotPollIntervalMs: SPOT_MS, meterIntervalMs: 1_000, bootPollMaxMs: 300 },
+  });
+  temporal = await createTemporalTestEnv();
+  await temporal.startWorker(
+    testActivityDeps(t.db.pool, {
+      adapters: t.deps.adapters,
+      credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
+    }),
+    t.deps.temporal.taskQueue,
+  );
+  for (const p of ['runpod', 'vastai', 'lambda'] as const) t.sims[p].control.setBootDelay(300);
+});
+afterAll(async () => {
+  await temporal.close();
+  await t.close();
+});
+
+const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
+const events = (accountId: string) => sql<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
+
+async function accountWith(provider: ProviderId) {
+  const account = await t.newAccount();
+  const simKey = t.sims[provider].createKey();
+  await t.http.post('/v1/settings/providers').set(account.auth).send({ provider, api_key: simKey }).expect(201);
+  await t.http.post('/v1/ssh-keys').set(account.auth).send({ name: 'laptop', public_key: ed25519Key() }).expect(201);
+  return { ...account, simKey };
+}
+
+async function launch(a: { auth: Record<string, string> }, provider: ProviderId, extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await t.http
+    .post('/v1/compute/launch')
+    .set(a.auth)
+    .send({ provider, gpu_type: provider === 'lambda' ? 'h100-80gb-sxm' : 'rtx-a6000', ...(provider === 'lambda' ? { region: 'us-east-1' } : {}), ...extra });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+/** Waits for the instance's row (what its workflow wrote) to reach `status`; the API's list shows the provider's live view. */
+async function waitForStatus(_auth: Record<string, string>, id: string, status: string, timeoutMs = 30_000) {
+  return eventually(`instance ${id} to be ${status}`, async () => {
+    const [row] = await sql<{ status: string }>('SELECT status FROM instances WHERE provider_instance_id = $1', [id]);
+    return row?.status === status ? row : undefined;
+  }, timeoutMs, 100);
+}
+
+const observer = (accountId: string, provider: ProviderId) => temporal.env.client.workflow.getHandle(observerWorkflowId(accountId, provider));
+const observerStatus = (accountId: string, provider: ProviderId): Promise<ObserverStatus> => observer(accountId, provider).query(observerStatusQuery);
+
+/** Waits until the observer has made `more` rounds past the current one; resolves with its status then. */
+async function roundsPass(accountId: string, provider: ProviderId, more: number, timeoutMs = 30_000): Promise<ObserverStatus> {
+  const from = (await observerStatus(accountId, provider)).rounds;
+  return eventually(`${more} observer rounds`, async () => {
+    const s = await observerStatus(accountId, provider);
+    return s.rounds >= from + more ? s : undefined;
+  }, timeoutMs, 100);
+}
+
+describe('one list call per account and provider', () => {
+  it('watches 6 running instances with list calls only: no per-instance request, whatever the number', async () => {
+    const a = await accountWith('vastai');
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await launch(a, 'vastai', { name: `fleet-${i}` }));
+    for (const id of ids) await waitForStatus(a.auth, id, 'running');
+    // Steady state (nothing boots, no spot): one round per STEADY_MS.
+    await roundsPass(a.accountId, 'vastai', 1);
+    t.sims.vastai.control.clearRequests();
+    const before = await observerStatus(a.accountId, 'vastai');
+    const after = await roundsPass(a.accountId, 'vastai', 4);
+    const seen = t.sims.vastai.control.requests().filter((r) => r.method === 'GET');
+    const mine = seen.filter((r) => r.route !== null);
+    const perInstance = mine.filter((r) => r.route!.includes(':id'));
+    const lists = mine.filter((r) => r.route === '/api/v0/instances' || r.route === '/api/v1/instances');
+    expect(perInstance).toEqual([]);
+    // Every request is a list; as many as the rounds that ran (±1 for the round in flight when counting began).
+    expect(lists.length).toBe(mine.length);
+    expect(Math.abs(lists.length - (after.rounds - before.rounds))).toBeLessThanOrEqual(1);
+    expect(after.intervalMs).toBe(STEADY_MS);
+    expect(after.watched).toBe(6);
+    // Rounds are STEADY_MS apart: 4 rounds took at least 3 intervals.
+    const at = lists.map((r) => r.at);
+    expect(at[at.length - 1]! - at[0]!).toBeGreaterThanOrEqual(2 * STEADY_MS);
+    for (const id of ids) await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  });
+});
+
+describe('what the observer tells a workflow', () => {
+  it('a pod stopped at RunPod is charged to then and kept stopped; started again there, metering resumes', async () => {
+    const a = await accountWith('runpod');
+    const id = await launch(a, 'runpod');
+    await waitForStatus(a.auth, id, 'running');
+    const stoppedAt = Date.now();
+    await t.deps.adapters.runpod.stop(a.simKey, id);
+    await waitForStatus(a.auth, id, 'stopped');
+    const [row] = await sql<{ metered_through: Date; end_reason: string }>('SELECT metered_through, end_reason FROM instances WHERE provider_instance_id = $1', [id]);
+    expect(row!.end_reason).toBe('stopped at the provider');
+    // Metering ended where the observer saw it stopped: after the stop, within a round or two.
+    expect(row!.metered_through.getTime()).toBeGreaterThanOrEqual(stoppedAt - 50);
+    expect(row!.metered_through.getTime()).toBeLessThanOrEqual(Date.now());
+    expect((await events(a.accountId)).map((e) => e.type)).toEqual(['instance.started', 'instance.stopped']);
+    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  });
+
+  it('an instance ended at Lambda (not through us) is charged up to when it was seen gone and closed', async () => {
+    const a = await accountWith('lambda');
+    const id = await launch(a, 'lambda');
+    await waitForStatus(a.auth, id, 'running');
+    const endedAt = Date.now();
+    await t.deps.adapters.lambda.terminate(a.simKey, id);
+    await waitForStatus(a.auth, id, 'terminated');
+    const [row] = await sql<{ id: string; metered_through: Date; ended_at: Date; end_reason: string }>(
+      'SELECT id, metered_through, ended_at, end_reason FROM instances WHERE provider_instance_id = $1', [id]);
+    expect(row!.end_reason).toBe('the provider ended the instance');
+    expect(row!.ended_at.getTime()).toBe(row!.metered_through.getTime());
+    expect(row!.ended_at.getTime()).toBeGreaterThanOrEqual(endedAt - 50);
+    expect((await events(a.accountId)).map((e) => e.type)).toEqual(['instance.started', 'instance.terminated']);
+    expect((await temporal.env.client.workflow.getHandle(row!.id).result()).outcome).toBe('lost');
+  });
+
+  it('a preempted Vast.ai spot instance becomes spot.preempted within about one spot interval', async () => {
+    const a = await accountWith('vastai');
+    const id = await launch(a, 'vastai', { spot: true });
+    await waitForStatus(a.auth, id, 'running');
+    // A spot instance runs: the observer looks every SPOT_MS, not STEADY_MS.
+    const status = await roundsPass(a.accountId, 'vastai', 1);
+    expect(status.intervalMs).toBe(SPOT_MS);
+    const preemptedAt = Date.now();
+    t.sims.vastai.control.preempt(a.simKey, id, 'stopped');
+    await eventually('spot.preempted', async () => ((await events(a.accountId)).some((e) => e.type === 'spot.preempted') ? true : undefined), 15_000, 50);
+    const [row] = await sql<{ id: string; status: string; ended_at: Date }>('SELECT id, status, ended_at FROM instances WHERE provider_instance_id = $1', [id]);
+    expect(row!.status).toBe('terminated');
+    // Ended where the observer saw it: within a spot interval or so of the preemption (the loaded-machine slack aside).
+    expect(row!.ended_at.getTime() - preemptedAt).toBeGreaterThanOrEqual(0);
+    expect(row!.ended_at.getTime() - preemptedAt).toBeLessThan(SPOT_MS + 3_000);
+    expect((await temporal.env.client.workflow.getHandle(row!.id).result()).outcome).toBe('preempted');
+    // A stopped spot instance is terminated at the provider too (nothing left to pay for).
+    await eventually('the provider to drop the instance', () => (t.sims.vastai.control.instances(a.simKey).length === 0 ? true : undefined));
+  });
+});
+
+describe('the interval', () => {
+  it('a 429 lengthens it to at least the provider\'s Retry-After, and it comes back once a round succeeds', async () => {
+    const a = await accountWith('runpod');
+    const id = await launch(a, 'runpod');
+    await waitForStatus(a.auth, id, 'running');
+    await roundsPass(a.accountId, 'runpod', 1);
+    t.sims.runpod.control.clearRequests();
+    t.sims.runpod.control.rateLimit(2, { match: { method: 'GET', path: '/v2/pods' }, retryAfterSeconds: 3 });
+    const limited = await eventually('the observer to be rate limited', async () => {
+      const s = await observerStatus(a.accountId, 'runpod');
+      return s.lastFailure?.startsWith('provider_rate_limited') ? s : undefined;
+    }, 15_000, 50);
+    expect(limited.intervalMs).toBeGreaterThanOrEqual(3_000);
+    const recovered = await eventually('a successful round', async () => {
+      const s = await observerStatus(a.accountId, 'runpod');
+      return s.lastFailure === null && s.rounds > limited.rounds ? s : undefined;
+    }, 30_000, 100);
+    expect(recovered.intervalMs).toBe(STEADY_MS);
+    // At the provider: the two 429s, then the next list no sooner than Retry-After after each.
+    const lists = t.sims.runpod.control.requests({ method: 'GET', path: '/v2/pods' });
+    expect(lists.slice(0, 2).map((r) => r.status)).toEqual([429, 429]);
+    expect(lists[1]!.at - lists[0]!.at).toBeGreaterThanOrEqual(3_000);
+    expect(lists[2]!.status).toBe(200);
+    // Doubled after the second 429 (never below Retry-After).
+    expect(lists[2]!.at - lists[1]!.at).toBeGreaterThanOrEqual(3_000);
+    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  });
+});
+
+describe('the observer\'s life', () => {
+  it('ends with the account\'s last instance at the provider, and starts again with the next launch', async () => {
+    const a = await accountWith('lambda');
+    const first = await launch(a, 'lambda');
+    await waitForStatus(a.auth, first, 'running');
+    const runId = (await observer(a.accountId, 'lambda').describe()).runId;
+    await t.http.post(`/v1/compute/${first}/terminate`).set(a.auth).expect(200);
+    await eventually('the observer to end', async () => ((await observer(a.accountId, 'lambda').describe()).status.name === 'COMPLETED' ? true : undefined));
+    const second = await launch(a, 'lambda');
+    await waitForStatus(a.auth, second, 'running');
+    const again = await observer(a.accountId, 'lambda').describe();
+    expect(again.status.name).toBe('RUNNING');
+    expect(again.runId).not.toBe(runId);
+    await t.http.post(`/v1/compute/${second}/terminate`).set(a.auth).expect(200);
+  });
+
+  it('an observer ended by hand comes back at the next meter tick, and the instance is still watched', async () => {
+    const a = await accountWith('vastai');
+    const id = await launch(a, 'vastai', { spot: true });
+    await waitForStatus(a.auth, id, 'running');
+    await observer(a.accountId, 'vastai').terminate('operator test');
+    await eventually('the observer to run again', async () => {
+      try {
+        return (await observer(a.accountId, 'vastai').describe()).status.name === 'RUNNING' ? true : undefined;
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return undefined;
+        throw err;
+      }
+    }, 15_000);
+    t.sims.vastai.control.preempt(a.simKey, id, 'remove');
+    await eventually('spot.preempted', async () => ((await events(a.accountId)).some((e) => e.type === 'spot.preempted') ? true : undefined), 15_000);
+  });
+});

@@ -1,0 +1,113 @@
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineQuery,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { ProviderId } from '../src/providers/types';
+import { providerObservedSignal, watchInstanceSignal } from './observation-signals';
+
+export interface ObserverInput {
+  accountId: string;
+  provider: ProviderId;
+  /** Interval while all is steady (INSTANCE_OBSERVE_INTERVAL, 60 s). */
+  steadyMs: number;
+  /** Interval while a spot instance runs (INSTANCE_OBSERVE_SPOT_INTERVAL, 10 s). */
+  spotMs: number;
+  /** Interval while an instance boots (metering starts within this of the real start; 3 s). */
+  bootMs: number;
+  /** Longest wait after failures (429s, provider down, key gone); default 10 min. */
+  maxBackoffMs?: number;
+  activityTimeoutMs?: number;
+  /** Rounds before continuing as new (bounded history); default 300. */
+  continueAsNewAfter?: number;
+  /** Carried over a continue-as-new. */
+  carried?: { backoffMs: number; status: ObserverStatus };
+}
+
+export interface ObserverStatus {
+  /** Managed instances watched after the last round. */
+  watched: number;
+  /** The wait chosen after the last round. */
+  intervalMs: number;
+  rounds: number;
+  /** Provider calls made (list calls plus rare confirming looks). */
+  providerCalls: number;
+  signalsSent: number;
+  /** The last round's failure (`provider_rate_limited: …`), null once a round succeeds. */
+  lastFailure: string | null;
+}
+export const observerStatusQuery = defineQuery<ObserverStatus>('status');
+
+/**
+ * Watches every managed instance of one account at one provider (workflow id `observe-<account>-<provider>`):
+ * each round lists the provider's instances with one call and signals the launch workflows whose instance
+ * booted, stopped, came back or vanished. The rows are the watch list, so a lost signal or a restart loses
+ * nothing; a launch signals `watchInstance` (or starts the observer) to be looked at soon.
+ *
+ * The wait adapts: `bootMs` while an instance boots, `spotMs` while a spot instance runs, `steadyMs` otherwise;
+ * a failed round waits longer (doubling up to `maxBackoffMs`, never less than a 429's `Retry-After`). It ends
+ * when the account has no live managed instance at the provider, and continues as new to bound its history.
+ */
+export async function observeProviderInstances(input: ObserverInput): Promise<void> {
+  const { observeAccountProvider } = proxyActivities<Activities>({
+    startToCloseTimeout: input.activityTimeoutMs ?? 60_000,
+    // Only the database can make it throw (provider failures come back as results): keep trying.
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  });
+  const maxBackoffMs = input.maxBackoffMs ?? 600_000;
+  const status: ObserverStatus = input.carried?.status ?? { watched: 0, intervalMs: 0, rounds: 0, providerCalls: 0, signalsSent: 0, lastFailure: null };
+  let backoffMs = input.carried?.backoffMs ?? 0;
+  let known = new Set<string>();
+  let woken = false;
+  setHandler(watchInstanceSignal, (instanceId: string) => {
+    if (!known.has(instanceId)) woken = true;
+  });
+  setHandler(observerStatusQuery, () => status);
+
+  const limit = input.continueAsNewAfter ?? 300;
+  for (let turn = 0; ; turn++) {
+    woken = false;
+    const round = await observeAccountProvider({ accountId: input.accountId, provider: input.provider });
+    known = new Set(round.watchedIds);
+    status.rounds++;
+    status.watched = round.watchedIds.length;
+    status.providerCalls += round.providerCalls;
+    // A workflow that has ended (its instance was ended meanwhile) cannot be signalled: nothing to do.
+    const delivered = await Promise.all(
+      round.changes.map(({ instanceId, observation }) =>
+        getExternalWorkflowHandle(instanceId)
+          .signal(providerObservedSignal, observation)
+          .then(() => 1, () => 0),
+      ),
+    );
+    status.signalsSent += delivered.reduce<number>((a, b) => a + b, 0);
+    if (round.watchedIds.length === 0 && !woken) {
+      await condition(allHandlersFinished);
+      return; // a launch that raced this end signals a closed workflow, and starts a new observer
+    }
+
+    let intervalMs = round.booting ? input.bootMs : round.spotRunning ? Math.min(input.spotMs, input.steadyMs) : input.steadyMs;
+    if (round.failure) {
+      backoffMs = Math.min(maxBackoffMs, Math.max(backoffMs ? backoffMs * 2 : intervalMs * 2, round.failure.retryAfterMs ?? 0));
+      intervalMs = Math.max(intervalMs, backoffMs);
+      status.lastFailure = `${round.failure.kind}: ${round.failure.message}`;
+    } else {
+      backoffMs = 0;
+      status.lastFailure = null;
+    }
+    status.intervalMs = intervalMs;
+    // A new instance wakes the observer early, unless the provider asked us to wait.
+    await condition(() => woken && backoffMs === 0, intervalMs);
+
+    if (turn + 1 >= limit || workflowInfo().continueAsNewSuggested) {
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof observeProviderInstances>({ ...input, carried: { backoffMs, status } });
+    }
+  }
+}
