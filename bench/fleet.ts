@@ -41,7 +41,7 @@ import { createProviderAdapters } from '../src/providers';
 import type { ProviderId } from '../src/providers/types';
 import { PricingCache } from '../src/services/pricing-cache';
 import { devServerSearchAttributeArgs } from '../src/temporal/search-attributes';
-import { simulatorBaseUrls, startSimulators, type RecordedExchange, type Simulators } from '../simulators';
+import { simulatorBaseUrls, startSimulators, type Simulators } from '../simulators';
 import type { LaunchTiming } from '../activities/instances';
 
 type Mode = 'per-instance' | 'batched';
@@ -234,12 +234,14 @@ interface PhaseResult {
   temporalCpu: number;
   /** The machine's 1-minute load average at the end of the window (it is shared). */
   loadAverage: number;
+  windowMs: number;
+  /** GETs of one instance by id at the providers, and how many per-instance polling is configured to make. */
+  instanceLooks: number;
+  nominalLooks: number;
   /** Per preemption: to the event row, to the workflow noticing (ended_at), and from noticing to the row. */
   preemptions: { measuredMs: number; detectMs: number; recordMs: number }[];
   preemptionsMissed: number;
 }
-
-const requestLabel = (r: RecordedExchange) => `${r.method} ${r.route ?? r.path}`;
 
 async function runPhase(infra: Infra, n: number, mode: Mode): Promise<PhaseResult> {
   const { pool, sims, client } = infra;
@@ -408,9 +410,15 @@ async function runPhase(infra: Infra, n: number, mode: Mode): Promise<PhaseResul
     const workerCpu = cpuSeconds(worker.pid!) - workerCpuBefore;
     const temporalCpu = cpuSeconds(infra.temporal.child.pid!) - temporalCpuBefore;
     const requests = new Map<string, number>();
-    for (const s of [sims.runpod, sims.vastai, sims.lambda]) {
-      for (const r of s.control.requests()) if (r.at <= windowStart + windowMs) requests.set(requestLabel(r), (requests.get(requestLabel(r)) ?? 0) + 1);
-      s.control.clearRequests();
+    let instanceLooks = 0;
+    for (const provider of PROVIDERS) {
+      for (const r of sims[provider].control.requests()) {
+        if (r.at > windowStart + windowMs) continue;
+        const label = `${provider} ${r.method} ${r.route ?? r.path}`;
+        requests.set(label, (requests.get(label) ?? 0) + 1);
+        if (r.method === 'GET' && (r.route?.endsWith('/instances/:id') || r.route === '/v2/pods/:id')) instanceLooks++;
+      }
+      sims[provider].control.clearRequests();
     }
 
     // Preemption → its spot.preempted row (the row's commit time), waiting past the window for stragglers. The
@@ -442,6 +450,8 @@ async function runPhase(infra: Infra, n: number, mode: Mode): Promise<PhaseResul
     // Real-scale exposure: every instance ran the whole window, except the preempted ones after their preemption.
     const lostMs = preempted.reduce((sum, p) => sum + (windowStart + windowMs - p.at), 0);
     const instanceHours = ((n * windowMs - lostMs) * SCALE) / 3_600_000;
+    // Per-instance polling's own yardstick: one look per instance and interval is what it is configured to do.
+    const nominalLooks = (n * windowMs - lostMs) / TIMING.pollIntervalMs;
     const accountProviderMinutes = (ACCOUNTS * PROVIDERS.length * windowMs * SCALE) / 60_000;
     return {
       n,
@@ -456,6 +466,9 @@ async function runPhase(infra: Infra, n: number, mode: Mode): Promise<PhaseResul
       workerCpu,
       temporalCpu,
       loadAverage,
+      windowMs,
+      instanceLooks,
+      nominalLooks,
       preemptions,
       preemptionsMissed: preempted.length - preemptions.length,
     };
@@ -502,6 +515,13 @@ function describe(r: PhaseResult): string[] {
     `  window: ${fmt(WINDOW_MS / 1000, 0)} s = ${fmt((WINDOW_MS * SCALE) / 60_000)} min at real scale, ${fmt(r.instanceHours, 2)} real-scale instance-hours, ${fmt(r.accountProviderMinutes, 0)} account-provider-minutes; load average ${fmt(r.loadAverage, 1)}`,
     `  provider requests ${String(req).padStart(7)}  ${fmt(req / r.instanceHours, 2).padStart(8)} per instance-hour  ${fmt(req / r.accountProviderMinutes, 2).padStart(7)} per account-provider-minute   (${top(r.requests)})`,
     `  Temporal actions  ${String(act).padStart(7)}  ${fmt(act / r.instanceHours, 2).padStart(8)} per instance-hour   (${top(r.actions)}); workflow tasks ${r.workflowTasks} (${fmt(r.workflowTasks / r.instanceHours, 2)} per instance-hour)`,
+    ...(r.mode === 'per-instance'
+      ? [
+          `  polls: ${r.instanceLooks} looks at single instances = ${fmt((100 * r.instanceLooks) / r.nominalLooks, 0)}% of the ${fmt(r.nominalLooks, 0)} configured (one per instance per ${TIMING.pollIntervalMs} ms); ` +
+            `${fmt(r.instanceLooks / (r.windowMs / 1000), 1)} polls/s, i.e. a fleet of ${fmt((r.instanceLooks / (r.windowMs / 1000)) * (REAL.observeMs / 1000), 0)} instances at the real ${REAL.observeMs / 1000} s interval` +
+            (r.instanceLooks < 0.9 * r.nominalLooks ? ' — SATURATED: fewer polls than configured, so this mode\'s costs here are lower bounds' : ''),
+        ]
+      : []),
     `  worker CPU        ${fmt(r.workerCpu, 2).padStart(7)} s ${fmt(r.workerCpu / r.instanceHours, 3).padStart(8)} s per instance-hour  (${fmt((100 * r.workerCpu) / (WINDOW_MS / 1000), 0)}% of one core); Temporal server CPU ${fmt(r.temporalCpu, 2)} s (${fmt(r.temporalCpu / r.instanceHours, 3)} s per instance-hour)`,
     `  preemption → spot.preempted row, ${r.preemptions.length} preemptions${r.preemptionsMissed ? ` (${r.preemptionsMissed} more never recorded)` : ''}: ` +
       `measured p50 ${fmt(pct(r.preemptions.map((p) => p.measuredMs), 50) / 1000, 2)} s (max ${fmt(Math.max(...r.preemptions.map((p) => p.measuredMs)) / 1000, 2)} s) = ` +
