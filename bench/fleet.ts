@@ -684,11 +684,16 @@ async function main(): Promise<void> {
   ];
   const final: string[] = [];
   for (const n of SIZES) {
-    const per = figures(results.find((r) => r.n === n && r.mode === 'per-instance')!, probes.get('per-instance')!);
+    const perRun = results.find((r) => r.n === n && r.mode === 'per-instance')!;
+    const per = figures(perRun, probes.get('per-instance')!);
+    const saturated =
+      perRun.instanceLooks < 0.9 * perRun.nominalLooks
+        ? ` (SATURATED: ${fmt((100 * perRun.instanceLooks) / perRun.nominalLooks, 0)}% of the configured polls ran; lower bounds, and the ratios understate per-instance polling)`
+        : '';
     const bat = figures(results.find((r) => r.n === n && r.mode === 'batched')!, probes.get('batched')!);
     const ratio = (a: number, b: number) => (b > 0 ? `${fmt(a / b, 2)}×` : 'n/a');
     lines.push(
-      `per-instance N=${n}: ${fmt(per.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ${fmt(per.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, preemption to event p50 ${fmt(per.preemptionP50s)} s; worker ${fmt(per.cpuPerInstanceHour, 3)} CPU s per instance-hour`,
+      `per-instance N=${n}: ${fmt(per.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ${fmt(per.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, preemption to event p50 ${fmt(per.preemptionP50s)} s; worker ${fmt(per.cpuPerInstanceHour, 3)} CPU s per instance-hour${saturated}`,
       `batched      N=${n}: ${fmt(bat.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ${fmt(bat.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, preemption to event p50 ${fmt(bat.preemptionP50s)} s; worker ${fmt(bat.cpuPerInstanceHour, 3)} CPU s per instance-hour`,
       `ratios per-instance / batched N=${n}: provider requests ${ratio(per.perAccountProviderMinute, bat.perAccountProviderMinute)}, Temporal actions ${ratio(per.actionsPerInstanceHour, bat.actionsPerInstanceHour)}, worker CPU ${ratio(per.cpuPerInstanceHour, bat.cpuPerInstanceHour)}, preemption p50 ${ratio(per.preemptionP50s, bat.preemptionP50s)}`,
     );
