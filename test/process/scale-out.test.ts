@@ -289,8 +289,12 @@ describe('two APIs and three workers on one database and one task queue', () => 
         expect(sims[provider].control.instances(a.simKeys[provider])).toHaveLength(launches.filter((l) => l.account === a && l.provider === provider).length);
       }
     }
-    const rows = await sql<{ id: string; provider_instance_id: string; status: string; price_per_hour_micros: string }>(
-      'SELECT id, provider_instance_id, status, price_per_hour_micros FROM instances ORDER BY id');
+    // The rows follow once each instance's observer has seen it running (the APIs list the providers' live view).
+    const rows = await eventually('all 12 rows running', async () => {
+      const found = await sql<{ id: string; provider_instance_id: string; status: string; price_per_hour_micros: string }>(
+        'SELECT id, provider_instance_id, status, price_per_hour_micros FROM instances ORDER BY id');
+      return found.length === 12 && found.every((r) => r.status === 'running') ? found : undefined;
+    }, 60_000, 250);
     expect(rows).toHaveLength(12);
     for (const l of launches) {
       expect(rows.find((r) => r.id === `launch-${l.account.accountId}-${l.key}`)).toMatchObject({
