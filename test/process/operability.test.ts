@@ -50,7 +50,10 @@ beforeAll(async () => {
     TEMPORAL_ADDRESS: '',
     WORKER_HEALTH_PORT: '',
   }, { detached: true });
-  await eventually('the start banner', () => (stack.output().includes('Press Ctrl-C to stop.') ? true : undefined), 200_000, 250);
+  await eventually('the start banner', () => (stack.output().includes('Press Ctrl-C to stop.') ? true : undefined), 200_000, 250).catch((err: Error) => {
+    // What the stack printed says where it stopped.
+    throw new Error(`${err.message}\n--- npm start printed (last 4000 characters) ---\n${stack.output().slice(-4000)}`);
+  });
   state = JSON.parse(await readFile(path.join(dataDir, 'local.json'), 'utf8')) as LocalJson;
   auth = { Authorization: `Bearer ${state.api_key}` };
   temporal = new Client({ connection: await Connection.connect({ address: `127.0.0.1:${ports.temporal}` }) });
