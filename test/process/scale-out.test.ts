@@ -62,9 +62,8 @@ function processEnv(): NodeJS.ProcessEnv {
     INSTANCE_OBSERVE_SPOT_INTERVAL: '1s',
     METER_INTERVAL: `${METER_INTERVAL_MS / 1000}s`,
     LAUNCH_ANSWER_WITHIN: '20s',
-    // The schedules `pricing-refresh` and `instance-reconciliation` have fixed ids on the run's shared Temporal
-    // server, where other test files' workers re-point them at their own task queues: this test runs its
-    // refreshes itself (see refreshPrices) and does not rely on either schedule.
+    // The test runs its refreshes itself (see refreshPrices), so that each lands at a moment it chooses; the
+    // schedules (`pricing-refresh-<task queue>`, one per task queue) fire rarely.
     PRICING_REFRESH_INTERVAL: '1h',
     RECONCILE_INTERVAL: '1h',
     // The test polls both APIs often; a client's limits are not what is tested here.
