@@ -117,6 +117,15 @@ export function createInstanceQueries(pool: Pool) {
     },
 
     /**
+     * Counts an ask to create, committed before the ask is sent: 1 means no earlier ask can have created
+     * anything, so the create needs no look for an earlier instance first.
+     */
+    async countCreateAttempt(id: string): Promise<number> {
+      return pool.oneFirst(sql.type(z.object({ create_attempts: z.number() }))`
+        UPDATE instances SET create_attempts = create_attempts + 1 WHERE id = ${id} RETURNING create_attempts`);
+    },
+
+    /**
      * Records what the provider created for the launch. The price is fixed here, from the provider's own quote
      * at create, and meters the instance for its whole life.
      */
