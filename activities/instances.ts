@@ -192,12 +192,24 @@ export function createInstanceActivities(deps: ActivityDeps) {
       }
     },
 
-    /** Step 2: creates the instance once; a retry first looks for the one an earlier attempt created. */
+    /**
+     * Step 2: creates the instance once. The ask is counted in the row before it is sent: the first ask goes
+     * straight to the create (no provider round trip for a look); any later one (a retry, a replay after a lost
+     * worker) first looks for the instance an earlier ask may have created, by its tagged name.
+     */
     async createAtProvider(input: LaunchInput, ssh: SshAccess): Promise<ProviderInstance> {
+      let attempt: number;
+      try {
+        attempt = await instances.countCreateAttempt(input.instanceId);
+      } catch (err) {
+        throw dbFailure(err);
+      }
       return withProvider(input.accountId, input.provider, async (apiKey) => {
         const adapter = deps.adapters[input.provider];
-        const found = await adapter.findInstanceByName(apiKey, input.providerName);
-        if (found) return found;
+        if (attempt > 1) {
+          const found = await adapter.findInstanceByName(apiKey, input.providerName);
+          if (found) return found;
+        }
         return adapter.launch(apiKey, {
           gpuType: input.gpuType,
           gpuCount: input.gpuCount,

@@ -33,6 +33,10 @@ export interface ObservationRound {
   providerCalls: number;
 }
 
+/** Instances missing from a list are confirmed one by one: at most this many per round, this many at once. */
+const CONFIRMATIONS_PER_ROUND = 25;
+const CONFIRMATION_CONCURRENCY = 5;
+
 /** Statuses in which the workflow is itself moving the instance: an observation would only race it. */
 const MOVING = new Set(['stopping', 'terminating']);
 
@@ -81,22 +85,35 @@ export function createObservationActivities(deps: ActivityDeps) {
       }
       const atMs = Date.now();
       const byId = new Map(listed.map((i) => [i.id, i]));
+      const missing: InstanceRow[] = [];
       for (const row of rows) {
         if (MOVING.has(row.status)) continue;
-        let instance = byId.get(row.provider_instance_id!) ?? null;
-        let seenAt = atMs;
+        const instance = byId.get(row.provider_instance_id!);
         if (!instance) {
-          try {
-            round.providerCalls++;
-            instance = await adapter.getInstance(apiKey, row.provider_instance_id!);
-            seenAt = Date.now();
-          } catch {
-            continue; // not confirmed either way: next round
-          }
+          missing.push(row);
+          continue;
         }
-        const observation: ProviderObservation = { gone: !instance || instance.status === 'terminated', instance, atMs: seenAt };
+        const observation: ProviderObservation = { gone: instance.status === 'terminated', instance, atMs };
         if (needsAction(row, observation)) round.changes.push({ instanceId: row.id, observation });
-        else if (instance && !observation.gone) await instances.refreshObserved(row.id, instance);
+        else if (!observation.gone) await instances.refreshObserved(row.id, instance);
+      }
+      // Confirmations, a few at a time and at most CONFIRMATIONS_PER_ROUND per round (the rest next round), so
+      // a mass disappearance cannot make one round outlast its timeout.
+      const confirm = missing.slice(0, CONFIRMATIONS_PER_ROUND);
+      for (let i = 0; i < confirm.length; i += CONFIRMATION_CONCURRENCY) {
+        await Promise.all(
+          confirm.slice(i, i + CONFIRMATION_CONCURRENCY).map(async (row) => {
+            round.providerCalls++;
+            let instance: ProviderInstance | null;
+            try {
+              instance = await adapter.getInstance(apiKey, row.provider_instance_id!);
+            } catch {
+              return; // not confirmed either way: next round
+            }
+            const observation: ProviderObservation = { gone: !instance || instance.status === 'terminated', instance, atMs: Date.now() };
+            if (needsAction(row, observation)) round.changes.push({ instanceId: row.id, observation });
+          }),
+        );
       }
       return round;
     },

@@ -4,6 +4,9 @@
  */
 import { z } from 'zod';
 
+/** The task queue of a deployment that did not choose one. */
+export const DEFAULT_TASK_QUEUE = 'gpu-orchestrator';
+
 const port = z.coerce.number().int().min(0).max(65535);
 const httpUrl = z.string().url().refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL');
 const optionalSecret = z.string().min(1).optional();
@@ -53,7 +56,7 @@ export const configSchema = z.object({
 
   TEMPORAL_ADDRESS: z.string().regex(/^[^:\s]+:\d+$/, 'must be host:port').optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().min(1).default('gpu-orchestrator'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
   TEMPORAL_UI_URL: httpUrl.optional(),
 

@@ -3,10 +3,19 @@
  * so every worker start converges on the configured interval (several workers may race; all succeed).
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { DEFAULT_TASK_QUEUE } from '../config';
 import { runSearchAttributes } from './search-attributes';
 
 export const PRICING_SCHEDULE_ID = 'pricing-refresh';
 export const RECONCILIATION_SCHEDULE_ID = 'instance-reconciliation';
+
+/**
+ * One schedule per deployment: the plain id on the default task queue, `<id>-<task queue>` on any other, so two
+ * deployments sharing a namespace (or test processes sharing a dev server) never re-point each other's schedule.
+ */
+export function scheduleIdFor(baseId: string, taskQueue: string): string {
+  return taskQueue === DEFAULT_TASK_QUEUE ? baseId : `${baseId}-${taskQueue}`;
+}
 
 /**
  * A schedule that starts `workflowType` every `everyMs` (overlaps skipped), created or brought up to date.
@@ -41,7 +50,7 @@ export async function ensurePricingSchedule(
   client: Client,
   opts: { taskQueue: string; everyMs: number; scheduleId?: string; triggerNow?: boolean },
 ): Promise<string> {
-  const scheduleId = opts.scheduleId ?? PRICING_SCHEDULE_ID;
+  const scheduleId = opts.scheduleId ?? scheduleIdFor(PRICING_SCHEDULE_ID, opts.taskQueue);
   await ensureIntervalSchedule(client, { scheduleId, workflowType: 'pricingRefresh', taskQueue: opts.taskQueue, everyMs: opts.everyMs, executionTimeout: '10 minutes' });
   // Prices right away at start-up rather than one interval later.
   if (opts.triggerNow) await client.schedule.getHandle(scheduleId).trigger(ScheduleOverlapPolicy.ALLOW_ALL);
@@ -56,7 +65,7 @@ export async function ensureReconciliationSchedule(
   client: Client,
   opts: { taskQueue: string; everyMs: number; scheduleId?: string },
 ): Promise<string> {
-  const scheduleId = opts.scheduleId ?? RECONCILIATION_SCHEDULE_ID;
+  const scheduleId = opts.scheduleId ?? scheduleIdFor(RECONCILIATION_SCHEDULE_ID, opts.taskQueue);
   await ensureIntervalSchedule(client, { scheduleId, workflowType: 'reconcileInstances', taskQueue: opts.taskQueue, everyMs: opts.everyMs, executionTimeout: '30 minutes' });
   return scheduleId;
 }

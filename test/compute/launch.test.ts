@@ -222,13 +222,22 @@ describe('launch validation and refusals', () => {
 });
 
 describe('retries never create a second instance', () => {
+  it('counts each ask to create: a first ask that goes through is the only one (it needed no look for an earlier instance)', async () => {
+    const a = await accountWith('runpod');
+    const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod'));
+    expect(res.status).toBe(201);
+    expect(await sql<{ create_attempts: number }>('SELECT create_attempts FROM instances WHERE provider_instance_id = $1', [res.body.id])).toEqual([{ create_attempts: 1 }]);
+    await t.http.post(`/v1/compute/${res.body.id}/terminate`).set(a.auth).expect(200);
+  });
+
   it('finds the instance when the provider made it but its answer was lost (5xx after handling)', async () => {
     const a = await accountWith('vastai');
     t.sims.vastai.control.serverErrors(1, { match: { method: 'PUT', path: /^\/api\/v0\/asks\// }, status: 502, afterHandling: true });
     const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('vastai'));
     expect(res.status).toBe(201);
     expect(t.sims.vastai.control.instances(a.simKey)).toHaveLength(1);
-    expect(await sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).toHaveLength(1);
+    // The second ask looked first and found the instance the first one made.
+    expect(await sql('SELECT create_attempts FROM instances WHERE account_id = $1', [a.accountId])).toEqual([{ create_attempts: 2 }]);
     await t.http.post(`/v1/compute/${res.body.id}/terminate`).set(a.auth).expect(200);
   });
 

@@ -319,6 +319,10 @@ it('leaks nothing and meters everything through worker kills, key removals and P
       [row.provider_instance_id]);
     expect(-Number(sum!.total)).toBe(expected);
     expect(sum!.keys).toBe(sum!.n);
+    if (Math.abs(row.ended_at.getTime() - row.metered_through.getTime()) >= 5_000) {
+      // Say which instance and what its row holds (the whole row, end reason included), to find the path.
+      process.stderr.write(`leak test: metering and the end disagree: ${JSON.stringify((await sql('SELECT * FROM instances WHERE provider_instance_id = $1', [row.provider_instance_id]))[0])}\n`);
+    }
     expect(Math.abs(row.ended_at.getTime() - row.metered_through.getTime())).toBeLessThan(5_000);
   }
 });

@@ -18,6 +18,7 @@ import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal
 import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 import { freePort } from '../helpers/ports';
+import { observerWorkflowId } from '../../workflows/observation-signals';
 
 jest.setTimeout(120_000);
 
@@ -226,7 +227,7 @@ describe('compensation after the provider created the instance', () => {
     // A rule only this test's launch breaks, checked when the provider's answer is written to the row.
     await sql(`ALTER TABLE instances ADD CONSTRAINT refuse_for_test CHECK (provider_instance_id IS NULL OR docker_image IS DISTINCT FROM 'example/refused:1')`);
     try {
-      const res = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'vastai', gpu_type: 'rtx-a6000', docker_image: 'example/refused:1' });
+      const res = await t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'refused-once').send({ provider: 'vastai', gpu_type: 'rtx-a6000', docker_image: 'example/refused:1' });
       expect(res.status).toBe(500);
       expect(res.body.error.code).toBe('internal_error');
       await eventually('the created instance to be terminated again', () => (t.sims.vastai.control.instances(a.simKey).length === 0 ? true : undefined));
@@ -240,6 +241,27 @@ describe('compensation after the provider created the instance', () => {
     } finally {
       await sql('ALTER TABLE instances DROP CONSTRAINT refuse_for_test');
     }
+    // As a run that failed after its create was recorded leaves the row (its SSH step re-ran after a worker
+    // loss and found the key gone; its instance was terminated by the compensation): a provider id on it.
+    await sql(`UPDATE instances SET provider_instance_id = '999000111', price_per_hour_micros = 1 WHERE account_id = $1`, [a.accountId]);
+    // The same Idempotency-Key again, now that the database takes it: a fresh instance on the same row, whose
+    // life carries nothing of the failed run (no old end, reason, price or provider id).
+    const again = await t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'refused-once').send({ provider: 'vastai', gpu_type: 'rtx-a6000', docker_image: 'example/refused:1' });
+    expect(again.status).toBe(201);
+    const id = again.body.id as string;
+    await eventually(`${id} running`, async () => {
+      const [row] = await sql<{ started_at: Date | null }>('SELECT started_at FROM instances WHERE provider_instance_id = $1', [id]);
+      return row?.started_at ? true : undefined;
+    });
+    const [live] = await sql<{ status: string; ended_at: Date | null; end_reason: string | null }>('SELECT status, ended_at, end_reason FROM instances WHERE provider_instance_id = $1', [id]);
+    expect(live).toEqual({ status: 'running', ended_at: null, end_reason: null });
+    expect(Math.round(again.body.price_per_hour * 1e6)).toBeGreaterThan(1);
+    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+    const [ended] = await sql<{ ended_at: Date; metered_through: Date; end_reason: string | null }>('SELECT ended_at, metered_through, end_reason FROM instances WHERE provider_instance_id = $1', [id]);
+    expect(ended!.ended_at.getTime()).toBe(ended!.metered_through.getTime());
+    expect(ended!.end_reason).toBeNull();
+    await expectExactCharges(a.accountId, id);
+    expect(await sql('SELECT 1 FROM instances WHERE account_id = $1', [a.accountId])).toHaveLength(1);
   });
 });
 
@@ -275,7 +297,12 @@ describe('a provider poll that hangs', () => {
   let slow: TestContext;
   beforeAll(async () => {
     // Provider calls may take up to 30 s here, so a hanging poll really hangs.
-    slow = await createTestContext({ simulators: true, providerTimeoutMs: 30_000, launchTiming: timing, answerBounds: { lifecycleMs: 6_000 } });
+    slow = await createTestContext({
+      simulators: true,
+      providerTimeoutMs: 30_000,
+      launchTiming: { ...timing, observation: 'per-instance' },
+      answerBounds: { lifecycleMs: 6_000 },
+    });
     await temporal.startWorker(
       testActivityDeps(slow.db.pool, {
         adapters: slow.deps.adapters,
@@ -297,7 +324,7 @@ describe('a provider poll that hangs', () => {
     }
   }
 
-  it('does not hold up a terminate: the request interrupts the wait (200, not 202)', async () => {
+  it('per-instance polling: does not hold up a terminate, the request interrupts the wait (200, not 202)', async () => {
     const account = await slow.newAccount();
     const simKey = slow.sims.runpod.createKey();
     await slow.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'runpod', api_key: simKey }).expect(201);
@@ -313,6 +340,39 @@ describe('a provider poll that hangs', () => {
         return d.raw.pendingActivities?.some((p) => p.activityType?.name === 'pollInstance') ? true : undefined;
       });
       const res = await slow.http.post(`/v1/compute/${id}/terminate`).set(account.auth);
+      expect(res.status).toBe(200);
+      expect(res.body.status).toBe('terminated');
+      expect(slow.sims.runpod.control.instances(simKey)).toEqual([]);
+    } finally {
+      slow.sims.runpod.control.setLatency(0);
+    }
+  });
+
+  it('batched observation: a hanging list call of the observer holds up nothing (200, not 202)', async () => {
+    const batched = request(createApp({ ...slow.deps, launchTiming: timing }).callback());
+    const account = await slow.newAccount();
+    const simKey = slow.sims.runpod.createKey();
+    await batched.post('/v1/settings/providers').set(account.auth).send({ provider: 'runpod', api_key: simKey }).expect(201);
+    const launched = await batched.post('/v1/compute/launch').set(account.auth).send({ provider: 'runpod', gpu_type: 'rtx-a6000' });
+    expect(launched.status).toBe(201);
+    const id = launched.body.id as string;
+    await eventually(`${id} running`, async () => {
+      const client = new PgClient({ connectionString: slow.db.url });
+      await client.connect();
+      try {
+        return (await client.query('SELECT started_at FROM instances WHERE provider_instance_id = $1', [id])).rows[0]?.started_at ? true : undefined;
+      } finally {
+        await client.end();
+      }
+    });
+    // Every list now takes 25 s; the observer is inside one when the terminate arrives.
+    slow.sims.runpod.control.setLatency(25_000, { match: { method: 'GET', path: '/v2/pods' } });
+    try {
+      await eventually('a list to be in flight', async () => {
+        const d = await slow.temporal.workflow.getHandle(observerWorkflowId(account.accountId, 'runpod')).describe();
+        return d.raw.pendingActivities?.some((p) => p.activityType?.name === 'observeAccountProvider' && p.state === 2) ? true : undefined;
+      });
+      const res = await batched.post(`/v1/compute/${id}/terminate`).set(account.auth);
       expect(res.status).toBe(200);
       expect(res.body.status).toBe('terminated');
       expect(slow.sims.runpod.control.instances(simKey)).toEqual([]);

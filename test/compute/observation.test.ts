@@ -127,7 +127,31 @@ describe('what the observer tells a workflow', () => {
     expect(row!.metered_through.getTime()).toBeGreaterThanOrEqual(stoppedAt - 50);
     expect(row!.metered_through.getTime()).toBeLessThanOrEqual(Date.now());
     expect((await events(a.accountId)).map((e) => e.type)).toEqual(['instance.started', 'instance.stopped']);
+    const chargedWhileStopped = await sql<{ n: string }>('SELECT count(*) AS n FROM ledger_entries WHERE instance_id = $1', [id]);
+
+    // Started again at RunPod (the user's own call): the observer tells the workflow, metering resumes from then.
+    const restartedAt = Date.now();
+    const started = await fetch(`${t.sims.runpod.baseUrl}/pods/${id}/action`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${a.simKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'start' }),
+    });
+    expect(started.status).toBe(200);
+    await waitForStatus(a.auth, id, 'running');
+    await eventually('a charge after the restart', async () => {
+      const [n] = await sql<{ n: string }>('SELECT count(*) AS n FROM ledger_entries WHERE instance_id = $1', [id]);
+      return Number(n!.n) > Number(chargedWhileStopped[0]!.n) ? true : undefined;
+    });
+    const [resumed] = await sql<{ metered_through: Date }>('SELECT metered_through FROM instances WHERE provider_instance_id = $1', [id]);
+    expect(resumed!.metered_through.getTime()).toBeGreaterThan(restartedAt);
     await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+    // Charged for the two running spans only: what was charged equals price × (first span + second span).
+    const [ended] = await sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
+      'SELECT started_at, metered_through, price_per_hour_micros FROM instances WHERE provider_instance_id = $1', [id]);
+    const [sum] = await sql<{ total: string }>('SELECT coalesce(sum(amount_micros), 0) AS total FROM ledger_entries WHERE instance_id = $1', [id]);
+    const wholeLife = Math.round((Number(ended!.price_per_hour_micros) * (ended!.metered_through.getTime() - ended!.started_at.getTime())) / 3_600_000);
+    expect(-Number(sum!.total)).toBeLessThan(wholeLife); // the stopped span was not charged
+    expect(-Number(sum!.total)).toBeGreaterThan(0);
   });
 
   it('an instance ended at Lambda (not through us) is charged up to when it was seen gone and closed', async () => {

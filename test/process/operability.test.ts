@@ -50,7 +50,10 @@ beforeAll(async () => {
     TEMPORAL_ADDRESS: '',
     WORKER_HEALTH_PORT: '',
   }, { detached: true });
-  await eventually('the start banner', () => (stack.output().includes('Press Ctrl-C to stop.') ? true : undefined), 200_000, 250);
+  await eventually('the start banner', () => (stack.output().includes('Press Ctrl-C to stop.') ? true : undefined), 200_000, 250).catch((err: Error) => {
+    // What the stack printed says where it stopped.
+    throw new Error(`${err.message}\n--- npm start printed (last 4000 characters) ---\n${stack.output().slice(-4000)}`);
+  });
   state = JSON.parse(await readFile(path.join(dataDir, 'local.json'), 'utf8')) as LocalJson;
   auth = { Authorization: `Bearer ${state.api_key}` };
   temporal = new Client({ connection: await Connection.connect({ address: `127.0.0.1:${ports.temporal}` }) });
@@ -198,10 +201,16 @@ it('lists the account\'s runs, a provider instance\'s run and the schedule\'s ru
     return runs;
   };
   const byAccount = await eventually('both launches listed by account', async () => {
-    const runs = await list(`GpuoAccountId = "${state.account_id}"`);
+    const runs = (await list(`GpuoAccountId = "${state.account_id}"`)).filter((r) => r.type === 'launchInstance');
     return runs.length >= 2 ? runs : undefined;
   }, 30_000, 250);
-  expect(byAccount.every((r) => r.type === 'launchInstance' && r.attrs.GpuoAccountId === state.account_id)).toBe(true);
+  expect(byAccount.every((r) => r.attrs.GpuoAccountId === state.account_id)).toBe(true);
+  // Besides its launches, the account's runs are its observers (one per provider with a live instance: RunPod).
+  const others = await eventually('the account\'s RunPod observer listed by account', async () => {
+    const runs = (await list(`GpuoAccountId = "${state.account_id}"`)).filter((r) => r.type !== 'launchInstance');
+    return runs.length >= 1 ? runs : undefined;
+  }, 30_000, 250);
+  expect(others.map((r) => [r.type, r.workflowId, r.attrs.GpuoProvider])).toEqual([['observeProviderInstances', `observe-${state.account_id}-runpod`, 'runpod']]);
   // (A refused launch retried after a 503 is a second run of the same workflow id.)
   expect([...new Set(byAccount.map((r) => r.attrs.GpuoProvider))].sort()).toEqual(['lambda', 'runpod']);
   expect(byAccount.find((r) => r.attrs.GpuoProvider === 'lambda')!.status).toBe('FAILED');

@@ -62,9 +62,8 @@ function processEnv(): NodeJS.ProcessEnv {
     INSTANCE_OBSERVE_SPOT_INTERVAL: '1s',
     METER_INTERVAL: `${METER_INTERVAL_MS / 1000}s`,
     LAUNCH_ANSWER_WITHIN: '20s',
-    // The schedules `pricing-refresh` and `instance-reconciliation` have fixed ids on the run's shared Temporal
-    // server, where other test files' workers re-point them at their own task queues: this test runs its
-    // refreshes itself (see refreshPrices) and does not rely on either schedule.
+    // The test runs its refreshes itself (see refreshPrices), so that each lands at a moment it chooses; the
+    // schedules (`pricing-refresh-<task queue>`, one per task queue) fire rarely.
     PRICING_REFRESH_INTERVAL: '1h',
     RECONCILE_INTERVAL: '1h',
     // The test polls both APIs often; a client's limits are not what is tested here.
@@ -289,8 +288,12 @@ describe('two APIs and three workers on one database and one task queue', () => 
         expect(sims[provider].control.instances(a.simKeys[provider])).toHaveLength(launches.filter((l) => l.account === a && l.provider === provider).length);
       }
     }
-    const rows = await sql<{ id: string; provider_instance_id: string; status: string; price_per_hour_micros: string }>(
-      'SELECT id, provider_instance_id, status, price_per_hour_micros FROM instances ORDER BY id');
+    // The rows follow once each instance's observer has seen it running (the APIs list the providers' live view).
+    const rows = await eventually('all 12 rows running', async () => {
+      const found = await sql<{ id: string; provider_instance_id: string; status: string; price_per_hour_micros: string }>(
+        'SELECT id, provider_instance_id, status, price_per_hour_micros FROM instances ORDER BY id');
+      return found.length === 12 && found.every((r) => r.status === 'running') ? found : undefined;
+    }, 60_000, 250);
     expect(rows).toHaveLength(12);
     for (const l of launches) {
       expect(rows.find((r) => r.id === `launch-${l.account.accountId}-${l.key}`)).toMatchObject({

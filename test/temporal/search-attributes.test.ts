@@ -71,10 +71,14 @@ it('tags a launch with account and provider at start and the instance id once cr
   const id = (await fast.post('/v1/compute/launch').set(a.auth).send({ provider: 'vastai', gpu_type: 'rtx-a6000' }).expect(201)).body.id as string;
 
   const runs = await eventually('three runs of the launch, listed by account', async () => {
-    const found = await list(accountRunsQuery(a.accountId));
+    const found = (await list(accountRunsQuery(a.accountId))).filter((r) => r.type === 'launchInstance');
     return found.length >= 3 ? found : undefined;
   }, 60_000, 250);
   expect(new Set(runs.map((r) => r.workflowId)).size).toBe(1);
+  // The account's observer at the provider is found the same way, tagged with account and provider.
+  const observers = (await list(accountRunsQuery(a.accountId))).filter((r) => r.type === 'observeProviderInstances');
+  expect(observers.length).toBeGreaterThanOrEqual(1);
+  for (const run of observers) expect(run.attrs).toEqual({ GpuoAccountId: a.accountId, GpuoProvider: 'vastai' });
   for (const run of runs) expect(run.attrs).toEqual({ GpuoAccountId: a.accountId, GpuoProvider: 'vastai', GpuoInstanceId: id });
   expect((await list(`GpuoInstanceId = "${id}" AND ExecutionStatus = "Running"`)).map((r) => r.type)).toEqual(['launchInstance']);
   await fast.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);

@@ -76,7 +76,7 @@ export function createInstanceQueries(pool: Pool) {
     /**
      * The launch's intent, written before the provider is asked to create anything: the row, in
      * `provisioning`, with the name the instance will carry at the provider. A retried launch of the same id
-     * finds its row; one whose earlier attempt was refused (no instance) starts over as `provisioning`.
+     * finds its row; one whose earlier run failed (nothing of it left running) starts over as `provisioning`.
      */
     async insertIntent(input: {
       id: string;
@@ -99,11 +99,30 @@ export function createInstanceQueries(pool: Pool) {
           'provisioning', ${input.gpuType}, ${input.gpuCount}, ${input.spot}, ${input.region}, ${input.dockerImage},
           ${sql.jsonb(input.warnings)})
         ON CONFLICT (id) DO UPDATE SET
-          status = CASE WHEN instances.provider_instance_id IS NULL THEN 'provisioning' ELSE instances.status END,
-          ended_at = CASE WHEN instances.provider_instance_id IS NULL THEN NULL ELSE instances.ended_at END,
-          end_reason = CASE WHEN instances.provider_instance_id IS NULL THEN NULL ELSE instances.end_reason END,
+          -- A failed earlier run left nothing running (its instance, if any, was terminated): start over clean.
+          -- Its old provider id must go too, or the new run would be told that instance is gone.
+          status = CASE WHEN instances.status = 'failed' THEN 'provisioning' ELSE instances.status END,
+          provider_instance_id = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.provider_instance_id END,
+          provider_status = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.provider_status END,
+          public_ip = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.public_ip END,
+          ssh = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.ssh END,
+          ended_at = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.ended_at END,
+          end_reason = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.end_reason END,
+          lifecycle_warning = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.lifecycle_warning END,
+          price_per_hour_micros = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.price_per_hour_micros END,
+          started_at = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.started_at END,
+          metered_through = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.metered_through END,
           updated_at = now()
         RETURNING ${COLUMNS}`);
+    },
+
+    /**
+     * Counts an ask to create, committed before the ask is sent: 1 means no earlier ask can have created
+     * anything, so the create needs no look for an earlier instance first.
+     */
+    async countCreateAttempt(id: string): Promise<number> {
+      return pool.oneFirst(sql.type(z.object({ create_attempts: z.number() }))`
+        UPDATE instances SET create_attempts = create_attempts + 1 WHERE id = ${id} RETURNING create_attempts`);
     },
 
     /**
