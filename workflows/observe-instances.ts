@@ -19,7 +19,7 @@ export interface ObserverInput {
   steadyMs: number;
   /** Interval while a spot instance runs (INSTANCE_OBSERVE_SPOT_INTERVAL, 10 s). */
   spotMs: number;
-  /** Interval while an instance boots (metering starts within this of the real start; 3 s). */
+  /** Longest interval while an instance boots (looks 1 s, 2 s, … apart up to this; metering starts within it of the real start; 3 s). */
   bootMs: number;
   /** Longest wait after failures (429s, provider down, key gone); default 10 min. */
   maxBackoffMs?: number;
@@ -50,7 +50,7 @@ export const observerStatusQuery = defineQuery<ObserverStatus>('status');
  * booted, stopped, came back or vanished. The rows are the watch list, so a lost signal or a restart loses
  * nothing; a launch signals `watchInstance` (or starts the observer) to be looked at soon.
  *
- * The wait adapts: `bootMs` while an instance boots, `spotMs` while a spot instance runs, `steadyMs` otherwise;
+ * The wait adapts: 1 s doubling up to `bootMs` while an instance boots, `spotMs` while a spot instance runs, `steadyMs` otherwise;
  * a failed round waits longer (doubling up to `maxBackoffMs`, never less than a 429's `Retry-After`). It ends
  * when the account has no live managed instance at the provider, and continues as new to bound its history.
  */
@@ -65,6 +65,7 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
   let backoffMs = input.carried?.backoffMs ?? 0;
   let known = new Set<string>();
   let woken = false;
+  let bootStep = 0;
   setHandler(watchInstanceSignal, (instanceId: string) => {
     if (!known.has(instanceId)) woken = true;
   });
@@ -92,7 +93,13 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
       return; // a launch that raced this end signals a closed workflow, and starts a new observer
     }
 
-    let intervalMs = round.booting ? input.bootMs : round.spotRunning ? Math.min(input.spotMs, input.steadyMs) : input.steadyMs;
+    // While something boots: 1 s, 2 s, … up to bootMs after a new instance, as a launch's own looks used to.
+    bootStep = round.booting ? bootStep + 1 : 0;
+    let intervalMs = round.booting
+      ? Math.min(input.bootMs, 1000 * 2 ** (bootStep - 1))
+      : round.spotRunning
+        ? Math.min(input.spotMs, input.steadyMs)
+        : input.steadyMs;
     if (round.failure) {
       backoffMs = Math.min(maxBackoffMs, Math.max(backoffMs ? backoffMs * 2 : intervalMs * 2, round.failure.retryAfterMs ?? 0));
       intervalMs = Math.max(intervalMs, backoffMs);
@@ -104,6 +111,7 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
     status.intervalMs = intervalMs;
     // A new instance wakes the observer early, unless the provider asked us to wait.
     await condition(() => woken && backoffMs === 0, intervalMs);
+    if (woken) bootStep = 0; // a new instance: start the boot looks short again
 
     if (turn + 1 >= limit || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);

@@ -210,6 +210,8 @@ describe('budgets', () => {
     // The other account: still running, still metered, its alert still active, nothing ended.
     expect((await waitForStatus(other.auth, otherPod, 'running')).status).toBe('running');
     expect((await alertById(other.auth, otherAlert)).status).toBe('active');
+    // Its start is recorded once its observer saw it running (the API lists the provider's live view sooner).
+    await eventually('the other account\'s instance.started', async () => ((await events(other.accountId)).length > 0 ? true : undefined));
     expect((await events(other.accountId)).map((e) => e.type)).toEqual(['instance.started']);
 
     await Promise.all([
