@@ -149,7 +149,7 @@ export function createInstanceActivities(deps: ActivityDeps) {
     return row;
   }
 
-  return {
+  const activities = {
     /** The key every new instance gets: the explicit Lambda key name, else the account's default key. */
     async resolveSshAccess(input: LaunchInput): Promise<SshAccess> {
       if (input.provider === 'lambda' && input.sshKeyName) return { sshKeyName: input.sshKeyName };
@@ -190,6 +190,15 @@ export function createInstanceActivities(deps: ActivityDeps) {
       } catch (err) {
         throw dbFailure(err);
       }
+    },
+
+    /**
+     * Step 1 and the SSH access in one local activity (one round trip less on the launch's answer path): the
+     * intent row first, then the key the instance gets. Both are safe to repeat.
+     */
+    async prepareLaunch(input: LaunchInput): Promise<SshAccess> {
+      await activities.recordLaunchIntent(input);
+      return activities.resolveSshAccess(input);
     },
 
     /**
@@ -314,4 +323,5 @@ export function createInstanceActivities(deps: ActivityDeps) {
       return instances.markEnded(id, status, event, new Date(atMs), extra);
     },
   };
+  return activities;
 }

@@ -72,6 +72,8 @@ async function main(): Promise<void> {
     vault,
     pricing: new PricingCache(createPricingQueries(pool), silentLogger),
     launchTiming: { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 },
+    // Launches are what is measured, not a client's request limits (the defaults would answer 429 past ~12/s).
+    rateLimit: { burst: 100_000, perMinute: 1_000_000 },
   });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));

@@ -297,8 +297,7 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     let reachedProvider = false;
     let created: ProviderInstance | null = null;
     try {
-      await launching.recordLaunchIntent(input);
-      const ssh: SshAccess = await launching.resolveSshAccess(input);
+      const ssh: SshAccess = await launching.prepareLaunch(input); // the intent row, then the SSH key
       reachedProvider = true;
       created = await launching.createAtProvider(input, ssh);
       row = await launching.recordCreated(id, created);
