@@ -334,8 +334,8 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
   // The observer watches from here on (batched); a continued-as-new or adopted run makes sure of it too.
   if (batched) await ensureObserver();
 
-  // Wait for running: told by the observer (it looks every `bootPollMaxMs` while something boots), or, per
-  // instance, looking at least that often.
+  // Wait for running: told by the observer (while something boots it looks 1 s, 2 s, … up to `bootPollMaxMs`
+  // apart), or, per instance, looking just as often.
   let delay = Math.min(1000, bootPollMaxMs);
   while (!row.started_at && row.status !== 'stopped' && !requested()) {
     let seen: PollResult | ProviderObservation | typeof INTERRUPTED | null;
