@@ -6,9 +6,7 @@
  * is not running is started by the next signal; the periodic tick catches charges nobody signalled.
  */
 import { createLedgerQueries } from '../../src/db/queries/ledger';
-import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import type { ProviderId } from '../../src/providers/types';
-import { createProviderCredentials } from '../../src/services/provider-credentials';
 import { createAlertMonitorClient, type AlertMonitorClient } from '../../src/workflow-clients/alerts';
 import type { ActivityDeps } from '../../activities';
 import type { PricingRefreshResult } from '../../workflows';
@@ -30,9 +28,7 @@ beforeAll(async () => {
   t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 } });
   temporal = await createTemporalTestEnv();
   taskQueue = t.deps.temporal.taskQueue;
-  deps = testActivityDeps(t.db.pool, {
-    adapters: t.deps.adapters,
-    credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
+  deps = t.workerDeps({
     pricingKeys: { runpod: t.sims.runpod.createKey(), lambda: t.sims.lambda.createKey() },
   });
   firstWorker = await temporal.startWorker(deps, taskQueue); // starts this worker's alert monitor, as the worker process does

@@ -14,10 +14,8 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { createApp } from '../../src/http/app';
 import { PROVIDERS } from '../../src/providers/types';
-import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
-import { createProviderCredentials } from '../../src/services/provider-credentials';
 import { ed25519Key } from '../fixtures/ssh-keys';
-import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { createTestContext, type TestContext } from '../helpers/context';
 import { startTestStripe } from '../helpers/stripe';
 import { hostileFor, HOSTILE_STRINGS, nested, validFor, type JsonSchema } from '../helpers/json-schema-arbitrary';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
@@ -57,9 +55,7 @@ beforeAll(async () => {
   t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 }, stripe: stripe.settings });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(
-    testActivityDeps(t.db.pool, {
-      adapters: t.deps.adapters,
-      credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
+    t.workerDeps({
       pricingKeys: { runpod: t.sims.runpod.createKey(), lambda: t.sims.lambda.createKey() },
     }),
     t.deps.temporal.taskQueue,

@@ -4,15 +4,13 @@
  * the logger's one-line guarantee (errors as fields, stacks only at debug, the Temporal SDK through ours).
  */
 import request from 'supertest';
-import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import { createLedgerQueries } from '../../src/db/queries/ledger';
 import { createApp } from '../../src/http/app';
 import { createLogger, type LogSink } from '../../src/logger';
 import { recordWebhookDelivery } from '../../src/metrics';
-import { createProviderCredentials } from '../../src/services/provider-credentials';
 import { serveWorkerHealth, temporalLoggerFor } from '../../src/worker';
 import { ed25519Key } from '../fixtures/ssh-keys';
-import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { createTestContext, type TestContext } from '../helpers/context';
 import { freePort } from '../helpers/ports';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
@@ -130,10 +128,7 @@ describe('requests', () => {
 describe('worker port', () => {
   it('serves liveness and the workflow, activity and provider series, which move with a refused launch', async () => {
     const { worker } = await temporal.startWorker(
-      testActivityDeps(t.db.pool, {
-        adapters: t.deps.adapters,
-        credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
-      }),
+      t.workerDeps(),
       t.deps.temporal.taskQueue,
     );
     const port = await freePort();

@@ -9,14 +9,12 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import { createLedgerQueries, type LedgerQueries } from '../../src/db/queries/ledger';
 import { createPricingQueries } from '../../src/db/queries/pricing';
-import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import { sql } from '../../src/db/sql';
 import type { ProviderId } from '../../src/providers/types';
-import { createProviderCredentials } from '../../src/services/provider-credentials';
 import { depletionWorkflowId } from '../../src/workflow-clients/billing';
 import type { BalanceDepletionResult } from '../../workflows/balance-depletion';
 import { ed25519Key } from '../fixtures/ssh-keys';
-import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
 import { checkoutCompletedEvent, signedDelivery, startTestStripe } from '../helpers/stripe';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
@@ -34,9 +32,7 @@ let worker: Awaited<ReturnType<TemporalTestEnv['startWorker']>>;
 
 function startWorker() {
   return temporal.startWorker(
-    testActivityDeps(t.db.pool, {
-      adapters: t.deps.adapters,
-      credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
+    t.workerDeps({
       temporal: { client: t.temporal, taskQueue: t.deps.temporal.taskQueue },
       balanceGraceMs: GRACE_MS,
     }),

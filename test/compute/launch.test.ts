@@ -4,12 +4,9 @@
  * final charge → instance.terminated. Short poll/meter intervals keep it fast; nothing sleeps to wait.
  */
 import { PROVIDERS, type ProviderId } from '../../src/providers/types';
-import { createProviderCredentials } from '../../src/services/provider-credentials';
-import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import request from 'supertest';
 import { createApp } from '../../src/http/app';
-import { ed25519Key } from '../fixtures/ssh-keys';
-import { createTestContext, testActivityDeps, TEST_STARTING_CREDIT_DOLLARS, type TestContext } from '../helpers/context';
+import { createTestContext, TEST_STARTING_CREDIT_DOLLARS, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
@@ -23,10 +20,7 @@ beforeAll(async () => {
   t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 } });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(
-    testActivityDeps(t.db.pool, {
-      adapters: t.deps.adapters,
-      credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
-    }),
+    t.workerDeps(),
     t.deps.temporal.taskQueue,
   );
   for (const p of PROVIDERS) t.sims[p].control.setBootDelay(300);
@@ -37,15 +31,6 @@ afterAll(async () => {
 });
 
 type Auth = { Authorization: string };
-
-async function accountWith(provider: ProviderId, opts: { sshKey?: boolean } = {}) {
-  const account = await t.newAccount();
-  const simKey = t.sims[provider].createKey();
-  await t.http.post('/v1/settings/providers').set(account.auth).send({ provider, api_key: simKey }).expect(201);
-  const publicKey = ed25519Key();
-  if (opts.sshKey !== false) await t.http.post('/v1/ssh-keys').set(account.auth).send({ name: 'laptop', public_key: publicKey }).expect(201);
-  return { ...account, simKey, publicKey };
-}
 
 const launchBody = (provider: ProviderId, extra: Record<string, unknown> = {}) => ({
   provider,
@@ -69,7 +54,7 @@ async function waitForStatus(auth: Auth, id: string, status: string) {
 
 describe.each(PROVIDERS)('%s: launch → running → charges → terminate', (provider) => {
   it('runs the whole life with events and exact charges', async () => {
-    const a = await accountWith(provider);
+    const a = await t.connectedAccount(provider);
     const launched = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody(provider));
     expect(launched.status).toBe(201);
     expect(launched.body).toMatchObject({ provider, managed: true, gpu_count: 1, status: expect.stringMatching(/provisioning|running/) });
@@ -124,7 +109,7 @@ describe.each(PROVIDERS)('%s: launch → running → charges → terminate', (pr
 
 describe('stop', () => {
   it('stops a runpod instance and ends its metering; the others answer 422 and say to terminate', async () => {
-    const a = await accountWith('runpod');
+    const a = await t.connectedAccount('runpod');
     const id = (await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod')).expect(201)).body.id;
     await waitForStatus(a.auth, id, 'running');
     const stopped = await t.http.post(`/v1/compute/${id}/stop`).set(a.auth);
@@ -135,7 +120,7 @@ describe('stop', () => {
     await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
 
     for (const provider of ['vastai', 'lambda'] as const) {
-      const b = await accountWith(provider);
+      const b = await t.connectedAccount(provider);
       const other = (await t.http.post('/v1/compute/launch').set(b.auth).send(launchBody(provider)).expect(201)).body.id;
       const res = await t.http.post(`/v1/compute/${other}/stop`).set(b.auth);
       expect(res.status).toBe(422);
@@ -148,7 +133,7 @@ describe('stop', () => {
 
 describe('launch validation and refusals', () => {
   it('answers 400 for lambda without region, an unknown GPU, an unknown provider, and unknown fields', async () => {
-    const a = await accountWith('lambda');
+    const a = await t.connectedAccount('lambda');
     const noRegion = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'lambda', gpu_type: 'h100-80gb-sxm' });
     expect(noRegion.status).toBe(400);
     expect(noRegion.body.error.details).toContainEqual({ path: 'region', message: 'required when provider is lambda' });
@@ -159,7 +144,7 @@ describe('launch validation and refusals', () => {
   });
 
   it('answers 400 for a lambda launch with neither ssh_key_name nor a default key', async () => {
-    const a = await accountWith('lambda', { sshKey: false });
+    const a = await t.connectedAccount('lambda', { sshKey: false });
     const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('lambda'));
     expect(res.status).toBe(400);
     expect(res.body.error.details[0].path).toBe('ssh_key_name');
@@ -173,7 +158,7 @@ describe('launch validation and refusals', () => {
   });
 
   it('reports provider-only fields in warnings', async () => {
-    const a = await accountWith('vastai');
+    const a = await t.connectedAccount('vastai');
     const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('vastai', { volume_gb: 50, onstart_cmd: 'nvidia-smi' }));
     expect(res.status).toBe(201);
     expect(res.body.warnings).toEqual(['volume_gb applies to runpod only and was ignored']);
@@ -181,7 +166,7 @@ describe('launch validation and refusals', () => {
   });
 
   it('answers 502 provider_error with the provider\'s status for a refusal we cannot map, and leaves nothing behind', async () => {
-    const a = await accountWith('runpod');
+    const a = await t.connectedAccount('runpod');
     t.sims.runpod.control.serverErrors(1, { match: { method: 'POST', path: /^\/v2\/pods$/ }, status: 400 });
     const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod'));
     expect(res.status).toBe(502);
@@ -195,7 +180,7 @@ describe('launch validation and refusals', () => {
   });
 
   it('answers 400 naming the parameter when Lambda refuses one (an ssh_key_name it does not know), and leaves nothing behind', async () => {
-    const a = await accountWith('lambda');
+    const a = await t.connectedAccount('lambda');
     const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('lambda', { ssh_key_name: 'not-at-lambda' }));
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
@@ -204,7 +189,7 @@ describe('launch validation and refusals', () => {
   });
 
   it('answers 422 no_capacity and leaves nothing behind', async () => {
-    const a = await accountWith('runpod');
+    const a = await t.connectedAccount('runpod');
     t.sims.runpod.control.setNoCapacity('rtx-a6000');
     try {
       const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod'));
@@ -223,7 +208,7 @@ describe('launch validation and refusals', () => {
 
 describe('retries never create a second instance', () => {
   it('counts each ask to create: a first ask that goes through is the only one (it needed no look for an earlier instance)', async () => {
-    const a = await accountWith('runpod');
+    const a = await t.connectedAccount('runpod');
     const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod'));
     expect(res.status).toBe(201);
     expect(await sql<{ create_attempts: number }>('SELECT create_attempts FROM instances WHERE provider_instance_id = $1', [res.body.id])).toEqual([{ create_attempts: 1 }]);
@@ -231,7 +216,7 @@ describe('retries never create a second instance', () => {
   });
 
   it('finds the instance when the provider made it but its answer was lost (5xx after handling)', async () => {
-    const a = await accountWith('vastai');
+    const a = await t.connectedAccount('vastai');
     t.sims.vastai.control.serverErrors(1, { match: { method: 'PUT', path: /^\/api\/v0\/asks\// }, status: 502, afterHandling: true });
     const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('vastai'));
     expect(res.status).toBe(201);
@@ -242,7 +227,7 @@ describe('retries never create a second instance', () => {
   });
 
   it('finds the instance when the create call timed out at our end but went through at the provider', async () => {
-    const a = await accountWith('runpod');
+    const a = await t.connectedAccount('runpod');
     // The adapters in this test time out after 2 s; the create takes effect at once, its answer takes 3 s.
     t.sims.runpod.control.setLatency(3_000, { match: { method: 'POST', path: /^\/v2\/pods$/ }, afterHandling: true });
     try {
@@ -256,7 +241,7 @@ describe('retries never create a second instance', () => {
   });
 
   it('replays the same Idempotency-Key and body as one instance, and refuses another body with 409', async () => {
-    const a = await accountWith('runpod');
+    const a = await t.connectedAccount('runpod');
     const send = (body: object) => t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'order-42').send(body);
     const [first, second] = await Promise.all([send(launchBody('runpod')), send(launchBody('runpod'))]);
     expect(first.status).toBe(201);
@@ -277,7 +262,7 @@ describe('retries never create a second instance', () => {
 
 describe('spot preemption', () => {
   it('emits spot.preempted when vastai reclaims a spot instance, and stops metering', async () => {
-    const a = await accountWith('vastai');
+    const a = await t.connectedAccount('vastai');
     const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('vastai', { spot: true }));
     expect(res.status).toBe(201);
     expect(res.body.spot).toBe(true);
@@ -300,7 +285,7 @@ describe('continue-as-new', () => {
     const fast = request(
       createApp({ ...t.deps, launchTiming: { pollIntervalMs: 100, meterIntervalMs: 250, continueAsNewAfter: 2 } }).callback(),
     );
-    const a = await accountWith('lambda');
+    const a = await t.connectedAccount('lambda');
     const id = (await fast.post('/v1/compute/launch').set(a.auth).send(launchBody('lambda')).expect(201)).body.id as string;
     const workflowId = (await sql<{ id: string }>('SELECT id FROM instances WHERE provider_instance_id = $1', [id]))[0]!.id;
     const handle = temporal.env.client.workflow.getHandle(workflowId);
@@ -325,7 +310,7 @@ describe('continue-as-new', () => {
 
 describe('listing', () => {
   it('still lists the other providers\' instances when one provider fails, naming it in errors', async () => {
-    const a = await accountWith('vastai');
+    const a = await t.connectedAccount('vastai');
     const runpodKey = t.sims.runpod.createKey();
     await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'runpod', api_key: runpodKey }).expect(201);
     const id = (await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('vastai')).expect(201)).body.id;
@@ -344,7 +329,7 @@ describe('listing', () => {
 
 describe('isolation', () => {
   it('answers 404 to stop and terminate of another account\'s instance', async () => {
-    const a = await accountWith('vastai');
+    const a = await t.connectedAccount('vastai');
     const b = await t.newAccount();
     const id = (await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('vastai')).expect(201)).body.id;
     expect((await t.http.post(`/v1/compute/${id}/terminate`).set(b.auth)).status).toBe(404);

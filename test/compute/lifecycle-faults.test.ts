@@ -12,7 +12,6 @@ import { createApp } from '../../src/http/app';
 import { createProviderCredentials } from '../../src/services/provider-credentials';
 import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import type { ProviderId } from '../../src/providers/types';
-import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 import { queryRows } from '../helpers/db';
@@ -31,7 +30,7 @@ beforeAll(async () => {
   t = await createTestContext({ simulators: true, launchTiming: timing, answerBounds: { lifecycleMs: 2_000 } });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(
-    testActivityDeps(t.db.pool, { adapters: t.deps.adapters, credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault) }),
+    t.workerDeps(),
     t.deps.temporal.taskQueue,
   );
   t.sims.runpod.control.setBootDelay(300);
@@ -46,13 +45,6 @@ type Auth = { Authorization: string };
 
 const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
-async function accountWith(provider: ProviderId) {
-  const account = await t.newAccount();
-  const simKey = t.sims[provider].createKey();
-  await t.http.post('/v1/settings/providers').set(account.auth).send({ provider, api_key: simKey }).expect(201);
-  await t.http.post('/v1/ssh-keys').set(account.auth).send({ name: 'laptop', public_key: ed25519Key() }).expect(201);
-  return { ...account, simKey };
-}
 
 async function launchRunning(a: { auth: Auth }, provider: ProviderId, extra: Record<string, unknown> = {}) {
   const res = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider, gpu_type: 'rtx-a6000', ...extra });
@@ -84,7 +76,7 @@ async function expectExactCharges(accountId: string, providerInstanceId: string)
 
 describe('a provider key removed or rejected under a running instance', () => {
   it('refuses to disconnect a key while managed instances need it (409 naming them)', async () => {
-    const a = await accountWith('runpod');
+    const a = await t.connectedAccount('runpod');
     const id = await launchRunning(a, 'runpod');
     const res = await t.http.delete('/v1/settings/providers/runpod').set(a.auth);
     expect(res.status).toBe(409);
@@ -96,7 +88,7 @@ describe('a provider key removed or rejected under a running instance', () => {
   });
 
   it('keeps a terminate pending (202, warning in the record, still metered) while the key is gone, and finishes it once the key is back', async () => {
-    const a = await accountWith('runpod');
+    const a = await t.connectedAccount('runpod');
     const id = await launchRunning(a, 'runpod');
     // The key disappears behind the API's back (the 409 above guards the API itself).
     await sql('DELETE FROM provider_keys WHERE account_id = $1', [a.accountId]);
@@ -130,7 +122,7 @@ describe('a provider key removed or rejected under a running instance', () => {
   });
 
   it('does the same for a vastai key the provider rejects', async () => {
-    const a = await accountWith('vastai');
+    const a = await t.connectedAccount('vastai');
     const id = await launchRunning(a, 'vastai');
     await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'vastai', api_key: 'not-a-key-vast-knows-0123456789' }).expect(200);
     const res = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
@@ -148,7 +140,7 @@ describe('a provider key removed or rejected under a running instance', () => {
   });
 
   it('answers a stop sent during boot with a bad key within the bound, and stops the pod once the key works', async () => {
-    const a = await accountWith('runpod');
+    const a = await t.connectedAccount('runpod');
     t.sims.runpod.control.setBootDelay(60_000);
     let id: string;
     try {
@@ -181,7 +173,7 @@ describe('a provider key removed or rejected under a running instance', () => {
 
 describe('metering at the launch price', () => {
   it('keeps the launch price after a stop and charges a run at it (a stopped pod costs 0 at RunPod, not its past)', async () => {
-    const a = await accountWith('runpod');
+    const a = await t.connectedAccount('runpod');
     const id = await launchRunning(a, 'runpod');
     const [{ price_per_hour_micros: price }] = (await sql<{ price_per_hour_micros: string }>(
       'SELECT price_per_hour_micros FROM instances WHERE provider_instance_id = $1', [id])) as [{ price_per_hour_micros: string }];
@@ -197,7 +189,7 @@ describe('metering at the launch price', () => {
   });
 
   it('starts metering at the start time RunPod reports, not when we first looked', async () => {
-    const a = await accountWith('runpod');
+    const a = await t.connectedAccount('runpod');
     const id = await launchRunning(a, 'runpod');
     const pod = await t.deps.adapters.runpod.getInstance(a.simKey, id);
     const [row] = await sql<{ started_at: Date }>('SELECT started_at FROM instances WHERE provider_instance_id = $1', [id]);
@@ -207,7 +199,7 @@ describe('metering at the launch price', () => {
   });
 
   it('charges a pod stopped at RunPod (not through us) up to that moment and marks it stopped', async () => {
-    const a = await accountWith('runpod');
+    const a = await t.connectedAccount('runpod');
     const id = await launchRunning(a, 'runpod');
     await t.deps.adapters.runpod.stop(a.simKey, id);
     const row = await eventually('the record to say stopped', async () => {
@@ -223,7 +215,7 @@ describe('metering at the launch price', () => {
 
 describe('compensation after the provider created the instance', () => {
   it('terminates the instance at the provider when the database refuses its record (500, nothing left running)', async () => {
-    const a = await accountWith('vastai');
+    const a = await t.connectedAccount('vastai');
     // A rule only this test's launch breaks, checked when the provider's answer is written to the row.
     await sql(`ALTER TABLE instances ADD CONSTRAINT refuse_for_test CHECK (provider_instance_id IS NULL OR docker_image IS DISTINCT FROM 'example/refused:1')`);
     try {
@@ -267,7 +259,7 @@ describe('compensation after the provider created the instance', () => {
 
 describe('the workflow engine unreachable', () => {
   it('answers launch, stop and terminate with 503 service_unavailable and Retry-After, promptly', async () => {
-    const a = await accountWith('runpod');
+    const a = await t.connectedAccount('runpod');
     const id = await launchRunning(a, 'runpod');
     const deadClient = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}` }) });
     const app = createApp({ ...t.deps, temporal: { client: deadClient, taskQueue: t.deps.temporal.taskQueue }, answerBounds: { engineMs: 1_500, launchMs: 1_500 } });

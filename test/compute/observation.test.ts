@@ -7,13 +7,10 @@
  * it is ended by hand.
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import type { ProviderId } from '../../src/providers/types';
-import { createProviderCredentials } from '../../src/services/provider-credentials';
 import { observerWorkflowId } from '../../workflows/observation-signals';
 import { observerStatusQuery, type ObserverStatus } from '../../workflows/observe-instances';
-import { ed25519Key } from '../fixtures/ssh-keys';
-import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { createTestContext, type TestContext } from '../helpers/context';
 import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
@@ -32,10 +29,7 @@ beforeAll(async () => {
   });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(
-    testActivityDeps(t.db.pool, {
-      adapters: t.deps.adapters,
-      credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
-    }),
+    t.workerDeps(),
     t.deps.temporal.taskQueue,
   );
   for (const p of ['runpod', 'vastai', 'lambda'] as const) t.sims[p].control.setBootDelay(300);
@@ -48,13 +42,6 @@ afterAll(async () => {
 const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 const events = (accountId: string) => sql<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
 
-async function accountWith(provider: ProviderId) {
-  const account = await t.newAccount();
-  const simKey = t.sims[provider].createKey();
-  await t.http.post('/v1/settings/providers').set(account.auth).send({ provider, api_key: simKey }).expect(201);
-  await t.http.post('/v1/ssh-keys').set(account.auth).send({ name: 'laptop', public_key: ed25519Key() }).expect(201);
-  return { ...account, simKey };
-}
 
 async function launch(a: { auth: Record<string, string> }, provider: ProviderId, extra: Record<string, unknown> = {}): Promise<string> {
   const res = await t.http
@@ -87,7 +74,7 @@ async function roundsPass(accountId: string, provider: ProviderId, more: number,
 
 describe('one list call per account and provider', () => {
   it('watches 6 running instances with list calls only: no per-instance request, whatever the number', async () => {
-    const a = await accountWith('vastai');
+    const a = await t.connectedAccount('vastai');
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push(await launch(a, 'vastai', { name: `fleet-${i}` }));
     for (const id of ids) await waitForStatus(a.auth, id, 'running');
@@ -115,7 +102,7 @@ describe('one list call per account and provider', () => {
 
 describe('what the observer tells a workflow', () => {
   it('a pod stopped at RunPod is charged to then and kept stopped; started again there, metering resumes', async () => {
-    const a = await accountWith('runpod');
+    const a = await t.connectedAccount('runpod');
     const id = await launch(a, 'runpod');
     await waitForStatus(a.auth, id, 'running');
     const stoppedAt = Date.now();
@@ -155,7 +142,7 @@ describe('what the observer tells a workflow', () => {
   });
 
   it('an instance ended at Lambda (not through us) is charged up to when it was seen gone and closed', async () => {
-    const a = await accountWith('lambda');
+    const a = await t.connectedAccount('lambda');
     const id = await launch(a, 'lambda');
     await waitForStatus(a.auth, id, 'running');
     const endedAt = Date.now();
@@ -171,7 +158,7 @@ describe('what the observer tells a workflow', () => {
   });
 
   it('a preempted Vast.ai spot instance becomes spot.preempted within about one spot interval', async () => {
-    const a = await accountWith('vastai');
+    const a = await t.connectedAccount('vastai');
     const id = await launch(a, 'vastai', { spot: true });
     await waitForStatus(a.auth, id, 'running');
     // A spot instance runs: the observer looks every SPOT_MS, not STEADY_MS.
@@ -193,7 +180,7 @@ describe('what the observer tells a workflow', () => {
 
 describe('the interval', () => {
   it('a 429 lengthens it to at least the provider\'s Retry-After, and it comes back once a round succeeds', async () => {
-    const a = await accountWith('runpod');
+    const a = await t.connectedAccount('runpod');
     const id = await launch(a, 'runpod');
     await waitForStatus(a.auth, id, 'running');
     await roundsPass(a.accountId, 'runpod', 1);
@@ -222,7 +209,7 @@ describe('the interval', () => {
 
 describe('the observer\'s life', () => {
   it('ends with the account\'s last instance at the provider, and starts again with the next launch', async () => {
-    const a = await accountWith('lambda');
+    const a = await t.connectedAccount('lambda');
     const first = await launch(a, 'lambda');
     await waitForStatus(a.auth, first, 'running');
     const runId = (await observer(a.accountId, 'lambda').describe()).runId;
@@ -237,7 +224,7 @@ describe('the observer\'s life', () => {
   });
 
   it('an observer ended by hand comes back at the next meter tick, and the instance is still watched', async () => {
-    const a = await accountWith('vastai');
+    const a = await t.connectedAccount('vastai');
     const id = await launch(a, 'vastai', { spot: true });
     await waitForStatus(a.auth, id, 'running');
     await observer(a.accountId, 'vastai').terminate('operator test');

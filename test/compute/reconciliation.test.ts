@@ -6,12 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createInstanceQueries } from '../../src/db/queries/instances';
-import { createProviderCredentials } from '../../src/services/provider-credentials';
-import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import type { ProviderId } from '../../src/providers/types';
 import { reconcileInstances } from '../../workflows';
-import { ed25519Key } from '../fixtures/ssh-keys';
-import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { createTestContext, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, uniqueTaskQueue, type TemporalTestEnv } from '../helpers/temporal';
 import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
@@ -26,14 +23,10 @@ const adoptQueue = uniqueTaskQueue('adopt');
 beforeAll(async () => {
   t = await createTestContext({ simulators: true, launchTiming: timing });
   temporal = await createTemporalTestEnv();
-  const base = {
-    adapters: t.deps.adapters,
-    credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
-    temporal: { client: t.temporal, taskQueue: t.deps.temporal.taskQueue },
-  };
+  const temporalClient = { client: t.temporal, taskQueue: t.deps.temporal.taskQueue };
   // One worker per setting; adopted instances' workflows run on the main queue either way.
-  await temporal.startWorker(testActivityDeps(t.db.pool, { ...base, reconcile: { orphans: 'terminate', launchTiming: timing } }), t.deps.temporal.taskQueue);
-  await temporal.startWorker(testActivityDeps(t.db.pool, { ...base, reconcile: { orphans: 'adopt', launchTiming: timing } }), adoptQueue);
+  await temporal.startWorker(t.workerDeps({ temporal: temporalClient, reconcile: { orphans: 'terminate', launchTiming: timing } }), t.deps.temporal.taskQueue);
+  await temporal.startWorker(t.workerDeps({ temporal: temporalClient, reconcile: { orphans: 'adopt', launchTiming: timing } }), adoptQueue);
   t.sims.runpod.control.setBootDelay(300);
   t.sims.vastai.control.setBootDelay(300);
 });
@@ -51,13 +44,6 @@ function reconcile(mode: 'terminate' | 'adopt') {
   });
 }
 
-async function accountWith(provider: ProviderId) {
-  const account = await t.newAccount();
-  const simKey = t.sims[provider].createKey();
-  await t.http.post('/v1/settings/providers').set(account.auth).send({ provider, api_key: simKey }).expect(201);
-  await t.http.post('/v1/ssh-keys').set(account.auth).send({ name: 'laptop', public_key: ed25519Key() }).expect(201);
-  return { ...account, simKey };
-}
 
 async function launchRunning(a: { auth: { Authorization: string } }, provider: ProviderId) {
   const res = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider, gpu_type: 'rtx-a6000' });
@@ -80,7 +66,7 @@ const rowOf = async (id: string) =>
     'SELECT status, end_reason, warnings, metered_through FROM instances WHERE provider_instance_id = $1', [id]))[0]!;
 
 it('terminates an instance of ours that a failed launch left behind, and leaves live launches and the account\'s own instances alone', async () => {
-  const a = await accountWith('runpod');
+  const a = await t.connectedAccount('runpod');
   const live = await launchRunning(a, 'runpod');
   // A launch failed, and its compensation never reached the provider: the row says failed, the pod runs.
   const queries = createInstanceQueries(t.db.pool);
@@ -103,7 +89,7 @@ it('terminates an instance of ours that a failed launch left behind, and leaves 
 });
 
 it('terminates a running instance whose workflow is gone (terminate setting), with the reason in its record', async () => {
-  const a = await accountWith('runpod');
+  const a = await t.connectedAccount('runpod');
   const { id, rowId } = await launchRunning(a, 'runpod');
   await killWorkflow(rowId);
   await reconcile('terminate');
@@ -117,7 +103,7 @@ it('terminates a running instance whose workflow is gone (terminate setting), wi
 });
 
 it('adopts a running instance whose workflow is gone (adopt setting): managed again, metered from the adoption, warned about', async () => {
-  const a = await accountWith('vastai');
+  const a = await t.connectedAccount('vastai');
   const { id, rowId } = await launchRunning(a, 'vastai');
   await killWorkflow(rowId);
   const adoptedAt = Date.now();
@@ -138,7 +124,7 @@ it('adopts a running instance whose workflow is gone (adopt setting): managed ag
 });
 
 it('finishes a row whose instance vanished at the provider while nobody watched, with a final charge and event', async () => {
-  const a = await accountWith('vastai');
+  const a = await t.connectedAccount('vastai');
   const { id, rowId } = await launchRunning(a, 'vastai');
   await killWorkflow(rowId);
   const before = (await rowOf(id)).metered_through!.getTime();

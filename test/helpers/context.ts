@@ -16,6 +16,8 @@ import type { Pool } from '../../src/db/pool';
 import type { ActivityDeps } from '../../activities';
 import { KeyVault } from '../../src/domain/key-vault';
 import { createApp, type AppDeps } from '../../src/http/app';
+import type { ProviderId } from '../../src/providers/types';
+import { ed25519Key } from '../fixtures/ssh-keys';
 import { silentLogger } from '../../src/logger';
 import { createProviderAdapters } from '../../src/providers';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simulators';
@@ -35,6 +37,19 @@ export interface TestContext {
    * (launches need balance); pass `{credit: 0}` for an empty balance.
    */
   newAccount(name?: string, options?: { credit?: number }): Promise<{ accountId: string; apiKey: string; auth: { Authorization: string } }>;
+  /**
+   * Activity dependencies for a worker that serves this context: its adapters (pointed at the simulators when
+   * asked for) and the provider keys accounts connect through its API; `overrides` add the rest.
+   */
+  workerDeps(overrides?: Partial<ActivityDeps>): ActivityDeps;
+  /**
+   * A new account (as `newAccount`) with a fresh simulator key connected for `provider` through the API and,
+   * unless `sshKey: false`, a default SSH key.
+   */
+  connectedAccount(
+    provider: ProviderId,
+    options?: { sshKey?: boolean },
+  ): Promise<{ accountId: string; apiKey: string; auth: { Authorization: string }; simKey: string; publicKey: string }>;
   close(): Promise<void>;
 }
 
@@ -104,6 +119,26 @@ export async function createTestContext(
     async newAccount(name = 'test account', { credit = TEST_STARTING_CREDIT_DOLLARS } = {}) {
       const { account, apiKey } = await accounts.insertAccountWithKey(name, { startingCreditMicros: Math.round(credit * 1_000_000) });
       return { accountId: account.id, apiKey, auth: { Authorization: `Bearer ${apiKey}` } };
+    },
+    workerDeps(overrides = {}) {
+      return testActivityDeps(db.pool, {
+        adapters: deps.adapters,
+        credentials: createProviderCredentials(createProviderKeyQueries(db.pool), deps.vault),
+        ...overrides,
+      });
+    },
+    async connectedAccount(provider, { sshKey = true } = {}) {
+      const { account, apiKey } = await accounts.insertAccountWithKey('test account', {
+        startingCreditMicros: Math.round(TEST_STARTING_CREDIT_DOLLARS * 1_000_000),
+      });
+      const auth = { Authorization: `Bearer ${apiKey}` };
+      if (!sims) throw new Error('connectedAccount needs createTestContext({ simulators: true })');
+      const simKey = sims[provider].createKey();
+      const http = request(app.callback());
+      await http.post('/v1/settings/providers').set(auth).send({ provider, api_key: simKey }).expect(201);
+      const publicKey = ed25519Key();
+      if (sshKey) await http.post('/v1/ssh-keys').set(auth).send({ name: 'laptop', public_key: publicKey }).expect(201);
+      return { accountId: account.id, apiKey, auth, simKey, publicKey };
     },
     async close() {
       await sims?.close();

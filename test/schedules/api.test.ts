@@ -8,9 +8,7 @@ import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
 import request from 'supertest';
 import { CronExpressionParser } from 'cron-parser';
 import { createApp } from '../../src/http/app';
-import { createProviderCredentials } from '../../src/services/provider-credentials';
-import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
-import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { createTestContext, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 import { eventually } from '../helpers/process';
 
@@ -26,7 +24,7 @@ beforeAll(async () => {
   t = await createTestContext({ launchTiming: { pollIntervalMs: 500, meterIntervalMs: 2_000 } });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(
-    testActivityDeps(t.db.pool, { credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault) }),
+    t.workerDeps(),
     t.deps.temporal.taskQueue,
   );
   deadEngine = await Connection.lazy({ address: '127.0.0.1:1' });

@@ -8,10 +8,8 @@ import { ScheduleNotFoundError } from '@temporalio/client';
 import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
 import { toStoredOffer } from '../../src/domain/pricing';
 import { PROVIDERS, type ProviderId } from '../../src/providers/types';
-import { createProviderCredentials } from '../../src/services/provider-credentials';
-import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import { ed25519Key } from '../fixtures/ssh-keys';
-import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { createTestContext, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
@@ -26,10 +24,7 @@ beforeAll(async () => {
   t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: POLL_MS, meterIntervalMs: 2_000 } });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(
-    testActivityDeps(t.db.pool, {
-      adapters: t.deps.adapters,
-      credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
-    }),
+    t.workerDeps(),
     t.deps.temporal.taskQueue,
   );
   for (const p of PROVIDERS) t.sims[p].control.setBootDelay(300);

@@ -5,16 +5,14 @@
  * its runs carry the schedule id. Listing by them is what an operator does in the Temporal UI.
  */
 import request from 'supertest';
-import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import { createApp } from '../../src/http/app';
-import { createProviderCredentials } from '../../src/services/provider-credentials';
 import { Client } from '@temporalio/client';
 import { msToTs } from '@temporalio/common';
 import { ensureSearchAttributes } from '../../src/temporal/register-search-attributes';
 import { ensurePricingSchedule } from '../../src/temporal/schedules';
 import { accountRunsQuery, runSearchAttributes, SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { ed25519Key } from '../fixtures/ssh-keys';
-import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 
@@ -27,10 +25,7 @@ beforeAll(async () => {
   t = await createTestContext({ simulators: true });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(
-    testActivityDeps(t.db.pool, {
-      adapters: t.deps.adapters,
-      credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
-    }),
+    t.workerDeps(),
     t.deps.temporal.taskQueue,
   );
   t.sims.vastai.control.setBootDelay(200);

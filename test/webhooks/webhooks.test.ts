@@ -6,14 +6,12 @@
  */
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
-import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import { addressClass, addressRefusal } from '../../src/domain/address-safety';
 import { createApp } from '../../src/http/app';
-import { createProviderCredentials } from '../../src/services/provider-credentials';
 import type { Resolver } from '../../src/services/webhook-sender';
 import { webhookDeliveryWorkflowId } from '../../workflows/webhook-delivery';
 import { ed25519Key } from '../fixtures/ssh-keys';
-import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
+import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 import { startReceiver, startWebhookDispatcher, type Receiver } from '../helpers/webhooks';
@@ -41,9 +39,7 @@ beforeAll(async () => {
   temporal = await createTemporalTestEnv();
   receiver = await startReceiver();
   await temporal.startWorker(
-    testActivityDeps(t.db.pool, {
-      adapters: t.deps.adapters,
-      credentials: createProviderCredentials(createProviderKeyQueries(t.db.pool), t.deps.vault),
+    t.workerDeps({
       webhooks: {
         databaseUrl: t.db.url,
         settings: { allowedHosts: ['127.0.0.1'], retryScheduleMs: SCHEDULE, timeoutMs: 2_000, dispatchTickMs: 500, claimLeaseMs: 30_000 },
