@@ -26,6 +26,7 @@ import { PricingCache } from '../src/services/pricing-cache';
 import { createProviderCredentials } from '../src/services/provider-credentials';
 import { createWorker } from '../src/worker';
 import { devServerSearchAttributeArgs } from '../src/temporal/search-attributes';
+import { temporalDataConverter } from '../src/temporal/payload-codec';
 import { simulatorBaseUrls, startSimulators } from '../simulators';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
     connection: nativeConnection,
     namespace: 'default',
     taskQueue,
+    dataConverter: temporalDataConverter(vault),
     deps: { pool, logger: silentLogger, adapters, credentials, pricingKeys: {} },
   });
   const running = worker.run();
@@ -67,7 +69,7 @@ async function main(): Promise<void> {
   const app = createApp({
     pool,
     logger: silentLogger,
-    temporal: { client: new Client({ connection }), taskQueue },
+    temporal: { client: new Client({ connection, dataConverter: temporalDataConverter(vault) }), taskQueue },
     adapters,
     vault,
     pricing: new PricingCache(createPricingQueries(pool), silentLogger),

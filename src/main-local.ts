@@ -29,6 +29,7 @@ import { startStripeMock, STRIPE_MOCK_SECRET_KEY } from './local/stripe-mock';
 import { findOrBuildTool, TEMPORAL_CLI } from './local/tool-binaries';
 import { createLogger, type Logger } from './logger';
 import { connectTemporalClient } from './temporal/connection';
+import { temporalDataConverter } from './temporal/payload-codec';
 import { devServerSearchAttributeArgs } from './temporal/search-attributes';
 import { installTemporalRuntime } from './worker';
 
@@ -37,7 +38,9 @@ const DATABASE_NAME = 'gpu_orchestrator';
 interface LocalState {
   api_url: string;
   temporal_ui_url: string | null;
-  /** Prometheus text of the worker (the API's is at api_url + /metrics). */
+  /** The API's operations listener: /metrics, /codec/decode and /codec/encode, /readyz (docs/security.md). */
+  ops_url: string;
+  /** Prometheus text of the worker (the API's is at ops_url + /metrics). */
   worker_metrics_url: string;
   account_id: string;
   api_key: string;
@@ -116,7 +119,7 @@ async function localMasterKey(config: Config, dataDir: string): Promise<string> 
   return key;
 }
 
-async function startTemporal(config: Config, dataDir: string, logger: Logger) {
+async function startTemporal(config: Config, dataDir: string, logger: Logger, codecEndpoint: string) {
   if (config.TEMPORAL_ADDRESS) return { address: config.TEMPORAL_ADDRESS, uiUrl: config.TEMPORAL_UI_URL ?? null, stop: async () => {} };
   const cli = await findOrBuildTool(TEMPORAL_CLI, (m) => logger.info(m));
   if (!cli) logger.warn('no Temporal CLI and no Go toolchain found; falling back to the SDK download of the dev server');
@@ -130,7 +133,8 @@ async function startTemporal(config: Config, dataDir: string, logger: Logger) {
       dbFilename: path.join(dataDir, 'temporal.db'),
       namespace: config.TEMPORAL_NAMESPACE,
       // Our search attributes are registered at every start (the flag is idempotent on an existing database).
-      extraArgs: ['--log-level', 'error', ...devServerSearchAttributeArgs()],
+      // The UI asks the API's operations listener to decode our encrypted payloads (docs/security.md).
+      extraArgs: ['--log-level', 'error', '--ui-codec-endpoint', codecEndpoint, ...devServerSearchAttributeArgs()],
     },
   });
   return {
@@ -208,8 +212,10 @@ async function main(): Promise<void> {
   const stripeStarting = startLocalStripe(config, previous, logger);
   cleanups.push(async () => (await stripeStarting).stop());
 
+  const localHost = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
+  const opsUrl = `http://${config.OPS_TOKEN ? localHost : '127.0.0.1'}:${config.OPS_PORT}`;
   logger.info('starting Temporal dev server');
-  const temporal = await startTemporal(config, dataDir, logger);
+  const temporal = await startTemporal(config, dataDir, logger, `${opsUrl}/codec`);
   cleanups.push(() => temporal.stop());
 
   const simulated = await startLocalSimulators(previous, logger);
@@ -227,6 +233,8 @@ async function main(): Promise<void> {
     ...stripe.env,
     // A developer receives webhooks on their own machine: loopback over plain http is allowed locally.
     WEBHOOK_ALLOWED_HOSTS: process.env.WEBHOOK_ALLOWED_HOSTS || 'localhost,127.0.0.1,::1',
+    // The dev server's UI decodes payloads through the codec endpoints from the browser: its origins may call.
+    OPS_CORS_ORIGINS: config.OPS_CORS_ORIGINS || (temporal.uiUrl ? [temporal.uiUrl, temporal.uiUrl.replace('127.0.0.1', 'localhost')].join(',') : ''),
     ...(simulated
       ? {
           RUNPOD_API_BASE_URL: simulated.sims.runpod.baseUrl,
@@ -243,13 +251,18 @@ async function main(): Promise<void> {
   // Stopped in reverse: the API first (no new work), then the worker, then Temporal and Postgres.
   cleanups.push(() => worker.stop(), () => api.stop());
 
-  const localHost = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
   const apiUrl = `http://${localHost}:${config.PORT}`;
   const workerMetricsUrl = `http://${localHost}:${childEnv.WORKER_HEALTH_PORT}/metrics`;
   await waitFor('the API', async () => (await fetch(`${apiUrl}/healthz`)).ok, 60_000);
   await waitFor('the API dependencies', async () => (await fetch(`${apiUrl}/readyz`)).ok, 60_000);
   // A workflow round trip proves the worker is polling before we say the service is up.
-  const client = await connectTemporalClient({ address: temporal.address, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE });
+  const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, masterKey, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
+  const client = await connectTemporalClient({
+    address: temporal.address,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    dataConverter: temporalDataConverter(vault),
+  });
   await client.workflow.execute('healthProbe', {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowId: `health-probe-local-start-${Date.now()}`,
@@ -278,7 +291,6 @@ async function main(): Promise<void> {
   }
   if (simulated) {
     // The demo account is connected to every simulated provider, so it can launch right away.
-    const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, masterKey, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
     const providerKeys = createProviderKeyQueries(pool);
     const connected = new Set((await providerKeys.listProviderKeys(account_id)).map((k) => k.provider));
     for (const provider of PROVIDERS) {
@@ -297,6 +309,7 @@ async function main(): Promise<void> {
   const state: LocalState = {
     api_url: apiUrl,
     temporal_ui_url: temporal.uiUrl,
+    ops_url: opsUrl,
     worker_metrics_url: workerMetricsUrl,
     account_id,
     api_key,
@@ -310,8 +323,9 @@ async function main(): Promise<void> {
       '',
       'GPU orchestrator is running locally.',
       `  API:          ${apiUrl}   (reference: ${apiUrl}/docs)`,
-      `  Temporal UI:  ${temporal.uiUrl ?? '(external Temporal: see your own UI)'}`,
-      `  Metrics:      ${apiUrl}/metrics (API), ${workerMetricsUrl} (worker)`,
+      `  Temporal UI:  ${temporal.uiUrl ?? '(external Temporal: see your own UI)'}   (payloads decoded via ${opsUrl}/codec)`,
+      `  Operations:   ${opsUrl}   (/metrics, /codec/decode, /readyz${config.OPS_TOKEN ? '; Authorization: Bearer $OPS_TOKEN' : '; loopback only'})`,
+      `  Metrics:      ${opsUrl}/metrics (API), ${workerMetricsUrl} (worker)`,
       `  Logs:         ${path.join(dataDir, 'logs')} (api.log, worker.log; also printed here, one JSON object per line)`,
       `  Demo account: ${account_id}`,
       `  Demo API key: ${api_key}`,

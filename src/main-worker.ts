@@ -16,6 +16,7 @@ import { createAlertMonitorClient } from './workflow-clients/alerts';
 import { OutboxListener } from './services/outbox-listener';
 import { recordWebhookDelivery } from './metrics';
 import { createWebhookClient } from './workflow-clients/webhooks';
+import { temporalDataConverter } from './temporal/payload-codec';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -24,23 +25,24 @@ async function main(): Promise<void> {
   logUncaughtFailures(logger);
   installTemporalRuntime(logger, config.LOG_LEVEL === 'debug' ? 'INFO' : 'WARN');
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
+  const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, config.MASTER_ENCRYPTION_KEY!, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
+  // Payloads in Temporal are encrypted with keys derived from the master keys (src/temporal/payload-codec.ts).
+  const dataConverter = temporalDataConverter(vault);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
   // The worker's own client: the pricing schedule below, and activities that start workflows (balance enforcement).
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
-  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
+  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
   const webhooks = webhookSettings(config);
   const worker = await createWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
+    dataConverter,
     deps: {
       pool,
       logger,
       adapters: createProviderAdapters(providerAdapterSettings(config, logger)),
-      credentials: createProviderCredentials(
-        createProviderKeyQueries(pool),
-        KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, config.MASTER_ENCRYPTION_KEY!, config.MASTER_ENCRYPTION_PREVIOUS_KEYS),
-      ),
+      credentials: createProviderCredentials(createProviderKeyQueries(pool), vault),
       pricingKeys: {
         runpod: config.PRICING_RUNPOD_API_KEY,
         vastai: config.PRICING_VASTAI_API_KEY,

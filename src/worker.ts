@@ -1,6 +1,6 @@
 /** Builds a Temporal worker for our task queue. Used by the worker process, the local default and tests. */
 import { createServer, type Server } from 'node:http';
-import type { LogLevel as SdkLogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
+import type { DataConverter, LogLevel as SdkLogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
 import {
   makeTelemetryFilterString,
   NativeConnection,
@@ -94,6 +94,11 @@ export async function createWorker(opts: {
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
+  /**
+   * `temporalDataConverter(vault)` (src/temporal/payload-codec.ts): the same keys as every client's. A
+   * pre-built bundle must be built with its `failureConverterPath` ({@link FAILURE_CONVERTER_PATH}).
+   */
+  dataConverter: DataConverter;
   /** A pre-built bundle must include {@link WORKFLOW_INTERCEPTOR_MODULES} (`workflowInterceptorModules`). */
   bundle?: WorkerOptions['workflowBundle'];
 }): Promise<Worker> {
@@ -101,6 +106,7 @@ export async function createWorker(opts: {
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
+    dataConverter: opts.dataConverter,
     ...(opts.bundle ? { workflowBundle: opts.bundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: createActivities(opts.deps),
     interceptors: { activity: [activityMetrics], workflowModules: WORKFLOW_INTERCEPTOR_MODULES },

@@ -33,7 +33,6 @@ import { registerComputeRoutes } from './routes/compute';
 import { createInstanceQueries } from '../db/queries/instances';
 import { createInstanceClient, type AnswerBounds } from '../workflow-clients/instances';
 import type { LaunchTiming } from '../../activities/instances';
-import { renderMetrics } from '../metrics';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerProviderKeyRoutes } from './routes/provider-keys';
 import { registerRecommendationRoutes } from './routes/recommendations';
@@ -123,22 +122,12 @@ export function createApp(deps: AppDeps): Koa {
   api.router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
+  // Ready or not ready, nothing more: which dependency failed and how goes to the log, not to whoever asks.
+  // Metrics and the codec endpoints live on the operations listener (src/http/ops.ts), not on this port.
   api.router.get('/readyz', async (ctx) => {
-    const checks = await Promise.all([
-      probe('postgres', () => deps.pool.query(sql.typeAlias('void')`SELECT`)),
-      probe('temporal', () => deps.temporal.client.workflowService.getSystemInfo({})),
-    ]);
-    const ok = checks.every((c) => c.ok);
-    ctx.status = ok ? 200 : 503;
-    ctx.body = { status: ok ? 'ready' : 'not_ready', checks: Object.fromEntries(checks.map((c) => [c.name, c.ok ? 'ok' : c.error])) };
-  });
-
-  // Prometheus text: this process's series plus the ledger totals (read at scrape time). Not authenticated,
-  // like /healthz: expose the API port to Prometheus on a private network only (README, Metrics).
-  api.router.get('/metrics', async (ctx) => {
-    const { contentType, body } = await renderMetrics({ pool: deps.pool });
-    ctx.type = contentType;
-    ctx.body = body;
+    const ready = await checkReadiness(deps);
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'not_ready' };
   });
 
   let openapi: object | undefined;
@@ -155,6 +144,16 @@ export function createApp(deps: AppDeps): Koa {
   app.use(edge(deps.logger));
   app.use(api.routes());
   return app;
+}
+
+/** True when Postgres and Temporal answer within 2 s each; a failing check is logged with its reason. */
+export async function checkReadiness(deps: Pick<AppDeps, 'pool' | 'temporal' | 'logger'>): Promise<boolean> {
+  const checks = await Promise.all([
+    probe('postgres', () => deps.pool.query(sql.typeAlias('void')`SELECT`)),
+    probe('temporal', () => deps.temporal.client.workflowService.getSystemInfo({})),
+  ]);
+  for (const c of checks) if (!c.ok) deps.logger.warn('not ready', { dependency: c.name, error: c.error });
+  return checks.every((c) => c.ok);
 }
 
 async function probe(name: string, check: () => Promise<unknown>): Promise<{ name: string; ok: boolean; error?: string }> {

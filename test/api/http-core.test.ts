@@ -124,10 +124,10 @@ describe('request errors', () => {
 });
 
 describe('health', () => {
-  it('reports ready only when Postgres and Temporal answer', async () => {
+  it('reports ready when Postgres and Temporal answer, and nothing about its internals', async () => {
     const res = await t.http.get('/readyz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ready', checks: { postgres: 'ok', temporal: 'ok' } });
+    expect(res.body).toEqual({ status: 'ready' });
   });
 });
 

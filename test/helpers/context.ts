@@ -22,7 +22,7 @@ import { silentLogger } from '../../src/logger';
 import { createProviderAdapters } from '../../src/providers';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simulators';
 import { createTestDatabase, type TestDatabase } from './db';
-import { uniqueTaskQueue } from './temporal';
+import { TEST_DATA_CONVERTER, uniqueTaskQueue } from './temporal';
 
 export interface TestContext {
   db: TestDatabase;
@@ -90,7 +90,7 @@ export async function createTestContext(
 ): Promise<TestContext> {
   const db = await createTestDatabase();
   const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  const temporal = new Client({ connection });
+  const temporal = new Client({ connection, dataConverter: TEST_DATA_CONVERTER });
   const sims = options.simulators ? await startSimulators({ bootDelayMs: 200 }) : undefined;
   const deps = testAppDeps(db.pool, {
     temporal: { client: temporal, taskQueue: uniqueTaskQueue() },

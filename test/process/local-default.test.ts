@@ -15,6 +15,7 @@ jest.setTimeout(180_000);
 interface LocalJson {
   api_url: string;
   temporal_ui_url: string;
+  ops_url: string;
   worker_metrics_url: string;
   account_id: string;
   api_key: string;
@@ -32,7 +33,7 @@ function listening(port: number): Promise<boolean> {
 
 it('starts everything, serves the demo account, stops every child, and reuses the data on restart', async () => {
   const dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'gpuo-local-')), 'data');
-  const ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort(), worker: await freePort(), stripe: await freePort() };
+  const ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort(), worker: await freePort(), stripe: await freePort(), ops: await freePort() };
   const env = {
     DATA_DIR: dataDir,
     PORT: String(ports.api),
@@ -41,6 +42,7 @@ it('starts everything, serves the demo account, stops every child, and reuses th
     LOCAL_TEMPORAL_UI_PORT: String(ports.ui),
     LOCAL_WORKER_HEALTH_PORT: String(ports.worker),
     WORKER_HEALTH_PORT: '',
+    OPS_PORT: String(ports.ops),
     LOCAL_STRIPE_MOCK_PORT: String(ports.stripe),
     STRIPE_SECRET_KEY: '',
     STRIPE_WEBHOOK_SECRET: '',
@@ -55,6 +57,7 @@ it('starts everything, serves the demo account, stops every child, and reuses th
   expect(state).toEqual({
     api_url: `http://127.0.0.1:${ports.api}`,
     temporal_ui_url: `http://127.0.0.1:${ports.ui}`,
+    ops_url: `http://127.0.0.1:${ports.ops}`,
     worker_metrics_url: `http://127.0.0.1:${ports.worker}/metrics`,
     account_id: expect.stringMatching(/^acct_/),
     api_key: expect.stringMatching(/^gpuo_sk_/),

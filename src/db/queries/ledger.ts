@@ -5,6 +5,7 @@ import { microsToDollars } from '../../domain/money';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
 import { insertEvent } from './instances';
+import { recordLedgerEntry } from '../../metrics';
 
 /** `credit_grant` is starting credit (account:create --credit, the local demo account); beyond the spec's two. */
 export const TRANSACTION_TYPES = ['instance_charge', 'credit_topup', 'credit_grant'] as const;
@@ -196,6 +197,9 @@ export function createLedgerQueries(pool: Pool) {
           RETURNING ${COLUMNS}`);
         await emitBalanceEvents(tx, entry, balanceAfter - input.amountMicros, moved.low_balance_notified);
         return { entry, created: true };
+      }).then((result) => {
+        if (result.created) recordLedgerEntry(result.entry.type, result.entry.amount_micros);
+        return result;
       });
     },
 
