@@ -16,6 +16,7 @@ import { createReconciliationActivities, type ReconcileSettings } from './reconc
 import { createScheduleActivities } from './schedules';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import type { ProviderCredentials } from '../src/services/provider-credentials';
+import type { KeyVault } from '../src/domain/key-vault';
 import type { AlertMonitorSettings } from '../src/workflow-clients/alerts';
 
 export interface ActivityDeps {
@@ -24,6 +25,8 @@ export interface ActivityDeps {
   adapters: Record<ProviderId, ProviderAdapter>;
   /** Platform-level keys used only to read price lists. */
   pricingKeys: Partial<Record<ProviderId, string>>;
+  /** The master key vault: webhook signing secrets are sealed with it at rest (opened to sign). */
+  vault: KeyVault;
   /** The accounts' provider keys, decrypted for one call at a time. */
   credentials: ProviderCredentials;
   /** For activities that start or look at workflows (reconciliation's adoption). */

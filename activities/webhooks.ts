@@ -144,7 +144,7 @@ async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Pro
 }
 
 export function createWebhookActivities(deps: ActivityDeps) {
-  const queries = createWebhookQueries(deps.pool);
+  const queries = createWebhookQueries(deps.pool, deps.vault);
   const settings: WebhookSettings = { ...DEFAULT_WEBHOOK_SETTINGS, ...deps.webhooks?.settings };
   const resolve = deps.webhooks?.resolve ?? systemResolver;
   const policy = { allowedHosts: settings.allowedHosts };

@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     namespace: 'default',
     taskQueue,
     dataConverter: temporalDataConverter(vault),
-    deps: { pool, logger: silentLogger, adapters, credentials, pricingKeys: {} },
+    deps: { pool, logger: silentLogger, adapters, vault, credentials, pricingKeys: {} },
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });

@@ -105,6 +105,7 @@ async function main(): Promise<void> {
       pool,
       logger: silentLogger,
       adapters,
+      vault,
       credentials: createProviderCredentials(createProviderKeyQueries(pool), vault),
       pricingKeys: {},
       webhooks: { settings: { allowedHosts: ['127.0.0.1'] }, databaseUrl: pg.url('bench') },
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
   await listener.start();
 
   const { account } = await createAccountQueries(pool).insertAccountWithKey('bench');
-  await createWebhookQueries(pool).insertEndpoint(account.id, { url: receiverUrl, events: ['instance.started'], secret });
+  await createWebhookQueries(pool, vault).insertEndpoint(account.id, { url: receiverUrl, events: ['instance.started'], secret });
   let seq = 0;
   const writeEvent = async (prefix: string) => {
     const key = `${prefix}-${seq++}`;

@@ -17,6 +17,7 @@ import { OutboxListener } from './services/outbox-listener';
 import { recordWebhookDelivery } from './metrics';
 import { createWebhookClient } from './workflow-clients/webhooks';
 import { temporalDataConverter } from './temporal/payload-codec';
+import { sealWebhookSecrets } from './db/queries/webhook-secrets';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -28,6 +29,9 @@ async function main(): Promise<void> {
   const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, config.MASTER_ENCRYPTION_KEY!, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
   // Payloads in Temporal are encrypted with keys derived from the master keys (src/temporal/payload-codec.ts).
   const dataConverter = temporalDataConverter(vault);
+  // Webhook secrets still in plaintext (written before sealing) or sealed with a rotated-out key: sealed now.
+  const sealed = await sealWebhookSecrets(pool, vault);
+  if (sealed) logger.info('webhook secrets sealed with the current master key', { count: sealed, key_id: vault.keyId });
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
   // The worker's own client: the pricing schedule below, and activities that start workflows (balance enforcement).
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
@@ -42,6 +46,7 @@ async function main(): Promise<void> {
       pool,
       logger,
       adapters: createProviderAdapters(providerAdapterSettings(config, logger)),
+      vault,
       credentials: createProviderCredentials(createProviderKeyQueries(pool), vault),
       pricingKeys: {
         runpod: config.PRICING_RUNPOD_API_KEY,

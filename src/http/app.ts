@@ -109,7 +109,7 @@ export function createApp(deps: AppDeps): Koa {
   });
   registerRecommendationRoutes(api, { instances: createRecommendationInputQueries(deps.pool), pricing: deps.pricing });
   registerAlertRoutes(api, { alerts: createAlertQueries(deps.pool) });
-  const webhookQueries = createWebhookQueries(deps.pool);
+  const webhookQueries = createWebhookQueries(deps.pool, deps.vault);
   registerWebhookRoutes(api, {
     queries: webhookQueries,
     workflows: createWebhookClient({ temporal: deps.temporal }),

@@ -3,7 +3,7 @@
  * simulators (when asked for) with adapters pointed at them, and the Koa app driven in-process through
  * supertest. `newAccount()` returns an account and a ready authorization header.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
 import type Koa from 'koa';
@@ -56,9 +56,15 @@ export interface TestContext {
 /** Starting credit of `newAccount()`: generous, so launches in tests are never refused for balance. */
 export const TEST_STARTING_CREDIT_DOLLARS = 1000;
 
+/**
+ * The tests' master key vault: one fixed key, so what an API in a test seals (provider keys, webhook secrets)
+ * a worker in the same test opens. Tests that need a foreign key make their own KeyVault.
+ */
 export function testVault(): KeyVault {
-  return new KeyVault('test', randomBytes(32));
+  return new KeyVault('test', TEST_MASTER_KEY);
 }
+/** The key of {@link testVault} (id `test`). */
+export const TEST_MASTER_KEY = createHash('sha256').update('gpu-orchestrator test master key').digest();
 
 /** App dependencies for tests; adapters default to an address where nothing listens. */
 export function testAppDeps(pool: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
@@ -156,6 +162,7 @@ export function testActivityDeps(pool: Pool, overrides: Partial<ActivityDeps> = 
     logger: silentLogger,
     adapters: app.adapters,
     pricingKeys: {},
+    vault: app.vault,
     credentials: createProviderCredentials(createProviderKeyQueries(pool), app.vault),
     // Test files share one Temporal server: each worker gets its own alert monitor.
     alertMonitor: { workflowId: uniqueTaskQueue('alert-monitor'), tickMs: 5 * 60_000 },

@@ -6,6 +6,8 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { newId } from '../../domain/ids';
+import type { KeyVault } from '../../domain/key-vault';
+import { openText, sealText } from '../../domain/sealed-text';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
 
@@ -14,14 +16,21 @@ export const EndpointRow = z.object({
   account_id: z.string(),
   url: z.string(),
   events: z.array(z.string()),
-  secret: z.string(),
   active: z.boolean(),
   failing_since: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
 export type EndpointRow = z.infer<typeof EndpointRow>;
-const ENDPOINT_COLUMNS = sql.fragment`id, account_id, url, events, secret, active, failing_since, created_at, updated_at`;
+// No secret: endpoint rows travel to routes and lists; only delivery work carries the (opened) secret.
+const ENDPOINT_COLUMNS = sql.fragment`id, account_id, url, events, active, failing_since, created_at, updated_at`;
+
+/**
+ * Associated data of every sealed webhook secret (sealed-text.ts): the `secret` column holds
+ * `sealed:v1:…`, never the `whsec_` value; rows from before migration 012 are sealed by
+ * sealPlaintextWebhookSecrets (webhook-secrets.ts) and read as they are until then.
+ */
+export const WEBHOOK_SECRET_AAD = 'webhook-endpoint-secret';
 
 export const EventRow = z.object({
   id: z.string(),
@@ -105,12 +114,18 @@ function afterCursor(cursor: string | undefined) {
   return sql.fragment`(created_at, id) < (${c.createdAt}::timestamptz, ${c.id})`;
 }
 
-export function createWebhookQueries(pool: Pool) {
+/**
+ * `vault`: the key vault of provider keys; webhook signing secrets are sealed with it at rest and opened only
+ * into the delivery work that signs with them.
+ */
+export function createWebhookQueries(pool: Pool, vault: Pick<KeyVault, 'seal' | 'open'>) {
+  const seal = (secret: string) => sealText(vault, secret, WEBHOOK_SECRET_AAD);
+  const opened = <T extends { secret: string }>(work: T): T => ({ ...work, secret: openText(vault, work.secret, WEBHOOK_SECRET_AAD) });
   return {
     async insertEndpoint(accountId: string, input: { url: string; events: string[]; secret: string }): Promise<EndpointRow> {
       return pool.one(sql.type(EndpointRow)`
         INSERT INTO webhook_endpoints (id, account_id, url, events, secret)
-        VALUES (${newId('wh')}, ${accountId}, ${input.url}, ${sql.array(input.events, 'text')}, ${input.secret})
+        VALUES (${newId('wh')}, ${accountId}, ${input.url}, ${sql.array(input.events, 'text')}, ${seal(input.secret)})
         RETURNING ${ENDPOINT_COLUMNS}`);
     },
 
@@ -134,7 +149,7 @@ export function createWebhookQueries(pool: Pool) {
         UPDATE webhook_endpoints SET
           url = coalesce(${patch.url ?? null}, url),
           events = coalesce(${patch.events ? sql.array(patch.events, 'text') : null}::text[], events),
-          secret = coalesce(${patch.secret ?? null}, secret),
+          secret = coalesce(${patch.secret === undefined ? null : seal(patch.secret)}, secret),
           active = coalesce(${patch.active ?? null}::boolean, active),
           failing_since = CASE WHEN ${patch.active ?? null}::boolean THEN NULL ELSE failing_since END,
           updated_at = now()
@@ -258,7 +273,7 @@ export function createWebhookQueries(pool: Pool) {
       const claimed = new Set(rows.map((r) => r.event_id)).size;
       const work: DeliveryWork[] = rows
         .filter((r) => r.delivery_id !== null)
-        .map((r) => ({ ...r, delivery_id: r.delivery_id!, url: r.url!, secret: r.secret!, status: 'pending', attempt_count: 0, active: true }));
+        .map((r) => opened({ ...r, delivery_id: r.delivery_id!, url: r.url!, secret: r.secret!, status: 'pending' as const, attempt_count: 0, active: true }));
       return { claimed, work };
     },
 
@@ -279,7 +294,7 @@ export function createWebhookQueries(pool: Pool) {
 
     /** The retry workflow takes a delivery over; returns its work, or null when the delivery is gone. */
     async adoptDelivery(id: string): Promise<(DeliveryWork & { next_attempt_at: string | null }) | null> {
-      return pool.maybeOne(sql.type(DeliveryWork.extend({ next_attempt_at: z.string().nullable() }))`
+      const work = await pool.maybeOne(sql.type(DeliveryWork.extend({ next_attempt_at: z.string().nullable() }))`
         WITH adopted AS (
           UPDATE webhook_deliveries SET owner = 'workflow', updated_at = now() WHERE id = ${id}
           RETURNING id, status, attempt_count, next_attempt_at, endpoint_id, event_id
@@ -287,6 +302,7 @@ export function createWebhookQueries(pool: Pool) {
         SELECT a.id AS delivery_id, a.status, a.attempt_count, a.next_attempt_at, w.url, w.secret, w.active,
                e.id AS event_id, e.type, e.data, e.created_at AS event_created_at
         FROM adopted a JOIN webhook_endpoints w ON w.id = a.endpoint_id JOIN events e ON e.id = a.event_id`);
+      return work && opened(work);
     },
 
     async cancelDelivery(id: string): Promise<void> {
@@ -376,11 +392,12 @@ export function createWebhookQueries(pool: Pool) {
     },
 
     async findWork(id: string): Promise<DeliveryWork | null> {
-      return pool.maybeOne(sql.type(DeliveryWork)`
+      const work = await pool.maybeOne(sql.type(DeliveryWork)`
         SELECT d.id AS delivery_id, d.status, d.attempt_count, w.url, w.secret, w.active,
                e.id AS event_id, e.type, e.data, e.created_at AS event_created_at
         FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
         WHERE d.id = ${id}`);
+      return work && opened(work);
     },
   };
 }
