@@ -94,7 +94,7 @@ async function main(): Promise<void> {
     .catch((err: unknown) => logger.warn('could not start the alert monitor; the next signal will', { err }));
   // The client stays open: activities use it (reconciliation's adoption, alert signals); closed at shutdown.
   // Optional port for orchestrators and Prometheus (the worker has no other): liveness and GET /metrics.
-  const health = config.WORKER_HEALTH_PORT !== undefined ? serveWorkerHealth(worker, config.WORKER_HEALTH_PORT, config.HOST, logger) : undefined;
+  const health = config.WORKER_HEALTH_PORT !== undefined ? serveWorkerHealth(worker, config.WORKER_HEALTH_PORT, config.HOST, logger, config.OPS_TOKEN) : undefined;
   // The SDK shuts the worker down gracefully on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
   // The webhook dispatcher (one per task queue, started idempotently) and the LISTEN that wakes it; after
   // polling began, so a restarted worker resumes in-flight workflows without waiting for these round trips.

@@ -14,6 +14,7 @@ import { createActivities, type ActivityDeps } from '../activities';
 import type { WorkflowMetricsSinks } from '../workflows/interceptors';
 import type { Logger } from './logger';
 import { recordActivityExecution, recordWorkflowCompletion, renderMetrics } from './metrics';
+import { bearerMatches } from './http/ops-token';
 
 let runtimeInstalled = false;
 
@@ -115,12 +116,18 @@ export async function createWorker(opts: {
 }
 
 /**
- * The worker's only port: `GET /metrics` (Prometheus text) and, on any other path, liveness
+ * The worker's only port: `GET /metrics` (Prometheus text; with `opsToken`, only for
+ * `Authorization: Bearer <OPS_TOKEN>`, 401 otherwise) and, on any other path, liveness
  * (200 `{"status":"ok"}` while the worker polls, 503 otherwise).
  */
-export function serveWorkerHealth(worker: Worker, port: number, host: string, logger: Logger): Server {
+export function serveWorkerHealth(worker: Worker, port: number, host: string, logger: Logger, opsToken?: string): Server {
   return createServer((req, res) => {
     if (req.method === 'GET' && req.url?.split('?')[0] === '/metrics') {
+      if (opsToken && !bearerMatches(req.headers.authorization ?? '', opsToken)) {
+        res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' });
+        res.end('Authorization: Bearer <OPS_TOKEN> required\n');
+        return;
+      }
       renderMetrics().then(
         ({ contentType, body }) => {
           res.writeHead(200, { 'content-type': contentType });

@@ -10,7 +10,6 @@
  * With a token (OPS_TOKEN) every route but the CORS preflight requires `Authorization: Bearer <token>`
  * (401 otherwise); without one the process binds the listener to loopback only ({@link opsBindHost}).
  */
-import { timingSafeEqual, createHash } from 'node:crypto';
 import Koa, { type Context } from 'koa';
 import type { PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
@@ -19,6 +18,7 @@ import type { Logger } from '../logger';
 import { payloadFromJson, payloadToJson } from '../temporal/payload-codec';
 import { readJsonBody } from './body';
 import { edge, logApplicationError } from './edge';
+import { bearerMatches } from './ops-token';
 import { zodToValidationError } from './validation';
 
 export interface OpsDeps {
@@ -51,13 +51,6 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-function tokenMatches(header: string, token: string): boolean {
-  const m = /^Bearer (.+)$/.exec(header);
-  if (!m) return false;
-  // Hashes of equal length: the comparison's time says nothing about the token's length or content.
-  const digest = (s: string) => createHash('sha256').update(s).digest();
-  return timingSafeEqual(digest(m[1]!), digest(token));
-}
 
 export function createOpsApp(deps: OpsDeps): Koa {
   const app = new Koa();
@@ -116,7 +109,7 @@ export function createOpsApp(deps: OpsDeps): Koa {
     const route = routes[`${ctx.method} ${ctx.path}`];
     if (!route) throw new NotFoundError(`No route matches ${ctx.method} ${ctx.path}.`);
     ctx.state.route = ctx.path;
-    if (deps.token && !tokenMatches(ctx.get('authorization'), deps.token)) {
+    if (deps.token && !bearerMatches(ctx.get('authorization'), deps.token)) {
       throw new UnauthenticatedError('This operations endpoint requires "Authorization: Bearer <OPS_TOKEN>".');
     }
     await route(ctx);

@@ -15,6 +15,9 @@ import { createApp } from '../../src/http/app';
 import { createOpsApp } from '../../src/http/ops';
 import { silentLogger } from '../../src/logger';
 import { renderMetrics } from '../../src/metrics';
+import { serveWorkerHealth } from '../../src/worker';
+import type { Worker } from '@temporalio/worker';
+import { freePort } from '../helpers/ports';
 import { ENCRYPTED_ENCODING, PayloadEncryptionCodec } from '../../src/temporal/payload-codec';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, type TestContext } from '../helpers/context';
@@ -32,6 +35,7 @@ let receiver: Receiver;
 let api: ReturnType<typeof request>;
 let ops: ReturnType<typeof request>;
 let dispatcher: Awaited<ReturnType<typeof startWebhookDispatcher>>;
+let worker: Worker;
 
 beforeAll(async () => {
   t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 500, meterIntervalMs: 60_000 } });
@@ -48,10 +52,10 @@ beforeAll(async () => {
   );
   temporal = await createTemporalTestEnv();
   receiver = await startReceiver();
-  await temporal.startWorker(
+  ({ worker } = await temporal.startWorker(
     t.workerDeps({ webhooks: { databaseUrl: t.db.url, settings: { allowedHosts: ['127.0.0.1'], retryScheduleMs: [100, 100], timeoutMs: 2_000 } } }),
     t.deps.temporal.taskQueue,
-  );
+  ));
   dispatcher = await startWebhookDispatcher({ client: t.temporal, taskQueue: t.deps.temporal.taskQueue, databaseUrl: t.db.url, tickMs: 500 });
   t.sims.vastai.control.setBootDelay(200);
   // Scheduled runs pick their offer from the pricing tables: fill them as a refresh would.
@@ -232,6 +236,21 @@ describe('the operations listener', () => {
     expect(preflight.headers['access-control-allow-headers']).toMatch(/Authorization/);
     const foreign = await ops.options('/codec/decode').set('Origin', 'https://evil.example').set('Access-Control-Request-Method', 'POST');
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it("guards the worker's /metrics with the same token, liveness stays open", async () => {
+    const port = await freePort();
+    const server = serveWorkerHealth(worker, port, '127.0.0.1', silentLogger, OPS_TOKEN);
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      expect((await fetch(`${url}/metrics`)).status).toBe(401);
+      const ok = await fetch(`${url}/metrics`, { headers: { Authorization: `Bearer ${OPS_TOKEN}` } });
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toContain('gpuo_activity_executions_total');
+      expect((await fetch(`${url}/`)).status).toBe(200);
+    } finally {
+      server.close();
+    }
   });
 
   it('says ready or not ready, nothing more', async () => {
