@@ -40,10 +40,10 @@ import { silentLogger } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
 import type { ProviderId } from '../src/providers/types';
 import { PricingCache } from '../src/services/pricing-cache';
-import { devServerSearchAttributeArgs } from '../src/temporal/search-attributes';
-import { temporalDataConverter } from '../src/temporal/payload-codec';
+import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
+import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../simulators';
-import type { LaunchTiming } from '../activities/instances';
+import type { LaunchTiming } from '../workflows/contracts/launch';
 
 type Mode = 'per-instance' | 'batched';
 const MODES: Mode[] = ['per-instance', 'batched'];

@@ -25,8 +25,8 @@ import { createProviderAdapters } from '../src/providers';
 import { PricingCache } from '../src/services/pricing-cache';
 import { createProviderCredentials } from '../src/services/provider-credentials';
 import { createWorker } from '../src/worker';
-import { devServerSearchAttributeArgs } from '../src/temporal/search-attributes';
-import { temporalDataConverter } from '../src/temporal/payload-codec';
+import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
+import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
 import { simulatorBaseUrls, startSimulators } from '../simulators';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);

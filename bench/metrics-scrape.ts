@@ -20,7 +20,7 @@ import { createOpsApp } from '../src/http/ops';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
 import { silentLogger } from '../src/logger';
 import { renderMetrics } from '../src/metrics';
-import { PayloadEncryptionCodec } from '../src/temporal/payload-codec';
+import { PayloadEncryptionCodec } from '../src/workflow-clients/payload-codec';
 
 const ROWS = Number(process.env.BENCH_LEDGER_ROWS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);

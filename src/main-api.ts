@@ -10,8 +10,8 @@ import { checkReadiness, createApp } from './http/app';
 import { createOpsApp, opsBindHost } from './http/ops';
 import { renderMetrics } from './metrics';
 import { createLogger, logUncaughtFailures } from './logger';
-import { connectTemporalClient } from './temporal/connection';
-import { PayloadEncryptionCodec, temporalDataConverter } from './temporal/payload-codec';
+import { connectTemporalClient } from './workflow-clients/connection';
+import { PayloadEncryptionCodec, temporalDataConverter } from './workflow-clients/payload-codec';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();

@@ -6,9 +6,9 @@ import { createProviderAdapters } from './providers';
 import { createProviderKeyQueries } from './db/queries/provider-keys';
 import { KeyVault } from './domain/key-vault';
 import { createProviderCredentials } from './services/provider-credentials';
-import { ensureSearchAttributes } from './temporal/register-search-attributes';
-import { ensurePricingSchedule, ensureReconciliationSchedule } from './temporal/schedules';
-import { DEFAULT_RECONCILE_SETTINGS } from '../activities/reconciliation';
+import { ensureSearchAttributes } from './workflow-clients/register-search-attributes';
+import { ensurePricingSchedule, ensureReconciliationSchedule } from './workflow-clients/service-schedules';
+import { DEFAULT_RECONCILE_SETTINGS } from '../activities/deps';
 import { createDatabasePool } from './db/pool';
 import { createLogger, logUncaughtFailures } from './logger';
 import { createWorker, installTemporalRuntime, serveWorkerHealth } from './worker';
@@ -16,7 +16,7 @@ import { createAlertMonitorClient } from './workflow-clients/alerts';
 import { OutboxListener } from './services/outbox-listener';
 import { recordWebhookDelivery } from './metrics';
 import { createWebhookClient } from './workflow-clients/webhooks';
-import { temporalDataConverter } from './temporal/payload-codec';
+import { temporalDataConverter } from './workflow-clients/payload-codec';
 import { sealWebhookSecrets } from './db/queries/webhook-secrets';
 
 async function main(): Promise<void> {
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   installTemporalRuntime(logger, config.LOG_LEVEL === 'debug' ? 'INFO' : 'WARN');
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
   const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, config.MASTER_ENCRYPTION_KEY!, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
-  // Payloads in Temporal are encrypted with keys derived from the master keys (src/temporal/payload-codec.ts).
+  // Payloads in Temporal are encrypted with keys derived from the master keys (src/workflow-clients/payload-codec.ts).
   const dataConverter = temporalDataConverter(vault);
   // Webhook secrets still in plaintext (written before sealing) or sealed with a rotated-out key: sealed now.
   const sealed = await sealWebhookSecrets(pool, vault);

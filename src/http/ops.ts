@@ -15,7 +15,7 @@ import type { PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
 import { NotFoundError, UnauthenticatedError, ValidationError } from '../errors';
 import type { Logger } from '../logger';
-import { payloadFromJson, payloadToJson } from '../temporal/payload-codec';
+import { payloadFromJson, payloadToJson } from '../workflow-clients/payload-codec';
 import { readJsonBody } from './body';
 import { edge, logApplicationError } from './edge';
 import { bearerMatches } from './ops-token';

@@ -7,7 +7,7 @@ import request from 'supertest';
 import { createLedgerQueries } from '../../src/db/queries/ledger';
 import { createApp } from '../../src/http/app';
 import { createOpsApp } from '../../src/http/ops';
-import { PayloadEncryptionCodec } from '../../src/temporal/payload-codec';
+import { PayloadEncryptionCodec } from '../../src/workflow-clients/payload-codec';
 import { createLogger, type LogSink } from '../../src/logger';
 import { recordWebhookDelivery, renderMetrics } from '../../src/metrics';
 import { serveWorkerHealth, temporalLoggerFor } from '../../src/worker';

@@ -16,7 +16,7 @@ import request from 'supertest';
 import { createDatabasePool, type Pool } from '../../src/db/pool';
 import { createAccountQueries } from '../../src/db/queries/accounts';
 import { KeyVault } from '../../src/domain/key-vault';
-import { temporalDataConverter } from '../../src/temporal/payload-codec';
+import { temporalDataConverter } from '../../src/workflow-clients/payload-codec';
 import { createApp } from '../../src/http/app';
 import { silentLogger } from '../../src/logger';
 import { createProviderAdapters } from '../../src/providers';

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
 import { createApp } from '../../src/http/app';
 import { KeyVault } from '../../src/domain/key-vault';
-import { temporalDataConverter } from '../../src/temporal/payload-codec';
+import { temporalDataConverter } from '../../src/workflow-clients/payload-codec';
 import { createProviderAdapters } from '../../src/providers';
 import { silentLogger } from '../../src/logger';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simulators';

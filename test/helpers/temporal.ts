@@ -7,9 +7,9 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, type WorkflowBundleWithSourceMap, type Worker } from '@temporalio/worker';
 import { createWorker, WORKFLOW_INTERCEPTOR_MODULES } from '../../src/worker';
 import { createAlertMonitorClient } from '../../src/workflow-clients/alerts';
-import type { ActivityDeps } from '../../activities';
+import type { WorkerDeps } from '../../src/worker';
 import { KeyVault } from '../../src/domain/key-vault';
-import { FAILURE_CONVERTER_PATH, temporalDataConverter } from '../../src/temporal/payload-codec';
+import { FAILURE_CONVERTER_PATH, temporalDataConverter } from '../../src/workflow-clients/payload-codec';
 
 /**
  * The master key of every Temporal client and worker a test file makes (payloads are encrypted as in
@@ -30,7 +30,7 @@ export interface TemporalTestEnv {
   env: TestWorkflowEnvironment;
   connection: NativeConnection;
   /** A worker on a fresh task queue, with the file's shared workflow bundle. */
-  startWorker(deps: ActivityDeps, taskQueue?: string): Promise<{ worker: Worker; taskQueue: string; running: Promise<void> }>;
+  startWorker(deps: WorkerDeps, taskQueue?: string): Promise<{ worker: Worker; taskQueue: string; running: Promise<void> }>;
   close(): Promise<void>;
 }
 

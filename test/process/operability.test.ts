@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { KeyVault } from '../../src/domain/key-vault';
-import { temporalDataConverter } from '../../src/temporal/payload-codec';
+import { temporalDataConverter } from '../../src/workflow-clients/payload-codec';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { freePort } from '../helpers/ports';
 import { eventually, runEntry } from '../helpers/process';

@@ -23,7 +23,7 @@ import { freePort } from '../helpers/ports';
 import { eventually, killProcess, runEntry } from '../helpers/process';
 import { uniqueTaskQueue } from '../helpers/temporal';
 import { KeyVault } from '../../src/domain/key-vault';
-import { temporalDataConverter } from '../../src/temporal/payload-codec';
+import { temporalDataConverter } from '../../src/workflow-clients/payload-codec';
 
 jest.setTimeout(240_000);
 

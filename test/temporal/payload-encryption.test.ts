@@ -18,7 +18,7 @@ import { renderMetrics } from '../../src/metrics';
 import { serveWorkerHealth } from '../../src/worker';
 import type { Worker } from '@temporalio/worker';
 import { freePort } from '../helpers/ports';
-import { ENCRYPTED_ENCODING, PayloadEncryptionCodec } from '../../src/temporal/payload-codec';
+import { ENCRYPTED_ENCODING, PayloadEncryptionCodec } from '../../src/workflow-clients/payload-codec';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { queryRows } from '../helpers/db';

@@ -4,8 +4,8 @@ import { newId } from '../../domain/ids';
 import { microsToDollars } from '../../domain/money';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
-import { insertEvent } from './instances';
 import { recordLedgerEntry } from '../../metrics';
+import { insertEvent } from './events';
 
 /** `credit_grant` is starting credit (account:create --credit, the local demo account); beyond the spec's two. */
 export const TRANSACTION_TYPES = ['instance_charge', 'credit_topup', 'credit_grant'] as const;
@@ -163,6 +163,7 @@ async function emitBalanceEvents(tx: CommonQueryMethods, entry: LedgerEntry, bal
  * `account_balances` row lock, and the entry is inserted while that lock is held, so the balance chain is
  * exact under any concurrency and the entries always sum to the balance.
  */
+
 export function createLedgerQueries(pool: Pool) {
   return {
     /**

@@ -12,7 +12,7 @@ import type { KeyVault } from '../../domain/key-vault';
 import { openText, sealText } from '../../domain/sealed-text';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
-import { WEBHOOK_SECRET_AAD } from './webhooks';
+import { WEBHOOK_SECRET_AAD } from './webhook-endpoints';
 
 const BATCH = 500;
 
