@@ -1,15 +1,37 @@
 /**
- * A small structured logger: one JSON object per line on stdout (stderr for errors). Fields named like
- * secrets are replaced before anything is written, so a key can never reach a log line by accident.
- * An Error in a field becomes `{name, message, type?, cause?}`; its stack is added only at level `debug`
- * (JSON escapes the newlines, so even then it stays one line).
+ * The structured logger: pino underneath, one JSON object per line (`time`, `level`, `msg`, then fields) on
+ * stdout, errors on stderr, written through asynchronous destinations so a request never waits on a `write`
+ * (the buffers are flushed synchronously when the process exits). Secrets never reach a line: any field whose
+ * name looks like a secret (`api_key`, `authorization`, `token`, ...) is replaced by `[redacted]` at the top
+ * level and one or two levels down (pino's redaction paths). An Error in a field becomes
+ * `{name, message, type?, cause?}`; its stack is added only at level `debug` (JSON escapes the newlines, so
+ * even then it stays one line).
+ *
+ * Call sites keep the `(msg, fields)` order; `child(fields)` binds fields once (pino serialises them once per
+ * child, not per line).
  */
 import { types } from 'node:util';
+import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
-const LEVEL_RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
-const SECRET_FIELD = /(api_?key|authorization|password|secret|token)/i;
+/** Field names (any case, anywhere in the name) whose values are never written. */
+const SECRET_FIELD = /(api_?key|authorization|password|secret|token|cookie)/i;
+/** The same names as pino redaction paths, for secrets nested in an object field (headers, bodies, meta). */
+const SECRET_NAMES = [
+  'api_key', 'apiKey', 'apikey', 'API_KEY', 'authorization', 'Authorization', 'password', 'secret', 'signing_secret',
+  'signingSecret', 'webhook_secret', 'webhookSecret', 'token', 'access_token', 'refresh_token', 'cookie', 'Cookie',
+  'x-api-key', 'stripe_secret_key', 'secretKey', 'secret_key', 'client_secret',
+];
+export const REDACTED_PATHS = [
+  ...SECRET_NAMES.map((n) => `*.${redactKey(n)}`),
+  ...SECRET_NAMES.map((n) => `*.*.${redactKey(n)}`),
+];
+const REDACTED = '[redacted]';
+
+function redactKey(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? name : `["${name}"]`;
+}
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -35,54 +57,99 @@ function isError(v: unknown): v is Error {
   return v instanceof Error || types.isNativeError(v);
 }
 
-function scrub(fields: Record<string, unknown>, withStack: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) {
-    if (SECRET_FIELD.test(k)) out[k] = '[redacted]';
-    else if (isError(v)) out[k] = describeError(v, withStack);
-    else if (k === 'stack' && !withStack) continue;
-    else out[k] = v;
+/** Whether a top-level field name is secret-like; names repeat, so the answer is cached. */
+const secretName = new Map<string, boolean>();
+function isSecretName(key: string): boolean {
+  let secret = secretName.get(key);
+  if (secret === undefined) {
+    secret = SECRET_FIELD.test(key);
+    if (secretName.size < 10_000) secretName.set(key, secret);
   }
-  return out;
+  return secret;
 }
 
-function safeReplacer() {
-  const seen = new WeakSet<object>();
-  return (_key: string, value: unknown) => {
-    if (typeof value === 'bigint') return value.toString();
-    if (value && typeof value === 'object') {
-      if (seen.has(value)) return '[circular]';
-      seen.add(value);
+/**
+ * The top-level pass over a line's fields (and a child's bindings): secret-named fields redacted, errors
+ * described, a `stack` field dropped below debug. Allocates a copy only when something changes, so the
+ * common line (the request log) passes through untouched.
+ */
+function scrubber(withStack: boolean) {
+  // `err` and `error` are left to the error serializers; any other field holding an Error is described here.
+  const describes = (key: string, value: unknown) => key !== 'err' && key !== 'error' && isError(value);
+  const needsWork = (key: string, value: unknown) => isSecretName(key) || describes(key, value) || (key === 'stack' && !withStack);
+  return (fields: Record<string, unknown>): Record<string, unknown> => {
+    let changed = false;
+    for (const key in fields) {
+      if (needsWork(key, fields[key])) {
+        changed = true;
+        break;
+      }
     }
-    return value;
+    if (!changed) return fields;
+    const out: Record<string, unknown> = {};
+    for (const key in fields) {
+      const value = fields[key];
+      if (isSecretName(key)) out[key] = REDACTED;
+      else if (describes(key, value)) out[key] = describeError(value as Error, withStack);
+      else if (key === 'stack' && !withStack) continue;
+      else out[key] = value;
+    }
+    return out;
   };
 }
 
-/** Where finished lines go; default: stdout, stderr for errors. */
-export type LogSink = (line: string, level: Exclude<LogLevel, 'silent'>) => void;
+/** Where finished lines go instead of stdout/stderr (tests): one call per line, without the newline. */
+export type LogSink = (line: string) => void;
 
-const stdSink: LogSink = (line, level) => (level === 'error' ? process.stderr : process.stdout).write(line + '\n');
+/** Stdout for everything below error, stderr for errors; both asynchronous, flushed on exit. */
+function standardStreams(): DestinationStream {
+  const out = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  const err = pino.destination({ dest: 2, sync: false });
+  return pino.multistream(
+    [
+      { level: 'debug', stream: out },
+      { level: 'error', stream: err },
+    ],
+    { dedupe: true },
+  );
+}
 
-export function createLogger(level: LogLevel = 'info', base: Record<string, unknown> = {}, sink: LogSink = stdSink): Logger {
-  const threshold = LEVEL_RANK[level];
-  const withStack = threshold <= LEVEL_RANK.debug;
-  const write = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
-    if (LEVEL_RANK[lvl] < threshold) return;
-    const entry = { time: new Date().toISOString(), level: lvl, msg, ...scrub({ ...base, ...fields }, withStack) };
-    let line: string;
-    try {
-      line = JSON.stringify(entry);
-    } catch {
-      line = JSON.stringify(entry, safeReplacer()); // a cycle or a bigint in some field: still one JSON line
-    }
-    sink(line, lvl);
-  };
+let standard: DestinationStream | undefined;
+
+function sinkStream(sink: LogSink): DestinationStream {
+  return { write: (line: string) => sink(line.endsWith('\n') ? line.slice(0, -1) : line) };
+}
+
+export function createLogger(level: LogLevel = 'info', base: Record<string, unknown> = {}, sink?: LogSink): Logger {
+  const withStack = level === 'debug';
+  const scrub = scrubber(withStack);
+  const destination = sink ? sinkStream(sink) : (standard ??= standardStreams());
+  const serializeError = (value: unknown) => (isError(value) ? describeError(value, withStack) : value);
+  const root = pino(
+    {
+      level,
+      base: null,
+      messageKey: 'msg',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      serializers: { err: serializeError, error: serializeError },
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: scrub,
+      },
+      redact: { paths: REDACTED_PATHS, censor: REDACTED },
+    },
+    destination,
+  );
+  return wrap(Object.keys(base).length ? root.child(scrub(base)) : root, scrub);
+}
+
+function wrap(p: PinoLogger, scrub: (f: Record<string, unknown>) => Record<string, unknown>): Logger {
   return {
-    debug: (m, f) => write('debug', m, f),
-    info: (m, f) => write('info', m, f),
-    warn: (m, f) => write('warn', m, f),
-    error: (m, f) => write('error', m, f),
-    child: (fields) => createLogger(level, { ...base, ...fields }, sink),
+    debug: (msg, fields) => (fields ? p.debug(fields, msg) : p.debug(msg)),
+    info: (msg, fields) => (fields ? p.info(fields, msg) : p.info(msg)),
+    warn: (msg, fields) => (fields ? p.warn(fields, msg) : p.warn(msg)),
+    error: (msg, fields) => (fields ? p.error(fields, msg) : p.error(msg)),
+    child: (fields) => wrap(p.child(scrub(fields)), scrub),
   };
 }
 
@@ -91,7 +158,8 @@ export const silentLogger: Logger = createLogger('silent');
 
 /**
  * For the long-running processes: uncaught exceptions, unhandled rejections and Node's own warnings become
- * one JSON line each instead of a multi-line stack on stderr (the first two still end the process, code 1).
+ * one JSON line each instead of a multi-line stack on stderr (the first two still end the process, code 1;
+ * the asynchronous buffers are flushed on the way out).
  */
 export function logUncaughtFailures(logger: Logger): void {
   const fatal = (msg: string) => (err: unknown) => {
