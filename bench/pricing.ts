@@ -1,16 +1,23 @@
 /**
  * `npm run bench:pricing`: throughput and latency of GET /v1/pricing through the whole API beside a bare
  * Koa handler returning the same bytes, measured in the same run, alternating rounds so drift hits both.
- * The servers run in a child process; autocannon drives them from this one.
+ * The servers run in a child process (its request log, one JSON line per request as shipped, goes to a file);
+ * autocannon drives them from this one.
+ *
+ * `BENCH_PROFILE=1`: instead, drives only the API for BENCH_SECONDS under `node --cpu-prof` and prints where
+ * the server's CPU went (self time by part, inclusive time by middleware stage).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import autocannon from 'autocannon';
+import { summarizeCpuProfile } from './cpu-profile';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const PROFILE = process.env.BENCH_PROFILE === '1';
 
 interface Round {
   rps: number;
@@ -31,13 +38,18 @@ function run(url: string, duration: number): Promise<Round> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'pricing-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gpuo-bench-pricing-'));
+  const logFile = path.join(dir, 'api.log');
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'pricing-server.ts')], {
+    stdio: ['ignore', openSync(logFile, 'a'), 'inherit', 'ipc'],
+  });
   const ready = await new Promise<{ api: number; bare: number; bytes: number; gpu_types: number }>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line)));
+    child.once('message', (m) => resolve(m as { api: number; bare: number; bytes: number; gpu_types: number }));
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
   });
   const apiUrl = `http://127.0.0.1:${ready.api}/v1/pricing`;
   const bareUrl = `http://127.0.0.1:${ready.bare}/`;
+  if (PROFILE) return profile(child, apiUrl, dir);
   try {
     await run(apiUrl, 2); // warm-up (JIT, connection pools)
     await run(bareUrl, 2);
@@ -56,9 +68,32 @@ async function main(): Promise<void> {
         `GET /v1/pricing: ${ready.bytes} bytes, ${ready.gpu_types} GPU types; ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS}s (medians)`,
         line('API GET /v1/pricing', a),
         line('bare Koa, same bytes', b),
-        `throughput ratio (API / bare): ${(a.rps / b.rps).toFixed(2)}`,
+        `throughput ratio (API / bare): ${(a.rps / b.rps).toFixed(2)}   (per round: ${api.map((r, i) => (r.rps / bare[i]!.rps).toFixed(2)).join(', ')})`,
+        `request log: ${statSync(logFile).size} bytes written to ${logFile}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`,
         '',
       ].join('\n'),
+    );
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+async function profile(child: ChildProcess, apiUrl: string, dir: string): Promise<void> {
+  const ask = (message: object) =>
+    new Promise<void>((resolve) => {
+      child.once('message', () => resolve());
+      child.send(message);
+    });
+  const file = path.join(dir, 'api.cpuprofile');
+  try {
+    await run(apiUrl, 2); // warm-up (JIT)
+    await ask({ profile: 'start' });
+    const r = await run(apiUrl, SECONDS);
+    await ask({ profile: 'stop', file });
+    const lines = readFileSync(path.join(dir, 'api.log'), 'utf8').split('\n').filter(Boolean).length;
+    process.stdout.write(
+      `API GET /v1/pricing under the profiler: ${r.rps.toFixed(0)} req/s; ${lines} request log lines; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}\n` +
+        `${summarizeCpuProfile(file)}\n`,
     );
   } finally {
     child.kill('SIGTERM');

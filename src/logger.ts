@@ -2,8 +2,9 @@
  * The structured logger: pino underneath, one JSON object per line (`time`, `level`, `msg`, then fields) on
  * stdout, errors on stderr, written through asynchronous destinations so a request never waits on a `write`
  * (the buffers are flushed synchronously when the process exits). Secrets never reach a line: any field whose
- * name looks like a secret (`api_key`, `authorization`, `token`, ...) is replaced by `[redacted]` at the top
- * level and one or two levels down (pino's redaction paths). An Error in a field becomes
+ * name looks like a secret (`api_key`, `authorization`, `token`, ...) is replaced by `[redacted]`, at the top
+ * level and nested up to four levels (the scrubber), and pino's redaction paths cover the credential
+ * containers (`headers.authorization`, `body.api_key`, ...). An Error in a field becomes
  * `{name, message, type?, cause?}`; its stack is added only at level `debug` (JSON escapes the newlines, so
  * even then it stays one line).
  *
@@ -17,21 +18,16 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 /** Field names (any case, anywhere in the name) whose values are never written. */
 const SECRET_FIELD = /(api_?key|authorization|password|secret|token|cookie)/i;
-/** The same names as pino redaction paths, for secrets nested in an object field (headers, bodies, meta). */
-const SECRET_NAMES = [
-  'api_key', 'apiKey', 'apikey', 'API_KEY', 'authorization', 'Authorization', 'password', 'secret', 'signing_secret',
-  'signingSecret', 'webhook_secret', 'webhookSecret', 'token', 'access_token', 'refresh_token', 'cookie', 'Cookie',
-  'x-api-key', 'stripe_secret_key', 'secretKey', 'secret_key', 'client_secret',
-];
-export const REDACTED_PATHS = [
-  ...SECRET_NAMES.map((n) => `*.${redactKey(n)}`),
-  ...SECRET_NAMES.map((n) => `*.*.${redactKey(n)}`),
-];
+/**
+ * Pino redaction paths for the containers that carry credentials by nature (HTTP headers, request bodies,
+ * provider call configs). Each path is keyed by its container, so a line without such a field pays nothing
+ * (wildcard-first paths like `*.api_key` cost a third of the API's CPU on GET /v1/pricing: see
+ * docs/performance.md). Secret-named keys anywhere else are caught by the scrubber below.
+ */
+const SECRET_NAMES = ['authorization', 'Authorization', 'api_key', 'apiKey', 'x-api-key', 'cookie', 'Cookie', 'secret', 'password', 'token'];
+const CONTAINERS = ['headers', 'body', 'config', 'request.headers', 'request.body', 'config.headers', 'input', 'params'];
+export const REDACTED_PATHS = CONTAINERS.flatMap((c) => SECRET_NAMES.map((n) => `${c}${/^[A-Za-z_$][\w$]*$/.test(n) ? `.${n}` : `["${n}"]`}`));
 const REDACTED = '[redacted]';
-
-function redactKey(name: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(name) ? name : `["${name}"]`;
-}
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -68,15 +64,35 @@ function isSecretName(key: string): boolean {
   return secret;
 }
 
+/** Whether a nested value holds a secret-named key within `depth` levels (plain objects and arrays only). */
+function holdsSecret(value: unknown, depth: number): boolean {
+  if (depth === 0 || value === null || typeof value !== 'object' || isError(value)) return false;
+  if (Array.isArray(value)) return value.some((v) => holdsSecret(v, depth - 1));
+  for (const key in value) if (isSecretName(key) || holdsSecret((value as Record<string, unknown>)[key], depth - 1)) return true;
+  return false;
+}
+
+/** A copy of a nested value with its secret-named keys redacted (only called when `holdsSecret`). */
+function redactNested(value: unknown, depth: number): unknown {
+  if (depth === 0 || value === null || typeof value !== 'object' || isError(value)) return value;
+  if (Array.isArray(value)) return value.map((v) => redactNested(v, depth - 1));
+  const out: Record<string, unknown> = {};
+  for (const key in value) out[key] = isSecretName(key) ? REDACTED : redactNested((value as Record<string, unknown>)[key], depth - 1);
+  return out;
+}
+
+const NESTED_DEPTH = 4;
+
 /**
- * The top-level pass over a line's fields (and a child's bindings): secret-named fields redacted, errors
- * described, a `stack` field dropped below debug. Allocates a copy only when something changes, so the
- * common line (the request log) passes through untouched.
+ * The pass over a line's fields (and a child's bindings): secret-named fields redacted at the top level and
+ * up to four levels down, errors described, a `stack` field dropped below debug. Allocates a copy only when
+ * something changes, so the common line (the request log, all primitives) passes through untouched.
  */
 function scrubber(withStack: boolean) {
   // `err` and `error` are left to the error serializers; any other field holding an Error is described here.
   const describes = (key: string, value: unknown) => key !== 'err' && key !== 'error' && isError(value);
-  const needsWork = (key: string, value: unknown) => isSecretName(key) || describes(key, value) || (key === 'stack' && !withStack);
+  const needsWork = (key: string, value: unknown) =>
+    isSecretName(key) || describes(key, value) || (key === 'stack' && !withStack) || holdsSecret(value, NESTED_DEPTH);
   return (fields: Record<string, unknown>): Record<string, unknown> => {
     let changed = false;
     for (const key in fields) {
@@ -92,7 +108,7 @@ function scrubber(withStack: boolean) {
       if (isSecretName(key)) out[key] = REDACTED;
       else if (describes(key, value)) out[key] = describeError(value as Error, withStack);
       else if (key === 'stack' && !withStack) continue;
-      else out[key] = value;
+      else out[key] = holdsSecret(value, NESTED_DEPTH) ? redactNested(value, NESTED_DEPTH) : value;
     }
     return out;
   };
@@ -101,17 +117,35 @@ function scrubber(withStack: boolean) {
 /** Where finished lines go instead of stdout/stderr (tests): one call per line, without the newline. */
 export type LogSink = (line: string) => void;
 
-/** Stdout for everything below error, stderr for errors; both asynchronous, flushed on exit. */
+/**
+ * Stdout for everything below error, stderr for errors; both asynchronous, flushed on exit. Pino tells a
+ * stream that asks for metadata the level of the line it writes, so one branch replaces pino.multistream's
+ * loop over its streams on every line.
+ */
 function standardStreams(): DestinationStream {
   const out = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   const err = pino.destination({ dest: 2, sync: false });
-  return pino.multistream(
-    [
-      { level: 'debug', stream: out },
-      { level: 'error', stream: err },
-    ],
-    { dedupe: true },
-  );
+  const ERROR = pino.levels.values.error!;
+  const split = {
+    [Symbol.for('pino.metadata')]: true,
+    lastLevel: 0,
+    write(line: string) {
+      (split.lastLevel >= ERROR ? err : out).write(line);
+    },
+  };
+  return split;
+}
+
+/** `,"time":"…"` for pino: the ISO string is made once per millisecond, not once per line. */
+let lastMs = 0;
+let lastTime = '';
+function isoTime(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return lastTime;
 }
 
 let standard: DestinationStream | undefined;
@@ -130,7 +164,7 @@ export function createLogger(level: LogLevel = 'info', base: Record<string, unkn
       level,
       base: null,
       messageKey: 'msg',
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
       serializers: { err: serializeError, error: serializeError },
       formatters: {
         level: (label) => ({ level: label }),
