@@ -15,7 +15,7 @@ import { migrate } from '../src/db/migrate';
 import { toStoredOffer } from '../src/domain/pricing';
 import { createApp } from '../src/http/app';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
-import { createLogger, silentLogger } from '../src/logger';
+import { createLogger, silentLogger, type LogLevel } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
 import { PricingCache } from '../src/services/pricing-cache';
@@ -50,7 +50,8 @@ async function main(): Promise<void> {
 
   const app = createApp({
     pool,
-    logger: createLogger('info', { process: 'api' }),
+    // As shipped: info. BENCH_LOG_LEVEL=silent measures the pipeline without its request log.
+    logger: createLogger((process.env.BENCH_LOG_LEVEL as LogLevel | undefined) ?? 'info', { process: 'api' }),
     temporal: { client: null as unknown as Client, taskQueue: 'bench' },
     adapters,
     vault: new KeyVault('bench', randomBytes(32)),
@@ -71,8 +72,11 @@ async function main(): Promise<void> {
   const inspector = new Session();
   inspector.connect();
   const post = <T>(method: string) => new Promise<T>((resolve, reject) => inspector.post(method, (err, res) => (err ? reject(err) : resolve(res as T))));
-  process.on('message', async (m: { profile?: 'start' | 'stop'; file?: string }) => {
-    if (m.profile === 'start') {
+  process.on('message', async (m: { profile?: 'start' | 'stop'; file?: string; cpu?: boolean }) => {
+    if (m.cpu) {
+      const { user, system } = process.cpuUsage();
+      process.send!({ cpu: user + system });
+    } else if (m.profile === 'start') {
       await post('Profiler.enable');
       await post('Profiler.start');
       process.send!({ profiling: true });

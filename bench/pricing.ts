@@ -20,6 +20,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PROFILE = process.env.BENCH_PROFILE === '1';
 
 interface Round {
+  /** The server process's CPU time per answered request (user + system), µs: what load on the machine disturbs least. */
+  cpuUs?: number;
   rps: number;
   p50: number;
   p99: number;
@@ -30,7 +32,7 @@ function run(url: string, duration: number): Promise<Round> {
     autocannon({ url, connections: CONNECTIONS, duration, pipelining: 1 }, (err, result) => {
       if (err) return reject(err);
       if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
-      resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
+      resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total } as Round);
     });
   });
 }
@@ -56,8 +58,8 @@ async function main(): Promise<void> {
     const api: Round[] = [];
     const bare: Round[] = [];
     for (let i = 0; i < ROUNDS; i++) {
-      api.push(await run(apiUrl, SECONDS));
-      bare.push(await run(bareUrl, SECONDS));
+      api.push(await withCpu(child, () => run(apiUrl, SECONDS)));
+      bare.push(await withCpu(child, () => run(bareUrl, SECONDS)));
     }
     const summary = (rs: Round[]) => ({ rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)) });
     const a = summary(api);
@@ -69,6 +71,8 @@ async function main(): Promise<void> {
         line('API GET /v1/pricing', a),
         line('bare Koa, same bytes', b),
         `throughput ratio (API / bare): ${(a.rps / b.rps).toFixed(2)}   (per round: ${api.map((r, i) => (r.rps / bare[i]!.rps).toFixed(2)).join(', ')})`,
+        `server CPU per request: API ${median(api.map((r) => r.cpuUs!)).toFixed(1)} µs, bare ${median(bare.map((r) => r.cpuUs!)).toFixed(1)} µs; ` +
+          `CPU ratio (bare / API): ${(median(bare.map((r) => r.cpuUs!)) / median(api.map((r) => r.cpuUs!))).toFixed(2)}`,
         `request log: ${statSync(logFile).size} bytes written to ${logFile}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`,
         '',
       ].join('\n'),
@@ -76,6 +80,19 @@ async function main(): Promise<void> {
   } finally {
     child.kill('SIGTERM');
   }
+}
+
+/** Runs a round and adds the server's CPU time per request (asked of the child before and after). */
+async function withCpu(child: ChildProcess, round: () => Promise<Round>): Promise<Round> {
+  const cpu = () =>
+    new Promise<number>((resolve) => {
+      child.once('message', (m) => resolve((m as { cpu: number }).cpu));
+      child.send({ cpu: true });
+    });
+  const before = await cpu();
+  const r = await round();
+  const used = (await cpu()) - before;
+  return { ...r, cpuUs: used / (r as Round & { requests: number }).requests };
 }
 
 async function profile(child: ChildProcess, apiUrl: string, dir: string): Promise<void> {
