@@ -157,7 +157,8 @@ function sinkStream(sink: LogSink): DestinationStream {
 export function createLogger(level: LogLevel = 'info', base: Record<string, unknown> = {}, sink?: LogSink): Logger {
   const withStack = level === 'debug';
   const scrub = scrubber(withStack);
-  const destination = sink ? sinkStream(sink) : (standard ??= standardStreams());
+  // A silent logger never opens the standard streams (tests and benchmarks create many).
+  const destination = sink ? sinkStream(sink) : level === 'silent' ? { write: () => undefined } : (standard ??= standardStreams());
   const serializeError = (value: unknown) => (isError(value) ? describeError(value, withStack) : value);
   const root = pino(
     {
