@@ -10,8 +10,8 @@ import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { migrate } from '../src/db/migrate';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
 import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
-import { devServerSearchAttributeArgs } from '../src/temporal/search-attributes';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/worker';
+import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
 import { freePort } from './helpers/ports';
 import { ensureTimeSkippingServer } from './helpers/time-skipping';
 

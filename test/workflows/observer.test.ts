@@ -8,6 +8,7 @@
  * (test/compute/observation.test.ts).
  */
 import { observeProviderInstances } from '../../workflows';
+import type { FailureType } from '../../workflows/contracts/failures';
 import { activityScheduledAtMs, createTimeSkippingEnv, type TimeSkippingEnv } from '../helpers/time-skipping';
 
 const SECOND = 1000;
@@ -27,7 +28,7 @@ afterAll(async () => {
 interface Round {
   booting?: boolean;
   spotRunning?: boolean;
-  failure?: { kind: string; message: string; retryAfterMs?: number };
+  failure?: { kind: FailureType; message: string; retryAfterMs?: number };
   /** Nothing left to watch: the observer ends after this round. */
   empty?: boolean;
 }
@@ -92,7 +93,7 @@ describe('observeProviderInstances (time-skipping)', () => {
   });
 
   it('backs off after failures (double, at least Retry-After, at most the maximum) and one good round restores it', async () => {
-    const down = { kind: 'provider_unavailable', message: 'HTTP 503' };
+    const down = { kind: 'provider_unavailable' as const, message: 'HTTP 503' };
     const { gaps: g } = await observe([
       {},
       { failure: down }, // 2 × steady
