@@ -62,6 +62,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_PG_TEMPLATE = TEMPLATE_DATABASE;
   process.env.TEST_TEMPORAL_ADDRESS = `127.0.0.1:${temporalPort}`;
   process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
+  // Worker processes the tests start (runEntry, npm start's children) inherit it and skip their own bundling.
+  process.env.WORKFLOW_BUNDLE_PATH = bundlePath;
   process.env.TEMPORAL_TEST_SERVER_PATH = testServer;
   (globalThis as Record<string, unknown>).__gpuoTestServices = { pg, temporal };
   process.stderr.write(

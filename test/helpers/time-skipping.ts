@@ -9,9 +9,10 @@
  * `~/.cache/gpu-orchestrator/temporal-test-server-<version>` (about 35 MB, 40 s the first time) beside the
  * Temporal CLI and stripe-mock. `TEMPORAL_TEST_SERVER_PATH` points at another executable instead.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -22,6 +23,8 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { webhookDelivery } from '../../workflows';
+import { freePort } from './ports';
+import { eventually } from './process';
 import { workflowBundle } from './temporal';
 
 const run = promisify(execFile);
@@ -89,6 +92,55 @@ export async function ensureTimeSkippingServer(): Promise<string> {
 
 let runtimeInstalled = false;
 
+/**
+ * Starts the test server on a free port and waits (with a deadline) until it accepts connections. Not through
+ * `createTimeSkipping({server: {executable}})`: the SDK gives a server 5 s to start, less than a JVM takes on
+ * this loaded 2-core machine.
+ */
+async function startTestServer(executable: string): Promise<{ address: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(executable, [String(port)], { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    await eventually(
+      `Temporal's test server on port ${port}`,
+      () =>
+        new Promise<true | undefined>((resolve) => {
+          if (child.exitCode !== null) throw new Error(`the test server exited with ${child.exitCode}`);
+          const socket = connect(port, '127.0.0.1');
+          socket.once('connect', () => {
+            socket.destroy();
+            resolve(true);
+          });
+          socket.once('error', () => resolve(undefined));
+        }),
+      120_000,
+      200,
+    );
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { address: `127.0.0.1:${port}`, stop };
+}
+
+/**
+ * A time-skipping environment on a running test server. `TestWorkflowEnvironment.create` (what
+ * `createTimeSkipping` calls after starting its own server) is private in the SDK's types, not at run time.
+ */
+function connectTimeSkipping(address: string): Promise<TestWorkflowEnvironment> {
+  const create = (
+    TestWorkflowEnvironment as unknown as {
+      create(opts: { server: { type: 'existing' }; address: string; supportsTimeSkipping: true }): Promise<TestWorkflowEnvironment>;
+    }
+  ).create.bind(TestWorkflowEnvironment);
+  return create({ server: { type: 'existing' }, address, supportsTimeSkipping: true });
+}
+
 export interface TimeSkippingEnv {
   env: TestWorkflowEnvironment;
   /**
@@ -112,9 +164,14 @@ export async function createTimeSkippingEnv(): Promise<TimeSkippingEnv> {
     Runtime.install({ logger: new DefaultLogger('ERROR') }); // tests fail activities on purpose
   }
   const executable = await ensureTimeSkippingServer();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: executable } },
-  });
+  const server = await startTestServer(executable);
+  let env: TestWorkflowEnvironment;
+  try {
+    env = await connectTimeSkipping(server.address);
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
   let cleanups: (() => Promise<void>)[] = [];
   return {
     env,
@@ -142,7 +199,10 @@ export async function createTimeSkippingEnv(): Promise<TimeSkippingEnv> {
       });
     },
     now: () => env.currentTimeMs(),
-    close: () => env.teardown(),
+    async close() {
+      await env.teardown();
+      await server.stop();
+    },
   };
 }
 
