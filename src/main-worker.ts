@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     dataConverter,
+    bundle: config.WORKFLOW_BUNDLE_PATH ? { codePath: config.WORKFLOW_BUNDLE_PATH } : undefined,
     deps: {
       pool,
       logger,

@@ -169,8 +169,9 @@ export async function createWorker(opts: {
   bundle?: WorkerOptions['workflowBundle'];
 }): Promise<Worker> {
   const queries = createActivityQueries(opts.deps.pool, opts.deps.vault);
-  // The same client the SDK gives activities (`Context.current().client`): this worker's connection and namespace.
-  const own = { client: new Client({ connection: opts.connection, namespace: opts.namespace }), taskQueue: opts.taskQueue };
+  // The same client the SDK gives activities (`Context.current().client`): this worker's connection, namespace
+  // and data converter (payload encryption).
+  const own = { client: new Client({ connection: opts.connection, namespace: opts.namespace, dataConverter: opts.dataConverter }), taskQueue: opts.taskQueue };
   const activityDeps: ActivityDeps = { ...opts.deps, queries, workflows: createWorkflowPorts(opts.deps, own, queries.instances) };
   return Worker.create({
     connection: opts.connection,

@@ -4,6 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Logger as SdkLogger } from '@temporalio/common';
 import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, type WorkflowBundleWithSourceMap, type Worker } from '@temporalio/worker';
 import { createWorker, WORKFLOW_INTERCEPTOR_MODULES } from '../../src/worker';
 import { createAlertMonitorClient } from '../../src/workflow-clients/alerts';
@@ -23,7 +24,26 @@ export const TEST_MASTER_KEY_ENV = {
   MASTER_ENCRYPTION_KEY_ID: 'test-temporal',
 };
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+let bundle: Promise<WorkflowBundleOption> | undefined;
+
+type WorkflowBundleOption = WorkflowBundleWithSourceMap | { codePath: string };
+
+/**
+ * The workflow bundle of this run: the one the global setup built (with the interceptors) when there is one,
+ * else built here once per file.
+ */
+export function workflowBundle(): Promise<WorkflowBundleOption> {
+  const codePath = process.env.TEST_WORKFLOW_BUNDLE;
+  bundle ??= codePath
+    ? Promise.resolve({ codePath })
+    : bundleWorkflowCode({
+        workflowsPath: require.resolve('../../workflows'),
+        workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+        failureConverterPath: FAILURE_CONVERTER_PATH,
+        logger: new DefaultLogger('WARN'),
+      });
+  return bundle;
+}
 let runtimeInstalled = false;
 
 export interface TemporalTestEnv {
@@ -38,27 +58,23 @@ export function uniqueTaskQueue(prefix = 'test'): string {
   return `${prefix}-${randomBytes(5).toString('hex')}`;
 }
 
-export async function createTemporalTestEnv(): Promise<TemporalTestEnv> {
+/** `runtimeLogger`: where the SDK's own logs go in this file (default: errors only, to the console). */
+export async function createTemporalTestEnv(options: { runtimeLogger?: SdkLogger } = {}): Promise<TemporalTestEnv> {
   if (!runtimeInstalled) {
     runtimeInstalled = true;
-    Runtime.install({ logger: new DefaultLogger('ERROR') }); // tests provoke activity failures on purpose
+    // Tests provoke activity failures on purpose: by default only errors are printed.
+    Runtime.install({ logger: options.runtimeLogger ?? new DefaultLogger('ERROR') });
   }
   const address = process.env.TEST_TEMPORAL_ADDRESS!;
   const env = await TestWorkflowEnvironment.createFromExistingServer({ address, client: { dataConverter: TEST_DATA_CONVERTER } });
   const connection = await NativeConnection.connect({ address });
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
-    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
-    failureConverterPath: FAILURE_CONVERTER_PATH,
-    logger: new DefaultLogger('WARN'),
-  });
   const workers: { worker: Worker; running: Promise<void> }[] = [];
   const monitors: string[] = [];
   return {
     env,
     connection,
     async startWorker(deps, taskQueue = uniqueTaskQueue()) {
-      const worker = await createWorker({ connection, namespace: 'default', taskQueue, deps, dataConverter: TEST_DATA_CONVERTER, bundle: await bundle });
+      const worker = await createWorker({ connection, namespace: 'default', taskQueue, deps, dataConverter: TEST_DATA_CONVERTER, bundle: await workflowBundle() });
       const running = worker.run();
       workers.push({ worker, running });
       // As at worker start-up in production: the worker's alert monitor runs from the start.
