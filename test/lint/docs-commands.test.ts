@@ -45,7 +45,7 @@ function shellLines(markdown: string): string[] {
         inShell = false;
       } else {
         inFence = true;
-        inShell = ['sh', 'bash', 'shell', 'console'].includes(fence[1]!);
+        inShell = ['sh', 'bash', 'shell', 'console'].includes(fence[1] ?? '');
       }
       continue;
     }
