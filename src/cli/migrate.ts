@@ -1,11 +1,14 @@
-/** `npm run db:migrate`: applies pending migrations to DATABASE_URL (a second run is a no-op). */
-import { loadConfigOrExit, requireSettings } from '../config';
+/**
+ * `npm run db:migrate`: applies pending migrations to DATABASE_URL, or with no variable set to the database of
+ * the `npm start` in DATA_DIR (a second run is a no-op).
+ */
+import { loadConfigOrExit } from '../config';
 import { migrate } from '../db/migrate';
+import { resolveDatabaseUrl } from '../local/local-state';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  requireSettings(config, ['DATABASE_URL']);
-  const result = await migrate(config.DATABASE_URL!);
+  const result = await migrate(await resolveDatabaseUrl(config));
   process.stdout.write(JSON.stringify({ applied: result.applied, previously_applied: result.alreadyApplied }) + '\n');
 }
 
