@@ -32,6 +32,8 @@ export interface LaunchInput {
   sshKeyName?: string;
   onstartCmd?: string;
   warnings: string[];
+  /** The API key that launched it (its spend counts toward that key's cap); absent for keyless launches. */
+  apiKeyId?: string;
   /** How often a running instance is polled (preemption) and charged; hours in production, short in tests. */
   pollIntervalMs: number;
   meterIntervalMs: number;
@@ -186,6 +188,7 @@ export function createInstanceActivities(deps: ActivityDeps) {
           region: input.region ?? null,
           dockerImage: input.dockerImage ?? null,
           warnings: input.warnings,
+          apiKeyId: input.apiKeyId ?? null,
         });
       } catch (err) {
         throw dbFailure(err);

@@ -4,7 +4,7 @@
  */
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
-import { createAccountQueries } from '../db/queries/accounts';
+import { createApiKeyQueries } from '../db/queries/api-keys';
 import { createAlertQueries } from '../db/queries/alerts';
 import { createCreditTopupQueries } from '../db/queries/credit-topups';
 import { createLedgerQueries } from '../db/queries/ledger';
@@ -28,6 +28,7 @@ import { RateLimiter, type RateLimitSettings } from './rate-limit';
 import { buildOpenApiDocument, renderDocsPage } from './openapi';
 import { ApiRouter } from './route';
 import { registerAlertRoutes } from './routes/alerts';
+import { registerApiKeyRoutes } from './routes/api-keys';
 import { registerBillingRoutes } from './routes/billing';
 import { registerComputeRoutes } from './routes/compute';
 import { createInstanceQueries } from '../db/queries/instances';
@@ -73,7 +74,9 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: true });
   const limiter = new RateLimiter(deps.rateLimit ?? { burst: 120, perMinute: 600 });
-  const api = new ApiRouter(bearerAuth(createAccountQueries(deps.pool), limiter), { timeoutMs: deps.bodyTimeoutMs });
+  const apiKeys = createApiKeyQueries(deps.pool);
+  const onTouchError = (err: unknown) => deps.logger.warn('could not record when an API key was last used', { err });
+  const api = new ApiRouter(bearerAuth(apiKeys, limiter, onTouchError), { timeoutMs: deps.bodyTimeoutMs });
 
   const providerKeys = createProviderKeyQueries(deps.pool);
   const credentials = createProviderCredentials(providerKeys, deps.vault);
@@ -91,6 +94,7 @@ export function createApp(deps: AppDeps): Koa {
     instances,
     sshKeys,
     balance: createBalanceGuard({ ledger, instances, pricing: deps.pricing, adapters: deps.adapters, credentials, logger: deps.logger }),
+    apiKeys,
     launchTiming: deps.launchTiming,
   });
   registerScheduleRoutes(api, {
@@ -118,6 +122,7 @@ export function createApp(deps: AppDeps): Koa {
     resolve: deps.webhooks?.resolve,
   });
   registerEventRoutes(api, { queries: webhookQueries });
+  registerApiKeyRoutes(api, { keys: apiKeys });
 
   // Operational routes: not part of the versioned API, not in the OpenAPI document.
   api.router.get('/healthz', (ctx) => {

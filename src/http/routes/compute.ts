@@ -7,7 +7,9 @@ import { microsToDollars } from '../../domain/money';
 import { ApiError, NotFoundError, ProviderNotConnectedError, UnsupportedOperationError, ValidationError } from '../../errors';
 import { isKnownGpuSlug, launchProblems } from '../../providers/gpu-catalog';
 import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
+import type { ApiKeyQueries } from '../../db/queries/api-keys';
 import type { BalanceGuard } from '../../services/balance-guard';
+import { assertWithinKeyCap } from '../../services/key-spend-cap';
 import type { ProviderCredentials } from '../../services/provider-credentials';
 import type { LaunchInput, LaunchTiming } from '../../../activities/instances';
 import type { InstanceClient } from '../../workflow-clients/instances';
@@ -128,6 +130,8 @@ export interface ComputeDeps {
   sshKeys: SshKeyQueries;
   /** 402 insufficient_balance for a launch whose first hour the balance cannot cover. */
   balance: BalanceGuard;
+  /** The spend of capped API keys (their launches are admitted only within the cap). */
+  apiKeys: Pick<ApiKeyQueries, 'spendInPeriod'>;
   /** Poll and meter intervals handed to new launch workflows (hours in production; short in tests). */
   launchTiming?: LaunchTiming;
 }
@@ -153,7 +157,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
       },
     },
     errors: [402, 409, 422, 429, 502, 503],
-    handler: async ({ body, accountId, ctx }) => {
+    handler: async ({ body, accountId, apiKey, ctx }) => {
       if (body.spot && body.provider !== 'vastai') {
         throw new UnsupportedOperationError(
           body.provider === 'lambda' ? 'Lambda has no spot capacity; launch without spot.' : 'RunPod no longer offers spot pods; launch without spot.',
@@ -197,9 +201,14 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
         sshKeyName: body.provider === 'lambda' ? body.ssh_key_name : undefined,
         onstartCmd: body.provider === 'vastai' ? body.onstart_cmd : undefined,
         warnings,
+        apiKeyId: apiKey.id,
         ...timing,
       };
       await deps.balance.assertCoversFirstHour(input);
+      // A replayed launch (its instance already exists) was admitted the first time.
+      if (apiKey.spend_limit_micros !== null && !(await deps.instances.findById(instanceId))) {
+        await assertWithinKeyCap(deps.apiKeys, { key: apiKey, hourlyMicros: await deps.balance.hourlyPriceMicros(input) });
+      }
       return { status: 201, body: toInstanceRecord(await deps.workflows.launch(input)) };
     },
   });
