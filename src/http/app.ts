@@ -29,6 +29,7 @@ import { buildOpenApiDocument, renderDocsPage } from './openapi';
 import { ApiRouter } from './route';
 import { registerAlertRoutes } from './routes/alerts';
 import { registerApiKeyRoutes } from './routes/api-keys';
+import { registerPlanRoutes } from './routes/plan';
 import { registerBillingRoutes } from './routes/billing';
 import { registerComputeRoutes } from './routes/compute';
 import { createInstanceQueries } from '../db/queries/instances';
@@ -87,18 +88,21 @@ export function createApp(deps: AppDeps): Koa {
   registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters, instances });
   registerTemplateRoutes(api);
   const ledger = createLedgerQueries(deps.pool);
+  const balance = createBalanceGuard({ ledger, instances, pricing: deps.pricing, adapters: deps.adapters, credentials, logger: deps.logger });
+  const scheduleQueries = createScheduleQueries(deps.pool);
+  registerPlanRoutes(api, { adapters: deps.adapters, credentials, sshKeys, balance, instances, apiKeys, schedules: scheduleQueries });
   registerComputeRoutes(api, {
     workflows: createInstanceClient({ temporal: deps.temporal, instances, bounds: deps.answerBounds }),
     adapters: deps.adapters,
     credentials,
     instances,
     sshKeys,
-    balance: createBalanceGuard({ ledger, instances, pricing: deps.pricing, adapters: deps.adapters, credentials, logger: deps.logger }),
+    balance,
     apiKeys,
     launchTiming: deps.launchTiming,
   });
   registerScheduleRoutes(api, {
-    queries: createScheduleQueries(deps.pool),
+    queries: scheduleQueries,
     // Runs launch with the same poll and meter intervals as API launches.
     workflows: createScheduleClient({ temporal: deps.temporal, timing: deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 } }),
   });

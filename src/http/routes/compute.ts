@@ -7,8 +7,8 @@ import { microsToDollars } from '../../domain/money';
 import { ApiError, NotFoundError, ProviderNotConnectedError, UnsupportedOperationError, ValidationError } from '../../errors';
 import { isKnownGpuSlug, launchProblems } from '../../providers/gpu-catalog';
 import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
-import type { ApiKeyQueries } from '../../db/queries/api-keys';
-import type { BalanceGuard } from '../../services/balance-guard';
+import type { ApiKeyQueries, ApiKeyRow } from '../../db/queries/api-keys';
+import type { BalanceGuard, LaunchCost } from '../../services/balance-guard';
 import { assertWithinKeyCap } from '../../services/key-spend-cap';
 import type { ProviderCredentials } from '../../services/provider-credentials';
 import type { LaunchInput, LaunchTiming } from '../../../activities/instances';
@@ -41,7 +41,7 @@ export const InstanceRecord = z.object({
 });
 type InstanceRecord = z.infer<typeof InstanceRecord>;
 
-const LaunchBody = z
+export const LaunchBody = z
   .object({
     provider: providerId,
     gpu_type: text({ max: 64 }).refine(isKnownGpuSlug, 'unknown GPU type (GET /v1/pricing lists them)'),
@@ -59,7 +59,7 @@ const LaunchBody = z
   .superRefine((b, ctx) => {
     if (b.provider === 'lambda' && !b.region) ctx.addIssue({ code: 'custom', path: ['region'], message: 'required when provider is lambda' });
   });
-type LaunchBody = z.infer<typeof LaunchBody>;
+export type LaunchBody = z.infer<typeof LaunchBody>;
 
 const InstanceParams = z.object({ provider_instance_id: pathId(128) }).strict();
 
@@ -136,6 +136,44 @@ export interface ComputeDeps {
   launchTiming?: LaunchTiming;
 }
 
+/** The warnings a launch gives: capability fields the chosen provider does not use (accepted, ignored). */
+export function launchWarnings(body: LaunchBody): string[] {
+  return (Object.keys(CAPABILITY_FIELDS) as (keyof typeof CAPABILITY_FIELDS)[])
+    .filter((f) => body[f] !== undefined && CAPABILITY_FIELDS[f] !== body.provider)
+    .map((f) => `${f} applies to ${CAPABILITY_FIELDS[f]} only and was ignored`);
+}
+
+/**
+ * The launch's checks before admission, in the launch's order (plan runs the same ones): spot where the
+ * provider sells it, the provider's catalog limits, a connected key, an SSH key for Lambda. Throws the refusal.
+ */
+export async function assertLaunchAllowed(deps: Pick<ComputeDeps, 'credentials' | 'sshKeys'>, body: LaunchBody, accountId: string): Promise<void> {
+  if (body.spot && body.provider !== 'vastai') {
+    throw new UnsupportedOperationError(
+      body.provider === 'lambda' ? 'Lambda has no spot capacity; launch without spot.' : 'RunPod no longer offers spot pods; launch without spot.',
+    );
+  }
+  const problems = launchProblems(body.provider, { gpuType: body.gpu_type, gpuCount: body.gpu_count, region: body.region });
+  if (problems.length) throw new UnsupportedOperationError(`${PROVIDER_NAMES[body.provider]} cannot serve this launch: ${problems[0]!.path} ${problems[0]!.message}.`, problems.map((p) => ({ ...p })));
+  if ((await deps.credentials.findApiKey(accountId, body.provider)) === null) throw new ProviderNotConnectedError(body.provider);
+  if (body.provider === 'lambda' && !body.ssh_key_name && !(await deps.sshKeys.findDefaultSshKey(accountId))) {
+    throw new ValidationError('Lambda launches need ssh_key_name or a default SSH key (POST /v1/ssh-keys).', [
+      { path: 'ssh_key_name', message: 'required when the account has no default SSH key' },
+    ]);
+  }
+}
+
+/**
+ * Admission (the launch's and the plan's): the account balance rule, then the key's spend cap. A replayed
+ * launch (its instance already exists) was admitted the first time.
+ */
+export async function assertAdmitted(deps: Pick<ComputeDeps, 'balance' | 'instances' | 'apiKeys'>, cost: LaunchCost, apiKey: ApiKeyRow): Promise<void> {
+  await deps.balance.assertCoversFirstHour(cost);
+  if (apiKey.spend_limit_micros !== null && !(await deps.instances.findById(cost.instanceId))) {
+    await assertWithinKeyCap(deps.apiKeys, { key: apiKey, hourlyMicros: await deps.balance.hourlyPriceMicros(cost) });
+  }
+}
+
 export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
   const timing = deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 };
 
@@ -158,19 +196,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
     },
     errors: [402, 409, 422, 429, 502, 503],
     handler: async ({ body, accountId, apiKey, ctx }) => {
-      if (body.spot && body.provider !== 'vastai') {
-        throw new UnsupportedOperationError(
-          body.provider === 'lambda' ? 'Lambda has no spot capacity; launch without spot.' : 'RunPod no longer offers spot pods; launch without spot.',
-        );
-      }
-      const problems = launchProblems(body.provider, { gpuType: body.gpu_type, gpuCount: body.gpu_count, region: body.region });
-      if (problems.length) throw new UnsupportedOperationError(`${PROVIDER_NAMES[body.provider]} cannot serve this launch: ${problems[0]!.path} ${problems[0]!.message}.`, problems.map((p) => ({ ...p })));
-      if ((await deps.credentials.findApiKey(accountId, body.provider)) === null) throw new ProviderNotConnectedError(body.provider);
-      if (body.provider === 'lambda' && !body.ssh_key_name && !(await deps.sshKeys.findDefaultSshKey(accountId))) {
-        throw new ValidationError('Lambda launches need ssh_key_name or a default SSH key (POST /v1/ssh-keys).', [
-          { path: 'ssh_key_name', message: 'required when the account has no default SSH key' },
-        ]);
-      }
+      await assertLaunchAllowed(deps, body, accountId);
       const idempotencyKey = ctx.get('idempotency-key');
       if (idempotencyKey && !/^[A-Za-z0-9_.:-]{1,100}$/.test(idempotencyKey)) {
         throw new ValidationError('Idempotency-Key must be 1-100 characters of letters, digits, _ . : -');
@@ -181,9 +207,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
       const instanceId = `launch-${accountId}-${key}`;
       const hash = requestHash(body);
       const tag = createHash('sha256').update(instanceId).digest('hex').slice(0, 10);
-      const warnings = (Object.keys(CAPABILITY_FIELDS) as (keyof typeof CAPABILITY_FIELDS)[])
-        .filter((f) => body[f] !== undefined && CAPABILITY_FIELDS[f] !== body.provider)
-        .map((f) => `${f} applies to ${CAPABILITY_FIELDS[f]} only and was ignored`);
+      const warnings = launchWarnings(body);
       const input: LaunchInput = {
         instanceId,
         accountId,
@@ -204,11 +228,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
         apiKeyId: apiKey.id,
         ...timing,
       };
-      await deps.balance.assertCoversFirstHour(input);
-      // A replayed launch (its instance already exists) was admitted the first time.
-      if (apiKey.spend_limit_micros !== null && !(await deps.instances.findById(instanceId))) {
-        await assertWithinKeyCap(deps.apiKeys, { key: apiKey, hourlyMicros: await deps.balance.hourlyPriceMicros(input) });
-      }
+      await assertAdmitted(deps, input, apiKey);
       return { status: 201, body: toInstanceRecord(await deps.workflows.launch(input)) };
     },
   });
