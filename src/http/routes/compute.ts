@@ -5,7 +5,7 @@ import type { SshKeyQueries } from '../../db/queries/ssh-keys';
 import { randomToken } from '../../domain/ids';
 import { microsToDollars } from '../../domain/money';
 import { ApiError, NotFoundError, ProviderNotConnectedError, UnsupportedOperationError, ValidationError } from '../../errors';
-import { isKnownGpuSlug, launchProblems } from '../../providers/gpu-catalog';
+import { launchProblems } from '../../providers/gpu-catalog';
 import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
 import type { ApiKeyQueries, ApiKeyRow } from '../../db/queries/api-keys';
 import type { BalanceGuard, LaunchCost } from '../../services/balance-guard';
@@ -15,8 +15,8 @@ import type { LaunchInput, LaunchTiming } from '../../../activities/instances';
 import type { InstanceClient } from '../../workflow-clients/instances';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
-import { pathId, scriptText, text } from '../text';
-import { providerId } from './provider-keys';
+import { pathId } from '../text';
+import { LaunchBody } from '../launch-schemas';
 
 const STATUSES = ['provisioning', 'running', 'stopping', 'stopped', 'terminating', 'terminated', 'failed', 'unknown'] as const;
 
@@ -41,25 +41,6 @@ export const InstanceRecord = z.object({
 });
 type InstanceRecord = z.infer<typeof InstanceRecord>;
 
-export const LaunchBody = z
-  .object({
-    provider: providerId,
-    gpu_type: text({ max: 64 }).refine(isKnownGpuSlug, 'unknown GPU type (GET /v1/pricing lists them)'),
-    gpu_count: z.number().int().min(1).max(8).default(1),
-    docker_image: text({ max: 300 }).optional(),
-    spot: z.boolean().default(false),
-    name: z.string().trim().min(1).max(48).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only').optional(),
-    volume_gb: z.number().int().min(10).max(4000).optional(),
-    disk_gb: z.number().int().min(5).max(4000).optional(),
-    region: text({ max: 64 }).optional(),
-    ssh_key_name: text({ max: 64 }).optional(),
-    onstart_cmd: scriptText({ max: 4096 }).optional(),
-  })
-  .strict()
-  .superRefine((b, ctx) => {
-    if (b.provider === 'lambda' && !b.region) ctx.addIssue({ code: 'custom', path: ['region'], message: 'required when provider is lambda' });
-  });
-export type LaunchBody = z.infer<typeof LaunchBody>;
 
 const InstanceParams = z.object({ provider_instance_id: pathId(128) }).strict();
 

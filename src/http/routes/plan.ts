@@ -13,23 +13,12 @@ import type { RunOffer, ScheduleQueries } from '../../db/queries/schedules';
 import { randomToken } from '../../domain/ids';
 import { dollarsToMicros, microsToDollars } from '../../domain/money';
 import { ApiError, NoCapacityError } from '../../errors';
-import { isKnownGpuSlug } from '../../providers/gpu-catalog';
 import { PROVIDER_NAMES, PROVIDERS, type ProviderId } from '../../providers/types';
 import type { ApiRouter } from '../route';
-import { text } from '../text';
-import { assertAdmitted, assertLaunchAllowed, LaunchBody, launchWarnings, type ComputeDeps } from './compute';
+import { LaunchBody, PlanSearchBody } from '../launch-schemas';
+import { assertAdmitted, assertLaunchAllowed, launchWarnings, type ComputeDeps } from './compute';
 
-const SearchBody = z
-  .object({
-    gpu_type: text({ max: 64 }).refine(isKnownGpuSlug, 'unknown GPU type (GET /v1/pricing lists them)'),
-    gpu_count: z.number().int().min(1).max(8).default(1),
-    spot: z.boolean().default(false).describe('true: spot offers first (where sold), then on-demand'),
-    providers: z.array(z.enum(PROVIDERS)).min(1).max(PROVIDERS.length).optional().describe('default: all three'),
-    max_price_per_hour: z.number().gt(0).max(100_000).optional().describe('dollars per hour for the whole instance'),
-  })
-  .strict();
-
-const PlanBody = z.union([LaunchBody, SearchBody]).describe('a launch body (with `provider`), or a search (without)');
+const PlanBody = z.union([LaunchBody, PlanSearchBody]).describe('a launch body (with `provider`), or a search (without)');
 
 const Refusal = z
   .object({ status: z.number().int(), code: z.string(), message: z.string(), details: z.array(z.record(z.unknown())).optional() })
