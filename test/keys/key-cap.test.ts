@@ -5,7 +5,7 @@
  */
 import { createInstanceQueries } from '../../src/db/queries/instances';
 import { createAlertMonitorClient } from '../../src/workflow-clients/alerts';
-import type { ActivityDeps } from '../../activities';
+import type { WorkerDeps } from '../../src/worker';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
@@ -15,7 +15,7 @@ jest.setTimeout(120_000);
 
 let t: TestContext;
 let temporal: TemporalTestEnv;
-let deps: ActivityDeps;
+let deps: WorkerDeps;
 
 beforeAll(async () => {
   t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 60_000 } });

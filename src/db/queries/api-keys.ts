@@ -8,7 +8,7 @@ import { newId } from '../../domain/ids';
 import { generateServiceKey } from '../../domain/service-keys';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
-import { insertEvent } from './instances';
+import { insertEvent } from './events';
 
 export const ApiKeyRow = z.object({
   id: z.string(),

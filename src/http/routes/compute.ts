@@ -11,7 +11,7 @@ import type { ApiKeyQueries, ApiKeyRow } from '../../db/queries/api-keys';
 import type { BalanceGuard, LaunchCost } from '../../services/balance-guard';
 import { assertWithinKeyCap } from '../../services/key-spend-cap';
 import type { ProviderCredentials } from '../../services/provider-credentials';
-import type { LaunchInput, LaunchTiming } from '../../../activities/instances';
+import type { LaunchInput, LaunchTiming } from '../../../workflows/contracts/launch';
 import type { InstanceClient } from '../../workflow-clients/instances';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
