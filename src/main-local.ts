@@ -32,23 +32,9 @@ import { connectTemporalClient } from './workflow-clients/connection';
 import { temporalDataConverter } from './workflow-clients/payload-codec';
 import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
 import { installTemporalRuntime } from './worker';
+import { LOCAL_DATABASE_NAME, type LocalState } from './local/local-state';
 
-const DATABASE_NAME = 'gpu_orchestrator';
 
-interface LocalState {
-  api_url: string;
-  temporal_ui_url: string | null;
-  /** The API's operations listener: /metrics, /codec/decode and /codec/encode, /readyz (docs/security.md). */
-  ops_url: string;
-  /** Prometheus text of the worker (the API's is at ops_url + /metrics). */
-  worker_metrics_url: string;
-  account_id: string;
-  api_key: string;
-  /** Keys of the local provider simulators (present when they run), to connect to any account. */
-  sandbox_provider_keys?: Record<ProviderId, string>;
-  /** Signs webhook deliveries for `npm run billing:complete-checkout` (generated for stripe-mock, kept across restarts). */
-  stripe_webhook_secret?: string;
-}
 
 /** The local demo account's starting credit (decisions.md): launches work out of the box. */
 const DEMO_STARTING_CREDIT_MICROS = 100_000_000;
@@ -252,8 +238,8 @@ async function main(): Promise<void> {
       log: (line) => logger.debug('postgres', { line }),
     });
     cleanups.push(() => pg.stop());
-    await ensureDatabase(pg.url(), DATABASE_NAME);
-    databaseUrl = pg.url(DATABASE_NAME);
+    await ensureDatabase(pg.url(), LOCAL_DATABASE_NAME);
+    databaseUrl = pg.url(LOCAL_DATABASE_NAME);
   }
   const migrated = await migrate(databaseUrl);
   logger.info('migrations applied', { applied: migrated.applied.length });
@@ -327,6 +313,8 @@ async function main(): Promise<void> {
 
   const state: LocalState = {
     api_url: apiUrl,
+    // The server-side CLIs (account:create, db:migrate, billing:complete-checkout) find the database here.
+    database_url: databaseUrl,
     temporal_ui_url: temporal.uiUrl,
     ops_url: opsUrl,
     worker_metrics_url: workerMetricsUrl,

@@ -4,7 +4,7 @@
  */
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
-import { createAccountQueries } from '../db/queries/accounts';
+import { createApiKeyQueries } from '../db/queries/api-keys';
 import { createAlertQueries } from '../db/queries/alerts';
 import { createCreditTopupQueries } from '../db/queries/credit-topups';
 import { createLedgerQueries } from '../db/queries/ledger';
@@ -28,6 +28,8 @@ import { RateLimiter, type RateLimitSettings } from './rate-limit';
 import { buildOpenApiDocument, renderDocsPage } from './openapi';
 import { ApiRouter } from './route';
 import { registerAlertRoutes } from './routes/alerts';
+import { registerApiKeyRoutes } from './routes/api-keys';
+import { registerPlanRoutes } from './routes/plan';
 import { registerBillingRoutes } from './routes/billing';
 import { registerComputeRoutes } from './routes/compute';
 import { createInstanceQueries } from '../db/queries/instances';
@@ -72,7 +74,9 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: true });
   const limiter = new RateLimiter(deps.rateLimit ?? { burst: 120, perMinute: 600 });
-  const api = new ApiRouter(bearerAuth(createAccountQueries(deps.pool), limiter), { timeoutMs: deps.bodyTimeoutMs });
+  const apiKeys = createApiKeyQueries(deps.pool);
+  const onTouchError = (err: unknown) => deps.logger.warn('could not record when an API key was last used', { err });
+  const api = new ApiRouter(bearerAuth(apiKeys, limiter, onTouchError), { timeoutMs: deps.bodyTimeoutMs });
 
   const providerKeys = createProviderKeyQueries(deps.pool);
   const credentials = createProviderCredentials(providerKeys, deps.vault);
@@ -83,17 +87,21 @@ export function createApp(deps: AppDeps): Koa {
   registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters, instances });
   registerTemplateRoutes(api);
   const ledger = createLedgerQueries(deps.pool);
+  const balance = createBalanceGuard({ ledger, instances, pricing: deps.pricing, adapters: deps.adapters, credentials, logger: deps.logger });
+  const scheduleQueries = createScheduleQueries(deps.pool);
+  registerPlanRoutes(api, { adapters: deps.adapters, credentials, sshKeys, balance, instances, apiKeys, schedules: scheduleQueries });
   registerComputeRoutes(api, {
     workflows: createInstanceClient({ temporal: deps.temporal, instances, bounds: deps.answerBounds }),
     adapters: deps.adapters,
     credentials,
     instances,
     sshKeys,
-    balance: createBalanceGuard({ ledger, instances, pricing: deps.pricing, adapters: deps.adapters, credentials, logger: deps.logger }),
+    balance,
+    apiKeys,
     launchTiming: deps.launchTiming,
   });
   registerScheduleRoutes(api, {
-    queries: createScheduleQueries(deps.pool),
+    queries: scheduleQueries,
     // Runs launch with the same poll and meter intervals as API launches.
     workflows: createScheduleClient({ temporal: deps.temporal, timing: deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 } }),
   });
@@ -117,6 +125,7 @@ export function createApp(deps: AppDeps): Koa {
     resolve: deps.webhooks?.resolve,
   });
   registerEventRoutes(api, { queries: webhookQueries });
+  registerApiKeyRoutes(api, { keys: apiKeys });
 
   // Operational routes: not part of the versioned API, not in the OpenAPI document.
   api.router.get('/healthz', (ctx) => {

@@ -142,8 +142,9 @@ describe('OpenAPI', () => {
       required: ['name', 'public_key'],
       additionalProperties: false,
     });
-    expect(create.security).toEqual([{ bearerAuth: [] }]);
-    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '409']));
+    // The one scope the operation needs (OpenAPI 3.1 role names on a bearer scheme).
+    expect(create.security).toEqual([{ bearerAuth: ['settings:write'] }]);
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '409']));
   });
 
   it('serves a browsable reference page', async () => {

@@ -14,6 +14,7 @@ jest.setTimeout(180_000);
 
 interface LocalJson {
   api_url: string;
+  database_url: string;
   temporal_ui_url: string;
   ops_url: string;
   worker_metrics_url: string;
@@ -56,6 +57,7 @@ it('starts everything, serves the demo account, stops every child, and reuses th
   const state = JSON.parse(await readFile(stateFile, 'utf8')) as LocalJson;
   expect(state).toEqual({
     api_url: `http://127.0.0.1:${ports.api}`,
+    database_url: `postgres://postgres:postgres@127.0.0.1:${ports.pg}/gpu_orchestrator`,
     temporal_ui_url: `http://127.0.0.1:${ports.ui}`,
     ops_url: `http://127.0.0.1:${ports.ops}`,
     worker_metrics_url: `http://127.0.0.1:${ports.worker}/metrics`,
@@ -109,6 +111,15 @@ it('starts everything, serves the demo account, stops every child, and reuses th
   const completed = runEntry('src/cli/complete-checkout.ts', [session_id], { DATA_DIR: dataDir, LOCAL_POSTGRES_PORT: String(ports.pg), DATABASE_URL: '' });
   expect(await completed.exited).toBe(0);
   expect(await balance()).toBe(120);
+
+  // `npm run account:create` beside the running service with no variable set (DATA_DIR only places this test's
+  // data dir): it finds the database in local.json, and the key it prints works against the running API.
+  const created = runEntry('src/cli/account-create.ts', ['--name', 'Beside npm start'], { DATA_DIR: dataDir, DATABASE_URL: '', LOCAL_POSTGRES_PORT: '' });
+  expect(await created.exited).toBe(0);
+  const printed = JSON.parse(created.output().trim()) as { account_id: string; api_key: string };
+  expect(printed.account_id).toMatch(/^acct_/);
+  const theirs = await fetch(`${state.api_url}/v1/ssh-keys`, { headers: { Authorization: `Bearer ${printed.api_key}` } });
+  expect(theirs.status).toBe(200);
 
   first.child.kill('SIGTERM');
   expect(await first.exited).toBe(0);
