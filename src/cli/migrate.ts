@@ -20,8 +20,7 @@ async function main(): Promise<void> {
     const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, config.MASTER_ENCRYPTION_KEY, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
     sealed = await sealWebhookSecrets(pool, vault).finally(() => pool.end());
   }
-  process.stdout.write(JSON.stringify({ applied: result.applied, previously_applied: result.alreadyApplied, webhook_secrets_sealed: sealed ?? null }) + '
-');
+  process.stdout.write(JSON.stringify({ applied: result.applied, previously_applied: result.alreadyApplied, webhook_secrets_sealed: sealed ?? null }) + '\n');
 }
 
 main().catch((err) => {
