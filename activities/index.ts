@@ -4,6 +4,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../src/db/pool';
+import type { AccountLimits } from '../src/domain/limits';
 import type { Logger } from '../src/logger';
 import type { ProviderAdapter, ProviderId } from '../src/providers/types';
 import { createAlertActivities } from './alerts';
@@ -35,6 +36,8 @@ export interface ActivityDeps {
   balanceGraceMs?: number;
   /** Webhook delivery settings, DNS and the per-attempt metrics hook; defaults are the real ones. */
   webhooks?: WebhookActivityDeps;
+  /** Per-account limits (LIMIT_*); launches count `live_instances`. Default {@link DEFAULT_LIMITS}. */
+  limits?: AccountLimits;
 }
 
 export function createActivities(deps: ActivityDeps) {

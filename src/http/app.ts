@@ -9,7 +9,9 @@ import { createAlertQueries } from '../db/queries/alerts';
 import { createCreditTopupQueries } from '../db/queries/credit-topups';
 import { createLedgerQueries } from '../db/queries/ledger';
 import { createProviderKeyQueries } from '../db/queries/provider-keys';
+import { createLimitQueries } from '../db/queries/limits';
 import { createSshKeyQueries } from '../db/queries/ssh-keys';
+import { DEFAULT_LIMITS, type AccountLimits } from '../domain/limits';
 import type { KeyVault } from '../domain/key-vault';
 import { createPricingQueries } from '../db/queries/pricing';
 import { createRecommendationInputQueries } from '../db/queries/recommendation-inputs';
@@ -34,6 +36,7 @@ import { createInstanceQueries } from '../db/queries/instances';
 import { createInstanceClient, type AnswerBounds } from '../workflow-clients/instances';
 import type { LaunchTiming } from '../../activities/instances';
 import { renderMetrics } from '../metrics';
+import { registerLimitRoutes } from './routes/limits';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerProviderKeyRoutes } from './routes/provider-keys';
 import { registerRecommendationRoutes } from './routes/recommendations';
@@ -68,6 +71,10 @@ export interface AppDeps {
   stripe?: StripeSettings;
   /** Webhook URL policy: hosts allowed over http and at non-public addresses (default none), and DNS. */
   webhooks?: { allowedHosts: string[]; resolve?: Resolver };
+  /** Per-account limits (LIMIT_*); default {@link DEFAULT_LIMITS}. */
+  limits?: AccountLimits;
+  /** The shortest gap a schedule's cron may leave between firings (SCHEDULE_MIN_INTERVAL); default 5 min. */
+  scheduleMinIntervalMs?: number;
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -78,8 +85,10 @@ export function createApp(deps: AppDeps): Koa {
   const providerKeys = createProviderKeyQueries(deps.pool);
   const credentials = createProviderCredentials(providerKeys, deps.vault);
 
+  const limits = createLimitQueries(deps.pool, deps.limits ?? DEFAULT_LIMITS);
+  registerLimitRoutes(api, { limits });
   const sshKeys = createSshKeyQueries(deps.pool);
-  registerSshKeyRoutes(api, sshKeys);
+  registerSshKeyRoutes(api, sshKeys, limits);
   const instances = createInstanceQueries(deps.pool);
   registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters, instances });
   registerTemplateRoutes(api);
@@ -97,6 +106,8 @@ export function createApp(deps: AppDeps): Koa {
     queries: createScheduleQueries(deps.pool),
     // Runs launch with the same poll and meter intervals as API launches.
     workflows: createScheduleClient({ temporal: deps.temporal, timing: deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 } }),
+    limits,
+    minIntervalMs: deps.scheduleMinIntervalMs ?? 5 * 60_000,
   });
   registerPricingRoutes(api, { cache: deps.pricing, queries: createPricingQueries(deps.pool) });
   const stripeSettings: StripeSettings = { returnBaseUrl: deps.publicBaseUrl, ...deps.stripe };
@@ -109,11 +120,12 @@ export function createApp(deps: AppDeps): Koa {
     logger: deps.logger,
   });
   registerRecommendationRoutes(api, { instances: createRecommendationInputQueries(deps.pool), pricing: deps.pricing });
-  registerAlertRoutes(api, { alerts: createAlertQueries(deps.pool) });
+  registerAlertRoutes(api, { alerts: createAlertQueries(deps.pool), limits });
   const webhookQueries = createWebhookQueries(deps.pool);
   registerWebhookRoutes(api, {
     queries: webhookQueries,
     workflows: createWebhookClient({ temporal: deps.temporal }),
+    limits,
     policy: { allowedHosts: deps.webhooks?.allowedHosts ?? [] },
     resolve: deps.webhooks?.resolve,
   });

@@ -75,6 +75,8 @@ export function testAppDeps(pool: Pool, overrides: Partial<AppDeps> = {}): AppDe
     }),
     vault: testVault(),
     pricing: new PricingCache(createPricingQueries(pool), silentLogger),
+    // Suites with every-minute schedules; test/api/limits.test.ts checks the 5 min default's refusal.
+    scheduleMinIntervalMs: 60_000,
     ...overrides,
   };
 }
