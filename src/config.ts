@@ -53,6 +53,10 @@ export const configSchema = z.object({
 
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(100_000).default(120),
+  /** Unauthenticated requests (public pricing, docs) per client address and minute, across API processes. */
+  RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: z.coerce.number().int().min(1).max(100_000_000).default(300),
+  /** Failed authentications (unknown or revoked keys) per client address and minute; past it: 429 to the minute's end. */
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(30),
 
   /** Per-account limits (GET /v1/limits; docs/limits.md): the (N+1)th create is 422 limit_reached. */
   LIMIT_ALERTS: limitCount.default(DEFAULT_LIMITS.alerts),
@@ -137,6 +141,8 @@ export const configSchema = z.object({
   /** How long a claimed first attempt may take before the sweep hands it to a retry workflow. */
   WEBHOOK_CLAIM_LEASE: z.string().regex(durationPattern, 'must look like 2m').default('2m'),
   WEBHOOK_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+  /** How long a dispatcher batch waits for slow first attempts before claiming more (they finish in the background). */
+  WEBHOOK_BATCH_WAIT: z.string().regex(durationPattern, 'must look like 1s').default('1s'),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
@@ -187,6 +193,7 @@ export function webhookSettings(config: Config) {
     dispatchTickMs: parseDurationMs(config.WEBHOOK_DISPATCH_TICK),
     claimLeaseMs: parseDurationMs(config.WEBHOOK_CLAIM_LEASE),
     batchSize: config.WEBHOOK_BATCH_SIZE,
+    batchWaitMs: parseDurationMs(config.WEBHOOK_BATCH_WAIT),
   };
 }
 

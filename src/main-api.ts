@@ -39,7 +39,12 @@ async function main(): Promise<void> {
       webhookSecret: config.STRIPE_WEBHOOK_SECRET,
       returnBaseUrl: config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`,
     },
-    rateLimit: { burst: config.RATE_LIMIT_BURST, perMinute: config.RATE_LIMIT_PER_MINUTE },
+    rateLimit: {
+      burst: config.RATE_LIMIT_BURST,
+      perMinute: config.RATE_LIMIT_PER_MINUTE,
+      unauthenticatedPerMinute: config.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
+      authFailuresPerMinute: config.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
+    },
     answerBounds: {
       launchMs: parseDurationMs(config.LAUNCH_ANSWER_WITHIN),
       lifecycleMs: parseDurationMs(config.LIFECYCLE_ANSWER_WITHIN),

@@ -26,7 +26,9 @@ import { sql } from '../db/sql';
 import type { Logger } from '../logger';
 import { bearerAuth } from './auth';
 import { edge, logApplicationError } from './edge';
-import { RateLimiter, type RateLimitSettings } from './rate-limit';
+import { publicRequestLimit, RateLimiter, type RateLimitSettings } from './rate-limit';
+import { SharedWindowLimits } from './shared-rate-limit';
+import { createRateLimitQueries, type RateLimitStore } from '../db/queries/rate-limits';
 import { buildOpenApiDocument, renderDocsPage } from './openapi';
 import { ApiRouter } from './route';
 import { registerAlertRoutes } from './routes/alerts';
@@ -58,8 +60,13 @@ export interface AppDeps {
   adapters: Record<ProviderId, ProviderAdapter>;
   vault: KeyVault;
   pricing: PricingCache;
-  /** Requests per service key; default bursts of 120, 600 a minute. */
-  rateLimit?: RateLimitSettings;
+  /**
+   * Requests per service key (default bursts of 120 per process, 600 a minute across processes), unauthenticated
+   * requests per client address (default 300 a minute) and failed authentications per address (default 30).
+   */
+  rateLimit?: RateLimitSettings & { unauthenticatedPerMinute?: number; authFailuresPerMinute?: number; now?: () => number };
+  /** Where the API processes count shared rate limits; default Postgres (`null`: each process counts alone). */
+  rateLimitStore?: RateLimitStore | null;
   /** Poll and meter intervals for new launch workflows; defaults: 1 min and 1 h. */
   launchTiming?: LaunchTiming;
   publicBaseUrl?: string;
@@ -79,8 +86,19 @@ export interface AppDeps {
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: true });
-  const limiter = new RateLimiter(deps.rateLimit ?? { burst: 120, perMinute: 600 });
-  const api = new ApiRouter(bearerAuth(createAccountQueries(deps.pool), limiter), { timeoutMs: deps.bodyTimeoutMs });
+  const rate = { burst: 120, perMinute: 600, unauthenticatedPerMinute: 300, authFailuresPerMinute: 30, ...deps.rateLimit };
+  let storeFailureLogged = 0;
+  const shared = new SharedWindowLimits(deps.rateLimitStore === undefined ? createRateLimitQueries(deps.pool) : deps.rateLimitStore, {
+    now: rate.now,
+    onStoreError: (err) => {
+      if (Date.now() - storeFailureLogged < 60_000) return;
+      storeFailureLogged = Date.now();
+      deps.logger.warn('rate-limit store unreachable; limits hold per process meanwhile', { err });
+    },
+  });
+  const limiter = new RateLimiter(rate, rate.now ?? Date.now, shared);
+  const authenticate = bearerAuth(createAccountQueries(deps.pool), limiter, { limits: shared, perMinute: rate.authFailuresPerMinute });
+  const api = new ApiRouter(authenticate, { timeoutMs: deps.bodyTimeoutMs }, publicRequestLimit(shared, rate.unauthenticatedPerMinute));
 
   const providerKeys = createProviderKeyQueries(deps.pool);
   const credentials = createProviderCredentials(providerKeys, deps.vault);
