@@ -4,19 +4,12 @@
  * the provider's list with the rows and returns only what a workflow must act on; the observer workflow
  * (workflows/observe-instances.ts) delivers those as signals.
  */
-import { createInstanceQueries, type InstanceRow } from '../src/db/queries/instances';
+import type { InstanceRow } from '../src/db/queries/instances';
 import { ProviderRequestError } from '../src/errors';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
-import type { ActivityDeps } from './index';
-
-/** What the provider said about one instance, and when (metering moves use this moment). */
-export interface ProviderObservation {
-  /** The provider no longer knows the instance, or reports it terminated. */
-  gone: boolean;
-  instance: ProviderInstance | null;
-  /** When the provider answered (ms since the epoch). */
-  atMs: number;
-}
+import { providerFailureType, type FailureType } from '../workflows/contracts/failures';
+import type { ProviderObservation } from '../workflows/contracts/observation';
+import type { ActivityDeps } from './deps';
 
 export interface ObservationRound {
   /** Row ids of the managed instances watched (live rows that have a provider id). */
@@ -28,7 +21,7 @@ export interface ObservationRound {
   /** Instances whose workflow must act, with what the provider said. */
   changes: { instanceId: string; observation: ProviderObservation }[];
   /** Why the provider could not be asked this round; `retryAfterMs` is the provider's own wait (429). */
-  failure?: { kind: string; message: string; retryAfterMs?: number };
+  failure?: { kind: FailureType; message: string; retryAfterMs?: number };
   /** Provider calls made: one list, plus one look per instance missing from the list (a rare confirmation). */
   providerCalls: number;
 }
@@ -50,7 +43,7 @@ function needsAction(row: InstanceRow, seen: ProviderObservation): boolean {
 }
 
 export function createObservationActivities(deps: ActivityDeps) {
-  const instances = createInstanceQueries(deps.pool);
+  const { instances } = deps.queries;
 
   return {
     /**
@@ -122,7 +115,7 @@ export function createObservationActivities(deps: ActivityDeps) {
 
 function failureOf(err: unknown): NonNullable<ObservationRound['failure']> {
   if (err instanceof ProviderRequestError) {
-    return { kind: `provider_${err.kind}`, message: err.message, ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}) };
+    return { kind: providerFailureType(err.kind), message: err.message, ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}) };
   }
   return { kind: 'provider_unavailable', message: err instanceof Error ? err.message : String(err) };
 }

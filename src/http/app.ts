@@ -36,7 +36,7 @@ import { registerBillingRoutes } from './routes/billing';
 import { registerComputeRoutes } from './routes/compute';
 import { createInstanceQueries } from '../db/queries/instances';
 import { createInstanceClient, type AnswerBounds } from '../workflow-clients/instances';
-import type { LaunchTiming } from '../../activities/instances';
+import type { LaunchTiming } from '../../workflows/contracts/launch';
 import { renderMetrics } from '../metrics';
 import { registerLimitRoutes } from './routes/limits';
 import { registerPricingRoutes } from './routes/pricing';
@@ -166,7 +166,7 @@ export function createApp(deps: AppDeps): Koa {
   // Prometheus text: this process's series plus the ledger totals (read at scrape time). Not authenticated,
   // like /healthz: expose the API port to Prometheus on a private network only (README, Metrics).
   api.router.get('/metrics', async (ctx) => {
-    const { contentType, body } = await renderMetrics({ pool: deps.pool });
+    const { contentType, body } = await renderMetrics({ ledgerTotals: () => ledger.totals() });
     ctx.type = contentType;
     ctx.body = body;
   });
