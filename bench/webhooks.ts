@@ -227,8 +227,11 @@ async function main(): Promise<void> {
     fairWrites.push(writeEvent('fair').then((w) => void fair.push(w)));
   }
   await Promise.all(fairWrites);
-  await waitForArrivals(fair.map((s) => s.key), 180_000);
-  const fairLatencies = fair.map((s) => arrivals.get(s.key)! - s.committedAt);
+  // Whatever has not arrived after 3 minutes counts as 3 minutes late (the old behaviour could get there).
+  const FAIR_DEADLINE_MS = 180_000;
+  await waitForArrivals(fair.map((s) => s.key), FAIR_DEADLINE_MS).catch(() => undefined);
+  const missing = fair.filter((s) => !arrivals.has(s.key)).length;
+  const fairLatencies = fair.map((s) => (arrivals.get(s.key) ?? s.committedAt + FAIR_DEADLINE_MS) - s.committedAt);
 
   process.stdout.write(
     [
@@ -241,7 +244,8 @@ async function main(): Promise<void> {
       `  bare loop sign → POST answered        p50 ${pct(bareSteady, 50).toFixed(1).padStart(7)} ms   p99 ${pct(bareSteady, 99).toFixed(1).padStart(7)} ms`,
       `fairness: account A with ${SLOW_ENDPOINTS} endpoints hanging to the 15 s timeout and account B with one healthy endpoint, ` +
         `${FAIR_RATE} events/s each for ${FAIR_SECONDS}s (batch wait ${BATCH_WAIT_MS ?? 'default'} ms):`,
-      `  B with A's load      commit → verified receipt   p50 ${pct(fairLatencies, 50).toFixed(1).padStart(7)} ms   p99 ${pct(fairLatencies, 99).toFixed(1).padStart(7)} ms   (goal p50 < 2000 ms)`,
+      `  B with A's load      commit → verified receipt   p50 ${pct(fairLatencies, 50).toFixed(1).padStart(7)} ms   p99 ${pct(fairLatencies, 99).toFixed(1).padStart(7)} ms   (goal p50 < 2000 ms)` +
+        (missing ? `   ${missing}/${fair.length} not arrived after ${FAIR_DEADLINE_MS / 1000} s (counted as ${FAIR_DEADLINE_MS / 1000} s)` : ''),
       `  B alone (phase 2)    commit → verified receipt   p50 ${pct(latencies, 50).toFixed(1).padStart(7)} ms   p99 ${pct(latencies, 99).toFixed(1).padStart(7)} ms`,
       `  ratio B p50 with A / alone: ${(pct(fairLatencies, 50) / pct(latencies, 50)).toFixed(2)}`,
       '',

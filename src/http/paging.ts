@@ -1,6 +1,6 @@
 /** The paging query (`limit`, `cursor`) and page shape shared by the list endpoints (decisions.md: Lists). */
 import { z, type ZodTypeAny } from 'zod';
-import { decodeListCursor } from '../db/page-cursor';
+import { decodePageCursor } from '../db/queries/paging';
 
 export const listLimit = z.coerce.number().int().min(1).max(200).default(50).describe('page size, 1-200 (default 50)');
 
@@ -10,7 +10,7 @@ export const ListQuery = z
     limit: listLimit,
     cursor: z
       .string()
-      .refine((c) => decodeListCursor(c) !== null, 'is not a cursor from this list; pass next_cursor from the previous page')
+      .refine((c) => decodePageCursor(c) !== null, 'is not a cursor from this list; pass next_cursor from the previous page')
       .optional()
       .describe('next_cursor of the previous page'),
   })

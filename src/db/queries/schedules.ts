@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { newId } from '../../domain/ids';
 import { MAX_OFFER_AGE_MS } from '../../domain/pricing';
 import { type ProviderId, PROVIDERS } from '../../providers/types';
-import { afterListCursor, newestFirst, toPage, type Page, type PageRequest } from '../page-cursor';
+import { afterListCursor, newestFirst, page as toPage, type Page, type PageRequest } from './paging';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
 import { insertEvent } from './events';

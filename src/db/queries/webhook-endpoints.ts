@@ -2,7 +2,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { newId } from '../../domain/ids';
-import { afterListCursor, newestFirst, toPage, type Page, type PageRequest } from '../page-cursor';
+import { afterListCursor, newestFirst, page as toPage, type Page, type PageRequest } from './paging';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
 
