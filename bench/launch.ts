@@ -25,6 +25,7 @@ import { createProviderAdapters } from '../src/providers';
 import { PricingCache } from '../src/services/pricing-cache';
 import { createProviderCredentials } from '../src/services/provider-credentials';
 import { createWorker } from '../src/worker';
+import { DEFAULT_LIMITS } from '../src/domain/limits';
 import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
 import { simulatorBaseUrls, startSimulators } from '../simulators';
 
@@ -60,7 +61,8 @@ async function main(): Promise<void> {
     connection: nativeConnection,
     namespace: 'default',
     taskQueue,
-    deps: { pool, logger: silentLogger, adapters, credentials, pricingKeys: {} },
+    // Every launch of the run stays live in one account: past the default live-instance limit (20).
+    deps: { pool, logger: silentLogger, adapters, credentials, pricingKeys: {}, limits: { ...DEFAULT_LIMITS, live_instances: 1_000_000 } },
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
