@@ -151,9 +151,6 @@ export function createWorkflowPorts(deps: WorkerDeps, own: { client: Client; tas
   return ports;
 }
 
-/** Activity slots per worker: see the comment in {@link createWorker}. */
-const MAX_CONCURRENT_ACTIVITIES = 1_000;
-
 export async function createWorker(opts: {
   connection: NativeConnection;
   namespace: string;
@@ -172,9 +169,6 @@ export async function createWorker(opts: {
     taskQueue: opts.taskQueue,
     ...(opts.bundle ? { workflowBundle: opts.bundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: createActivities(activityDeps),
-    // Most activities wait on a socket (a provider call, a webhook POST that may hang to its 15 s timeout): the
-    // SDK's default of 100 slots lets one tenant's retrying deliveries starve everyone's (docs/limits.md).
-    maxConcurrentActivityTaskExecutions: MAX_CONCURRENT_ACTIVITIES,
     interceptors: { activity: [activityMetrics], workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
     sinks: metricsSinks,
   });
