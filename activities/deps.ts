@@ -75,7 +75,7 @@ export interface WebhookSettings {
   claimLeaseMs: number;
   batchSize: number;
   /**
-   * How long a batch waits for its slowest first attempts before it claims the next events; the late ones
+   * How long a batch waits (in all) for its first attempts before it claims the next events; the late ones
    * finish (and record themselves) in the background. Keeps one tenant's hanging endpoints from holding
    * back every other tenant's deliveries.
    */

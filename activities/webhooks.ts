@@ -231,6 +231,9 @@ export function createWebhookActivities(deps: ActivityDeps) {
     const claimedAt = performance.now();
     const handoff: string[] = late.handoff.splice(0);
     const succeeded: Parameters<typeof queries.recordSuccesses>[0] = [];
+    // One wait for the whole batch (not per attempt: 64 slots × a 1 s wait each would queue a big batch's
+    // healthy attempts behind its hanging ones); attempts started after it go on in the background at once.
+    const waitUntil = performance.now() + settings.batchWaitMs;
     await forEachLimited(work, ATTEMPT_CONCURRENCY, async (w) => {
       // Until the batch stops waiting for it, an attempt reports to the batch; afterwards it records itself.
       let inBatch = true;
@@ -244,7 +247,7 @@ export function createWebhookActivities(deps: ActivityDeps) {
         const state = await record(w, result, false);
         if (state?.status === 'pending') (inBatch ? handoff : late.handoff).push(w.delivery_id);
       });
-      if (late.running < MAX_LATE_ATTEMPTS && !(await finishesWithin(outcome, settings.batchWaitMs))) {
+      if (late.running < MAX_LATE_ATTEMPTS && !(await finishesWithin(outcome, Math.max(0, waitUntil - performance.now())))) {
         inBatch = false;
         late.running++;
         // A late attempt that cannot record its outcome leaves the delivery to the orphan sweep (lease).
