@@ -11,6 +11,7 @@ import type { PricingQueries } from '../src/db/queries/pricing';
 import type { ScheduleQueries } from '../src/db/queries/schedules';
 import type { SshKeyQueries } from '../src/db/queries/ssh-keys';
 import type { WebhookQueries } from '../src/db/queries/webhooks';
+import type { AccountLimits } from '../src/domain/limits';
 import type { Logger } from '../src/logger';
 import type { ProviderAdapter, ProviderId } from '../src/providers/types';
 import type { ProviderCredentials } from '../src/services/provider-credentials';
@@ -73,6 +74,12 @@ export interface WebhookSettings {
   dispatchTickMs: number;
   claimLeaseMs: number;
   batchSize: number;
+  /**
+   * How long a batch waits (in all) for its first attempts before it claims the next events; the late ones
+   * finish (and record themselves) in the background. Keeps one tenant's hanging endpoints from holding
+   * back every other tenant's deliveries.
+   */
+  batchWaitMs: number;
 }
 
 export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
@@ -83,6 +90,7 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   dispatchTickMs: 5_000,
   claimLeaseMs: 120_000,
   batchSize: 100,
+  batchWaitMs: 1_000,
 };
 
 /** What the metrics module counts: one call per attempt (the lead wires `webhook_deliveries_total` here). */
@@ -110,4 +118,6 @@ export interface ActivityDeps {
   reconcile?: ReconcileSettings;
   /** Webhook delivery settings, DNS and the per-attempt metrics hook; defaults are the real ones. */
   webhooks?: WebhookActivityDeps;
+  /** Per-account limits (LIMIT_*); launches count `live_instances`. Default `DEFAULT_LIMITS`. */
+  limits?: AccountLimits;
 }

@@ -7,6 +7,8 @@ import { isPermanentDbError } from '../src/db/errors';
 import type { EventType } from '../src/db/queries/events';
 import type { InstanceRow } from '../src/db/queries/instances';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
+import { DEFAULT_LIMITS } from '../src/domain/limits';
+import { LimitReachedError } from '../src/errors';
 import { createBalanceWatch } from './billing';
 import { toActivityFailure } from './provider-failures';
 import { announceChargesToAlertMonitor } from './alerts';
@@ -116,8 +118,10 @@ export function createInstanceActivities(deps: ActivityDeps) {
           dockerImage: input.dockerImage ?? null,
           warnings: input.warnings,
           apiKeyId: input.apiKeyId ?? null,
+          maxLive: (deps.limits ?? DEFAULT_LIMITS).live_instances,
         });
       } catch (err) {
+        if (err instanceof LimitReachedError) throw ApplicationFailure.nonRetryable(err.message, 'limit_reached', { limit: err.limit, max: err.max });
         throw dbFailure(err);
       }
     },

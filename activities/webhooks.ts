@@ -12,6 +12,8 @@ import type { DeliveryState } from '../workflows/contracts/webhooks';
 import { DEFAULT_WEBHOOK_SETTINGS, type ActivityDeps, type WebhookSettings } from './deps';
 
 const ATTEMPT_CONCURRENCY = 64;
+/** First attempts still running after their batch moved on; past this many, batches wait for theirs again. */
+const MAX_LATE_ATTEMPTS = 2_000;
 
 /** The exact body and headers of one delivery (the same bytes on every retry but the timestamp). */
 export function buildWebhookMessage(work: DeliveryWork, nowSeconds: number): { body: string; headers: Record<string, string> } {
@@ -95,6 +97,24 @@ async function openOutboxWaiter(databaseUrl: string | undefined, signal: AbortSi
   };
 }
 
+/** Whether `promise` settles within `ms` (its failure counts as settled: the caller awaits it anyway). */
+async function finishesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const run = async () => {
@@ -108,6 +128,8 @@ export function createWebhookActivities(deps: ActivityDeps) {
   const settings: WebhookSettings = { ...DEFAULT_WEBHOOK_SETTINGS, ...deps.webhooks?.settings };
   const resolve = deps.webhooks?.resolve ?? systemResolver;
   const policy = { allowedHosts: settings.allowedHosts };
+  /** First attempts that outlived their batch's wait: how many still run, and the hand-offs they produced. */
+  const late = { running: 0, handoff: [] as string[] };
 
   /** Sends one attempt of `work` (nothing recorded yet) and tells the metrics hook. */
   async function send(work: DeliveryWork): Promise<AttemptResult> {
@@ -207,16 +229,34 @@ export function createWebhookActivities(deps: ActivityDeps) {
     const started = performance.now();
     const { claimed, work } = await queries.claimOutboxBatch(limit, settings.claimLeaseMs);
     const claimedAt = performance.now();
-    const handoff: string[] = [];
+    const handoff: string[] = late.handoff.splice(0);
     const succeeded: Parameters<typeof queries.recordSuccesses>[0] = [];
+    // One wait for the whole batch (not per attempt: 64 slots × a 1 s wait each would queue a big batch's
+    // healthy attempts behind its hanging ones); attempts started after it go on in the background at once.
+    const waitUntil = performance.now() + settings.batchWaitMs;
     await forEachLimited(work, ATTEMPT_CONCURRENCY, async (w) => {
-      const result = await send(w);
-      if (result.success) {
-        succeeded.push({ deliveryId: w.delivery_id, attemptedAt: result.attemptedAt, statusCode: result.statusCode!, latencyMs: result.latencyMs, responseBody: result.responseBody });
+      // Until the batch stops waiting for it, an attempt reports to the batch; afterwards it records itself.
+      let inBatch = true;
+      const outcome = send(w).then(async (result) => {
+        if (result.success) {
+          const success = { deliveryId: w.delivery_id, attemptedAt: result.attemptedAt, statusCode: result.statusCode!, latencyMs: result.latencyMs, responseBody: result.responseBody };
+          if (inBatch) succeeded.push(success);
+          else await queries.recordSuccesses([success]);
+          return;
+        }
+        const state = await record(w, result, false);
+        if (state?.status === 'pending') (inBatch ? handoff : late.handoff).push(w.delivery_id);
+      });
+      if (late.running < MAX_LATE_ATTEMPTS && !(await finishesWithin(outcome, Math.max(0, waitUntil - performance.now())))) {
+        inBatch = false;
+        late.running++;
+        // A late attempt that cannot record its outcome leaves the delivery to the orphan sweep (lease).
+        void outcome
+          .catch((err) => deps.logger.warn('late webhook attempt not recorded', { delivery_id: w.delivery_id, err }))
+          .finally(() => late.running--);
         return;
       }
-      const state = await record(w, result, false);
-      if (state?.status === 'pending') handoff.push(w.delivery_id);
+      await outcome;
     });
     // The happy path: every success of the batch in one transaction.
     const sentAt = performance.now();

@@ -304,6 +304,8 @@ async function runPhase(infra: Infra, n: number, mode: Mode, probe?: Probe): Pro
       PRICING_REFRESH_INTERVAL: '1000h',
       ALERT_MONITOR_TICK: '1000h',
       WEBHOOK_DISPATCH_TICK: '1000h',
+      // FLEET_SIZES/FLEET_ACCOUNTS instances per account: past the default live-instance limit (20).
+      LIMIT_LIVE_INSTANCES: '1000000',
     },
   }));
   closeSync(out);

@@ -32,6 +32,7 @@ import { createProviderAdapters } from '../src/providers';
 import { PricingCache } from '../src/services/pricing-cache';
 import { createProviderCredentials } from '../src/services/provider-credentials';
 import { createWorker } from '../src/worker';
+import { DEFAULT_LIMITS } from '../src/domain/limits';
 import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
 import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
 import { simulatorBaseUrls, startSimulators } from '../simulators';
@@ -116,7 +117,16 @@ async function main(): Promise<void> {
     namespace: 'default',
     taskQueue,
     dataConverter: temporalDataConverter(vault),
-    deps: { pool: workerPool, logger: silentLogger, adapters: workerAdapters, vault, credentials: createProviderCredentials(createProviderKeyQueries(workerPool), vault), pricingKeys: {} },
+    // Every launch of the run stays live in one account: past the default live-instance limit (20).
+    deps: {
+      pool: workerPool,
+      logger: silentLogger,
+      adapters: workerAdapters,
+      vault,
+      credentials: createProviderCredentials(createProviderKeyQueries(workerPool), vault),
+      pricingKeys: {},
+      limits: { ...DEFAULT_LIMITS, live_instances: 1_000_000 },
+    },
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });

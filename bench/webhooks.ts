@@ -5,6 +5,10 @@
  *   1. throughput: BENCH_EVENTS messages ready at once (bare loop: in memory; pipeline: committed to the outbox
  *      in one statement), drained as fast as each can → ratio
  *   2. latency at a steady load: BENCH_RATE events/s for BENCH_SECONDS, p50/p99 from commit to receipt
+ *   3. fairness: a second account with BENCH_SLOW_ENDPOINTS (20) endpoints that each hang until the 15 s
+ *      delivery timeout, both accounts writing BENCH_FAIR_RATE events/s for BENCH_FAIR_SECONDS: the healthy
+ *      account's p50/p99 from commit to receipt beside its own figures from phase 2 (goal p50 < 2 s).
+ *      BENCH_BATCH_WAIT_MS sets the dispatcher's batch wait (WEBHOOK_BATCH_WAIT; 60000 = the old behaviour).
  * Real embedded Postgres and the real Temporal dev server; everything on 127.0.0.1.
  */
 import { mkdtemp } from 'node:fs/promises';
@@ -39,6 +43,10 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = 64; // the bare loop's parallel POSTs, as many as a dispatcher batch makes
+const SLOW_ENDPOINTS = Number(process.env.BENCH_SLOW_ENDPOINTS ?? 20);
+const FAIR_RATE = Number(process.env.BENCH_FAIR_RATE ?? 2);
+const FAIR_SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 30);
+const BATCH_WAIT_MS = process.env.BENCH_BATCH_WAIT_MS ? Number(process.env.BENCH_BATCH_WAIT_MS) : undefined;
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 
@@ -108,7 +116,7 @@ async function main(): Promise<void> {
       vault,
       credentials: createProviderCredentials(createProviderKeyQueries(pool), vault),
       pricingKeys: {},
-      webhooks: { settings: { allowedHosts: ['127.0.0.1'] }, databaseUrl: pg.url('bench') },
+      webhooks: { settings: { allowedHosts: ['127.0.0.1'], ...(BATCH_WAIT_MS === undefined ? {} : { batchWaitMs: BATCH_WAIT_MS }) }, databaseUrl: pg.url('bench') },
     },
   });
   const running = worker.run();
@@ -122,9 +130,9 @@ async function main(): Promise<void> {
   const { account } = await createAccountQueries(pool).insertAccountWithKey('bench');
   await createWebhookQueries(pool, vault).insertEndpoint(account.id, { url: receiverUrl, events: ['instance.started'], secret });
   let seq = 0;
-  const writeEvent = async (prefix: string) => {
+  const writeEvent = async (prefix: string, accountId = account.id) => {
     const key = `${prefix}-${seq++}`;
-    await insertEvent(pool, { accountId: account.id, type: 'instance.started', data: { key, instance_id: 'bench', provider: 'runpod' }, dedupeKey: key });
+    await insertEvent(pool, { accountId, type: 'instance.started', data: { key, instance_id: 'bench', provider: 'runpod' }, dedupeKey: key });
     return { key, committedAt: performance.now() };
   };
 
@@ -203,6 +211,32 @@ async function main(): Promise<void> {
   }
   await Promise.all(bareWrites);
 
+  // Fairness: the slow account's endpoints accept the connection and never answer (the sender gives up at 15 s).
+  const hanging = http.createServer((req) => req.resume());
+  await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
+  const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+  const { account: slowAccount } = await createAccountQueries(pool).insertAccountWithKey('bench-slow');
+  for (let i = 0; i < SLOW_ENDPOINTS; i++) {
+    await createWebhookQueries(pool, vault).insertEndpoint(slowAccount.id, { url: `${hangingUrl}/slow-${i}`, events: ['instance.started'], secret: generateWebhookSecret() });
+  }
+  const fair: { key: string; committedAt: number }[] = [];
+  const fairTotal = FAIR_RATE * FAIR_SECONDS;
+  const fairStart = performance.now();
+  const fairWrites: Promise<void>[] = [];
+  for (let k = 0; k < fairTotal; k++) {
+    const due = fairStart + (k * 1000) / FAIR_RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    fairWrites.push(writeEvent('slow', slowAccount.id).then(() => undefined));
+    fairWrites.push(writeEvent('fair').then((w) => void fair.push(w)));
+  }
+  await Promise.all(fairWrites);
+  // Whatever has not arrived after 3 minutes counts as 3 minutes late (the old behaviour could get there).
+  const FAIR_DEADLINE_MS = 180_000;
+  await waitForArrivals(fair.map((s) => s.key), FAIR_DEADLINE_MS).catch(() => undefined);
+  const missing = fair.filter((s) => !arrivals.has(s.key)).length;
+  const fairLatencies = fair.map((s) => (arrivals.get(s.key) ?? s.committedAt + FAIR_DEADLINE_MS) - s.committedAt);
+
   process.stdout.write(
     [
       `webhooks: ${EVENTS} messages each way, receiver verifies every signature (standardwebhooks); ${verifyFailures} verification failures`,
@@ -212,6 +246,12 @@ async function main(): Promise<void> {
       `steady load ${RATE} events/s for ${SECONDS}s (${total} events):`,
       `  pipeline  commit → verified receipt   p50 ${pct(latencies, 50).toFixed(1).padStart(7)} ms   p99 ${pct(latencies, 99).toFixed(1).padStart(7)} ms   (goal p50 <= 500 ms)`,
       `  bare loop sign → POST answered        p50 ${pct(bareSteady, 50).toFixed(1).padStart(7)} ms   p99 ${pct(bareSteady, 99).toFixed(1).padStart(7)} ms`,
+      `fairness: account A with ${SLOW_ENDPOINTS} endpoints hanging to the 15 s timeout and account B with one healthy endpoint, ` +
+        `${FAIR_RATE} events/s each for ${FAIR_SECONDS}s (batch wait ${BATCH_WAIT_MS ?? 'default'} ms):`,
+      `  B with A's load      commit → verified receipt   p50 ${pct(fairLatencies, 50).toFixed(1).padStart(7)} ms   p99 ${pct(fairLatencies, 99).toFixed(1).padStart(7)} ms   (goal p50 < 2000 ms)` +
+        (missing ? `   ${missing}/${fair.length} not arrived after ${FAIR_DEADLINE_MS / 1000} s (counted as ${FAIR_DEADLINE_MS / 1000} s)` : ''),
+      `  B alone (phase 2)    commit → verified receipt   p50 ${pct(latencies, 50).toFixed(1).padStart(7)} ms   p99 ${pct(latencies, 99).toFixed(1).padStart(7)} ms`,
+      `  ratio B p50 with A / alone: ${(pct(fairLatencies, 50) / pct(latencies, 50)).toFixed(2)}`,
       '',
     ].join('\n'),
   );
@@ -223,6 +263,8 @@ async function main(): Promise<void> {
   agent.destroy();
   receiver.close();
   receiver.closeAllConnections();
+  hanging.close();
+  hanging.closeAllConnections();
   await Promise.allSettled([connection.close(), nativeConnection.close()]);
   await Promise.allSettled([env.teardown(), pool.end()]);
   await pg.stop();

@@ -3,6 +3,7 @@
  * message naming the variable (see {@link loadConfigOrExit}).
  */
 import { z } from 'zod';
+import { DEFAULT_LIMITS, type AccountLimits } from './domain/limits';
 
 /** The task queue of a deployment that did not choose one. */
 export const DEFAULT_TASK_QUEUE = 'gpu-orchestrator';
@@ -19,6 +20,8 @@ export function parseDurationMs(text: string): number {
   const unit = { s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 's' | 'm' | 'h'];
   return Number(m[1]) * unit;
 }
+
+const limitCount = z.coerce.number().int().min(0).max(1_000_000);
 
 const base64Key32 = z
   .string()
@@ -66,6 +69,20 @@ export const configSchema = z.object({
 
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(100_000).default(120),
+  /** Unauthenticated requests (public pricing, docs) per client address and minute, across API processes. */
+  RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: z.coerce.number().int().min(1).max(100_000_000).default(300),
+  /** Failed authentications (unknown or revoked keys) per client address and minute; past it: 429 to the minute's end. */
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(30),
+
+  /** Per-account limits (GET /v1/limits; docs/limits.md): the (N+1)th create is 422 limit_reached. */
+  LIMIT_ALERTS: limitCount.default(DEFAULT_LIMITS.alerts),
+  LIMIT_SCHEDULES: limitCount.default(DEFAULT_LIMITS.schedules),
+  LIMIT_WEBHOOKS: limitCount.default(DEFAULT_LIMITS.webhooks),
+  LIMIT_WEBHOOK_URLS: limitCount.default(DEFAULT_LIMITS.webhook_urls),
+  LIMIT_SSH_KEYS: limitCount.default(DEFAULT_LIMITS.ssh_keys),
+  LIMIT_LIVE_INSTANCES: limitCount.default(DEFAULT_LIMITS.live_instances),
+  /** The shortest gap a schedule's cron may leave between two firings ("5m"); a cron firing more often is 400. */
+  SCHEDULE_MIN_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('5m'),
 
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
@@ -140,6 +157,8 @@ export const configSchema = z.object({
   /** How long a claimed first attempt may take before the sweep hands it to a retry workflow. */
   WEBHOOK_CLAIM_LEASE: z.string().regex(durationPattern, 'must look like 2m').default('2m'),
   WEBHOOK_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+  /** How long a dispatcher batch waits for slow first attempts before claiming more (they finish in the background). */
+  WEBHOOK_BATCH_WAIT: z.string().regex(durationPattern, 'must look like 1s').default('1s'),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
@@ -190,6 +209,7 @@ export function webhookSettings(config: Config) {
     dispatchTickMs: parseDurationMs(config.WEBHOOK_DISPATCH_TICK),
     claimLeaseMs: parseDurationMs(config.WEBHOOK_CLAIM_LEASE),
     batchSize: config.WEBHOOK_BATCH_SIZE,
+    batchWaitMs: parseDurationMs(config.WEBHOOK_BATCH_WAIT),
   };
 }
 
@@ -212,4 +232,16 @@ export function launchTimingFromConfig(config: Config) {
     meterIntervalMs: parseDurationMs(config.METER_INTERVAL),
     observation: config.INSTANCE_OBSERVATION,
   };
+}
+
+/** The per-account limits from config (LIMIT_*). */
+export function accountLimitsFromConfig(config: Config): AccountLimits {
+  return Object.freeze({
+    alerts: config.LIMIT_ALERTS,
+    schedules: config.LIMIT_SCHEDULES,
+    webhooks: config.LIMIT_WEBHOOKS,
+    webhook_urls: config.LIMIT_WEBHOOK_URLS,
+    ssh_keys: config.LIMIT_SSH_KEYS,
+    live_instances: config.LIMIT_LIVE_INSTANCES,
+  });
 }

@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'unsupported_operation'
   | 'provider_not_connected'
   | 'no_capacity'
+  | 'limit_reached'
   | 'rate_limited'
   | 'provider_error'
   | 'provider_unavailable'
@@ -111,6 +112,17 @@ export class ProviderNotConnectedError extends ApiError {
 export class NoCapacityError extends ApiError {
   constructor(provider: string, providerMessage: string) {
     super(422, 'no_capacity', `${provider} has no capacity for this request: ${providerMessage}`);
+  }
+}
+
+/** A per-account limit (LIMIT_* settings) would be exceeded: nothing was created. `details[0].limit` names it. */
+export class LimitReachedError extends ApiError {
+  constructor(
+    readonly limit: string,
+    readonly max: number,
+    message: string,
+  ) {
+    super(422, 'limit_reached', message, [{ message: `at most ${max}`, limit, max }]);
   }
 }
 

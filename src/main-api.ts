@@ -1,6 +1,6 @@
 /** The API process: Postgres pool, Temporal client, `createApp(deps).listen()`. */
 import type { Server } from 'node:http';
-import { launchTimingFromConfig, loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
+import { accountLimitsFromConfig, launchTimingFromConfig, loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
 import { KeyVault } from './domain/key-vault';
 import { createProviderAdapters } from './providers';
 import { createPricingQueries } from './db/queries/pricing';
@@ -44,7 +44,12 @@ async function main(): Promise<void> {
       webhookSecret: config.STRIPE_WEBHOOK_SECRET,
       returnBaseUrl: config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`,
     },
-    rateLimit: { burst: config.RATE_LIMIT_BURST, perMinute: config.RATE_LIMIT_PER_MINUTE },
+    rateLimit: {
+      burst: config.RATE_LIMIT_BURST,
+      perMinute: config.RATE_LIMIT_PER_MINUTE,
+      unauthenticatedPerMinute: config.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
+      authFailuresPerMinute: config.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
+    },
     answerBounds: {
       launchMs: parseDurationMs(config.LAUNCH_ANSWER_WITHIN),
       lifecycleMs: parseDurationMs(config.LIFECYCLE_ANSWER_WITHIN),
@@ -52,6 +57,8 @@ async function main(): Promise<void> {
     bodyTimeoutMs: parseDurationMs(config.HTTP_BODY_TIMEOUT),
     webhooks: { allowedHosts: webhookSettings(config).allowedHosts },
     launchTiming: launchTimingFromConfig(config),
+    limits: accountLimitsFromConfig(config),
+    scheduleMinIntervalMs: parseDurationMs(config.SCHEDULE_MIN_INTERVAL),
   });
   const server: Server = app.listen(config.PORT, config.HOST, () => {
     const address = server.address();

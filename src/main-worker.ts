@@ -1,7 +1,7 @@
 /** The worker process: runs every workflow and activity on the task queue until SIGINT/SIGTERM. */
 import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { launchTimingFromConfig, loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
+import { accountLimitsFromConfig, launchTimingFromConfig, loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
 import { createProviderAdapters } from './providers';
 import { createProviderKeyQueries } from './db/queries/provider-keys';
 import { KeyVault } from './domain/key-vault';
@@ -58,6 +58,7 @@ async function main(): Promise<void> {
       reconcile: { ...DEFAULT_RECONCILE_SETTINGS, orphans: config.RECONCILE_ORPHANS, launchTiming: launchTimingFromConfig(config) },
       alertMonitor: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
       balanceGraceMs: parseDurationMs(config.BALANCE_GRACE_PERIOD),
+      limits: accountLimitsFromConfig(config),
       webhooks: {
         settings: webhooks,
         databaseUrl: config.DATABASE_URL,

@@ -116,3 +116,38 @@ export function nextFirings(text: string, after: Date, count: number): Date[] {
   for (let i = 0; i < count; i++) out.push(expression.next().toDate());
   return out;
 }
+
+const numericValues = (values: readonly unknown[]) => values.filter((v): v is number => typeof v === 'number');
+
+/**
+ * The shortest time between two consecutive firings of a valid expression, in ms. Every firing day has the
+ * same times (minute × hour, UTC), so the gaps are those within a day and, when two consecutive days both
+ * fire, the one across midnight (last time of a day to the first of the next).
+ */
+export function shortestGapMs(text: string): number {
+  const fields = text.trim().split(/\s+/);
+  const f = parseCron(text).expression.fields;
+  const minutes = numericValues(f.minute.values);
+  const times = [...new Set(numericValues(f.hour.values).flatMap((h) => minutes.map((m) => h * 60 + m)))].sort((a, b) => a - b);
+  let gap = Infinity;
+  for (let i = 1; i < times.length; i++) gap = Math.min(gap, times[i]! - times[i - 1]!);
+  const acrossMidnight = 1440 - times[times.length - 1]! + times[0]!;
+  if (acrossMidnight < gap && firesOnConsecutiveDays(fields.slice(2).join(' '))) gap = acrossMidnight;
+  return gap * 60_000;
+}
+
+/**
+ * Whether the day fields (day of month, month, day of week) allow two consecutive days. Eight years of firing
+ * days cover every calendar case (leap days included); a daily expression answers on its second day.
+ */
+function firesOnConsecutiveDays(dayFields: string): boolean {
+  const days = CronExpressionParser.parse(`0 0 ${dayFields}`, { tz: 'UTC', currentDate: new Date(Date.UTC(2000, 0, 1)) });
+  let previous = days.next().getTime();
+  for (let i = 0; i < 8 * 366; i++) {
+    const day = days.next().getTime();
+    if (day - previous === 86_400_000) return true;
+    if (day > Date.UTC(2008, 0, 2)) return false;
+    previous = day;
+  }
+  return false;
+}

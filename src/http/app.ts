@@ -9,7 +9,9 @@ import { createAlertQueries } from '../db/queries/alerts';
 import { createCreditTopupQueries } from '../db/queries/credit-topups';
 import { createLedgerQueries } from '../db/queries/ledger';
 import { createProviderKeyQueries } from '../db/queries/provider-keys';
+import { createLimitQueries } from '../db/queries/limits';
 import { createSshKeyQueries } from '../db/queries/ssh-keys';
+import { DEFAULT_LIMITS, type AccountLimits } from '../domain/limits';
 import type { KeyVault } from '../domain/key-vault';
 import { createPricingQueries } from '../db/queries/pricing';
 import { createRecommendationInputQueries } from '../db/queries/recommendation-inputs';
@@ -24,7 +26,9 @@ import { sql } from '../db/sql';
 import type { Logger } from '../logger';
 import { bearerAuth } from './auth';
 import { edge, logApplicationError } from './edge';
-import { RateLimiter, type RateLimitSettings } from './rate-limit';
+import { publicRequestLimit, RateLimiter, type RateLimitSettings } from './rate-limit';
+import { SharedWindowLimits } from './shared-rate-limit';
+import { createRateLimitQueries, type RateLimitStore } from '../db/queries/rate-limits';
 import { buildOpenApiDocument, renderDocsPage } from './openapi';
 import { ApiRouter } from './route';
 import { registerAlertRoutes } from './routes/alerts';
@@ -35,6 +39,7 @@ import { registerComputeRoutes } from './routes/compute';
 import { createInstanceQueries } from '../db/queries/instances';
 import { createInstanceClient, type AnswerBounds } from '../workflow-clients/instances';
 import type { LaunchTiming } from '../../workflows/contracts/launch';
+import { registerLimitRoutes } from './routes/limits';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerProviderKeyRoutes } from './routes/provider-keys';
 import { registerRecommendationRoutes } from './routes/recommendations';
@@ -56,8 +61,13 @@ export interface AppDeps {
   adapters: Record<ProviderId, ProviderAdapter>;
   vault: KeyVault;
   pricing: PricingCache;
-  /** Requests per service key; default bursts of 120, 600 a minute. */
-  rateLimit?: RateLimitSettings;
+  /**
+   * Requests per service key (default bursts of 120 per process, 600 a minute across processes), unauthenticated
+   * requests per client address (default 300 a minute) and failed authentications per address (default 30).
+   */
+  rateLimit?: RateLimitSettings & { unauthenticatedPerMinute?: number; authFailuresPerMinute?: number; now?: () => number };
+  /** Where the API processes count shared rate limits; default Postgres (`null`: each process counts alone). */
+  rateLimitStore?: RateLimitStore | null;
   /** Poll and meter intervals for new launch workflows; defaults: 1 min and 1 h. */
   launchTiming?: LaunchTiming;
   publicBaseUrl?: string;
@@ -69,20 +79,39 @@ export interface AppDeps {
   stripe?: StripeSettings;
   /** Webhook URL policy: hosts allowed over http and at non-public addresses (default none), and DNS. */
   webhooks?: { allowedHosts: string[]; resolve?: Resolver };
+  /** Per-account limits (LIMIT_*); default {@link DEFAULT_LIMITS}. */
+  limits?: AccountLimits;
+  /** The shortest gap a schedule's cron may leave between firings (SCHEDULE_MIN_INTERVAL); default 5 min. */
+  scheduleMinIntervalMs?: number;
 }
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: true });
-  const limiter = new RateLimiter(deps.rateLimit ?? { burst: 120, perMinute: 600 });
+  const rate = { burst: 120, perMinute: 600, unauthenticatedPerMinute: 300, authFailuresPerMinute: 30, ...deps.rateLimit };
+  let storeFailureLogged = 0;
+  const shared = new SharedWindowLimits(deps.rateLimitStore === undefined ? createRateLimitQueries(deps.pool) : deps.rateLimitStore, {
+    now: rate.now,
+    onStoreError: (err) => {
+      if (Date.now() - storeFailureLogged < 60_000) return;
+      storeFailureLogged = Date.now();
+      deps.logger.warn('rate-limit store unreachable; limits hold per process meanwhile', { err });
+    },
+  });
+  const limiter = new RateLimiter(rate, rate.now ?? Date.now, shared);
   const apiKeys = createApiKeyQueries(deps.pool);
-  const onTouchError = (err: unknown) => deps.logger.warn('could not record when an API key was last used', { err });
-  const api = new ApiRouter(bearerAuth(apiKeys, limiter, onTouchError), { timeoutMs: deps.bodyTimeoutMs });
+  const authenticate = bearerAuth(apiKeys, limiter, {
+    failures: { limits: shared, perMinute: rate.authFailuresPerMinute },
+    onTouchError: (err) => deps.logger.warn('could not record when an API key was last used', { err }),
+  });
+  const api = new ApiRouter(authenticate, { timeoutMs: deps.bodyTimeoutMs }, publicRequestLimit(shared, rate.unauthenticatedPerMinute));
 
   const providerKeys = createProviderKeyQueries(deps.pool);
   const credentials = createProviderCredentials(providerKeys, deps.vault);
 
+  const limits = createLimitQueries(deps.pool, deps.limits ?? DEFAULT_LIMITS);
+  registerLimitRoutes(api, { limits });
   const sshKeys = createSshKeyQueries(deps.pool);
-  registerSshKeyRoutes(api, sshKeys);
+  registerSshKeyRoutes(api, sshKeys, limits);
   const instances = createInstanceQueries(deps.pool);
   registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters, instances });
   registerTemplateRoutes(api);
@@ -104,6 +133,8 @@ export function createApp(deps: AppDeps): Koa {
     queries: scheduleQueries,
     // Runs launch with the same poll and meter intervals as API launches.
     workflows: createScheduleClient({ temporal: deps.temporal, timing: deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 } }),
+    limits,
+    minIntervalMs: deps.scheduleMinIntervalMs ?? 5 * 60_000,
   });
   registerPricingRoutes(api, { cache: deps.pricing, queries: createPricingQueries(deps.pool) });
   const stripeSettings: StripeSettings = { returnBaseUrl: deps.publicBaseUrl, ...deps.stripe };
@@ -116,11 +147,12 @@ export function createApp(deps: AppDeps): Koa {
     logger: deps.logger,
   });
   registerRecommendationRoutes(api, { instances: createRecommendationInputQueries(deps.pool), pricing: deps.pricing });
-  registerAlertRoutes(api, { alerts: createAlertQueries(deps.pool) });
+  registerAlertRoutes(api, { alerts: createAlertQueries(deps.pool), limits });
   const webhookQueries = createWebhookQueries(deps.pool, deps.vault);
   registerWebhookRoutes(api, {
     queries: webhookQueries,
     workflows: createWebhookClient({ temporal: deps.temporal }),
+    limits,
     policy: { allowedHosts: deps.webhooks?.allowedHosts ?? [] },
     resolve: deps.webhooks?.resolve,
   });

@@ -20,8 +20,8 @@ const COMMON_ERRORS: Record<number, string> = {
   409: 'Conflict (`conflict`)',
   413: 'Body over 64 KiB (`payload_too_large`)',
   415: 'Body not sent as application/json (`unsupported_media_type`)',
-  422: 'Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`)',
-  429: 'Rate limited (`rate_limited`, with Retry-After)',
+  422: 'Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits)',
+  429: 'Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications',
   500: 'An unexpected failure (`internal_error`, fixed message; quote the request_id)',
   502: 'The provider answered with an error we cannot map (`provider_error`)',
   503: 'The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, with Retry-After) is unreachable',
@@ -34,14 +34,15 @@ const ERROR_HEADERS: Record<number, Record<string, { description: string; schema
 };
 
 /**
- * Every error status an operation can answer: 400 when it takes any input, 401 and 429 behind a key, 404 with
+ * Every error status an operation can answer: 429 everywhere (per key, or per address without one), 400 when
+ * it takes any input, 401 behind a key, 404 with
  * path parameters, 408/413/415 wherever a body is read (every method but GET), and 500 and 503 everywhere
  * (any operation can meet a bug or an unreachable database), plus the route's own.
  */
 export function errorStatuses(r: RouteDef): number[] {
-  const statuses = new Set<number>([500, 503, ...(r.errors ?? [])]);
+  const statuses = new Set<number>([429, 500, 503, ...(r.errors ?? [])]);
   if (r.params || r.query || r.method !== 'get') statuses.add(400);
-  if (r.auth) [401, 403, 429].forEach((s) => statuses.add(s));
+  if (r.auth) [401, 403].forEach((s) => statuses.add(s));
   if (r.params) statuses.add(404);
   if (r.method !== 'get') [408, 413, 415].forEach((s) => statuses.add(s));
   return [...statuses].sort((a, b) => a - b);

@@ -1,9 +1,29 @@
 /**
- * Per-service-key rate limiting: a token bucket per key in this API process (burst, then a steady rate).
- * With several API processes behind a load balancer each enforces its own bucket, so the effective limit
- * is per process; that keeps one runaway client from starving the others without a shared store.
+ * Per-service-key rate limiting: a token bucket per key in this API process smooths bursts, and the steady
+ * rate (`perMinute`) is counted across every API process through {@link SharedWindowLimits} (one-minute
+ * windows in Postgres, reserved in blocks: no database round trip per request).
  */
+import type { Middleware } from 'koa';
 import { RateLimitedError } from '../errors';
+import type { SharedWindowLimits } from './shared-rate-limit';
+
+/**
+ * Unauthenticated requests (public pricing, docs, the Stripe callback) per client address and minute,
+ * counted across API processes. Synchronous while this process holds an allowance for the address.
+ */
+export function publicRequestLimit(limits: SharedWindowLimits, perMinute: number): Middleware {
+  const refusal = () =>
+    new RateLimitedError(`Too many unauthenticated requests from this address: at most ${perMinute} a minute.`, limits.retryAfterSeconds());
+  return (ctx, next) => {
+    const accepted = limits.take(`ip:${ctx.ip}`, perMinute);
+    if (accepted === true) return next();
+    if (accepted === false) throw refusal();
+    return accepted.then((ok) => {
+      if (!ok) throw refusal();
+      return next();
+    });
+  };
+}
 
 export interface RateLimitSettings {
   /** Requests a key may make at once. */
@@ -23,10 +43,30 @@ export class RateLimiter {
   constructor(
     private readonly settings: RateLimitSettings,
     private readonly now: () => number = Date.now,
+    private readonly shared?: SharedWindowLimits,
   ) {}
 
-  /** Takes one token for `key` or throws 429 `rate_limited` with the seconds until the next token. */
-  take(key: string): void {
+  /**
+   * Takes one request for `key`, or throws 429 `rate_limited` with the seconds until one would pass: first
+   * this process's burst bucket, then the minute's count shared by every process (a promise only when this
+   * process must reserve more of it).
+   */
+  take(key: string): void | Promise<void> {
+    this.takeFromBucket(key);
+    if (!this.shared) return;
+    const accepted = this.shared.take(`key:${key}`, this.settings.perMinute);
+    if (accepted === true) return;
+    if (accepted === false) throw this.sharedRefusal();
+    return accepted.then((ok) => {
+      if (!ok) throw this.sharedRefusal();
+    });
+  }
+
+  private sharedRefusal(): RateLimitedError {
+    return new RateLimitedError(`Too many requests for this service key: at most ${this.settings.perMinute} a minute.`, this.shared!.retryAfterSeconds());
+  }
+
+  private takeFromBucket(key: string): void {
     const now = this.now();
     const perMs = this.settings.perMinute / 60_000;
     const bucket = this.buckets.get(key) ?? { tokens: this.settings.burst, updatedAt: now };

@@ -73,6 +73,8 @@ export class ApiRouter {
   constructor(
     private readonly authenticate: Middleware,
     private readonly bodyLimits: BodyLimits = {},
+    /** Runs before every route without a key (the per-address limit of unauthenticated requests). */
+    private readonly publicGate?: Middleware,
   ) {}
 
   add<P extends ZodTypeAny, Q extends ZodTypeAny, B extends ZodTypeAny>(def: RouteDef<P, Q, B>): void {
@@ -98,7 +100,7 @@ export class ApiRouter {
       ctx.status = result.status ?? 200;
       if (result.body !== undefined) ctx.body = result.body;
     };
-    const chain = def.auth ? [this.authenticate, handle] : [handle];
+    const chain = def.auth ? [this.authenticate, handle] : this.publicGate ? [this.publicGate, handle] : [handle];
     // The declared template names the request in logs and metrics, also when auth or parsing refuses it.
     const named: Middleware = (ctx, next) => {
       ctx.state.route = def.path;

@@ -30,6 +30,7 @@ import type { InstanceQueries, InstanceRow } from '../db/queries/instances';
 import {
   ApiError,
   ConflictError,
+  LimitReachedError,
   NoCapacityError,
   ProviderApiError,
   ProviderNotConnectedError,
@@ -64,6 +65,10 @@ function launchRefusal(provider: ProviderId, failure: ApplicationFailure): ApiEr
       return new ConflictError(failure.message);
     case 'provider_no_capacity':
       return new NoCapacityError(provider, failure.message);
+    case 'limit_reached': {
+      const detail = failure.details?.[0] as { limit?: string; max?: number } | undefined;
+      return new LimitReachedError(detail?.limit ?? 'live_instances', detail?.max ?? 0, failure.message);
+    }
     case 'provider_not_connected':
       return new ProviderNotConnectedError(provider);
     case 'validation_error':

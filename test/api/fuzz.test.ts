@@ -66,7 +66,7 @@ beforeAll(async () => {
   if (!t.deps.pricing.latest) throw new Error('setup: no pricing snapshot after a refresh');
   for (const p of PROVIDERS) t.sims[p].control.setBootDelay(100);
   // The rate limit is not what is fuzzed here (test/api/rate-limit.test.ts covers it).
-  http = request(createApp({ ...t.deps, rateLimit: { burst: 1_000_000, perMinute: 1_000_000 } }).callback());
+  http = request(createApp({ ...t.deps, rateLimit: { burst: 1_000_000, perMinute: 1_000_000, unauthenticatedPerMinute: 1_000_000, authFailuresPerMinute: 1_000_000 } }).callback());
   ({ auth } = await t.newAccount('fuzz'));
   for (const p of PROVIDERS) simKeys[p] = t.sims[p].createKey();
   await connectProviders();

@@ -83,6 +83,11 @@ export function testAppDeps(pool: Pool, overrides: Partial<AppDeps> = {}): AppDe
     }),
     vault: testVault(),
     pricing: new PricingCache(createPricingQueries(pool), silentLogger),
+    // Suites with every-minute schedules; test/api/limits.test.ts checks the 5 min default's refusal.
+    scheduleMinIntervalMs: 60_000,
+    // Suites send many public and badly keyed requests from one address; test/api/shared-rate-limit.test.ts
+    // and test/process/shared-rate-limit.test.ts check these limits.
+    rateLimit: { burst: 120, perMinute: 600, unauthenticatedPerMinute: 1_000_000, authFailuresPerMinute: 1_000_000 },
     ...overrides,
   };
 }

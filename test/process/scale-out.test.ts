@@ -70,6 +70,7 @@ function processEnv(): NodeJS.ProcessEnv {
     // The test polls both APIs often; a client's limits are not what is tested here.
     RATE_LIMIT_BURST: '100000',
     RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '1000000',
     LOG_LEVEL: 'info',
   };
 }

@@ -73,7 +73,7 @@ describe('records and the Temporal Schedule behind each', () => {
     expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'scheduleRun', workflowId: `${id}-run`, taskQueue: t.deps.temporal.taskQueue });
     expect(described.info.nextActionTimes[0]!.toISOString()).toBe(created.body.next_run_at);
 
-    expect((await t.http.get('/v1/schedules').set(auth).expect(200)).body).toEqual({ data: [created.body] });
+    expect((await t.http.get('/v1/schedules').set(auth).expect(200)).body).toEqual({ data: [created.body], has_more: false, next_cursor: null });
     expect((await t.http.get(`/v1/schedules/${id}`).set(auth).expect(200)).body).toEqual(created.body);
 
     const custom = await t.http.put(`/v1/schedules/${id}`).set(auth).send({ template: 'custom', docker_image: 'ghcr.io/acme/train:1.2', max_cost: null, prefer_spot: false });
@@ -86,7 +86,7 @@ describe('records and the Temporal Schedule behind each', () => {
     const deleted = await t.http.delete(`/v1/schedules/${id}`).set(auth);
     expect(deleted.body).toEqual({ id, deleted: true });
     await expect(describeSchedule(id)).rejects.toThrow();
-    expect((await t.http.get('/v1/schedules').set(auth)).body).toEqual({ data: [] });
+    expect((await t.http.get('/v1/schedules').set(auth)).body).toEqual({ data: [], has_more: false, next_cursor: null });
     expect((await t.http.delete(`/v1/schedules/${id}`).set(auth)).status).toBe(404);
   });
 

@@ -10,6 +10,8 @@ export type ProviderFailureType = `provider_${ProviderFailureKind}` | 'provider_
 export type FailureType =
   | ProviderFailureType
   | 'validation_error'
+  /** A per-account limit (live instances) refused the launch before anything was sent. */
+  | 'limit_reached'
   | 'idempotency_conflict'
   | 'service_unavailable'
   | 'internal_error'

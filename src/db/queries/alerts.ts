@@ -2,6 +2,7 @@
  * Alerts: the account-scoped CRUD the API serves, and the set-based evaluation the alert monitor runs over
  * all accounts at once (never a query per alert).
  */
+import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { newId } from '../../domain/ids';
 import { microsToDollars } from '../../domain/money';
@@ -220,8 +221,8 @@ export function createAlertQueries(pool: Pool) {
   return {
     listAlerts,
 
-    async insertAlert(accountId: string, alert: NewAlert): Promise<AlertRow> {
-      return pool.one(sql.type(AlertRow)`
+    async insertAlert(accountId: string, alert: NewAlert, conn: CommonQueryMethods = pool): Promise<AlertRow> {
+      return conn.one(sql.type(AlertRow)`
         INSERT INTO alerts (id, account_id, type, action, gpu_type, threshold_micros)
         VALUES (${newId('alert')}, ${accountId}, ${alert.type}, ${alert.action},
                 ${alert.type === 'price_drop' ? alert.gpuType : null}, ${alert.thresholdMicros})

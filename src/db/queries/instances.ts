@@ -1,6 +1,9 @@
+import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { chargeForElapsed } from '../../domain/money';
 import { INSTANCE_STATUSES, type InstanceStatus, type ProviderId, type ProviderInstance, PROVIDERS } from '../../providers/types';
+import { LIVE_INSTANCE_STATUSES, limitReachedMessage } from '../../domain/limits';
+import { LimitReachedError } from '../../errors';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
 import { insertEvent, type EventType } from './events';
@@ -44,6 +47,49 @@ export const ENDED_STATUSES = ['terminated', 'failed'] as const;
 
 const micros = (dollars: number | null) => (dollars === null ? null : Math.round(dollars * 1_000_000));
 
+/** The intent row (or the restart of a failed one); see `insertIntent`. */
+interface IntentInput {
+  id: string;
+  accountId: string;
+  requestHash: string;
+  provider: ProviderId;
+  providerName: string;
+  name: string;
+  gpuType: string;
+  gpuCount: number;
+  spot: boolean;
+  region: string | null;
+  dockerImage: string | null;
+  warnings: string[];
+  /** The API key that launched it (its spend counts toward the key's cap). */
+  apiKeyId?: string | null;
+}
+
+function upsertIntent(conn: CommonQueryMethods, input: IntentInput): Promise<InstanceRow> {
+  return conn.one(sql.type(InstanceRow)`
+    INSERT INTO instances (id, account_id, request_hash, provider, provider_name, name, status, gpu_type, gpu_count, spot,
+      region, docker_image, warnings, api_key_id)
+    VALUES (${input.id}, ${input.accountId}, ${input.requestHash}, ${input.provider}, ${input.providerName}, ${input.name},
+      'provisioning', ${input.gpuType}, ${input.gpuCount}, ${input.spot}, ${input.region}, ${input.dockerImage},
+      ${sql.jsonb(input.warnings)}, ${input.apiKeyId ?? null})
+    ON CONFLICT (id) DO UPDATE SET
+      -- A failed earlier run left nothing running (its instance, if any, was terminated): start over clean.
+      -- Its old provider id must go too, or the new run would be told that instance is gone.
+      status = CASE WHEN instances.status = 'failed' THEN 'provisioning' ELSE instances.status END,
+      provider_instance_id = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.provider_instance_id END,
+      provider_status = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.provider_status END,
+      public_ip = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.public_ip END,
+      ssh = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.ssh END,
+      ended_at = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.ended_at END,
+      end_reason = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.end_reason END,
+      lifecycle_warning = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.lifecycle_warning END,
+      price_per_hour_micros = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.price_per_hour_micros END,
+      started_at = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.started_at END,
+      metered_through = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.metered_through END,
+      updated_at = now()
+    RETURNING ${COLUMNS}`);
+}
+
 export function createInstanceQueries(pool: Pool) {
   const ledger = createLedgerQueries(pool);
   return {
@@ -51,45 +97,24 @@ export function createInstanceQueries(pool: Pool) {
      * The launch's intent, written before the provider is asked to create anything: the row, in
      * `provisioning`, with the name the instance will carry at the provider. A retried launch of the same id
      * finds its row; one whose earlier run failed (nothing of it left running) starts over as `provisioning`.
+     * With `maxLive`, a new (or restarted) launch first takes the account row's lock and counts the account's
+     * live instances: at `maxLive` it throws {@link LimitReachedError} and writes nothing; two concurrent
+     * launches at `maxLive − 1` serialize on the lock, so only one passes.
      */
-    async insertIntent(input: {
-      id: string;
-      accountId: string;
-      requestHash: string;
-      provider: ProviderId;
-      providerName: string;
-      name: string;
-      gpuType: string;
-      gpuCount: number;
-      spot: boolean;
-      region: string | null;
-      dockerImage: string | null;
-      warnings: string[];
-      /** The API key that launched it (its spend counts toward the key's cap). */
-      apiKeyId?: string | null;
-    }): Promise<InstanceRow> {
-      return pool.one(sql.type(InstanceRow)`
-        INSERT INTO instances (id, account_id, request_hash, provider, provider_name, name, status, gpu_type, gpu_count, spot,
-          region, docker_image, warnings, api_key_id)
-        VALUES (${input.id}, ${input.accountId}, ${input.requestHash}, ${input.provider}, ${input.providerName}, ${input.name},
-          'provisioning', ${input.gpuType}, ${input.gpuCount}, ${input.spot}, ${input.region}, ${input.dockerImage},
-          ${sql.jsonb(input.warnings)}, ${input.apiKeyId ?? null})
-        ON CONFLICT (id) DO UPDATE SET
-          -- A failed earlier run left nothing running (its instance, if any, was terminated): start over clean.
-          -- Its old provider id must go too, or the new run would be told that instance is gone.
-          status = CASE WHEN instances.status = 'failed' THEN 'provisioning' ELSE instances.status END,
-          provider_instance_id = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.provider_instance_id END,
-          provider_status = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.provider_status END,
-          public_ip = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.public_ip END,
-          ssh = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.ssh END,
-          ended_at = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.ended_at END,
-          end_reason = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.end_reason END,
-          lifecycle_warning = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.lifecycle_warning END,
-          price_per_hour_micros = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.price_per_hour_micros END,
-          started_at = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.started_at END,
-          metered_through = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.metered_through END,
-          updated_at = now()
-        RETURNING ${COLUMNS}`);
+    async insertIntent(input: IntentInput & { maxLive?: number }): Promise<InstanceRow> {
+      const { maxLive } = input;
+      if (maxLive === undefined) return upsertIntent(pool, input);
+      return pool.transaction(async (tx) => {
+        await tx.query(sql.typeAlias('void')`SELECT FROM accounts WHERE id = ${input.accountId} FOR NO KEY UPDATE`);
+        const { live, replay } = await tx.one(sql.type(z.object({ live: z.number(), replay: z.boolean() }))`
+          SELECT
+            (SELECT count(*) FROM instances WHERE account_id = ${input.accountId} AND id <> ${input.id}
+               AND status = ANY(${sql.array([...LIVE_INSTANCE_STATUSES], 'text')}))::int4 AS live,
+            EXISTS (SELECT 1 FROM instances WHERE id = ${input.id} AND status <> 'failed') AS replay`);
+        // A replay of a launch that already holds its place is never refused.
+        if (!replay && live >= maxLive) throw new LimitReachedError('live_instances', maxLive, limitReachedMessage('live_instances', maxLive));
+        return upsertIntent(tx, input);
+      });
     },
 
     /**

@@ -31,3 +31,24 @@ export function afterCursor(cursor: string | undefined) {
   if (!c) throw new RangeError('malformed cursor');
   return sql.fragment`(created_at, id) < (${c.createdAt}::timestamptz, ${c.id})`;
 }
+
+/** What a list request asks for: a page size and, after the first page, the previous page's `next_cursor`. */
+export interface PageRequest {
+  limit: number;
+  cursor?: string;
+}
+
+/**
+ * `WHERE` condition for the rows after the cursor (all rows without one), comparing `created_at` truncated to
+ * the millisecond: the precision the cursor (and every record) carries, so a row whose microseconds differ
+ * from the cursor's never falls between two pages. Use with {@link newestFirst}.
+ */
+export function afterListCursor(cursor: string | undefined) {
+  if (cursor === undefined) return sql.fragment`true`;
+  const c = decodePageCursor(cursor);
+  if (!c) throw new RangeError('malformed list cursor');
+  return sql.fragment`(date_trunc('milliseconds', created_at), id) < (${c.createdAt}::timestamptz, ${c.id})`;
+}
+
+/** The `ORDER BY` matching {@link afterListCursor}. */
+export const newestFirst = sql.fragment`date_trunc('milliseconds', created_at) DESC, id DESC`;

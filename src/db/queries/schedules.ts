@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { newId } from '../../domain/ids';
 import { MAX_OFFER_AGE_MS } from '../../domain/pricing';
 import { type ProviderId, PROVIDERS } from '../../providers/types';
+import { afterListCursor, newestFirst, page as toPage, type Page, type PageRequest } from './paging';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
 import { insertEvent } from './events';
@@ -161,9 +162,12 @@ export function createScheduleQueries(pool: Pool) {
         SELECT ${COLUMNS} FROM schedules WHERE account_id = ${accountId} AND id = ${id} AND deleted_at IS NULL FOR UPDATE`);
     },
 
-    async list(accountId: string): Promise<readonly ScheduleRow[]> {
-      return pool.any(sql.type(ScheduleRow)`
-        SELECT ${COLUMNS} FROM schedules WHERE account_id = ${accountId} AND deleted_at IS NULL ORDER BY created_at DESC, id DESC`);
+    /** A page of the account's schedules, newest first. */
+    async list(accountId: string, request: PageRequest): Promise<Page<ScheduleRow>> {
+      const rows = await pool.any(sql.type(ScheduleRow)`
+        SELECT ${COLUMNS} FROM schedules WHERE account_id = ${accountId} AND deleted_at IS NULL AND ${afterListCursor(request.cursor)}
+        ORDER BY ${newestFirst} LIMIT ${request.limit + 1}`);
+      return toPage(rows, request.limit);
     },
 
     async update(conn: CommonQueryMethods, accountId: string, id: string, fields: ScheduleFields): Promise<ScheduleRow> {

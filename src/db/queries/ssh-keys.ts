@@ -1,5 +1,7 @@
+import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { newId } from '../../domain/ids';
+import { afterListCursor, newestFirst, page as toPage, type Page, type PageRequest } from './paging';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
 
@@ -25,9 +27,12 @@ export function createSshKeyQueries(pool: Pool) {
     async insertSshKey(
       accountId: string,
       key: { name: string; publicKey: string; fingerprint: string; keyType: string },
+      /** Runs under the account lock before the insert (the per-account limit); throwing refuses the key. */
+      admit?: (tx: CommonQueryMethods) => Promise<void>,
     ): Promise<SshKey> {
       return pool.transaction(async (tx) => {
         await tx.query(sql.typeAlias('void')`SELECT FROM accounts WHERE id = ${accountId} FOR UPDATE`);
+        await admit?.(tx);
         return tx.one(sql.type(SshKeyRow)`
           INSERT INTO ssh_keys (id, account_id, name, public_key, fingerprint, key_type, is_default)
           VALUES (${newId('sshkey')}, ${accountId}, ${key.name}, ${key.publicKey}, ${key.fingerprint}, ${key.keyType},
@@ -36,9 +41,12 @@ export function createSshKeyQueries(pool: Pool) {
       });
     },
 
-    async listSshKeys(accountId: string): Promise<readonly SshKey[]> {
-      return pool.any(sql.type(SshKeyRow)`
-        SELECT ${COLUMNS} FROM ssh_keys WHERE account_id = ${accountId} ORDER BY created_at DESC, id DESC`);
+    /** A page of the account's keys, newest first. */
+    async listSshKeys(accountId: string, page: PageRequest): Promise<Page<SshKey>> {
+      const rows = await pool.any(sql.type(SshKeyRow)`
+        SELECT ${COLUMNS} FROM ssh_keys WHERE account_id = ${accountId} AND ${afterListCursor(page.cursor)}
+        ORDER BY ${newestFirst} LIMIT ${page.limit + 1}`);
+      return toPage(rows, page.limit);
     },
 
     async findDefaultSshKey(accountId: string): Promise<SshKey | null> {

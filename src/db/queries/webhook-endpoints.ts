@@ -1,8 +1,10 @@
 /** The `webhook_endpoints` table: an account's endpoints. Every query filters by account_id. */
+import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { newId } from '../../domain/ids';
 import type { KeyVault } from '../../domain/key-vault';
 import { sealText } from '../../domain/sealed-text';
+import { afterListCursor, newestFirst, page as toPage, type Page, type PageRequest } from './paging';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
 
@@ -30,16 +32,19 @@ export const WEBHOOK_SECRET_AAD = 'webhook-endpoint-secret';
 export function createWebhookEndpointQueries(pool: Pool, vault: Pick<KeyVault, 'seal'>) {
   const seal = (secret: string) => sealText(vault, secret, WEBHOOK_SECRET_AAD);
   return {
-    async insertEndpoint(accountId: string, input: { url: string; events: string[]; secret: string }): Promise<EndpointRow> {
-      return pool.one(sql.type(EndpointRow)`
+    async insertEndpoint(accountId: string, input: { url: string; events: string[]; secret: string }, conn: CommonQueryMethods = pool): Promise<EndpointRow> {
+      return conn.one(sql.type(EndpointRow)`
         INSERT INTO webhook_endpoints (id, account_id, url, events, secret)
         VALUES (${newId('wh')}, ${accountId}, ${input.url}, ${sql.array(input.events, 'text')}, ${seal(input.secret)})
         RETURNING ${ENDPOINT_COLUMNS}`);
     },
 
-    async listEndpoints(accountId: string): Promise<readonly EndpointRow[]> {
-      return pool.any(sql.type(EndpointRow)`
-        SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE account_id = ${accountId} ORDER BY created_at DESC, id DESC`);
+    /** A page of the account's endpoints, newest first. */
+    async listEndpoints(accountId: string, request: PageRequest): Promise<Page<EndpointRow>> {
+      const rows = await pool.any(sql.type(EndpointRow)`
+        SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE account_id = ${accountId} AND ${afterListCursor(request.cursor)}
+        ORDER BY ${newestFirst} LIMIT ${request.limit + 1}`);
+      return toPage(rows, request.limit);
     },
 
     async findEndpoint(accountId: string, id: string): Promise<EndpointRow | null> {
@@ -52,8 +57,9 @@ export function createWebhookEndpointQueries(pool: Pool, vault: Pick<KeyVault, '
       accountId: string,
       id: string,
       patch: { url?: string; events?: string[]; secret?: string; active?: boolean },
+      conn: CommonQueryMethods = pool,
     ): Promise<EndpointRow | null> {
-      return pool.maybeOne(sql.type(EndpointRow)`
+      return conn.maybeOne(sql.type(EndpointRow)`
         UPDATE webhook_endpoints SET
           url = coalesce(${patch.url ?? null}, url),
           events = coalesce(${patch.events ? sql.array(patch.events, 'text') : null}::text[], events),

@@ -8,6 +8,7 @@ import {
   type AlertWithValue,
   type NewAlert,
 } from '../../db/queries/alerts';
+import type { LimitQueries } from '../../db/queries/limits';
 import { dollarsToMicros } from '../../domain/money';
 import { isKnownGpuSlug } from '../../providers/gpu-catalog';
 import { NotFoundError } from '../../errors';
@@ -72,7 +73,7 @@ const IdParams = z
 
 const record = (row: AlertWithValue) => toAlertRecord(row, row.current_value_micros);
 
-export function registerAlertRoutes(api: ApiRouter, deps: { alerts: AlertQueries }): void {
+export function registerAlertRoutes(api: ApiRouter, deps: { alerts: AlertQueries; limits: LimitQueries }): void {
   api.add({
     method: 'post',
     path: '/v1/alerts',
@@ -86,12 +87,13 @@ export function registerAlertRoutes(api: ApiRouter, deps: { alerts: AlertQueries
     auth: true,
     body: CreateAlertBody,
     responses: { 201: { description: 'The created alert', schema: AlertRecord } },
+    errors: [422],
     handler: async ({ body, accountId }) => {
       const alert: NewAlert =
         body.type === 'price_drop'
           ? { type: 'price_drop', action: body.action, gpuType: body.gpu_type, thresholdMicros: dollarsToMicros(body.threshold_price) }
           : { type: 'budget_limit', action: body.action, thresholdMicros: dollarsToMicros(body.threshold_dollars) };
-      const row = await deps.alerts.insertAlert(accountId, alert);
+      const row = await deps.limits.createWithinLimits(accountId, [{ name: 'alerts' }], (tx) => deps.alerts.insertAlert(accountId, alert, tx));
       const created = await deps.alerts.findAlert(accountId, row.id);
       return { status: 201, body: record(created!) };
     },

@@ -3,55 +3,22 @@ import { z } from 'zod';
 import { pathId, scriptText, text } from '../text';
 import {
   decodeRunCursor,
-  RUN_STATUSES,
   SCHEDULE_STATUSES,
-  type RunRow,
   type ScheduleFields,
   type ScheduleQueries,
   type ScheduleRow,
 } from '../../db/queries/schedules';
-import { cronProblem, nextFirings } from '../../domain/cron';
-import { dollarsToMicros, microsToDollars } from '../../domain/money';
+import type { LimitQueries } from '../../db/queries/limits';
+import { cronProblem, shortestGapMs } from '../../domain/cron';
+import { dollarsToMicros } from '../../domain/money';
 import { TEMPLATES } from '../../domain/templates';
 import { NotFoundError, ValidationError } from '../../errors';
 import { isKnownGpuSlug } from '../../providers/gpu-catalog';
-import { PROVIDERS } from '../../providers/types';
 import type { ScheduleClient } from '../../workflow-clients/schedules';
+import { ListQuery, pageOf } from '../paging';
 import type { ApiRouter } from '../route';
+import { RunRecord, ScheduleRecord, toRunRecord, toScheduleRecord } from './schedule-records';
 import { Deleted, isoTimestamp } from '../schemas';
-
-export const ScheduleRecord = z.object({
-  id: z.string(),
-  name: z.string(),
-  gpu: z.string(),
-  template: z.string(),
-  cron: z.string(),
-  max_duration_hours: z.number().nullable(),
-  max_cost: z.number().nullable().describe('dollars'),
-  prefer_spot: z.boolean(),
-  docker_image: z.string().nullable(),
-  startup_script: z.string().nullable(),
-  status: z.enum(SCHEDULE_STATUSES),
-  next_run_at: isoTimestamp.nullable().describe('next firing (UTC); null while paused'),
-  last_run_at: isoTimestamp.nullable(),
-  created_at: isoTimestamp,
-  updated_at: isoTimestamp,
-});
-
-export const RunRecord = z.object({
-  id: z.string(),
-  schedule_id: z.string(),
-  status: z.enum(RUN_STATUSES),
-  scheduled_at: isoTimestamp,
-  started_at: isoTimestamp.nullable().describe('the instance reached running'),
-  ended_at: isoTimestamp.nullable(),
-  provider: z.enum(PROVIDERS).nullable(),
-  instance_id: z.string().nullable().describe("the provider's instance id"),
-  price_per_hour: z.number().nullable().describe('dollars per hour for the whole instance'),
-  cost: z.number().describe("dollars: the sum of the run's instance charges"),
-  stop_reason: z.string().nullable(),
-  error: z.string().nullable(),
-});
 
 /** Printable text (the shared text rules: no NUL, control or bidi characters; NFC). */
 const plainText = (max: number) => text({ max, trim: true });
@@ -139,46 +106,21 @@ function checkImage(f: Pick<ScheduleFields, 'template' | 'docker_image'>): void 
   }
 }
 
-export function toScheduleRecord(row: ScheduleRow, now = new Date()): z.infer<typeof ScheduleRecord> {
-  return {
-    id: row.id,
-    name: row.name,
-    gpu: row.gpu,
-    template: row.template,
-    cron: row.cron,
-    max_duration_hours: row.max_duration_hours,
-    max_cost: row.max_cost_micros === null ? null : microsToDollars(row.max_cost_micros),
-    prefer_spot: row.prefer_spot,
-    docker_image: row.docker_image,
-    startup_script: row.startup_script,
-    status: row.status,
-    next_run_at: row.status === 'paused' ? null : nextFirings(row.cron, now, 1)[0]!.toISOString(),
-    last_run_at: row.last_run_at,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
-
-export function toRunRecord(run: RunRow): z.infer<typeof RunRecord> {
-  return {
-    id: run.id,
-    schedule_id: run.schedule_id,
-    status: run.status,
-    scheduled_at: run.scheduled_at,
-    started_at: run.started_at,
-    ended_at: run.ended_at,
-    provider: run.provider,
-    instance_id: run.instance_id,
-    price_per_hour: run.price_per_hour_micros === null ? null : microsToDollars(run.price_per_hour_micros),
-    cost: microsToDollars(run.cost_micros),
-    stop_reason: run.stop_reason,
-    error: run.error,
-  };
-}
-
 export interface ScheduleDeps {
   queries: ScheduleQueries;
   workflows: ScheduleClient;
+  limits: LimitQueries;
+  /** The shortest gap a cron may leave between firings (SCHEDULE_MIN_INTERVAL). */
+  minIntervalMs: number;
+}
+
+/** A cron that fires more often than the minimum interval is refused (400, naming both gaps). */
+function checkInterval(cron: string, minIntervalMs: number): void {
+  const gapMs = shortestGapMs(cron);
+  if (gapMs >= minIntervalMs) return;
+  const minutes = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`);
+  const message = `fires ${minutes(gapMs)} apart at times; schedules may fire at most once every ${minutes(minIntervalMs)}`;
+  throw new ValidationError(`Invalid body: cron ${message}.`, [{ path: 'cron', message }]);
 }
 
 export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void {
@@ -201,7 +143,7 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     auth: true,
     body: CreateBody,
     responses: { 201: { description: 'The created schedule', schema: ScheduleRecord } },
-    errors: [503],
+    errors: [422, 503],
     handler: async ({ body, accountId }) => {
       const f: ScheduleFields = {
         name: body.name,
@@ -216,10 +158,12 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
         status: 'active',
       };
       checkImage(f);
+      checkInterval(f.cron, deps.minIntervalMs);
       let inTemporal: ScheduleRow | null = null;
       try {
         // Row and Temporal Schedule commit together: a failed create rolls the row back.
         const row = await queries.transaction(async (tx) => {
+          await deps.limits.assertWithinLimits(tx, accountId, [{ name: 'schedules' }]);
           const inserted = await queries.insert(tx, accountId, f);
           await workflows.create(inserted);
           inTemporal = inserted;
@@ -239,11 +183,14 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     path: '/v1/schedules',
     tag: 'Schedules',
     summary: 'List schedules, newest first',
+    description: '`limit` (default 50, max 200) and `cursor` page.',
     auth: true,
-    responses: { 200: { description: 'Schedules', schema: z.object({ data: z.array(ScheduleRecord) }) } },
-    handler: async ({ accountId }) => {
+    query: ListQuery,
+    responses: { 200: { description: 'A page of schedules', schema: pageOf(ScheduleRecord) } },
+    handler: async ({ query, accountId }) => {
       const now = new Date();
-      return { body: { data: (await queries.list(accountId)).map((r) => toScheduleRecord(r, now)) } };
+      const page = await queries.list(accountId, query);
+      return { body: { ...page, data: page.data.map((r) => toScheduleRecord(r, now)) } };
     },
   });
 
@@ -296,6 +243,7 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
           // Switching to a catalog template drops a custom image rather than refusing the change.
           if (body.template !== undefined && body.template !== 'custom' && body.docker_image === undefined) f.docker_image = null;
           checkImage(f);
+          if (body.cron !== undefined) checkInterval(f.cron, deps.minIntervalMs);
           const updated = await queries.update(tx, accountId, params.id, f);
           await workflows.update(updated);
           inTemporal = true;

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import type { LimitQueries } from '../../db/queries/limits';
 import type { SshKey, SshKeyQueries } from '../../db/queries/ssh-keys';
 import { parseSshPublicKey, SSH_KEY_TYPES, SshKeyError } from '../../domain/ssh-keys';
 import { NotFoundError, ValidationError } from '../../errors';
+import { ListQuery, pageOf } from '../paging';
 import type { ApiRouter } from '../route';
 import { Deleted, isoTimestamp } from '../schemas';
 import { pathId, text } from '../text';
@@ -29,7 +31,7 @@ function toRecord(row: SshKey): z.infer<typeof SshKeyRecord> {
   return { ...row, key_type: row.key_type as z.infer<typeof SshKeyRecord>['key_type'] };
 }
 
-export function registerSshKeyRoutes(api: ApiRouter, sshKeys: SshKeyQueries): void {
+export function registerSshKeyRoutes(api: ApiRouter, sshKeys: SshKeyQueries, limits: LimitQueries): void {
   api.add({
     method: 'post',
     path: '/v1/ssh-keys',
@@ -38,7 +40,7 @@ export function registerSshKeyRoutes(api: ApiRouter, sshKeys: SshKeyQueries): vo
     auth: true,
     body: CreateSshKeyBody,
     responses: { 201: { description: 'The added key', schema: SshKeyRecord } },
-    errors: [409],
+    errors: [409, 422],
     handler: async ({ body, accountId }) => {
       let parsed;
       try {
@@ -49,7 +51,9 @@ export function registerSshKeyRoutes(api: ApiRouter, sshKeys: SshKeyQueries): vo
         }
         throw err;
       }
-      const row = await sshKeys.insertSshKey(accountId, { name: body.name, ...parsed });
+      const row = await sshKeys.insertSshKey(accountId, { name: body.name, ...parsed }, (tx) =>
+        limits.assertWithinLimits(tx, accountId, [{ name: 'ssh_keys' }]),
+      );
       return { status: 201, body: toRecord(row) };
     },
   });
@@ -59,9 +63,14 @@ export function registerSshKeyRoutes(api: ApiRouter, sshKeys: SshKeyQueries): vo
     path: '/v1/ssh-keys',
     tag: 'SSH keys',
     summary: 'List SSH keys, newest first',
+    description: '`limit` (default 50, max 200) and `cursor` page.',
     auth: true,
-    responses: { 200: { description: 'The account\'s keys', schema: z.object({ data: z.array(SshKeyRecord) }) } },
-    handler: async ({ accountId }) => ({ body: { data: (await sshKeys.listSshKeys(accountId)).map(toRecord) } }),
+    query: ListQuery,
+    responses: { 200: { description: 'A page of the account\'s keys', schema: pageOf(SshKeyRecord) } },
+    handler: async ({ query, accountId }) => {
+      const page = await sshKeys.listSshKeys(accountId, query);
+      return { body: { ...page, data: page.data.map(toRecord) } };
+    },
   });
 
   api.add({

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { pathId } from '../text';
 import { decodePageCursor, DeliveryStatus, type AttemptRow, type DeliveryRow, type EndpointRow, type EventRow, type WebhookQueries } from '../../db/queries/webhooks';
+import type { LimitQueries } from '../../db/queries/limits';
 import { webhookUrlProblem, type WebhookUrlPolicy } from '../../domain/address-safety';
 import { EVENT_KINDS } from '../../domain/event-kinds';
 import { generateWebhookSecret, webhookSecretProblem } from '../../domain/webhook-signing';
 import { NotFoundError, UnsupportedOperationError, ValidationError } from '../../errors';
 import { resolveSafeAddress, systemResolver, UnsafeDestinationError, type Resolver } from '../../services/webhook-sender';
 import type { WebhookClient } from '../../workflow-clients/webhooks';
+import { ListQuery, pageOf } from '../paging';
 import type { ApiRouter } from '../route';
 import { Deleted, isoTimestamp } from '../schemas';
 
@@ -114,6 +116,7 @@ function toDeliveryRecord(d: DeliveryRow & { event: EventRow; attempts: AttemptR
 export interface WebhookRouteDeps {
   queries: WebhookQueries;
   workflows: WebhookClient;
+  limits: LimitQueries;
   policy: WebhookUrlPolicy;
   resolve?: Resolver;
 }
@@ -154,10 +157,13 @@ export function registerWebhookRoutes(api: ApiRouter, deps: WebhookRouteDeps): v
     auth: true,
     body: CreateBody,
     responses: { 201: { description: 'The endpoint, with its secret', schema: WebhookWithSecret } },
+    errors: [422],
     handler: async ({ body, accountId }) => {
       await checkUrl(body.url, deps);
       const secret = body.secret ?? generateWebhookSecret();
-      const row = await queries.insertEndpoint(accountId, { url: body.url, events: body.events, secret });
+      const row = await deps.limits.createWithinLimits(accountId, [{ name: 'webhooks' }, { name: 'webhook_urls', url: body.url }], (tx) =>
+        queries.insertEndpoint(accountId, { url: body.url, events: body.events, secret }, tx),
+      );
       return { status: 201, body: { ...toRecord(row), secret } };
     },
   });
@@ -167,9 +173,14 @@ export function registerWebhookRoutes(api: ApiRouter, deps: WebhookRouteDeps): v
     path: '/v1/webhooks',
     tag: 'Webhooks',
     summary: 'List the account\'s webhook endpoints, newest first (no secrets)',
+    description: '`limit` (default 50, max 200) and `cursor` page.',
     auth: true,
-    responses: { 200: { description: 'The endpoints', schema: z.object({ data: z.array(WebhookRecord) }) } },
-    handler: async ({ accountId }) => ({ body: { data: (await queries.listEndpoints(accountId)).map(toRecord) } }),
+    query: ListQuery,
+    responses: { 200: { description: 'A page of endpoints', schema: pageOf(WebhookRecord) } },
+    handler: async ({ query, accountId }) => {
+      const page = await queries.listEndpoints(accountId, query);
+      return { body: { ...page, data: page.data.map(toRecord) } };
+    },
   });
 
   api.add({
@@ -193,10 +204,18 @@ export function registerWebhookRoutes(api: ApiRouter, deps: WebhookRouteDeps): v
     params: IdParams,
     body: UpdateBody,
     responses: { 200: { description: 'The endpoint (with `secret` only when this request set it)', schema: WebhookRecord.extend({ secret: z.string().optional() }) } },
+    errors: [422],
     handler: async ({ params, body, accountId }) => {
       await mustFind(accountId, params.id);
-      if (body.url !== undefined) await checkUrl(body.url, deps);
-      const row = await queries.updateEndpoint(accountId, params.id, body);
+      const url = body.url;
+      if (url !== undefined) await checkUrl(url, deps);
+      // A new URL may be one distinct URL too many (webhook_urls); the check and the change share one lock.
+      const row =
+        url === undefined
+          ? await queries.updateEndpoint(accountId, params.id, body)
+          : await deps.limits.createWithinLimits(accountId, [{ name: 'webhook_urls', url, exceptEndpointId: params.id }], (tx) =>
+              queries.updateEndpoint(accountId, params.id, body, tx),
+            );
       if (!row) throw new NotFoundError(`No webhook ${params.id}.`);
       if (body.active === false) {
         // The change is saved: waiting deliveries are cancelled at their next wake-up anyway; this wakes them now.
