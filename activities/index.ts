@@ -31,6 +31,8 @@ export interface ActivityDeps {
   reconcile?: ReconcileSettings;
   /** The alert monitor that pricing refreshes and charges signal; default id `alert-monitor`, 5 min tick. */
   alertMonitor?: AlertMonitorSettings;
+  /** BALANCE_ADMISSION_WINDOW for scheduled runs (1 h): the same rule as API launches. */
+  admissionWindowMs?: number;
   /** Grace between a depleted balance and ending the account's instances (BALANCE_GRACE_PERIOD; 30 min). */
   balanceGraceMs?: number;
   /** Webhook delivery settings, DNS and the per-attempt metrics hook; defaults are the real ones. */

@@ -50,6 +50,7 @@ async function main(): Promise<void> {
       reconcile: { ...DEFAULT_RECONCILE_SETTINGS, orphans: config.RECONCILE_ORPHANS, launchTiming: launchTimingFromConfig(config) },
       alertMonitor: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
       balanceGraceMs: parseDurationMs(config.BALANCE_GRACE_PERIOD),
+      admissionWindowMs: parseDurationMs(config.BALANCE_ADMISSION_WINDOW),
       webhooks: {
         settings: webhooks,
         databaseUrl: config.DATABASE_URL,

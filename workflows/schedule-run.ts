@@ -117,9 +117,6 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
   for (let attempt = 0; attempt < offers.length; attempt++) {
     if (cancelReason) return finish('cancelled', { stopReason: cancelReason });
     const offer = offers[attempt]!;
-    const balanceRefusal = await db.checkScheduleRunBalance({ accountId: input.accountId, pricePerHourMicros: offer.pricePerHourMicros });
-    if (balanceRefusal) return finish('failed', { error: `insufficient_balance: ${balanceRefusal}` });
-
     // One launch per run and offer: the ids derive from the run, so a replayed or retried step joins the same launch.
     const instanceRowId = `launch-${input.accountId}-${run.id}-${attempt}`;
     const launchInput: LaunchInput = {
@@ -139,6 +136,26 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
       endWhenStoppedByProvider: true,
       ...input.launch,
     };
+    // Admitted by the same rule and lock as an API launch; the launch's row is its reservation.
+    const balanceRefusal = await db.checkScheduleRunBalance({
+      accountId: input.accountId,
+      pricePerHourMicros: offer.pricePerHourMicros,
+      intent: {
+        id: instanceRowId,
+        accountId: input.accountId,
+        requestHash: launchInput.requestHash,
+        provider: offer.provider,
+        providerName: launchInput.providerName,
+        name: launchInput.name,
+        gpuType: launchInput.gpuType,
+        gpuCount: launchInput.gpuCount,
+        spot: launchInput.spot,
+        region: null,
+        dockerImage: launchInput.dockerImage ?? null,
+        warnings: [],
+      },
+    });
+    if (balanceRefusal) return finish('failed', { error: `insufficient_balance: ${balanceRefusal}` });
     const child = await startChild(launchInstance, {
       workflowId: instanceRowId,
       args: [launchInput],

@@ -15,7 +15,7 @@ import { createPricingQueries } from '../db/queries/pricing';
 import { createRecommendationInputQueries } from '../db/queries/recommendation-inputs';
 import type { ProviderAdapter, ProviderId } from '../providers/types';
 import type { PricingCache } from '../services/pricing-cache';
-import { createBalanceGuard } from '../services/balance-guard';
+import { createBalanceGuard, DEFAULT_ADMISSION_WINDOW_MS } from '../services/balance-guard';
 import { createProviderCredentials } from '../services/provider-credentials';
 import { createStripeClient, type StripeSettings } from '../services/stripe';
 import { createBillingClient } from '../workflow-clients/billing';
@@ -62,6 +62,8 @@ export interface AppDeps {
   publicBaseUrl?: string;
   /** How long stop/terminate and launch wait on their workflow before answering (defaults 10 s and 30 s). */
   answerBounds?: Partial<AnswerBounds>;
+  /** BALANCE_ADMISSION_WINDOW: the balance must cover this long of the whole fleet plus a new launch; default 1 h. */
+  admissionWindowMs?: number;
   /** How long a client has to send its request body (408 after); default 10 s. */
   bodyTimeoutMs?: number;
   /** Stripe for credit top-ups (STRIPE_*); without a secret key POST /v1/billing/credit answers 503. */
@@ -90,7 +92,15 @@ export function createApp(deps: AppDeps): Koa {
     credentials,
     instances,
     sshKeys,
-    balance: createBalanceGuard({ ledger, instances, pricing: deps.pricing, adapters: deps.adapters, credentials, logger: deps.logger }),
+    balance: createBalanceGuard({
+      pool: deps.pool,
+      instances,
+      windowMs: deps.admissionWindowMs ?? DEFAULT_ADMISSION_WINDOW_MS,
+      pricing: deps.pricing,
+      adapters: deps.adapters,
+      credentials,
+      logger: deps.logger,
+    }),
     launchTiming: deps.launchTiming,
   });
   registerScheduleRoutes(api, {

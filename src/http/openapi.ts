@@ -13,7 +13,7 @@ import { ErrorBody } from './schemas';
 const COMMON_ERRORS: Record<number, string> = {
   400: 'Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`)',
   401: 'Missing, malformed, unknown or revoked service key (`unauthenticated`, with WWW-Authenticate)',
-  402: 'The balance does not cover the first hour (`insufficient_balance`)',
+  402: 'The balance, less uncharged usage, does not cover the next hour of every live instance plus this one (`insufficient_balance`)',
   404: 'Not found, or it belongs to another account (`not_found`)',
   408: 'The request body was not received in time (`request_timeout`)',
   409: 'Conflict (`conflict`)',

@@ -4,7 +4,7 @@ import type { InstanceQueries, InstanceRow } from '../../db/queries/instances';
 import type { SshKeyQueries } from '../../db/queries/ssh-keys';
 import { randomToken } from '../../domain/ids';
 import { microsToDollars } from '../../domain/money';
-import { ApiError, NotFoundError, ProviderNotConnectedError, UnsupportedOperationError, ValidationError } from '../../errors';
+import { ApiError, NotFoundError, ProviderNotConnectedError, ServiceUnavailableError, UnsupportedOperationError, ValidationError } from '../../errors';
 import { isKnownGpuSlug, launchProblems } from '../../providers/gpu-catalog';
 import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
 import type { BalanceGuard } from '../../services/balance-guard';
@@ -126,7 +126,7 @@ export interface ComputeDeps {
   credentials: ProviderCredentials;
   instances: InstanceQueries;
   sshKeys: SshKeyQueries;
-  /** 402 insufficient_balance for a launch whose first hour the balance cannot cover. */
+  /** Spend admission: 402 insufficient_balance for a launch the balance cannot cover with the whole fleet. */
   balance: BalanceGuard;
   /** Poll and meter intervals handed to new launch workflows (hours in production; short in tests). */
   launchTiming?: LaunchTiming;
@@ -199,8 +199,30 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
         warnings,
         ...timing,
       };
-      await deps.balance.assertCoversFirstHour(input);
-      return { status: 201, body: toInstanceRecord(await deps.workflows.launch(input)) };
+      await deps.balance.admit({
+        ...input,
+        intent: {
+          id: instanceId,
+          accountId,
+          requestHash: hash,
+          provider: input.provider,
+          providerName: input.providerName,
+          name: input.name,
+          gpuType: input.gpuType,
+          gpuCount: input.gpuCount,
+          spot: input.spot,
+          region: input.region ?? null,
+          dockerImage: input.dockerImage ?? null,
+          warnings,
+        },
+      });
+      try {
+        return { status: 201, body: toInstanceRecord(await deps.workflows.launch(input)) };
+      } catch (err) {
+        // A definite refusal (not "still waiting"): the reservation must not hold money for nothing.
+        if (err instanceof ApiError && !(err instanceof ServiceUnavailableError)) await deps.balance.release(instanceId, err.message);
+        throw err;
+      }
     },
   });
 

@@ -1,0 +1,143 @@
+/**
+ * Spend admission: the one place that decides whether an account may start another instance (API launches,
+ * scheduled runs, plans and spend-capped keys call it). The decision and the launch's own reservation (its
+ * instance row, with the price it was admitted at) happen in one transaction holding the account's balance row
+ * lock, the same lock every ledger entry takes: two launches of one account cannot both pass on the same money,
+ * and a charge cannot move the balance between the reading and the reservation.
+ */
+import type { CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { decideAdmission, type AdmissionFigures, type SpendFigures } from '../../domain/admission';
+import { chargeForElapsed } from '../../domain/money';
+import type { ProviderId } from '../../providers/types';
+import type { Pool } from '../pool';
+import { sql } from '../sql';
+
+/** Statuses in which an instance costs money by the hour (a stopped pod is charged nothing). */
+export const BURNING_STATUSES = ['provisioning', 'running', 'stopping', 'terminating', 'unknown'] as const;
+
+/** How long an Idempotency-Key stays bound to the body it was first sent with. */
+export const IDEMPOTENCY_BINDING_MS = 24 * 3_600_000;
+
+/** The instance row a launch reserves when admitted: what the request asked for. */
+export interface LaunchIntent {
+  /** Instance row id = launch workflow id (`launch-<account>-<key>`). */
+  id: string;
+  accountId: string;
+  /** SHA-256 of the request body: the Idempotency-Key is bound to it. */
+  requestHash: string;
+  provider: ProviderId;
+  providerName: string;
+  name: string;
+  gpuType: string;
+  gpuCount: number;
+  spot: boolean;
+  region: string | null;
+  dockerImage: string | null;
+  warnings: string[];
+}
+
+export interface AdmissionRequest {
+  intent: LaunchIntent;
+  /** The whole instance's hourly price (per-GPU price × count) in micros; null when nobody quotes one. */
+  quotePerHourMicros: number | null;
+  /** The admission window (BALANCE_ADMISSION_WINDOW; 1 h). */
+  windowMs: number;
+  /** False: decide only (a plan), write nothing. Default true: write the reservation when admitted. */
+  reserve?: boolean;
+}
+
+/**
+ * - `admitted`: the reservation row is written (or, with `reserve: false`, would be);
+ * - `replay`: the key's launch exists with this body and did not fail: never refused, nothing checked;
+ * - `refused`: the balance cannot cover it; `message` names the numbers (402 insufficient_balance);
+ * - `conflict`: the key was first used with another body within 24 h (409).
+ */
+export type AdmissionDecision =
+  | { outcome: 'admitted' | 'refused'; figures: AdmissionFigures; message?: string }
+  | { outcome: 'replay' | 'conflict'; figures?: undefined; message?: string };
+
+const LiveRow = z.object({
+  price_micros: z.number().nullable(),
+  started_at: z.string().nullable(),
+  metered_through: z.string().nullable(),
+  now: z.string(),
+});
+
+/** Balance, uncharged usage and burn rate of an account, read on `conn` (under the lock when in admission). */
+export async function readSpendFigures(conn: CommonQueryMethods, accountId: string): Promise<SpendFigures & { nowMs: number }> {
+  const balance = await conn.maybeOneFirst(sql.type(z.object({ balance_micros: z.number() }))`
+    SELECT balance_micros FROM account_balances WHERE account_id = ${accountId}`);
+  const rows = await conn.any(sql.type(LiveRow)`
+    SELECT coalesce(price_per_hour_micros, quote_per_hour_micros) AS price_micros, started_at, metered_through, now()::text AS now
+    FROM instances
+    WHERE account_id = ${accountId} AND status = ANY(${sql.array([...BURNING_STATUSES], 'text')})`);
+  const nowMs = rows[0] ? Date.parse(rows[0].now) : Date.now();
+  let unchargedMicros = 0;
+  let burnPerHourMicros = 0;
+  for (const r of rows) {
+    const price = r.price_micros ?? 0;
+    burnPerHourMicros += price;
+    if (r.started_at && r.metered_through) {
+      // The same arithmetic as the charge itself (from the run's start), so the figure is what will be charged.
+      const start = Date.parse(r.started_at);
+      unchargedMicros += Math.max(0, chargeForElapsed(price, nowMs - start) - chargeForElapsed(price, Date.parse(r.metered_through) - start));
+    }
+  }
+  return { balanceMicros: balance ?? 0, unchargedMicros, burnPerHourMicros, nowMs };
+}
+
+const ExistingRow = z.object({ request_hash: z.string(), status: z.string(), age_ms: z.number() });
+
+/**
+ * Decides a launch and, when admitted, writes its reservation: the instance row in `provisioning` with the
+ * quoted price (a failed earlier launch of the same key starts over as the new request describes it).
+ */
+export async function admitLaunch(pool: Pool, request: AdmissionRequest): Promise<AdmissionDecision> {
+  const { intent } = request;
+  return pool.transaction(async (tx) => {
+    await tx.query(sql.typeAlias('void')`
+      INSERT INTO account_balances (account_id) VALUES (${intent.accountId}) ON CONFLICT (account_id) DO NOTHING`);
+    await tx.query(sql.typeAlias('void')`SELECT FROM account_balances WHERE account_id = ${intent.accountId} FOR UPDATE`);
+    const existing = await tx.maybeOne(sql.type(ExistingRow)`
+      SELECT request_hash, status, (extract(epoch FROM now() - created_at) * 1000)::float8 AS age_ms
+      FROM instances WHERE id = ${intent.id} AND account_id = ${intent.accountId}`);
+    if (existing && existing.request_hash !== intent.requestHash && (existing.status !== 'failed' || existing.age_ms < IDEMPOTENCY_BINDING_MS)) {
+      return { outcome: 'conflict', message: 'This Idempotency-Key was used with a different request body.' };
+    }
+    if (existing && existing.request_hash === intent.requestHash && existing.status !== 'failed') return { outcome: 'replay' };
+    const spend = await readSpendFigures(tx, intent.accountId);
+    const verdict = decideAdmission(spend, request.quotePerHourMicros, request.windowMs);
+    if (!verdict.admitted) return { outcome: 'refused', figures: verdict.figures, message: verdict.message };
+    if (request.reserve !== false) await reserve(tx, intent, request.quotePerHourMicros);
+    return { outcome: 'admitted', figures: verdict.figures };
+  });
+}
+
+/** The reservation: the intent row with its quote. A failed row of the same key is rewritten from scratch. */
+async function reserve(tx: CommonQueryMethods, i: LaunchIntent, quote: number | null): Promise<void> {
+  await tx.query(sql.typeAlias('void')`
+    INSERT INTO instances (id, account_id, request_hash, provider, provider_name, name, status, gpu_type, gpu_count, spot,
+      region, docker_image, warnings, quote_per_hour_micros)
+    VALUES (${i.id}, ${i.accountId}, ${i.requestHash}, ${i.provider}, ${i.providerName}, ${i.name}, 'provisioning', ${i.gpuType},
+      ${i.gpuCount}, ${i.spot}, ${i.region}, ${i.dockerImage}, ${sql.jsonb(i.warnings)}, ${quote})
+    ON CONFLICT (id) DO UPDATE SET
+      request_hash = excluded.request_hash, provider = excluded.provider, provider_name = excluded.provider_name,
+      name = excluded.name, status = 'provisioning', gpu_type = excluded.gpu_type, gpu_count = excluded.gpu_count,
+      spot = excluded.spot, region = excluded.region, docker_image = excluded.docker_image, warnings = excluded.warnings,
+      quote_per_hour_micros = excluded.quote_per_hour_micros, provider_instance_id = NULL, provider_status = NULL,
+      public_ip = NULL, ssh = NULL, ended_at = NULL, end_reason = NULL, lifecycle_warning = NULL,
+      price_per_hour_micros = NULL, started_at = NULL, metered_through = NULL,
+      created_at = now(), updated_at = now()
+    WHERE instances.status = 'failed'`);
+}
+
+/**
+ * Gives a reservation back when its launch was refused before its workflow could say so (the engine refused
+ * the start, or an earlier run of the same key answered): only a row that never reached a provider.
+ */
+export async function releaseReservation(pool: Pool, id: string, reason: string): Promise<void> {
+  await pool.query(sql.typeAlias('void')`
+    UPDATE instances SET status = 'failed', end_reason = ${reason.slice(0, 500)}, ended_at = coalesce(ended_at, now()), updated_at = now()
+    WHERE id = ${id} AND status = 'provisioning' AND provider_instance_id IS NULL`);
+}

@@ -1,0 +1,112 @@
+/**
+ * Spend admission on the real stack (Temporal dev server, Postgres, the Vast.ai simulator): a launch is admitted
+ * only when the balance, less uncharged usage, covers the next hour of every live instance plus it, decided
+ * under one lock per account, so launches racing one another cannot outrun the balance.
+ */
+import { z } from 'zod';
+import { sql } from '../../src/db/sql';
+import { createTestContext, type TestContext } from '../helpers/context';
+import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+
+jest.setTimeout(180_000);
+
+let t: TestContext;
+let temporal: TemporalTestEnv;
+
+beforeAll(async () => {
+  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 60_000 } });
+  temporal = await createTemporalTestEnv();
+  await temporal.startWorker(t.workerDeps({ temporal: { client: t.temporal, taskQueue: t.deps.temporal.taskQueue } }), t.deps.temporal.taskQueue);
+  // Instances stay booting: nothing runs up usage while the test counts, so the arithmetic below is exact.
+  t.sims.vastai.control.setBootDelay(600_000);
+});
+afterAll(async () => {
+  await temporal.close();
+  await t.close();
+});
+
+/** The cheapest on-demand whole-instance price of one GPU at Vast.ai, in micros (what admission quotes). */
+async function quoteMicros(gpuType: string): Promise<number> {
+  const offers = await t.deps.adapters.vastai.listOffers(t.sims.vastai.createKey());
+  return Math.min(...offers.filter((o) => o.gpuType === gpuType && !o.spot).map((o) => Math.round(o.pricePerHour * 1e6)));
+}
+
+async function fundedVastAccount(credit: number) {
+  const account = await t.newAccount('admission', { credit });
+  const simKey = t.sims.vastai.createKey();
+  await t.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: simKey }).expect(201);
+  return { ...account, simKey };
+}
+
+const liveRows = (accountId: string) =>
+  t.db.pool.oneFirst(sql.type(z.object({ n: z.number() }))`
+    SELECT count(*)::int AS n FROM instances WHERE account_id = ${accountId} AND status NOT IN ('failed', 'terminated')`);
+
+describe('admission covers the whole fleet for the next hour', () => {
+  it('$5 and a $0.40/h offer: of 12 sequential and 12 concurrent launches exactly 12 are 201 and 12 are 402', async () => {
+    const price = await quoteMicros('rtx-4090');
+    // The offer is $0.40/h (plus Vast's disk charge): 12 fit in $5, 13 do not.
+    expect(price * 12).toBeLessThanOrEqual(5_000_000);
+    expect(price * 13).toBeGreaterThan(5_000_000);
+    const account = await fundedVastAccount(5);
+    const launch = (i: number) =>
+      t.http.post('/v1/compute/launch').set(account.auth).set('Idempotency-Key', `adm-${i}`).send({ provider: 'vastai', gpu_type: 'rtx-4090' });
+
+    // Both kinds at once: a chain of 12 one after another racing 12 sent together.
+    const sequential = (async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push((await launch(i)).status);
+      return statuses;
+    })();
+    const concurrent = Promise.all(Array.from({ length: 12 }, (_, i) => launch(100 + i)));
+    const [seq, conc] = await Promise.all([sequential, concurrent]);
+    const statuses = [...seq, ...conc.map((r) => r.status)];
+    expect(statuses.filter((s) => s === 201)).toHaveLength(12);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(12);
+
+    // Exactly 12 exist at the provider and in the account; each refusal names the numbers.
+    expect(t.sims.vastai.control.instances(account.simKey)).toHaveLength(12);
+    expect(await liveRows(account.accountId)).toBe(12);
+    const refusal = conc.find((r) => r.status === 402) ?? (await launch(999));
+    expect(refusal.body.error.code).toBe('insufficient_balance');
+    expect(refusal.body.error.message).toContain('The balance is $5.00');
+    expect(refusal.body.error.message).toContain(`this launch adds $${(price / 1e6).toFixed(2)}/h`);
+    expect(refusal.body.error.message).toMatch(/burn \$4\.\d\d\/h/);
+
+    // A replay of an admitted launch is never refused, even with the fleet at the limit.
+    const keys = [...Array.from({ length: 12 }, (_, i) => i), ...Array.from({ length: 12 }, (_, i) => 100 + i)];
+    const replay = await launch(keys[statuses.indexOf(201)]!);
+    expect(replay.status).toBe(201);
+
+    // Ending one frees its hour: the next launch fits again.
+    const first = replay.body.id as string;
+    await t.http.post(`/v1/compute/${first}/terminate`).set(account.auth).expect(200);
+    expect((await launch(500)).status).toBe(201);
+    expect(await liveRows(account.accountId)).toBe(12);
+
+    for (const i of t.sims.vastai.control.instances(account.simKey)) {
+      await t.http.post(`/v1/compute/${i.id}/terminate`).set(account.auth).expect(200);
+    }
+  });
+
+  it('counts usage run up and not yet charged against the balance', async () => {
+    const price = await quoteMicros('rtx-4090');
+    // Two hours of one instance, less what an earlier instance has run and not been charged: only one more hour fits.
+    const account = await fundedVastAccount((2 * price) / 1e6);
+    const rowId = await t.db.pool.oneFirst(sql.type(z.object({ id: z.string() }))`
+      INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type, gpu_count,
+        price_per_hour_micros, started_at, metered_through)
+      VALUES ('launch-elsewhere-' || ${account.accountId}, ${account.accountId}, 'h', 'vastai', 'elsewhere-' || ${account.accountId},
+        'elsewhere', 'running', 'rtx-4090', 1, ${price}, now() - interval '30 minutes', now() - interval '30 minutes')
+      RETURNING id`);
+    // Half an hour uncharged of the one running: 2 h − 0.5 h = 1.5 h available < 2 h needed.
+    const res = await t.http.post('/v1/compute/launch').set(account.auth).send({ provider: 'vastai', gpu_type: 'rtx-4090' });
+    expect(res.status).toBe(402);
+    expect(res.body.error.message).toContain(`$${((price / 2) / 1e6).toFixed(2)} of it already run up`);
+    await t.db.pool.query(sql.typeAlias('void')`UPDATE instances SET status = 'terminated' WHERE id = ${rowId}`);
+    expect((await t.http.post('/v1/compute/launch').set(account.auth).send({ provider: 'vastai', gpu_type: 'rtx-4090' })).status).toBe(201);
+    for (const i of t.sims.vastai.control.instances(account.simKey)) {
+      await t.http.post(`/v1/compute/${i.id}/terminate`).set(account.auth).expect(200);
+    }
+  });
+});
