@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { sql } from '../../src/db/sql';
+import { keyHint } from '../../src/domain/key-vault';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 
@@ -110,3 +111,65 @@ describe('admission covers the whole fleet for the next hour', () => {
     }
   });
 });
+
+describe('an Idempotency-Key is bound to its first body for 24 h', () => {
+  const launchWith = (auth: { Authorization: string }, key: string, body: Record<string, unknown>) =>
+    t.http.post('/v1/compute/launch').set(auth).set('Idempotency-Key', key).send(body);
+
+  it('after a 402: another body is 409; the same body runs every check again and launches once the balance covers it', async () => {
+    const account = await fundedVastAccount(0);
+    const body = { provider: 'vastai', gpu_type: 'rtx-4090' };
+    expect((await launchWith(account.auth, 'bound-1', body)).status).toBe(402);
+    const other = await launchWith(account.auth, 'bound-1', { provider: 'vastai', gpu_type: 'rtx-3090', name: 'other' });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('conflict');
+    // Still no money: the same body is refused again (the check ran, nothing was replayed).
+    expect((await launchWith(account.auth, 'bound-1', body)).status).toBe(402);
+    await t.db.pool.query(sql.typeAlias('void')`UPDATE account_balances SET balance_micros = 10000000 WHERE account_id = ${account.accountId}`);
+    const ok = await launchWith(account.auth, 'bound-1', body);
+    expect(ok.status).toBe(201);
+    expect(ok.body).toMatchObject({ provider: 'vastai', gpu_type: 'rtx-4090' });
+    expect(t.sims.vastai.control.instances(account.simKey).map((i) => i.id)).toEqual([ok.body.id]);
+    await t.http.post(`/v1/compute/${ok.body.id}/terminate`).set(account.auth).expect(200);
+  });
+
+  it('after a failed launch: another body is 409 and the record keeps describing the request that created its instance', async () => {
+    const account = await fundedVastAccount(100);
+    t.sims.vastai.control.setNoCapacity('RTX 3090', true, { mode: 'unavailable' });
+    try {
+      const failed = await launchWith(account.auth, 'bound-2', { provider: 'vastai', gpu_type: 'rtx-3090' });
+      expect(failed.status).toBeGreaterThanOrEqual(400);
+      expect([402, 409]).not.toContain(failed.status);
+    } finally {
+      t.sims.vastai.control.setNoCapacity('RTX 3090', false);
+    }
+    expect((await launchWith(account.auth, 'bound-2', { provider: 'vastai', gpu_type: 'rtx-4090' })).status).toBe(409);
+    const ok = await launchWith(account.auth, 'bound-2', { provider: 'vastai', gpu_type: 'rtx-3090' });
+    expect(ok.status).toBe(201);
+    const row = await t.db.pool.one(sql.type(z.object({ provider: z.string(), gpu_type: z.string(), status: z.string() }))`
+      SELECT provider, gpu_type, status FROM instances WHERE provider_instance_id = ${ok.body.id}`);
+    expect(row).toEqual({ provider: 'vastai', gpu_type: 'rtx-3090', status: 'provisioning' });
+    await t.http.post(`/v1/compute/${ok.body.id}/terminate`).set(account.auth).expect(200);
+  });
+});
+
+describe('a provider key cannot be swapped under live instances', () => {
+  it('a key of another provider account is 409 naming the instances; the instance stays managed with the old key', async () => {
+    const account = await fundedVastAccount(100);
+    const launched = await t.http.post('/v1/compute/launch').set(account.auth).send({ provider: 'vastai', gpu_type: 'rtx-4090' });
+    expect(launched.status).toBe(201);
+    const otherAccountKey = t.sims.vastai.createKey();
+    const swap = await t.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: otherAccountKey });
+    expect(swap.status).toBe(409);
+    expect(swap.body.error.message).toContain(launched.body.id);
+    expect(swap.body.error.details).toEqual([expect.objectContaining({ instance_id: launched.body.id })]);
+    // Nothing changed: the old key is still the one in use, and it still ends the instance.
+    const keys = (await t.http.get('/v1/settings/providers').set(account.auth)).body.data as { key_hint: string }[];
+    expect(keys[0]!.key_hint).toBe(keyHint(account.simKey));
+    // The same provider account's key (here: the same key again) may replace it.
+    expect((await t.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: account.simKey })).status).toBe(200);
+    await t.http.post(`/v1/compute/${launched.body.id}/terminate`).set(account.auth).expect(200);
+    expect(t.sims.vastai.control.instances(account.simKey)).toEqual([]);
+  });
+});
+

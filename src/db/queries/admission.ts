@@ -99,6 +99,9 @@ export async function admitLaunch(pool: Pool, request: AdmissionRequest): Promis
     await tx.query(sql.typeAlias('void')`
       INSERT INTO account_balances (account_id) VALUES (${intent.accountId}) ON CONFLICT (account_id) DO NOTHING`);
     await tx.query(sql.typeAlias('void')`SELECT FROM account_balances WHERE account_id = ${intent.accountId} FOR UPDATE`);
+    if (request.reserve !== false && (await bindKey(tx, intent)) !== intent.requestHash) {
+      return { outcome: 'conflict', message: 'This Idempotency-Key was used with a different request body in the last 24 hours.' };
+    }
     const existing = await tx.maybeOne(sql.type(ExistingRow)`
       SELECT request_hash, status, (extract(epoch FROM now() - created_at) * 1000)::float8 AS age_ms
       FROM instances WHERE id = ${intent.id} AND account_id = ${intent.accountId}`);
@@ -112,6 +115,21 @@ export async function admitLaunch(pool: Pool, request: AdmissionRequest): Promis
     if (request.reserve !== false) await reserve(tx, intent, request.quotePerHourMicros);
     return { outcome: 'admitted', figures: verdict.figures };
   });
+}
+
+/**
+ * Binds the key (the launch's row id) to this body unless it is bound to another one since less than 24 h;
+ * returns the body hash the key is bound to. Committed with the decision, refused or not.
+ */
+async function bindKey(tx: CommonQueryMethods, i: LaunchIntent): Promise<string> {
+  return tx.oneFirst(sql.type(z.object({ request_hash: z.string() }))`
+    INSERT INTO launch_keys (id, account_id, request_hash) VALUES (${i.id}, ${i.accountId}, ${i.requestHash})
+    ON CONFLICT (id) DO UPDATE SET
+      request_hash = CASE WHEN launch_keys.created_at < now() - ${IDEMPOTENCY_BINDING_MS / 1000} * interval '1 second'
+                          THEN excluded.request_hash ELSE launch_keys.request_hash END,
+      created_at = CASE WHEN launch_keys.created_at < now() - ${IDEMPOTENCY_BINDING_MS / 1000} * interval '1 second'
+                        THEN now() ELSE launch_keys.created_at END
+    RETURNING request_hash`);
 }
 
 /** The reservation: the intent row with its quote. A failed row of the same key is rewritten from scratch. */
