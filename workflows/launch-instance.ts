@@ -365,10 +365,25 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     delay = Math.min(delay * 2, bootPollMaxMs);
   }
 
+  /**
+   * An end asked for before we saw the instance running: the provider may have started it meanwhile. One look
+   * (not interruptible: the end is what asks) puts metering at the provider's own start, so what ran is charged.
+   */
+  async function catchUpStart(): Promise<void> {
+    if (row!.started_at || !row!.provider_instance_id || row!.status === 'stopped') return;
+    try {
+      const seen = await ending.pollInstance(id);
+      if (!seen.gone && seen.instance?.status === 'running') row = await db.markInstanceRunning(id, seen.atMs, seen.instance);
+    } catch {
+      // Unreachable: the end itself will meet the same trouble and say so; nothing seen running, nothing charged.
+    }
+  }
+
   let outcome: LaunchResult['outcome'] = 'terminated';
   for (let turn = 0; ; turn++) {
     const reason = endReason ? { reason: endReason } : {};
     if (terminateRequested) {
+      await catchUpStart();
       const wasRunning = row.status === 'running';
       // One moment for both: the charge runs up to when the provider confirmed, and the record ends there.
       const endedAt = await endAtProvider('terminate', wasRunning);
@@ -379,6 +394,7 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     if (stopRequested) {
       stopRequested = false;
       if (row.status !== 'stopped') {
+        await catchUpStart();
         const wasRunning = row.status === 'running';
         // `row` changes only once charge and event are written: the stop update resolves on it.
         const stoppedAt = await endAtProvider('stop', wasRunning);
