@@ -122,6 +122,8 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     cancellationType: ActivityCancellationType.TRY_CANCEL,
     retry: fewAttempts,
   });
+  /** One short look before an end (catchUpStart): never holds the end up for long. */
+  const glance = proxyActivities<Activities>({ startToCloseTimeout: Math.min(startToCloseTimeout, 3_000), retry: { maximumAttempts: 1 } });
   /** A few quick attempts per round; the workflow's own loop keeps trying ends for as long as it takes. */
   const ending = proxyActivities<Activities>({ startToCloseTimeout, heartbeatTimeout, retry: fewAttempts });
   // The launch answer waits on these steps, so they run as local activities: no task-queue round trip
@@ -366,13 +368,14 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
   }
 
   /**
-   * An end asked for before we saw the instance running: the provider may have started it meanwhile. One look
-   * (not interruptible: the end is what asks) puts metering at the provider's own start, so what ran is charged.
+   * An end asked for before we saw the instance running: the provider may have started it meanwhile. One short
+   * look (not interruptible: the end is what asks) puts metering at the provider's own start, so what ran is
+   * charged; a provider that does not answer within 3 s does not hold the end up.
    */
   async function catchUpStart(): Promise<void> {
     if (row!.started_at || !row!.provider_instance_id || row!.status === 'stopped') return;
     try {
-      const seen = await ending.pollInstance(id);
+      const seen = await glance.pollInstance(id);
       if (!seen.gone && seen.instance?.status === 'running') row = await db.markInstanceRunning(id, seen.atMs, seen.instance);
     } catch {
       // Unreachable: the end itself will meet the same trouble and say so; nothing seen running, nothing charged.

@@ -8,6 +8,7 @@ import { createAccountQueries } from '../db/queries/accounts';
 import { createAlertQueries } from '../db/queries/alerts';
 import { createCreditTopupQueries } from '../db/queries/credit-topups';
 import { createLedgerQueries } from '../db/queries/ledger';
+import { readSpendSummary } from '../db/queries/spend-summary';
 import { createProviderKeyQueries } from '../db/queries/provider-keys';
 import { createSshKeyQueries } from '../db/queries/ssh-keys';
 import type { KeyVault } from '../domain/key-vault';
@@ -112,6 +113,7 @@ export function createApp(deps: AppDeps): Koa {
   const stripeSettings: StripeSettings = { returnBaseUrl: deps.publicBaseUrl, ...deps.stripe };
   registerBillingRoutes(api, {
     ledger,
+    summary: (accountId) => readSpendSummary(deps.pool, accountId),
     topups: createCreditTopupQueries(deps.pool),
     stripe: createStripeClient(stripeSettings),
     stripeSettings,

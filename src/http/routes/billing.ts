@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type Stripe from 'stripe';
 import { z } from 'zod';
 import type { CreditTopup, CreditTopupQueries } from '../../db/queries/credit-topups';
+import type { SpendSummary } from '../../db/queries/spend-summary';
 import { decodeLedgerCursor, toTransactionRecord, TransactionRecord, TRANSACTION_TYPES, type LedgerQueries } from '../../db/queries/ledger';
 import { microsToDollars } from '../../domain/money';
 import { ConflictError, ServiceUnavailableError, ValidationError } from '../../errors';
@@ -12,6 +13,19 @@ import type { ApiRouter } from '../route';
 import { text } from '../text';
 
 const Balance = z.object({ balance: z.number().describe('dollars'), currency: z.literal('usd') });
+
+const SpendSummaryRecord = z.object({
+  balance: z.number().describe('dollars: exactly GET /v1/billing/balance (the last transaction\'s balance_after)'),
+  uncharged: z.number().describe('dollars live instances have run up since their last charge (charged at the next meter or end)'),
+  available: z.number().describe('balance − uncharged: what launches are admitted against'),
+  burn_rate_per_hour: z.number().describe('dollars per hour of every live managed instance'),
+  runway_hours: z.number().nullable().describe('available / burn_rate_per_hour; null when nothing burns'),
+  depletes_at: z.string().nullable().describe('ISO 8601 UTC moment available reaches zero at this burn; null when nothing burns'),
+  month_to_date_spend: z.number().describe('dollars of instance_charge transactions since the start of this UTC month'),
+  forecast_month_spend: z.number().describe('month to date + uncharged + the burn rate until the end of the month'),
+  live_instances: z.number().int().describe('managed instances that cost money by the hour (provisioning, running, stopping, terminating)'),
+  currency: z.literal('usd'),
+});
 
 const TransactionList = z.object({
   data: z.array(TransactionRecord),
@@ -54,6 +68,8 @@ const PAID_SESSION_EVENTS = new Set(['checkout.session.completed', 'checkout.ses
 
 export interface BillingDeps {
   ledger: LedgerQueries;
+  /** The spend summary of an account (balance, uncharged usage, burn, runway, month). */
+  summary: (accountId: string) => Promise<SpendSummary>;
   topups: CreditTopupQueries;
   /** Null when STRIPE_SECRET_KEY is not set: POST /v1/billing/credit answers 503. */
   stripe: Stripe | null;
@@ -76,6 +92,33 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
     handler: async ({ accountId }) => ({
       body: { balance: microsToDollars(await deps.ledger.getBalance(accountId)), currency: 'usd' },
     }),
+  });
+
+  api.add({
+    method: 'get',
+    path: '/v1/billing/summary',
+    tag: 'Billing',
+    summary: 'Where the balance stands and where it goes: uncharged usage, burn rate, runway, month to date and forecast',
+    description: 'Beyond the spec. Read in one snapshot: balance and month_to_date_spend agree with the ledger to the micro-dollar.',
+    auth: true,
+    responses: { 200: { description: 'The spend summary', schema: SpendSummaryRecord } },
+    handler: async ({ accountId }) => {
+      const s = await deps.summary(accountId);
+      return {
+        body: {
+          balance: microsToDollars(s.balanceMicros),
+          uncharged: microsToDollars(s.unchargedMicros),
+          available: microsToDollars(s.availableMicros),
+          burn_rate_per_hour: microsToDollars(s.burnPerHourMicros),
+          runway_hours: s.runwayHours,
+          depletes_at: s.depletesAt,
+          month_to_date_spend: microsToDollars(s.monthToDateSpendMicros),
+          forecast_month_spend: microsToDollars(s.forecastMonthSpendMicros),
+          live_instances: s.liveInstances,
+          currency: 'usd' as const,
+        },
+      };
+    },
   });
 
   api.add({
