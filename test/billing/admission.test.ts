@@ -173,3 +173,47 @@ describe('a provider key cannot be swapped under live instances', () => {
   });
 });
 
+
+describe('GET /v1/billing/summary', () => {
+  it('agrees with the ledger to the micro-dollar and shows burn, runway and the depletion moment', async () => {
+    const account = await fundedVastAccount(10);
+    const price = 2_000_000; // $2/h, running for the last 30 minutes, charged for the first 20 of them
+    await t.db.pool.query(sql.typeAlias('void')`
+      INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type, gpu_count,
+        price_per_hour_micros, started_at, metered_through)
+      VALUES ('launch-sum-' || ${account.accountId}, ${account.accountId}, 'h', 'vastai', 'sum-' || ${account.accountId}, 'sum',
+        'running', 'rtx-4090', 1, ${price}, now() - interval '30 minutes', now() - interval '10 minutes')`);
+    await t.db.pool.query(sql.typeAlias('void')`
+      INSERT INTO ledger_entries (id, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key)
+      VALUES ('txn_sum_' || ${account.accountId}, ${account.accountId}, 'instance_charge', -666667, 9333333, 'GPU time', 'sum', 'sum-charge')`);
+    await t.db.pool.query(sql.typeAlias('void')`
+      UPDATE account_balances SET balance_micros = 9333333 WHERE account_id = ${account.accountId}`);
+
+    const before = Date.now();
+    const res = await t.http.get('/v1/billing/summary').set(account.auth);
+    expect(res.status).toBe(200);
+    const s = res.body as Record<string, number | string | null>;
+    const balance = (await t.http.get('/v1/billing/balance').set(account.auth)).body.balance as number;
+    const charges = (await t.http.get('/v1/billing/transactions?type=instance_charge').set(account.auth)).body.data as { amount: number }[];
+    expect(s.balance).toBe(balance);
+    expect(s.balance).toBe(9.333333);
+    expect(s.month_to_date_spend).toBe(-charges.reduce((sum, c) => sum + c.amount, 0));
+    // Ten minutes at $2/h are uncharged (give or take the request's own milliseconds).
+    expect(s.uncharged as number).toBeGreaterThanOrEqual(0.333333);
+    expect(s.uncharged as number).toBeLessThan(0.334);
+    expect(Math.round((s.available as number) * 1e6)).toBe(Math.round((s.balance as number) * 1e6) - Math.round((s.uncharged as number) * 1e6));
+    expect(s.burn_rate_per_hour).toBe(2);
+    expect(s.live_instances).toBe(1);
+    // Runway is rounded down to the hundredth of an hour.
+    expect(s.runway_hours).toBe(Math.floor(((s.available as number) / 2) * 100) / 100);
+    const depletes = Date.parse(s.depletes_at as string);
+    expect(Math.abs(depletes - (before + ((s.available as number) / 2) * 3_600_000))).toBeLessThan(5_000);
+    expect(s.forecast_month_spend as number).toBeGreaterThanOrEqual((s.month_to_date_spend as number) + (s.uncharged as number));
+    expect(s.currency).toBe('usd');
+    // The balance record itself stays exactly as specified.
+    expect(Object.keys((await t.http.get('/v1/billing/balance').set(account.auth)).body).sort()).toEqual(['balance', 'currency']);
+    await t.db.pool.query(sql.typeAlias('void')`UPDATE instances SET status = 'terminated' WHERE account_id = ${account.accountId}`);
+    const idle = (await t.http.get('/v1/billing/summary').set(account.auth)).body;
+    expect(idle).toMatchObject({ burn_rate_per_hour: 0, uncharged: 0, runway_hours: null, depletes_at: null, live_instances: 0 });
+  });
+});
