@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     const fmt = (x: number) => x.toFixed(1);
     process.stdout.write(
       [
-        `launch admission, one account, ${CLIENTS} concurrent clients, alternating ${SLICE_MS / 2} ms slices over ${SECONDS * 2}s`,
+        `launch admission, one account, ${CLIENTS} concurrent clients, alternating ${SLICE_MS / 2} ms slices, ${SECONDS / 2}s each`,
         `guarded (admitLaunch: lock, fleet, reservation)   ${fmt(rate(paths.guarded)).padStart(7)} admissions/s (${paths.guarded.admitted})`,
         `unguarded (balance vs first hour, no lock)         ${fmt(rate(paths.unguarded)).padStart(7)} admissions/s (${paths.unguarded.admitted})`,
         `ratio guarded / unguarded: ${ratio.toFixed(2)}× (target ≥ 0.80×)`,

@@ -59,53 +59,79 @@ export type AdmissionDecision =
 const Figures = z.object({ burn: z.number(), uncharged: z.number(), now_ms: z.number() });
 
 /**
- * Balance, uncharged usage and burn rate of an account, read on `conn` (under the lock when in admission).
- * Uncharged usage is computed as the charge itself computes it (whole milliseconds, from the run's start,
- * rounded half up), so it is what the next charges will post. One aggregate: cheap for any fleet size.
+ * Burn rate and uncharged usage of an account's live instances, as one row. Uncharged usage is computed as the
+ * charge itself computes it (whole milliseconds, from the run's start, rounded half up), so it is what the
+ * next charges will post. One aggregate: cheap for any fleet size.
  */
+const liveFigures = (accountId: string) => sql.fragment`
+  SELECT coalesce(sum(p), 0)::bigint AS burn,
+    coalesce(sum(CASE WHEN s IS NULL OR m IS NULL OR n <= m THEN 0
+                      ELSE floor(p * (n - s) / 3600000 + 0.5) - floor(p * greatest(m - s, 0) / 3600000 + 0.5) END), 0)::bigint AS uncharged,
+    trunc(extract(epoch FROM now()) * 1000)::float8 AS now_ms
+  FROM (
+    SELECT coalesce(price_per_hour_micros, quote_per_hour_micros, 0)::numeric AS p,
+      trunc(extract(epoch FROM started_at) * 1000) AS s, trunc(extract(epoch FROM metered_through) * 1000) AS m,
+      trunc(extract(epoch FROM now()) * 1000) AS n
+    FROM instances WHERE account_id = ${accountId} AND status = ANY(${sql.array([...BURNING_STATUSES], 'text')})) live`;
+
+/** Balance, uncharged usage and burn rate of an account, read on `conn`. */
 export async function readSpendFigures(conn: CommonQueryMethods, accountId: string): Promise<SpendFigures & { nowMs: number }> {
   const balance = await conn.maybeOneFirst(sql.type(z.object({ balance_micros: z.number() }))`
     SELECT balance_micros FROM account_balances WHERE account_id = ${accountId}`);
-  const f = await conn.one(sql.type(Figures)`
-    WITH live AS (
-      SELECT coalesce(price_per_hour_micros, quote_per_hour_micros, 0)::numeric AS p,
-        trunc(extract(epoch FROM started_at) * 1000) AS s, trunc(extract(epoch FROM metered_through) * 1000) AS m,
-        trunc(extract(epoch FROM now()) * 1000) AS n
-      FROM instances WHERE account_id = ${accountId} AND status = ANY(${sql.array([...BURNING_STATUSES], 'text')}))
-    SELECT coalesce(sum(p), 0)::bigint AS burn,
-      coalesce(sum(CASE WHEN s IS NULL OR m IS NULL OR n <= m THEN 0
-                        ELSE floor(p * (n - s) / 3600000 + 0.5) - floor(p * greatest(m - s, 0) / 3600000 + 0.5) END), 0)::bigint AS uncharged,
-      trunc(extract(epoch FROM now()) * 1000)::float8 AS now_ms
-    FROM live`);
+  const f = await conn.one(sql.type(Figures)`${liveFigures(accountId)}`);
   return { balanceMicros: balance ?? 0, unchargedMicros: f.uncharged, burnPerHourMicros: f.burn, nowMs: f.now_ms };
 }
 
-const ExistingRow = z.object({ request_hash: z.string(), status: z.string(), age_ms: z.number() });
+const Check = Figures.extend({
+  bound_hash: z.string().nullable(),
+  existing_hash: z.string().nullable(),
+  existing_status: z.string().nullable(),
+  existing_age_ms: z.number().nullable(),
+});
 
 /**
  * Decides a launch and, when admitted, writes its reservation: the instance row in `provisioning` with the
  * quoted price (a failed earlier launch of the same key starts over as the new request describes it).
+ * Three statements under the lock (lock and balance; key, existing row and fleet; reservation), since
+ * every admission of an account waits for the one before it (bench:spend).
  */
 export async function admitLaunch(pool: Pool, request: AdmissionRequest): Promise<AdmissionDecision> {
   const { intent } = request;
+  const reserving = request.reserve !== false;
   return pool.transaction(async (tx) => {
-    await tx.query(sql.typeAlias('void')`
-      INSERT INTO account_balances (account_id) VALUES (${intent.accountId}) ON CONFLICT (account_id) DO NOTHING`);
-    await tx.query(sql.typeAlias('void')`SELECT FROM account_balances WHERE account_id = ${intent.accountId} FOR UPDATE`);
-    if (request.reserve !== false && (await bindKey(tx, intent)) !== intent.requestHash) {
+    const lockBalance = () =>
+      tx.maybeOneFirst(sql.type(z.object({ balance_micros: z.number() }))`
+        SELECT balance_micros FROM account_balances WHERE account_id = ${intent.accountId} FOR UPDATE`);
+    let balance = await lockBalance();
+    if (balance === null) {
+      await tx.query(sql.typeAlias('void')`
+        INSERT INTO account_balances (account_id) VALUES (${intent.accountId}) ON CONFLICT (account_id) DO NOTHING`);
+      balance = (await lockBalance()) ?? 0;
+    }
+    const c = await tx.one(sql.type(Check)`
+      WITH ${reserving ? sql.fragment`bound AS (${bindKey(intent)}),` : sql.fragment``}
+        existing AS (
+          SELECT request_hash, status, (extract(epoch FROM now() - created_at) * 1000)::float8 AS age_ms
+          FROM instances WHERE id = ${intent.id} AND account_id = ${intent.accountId}),
+        figures AS (${liveFigures(intent.accountId)})
+      SELECT ${reserving ? sql.fragment`(SELECT request_hash FROM bound)` : sql.fragment`NULL::text`} AS bound_hash,
+        (SELECT request_hash FROM existing) AS existing_hash, (SELECT status FROM existing) AS existing_status,
+        (SELECT age_ms FROM existing) AS existing_age_ms, figures.*
+      FROM figures`);
+    if (reserving && c.bound_hash !== intent.requestHash) {
       return { outcome: 'conflict', message: 'This Idempotency-Key was used with a different request body in the last 24 hours.' };
     }
-    const existing = await tx.maybeOne(sql.type(ExistingRow)`
-      SELECT request_hash, status, (extract(epoch FROM now() - created_at) * 1000)::float8 AS age_ms
-      FROM instances WHERE id = ${intent.id} AND account_id = ${intent.accountId}`);
-    if (existing && existing.request_hash !== intent.requestHash && (existing.status !== 'failed' || existing.age_ms < IDEMPOTENCY_BINDING_MS)) {
-      return { outcome: 'conflict', message: 'This Idempotency-Key was used with a different request body.' };
+    if (c.existing_hash !== null) {
+      const failed = c.existing_status === 'failed';
+      if (c.existing_hash !== intent.requestHash && (!failed || c.existing_age_ms! < IDEMPOTENCY_BINDING_MS)) {
+        return { outcome: 'conflict', message: 'This Idempotency-Key was used with a different request body.' };
+      }
+      if (c.existing_hash === intent.requestHash && !failed) return { outcome: 'replay' };
     }
-    if (existing && existing.request_hash === intent.requestHash && existing.status !== 'failed') return { outcome: 'replay' };
-    const spend = await readSpendFigures(tx, intent.accountId);
+    const spend: SpendFigures = { balanceMicros: balance, unchargedMicros: c.uncharged, burnPerHourMicros: c.burn };
     const verdict = decideAdmission(spend, request.quotePerHourMicros, request.windowMs);
     if (!verdict.admitted) return { outcome: 'refused', figures: verdict.figures, message: verdict.message };
-    if (request.reserve !== false) await reserve(tx, intent, request.quotePerHourMicros);
+    if (reserving) await reserve(tx, intent, request.quotePerHourMicros);
     return { outcome: 'admitted', figures: verdict.figures };
   });
 }
@@ -114,16 +140,14 @@ export async function admitLaunch(pool: Pool, request: AdmissionRequest): Promis
  * Binds the key (the launch's row id) to this body unless it is bound to another one since less than 24 h;
  * returns the body hash the key is bound to. Committed with the decision, refused or not.
  */
-async function bindKey(tx: CommonQueryMethods, i: LaunchIntent): Promise<string> {
-  return tx.oneFirst(sql.type(z.object({ request_hash: z.string() }))`
-    INSERT INTO launch_keys (id, account_id, request_hash) VALUES (${i.id}, ${i.accountId}, ${i.requestHash})
-    ON CONFLICT (id) DO UPDATE SET
-      request_hash = CASE WHEN launch_keys.created_at < now() - ${IDEMPOTENCY_BINDING_MS / 1000} * interval '1 second'
-                          THEN excluded.request_hash ELSE launch_keys.request_hash END,
-      created_at = CASE WHEN launch_keys.created_at < now() - ${IDEMPOTENCY_BINDING_MS / 1000} * interval '1 second'
-                        THEN now() ELSE launch_keys.created_at END
-    RETURNING request_hash`);
-}
+const bindKey = (i: LaunchIntent) => sql.fragment`
+  INSERT INTO launch_keys (id, account_id, request_hash) VALUES (${i.id}, ${i.accountId}, ${i.requestHash})
+  ON CONFLICT (id) DO UPDATE SET
+    request_hash = CASE WHEN launch_keys.created_at < now() - ${IDEMPOTENCY_BINDING_MS / 1000} * interval '1 second'
+                        THEN excluded.request_hash ELSE launch_keys.request_hash END,
+    created_at = CASE WHEN launch_keys.created_at < now() - ${IDEMPOTENCY_BINDING_MS / 1000} * interval '1 second'
+                      THEN now() ELSE launch_keys.created_at END
+  RETURNING request_hash`;
 
 /** The reservation: the intent row with its quote. A failed row of the same key is rewritten from scratch. */
 async function reserve(tx: CommonQueryMethods, i: LaunchIntent, quote: number | null): Promise<void> {
