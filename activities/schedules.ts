@@ -3,17 +3,15 @@
  * state of its instance. Every activity is safe to retry (run rows are keyed by the workflow id, events by
  * a dedupe key).
  */
-import { createInstanceQueries } from '../src/db/queries/instances';
-import {
-  createScheduleQueries,
-  type FinalRunStatus,
-  type RunOffer,
-  type RunRow,
-  type ScheduleRow,
+import type {
+  FinalRunStatus,
+  RunOffer,
+  RunRow,
+  ScheduleRow,
 } from '../src/db/queries/schedules';
 import { TEMPLATES } from '../src/domain/templates';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import { admitLaunch, type LaunchIntent } from '../src/db/queries/admission';
 import { DEFAULT_ADMISSION_WINDOW_MS } from '../src/domain/admission';
 
@@ -76,8 +74,7 @@ export async function admitRun(
 }
 
 export function createScheduleActivities(deps: ActivityDeps) {
-  const schedules = createScheduleQueries(deps.pool);
-  const instances = createInstanceQueries(deps.pool);
+  const { schedules, instances } = deps.queries;
 
   return {
     /** Records the run (`launching`, or `skipped` while another run is live); null when the schedule is gone. */
