@@ -9,6 +9,7 @@ import { createAlertQueries } from '../db/queries/alerts';
 import { createCreditTopupQueries } from '../db/queries/credit-topups';
 import { createLedgerQueries } from '../db/queries/ledger';
 import { readSpendSummary } from '../db/queries/spend-summary';
+import { createCreditReversalQueries } from '../db/queries/credit-reversals';
 import { createProviderKeyQueries } from '../db/queries/provider-keys';
 import { createSshKeyQueries } from '../db/queries/ssh-keys';
 import type { KeyVault } from '../domain/key-vault';
@@ -114,6 +115,7 @@ export function createApp(deps: AppDeps): Koa {
   registerBillingRoutes(api, {
     ledger,
     summary: (accountId) => readSpendSummary(deps.pool, accountId),
+    reversals: createCreditReversalQueries(deps.pool),
     topups: createCreditTopupQueries(deps.pool),
     stripe: createStripeClient(stripeSettings),
     stripeSettings,

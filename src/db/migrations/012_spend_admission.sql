@@ -13,3 +13,17 @@ CREATE TABLE launch_keys (
   request_hash  text NOT NULL,
   created_at    timestamptz NOT NULL DEFAULT now()
 );
+
+-- Stripe refunds and disputes reverse credit: `credit_refund` (negative, one per refunded amount of a top-up)
+-- and `credit_dispute` (negative when a dispute opens, positive when it is won and the credit reinstated).
+ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_type_check;
+ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_type_check
+  CHECK (type IN ('instance_charge', 'credit_topup', 'credit_grant', 'credit_refund', 'credit_dispute'));
+ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_amount_sign_check;
+ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_amount_sign_check CHECK (
+  (type = 'instance_charge' AND amount_micros <= 0) OR (type IN ('credit_topup', 'credit_grant') AND amount_micros > 0)
+  OR (type = 'credit_refund' AND amount_micros < 0) OR (type = 'credit_dispute' AND amount_micros <> 0));
+-- The PaymentIntent Stripe paid the top-up's session with: refunds and disputes name it. `refunded_micros` is
+-- how much of the top-up has been reversed by refunds so far (Stripe reports the cumulative amount refunded).
+ALTER TABLE credit_topups ADD COLUMN payment_intent_id text UNIQUE;
+ALTER TABLE credit_topups ADD COLUMN refunded_micros bigint NOT NULL DEFAULT 0;

@@ -55,6 +55,7 @@ export type EventType =
   | 'schedule.run.completed'
   | 'schedule.run.failed'
   | 'billing.credit_added'
+  | 'billing.credit_reversed'
   | 'billing.balance_low'
   | 'billing.balance_depleted'
   | 'webhook.test';
