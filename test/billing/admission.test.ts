@@ -4,9 +4,12 @@
  * under one lock per account, so launches racing one another cannot outrun the balance.
  */
 import { z } from 'zod';
+import { createPricingQueries } from '../../src/db/queries/pricing';
 import { sql } from '../../src/db/sql';
+import { toStoredOffer } from '../../src/domain/pricing';
 import { keyHint } from '../../src/domain/key-vault';
 import { createTestContext, type TestContext } from '../helpers/context';
+import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 
 jest.setTimeout(180_000);
@@ -215,5 +218,48 @@ describe('GET /v1/billing/summary', () => {
     await t.db.pool.query(sql.typeAlias('void')`UPDATE instances SET status = 'terminated' WHERE account_id = ${account.accountId}`);
     const idle = (await t.http.get('/v1/billing/summary').set(account.auth)).body;
     expect(idle).toMatchObject({ burn_rate_per_hour: 0, uncharged: 0, runway_hours: null, depletes_at: null, live_instances: 0 });
+  });
+});
+
+describe('scheduled runs are admitted by the same rule and lock', () => {
+  it('$5 and a $0.40/h offer: 6 scheduled runs racing 18 launches → exactly 12 admitted in all', async () => {
+    // Runs pick their offer from the stored pricing tables: record the simulator's offers as a refresh would.
+    const offers = (await t.deps.adapters.vastai.listOffers(t.sims.vastai.createKey())).map(toStoredOffer);
+    await createPricingQueries(t.db.pool).recordRefresh(
+      { vastai: { ok: true, offers }, runpod: { ok: false, error: 'not asked' }, lambda: { ok: false, error: 'not asked' } },
+      new Date(),
+    );
+    await t.deps.pricing.reload();
+    const account = await fundedVastAccount(5);
+    const schedules: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await t.http
+        .post('/v1/schedules')
+        .set(account.auth)
+        .send({ name: `race-${i}`, gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', prefer_spot: false });
+      expect(res.status).toBe(201);
+      schedules.push(res.body.id as string);
+    }
+    const [launches] = await Promise.all([
+      Promise.all(Array.from({ length: 18 }, () => t.http.post('/v1/compute/launch').set(account.auth).send({ provider: 'vastai', gpu_type: 'rtx-4090' }))),
+      Promise.all(schedules.map((id) => t.http.post(`/v1/schedules/${id}/trigger`).set(account.auth).expect(202))),
+    ]);
+    type Run = { status: string; error: string | null };
+    const settled = await eventually('every run to be launched or refused', async () => {
+      const all = await Promise.all(schedules.map(async (id) => ((await t.http.get(`/v1/schedules/${id}/runs`).set(account.auth)).body.data as Run[])[0]));
+      return all.every((r) => r && (r.status === 'failed' || r.status === 'launching')) &&
+        (await liveRows(account.accountId)) + all.filter((r) => r!.status === 'failed').length + launches.filter((l) => l.status === 402).length === 24
+        ? (all as Run[])
+        : undefined;
+    }, 60_000, 250);
+    const admittedRuns = settled.filter((r) => r.status !== 'failed').length;
+    const refusedRuns = settled.filter((r) => r.status === 'failed');
+    for (const r of refusedRuns) expect(r.error).toMatch(/^insufficient_balance: The balance is \$5\.00/);
+    expect(launches.filter((l) => l.status === 201).length + admittedRuns).toBe(12);
+    expect(launches.filter((l) => l.status === 402).length + refusedRuns.length).toBe(12);
+    expect(await liveRows(account.accountId)).toBe(12);
+    await eventually('12 instances at the provider', () => (t.sims.vastai.control.instances(account.simKey).length === 12 ? true : undefined), 60_000, 250);
+    for (const id of schedules) await t.http.delete(`/v1/schedules/${id}`).set(account.auth);
+    for (const i of t.sims.vastai.control.instances(account.simKey)) await t.http.post(`/v1/compute/${i.id}/terminate`).set(account.auth);
   });
 });
