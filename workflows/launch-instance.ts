@@ -24,11 +24,13 @@ import type { ProviderInstance } from '../src/providers/types';
 import type { InstanceRow } from '../src/db/queries/instances';
 import {
   endInstanceSignal,
+  instanceProgressSignal,
   instanceQuery,
   launchAcceptedUpdate,
   stopInstanceUpdate,
   terminateInstanceUpdate,
   type EndInstanceRequest,
+  type InstanceProgress,
   type LaunchCarried,
   type LaunchInput,
   type LaunchResult,
@@ -280,6 +282,7 @@ export async function launchInstance(input: LaunchInput, carried?: LaunchCarried
       reachedProvider = true;
       created = await launching.createAtProvider(input, ssh);
       row = await launching.recordCreated(id, created);
+      await tellProgress();
       if (row.provider_instance_id) upsertSearchAttributes([{ key: INSTANCE_ID_ATTRIBUTE, value: row.provider_instance_id }]);
     } catch (err) {
       const refusal = failureOf(err);
@@ -293,6 +296,22 @@ export async function launchInstance(input: LaunchInput, carried?: LaunchCarried
       await condition(allHandlersFinished);
       // Failing the run lets the same Idempotency-Key try again later: no instance exists.
       throw ApplicationFailure.nonRetryable(refusal.message, refusal.type, ...(refusal.details ?? []));
+    }
+  }
+
+  /** Tells the asking workflow (a scheduled run) what it waits for; a run that is gone has nothing to learn. */
+  async function tellProgress(): Promise<void> {
+    if (!input.progressWorkflowId || !row) return;
+    const progress: InstanceProgress = {
+      rowId: id,
+      instanceId: row.provider_instance_id,
+      startedAtMs: row.started_at ? Date.parse(row.started_at) : null,
+      pricePerHourMicros: row.price_per_hour_micros,
+    };
+    try {
+      await getExternalWorkflowHandle(input.progressWorkflowId).signal(instanceProgressSignal, progress);
+    } catch {
+      // the run has ended
     }
   }
 
@@ -336,6 +355,7 @@ export async function launchInstance(input: LaunchInput, carried?: LaunchCarried
     }
     if (seen?.instance?.status === 'running') {
       row = await db.markInstanceRunning(id, seen.atMs, seen.instance);
+      await tellProgress();
       break;
     }
     if (batched) continue;
@@ -353,7 +373,10 @@ export async function launchInstance(input: LaunchInput, carried?: LaunchCarried
     if (row!.started_at || !row!.provider_instance_id || row!.status === 'stopped') return;
     try {
       const seen = await glance.pollInstance(id);
-      if (!seen.gone && seen.instance?.status === 'running') row = await db.markInstanceRunning(id, seen.atMs, seen.instance);
+      if (!seen.gone && seen.instance?.status === 'running') {
+        row = await db.markInstanceRunning(id, seen.atMs, seen.instance);
+        await tellProgress();
+      }
     } catch {
       // Unreachable: the end itself will meet the same trouble and say so; nothing seen running, nothing charged.
     }

@@ -11,8 +11,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { LaunchInput, LaunchResult } from './contracts/launch';
-import { endInstanceSignal } from './contracts/launch';
+import type { InstanceProgress, LaunchInput, LaunchResult } from './contracts/launch';
+import { endInstanceSignal, instanceProgressSignal } from './contracts/launch';
 import { cancelScheduleRunSignal, type ScheduleRunInput, type ScheduleRunResult } from './contracts/schedules';
 import type { RunOffer } from '../src/db/queries/schedules';
 import { launchInstance } from './launch-instance';
@@ -56,6 +56,11 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
   let cancelReason: string | null = null;
   setHandler(cancelScheduleRunSignal, ({ reason }) => {
     cancelReason ??= reason;
+  });
+  /** The launch's word (accepted, started): what the run acts on at once, whatever the observation interval. */
+  let progress: InstanceProgress | null = null;
+  setHandler(instanceProgressSignal, (p) => {
+    progress = p;
   });
 
   const info = workflowInfo();
@@ -112,6 +117,7 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
       warnings: [],
       // A scheduled job that exits by itself is done: its pod is terminated, not kept stopped.
       endWhenStoppedByProvider: true,
+      progressWorkflowId: info.workflowId,
       ...input.launch,
     };
     // Admitted by the same rule and lock as an API launch; the launch's row is its reservation.
@@ -156,6 +162,19 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
     );
 
     let state = await db.readRunInstance(instanceRowId);
+    /** Takes the launch's latest word into `state`; true when there was one for this attempt. */
+    const takeProgress = (): boolean => {
+      const p = progress as InstanceProgress | null;
+      progress = null;
+      if (!p || p.rowId !== instanceRowId) return false;
+      state = {
+        ...state,
+        instanceId: p.instanceId ?? state.instanceId,
+        startedAtMs: p.startedAtMs ?? state.startedAtMs,
+        pricePerHourMicros: p.pricePerHourMicros ?? state.pricePerHourMicros,
+      };
+      return true;
+    };
     let launched = false;
     let acceptedAtMs: number | null = null;
     let startedAtMs: number | null = null;
@@ -212,10 +231,11 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
         if (remaining > 2 * PREWAKE_MS) wakeAt = now + Math.floor(remaining / 2);
         else if (remaining > PREWAKE_MS) wakeAt -= PREWAKE_MS;
       }
-      // Until it runs, look at the instance every poll interval; afterwards only deadlines, the child's end and
-      // a cancel can change anything.
+      // The launch signals its accept and its start (`instanceProgress`); until it runs, a look at the row every
+      // poll interval is the fallback. Afterwards only deadlines, the child's end and a cancel change anything.
       if (startedAtMs === null) wakeAt = Math.min(wakeAt, now + input.launch.pollIntervalMs);
-      const woken = await condition(() => settled || cancelReason !== null, wakeAt === Infinity ? undefined : Math.max(1, wakeAt - now));
+      const woken = await condition(() => settled || cancelReason !== null || progress !== null, wakeAt === Infinity ? undefined : Math.max(1, wakeAt - now));
+      if (takeProgress()) continue;
       if (!woken && startedAtMs === null) state = await db.readRunInstance(instanceRowId);
       if (woken && !settled) continue;
       if (settled) state = await db.readRunInstance(instanceRowId);
