@@ -35,6 +35,7 @@ import {
   type LaunchInput,
   type LaunchResult,
 } from './contracts/launch';
+import { NOTHING_CREATED_FAILURES, type FailureType } from './contracts/failures';
 import { observerWorkflowId, providerObservedSignal, watchInstanceSignal, type ObserverInput, type ProviderObservation } from './contracts/observation';
 import { ACCOUNT_ID_ATTRIBUTE, INSTANCE_ID_ATTRIBUTE, PROVIDER_ATTRIBUTE } from './contracts/search-attributes';
 
@@ -61,11 +62,11 @@ function failureOf(err: unknown): Refusal {
  */
 function nothingCreated(refusal: Refusal, reachedProvider: boolean): boolean {
   if (!reachedProvider) return true;
-  if (['provider_not_connected', 'provider_invalid_key', 'provider_no_capacity', 'provider_invalid_request', 'validation_error'].includes(refusal.type)) {
+  if (NOTHING_CREATED_FAILURES.includes(refusal.type as FailureType)) {
     return true;
   }
   const status = (refusal.details?.[0] as { providerStatus?: number | null } | undefined)?.providerStatus;
-  return refusal.type === 'provider_provider_error' && typeof status === 'number' && status >= 400 && status < 500;
+  return refusal.type === ('provider_provider_error' satisfies FailureType) && typeof status === 'number' && status >= 400 && status < 500;
 }
 
 const INTERRUPTED = 'interrupted' as const;

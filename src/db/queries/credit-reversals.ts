@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { microsToDollars } from '../../domain/money';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
-import { insertEvent } from './instances';
+import { insertEvent } from './events';
 import { createLedgerQueries, type LedgerEntry } from './ledger';
 
 const Topup = z.object({ id: z.string(), account_id: z.string(), session_id: z.string(), amount_micros: z.number(), refunded_micros: z.number(), status: z.string() });
