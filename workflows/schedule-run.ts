@@ -11,10 +11,11 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { RunInstanceState } from '../activities/schedules';
 import type { InstanceProgress, LaunchInput, LaunchResult } from './contracts/launch';
 import { endInstanceSignal, instanceProgressSignal } from './contracts/launch';
 import { cancelScheduleRunSignal, type ScheduleRunInput, type ScheduleRunResult } from './contracts/schedules';
-import type { RunOffer } from '../src/db/queries/schedules';
+import type { RunOffer, ScheduleRow } from '../src/db/queries/schedules';
 import { launchInstance } from './launch-instance';
 import { runSearchAttributes } from './contracts/search-attributes';
 
@@ -38,6 +39,91 @@ function refusalMessage(err: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
 
+/** The launch a run makes on one offer: ids derive from the run, so a replayed or retried step joins the same launch. */
+function runLaunchInput(
+  input: ScheduleRunInput,
+  r: { runId: string; schedule: ScheduleRow; dockerImage: string; offer: RunOffer; attempt: number; instanceRowId: string; runWorkflowId: string },
+): LaunchInput {
+  return {
+    instanceId: r.instanceRowId,
+    accountId: input.accountId,
+    requestHash: `schedule-run:${r.runId}:${r.attempt}`,
+    provider: r.offer.provider,
+    gpuType: r.schedule.gpu,
+    gpuCount: 1,
+    spot: r.offer.spot,
+    name: r.schedule.name,
+    providerName: `sched-${r.runId.slice(4, 16)}-${r.attempt}`,
+    dockerImage: r.dockerImage || undefined,
+    onstartCmd: r.schedule.startup_script ?? undefined,
+    warnings: [],
+    // A scheduled job that exits by itself is done: its pod is terminated, not kept stopped.
+    endWhenStoppedByProvider: true,
+    // The launch tells the run when the create is accepted and when the instance started (instanceProgress).
+    progressWorkflowId: r.runWorkflowId,
+    ...input.launch,
+  };
+}
+
+/** The launch's admission request: the same rule, function and lock as an API launch; its row is the reservation. */
+function runAdmission(input: ScheduleRunInput, offer: RunOffer, l: LaunchInput) {
+  return {
+    accountId: input.accountId,
+    pricePerHourMicros: offer.pricePerHourMicros,
+    intent: {
+      id: l.instanceId,
+      accountId: input.accountId,
+      requestHash: l.requestHash,
+      provider: l.provider,
+      providerName: l.providerName,
+      name: l.name,
+      gpuType: l.gpuType,
+      gpuCount: l.gpuCount,
+      spot: l.spot,
+      region: null,
+      dockerImage: l.dockerImage ?? null,
+      warnings: [],
+    },
+  };
+}
+
+/** The run's view of its instance with the launch's latest word for this attempt merged in (others are ignored). */
+function withProgress(state: RunInstanceState, p: InstanceProgress | null, instanceRowId: string): RunInstanceState | null {
+  if (!p || p.rowId !== instanceRowId) return null;
+  return {
+    ...state,
+    instanceId: p.instanceId ?? state.instanceId,
+    startedAtMs: p.startedAtMs ?? state.startedAtMs,
+    pricePerHourMicros: p.pricePerHourMicros ?? state.pricePerHourMicros,
+  };
+}
+
+/**
+ * The run's limits at `now`: the ending when one is reached, else the earliest moment one will be
+ * (Infinity when none applies yet).
+ */
+function runDeadline(
+  schedule: ScheduleRow,
+  at: { startedAtMs: number | null; acceptedAtMs: number | null; price: number; now: number },
+): { ending: Ending } | { wakeAt: number } {
+  const { startedAtMs, acceptedAtMs, price, now } = at;
+  let wakeAt = Infinity;
+  const maxDurationMs = schedule.max_duration_hours === null ? null : schedule.max_duration_hours * MS_PER_HOUR;
+  if (maxDurationMs !== null && (startedAtMs ?? acceptedAtMs) !== null) {
+    // Counted from running; before that, the same allowance from the accepted create bounds a boot that never ends.
+    const deadline = (startedAtMs ?? acceptedAtMs!) + maxDurationMs;
+    if (now >= deadline) return { ending: { status: 'stopped_max_duration', reason: `max_duration_hours (${schedule.max_duration_hours}) reached` } };
+    wakeAt = Math.min(wakeAt, deadline);
+  }
+  if (schedule.max_cost_micros !== null && startedAtMs !== null && price > 0) {
+    // Charges are price × elapsed from the start; the last moment at which they are still within max_cost.
+    const deadline = startedAtMs + Math.floor((schedule.max_cost_micros * MS_PER_HOUR) / price);
+    if (now >= deadline) return { ending: { status: 'stopped_max_cost', reason: `max_cost (${schedule.max_cost_micros / 1_000_000}) reached` } };
+    wakeAt = Math.min(wakeAt, deadline);
+  }
+  return { wakeAt };
+}
+
 /**
  * One firing of a schedule. Workflow id `<schedule id>-run-<scheduled time>` (a `trigger` uses the time of
  * the trigger). Records the run (`launching`, or `skipped` while the previous run is live: the Temporal
@@ -57,7 +143,6 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
   setHandler(cancelScheduleRunSignal, ({ reason }) => {
     cancelReason ??= reason;
   });
-  /** The launch's word (accepted, started): what the run acts on at once, whatever the observation interval. */
   let progress: InstanceProgress | null = null;
   setHandler(instanceProgressSignal, (p) => {
     progress = p;
@@ -95,50 +180,14 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
     });
   }
 
-  const maxDurationMs = schedule.max_duration_hours === null ? null : schedule.max_duration_hours * MS_PER_HOUR;
   const refusals: string[] = [];
   for (let attempt = 0; attempt < offers.length; attempt++) {
     if (cancelReason) return finish('cancelled', { stopReason: cancelReason });
     const offer = offers[attempt]!;
     // One launch per run and offer: the ids derive from the run, so a replayed or retried step joins the same launch.
     const instanceRowId = `launch-${input.accountId}-${run.id}-${attempt}`;
-    const launchInput: LaunchInput = {
-      instanceId: instanceRowId,
-      accountId: input.accountId,
-      requestHash: `schedule-run:${run.id}:${attempt}`,
-      provider: offer.provider,
-      gpuType: schedule.gpu,
-      gpuCount: 1,
-      spot: offer.spot,
-      name: schedule.name,
-      providerName: `sched-${run.id.slice(4, 16)}-${attempt}`,
-      dockerImage: dockerImage || undefined,
-      onstartCmd: schedule.startup_script ?? undefined,
-      warnings: [],
-      // A scheduled job that exits by itself is done: its pod is terminated, not kept stopped.
-      endWhenStoppedByProvider: true,
-      progressWorkflowId: info.workflowId,
-      ...input.launch,
-    };
-    // Admitted by the same rule and lock as an API launch; the launch's row is its reservation.
-    const balanceRefusal = await db.checkScheduleRunBalance({
-      accountId: input.accountId,
-      pricePerHourMicros: offer.pricePerHourMicros,
-      intent: {
-        id: instanceRowId,
-        accountId: input.accountId,
-        requestHash: launchInput.requestHash,
-        provider: offer.provider,
-        providerName: launchInput.providerName,
-        name: launchInput.name,
-        gpuType: launchInput.gpuType,
-        gpuCount: launchInput.gpuCount,
-        spot: launchInput.spot,
-        region: null,
-        dockerImage: launchInput.dockerImage ?? null,
-        warnings: [],
-      },
-    });
+    const launchInput = runLaunchInput(input, { runId: run.id, schedule, dockerImage, offer, attempt, instanceRowId, runWorkflowId: info.workflowId });
+    const balanceRefusal = await db.checkScheduleRunBalance(runAdmission(input, offer, launchInput));
     if (balanceRefusal) return finish('failed', { error: `insufficient_balance: ${balanceRefusal}` });
     const child = await startChild(launchInstance, {
       workflowId: instanceRowId,
@@ -162,19 +211,6 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
     );
 
     let state = await db.readRunInstance(instanceRowId);
-    /** Takes the launch's latest word into `state`; true when there was one for this attempt. */
-    const takeProgress = (): boolean => {
-      const p = progress as InstanceProgress | null;
-      progress = null;
-      if (!p || p.rowId !== instanceRowId) return false;
-      state = {
-        ...state,
-        instanceId: p.instanceId ?? state.instanceId,
-        startedAtMs: p.startedAtMs ?? state.startedAtMs,
-        pricePerHourMicros: p.pricePerHourMicros ?? state.pricePerHourMicros,
-      };
-      return true;
-    };
     let launched = false;
     let acceptedAtMs: number | null = null;
     let startedAtMs: number | null = null;
@@ -205,26 +241,12 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
         break;
       }
       const now = Date.now();
-      let wakeAt = Infinity;
-      if (maxDurationMs !== null && (startedAtMs ?? acceptedAtMs) !== null) {
-        // Counted from running; before that, the same allowance from the accepted create bounds a boot that never ends.
-        const at = (startedAtMs ?? acceptedAtMs!) + maxDurationMs;
-        if (now >= at) {
-          ending = { status: 'stopped_max_duration', reason: `max_duration_hours (${schedule.max_duration_hours}) reached` };
-          break;
-        }
-        wakeAt = Math.min(wakeAt, at);
+      const deadline = runDeadline(schedule, { startedAtMs, acceptedAtMs, price: state.pricePerHourMicros ?? offer.pricePerHourMicros, now });
+      if ('ending' in deadline) {
+        ending = deadline.ending;
+        break;
       }
-      const price = state.pricePerHourMicros ?? offer.pricePerHourMicros;
-      if (schedule.max_cost_micros !== null && startedAtMs !== null && price > 0) {
-        // Charges are price × elapsed from the start; the last moment at which they are still within max_cost.
-        const at = startedAtMs + Math.floor((schedule.max_cost_micros * MS_PER_HOUR) / price);
-        if (now >= at) {
-          ending = { status: 'stopped_max_cost', reason: `max_cost (${schedule.max_cost_micros / 1_000_000}) reached` };
-          break;
-        }
-        wakeAt = Math.min(wakeAt, at);
-      }
+      let wakeAt = deadline.wakeAt;
       // Far deadlines are approached in halves and once more PREWAKE_MS before: a few timers per run, however long.
       if (wakeAt !== Infinity) {
         const remaining = wakeAt - now;
@@ -235,7 +257,12 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
       // poll interval is the fallback. Afterwards only deadlines, the child's end and a cancel change anything.
       if (startedAtMs === null) wakeAt = Math.min(wakeAt, now + input.launch.pollIntervalMs);
       const woken = await condition(() => settled || cancelReason !== null || progress !== null, wakeAt === Infinity ? undefined : Math.max(1, wakeAt - now));
-      if (takeProgress()) continue;
+      const told = withProgress(state, progress, instanceRowId);
+      progress = null;
+      if (told) {
+        state = told;
+        continue;
+      }
       if (!woken && startedAtMs === null) state = await db.readRunInstance(instanceRowId);
       if (woken && !settled) continue;
       if (settled) state = await db.readRunInstance(instanceRowId);
