@@ -88,8 +88,8 @@ function runAdmission(input: ScheduleRunInput, offer: RunOffer, l: LaunchInput) 
 }
 
 /** The run's view of its instance with the launch's latest word for this attempt merged in (others are ignored). */
-function withProgress(state: RunInstanceState, p: InstanceProgress | null, instanceRowId: string): RunInstanceState | null {
-  if (!p || p.rowId !== instanceRowId) return null;
+function withProgress(state: RunInstanceState, p: InstanceProgress, instanceRowId: string): RunInstanceState {
+  if (p.rowId !== instanceRowId) return state;
   return {
     ...state,
     instanceId: p.instanceId ?? state.instanceId,
@@ -211,6 +211,12 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
     );
 
     let state = await db.readRunInstance(instanceRowId);
+    /** Merges the launch's word (accepted, started) into `state`: acted on at once, whatever the poll interval. */
+    const takeProgress = (): boolean => {
+      if (progress === null) return false;
+      [state, progress] = [withProgress(state, progress, instanceRowId), null];
+      return true;
+    };
     let launched = false;
     let acceptedAtMs: number | null = null;
     let startedAtMs: number | null = null;
@@ -257,12 +263,7 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
       // poll interval is the fallback. Afterwards only deadlines, the child's end and a cancel change anything.
       if (startedAtMs === null) wakeAt = Math.min(wakeAt, now + input.launch.pollIntervalMs);
       const woken = await condition(() => settled || cancelReason !== null || progress !== null, wakeAt === Infinity ? undefined : Math.max(1, wakeAt - now));
-      const told = withProgress(state, progress, instanceRowId);
-      progress = null;
-      if (told) {
-        state = told;
-        continue;
-      }
+      if (takeProgress()) continue;
       if (!woken && startedAtMs === null) state = await db.readRunInstance(instanceRowId);
       if (woken && !settled) continue;
       if (settled) state = await db.readRunInstance(instanceRowId);
