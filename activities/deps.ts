@@ -116,6 +116,8 @@ export interface ActivityDeps {
   queries: ActivityQueries;
   workflows: WorkflowPorts;
   reconcile?: ReconcileSettings;
+  /** BALANCE_ADMISSION_WINDOW for scheduled runs (1 h): the same rule and function as API launches (`admitLaunch`). */
+  admissionWindowMs?: number;
   /** Webhook delivery settings, DNS and the per-attempt metrics hook; defaults are the real ones. */
   webhooks?: WebhookActivityDeps;
   /** Per-account limits (LIMIT_*); launches count `live_instances`. Default `DEFAULT_LIMITS`. */

@@ -12,7 +12,9 @@ import type {
 import { TEMPLATES } from '../src/domain/templates';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
 import type { ActivityDeps } from './deps';
-import { microsToDollars } from '../src/domain/money';
+import { admitLaunch, type LaunchIntent } from '../src/db/queries/admission';
+import { DEFAULT_LIMITS } from '../src/domain/limits';
+import { DEFAULT_ADMISSION_WINDOW_MS } from '../src/domain/admission';
 
 /**
  * Providers a scheduled job can run on: both run a container image and a startup command (runpod as the
@@ -40,20 +42,37 @@ export interface RunInstanceState {
 }
 
 /**
- * The balance check before a run launches (decisions.md: a run whose first hour the balance cannot cover
- * fails with `insufficient_balance`), the same rule as API launches: the offer's price for one hour.
- * Returns the refusal message, or null when the run may launch.
+ * The run's admission, by the same rule and lock as an API launch (`admitLaunch`): when admitted, the
+ * launch's row is written as its reservation before the launch workflow starts. Returns the 402 message, or
+ * null when admitted (or when the launch exists already: a replayed step).
  */
-export async function checkRunBalance(
+export async function admitRun(
   deps: ActivityDeps,
-  input: { accountId: string; pricePerHourMicros: number },
+  input: { accountId: string; pricePerHourMicros: number; intent?: LaunchIntent },
 ): Promise<string | null> {
-  const balance = await deps.queries.ledger.getBalance(input.accountId);
-  if (balance >= input.pricePerHourMicros && balance > 0) return null;
-  return (
-    `the run needs $${microsToDollars(input.pricePerHourMicros)} for its first hour and the balance is ` +
-    `$${microsToDollars(balance)}. Add credit with POST /v1/billing/credit.`
-  );
+  const intent: LaunchIntent = input.intent ?? {
+    // A run started before reservations existed: decide only.
+    id: `admission-check-${input.accountId}`,
+    accountId: input.accountId,
+    requestHash: 'admission-check',
+    provider: 'runpod',
+    providerName: '',
+    name: '',
+    gpuType: '',
+    gpuCount: 1,
+    spot: false,
+    region: null,
+    dockerImage: null,
+    warnings: [],
+  };
+  const decision = await admitLaunch(deps.pool, {
+    intent,
+    quotePerHourMicros: input.pricePerHourMicros,
+    windowMs: deps.admissionWindowMs ?? DEFAULT_ADMISSION_WINDOW_MS,
+    reserve: input.intent !== undefined,
+    maxLive: (deps.limits ?? DEFAULT_LIMITS).live_instances,
+  });
+  return decision.outcome === 'refused' || decision.outcome === 'conflict' || decision.outcome === 'limited' ? decision.message! : null;
 }
 
 export function createScheduleActivities(deps: ActivityDeps) {
@@ -86,8 +105,9 @@ export function createScheduleActivities(deps: ActivityDeps) {
       return offers.filter((o) => !o.spot || SPOT_PROVIDERS.includes(o.provider));
     },
 
-    async checkScheduleRunBalance(input: { accountId: string; pricePerHourMicros: number }): Promise<string | null> {
-      return checkRunBalance(deps, input);
+    /** The run's spend admission and reservation (see `admitRun`); the 402 message when refused. */
+    async checkScheduleRunBalance(input: { accountId: string; pricePerHourMicros: number; intent?: LaunchIntent }): Promise<string | null> {
+      return admitRun(deps, input);
     },
 
     /** What the run needs to know about its instance: accepted yet, running since when, at what price. */

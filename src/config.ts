@@ -140,6 +140,8 @@ export const configSchema = z.object({
   STRIPE_API_BASE_URL: httpUrl.optional(),
   /** How long instances keep running after the balance reached zero, unless credit arrives. */
   BALANCE_GRACE_PERIOD: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('30m'),
+  /** A launch is admitted only when the balance (less uncharged usage) covers this long of every live instance plus it. */
+  BALANCE_ADMISSION_WINDOW: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('1h'),
   PUBLIC_BASE_URL: httpUrl.optional(),
 
   /** Webhooks: hosts reachable over plain http and at non-public addresses (comma-separated; local use only). */

@@ -146,7 +146,7 @@ export class ProviderUnavailableError extends ApiError {
   }
 }
 
-/** A launch (or scheduled run) whose first hour the balance cannot cover. */
+/** A launch (or scheduled run) the balance cannot cover for the admission window together with the live fleet. */
 export class InsufficientBalanceError extends ApiError {
   constructor(message: string) {
     super(402, 'insufficient_balance', message);

@@ -55,6 +55,7 @@ async function main(): Promise<void> {
       lifecycleMs: parseDurationMs(config.LIFECYCLE_ANSWER_WITHIN),
     },
     bodyTimeoutMs: parseDurationMs(config.HTTP_BODY_TIMEOUT),
+    admissionWindowMs: parseDurationMs(config.BALANCE_ADMISSION_WINDOW),
     webhooks: { allowedHosts: webhookSettings(config).allowedHosts },
     launchTiming: launchTimingFromConfig(config),
     limits: accountLimitsFromConfig(config),

@@ -59,6 +59,7 @@ async function main(): Promise<void> {
       alertMonitor: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
       balanceGraceMs: parseDurationMs(config.BALANCE_GRACE_PERIOD),
       limits: accountLimitsFromConfig(config),
+      admissionWindowMs: parseDurationMs(config.BALANCE_ADMISSION_WINDOW),
       webhooks: {
         settings: webhooks,
         databaseUrl: config.DATABASE_URL,

@@ -11,8 +11,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { LaunchInput, LaunchResult } from './contracts/launch';
-import { endInstanceSignal } from './contracts/launch';
+import type { RunInstanceState } from '../activities/schedules';
+import type { InstanceProgress, LaunchInput, LaunchResult } from './contracts/launch';
+import { endInstanceSignal, instanceProgressSignal } from './contracts/launch';
 import { cancelScheduleRunSignal, type ScheduleRunInput, type ScheduleRunResult } from './contracts/schedules';
 import type { RunOffer, ScheduleRow } from '../src/db/queries/schedules';
 import { launchInstance } from './launch-instance';
@@ -41,7 +42,7 @@ function refusalMessage(err: unknown): string {
 /** The launch a run makes on one offer: ids derive from the run, so a replayed or retried step joins the same launch. */
 function runLaunchInput(
   input: ScheduleRunInput,
-  r: { runId: string; schedule: ScheduleRow; dockerImage: string; offer: RunOffer; attempt: number; instanceRowId: string },
+  r: { runId: string; schedule: ScheduleRow; dockerImage: string; offer: RunOffer; attempt: number; instanceRowId: string; runWorkflowId: string },
 ): LaunchInput {
   return {
     instanceId: r.instanceRowId,
@@ -58,7 +59,42 @@ function runLaunchInput(
     warnings: [],
     // A scheduled job that exits by itself is done: its pod is terminated, not kept stopped.
     endWhenStoppedByProvider: true,
+    // The launch tells the run when the create is accepted and when the instance started (instanceProgress).
+    progressWorkflowId: r.runWorkflowId,
     ...input.launch,
+  };
+}
+
+/** The launch's admission request: the same rule, function and lock as an API launch; its row is the reservation. */
+function runAdmission(input: ScheduleRunInput, offer: RunOffer, l: LaunchInput) {
+  return {
+    accountId: input.accountId,
+    pricePerHourMicros: offer.pricePerHourMicros,
+    intent: {
+      id: l.instanceId,
+      accountId: input.accountId,
+      requestHash: l.requestHash,
+      provider: l.provider,
+      providerName: l.providerName,
+      name: l.name,
+      gpuType: l.gpuType,
+      gpuCount: l.gpuCount,
+      spot: l.spot,
+      region: null,
+      dockerImage: l.dockerImage ?? null,
+      warnings: [],
+    },
+  };
+}
+
+/** The run's view of its instance with the launch's latest word for this attempt merged in (others are ignored). */
+function withProgress(state: RunInstanceState, p: InstanceProgress, instanceRowId: string): RunInstanceState {
+  if (p.rowId !== instanceRowId) return state;
+  return {
+    ...state,
+    instanceId: p.instanceId ?? state.instanceId,
+    startedAtMs: p.startedAtMs ?? state.startedAtMs,
+    pricePerHourMicros: p.pricePerHourMicros ?? state.pricePerHourMicros,
   };
 }
 
@@ -107,6 +143,10 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
   setHandler(cancelScheduleRunSignal, ({ reason }) => {
     cancelReason ??= reason;
   });
+  let progress: InstanceProgress | null = null;
+  setHandler(instanceProgressSignal, (p) => {
+    progress = p;
+  });
 
   const info = workflowInfo();
   const suffix = SCHEDULED_TIME_SUFFIX.exec(info.workflowId);
@@ -144,12 +184,11 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
   for (let attempt = 0; attempt < offers.length; attempt++) {
     if (cancelReason) return finish('cancelled', { stopReason: cancelReason });
     const offer = offers[attempt]!;
-    const balanceRefusal = await db.checkScheduleRunBalance({ accountId: input.accountId, pricePerHourMicros: offer.pricePerHourMicros });
-    if (balanceRefusal) return finish('failed', { error: `insufficient_balance: ${balanceRefusal}` });
-
     // One launch per run and offer: the ids derive from the run, so a replayed or retried step joins the same launch.
     const instanceRowId = `launch-${input.accountId}-${run.id}-${attempt}`;
-    const launchInput = runLaunchInput(input, { runId: run.id, schedule, dockerImage, offer, attempt, instanceRowId });
+    const launchInput = runLaunchInput(input, { runId: run.id, schedule, dockerImage, offer, attempt, instanceRowId, runWorkflowId: info.workflowId });
+    const balanceRefusal = await db.checkScheduleRunBalance(runAdmission(input, offer, launchInput));
+    if (balanceRefusal) return finish('failed', { error: `insufficient_balance: ${balanceRefusal}` });
     const child = await startChild(launchInstance, {
       workflowId: instanceRowId,
       args: [launchInput],
@@ -172,6 +211,12 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
     );
 
     let state = await db.readRunInstance(instanceRowId);
+    /** Merges the launch's word (accepted, started) into `state`: acted on at once, whatever the poll interval. */
+    const takeProgress = (): boolean => {
+      if (progress === null) return false;
+      [state, progress] = [withProgress(state, progress, instanceRowId), null];
+      return true;
+    };
     let launched = false;
     let acceptedAtMs: number | null = null;
     let startedAtMs: number | null = null;
@@ -214,10 +259,11 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
         if (remaining > 2 * PREWAKE_MS) wakeAt = now + Math.floor(remaining / 2);
         else if (remaining > PREWAKE_MS) wakeAt -= PREWAKE_MS;
       }
-      // Until it runs, look at the instance every poll interval; afterwards only deadlines, the child's end and
-      // a cancel can change anything.
+      // The launch signals its accept and its start (`instanceProgress`); until it runs, a look at the row every
+      // poll interval is the fallback. Afterwards only deadlines, the child's end and a cancel change anything.
       if (startedAtMs === null) wakeAt = Math.min(wakeAt, now + input.launch.pollIntervalMs);
-      const woken = await condition(() => settled || cancelReason !== null, wakeAt === Infinity ? undefined : Math.max(1, wakeAt - now));
+      const woken = await condition(() => settled || cancelReason !== null || progress !== null, wakeAt === Infinity ? undefined : Math.max(1, wakeAt - now));
+      if (takeProgress()) continue;
       if (!woken && startedAtMs === null) state = await db.readRunInstance(instanceRowId);
       if (woken && !settled) continue;
       if (settled) state = await db.readRunInstance(instanceRowId);

@@ -9,6 +9,7 @@ export const EVENT_KINDS = [
   'schedule.run.completed',
   'schedule.run.failed',
   'billing.credit_added',
+  'billing.credit_reversed',
   'billing.balance_low',
   'billing.balance_depleted',
   'webhook.test',

@@ -8,6 +8,8 @@ import { createApiKeyQueries } from '../db/queries/api-keys';
 import { createAlertQueries } from '../db/queries/alerts';
 import { createCreditTopupQueries } from '../db/queries/credit-topups';
 import { createLedgerQueries } from '../db/queries/ledger';
+import { readSpendSummary } from '../db/queries/spend-summary';
+import { createCreditReversalQueries } from '../db/queries/credit-reversals';
 import { createProviderKeyQueries } from '../db/queries/provider-keys';
 import { createLimitQueries } from '../db/queries/limits';
 import { createSshKeyQueries } from '../db/queries/ssh-keys';
@@ -17,7 +19,7 @@ import { createPricingQueries } from '../db/queries/pricing';
 import { createRecommendationInputQueries } from '../db/queries/recommendation-inputs';
 import type { ProviderAdapter, ProviderId } from '../providers/types';
 import type { PricingCache } from '../services/pricing-cache';
-import { createBalanceGuard } from '../services/balance-guard';
+import { createBalanceGuard, DEFAULT_ADMISSION_WINDOW_MS } from '../services/balance-guard';
 import { createProviderCredentials } from '../services/provider-credentials';
 import { createStripeClient, type StripeSettings } from '../services/stripe';
 import { createBillingClient } from '../workflow-clients/billing';
@@ -73,6 +75,8 @@ export interface AppDeps {
   publicBaseUrl?: string;
   /** How long stop/terminate and launch wait on their workflow before answering (defaults 10 s and 30 s). */
   answerBounds?: Partial<AnswerBounds>;
+  /** BALANCE_ADMISSION_WINDOW: the balance must cover this long of the whole fleet plus a new launch; default 1 h. */
+  admissionWindowMs?: number;
   /** How long a client has to send its request body (408 after); default 10 s. */
   bodyTimeoutMs?: number;
   /** Stripe for credit top-ups (STRIPE_*); without a secret key POST /v1/billing/credit answers 503. */
@@ -116,7 +120,17 @@ export function createApp(deps: AppDeps): Koa {
   registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters, instances });
   registerTemplateRoutes(api);
   const ledger = createLedgerQueries(deps.pool);
-  const balance = createBalanceGuard({ ledger, instances, pricing: deps.pricing, adapters: deps.adapters, credentials, logger: deps.logger });
+  // One admission for launches and plans: the balance (and live-instance limit) under the account's lock.
+  const balance = createBalanceGuard({
+    pool: deps.pool,
+    instances,
+    windowMs: deps.admissionWindowMs ?? DEFAULT_ADMISSION_WINDOW_MS,
+    maxLive: (deps.limits ?? DEFAULT_LIMITS).live_instances,
+    pricing: deps.pricing,
+    adapters: deps.adapters,
+    credentials,
+    logger: deps.logger,
+  });
   const scheduleQueries = createScheduleQueries(deps.pool);
   registerPlanRoutes(api, { adapters: deps.adapters, credentials, sshKeys, balance, instances, apiKeys, schedules: scheduleQueries });
   registerComputeRoutes(api, {
@@ -140,6 +154,8 @@ export function createApp(deps: AppDeps): Koa {
   const stripeSettings: StripeSettings = { returnBaseUrl: deps.publicBaseUrl, ...deps.stripe };
   registerBillingRoutes(api, {
     ledger,
+    summary: (accountId) => readSpendSummary(deps.pool, accountId),
+    reversals: createCreditReversalQueries(deps.pool),
     topups: createCreditTopupQueries(deps.pool),
     stripe: createStripeClient(stripeSettings),
     stripeSettings,

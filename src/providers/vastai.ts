@@ -107,7 +107,9 @@ export function normalizeVastInstance(inst: VastInstance): ProviderInstance {
     publicIp: inst.public_ipaddr || null,
     ssh: inst.ssh_host && inst.ssh_port ? { host: inst.ssh_host, port: inst.ssh_port, user: 'root' } : null,
     createdAt: start && !Number.isNaN(start.getTime()) ? start.toISOString() : null,
-    startedAt: null,
+    // Vast's `start_date` is when the rental started: metering (and a charge for an instance that ended before
+    // we first saw it running) starts there when it is plausible (see markRunning).
+    startedAt: vastStatus(inst) === 'running' && start && !Number.isNaN(start.getTime()) ? start.toISOString() : null,
   };
 }
 

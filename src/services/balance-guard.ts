@@ -1,17 +1,20 @@
 /**
- * Launch-time enforcement of the prepaid balance: a launch whose first hour the balance cannot cover is
- * refused with 402 `insufficient_balance` before anything is created at the provider.
+ * Launch-time enforcement of the prepaid balance: the launch is quoted here and admitted by `admitLaunch`
+ * (balance − uncharged usage ≥ window × (every live instance + this one)), else refused with 402
+ * `insufficient_balance` before anything is created at the provider.
  *
- * The first hour is priced from the current pricing snapshot (the offer of that provider for that GPU, spot
+ * The launch is priced from the current pricing snapshot (the offer of that provider for that GPU, spot
  * or on-demand as asked, in the asked region when the offer has one; the cheapest such offer) × gpu_count.
  * When the snapshot has no such offer, the provider's live price list is asked with the account's key (and
  * kept for a minute). When
- * no price can be found at all, the launch needs a balance above zero.
+ * no price can be found at all, the launch adds nothing to the burn but needs a positive available balance.
  */
+import { admitLaunch, releaseReservation, type AdmissionDecision, type LaunchIntent } from '../db/queries/admission';
 import type { InstanceQueries } from '../db/queries/instances';
-import type { LedgerQueries } from '../db/queries/ledger';
-import { dollarsToMicros, microsToDollars } from '../domain/money';
-import { InsufficientBalanceError } from '../errors';
+import type { Pool } from '../db/pool';
+import { dollarsToMicros } from '../domain/money';
+export { DEFAULT_ADMISSION_WINDOW_MS } from '../domain/admission';
+import { ConflictError, InsufficientBalanceError, LimitReachedError } from '../errors';
 import type { Logger } from '../logger';
 import type { ProviderAdapter, ProviderId, ProviderOffer } from '../providers/types';
 import type { PricingCache } from './pricing-cache';
@@ -46,11 +49,13 @@ export function matchOffer(offers: readonly PricedOffer[], launch: Pick<LaunchCo
 /** How long a live price list stands in for a missing snapshot offer. */
 const LIVE_PRICE_TTL_MS = 60_000;
 
-const dollars = (micros: number) => `$${microsToDollars(micros).toFixed(2)}`;
-
 export function createBalanceGuard(deps: {
-  ledger: LedgerQueries;
+  pool: Pool;
   instances: InstanceQueries;
+  /** BALANCE_ADMISSION_WINDOW: how far ahead the balance must cover the whole fleet (1 h). */
+  windowMs: number;
+  /** LIMIT_LIVE_INSTANCES: admission refuses (422 limit_reached) at this many live instances. Unset: none. */
+  maxLive?: number;
   pricing: PricingCache;
   adapters: Record<ProviderId, ProviderAdapter>;
   credentials: ProviderCredentials;
@@ -101,27 +106,46 @@ export function createBalanceGuard(deps: {
       return price === null ? null : price.perGpuMicros * launch.gpuCount;
     },
 
+    quote,
     /**
-     * Throws 402 `insufficient_balance` when the balance is below the launch's first hour (or not above zero
-     * when no price is known). A launch whose instance already exists (an Idempotency-Key replay) passes.
+     * Admits a launch under the spend rule (see `admitLaunch`) and writes its reservation, or throws: 402
+     * `insufficient_balance` naming the numbers, 409 for a key first used with another body. A launch whose
+     * instance exists with the same body (an Idempotency-Key replay) is never refused.
      */
-    async assertCoversFirstHour(launch: LaunchCost): Promise<void> {
-      if (await deps.instances.findById(launch.instanceId)) return;
-      const balance = await deps.ledger.getBalance(launch.accountId);
-      const price = await quote(launch);
-      if (price === null) {
-        if (balance > 0) return;
-        throw new InsufficientBalanceError(
-          `The balance is ${dollars(balance)}; launches need a positive balance. Add credit with POST /v1/billing/credit.`,
-        );
-      }
-      const firstHour = price.perGpuMicros * launch.gpuCount;
-      if (balance >= firstHour) return;
-      throw new InsufficientBalanceError(
-        `This launch needs ${dollars(firstHour)} for its first hour (${launch.gpuCount}× ${launch.gpuType} on ${launch.provider} at ` +
-          `${dollars(price.perGpuMicros)}/h per GPU) and the balance is ${dollars(balance)}. Add credit with POST /v1/billing/credit.`,
-      );
+    async admit(launch: LaunchCost & { intent: LaunchIntent }): Promise<AdmissionDecision> {
+      const replay = await deps.instances.findById(launch.instanceId);
+      // A replay skips the quote (no provider round trip); admitLaunch still decides it under the lock.
+      const price = replay && replay.request_hash === launch.intent.requestHash && replay.status !== 'failed' ? null : await quote(launch);
+      const decision = await admitLaunch(deps.pool, {
+        intent: launch.intent,
+        quotePerHourMicros: price === null ? null : price.perGpuMicros * launch.gpuCount,
+        windowMs: deps.windowMs,
+        maxLive: deps.maxLive,
+      });
+      if (decision.outcome === 'conflict') throw new ConflictError(decision.message!);
+      if (decision.outcome === 'limited') throw new LimitReachedError('live_instances', decision.max, decision.message);
+      if (decision.outcome === 'refused') throw new InsufficientBalanceError(decision.message!);
+      return decision;
     },
+    /**
+     * The same decision as {@link admit}, writing nothing (a plan): throws what the launch would answer (402
+     * naming the numbers), else returns the decision. Its id is never a real launch's, so it is never a replay.
+     */
+    async check(launch: LaunchCost & { intent: LaunchIntent }): Promise<AdmissionDecision> {
+      const price = await quote(launch);
+      const decision = await admitLaunch(deps.pool, {
+        intent: launch.intent,
+        quotePerHourMicros: price === null ? null : price.perGpuMicros * launch.gpuCount,
+        windowMs: deps.windowMs,
+        reserve: false,
+        maxLive: deps.maxLive,
+      });
+      if (decision.outcome === 'limited') throw new LimitReachedError('live_instances', decision.max, decision.message);
+      if (decision.outcome === 'refused') throw new InsufficientBalanceError(decision.message!);
+      return decision;
+    },
+    /** Gives back the reservation of a launch refused before its workflow could record why. */
+    release: (instanceId: string, reason: string) => releaseReservation(deps.pool, instanceId, reason),
   };
 }
 export type BalanceGuard = ReturnType<typeof createBalanceGuard>;

@@ -103,14 +103,14 @@ async function launch(auth: Auth, provider: ProviderId, extra: Record<string, un
   return t.http.post('/v1/compute/launch').set(auth).send({ provider, gpu_type: 'rtx-a6000', ...extra });
 }
 
-describe('launch needs the first hour in the balance', () => {
+describe('launch needs the next hour of the fleet in the balance', () => {
   it('answers 402 insufficient_balance below price × 1 h and creates nothing; 201 at exactly one hour', async () => {
     const price = await livePriceMicros('runpod', 'rtx-a6000');
     const poor = await accountWith(['runpod'], (price - 1) / 1e6);
     const refused = await launch(poor.auth, 'runpod');
     expect(refused.status).toBe(402);
     expect(refused.body.error.code).toBe('insufficient_balance');
-    expect(refused.body.error.message).toContain('first hour');
+    expect(refused.body.error.message).toContain('the next hour needs');
     expect(refused.body.error.message).toContain('POST /v1/billing/credit');
     expect(t.sims.runpod.control.instances(poor.simKeys.runpod!)).toEqual([]);
 

@@ -24,6 +24,8 @@ export function checkoutCompletedEvent(session: {
   currency?: string;
   paymentStatus?: 'paid' | 'unpaid' | 'no_payment_required';
   type?: string;
+  /** The PaymentIntent that paid it (`pi_…`): refunds and disputes name it. */
+  paymentIntent?: string;
 }): Record<string, unknown> {
   return {
     id: `evt_${randomBytes(12).toString('hex')}`,
@@ -44,6 +46,7 @@ export function checkoutCompletedEvent(session: {
         currency: session.currency ?? 'usd',
         client_reference_id: session.accountId,
         payment_status: session.paymentStatus ?? 'paid',
+        payment_intent: session.paymentIntent ?? null,
         status: 'complete',
       },
     },
@@ -55,3 +58,19 @@ export function signedDelivery(event: Record<string, unknown>, secret: string, t
   const body = JSON.stringify(event);
   return { body, signature: Stripe.webhooks.generateTestHeaderString({ payload: body, secret, ...(timestamp ? { timestamp } : {}) }) };
 }
+
+/** A Stripe event of `type` about `object` (a Charge for `charge.refunded`, a Dispute for `charge.dispute.*`). */
+export function stripeEvent(type: string, object: Record<string, unknown>): Record<string, unknown> {
+  return {
+    id: `evt_${randomBytes(12).toString('hex')}`,
+    object: 'event',
+    api_version: '2025-01-27.acacia',
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+    data: { object },
+  };
+}
+

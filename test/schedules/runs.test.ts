@@ -88,14 +88,14 @@ async function chargesOf(auth: Auth, instanceId: string): Promise<number> {
 }
 
 describe('a run', () => {
-  it('fails with insufficient_balance, launching nothing, when the balance cannot cover its first hour', async () => {
+  it('fails with insufficient_balance, launching nothing, when the balance cannot cover its next hour', async () => {
     const account = await t.newAccount('broke', { credit: 0.05 });
     const key = t.sims.vastai.createKey();
     await t.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: key }).expect(201);
     const schedule = await createSchedule(account.auth);
     await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(account.auth).expect(202);
     const failed = await waitForRun(account.auth, schedule.id, 'the run to fail', (r) => r.find((x) => x.status === 'failed'));
-    expect(failed.error).toMatch(/^insufficient_balance: the run needs \$0\.18 for its first hour and the balance is \$0\.05/);
+    expect(failed.error).toMatch(/^insufficient_balance: The balance is \$0\.05, .* this launch adds \$0\.18\/h, so the next hour needs \$0\.18/);
     expect(t.sims.vastai.control.instances(key)).toEqual([]);
   });
 

@@ -52,6 +52,8 @@ export interface LaunchInput {
    * with this set (scheduled runs: the job exited) it is charged, terminated and the workflow ends `lost`.
    */
   endWhenStoppedByProvider?: boolean;
+  /** A workflow to tell (`instanceProgressSignal`) when the create is accepted and when the instance started. */
+  progressWorkflowId?: string;
   /** Loop turns before the workflow continues as new (bounded history); default 500. */
   continueAsNewAfter?: number;
   /**
@@ -97,6 +99,20 @@ export interface EndInstanceRequest {
 }
 /** Fire-and-forget form of stop/terminate for other workflows and services: nobody waits on an answer. */
 export const endInstanceSignal = defineSignal<[EndInstanceRequest]>('endInstance');
+
+/**
+ * What a launch tells the workflow that asked for it (`LaunchInput.progressWorkflowId`, a scheduled run): sent
+ * when the provider accepted the create and when the instance started, so the run records both at once and
+ * sets its timers from the provider's start instead of reading the row every observation interval.
+ */
+export interface InstanceProgress {
+  /** The launch's row id (= its workflow id): a run ignores news of an earlier attempt. */
+  rowId: string;
+  instanceId: string | null;
+  startedAtMs: number | null;
+  pricePerHourMicros: number | null;
+}
+export const instanceProgressSignal = defineSignal<[InstanceProgress]>('instanceProgress');
 
 export interface LaunchResult {
   instanceId: string;

@@ -7,6 +7,7 @@ import type { PollResult } from '../../activities/instances';
 import type { ProviderObservation } from '../contracts/observation';
 import { ensureObserver, takeObservation } from './observer';
 import { look } from './per-instance';
+import { tellProgress } from './progress';
 import { INTERRUPTED, requested, type LaunchContext } from './state';
 
 /** Acts on one word about a booting instance: lost (the row failed), running (metering starts), or still booting. */
@@ -17,6 +18,7 @@ async function onBootObservation(c: LaunchContext, seen: PollResult | ProviderOb
   }
   if (seen?.instance?.status === 'running') {
     c.s.row = await c.acts.db.markInstanceRunning(c.id, seen.atMs, seen.instance);
+    await tellProgress(c);
     return 'running';
   }
   return 'booting';

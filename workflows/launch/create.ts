@@ -8,6 +8,7 @@ import { allHandlersFinished, ApplicationFailure, condition, sleep, upsertSearch
 import type { SshAccess } from '../../activities/instances';
 import type { ProviderInstance } from '../../src/providers/types';
 import { INSTANCE_ID_ATTRIBUTE } from '../contracts/search-attributes';
+import { tellProgress } from './progress';
 import { failureOf, nothingCreated } from './refusal';
 import type { LaunchContext } from './state';
 
@@ -22,6 +23,7 @@ export async function createInstance(c: LaunchContext): Promise<void> {
     reachedProvider = true;
     created = await launching.createAtProvider(input, ssh);
     s.row = await launching.recordCreated(id, created);
+    await tellProgress(c);
     if (s.row.provider_instance_id) upsertSearchAttributes([{ key: INSTANCE_ID_ATTRIBUTE, value: s.row.provider_instance_id }]);
   } catch (err) {
     const refusal = failureOf(err);

@@ -11,6 +11,7 @@ import type { ProviderObservation } from '../contracts/observation';
 import { chargeDue, endAtProvider } from './charges';
 import { ensureObserver, takeObservation } from './observer';
 import { pollWhileRunning } from './per-instance';
+import { catchUpStart } from './progress';
 import { continueAsNewIfDue, requested, type LaunchContext } from './state';
 
 /** Batched: only the meter timer, the observer's word and a request wake the workflow. */
@@ -33,6 +34,7 @@ async function onRequest(c: LaunchContext): Promise<LaunchResult['outcome'] | nu
   const { db } = c.acts;
   const reason = s.endReason ? { reason: s.endReason } : {};
   if (s.terminateRequested) {
+    await catchUpStart(c);
     const wasRunning = s.row!.status === 'running';
     // One moment for both: the charge runs up to when the provider confirmed, and the record ends there.
     const endedAt = await endAtProvider(c, 'terminate', wasRunning);
@@ -42,6 +44,7 @@ async function onRequest(c: LaunchContext): Promise<LaunchResult['outcome'] | nu
   }
   s.stopRequested = false;
   if (s.row!.status !== 'stopped') {
+    await catchUpStart(c);
     const wasRunning = s.row!.status === 'running';
     // `row` changes only once charge and event are written: the stop update resolves on it.
     const stoppedAt = await endAtProvider(c, 'stop', wasRunning);

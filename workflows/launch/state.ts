@@ -55,6 +55,8 @@ function launchActivities(input: LaunchInput) {
       cancellationType: ActivityCancellationType.TRY_CANCEL,
       retry: fewAttempts,
     }),
+    /** One short look before an end (catchUpStart): never holds the end up for long. */
+    glance: proxyActivities<Activities>({ startToCloseTimeout: Math.min(startToCloseTimeout, 3_000), retry: { maximumAttempts: 1 } }),
     /** A few quick attempts per round; the workflow's own loop keeps trying ends for as long as it takes. */
     ending: proxyActivities<Activities>({ startToCloseTimeout, heartbeatTimeout, retry: fewAttempts }),
     // The launch answer waits on these steps, so they run as local activities: no task-queue round trip

@@ -270,18 +270,25 @@ export function createInstanceQueries(pool: Pool) {
     async chargeThrough(id: string, through: Date): Promise<{ chargedMicros: number; row: InstanceRow }> {
       return pool.transaction(async (tx) => {
         const row = await tx.one(sql.type(InstanceRow)`SELECT ${COLUMNS} FROM instances WHERE id = ${id} FOR UPDATE`);
-        if (!row.started_at || !row.metered_through || row.price_per_hour_micros === null) return { chargedMicros: 0, row };
+        // Never $0 for want of a price: the launch's admitted quote stands in when the provider gave none.
+        const quote = await tx.oneFirst(sql.type(z.object({ quote_per_hour_micros: z.number().nullable() }))`
+          SELECT quote_per_hour_micros FROM instances WHERE id = ${id}`);
+        const price = row.price_per_hour_micros ?? quote;
+        const priceSource = row.price_per_hour_micros !== null ? "the provider's price" : 'the launch quote (the provider gave no price)';
+        if (!row.started_at || !row.metered_through || price === null) return { chargedMicros: 0, row };
         const start = Date.parse(row.started_at);
         const from = Date.parse(row.metered_through);
         const to = through.getTime();
         if (to <= from) return { chargedMicros: 0, row };
-        const amount = chargeForElapsed(row.price_per_hour_micros, to - start) - chargeForElapsed(row.price_per_hour_micros, from - start);
+        const amount = chargeForElapsed(price, to - start) - chargeForElapsed(price, from - start);
         await ledger.postEntry(
           {
             accountId: row.account_id,
             type: 'instance_charge',
             amountMicros: -amount,
-            description: `${row.gpu_count}× ${row.gpu_type} on ${row.provider}, ${new Date(from).toISOString()} – ${through.toISOString()}`,
+            description:
+              `${row.gpu_count}× ${row.gpu_type} on ${row.provider}, ${new Date(from).toISOString()} – ${through.toISOString()}, ` +
+              `at $${(price / 1_000_000).toFixed(6).replace(/0{1,4}$/, '')}/h (${priceSource})`,
             instanceId: row.provider_instance_id ?? row.id,
             idempotencyKey: `charge:${id}:${to}`,
           },

@@ -7,8 +7,12 @@ import { sql } from '../sql';
 import { recordLedgerEntry } from '../../metrics';
 import { insertEvent } from './events';
 
-/** `credit_grant` is starting credit (account:create --credit, the local demo account); beyond the spec's two. */
-export const TRANSACTION_TYPES = ['instance_charge', 'credit_topup', 'credit_grant'] as const;
+/**
+ * `credit_grant` is starting credit (account:create --credit, the local demo account); `credit_refund` and
+ * `credit_dispute` reverse a Stripe top-up (a refund; a dispute opened, or reinstated when won). Beyond the
+ * spec's two.
+ */
+export const TRANSACTION_TYPES = ['instance_charge', 'credit_topup', 'credit_grant', 'credit_refund', 'credit_dispute'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** Idempotency key of an account's starting credit: granted at most once per account. */
@@ -51,7 +55,7 @@ export interface LedgerPage {
 export const TransactionRecord = z.object({
   id: z.string(),
   type: z.enum(TRANSACTION_TYPES),
-  amount: z.number().describe('dollars; negative for charges, positive for top-ups and grants'),
+  amount: z.number().describe('dollars; negative for charges, refunds and opened disputes, positive for top-ups, grants and won disputes'),
   balance_after: z.number().describe('the balance right after this transaction, dollars'),
   description: z.string(),
   instance_id: z.string().optional().describe('present on instance_charge, absent on credit_topup and credit_grant'),
@@ -95,6 +99,11 @@ function checkEntry(input: PostEntryInput): void {
   if (input.type === 'instance_charge') {
     if (input.amountMicros > 0) throw new RangeError('an instance_charge amount is negative (or zero)');
     if (!input.instanceId) throw new RangeError('an instance_charge needs instanceId');
+  } else if (input.type === 'credit_refund' || input.type === 'credit_dispute') {
+    if (input.type === 'credit_refund' ? input.amountMicros >= 0 : input.amountMicros === 0) {
+      throw new RangeError(`a ${input.type} amount is ${input.type === 'credit_refund' ? 'negative' : 'not zero'}`);
+    }
+    if (input.instanceId !== undefined) throw new RangeError(`a ${input.type} has no instanceId`);
   } else {
     if (input.amountMicros <= 0) throw new RangeError(`a ${input.type} amount is positive`);
     if (input.instanceId !== undefined) throw new RangeError(`a ${input.type} has no instanceId`);
@@ -122,7 +131,8 @@ export const LOW_BALANCE_HOURS = 24;
 async function emitBalanceEvents(tx: CommonQueryMethods, entry: LedgerEntry, balanceBefore: number, lowNotified: boolean): Promise<void> {
   const accountId = entry.account_id;
   const balance = microsToDollars(entry.balance_after_micros);
-  if (entry.type === 'instance_charge') {
+  // Charges, and reversals of credit (refunds, disputes), can take the balance down.
+  if (entry.type === 'instance_charge' || entry.amount_micros < 0) {
     if (!lowNotified) {
       const burn = await burnRateMicros(tx, accountId);
       if (burn > 0 && entry.balance_after_micros < burn * LOW_BALANCE_HOURS) {

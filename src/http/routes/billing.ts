@@ -2,6 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type Stripe from 'stripe';
 import { z } from 'zod';
 import type { CreditTopup, CreditTopupQueries } from '../../db/queries/credit-topups';
+import type { SpendSummary } from '../../db/queries/spend-summary';
+import type { CreditReversalQueries, ReversalOutcome } from '../../db/queries/credit-reversals';
 import { decodeLedgerCursor, toTransactionRecord, TransactionRecord, TRANSACTION_TYPES, type LedgerQueries } from '../../db/queries/ledger';
 import { microsToDollars } from '../../domain/money';
 import { ConflictError, ServiceUnavailableError, ValidationError } from '../../errors';
@@ -12,6 +14,19 @@ import type { ApiRouter } from '../route';
 import { text } from '../text';
 
 const Balance = z.object({ balance: z.number().describe('dollars'), currency: z.literal('usd') });
+
+const SpendSummaryRecord = z.object({
+  balance: z.number().describe('dollars: exactly GET /v1/billing/balance (the last transaction\'s balance_after)'),
+  uncharged: z.number().describe('dollars live instances have run up since their last charge (charged at the next meter or end)'),
+  available: z.number().describe('balance − uncharged: what launches are admitted against'),
+  burn_rate_per_hour: z.number().describe('dollars per hour of every live managed instance'),
+  runway_hours: z.number().nullable().describe('available / burn_rate_per_hour; null when nothing burns'),
+  depletes_at: z.string().nullable().describe('ISO 8601 UTC moment available reaches zero at this burn; null when nothing burns'),
+  month_to_date_spend: z.number().describe('dollars of instance_charge transactions since the start of this UTC month'),
+  forecast_month_spend: z.number().describe('month to date + uncharged + the burn rate until the end of the month'),
+  live_instances: z.number().int().describe('managed instances that cost money by the hour (provisioning, running, stopping, terminating)'),
+  currency: z.literal('usd'),
+});
 
 const TransactionList = z.object({
   data: z.array(TransactionRecord),
@@ -51,9 +66,17 @@ const CheckoutSession = z.object({
 
 /** Stripe's events we act on; every other type is acknowledged and ignored. */
 const PAID_SESSION_EVENTS = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
+const REVERSAL_EVENTS = new Set(['charge.refunded', 'charge.dispute.created', 'charge.dispute.closed']);
+
+/** Stripe sends an expandable field as its id or as the object. */
+const idOf = (field: string | { id: string } | null | undefined): string | null => (typeof field === 'string' ? field : (field?.id ?? null));
 
 export interface BillingDeps {
   ledger: LedgerQueries;
+  /** Refunds and disputes of top-ups (Stripe `charge.refunded`, `charge.dispute.created` / `.closed`). */
+  reversals: CreditReversalQueries;
+  /** The spend summary of an account (balance, uncharged usage, burn, runway, month). */
+  summary: (accountId: string) => Promise<SpendSummary>;
   topups: CreditTopupQueries;
   /** Null when STRIPE_SECRET_KEY is not set: POST /v1/billing/credit answers 503. */
   stripe: Stripe | null;
@@ -66,6 +89,28 @@ export interface BillingDeps {
 const creditRecord = (t: CreditTopup) => ({ checkout_url: t.checkout_url, session_id: t.session_id });
 
 export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
+  /** A refund or dispute of a top-up: its reversal on the ledger, once (see credit-reversals.ts). */
+  async function applyReversal(event: Stripe.Event): Promise<void> {
+    let outcome: ReversalOutcome | null = null;
+    if (event.type === 'charge.refunded') {
+      const charge = event.data.object as Stripe.Charge;
+      const pi = idOf(charge.payment_intent);
+      if (pi && charge.currency === 'usd') {
+        outcome = await deps.reversals.applyRefund({ paymentIntentId: pi, amountRefundedCents: charge.amount_refunded, chargeId: charge.id });
+      }
+    } else {
+      const dispute = event.data.object as Stripe.Dispute;
+      const pi = idOf(dispute.payment_intent);
+      const phase = event.type === 'charge.dispute.created' ? 'opened' : dispute.status === 'won' ? 'won' : null;
+      if (pi && phase && dispute.currency === 'usd') {
+        outcome = await deps.reversals.applyDispute({ paymentIntentId: pi, disputeId: dispute.id, amountCents: dispute.amount, phase });
+      }
+    }
+    if (outcome && !outcome.applied && outcome.reason !== 'nothing_new') {
+      deps.logger.warn('Stripe reversal not applied', { reason: outcome.reason, event_id: event.id, type: event.type });
+    }
+  }
+
   api.add({
     method: 'get',
     path: '/v1/billing/balance',
@@ -76,6 +121,33 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
     handler: async ({ accountId }) => ({
       body: { balance: microsToDollars(await deps.ledger.getBalance(accountId)), currency: 'usd' },
     }),
+  });
+
+  api.add({
+    method: 'get',
+    path: '/v1/billing/summary',
+    tag: 'Billing',
+    summary: 'Where the balance stands and where it goes: uncharged usage, burn rate, runway, month to date and forecast',
+    description: 'Beyond the spec. Read in one snapshot: balance and month_to_date_spend agree with the ledger to the micro-dollar.',
+    auth: true,
+    responses: { 200: { description: 'The spend summary', schema: SpendSummaryRecord } },
+    handler: async ({ accountId }) => {
+      const s = await deps.summary(accountId);
+      return {
+        body: {
+          balance: microsToDollars(s.balanceMicros),
+          uncharged: microsToDollars(s.unchargedMicros),
+          available: microsToDollars(s.availableMicros),
+          burn_rate_per_hour: microsToDollars(s.burnPerHourMicros),
+          runway_hours: s.runwayHours,
+          depletes_at: s.depletesAt,
+          month_to_date_spend: microsToDollars(s.monthToDateSpendMicros),
+          forecast_month_spend: microsToDollars(s.forecastMonthSpendMicros),
+          live_instances: s.liveInstances,
+          currency: 'usd' as const,
+        },
+      };
+    },
   });
 
   api.add({
@@ -149,7 +221,9 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
       'No service key: the `Stripe-Signature` header is verified on the raw body with STRIPE_WEBHOOK_SECRET (400 when it is missing, ' +
       'wrong or older than 5 minutes; nothing changes). `checkout.session.completed` with `payment_status: paid` and ' +
       '`checkout.session.async_payment_succeeded` credit the pending top-up of that session once, only when Stripe\'s ' +
-      '`amount_total` (USD) and `client_reference_id` match what was recorded. Every other event type is acknowledged and ignored.',
+      '`amount_total` (USD) and `client_reference_id` match what was recorded. `charge.refunded` (full or partial) posts a negative ' +
+      '`credit_refund`, `charge.dispute.created` a negative `credit_dispute` and `charge.dispute.closed` with `won` reinstates it, ' +
+      'each once however often Stripe redelivers, with `billing.credit_reversed`. Every other event type is acknowledged and ignored.',
     auth: false,
     body: z.unknown().describe('a Stripe Event object, verified byte for byte'),
     responses: { 200: { description: 'Received', schema: z.object({ received: z.literal(true) }) } },
@@ -159,9 +233,15 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
         throw new ServiceUnavailableError('Stripe webhooks are not configured on this server (STRIPE_WEBHOOK_SECRET is not set).', 60);
       }
       const event = verifyStripeEvent(ctx.state.rawBody as Buffer | undefined, ctx.get('stripe-signature'), deps.stripeSettings.webhookSecret);
+      if (REVERSAL_EVENTS.has(event.type)) {
+        await applyReversal(event);
+        return { body: { received: true } };
+      }
       if (!PAID_SESSION_EVENTS.has(event.type)) return { body: { received: true } };
       const session = event.data.object as Stripe.Checkout.Session;
       if (session.payment_status !== 'paid' || typeof session.id !== 'string') return { body: { received: true } };
+      const paymentIntent = idOf(session.payment_intent);
+      if (paymentIntent) await deps.reversals.recordPaymentIntent(session.id, paymentIntent);
       const outcome = await deps.topups.creditPaidSession({
         sessionId: session.id,
         accountId: session.client_reference_id ?? null,

@@ -4,11 +4,12 @@ import type { InstanceQueries, InstanceRow } from '../../db/queries/instances';
 import type { SshKeyQueries } from '../../db/queries/ssh-keys';
 import { randomToken } from '../../domain/ids';
 import { microsToDollars } from '../../domain/money';
-import { ApiError, NotFoundError, ProviderNotConnectedError, UnsupportedOperationError, ValidationError } from '../../errors';
+import { ApiError, NotFoundError, ProviderNotConnectedError, ServiceUnavailableError, UnsupportedOperationError, ValidationError } from '../../errors';
 import { launchProblems } from '../../providers/gpu-catalog';
 import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
 import type { ApiKeyQueries, ApiKeyRow } from '../../db/queries/api-keys';
 import type { BalanceGuard, LaunchCost } from '../../services/balance-guard';
+import type { LaunchIntent } from '../../db/queries/admission';
 import { assertWithinKeyCap } from '../../services/key-spend-cap';
 import type { ProviderCredentials } from '../../services/provider-credentials';
 import type { LaunchInput, LaunchTiming } from '../../../workflows/contracts/launch';
@@ -109,7 +110,7 @@ export interface ComputeDeps {
   credentials: ProviderCredentials;
   instances: InstanceQueries;
   sshKeys: SshKeyQueries;
-  /** 402 insufficient_balance for a launch whose first hour the balance cannot cover. */
+  /** Spend admission: 402 insufficient_balance for a launch the balance cannot cover with the whole fleet. */
   balance: BalanceGuard;
   /** The spend of capped API keys (their launches are admitted only within the cap). */
   apiKeys: Pick<ApiKeyQueries, 'spendInPeriod'>;
@@ -148,11 +149,22 @@ export async function assertLaunchAllowed(deps: Pick<ComputeDeps, 'credentials' 
  * Admission (the launch's and the plan's): the account balance rule, then the key's spend cap. A replayed
  * launch (its instance already exists) was admitted the first time.
  */
-export async function assertAdmitted(deps: Pick<ComputeDeps, 'balance' | 'instances' | 'apiKeys'>, cost: LaunchCost, apiKey: ApiKeyRow): Promise<void> {
-  await deps.balance.assertCoversFirstHour(cost);
+/**
+ * A launch's admission: a capped key's spend cap first, then the account's balance and live-instance limit,
+ * decided under the account's lock (`admitLaunch`). `reserve` (a launch) writes the reservation when
+ * admitted; without it (a plan) nothing is written. Throws what the launch answers: 402, 409 or 422.
+ * A replay of a launch that exists is never refused.
+ */
+export async function assertAdmitted(
+  deps: Pick<ComputeDeps, 'balance' | 'instances' | 'apiKeys'>,
+  cost: LaunchCost & { intent: LaunchIntent },
+  apiKey: ApiKeyRow,
+  { reserve = true }: { reserve?: boolean } = {},
+): Promise<void> {
   if (apiKey.spend_limit_micros !== null && !(await deps.instances.findById(cost.instanceId))) {
     await assertWithinKeyCap(deps.apiKeys, { key: apiKey, hourlyMicros: await deps.balance.hourlyPriceMicros(cost) });
   }
+  await (reserve ? deps.balance.admit(cost) : deps.balance.check(cost));
 }
 
 export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
@@ -209,8 +221,31 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
         apiKeyId: apiKey.id,
         ...timing,
       };
-      await assertAdmitted(deps, input, apiKey);
-      return { status: 201, body: toInstanceRecord(await deps.workflows.launch(input)) };
+      await assertAdmitted(deps, {
+        ...input,
+        intent: {
+          id: instanceId,
+          accountId,
+          requestHash: hash,
+          provider: input.provider,
+          providerName: input.providerName,
+          name: input.name,
+          gpuType: input.gpuType,
+          gpuCount: input.gpuCount,
+          spot: input.spot,
+          region: input.region ?? null,
+          dockerImage: input.dockerImage ?? null,
+          warnings,
+          apiKeyId: apiKey.id,
+        },
+      }, apiKey);
+      try {
+        return { status: 201, body: toInstanceRecord(await deps.workflows.launch(input)) };
+      } catch (err) {
+        // A definite refusal (not "still waiting"): the reservation must not hold money for nothing.
+        if (err instanceof ApiError && !(err instanceof ServiceUnavailableError)) await deps.balance.release(instanceId, err.message);
+        throw err;
+      }
     },
   });
 

@@ -8,6 +8,7 @@
  * (cheapest first, spot first when asked), admitted ones first, each with a ready `launch` body.
  */
 import { z } from 'zod';
+import type { LaunchIntent } from '../../db/queries/admission';
 import type { ApiKeyRow } from '../../db/queries/api-keys';
 import type { RunOffer, ScheduleQueries } from '../../db/queries/schedules';
 import { randomToken } from '../../domain/ids';
@@ -57,6 +58,24 @@ async function liveAvailability(deps: PlanDeps, accountId: string, body: LaunchB
     .reduce((sum, o) => sum + o.availability, 0);
 }
 
+/** What admission reads of a plan: the launch it would be, under an id no launch has (never a replay). */
+function planIntent(cost: { instanceId: string; accountId: string }, body: LaunchBody): LaunchIntent {
+  return {
+    id: cost.instanceId,
+    accountId: cost.accountId,
+    requestHash: 'plan',
+    provider: body.provider,
+    providerName: '',
+    name: '',
+    gpuType: body.gpu_type,
+    gpuCount: body.gpu_count,
+    spot: body.spot,
+    region: body.region ?? null,
+    dockerImage: body.docker_image ?? null,
+    warnings: [],
+  };
+}
+
 /** Plans one launch body: the launch's checks, its price, capacity; never creates anything. */
 async function planLaunch(deps: PlanDeps, accountId: string, apiKey: ApiKeyRow, body: LaunchBody, known?: RunOffer): Promise<PlannedLaunch> {
   const cost = {
@@ -74,7 +93,7 @@ async function planLaunch(deps: PlanDeps, accountId: string, apiKey: ApiKeyRow, 
   const priceMicros = known ? known.pricePerHourMicros * body.gpu_count : await deps.balance.hourlyPriceMicros(cost);
   try {
     await assertLaunchAllowed(deps, body, accountId);
-    await assertAdmitted(deps, cost, apiKey);
+    await assertAdmitted(deps, { ...cost, intent: planIntent(cost, body) }, apiKey, { reserve: false });
     if (!known) {
       availability = await liveAvailability(deps, accountId, body);
       if (availability <= 0) throw new NoCapacityError(PROVIDER_NAMES[body.provider], `no ${body.gpu_type}${body.spot ? ' spot' : ''} offer is available right now`);

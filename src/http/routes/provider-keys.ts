@@ -48,6 +48,23 @@ export function registerProviderKeyRoutes(
     instances: Pick<InstanceQueries, 'listLive'>;
   },
 ): void {
+  /**
+   * A replacement key must see every live managed instance of that provider: the instances are stopped,
+   * terminated and watched with it, and a key of another provider account would call them "not found".
+   */
+  async function assertKeySeesLiveInstances(accountId: string, provider: ProviderId, apiKey: string): Promise<void> {
+    const live = (await deps.instances.listLive(accountId, provider)).filter((r) => r.provider_instance_id);
+    if (!live.length) return;
+    const visible = new Set((await deps.adapters[provider].listInstances(apiKey)).filter((i) => i.status !== 'terminated').map((i) => i.id));
+    const unseen = live.map((r) => r.provider_instance_id!).filter((id) => !visible.has(id));
+    if (!unseen.length) return;
+    throw new ConflictError(
+      `The new ${provider} key cannot see managed instances that are still live (${unseen.slice(0, 10).join(', ')}${unseen.length > 10 ? ', …' : ''}); ` +
+        'it must belong to the provider account they run in, or terminate them first (POST /v1/compute/{id}/terminate).',
+      unseen.map((id) => ({ path: 'instances', message: 'live managed instance the new key cannot see', instance_id: id })),
+    );
+  }
+
   api.add({
     method: 'get',
     path: '/v1/settings/providers',
@@ -63,14 +80,18 @@ export function registerProviderKeyRoutes(
     path: '/v1/settings/providers',
     tag: 'Provider keys',
     summary: 'Connect (or replace) the account\'s key for a provider',
-    description: 'One key per provider: 201 when new, 200 when it replaced the previous key (which becomes unverified again).',
+    description:
+      'One key per provider: 201 when new, 200 when it replaced the previous key (which becomes unverified again). ' +
+      'A replacement must see every live managed instance of that provider (409 naming those it cannot see).',
     auth: true,
     body: ConnectBody,
     responses: {
       201: { description: 'Connected', schema: ProviderKeyRecord },
       200: { description: 'Replaced', schema: ProviderKeyRecord },
     },
+    errors: [409, 502, 503],
     handler: async ({ body, accountId }) => {
+      await assertKeySeesLiveInstances(accountId, body.provider, body.api_key);
       const { record, created } = await deps.queries.upsertProviderKey(accountId, {
         provider: body.provider,
         displayLabel: body.display_label ?? PROVIDER_NAMES[body.provider],

@@ -1,0 +1,145 @@
+/**
+ * `npm run bench:spend`: launch admission under contention. 8 clients admit launches of ONE account as fast as
+ * they can, through the guarded path (`admitLaunch`: the account's balance-row lock, the fleet's burn and
+ * uncharged usage, the reservation row, all in one transaction) and through the path it replaced (read the
+ * balance, compare with this launch's first hour, write the intent row: no lock, no fleet), alternating in
+ * slices within one run on one embedded Postgres, and prints admissions per second of each and their ratio
+ * (target ≥ 0.8×). Then correctness: a balance that covers exactly K launches, 8 clients asking 3K times:
+ * the guarded path admits exactly K, the old one (for comparison) admits what it admits.
+ *
+ * This measures the admission step itself (what the guard adds to a launch), not the provider create or the
+ * workflow start behind it (bench:launch), which the guard leaves alone.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { admitLaunch, type LaunchIntent } from '../src/db/queries/admission';
+import { createAccountQueries } from '../src/db/queries/accounts';
+import { createInstanceQueries } from '../src/db/queries/instances';
+import { createLedgerQueries } from '../src/db/queries/ledger';
+import { createDatabasePool, type Pool } from '../src/db/pool';
+import { migrate } from '../src/db/migrate';
+import { sql } from '../src/db/sql';
+import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
+
+const CLIENTS = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
+const SLICE_MS = 1_000;
+const PRICE_MICROS = 400_000; // $0.40/h
+const WINDOW_MS = 3_600_000;
+
+function intent(accountId: string, n: string): LaunchIntent {
+  return {
+    id: `launch-${accountId}-${n}`,
+    accountId,
+    requestHash: 'bench',
+    provider: 'vastai',
+    providerName: `bench-${n}`,
+    name: `bench-${n}`,
+    gpuType: 'rtx-4090',
+    gpuCount: 1,
+    spot: false,
+    region: null,
+    dockerImage: null,
+    warnings: [],
+  };
+}
+
+type Admit = (accountId: string, n: string) => Promise<boolean>;
+
+function guarded(pool: Pool): Admit {
+  return async (accountId, n) =>
+    (await admitLaunch(pool, { intent: intent(accountId, n), quotePerHourMicros: PRICE_MICROS, windowMs: WINDOW_MS })).outcome === 'admitted';
+}
+
+/** What launches did before: the balance against this launch's first hour, then the intent row; no lock. */
+function unguarded(pool: Pool): Admit {
+  const ledger = createLedgerQueries(pool);
+  const instances = createInstanceQueries(pool);
+  return async (accountId, n) => {
+    const i = intent(accountId, n);
+    if (await instances.findById(i.id)) return true;
+    if ((await ledger.getBalance(accountId)) < PRICE_MICROS) return false;
+    await instances.insertIntent({ ...i, region: null, dockerImage: null });
+    return true;
+  };
+}
+
+async function run(admit: Admit, accountId: string, ms: number, tag: string): Promise<number> {
+  const until = Date.now() + ms;
+  let admitted = 0;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, c) => {
+      for (let k = 0; Date.now() < until; k++) {
+        if (await admit(accountId, `${tag}-${c}-${k}`)) admitted++;
+      }
+    }),
+  );
+  return admitted;
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-bench-spend-'));
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: 20000 + Math.floor(Math.random() * 20000) });
+  await ensureDatabase(pg.url(), 'bench');
+  await migrate(pg.url('bench'));
+  const pool = await createDatabasePool(pg.url('bench'), { maximumPoolSize: 20 });
+  const accounts = createAccountQueries(pool);
+  try {
+    // Throughput: balances large enough that every launch is admitted; a fresh account per path.
+    const rich = async () => (await accounts.insertAccountWithKey('bench', { startingCreditMicros: 1_000_000_000_000 })).account.id;
+    const paths = { guarded: { admit: guarded(pool), account: await rich(), admitted: 0, ms: 0 }, unguarded: { admit: unguarded(pool), account: await rich(), admitted: 0, ms: 0 } };
+    await run(paths.guarded.admit, paths.guarded.account, 500, 'warm');
+    await run(paths.unguarded.admit, paths.unguarded.account, 500, 'warm');
+    for (let slice = 0; slice * SLICE_MS < SECONDS * 1000; slice++) {
+      const order = slice % 2 === 0 ? (['guarded', 'unguarded'] as const) : (['unguarded', 'guarded'] as const);
+      for (const name of order) {
+        const p = paths[name];
+        // A realistic fleet, not every launch of the run: earlier slices' instances have ended.
+        await pool.query(sql.typeAlias('void')`UPDATE instances SET status = 'terminated' WHERE account_id = ${p.account} AND status = 'provisioning'`);
+        p.admitted += await run(p.admit, p.account, SLICE_MS / 2, `s${slice}`);
+        p.ms += SLICE_MS / 2;
+      }
+    }
+    const rate = (p: { admitted: number; ms: number }) => p.admitted / (p.ms / 1000);
+    const ratio = rate(paths.guarded) / rate(paths.unguarded);
+
+    // Correctness: exactly K admitted by the guarded path however the clients race.
+    const K = 12;
+    const poor = async () => (await accounts.insertAccountWithKey('bench', { startingCreditMicros: K * PRICE_MICROS })).account.id;
+    const racing = async (admit: Admit, accountId: string) => {
+      let admitted = 0;
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async (_, c) => {
+          for (let k = 0; k < Math.ceil((3 * K) / CLIENTS); k++) if (await admit(accountId, `race-${c}-${k}`)) admitted++;
+        }),
+      );
+      return admitted;
+    };
+    const guardedRace = await racing(paths.guarded.admit, await poor());
+    const unguardedRace = await racing(paths.unguarded.admit, await poor());
+
+    const fmt = (x: number) => x.toFixed(1);
+    process.stdout.write(
+      [
+        `launch admission, one account, ${CLIENTS} concurrent clients, alternating ${SLICE_MS / 2} ms slices, ${SECONDS / 2}s each`,
+        `guarded (admitLaunch: lock, fleet, reservation)   ${fmt(rate(paths.guarded)).padStart(7)} admissions/s (${paths.guarded.admitted})`,
+        `unguarded (balance vs first hour, no lock)         ${fmt(rate(paths.unguarded)).padStart(7)} admissions/s (${paths.unguarded.admitted})`,
+        `ratio guarded / unguarded: ${ratio.toFixed(2)}× (target ≥ 0.80×)`,
+        `correctness: balance for exactly ${K} launches at $0.40/h, ${CLIENTS} clients asking ${Math.ceil((3 * K) / CLIENTS) * CLIENTS} times: ` +
+          `guarded admitted ${guardedRace} (${guardedRace === K ? 'correct' : 'WRONG'}), unguarded admitted ${unguardedRace}`,
+        `load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+        '',
+      ].join('\n'),
+    );
+    if (guardedRace !== K) process.exitCode = 1;
+  } finally {
+    await pool.end();
+    await pg.stop();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error)?.stack ?? JSON.stringify(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,79 @@
+/**
+ * Scheduled runs end on timers, not polls (real stack: Temporal dev server, Postgres, the Vast.ai simulator),
+ * with the DEFAULT observation interval of 60 s: the launch tells its run when the create is accepted and when
+ * the instance started, so the run is `running` at once and stops at `started_at + max_duration_hours` and at
+ * the moment price × elapsed passes `max_cost`, within 2 s.
+ */
+import { createPricingQueries } from '../../src/db/queries/pricing';
+import { toStoredOffer } from '../../src/domain/pricing';
+import { createTestContext, type TestContext } from '../helpers/context';
+import { eventually } from '../helpers/process';
+import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+
+jest.setTimeout(180_000);
+
+let t: TestContext;
+let temporal: TemporalTestEnv;
+
+beforeAll(async () => {
+  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 } });
+  temporal = await createTemporalTestEnv();
+  await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
+  t.sims.vastai.control.setBootDelay(300);
+  const offers = (await t.deps.adapters.vastai.listOffers(t.sims.vastai.createKey())).map(toStoredOffer);
+  await createPricingQueries(t.db.pool).recordRefresh(
+    { vastai: { ok: true, offers }, runpod: { ok: false, error: 'not asked' }, lambda: { ok: false, error: 'not asked' } },
+    new Date(),
+  );
+});
+afterAll(async () => {
+  await temporal.close();
+  await t.close();
+});
+
+interface Run {
+  status: string;
+  started_at: string | null;
+  ended_at: string | null;
+  price_per_hour: number | null;
+  stop_reason: string | null;
+}
+
+async function triggeredRun(limits: Record<string, unknown>) {
+  const account = await t.connectedAccount('vastai');
+  const created = await t.http
+    .post('/v1/schedules')
+    .set(account.auth)
+    .send({ name: 'timed', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', prefer_spot: false, ...limits });
+  expect(created.status).toBe(201);
+  await t.http.post(`/v1/schedules/${created.body.id}/trigger`).set(account.auth).expect(202);
+  const latest = async () => ((await t.http.get(`/v1/schedules/${created.body.id}/runs`).set(account.auth)).body.data as Run[])[0];
+  const running = await eventually('the run to be running', async () => {
+    const r = await latest();
+    return r?.status === 'running' ? { run: r, seenAt: Date.now() } : undefined;
+  }, 30_000, 100);
+  // Recorded at once: not an observation interval (60 s) later.
+  expect(running.seenAt - Date.parse(running.run.started_at!)).toBeLessThanOrEqual(2_000 + 100);
+  const ended = await eventually('the run to end', async () => {
+    const r = await latest();
+    return r?.ended_at ? r : undefined;
+  }, 90_000, 100);
+  return { running: running.run, ended };
+}
+
+describe('with the default observation interval (60 s)', () => {
+  it('max_duration_hours 0.005 stops within 2 s of 18 s after the start', async () => {
+    const { ended } = await triggeredRun({ max_duration_hours: 0.005 });
+    expect(ended.status).toBe('stopped_max_duration');
+    const ran = Date.parse(ended.ended_at!) - Date.parse(ended.started_at!);
+    expect(Math.abs(ran - 18_000)).toBeLessThanOrEqual(2_000);
+  });
+
+  it('max_cost stops within 2 s of the moment price × elapsed passes it', async () => {
+    const { ended } = await triggeredRun({ max_cost: 0.002 });
+    expect(ended.status).toBe('stopped_max_cost');
+    const moment = (0.002 / ended.price_per_hour!) * 3_600_000;
+    const ran = Date.parse(ended.ended_at!) - Date.parse(ended.started_at!);
+    expect(Math.abs(ran - moment)).toBeLessThanOrEqual(2_000);
+  });
+});
