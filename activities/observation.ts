@@ -4,6 +4,7 @@
  * the provider's list with the rows and returns only what a workflow must act on; the observer workflow
  * (workflows/observe-instances.ts) delivers those as signals.
  */
+import { createFleetViewQueries } from '../src/db/queries/fleet-views';
 import { createInstanceQueries, type InstanceRow } from '../src/db/queries/instances';
 import { ProviderRequestError } from '../src/errors';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
@@ -27,10 +28,15 @@ export interface ObservationRound {
   spotRunning: boolean;
   /** Instances whose workflow must act, with what the provider said. */
   changes: { instanceId: string; observation: ProviderObservation }[];
-  /** Why the provider could not be asked this round; `retryAfterMs` is the provider's own wait (429). */
-  failure?: { kind: string; message: string; retryAfterMs?: number };
+  /**
+   * Why the provider could not be asked this round; `code` is the API error code a list shows in `errors`,
+   * `retryAfterMs` the provider's own wait (429).
+   */
+  failure?: { kind: string; code: string; message: string; publicMessage: string; retryAfterMs?: number };
   /** Provider calls made: one list, plus one look per instance missing from the list (a rare confirmation). */
   providerCalls: number;
+  /** Someone lists the account's instances (GET /v1/compute lately): the observer keeps its cadence for them. */
+  viewed: boolean;
 }
 
 /** Instances missing from a list are confirmed one by one: at most this many per round, this many at once. */
@@ -51,6 +57,7 @@ function needsAction(row: InstanceRow, seen: ProviderObservation): boolean {
 
 export function createObservationActivities(deps: ActivityDeps) {
   const instances = createInstanceQueries(deps.pool);
+  const views = createFleetViewQueries(deps.pool);
 
   return {
     /**
@@ -58,6 +65,8 @@ export function createObservationActivities(deps: ActivityDeps) {
      * account's key, a confirming look for each instance the list lacks (a list is not trusted to prove an
      * instance gone), and field refreshes written only where something differs. Provider failures are
      * returned, not thrown: the observer decides how long to wait (a 429's `Retry-After`, backoff otherwise).
+     * Every list is also the account's fleet view (GET /v1/compute reads it); a failed round marks it stale.
+     * Without managed instances the provider is asked only while someone looks at the list.
      */
     async observeAccountProvider(input: { accountId: string; provider: ProviderId }): Promise<ObservationRound> {
       const rows = (await instances.listLive(input.accountId, input.provider)).filter((r) => r.provider_instance_id !== null);
@@ -67,11 +76,14 @@ export function createObservationActivities(deps: ActivityDeps) {
         spotRunning: rows.some((r) => r.spot && r.status === 'running'),
         changes: [],
         providerCalls: 0,
+        viewed: await views.isViewed(input.accountId, input.provider),
       };
-      if (rows.length === 0) return round;
+      if (rows.length === 0 && !round.viewed) return round;
       const apiKey = await deps.credentials.findApiKey(input.accountId, input.provider);
       if (apiKey === null) {
-        round.failure = { kind: 'provider_not_connected', message: `No ${input.provider} API key is connected to this account.` };
+        const message = `No ${input.provider} API key is connected to this account.`;
+        round.failure = { kind: 'provider_not_connected', code: 'provider_not_connected', message, publicMessage: message };
+        await views.recordFailure(input.accountId, input.provider, { code: round.failure.code, message }, new Date());
         return round;
       }
       const adapter = deps.adapters[input.provider];
@@ -81,9 +93,11 @@ export function createObservationActivities(deps: ActivityDeps) {
         listed = await adapter.listInstances(apiKey);
       } catch (err) {
         round.failure = failureOf(err);
+        await views.recordFailure(input.accountId, input.provider, { code: round.failure.code, message: round.failure.publicMessage }, new Date());
         return round;
       }
       const atMs = Date.now();
+      await views.recordRound(input.accountId, input.provider, listed, new Date(atMs));
       const byId = new Map(listed.map((i) => [i.id, i]));
       const missing: InstanceRow[] = [];
       for (const row of rows) {
@@ -122,7 +136,15 @@ export function createObservationActivities(deps: ActivityDeps) {
 
 function failureOf(err: unknown): NonNullable<ObservationRound['failure']> {
   if (err instanceof ProviderRequestError) {
-    return { kind: `provider_${err.kind}`, message: err.message, ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}) };
+    const apiError = err.toApiError();
+    return {
+      kind: `provider_${err.kind}`,
+      code: apiError.code,
+      message: err.message,
+      publicMessage: apiError.message,
+      ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
+    };
   }
-  return { kind: 'provider_unavailable', message: err instanceof Error ? err.message : String(err) };
+  const message = err instanceof Error ? err.message : String(err);
+  return { kind: 'provider_unavailable', code: 'provider_unavailable', message, publicMessage: `The provider could not be reached: ${message}` };
 }

@@ -1,6 +1,6 @@
 /** The API process: Postgres pool, Temporal client, `createApp(deps).listen()`. */
 import type { Server } from 'node:http';
-import { launchTimingFromConfig, loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
+import { fleetSettingsFromConfig, launchTimingFromConfig, loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
 import { KeyVault } from './domain/key-vault';
 import { createProviderAdapters } from './providers';
 import { createPricingQueries } from './db/queries/pricing';
@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     bodyTimeoutMs: parseDurationMs(config.HTTP_BODY_TIMEOUT),
     webhooks: { allowedHosts: webhookSettings(config).allowedHosts },
     launchTiming: launchTimingFromConfig(config),
+    fleet: fleetSettingsFromConfig(config),
   });
   const server: Server = app.listen(config.PORT, config.HOST, () => {
     const address = server.address();

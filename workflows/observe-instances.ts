@@ -10,7 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ProviderId } from '../src/providers/types';
-import { providerObservedSignal, watchInstanceSignal } from './observation-signals';
+import { observeNowSignal, providerObservedSignal, watchInstanceSignal, type ObserveNowRequest } from './observation-signals';
 
 export interface ObserverInput {
   accountId: string;
@@ -21,6 +21,11 @@ export interface ObserverInput {
   spotMs: number;
   /** Longest interval while an instance boots (looks 1 s, 2 s, … apart up to this; metering starts within it of the real start; 3 s). */
   bootMs: number;
+  /**
+   * Shortest time between the starts of two rounds a refresh asks for (`observeNow`), so that clients asking
+   * for fresh lists cannot take the provider past its rate limit; default 2 s.
+   */
+  refreshMinGapMs?: number;
   /** Longest wait after failures (429s, provider down, key gone); default 10 min. */
   maxBackoffMs?: number;
   activityTimeoutMs?: number;
@@ -39,6 +44,8 @@ export interface ObserverStatus {
   /** Provider calls made (list calls plus rare confirming looks). */
   providerCalls: number;
   signalsSent: number;
+  /** Rounds made early because a list asked for a refresh (several requests share one). */
+  refreshRounds?: number;
   /** The last round's failure (`provider_rate_limited: …`), null once a round succeeds. */
   lastFailure: string | null;
 }
@@ -66,14 +73,26 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
   let known = new Set<string>();
   let woken = false;
   let bootStep = 0;
+  /** A viewer arrived (keeps an ending observer going) / a refresh asked for a round after the last one began. */
+  let viewerArrived: boolean;
+  let refreshWanted = false;
+  let lastRoundStartMs = 0;
+  const refreshMinGapMs = input.refreshMinGapMs ?? 2_000;
   setHandler(watchInstanceSignal, (instanceId: string) => {
     if (!known.has(instanceId)) woken = true;
+  });
+  setHandler(observeNowSignal, (request: ObserveNowRequest) => {
+    viewerArrived = true;
+    if (request.refresh && request.requestedAtMs >= lastRoundStartMs) refreshWanted = true;
   });
   setHandler(observerStatusQuery, () => status);
 
   const limit = input.continueAsNewAfter ?? 300;
   for (let turn = 0; ; turn++) {
     woken = false;
+    viewerArrived = false;
+    refreshWanted = false;
+    lastRoundStartMs = Date.now();
     const round = await observeAccountProvider({ accountId: input.accountId, provider: input.provider });
     known = new Set(round.watchedIds);
     status.rounds++;
@@ -88,7 +107,7 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
       ),
     );
     status.signalsSent += delivered.reduce<number>((a, b) => a + b, 0);
-    if (round.watchedIds.length === 0 && !woken) {
+    if (round.watchedIds.length === 0 && !round.viewed && !woken && !viewerArrived && !refreshWanted) {
       await condition(allHandlersFinished);
       return; // a launch that raced this end signals a closed workflow, and starts a new observer
     }
@@ -109,9 +128,15 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
       status.lastFailure = null;
     }
     status.intervalMs = intervalMs;
-    // A new instance wakes the observer early, unless the provider asked us to wait.
-    await condition(() => woken && backoffMs === 0, intervalMs);
+    // A new instance or a refresh wakes the observer early, unless the provider asked us to wait; a refresh
+    // waits out the shortest gap between rounds (requests arriving meanwhile share the round).
+    await condition(() => (woken || refreshWanted) && backoffMs === 0, intervalMs);
     if (woken) bootStep = 0; // a new instance: start the boot looks short again
+    else if (refreshWanted) {
+      const gapMs = lastRoundStartMs + refreshMinGapMs - Date.now();
+      if (gapMs > 0) await condition(() => woken, gapMs);
+      status.refreshRounds = (status.refreshRounds ?? 0) + 1;
+    }
 
     if (turn + 1 >= limit || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);

@@ -32,6 +32,8 @@ import { registerBillingRoutes } from './routes/billing';
 import { registerComputeRoutes } from './routes/compute';
 import { createInstanceQueries } from '../db/queries/instances';
 import { createInstanceClient, type AnswerBounds } from '../workflow-clients/instances';
+import { createFleetViewQueries } from '../db/queries/fleet-views';
+import { createFleetClient, type FleetSettings } from '../workflow-clients/fleet';
 import type { LaunchTiming } from '../../activities/instances';
 import { renderMetrics } from '../metrics';
 import { registerPricingRoutes } from './routes/pricing';
@@ -66,6 +68,11 @@ export interface AppDeps {
   bodyTimeoutMs?: number;
   /** Stripe for credit top-ups (STRIPE_*); without a secret key POST /v1/billing/credit answers 503. */
   stripe?: StripeSettings;
+  /**
+   * The fleet view behind GET /v1/compute: `listSource` `observed` (default) reads it, `live` asks every provider
+   * per list (COMPUTE_LIST_SOURCE, for comparison); view lease, refresh wait and refresh gaps (FLEET_*).
+   */
+  fleet?: Partial<FleetSettings> & { listSource?: 'observed' | 'live' };
   /** Webhook URL policy: hosts allowed over http and at non-public addresses (default none), and DNS. */
   webhooks?: { allowedHosts: string[]; resolve?: Resolver };
 }
@@ -84,6 +91,9 @@ export function createApp(deps: AppDeps): Koa {
   registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters, instances });
   registerTemplateRoutes(api);
   const ledger = createLedgerQueries(deps.pool);
+  const fleetViews = createFleetViewQueries(deps.pool);
+  const timing = deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 };
+  const { listSource, ...fleetSettings } = deps.fleet ?? {};
   registerComputeRoutes(api, {
     workflows: createInstanceClient({ temporal: deps.temporal, instances, bounds: deps.answerBounds }),
     adapters: deps.adapters,
@@ -92,6 +102,24 @@ export function createApp(deps: AppDeps): Koa {
     sshKeys,
     balance: createBalanceGuard({ ledger, instances, pricing: deps.pricing, adapters: deps.adapters, credentials, logger: deps.logger }),
     launchTiming: deps.launchTiming,
+    providerKeys,
+    listSource,
+    fleet: {
+      views: fleetViews,
+      client: createFleetClient({
+        temporal: deps.temporal,
+        views: fleetViews,
+        // The observer runs with the intervals a launch would give it.
+        timing: {
+          steadyMs: timing.pollIntervalMs,
+          spotMs: timing.spotPollIntervalMs ?? 10_000,
+          bootMs: timing.bootPollMaxMs ?? 3_000,
+          activityTimeoutMs: timing.activityTimeoutMs ?? 30_000,
+        },
+        settings: fleetSettings,
+        logger: deps.logger,
+      }),
+    },
   });
   registerScheduleRoutes(api, {
     queries: createScheduleQueries(deps.pool),

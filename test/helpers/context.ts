@@ -86,6 +86,7 @@ export async function createTestContext(
     launchTiming?: AppDeps['launchTiming'];
     answerBounds?: AppDeps['answerBounds'];
     stripe?: AppDeps['stripe'];
+    fleet?: AppDeps['fleet'];
   } = {},
 ): Promise<TestContext> {
   const db = await createTestDatabase();
@@ -97,6 +98,7 @@ export async function createTestContext(
     launchTiming: options.launchTiming,
     answerBounds: options.answerBounds,
     stripe: options.stripe,
+    fleet: options.fleet,
     ...(sims
       ? {
           adapters: createProviderAdapters({
