@@ -29,7 +29,8 @@ import { buildOpenApiDocument, renderDocsPage } from './openapi';
 import { ApiRouter } from './route';
 import { registerAlertRoutes } from './routes/alerts';
 import { registerBillingRoutes } from './routes/billing';
-import { registerComputeRoutes } from './routes/compute';
+import { registerComputeRoutes, type ComputeDeps } from './routes/compute';
+import { registerComputeListRoute } from './routes/compute-list';
 import { createInstanceQueries } from '../db/queries/instances';
 import { createInstanceClient, type AnswerBounds } from '../workflow-clients/instances';
 import { createFleetViewQueries } from '../db/queries/fleet-views';
@@ -94,7 +95,7 @@ export function createApp(deps: AppDeps): Koa {
   const fleetViews = createFleetViewQueries(deps.pool);
   const timing = deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 };
   const { listSource, ...fleetSettings } = deps.fleet ?? {};
-  registerComputeRoutes(api, {
+  const computeDeps: ComputeDeps = {
     workflows: createInstanceClient({ temporal: deps.temporal, instances, bounds: deps.answerBounds }),
     adapters: deps.adapters,
     credentials,
@@ -120,7 +121,10 @@ export function createApp(deps: AppDeps): Koa {
         logger: deps.logger,
       }),
     },
-  });
+  };
+  registerComputeRoutes(api, computeDeps);
+  // After launch (the OpenAPI document keeps the order): GET /v1/compute, served from the fleet view.
+  registerComputeListRoute(api, computeDeps);
   registerScheduleRoutes(api, {
     queries: createScheduleQueries(deps.pool),
     // Runs launch with the same poll and meter intervals as API launches.

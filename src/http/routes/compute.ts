@@ -17,7 +17,6 @@ import type { InstanceClient } from '../../workflow-clients/instances';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
 import { pathId, scriptText, text } from '../text';
-import { registerComputeListRoute } from './compute-list';
 import { providerId } from './provider-keys';
 
 const STATUSES = ['provisioning', 'running', 'stopping', 'stopped', 'terminating', 'terminated', 'failed', 'unknown'] as const;
@@ -213,8 +212,6 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
       return { status: 201, body: toInstanceRecord(await deps.workflows.launch(input)) };
     },
   });
-
-  registerComputeListRoute(api, deps);
 
   const lifecycle = (action: 'stop' | 'terminate') =>
     api.add({
