@@ -10,8 +10,11 @@ import { sql } from '../sql';
 export const FleetViewRow = z.object({
   account_id: z.string(),
   provider: z.enum(['runpod', 'vastai', 'lambda']),
-  /** As the adapter normalized them (`ProviderInstance`); written by this module only. */
-  instances: z.array(z.custom<ProviderInstance>((v) => typeof v === 'object' && v !== null && 'id' in v)),
+  /**
+   * As the adapter normalized them (`ProviderInstance`), written by this module only: checked as an array, not
+   * element by element (a list of 1,000 would cost more to check than to serve).
+   */
+  instances: z.custom<ProviderInstance[]>((v) => Array.isArray(v), 'an array of instances'),
   observed_at: z.string().nullable(),
   failed_at: z.string().nullable(),
   error_code: z.string().nullable(),

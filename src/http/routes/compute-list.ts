@@ -71,8 +71,15 @@ export function fleetList(connected: readonly ProviderId[], views: readonly Flee
       data.push(mark({ ...toInstanceRecord(row), observed_at: row.created_at }));
     }
   }
-  data.sort((a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? ''));
+  data.sort(newestFirst);
   return { data, errors, providers };
+}
+
+/** Newest first by ISO timestamp (a plain comparison: localeCompare costs more than the rest of a 1,000-instance list). */
+function newestFirst(a: { created_at: string | null }, b: { created_at: string | null }): number {
+  const x = a.created_at ?? '';
+  const y = b.created_at ?? '';
+  return x < y ? 1 : x > y ? -1 : 0;
 }
 
 /** A managed instance: its row, with what only the provider knows (GPU name it reports, spot) from the view. */
@@ -102,7 +109,7 @@ async function liveList(deps: ComputeDeps, accountId: string) {
     .flatMap((r) => ('instances' in r ? (r.instances ?? []) : []))
     .filter((i) => i.status !== 'terminated')
     .map((i) => fromProvider(i, byProviderId.get(`${i.provider}:${i.id}`)))
-    .sort((a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? ''));
+    .sort(newestFirst);
   const errors = results.flatMap((r) => ('error' in r && r.error ? [r.error] : []));
   return { data, ...(errors.length ? { errors } : {}) };
 }
