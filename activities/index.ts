@@ -8,6 +8,7 @@ import type { Logger } from '../src/logger';
 import type { ProviderAdapter, ProviderId } from '../src/providers/types';
 import { createAlertActivities } from './alerts';
 import { createBillingActivities } from './billing';
+import { createBootActivities } from './boots';
 import { createHealthActivities } from './health';
 import { createInstanceActivities } from './instances';
 import { createObservationActivities } from './observation';
@@ -33,6 +34,8 @@ export interface ActivityDeps {
   alertMonitor?: AlertMonitorSettings;
   /** Grace between a depleted balance and ending the account's instances (BALANCE_GRACE_PERIOD; 30 min). */
   balanceGraceMs?: number;
+  /** Boot deadlines by `provider` or `provider:gpu` (BOOT_DEADLINES); the defaults are in src/domain/boot-deadlines.ts. */
+  bootDeadlines?: Record<string, number>;
   /** Webhook delivery settings, DNS and the per-attempt metrics hook; defaults are the real ones. */
   webhooks?: WebhookActivityDeps;
 }
@@ -43,6 +46,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPricingActivities(deps),
     ...createInstanceActivities(deps),
     ...createObservationActivities(deps),
+    ...createBootActivities(deps),
     ...createReconciliationActivities(deps),
     ...createAlertActivities(deps),
     ...createScheduleActivities(deps),

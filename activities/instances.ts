@@ -65,6 +65,8 @@ export interface LaunchInput {
   observation?: 'batched' | 'per-instance';
   /** The observer's interval while a spot instance runs (how late a preemption may be noticed); default 10 s. */
   spotPollIntervalMs?: number;
+  /** The boot deadline (ms from the launch), replacing the learned or configured one (tests compress it). */
+  bootDeadlineMs?: number;
 }
 
 /** The timing knobs of a launch workflow: required intervals, optional tuning (tests compress them all). */
@@ -80,6 +82,7 @@ export type LaunchTiming = Pick<LaunchInput, 'pollIntervalMs' | 'meterIntervalMs
       | 'continueAsNewAfter'
       | 'observation'
       | 'spotPollIntervalMs'
+      | 'bootDeadlineMs'
     >
   >;
 

@@ -6,6 +6,7 @@
  */
 import { createFleetViewQueries } from '../src/db/queries/fleet-views';
 import { createInstanceQueries, type InstanceRow } from '../src/db/queries/instances';
+import { bootFailure } from '../src/domain/boot-deadlines';
 import { ProviderRequestError } from '../src/errors';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
 import type { ActivityDeps } from './index';
@@ -49,7 +50,8 @@ const MOVING = new Set(['stopping', 'terminating']);
 /** Whether the workflow of `row` must hear about `seen`: the moves the launch workflow makes on an observation. */
 function needsAction(row: InstanceRow, seen: ProviderObservation): boolean {
   const status = seen.instance?.status;
-  if (!row.started_at && row.status !== 'stopped') return seen.gone || status === 'running' || status === 'failed';
+  // Before the start, anything that means the boot failed ends the launch at once (src/domain/boot-deadlines.ts).
+  if (!row.started_at && row.status !== 'stopped') return status === 'running' || bootFailure(seen) !== null;
   if (row.status === 'running') return seen.gone || status === 'stopped';
   if (row.status === 'stopped') return seen.gone || status === 'running';
   return false;

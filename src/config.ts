@@ -103,6 +103,15 @@ export const configSchema = z.object({
   FLEET_VIEW_LEASE: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('5m'),
   FLEET_REFRESH_WAIT: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('5s'),
 
+  /**
+   * Boot deadlines over the defaults (runpod 10m, vastai 20m, lambda 15m), by provider or provider and GPU:
+   * `runpod=5m,lambda:h100-80gb-sxm=25m`. Once 20 boots of a provider and GPU are recorded, 1.5× their p95 is used.
+   */
+  BOOT_DEADLINES: z
+    .string()
+    .refine((v) => v.split(',').map((p) => p.trim()).filter(Boolean).every((p) => /^(runpod|vastai|lambda)(:[a-z0-9-]+)?=/.test(p) && durationPattern.test(p.split('=')[1]!.trim())), 'must look like runpod=5m,lambda:h100-80gb-sxm=25m')
+    .default(''),
+
   /** How often the reconciliation pass runs; the longest an unmanaged instance of ours can live once reachable. */
   RECONCILE_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('10m'),
   /** What reconciliation does with an instance of ours that no workflow manages. */

@@ -1,4 +1,5 @@
 /** The worker process: runs every workflow and activity on the task queue until SIGINT/SIGTERM. */
+import { parseBootDeadlines } from './domain/boot-deadlines';
 import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { launchTimingFromConfig, loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
       reconcile: { ...DEFAULT_RECONCILE_SETTINGS, orphans: config.RECONCILE_ORPHANS, launchTiming: launchTimingFromConfig(config) },
       alertMonitor: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
       balanceGraceMs: parseDurationMs(config.BALANCE_GRACE_PERIOD),
+      bootDeadlines: parseBootDeadlines(config.BOOT_DEADLINES, parseDurationMs),
       webhooks: {
         settings: webhooks,
         databaseUrl: config.DATABASE_URL,

@@ -27,6 +27,7 @@ import type { ProviderObservation } from '../activities/observation';
 import type { ProviderInstance } from '../src/providers/types';
 import type { InstanceRow } from '../src/db/queries/instances';
 import { ACCOUNT_ID_ATTRIBUTE, INSTANCE_ID_ATTRIBUTE, PROVIDER_ATTRIBUTE } from '../src/temporal/search-attributes';
+import { bootFailure } from '../src/domain/boot-deadlines';
 import { observerWorkflowId, providerObservedSignal, watchInstanceSignal } from './observation-signals';
 import type { ObserverInput } from './observe-instances';
 
@@ -50,7 +51,10 @@ export const endInstanceSignal = defineSignal<[EndInstanceRequest]>('endInstance
 
 export interface LaunchResult {
   instanceId: string;
-  outcome: 'terminated' | 'preempted' | 'lost';
+  /** `boot_failed`: the provider failed the boot, or it passed its deadline; terminated, never charged. */
+  outcome: 'terminated' | 'preempted' | 'lost' | 'boot_failed';
+  /** Why, for `boot_failed`. */
+  reason?: string;
 }
 
 interface Carried {
@@ -154,7 +158,7 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
   });
   setHandler(stopInstanceUpdate, async () => {
     stopRequested = true;
-    await condition(() => row?.status === 'stopped' || row?.status === 'terminated' || refused !== null);
+    await condition(() => row?.status === 'stopped' || row?.status === 'terminated' || row?.status === 'failed' || refused !== null);
     return row!;
   });
   setHandler(endInstanceSignal, (request: EndInstanceRequest) => {
@@ -169,7 +173,7 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
   });
   setHandler(terminateInstanceUpdate, async () => {
     terminateRequested = true;
-    await condition(() => row?.status === 'terminated' || refused !== null);
+    await condition(() => row?.status === 'terminated' || row?.status === 'failed' || refused !== null);
     return row;
   });
 
@@ -317,6 +321,17 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
     }
   }
 
+  /**
+   * A boot that failed or passed its deadline: terminated at the provider (however long that takes), recorded
+   * `failed` with the reason and `instance.failed`, never charged (metering starts only at running).
+   */
+  async function failBoot(reason: string): Promise<LaunchResult> {
+    const endedAt = await endAtProvider('terminate', false);
+    row = await db.finishInstance(id, 'failed', 'instance.failed', endedAt!, { reason, ...(endReason ? { requested_reason: endReason } : {}) });
+    await condition(allHandlersFinished);
+    return { instanceId: id, outcome: 'boot_failed', reason };
+  }
+
   /** Terminates, by its tagged name, whatever the failed create may have left at the provider. */
   async function endCompensating(): Promise<void> {
     let wait = endRetryInitialMs;
@@ -335,13 +350,17 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
   if (batched) await ensureObserver();
 
   // Wait for running: told by the observer (while something boots it looks 1 s, 2 s, … up to `bootPollMaxMs`
-  // apart), or, per instance, looking just as often.
+  // apart), or, per instance, looking just as often; a boot the provider fails, or that passes its deadline,
+  // ends the launch (`failBoot`).
   let delay = Math.min(1000, bootPollMaxMs);
+  const booting = !row.started_at && row.status !== 'stopped';
+  const bootDeadlineAt = booting ? Date.parse(row.created_at) + (input.bootDeadlineMs ?? (await db.bootDeadline({ provider: input.provider, gpuType: input.gpuType })).ms) : 0;
   while (!row.started_at && row.status !== 'stopped' && !requested()) {
     let seen: PollResult | ProviderObservation | typeof INTERRUPTED | null;
+    if (Date.now() >= bootDeadlineAt) return failBoot(`the instance did not start within ${(bootDeadlineAt - Date.parse(row.created_at)) / 1000} s (boot deadline)`);
     if (batched) {
-      if (!(await condition(() => requested() || observed !== null, bootSilenceMs))) {
-        await ensureObserver();
+      if (!(await condition(() => requested() || observed !== null, Math.max(1, Math.min(bootSilenceMs, bootDeadlineAt - Date.now()))))) {
+        if (Date.now() < bootDeadlineAt) await ensureObserver();
         continue;
       }
       if (requested()) break;
@@ -350,11 +369,8 @@ export async function launchInstance(input: LaunchInput, carried?: Carried): Pro
       seen = await look();
     }
     if (seen === INTERRUPTED) break;
-    if (seen && (seen.gone || seen.instance?.status === 'failed')) {
-      row = await db.finishInstance(id, 'failed', null, seen.atMs, { reason: 'the provider lost the instance while it booted' });
-      await condition(allHandlersFinished);
-      return { instanceId: id, outcome: 'lost' };
-    }
+    const failure = seen ? bootFailure(seen) : null;
+    if (failure) return failBoot(failure);
     if (seen?.instance?.status === 'running') {
       row = await db.markInstanceRunning(id, seen.atMs, seen.instance);
       break;

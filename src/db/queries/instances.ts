@@ -49,6 +49,7 @@ export type EventType =
   | 'instance.started'
   | 'instance.stopped'
   | 'instance.terminated'
+  | 'instance.failed'
   | 'spot.preempted'
   | 'alert.triggered'
   | 'schedule.run.started'
