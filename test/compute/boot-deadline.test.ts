@@ -3,7 +3,9 @@
  * charged, recorded `failed` with the reason and `instance.failed`; a boot the provider fails (RunPod EXITED,
  * Vast.ai exited, Lambda unhealthy) ends within one look, long before its deadline.
  */
-import type { ProviderId } from '../../src/providers/types';
+import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
+import { toStoredOffer } from '../../src/domain/pricing';
+import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
@@ -20,6 +22,10 @@ beforeAll(async () => {
   t = await createTestContext({ simulators: true, launchTiming: timing });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
+  // Prices as a refresh leaves them, for the scheduled run's offers.
+  const outcomes = {} as Record<ProviderId, ProviderOutcome>;
+  for (const p of PROVIDERS) outcomes[p] = { ok: true, offers: (await t.deps.adapters[p].listOffers(t.sims[p].createKey())).map(toStoredOffer) };
+  await createPricingQueries(t.db.pool).recordRefresh(outcomes, new Date());
 });
 afterAll(async () => {
   await temporal.close();
@@ -101,4 +107,32 @@ describe.each([
     expect(await chargesOf(row.id)).toBe(0);
     expect((await eventsOf(a.accountId)).map((e) => e.type)).toEqual(['instance.failed']);
   });
+});
+
+it('a scheduled run whose boot passes its deadline moves on to the next offer', async () => {
+  const a = await t.connectedAccount('runpod');
+  const vastKey = t.sims.vastai.createKey();
+  await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'vastai', api_key: vastKey }).expect(201);
+  // rtx-4090 on demand: vastai $0.4021 before runpod $0.69; Vast.ai boots hang.
+  t.sims.vastai.control.setBootDelay(3_600_000);
+  try {
+    const schedule = (await t.http.post('/v1/schedules').set(a.auth)
+      .send({ name: 'nightly', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', prefer_spot: false }).expect(201)).body as { id: string };
+    await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
+    const run = await eventually('the run to run on the next offer', async () => {
+      const runs = (await t.http.get(`/v1/schedules/${schedule.id}/runs`).set(a.auth).expect(200)).body.data as { status: string; provider: string; instance_id: string }[];
+      return runs.find((r) => r.status === 'running');
+    }, 60_000, 200);
+    expect(run.provider).toBe('runpod');
+    // The Vast.ai attempt: terminated at its deadline, failed with the reason, never charged.
+    const [vast] = await sql<{ id: string; status: string; end_reason: string }>(
+      "SELECT id, status, end_reason FROM instances WHERE account_id = $1 AND provider = 'vastai'", [a.accountId]);
+    expect(vast).toMatchObject({ status: 'failed', end_reason: expect.stringMatching(/boot deadline/) });
+    expect(await chargesOf(vast!.id)).toBe(0);
+    expect(t.sims.vastai.control.instances(vastKey)).toEqual([]);
+    expect((await eventsOf(a.accountId)).map((e) => e.type)).toContain('instance.failed');
+    await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
+  } finally {
+    t.sims.vastai.control.setBootDelay(200);
+  }
 });
