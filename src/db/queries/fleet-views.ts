@@ -31,6 +31,16 @@ export function createFleetViewQueries(pool: Pool) {
       return pool.any(sql.type(FleetViewRow)`SELECT ${COLUMNS} FROM fleet_views WHERE account_id = ${accountId}`);
     },
 
+    /**
+     * The views without their instances: when each provider was observed or failed, and the viewer lease. A
+     * list reads this first and the instances only when they changed since its last answer.
+     */
+    async listMeta(accountId: string): Promise<readonly FleetViewRow[]> {
+      return pool.any(sql.type(FleetViewRow)`
+        SELECT account_id, provider, '[]'::jsonb AS instances, observed_at, failed_at, error_code, error_message, viewed_until
+        FROM fleet_views WHERE account_id = ${accountId}`);
+    },
+
     /** A good round replaces the view whole and clears the failure. */
     async recordRound(accountId: string, provider: ProviderId, instances: readonly ProviderInstance[], observedAt: Date): Promise<void> {
       await pool.query(sql.typeAlias('void')`

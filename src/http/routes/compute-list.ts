@@ -114,7 +114,13 @@ async function liveList(deps: ComputeDeps, accountId: string) {
   return { data, ...(errors.length ? { errors } : {}) };
 }
 
+/** Accounts whose last list answer is kept (serialized), least recently listed dropped first. */
+const MAX_CACHED_ANSWERS = 1_000;
+const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
+
 export function registerComputeListRoute(api: ApiRouter, deps: ComputeDeps): void {
+  /** The last answer per account with what it was built from: a dashboard polling an unchanged fleet costs no rebuild. */
+  const answers = new Map<string, { version: string; body: string }>();
   api.add({
     method: 'get',
     path: '/v1/compute',
@@ -131,16 +137,25 @@ export function registerComputeListRoute(api: ApiRouter, deps: ComputeDeps): voi
       if (!deps.fleet || deps.listSource === 'live') return { body: await liveList(deps, accountId) };
       const { fleet } = deps;
       const connected = (await deps.providerKeys.listProviderKeys(accountId)).map((k) => k.provider);
-      let views = await fleet.views.listForAccount(accountId);
+      let meta = await fleet.views.listMeta(accountId);
       // A first list (no round ever answered) waits for one, like a refresh.
-      const refreshing = connected.filter((p) => query.refresh === 'true' || viewStatus(views.find((v) => v.provider === p)) === 'pending');
-      await fleet.client.keepWatching(accountId, views, connected, refreshing);
+      const refreshing = connected.filter((p) => query.refresh === 'true' || viewStatus(meta.find((v) => v.provider === p)) === 'pending');
+      await fleet.client.keepWatching(accountId, meta, connected, refreshing);
       if (refreshing.length) {
         await fleet.client.refresh(accountId, refreshing);
-        views = await fleet.views.listForAccount(accountId);
+        meta = await fleet.views.listMeta(accountId);
       }
-      const { data, errors, providers } = fleetList(connected, views, await deps.instances.listForAccount(accountId));
-      return { body: { data, ...(errors.length ? { errors } : {}), providers } };
+      const rows = await deps.instances.listForAccount(accountId);
+      // Nothing changed since this account's last answer (same rounds, same rows): the same body, unbuilt.
+      const version = JSON.stringify([connected, meta.map((v) => [v.provider, v.observed_at, v.failed_at, v.error_code]), rows]);
+      const cached = answers.get(accountId);
+      if (cached?.version === version) return { body: cached.body, headers: JSON_TYPE };
+      const { data, errors, providers } = fleetList(connected, await fleet.views.listForAccount(accountId), rows);
+      const body = JSON.stringify({ data, ...(errors.length ? { errors } : {}), providers });
+      answers.delete(accountId);
+      answers.set(accountId, { version, body });
+      if (answers.size > MAX_CACHED_ANSWERS) answers.delete(answers.keys().next().value!);
+      return { body, headers: JSON_TYPE };
     },
   });
 }
