@@ -5,7 +5,7 @@
 import { createBootTimeQueries } from '../src/db/queries/boot-times';
 import { bootDeadlineMs, configuredBootDeadlineMs } from '../src/domain/boot-deadlines';
 import type { ProviderId } from '../src/providers/types';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 export function createBootActivities(deps: ActivityDeps) {
   const boots = createBootTimeQueries(deps.pool);

@@ -5,20 +5,13 @@
  * (workflows/observe-instances.ts) delivers those as signals.
  */
 import { createFleetViewQueries } from '../src/db/queries/fleet-views';
-import { createInstanceQueries, type InstanceRow } from '../src/db/queries/instances';
+import type { InstanceRow } from '../src/db/queries/instances';
 import { bootFailure } from '../src/domain/boot-deadlines';
 import { ProviderRequestError } from '../src/errors';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
-import type { ActivityDeps } from './index';
-
-/** What the provider said about one instance, and when (metering moves use this moment). */
-export interface ProviderObservation {
-  /** The provider no longer knows the instance, or reports it terminated. */
-  gone: boolean;
-  instance: ProviderInstance | null;
-  /** When the provider answered (ms since the epoch). */
-  atMs: number;
-}
+import { providerFailureType, type FailureType } from '../workflows/contracts/failures';
+import type { ProviderObservation } from '../workflows/contracts/observation';
+import type { ActivityDeps } from './deps';
 
 export interface ObservationRound {
   /** Row ids of the managed instances watched (live rows that have a provider id). */
@@ -30,10 +23,10 @@ export interface ObservationRound {
   /** Instances whose workflow must act, with what the provider said. */
   changes: { instanceId: string; observation: ProviderObservation }[];
   /**
-   * Why the provider could not be asked this round; `code` is the API error code a list shows in `errors`,
-   * `retryAfterMs` the provider's own wait (429).
+   * Why the provider could not be asked this round; `code` is the API error code a list shows in `errors`
+   * (with `publicMessage`), `retryAfterMs` the provider's own wait (429).
    */
-  failure?: { kind: string; code: string; message: string; publicMessage: string; retryAfterMs?: number };
+  failure?: { kind: FailureType; code: string; message: string; publicMessage: string; retryAfterMs?: number };
   /** Provider calls made: one list, plus one look per instance missing from the list (a rare confirmation). */
   providerCalls: number;
   /** Someone lists the account's instances (GET /v1/compute lately): the observer keeps its cadence for them. */
@@ -58,7 +51,7 @@ function needsAction(row: InstanceRow, seen: ProviderObservation): boolean {
 }
 
 export function createObservationActivities(deps: ActivityDeps) {
-  const instances = createInstanceQueries(deps.pool);
+  const { instances } = deps.queries;
   const views = createFleetViewQueries(deps.pool);
 
   return {
@@ -140,7 +133,7 @@ function failureOf(err: unknown): NonNullable<ObservationRound['failure']> {
   if (err instanceof ProviderRequestError) {
     const apiError = err.toApiError();
     return {
-      kind: `provider_${err.kind}`,
+      kind: providerFailureType(err.kind),
       code: apiError.code,
       message: err.message,
       publicMessage: apiError.message,

@@ -29,7 +29,7 @@ import type { LaunchSpec, ProviderId } from '../src/providers/types';
 import { PricingCache } from '../src/services/pricing-cache';
 import { createProviderCredentials } from '../src/services/provider-credentials';
 import { createWorker } from '../src/worker';
-import { devServerSearchAttributeArgs } from '../src/temporal/search-attributes';
+import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
 import { simulatorBaseUrls, startSimulators } from '../simulators';
 
 const INSTANCES = Number(process.env.LIST_INSTANCES ?? 1000);

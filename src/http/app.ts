@@ -35,7 +35,7 @@ import { createInstanceQueries } from '../db/queries/instances';
 import { createInstanceClient, type AnswerBounds } from '../workflow-clients/instances';
 import { createFleetViewQueries } from '../db/queries/fleet-views';
 import { createFleetClient, type FleetSettings } from '../workflow-clients/fleet';
-import type { LaunchTiming } from '../../activities/instances';
+import type { LaunchTiming } from '../../workflows/contracts/launch';
 import { renderMetrics } from '../metrics';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerProviderKeyRoutes } from './routes/provider-keys';
@@ -168,7 +168,7 @@ export function createApp(deps: AppDeps): Koa {
   // Prometheus text: this process's series plus the ledger totals (read at scrape time). Not authenticated,
   // like /healthz: expose the API port to Prometheus on a private network only (README, Metrics).
   api.router.get('/metrics', async (ctx) => {
-    const { contentType, body } = await renderMetrics({ pool: deps.pool });
+    const { contentType, body } = await renderMetrics({ ledgerTotals: () => ledger.totals() });
     ctx.type = contentType;
     ctx.body = body;
   });

@@ -9,9 +9,9 @@ import type { Client } from '@temporalio/client';
 import type { FleetViewQueries, FleetViewRow } from '../db/queries/fleet-views';
 import type { Logger } from '../logger';
 import type { ProviderId } from '../providers/types';
-import { runSearchAttributes } from '../temporal/search-attributes';
-import { observeNowSignal, observerWorkflowId } from '../../workflows/observation-signals';
-import { observeProviderInstances, type ObserverInput } from '../../workflows/observe-instances';
+import { observeNowSignal, observerWorkflowId, type ObserverInput } from '../../workflows/contracts/observation';
+import { runSearchAttributes } from '../../workflows/contracts/search-attributes';
+import { observeProviderInstances } from '../../workflows/observe-instances';
 import { withEngine } from './engine';
 
 export interface FleetSettings {

@@ -15,15 +15,17 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { LaunchInput } from '../../activities/instances';
 import {
   endInstanceSignal,
   launchAcceptedUpdate,
-  launchInstance,
   stopInstanceUpdate,
   terminateInstanceUpdate,
   type EndInstanceRequest,
-} from '../../workflows/launch-instance';
+  type LaunchInput,
+} from '../../workflows/contracts/launch';
+import type { FailureType } from '../../workflows/contracts/failures';
+import { runSearchAttributes } from '../../workflows/contracts/search-attributes';
+import { launchInstance } from '../../workflows/launch-instance';
 import type { InstanceQueries, InstanceRow } from '../db/queries/instances';
 import {
   ApiError,
@@ -36,7 +38,6 @@ import {
   ValidationError,
 } from '../errors';
 import type { ProviderId } from '../providers/types';
-import { runSearchAttributes } from '../temporal/search-attributes';
 import { isEngineUnavailable, withEngine } from './engine';
 
 /** How long the API waits on the workflow before answering with what it knows; the work goes on either way. */
@@ -58,7 +59,7 @@ export interface EndResult {
 
 /** The documented error for a launch the workflow refused (its ApplicationFailure type). */
 function launchRefusal(provider: ProviderId, failure: ApplicationFailure): ApiError {
-  switch (failure.type) {
+  switch (failure.type as FailureType | undefined) {
     case 'idempotency_conflict':
       return new ConflictError(failure.message);
     case 'provider_no_capacity':

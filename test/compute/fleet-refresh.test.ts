@@ -4,8 +4,7 @@
  * list of an account without an observer gets a round, and 20 concurrent `?refresh=true` share one round.
  */
 import type { ProviderId } from '../../src/providers/types';
-import { observerWorkflowId } from '../../workflows/observation-signals';
-import { observerStatusQuery } from '../../workflows/observe-instances';
+import { observerStatusQuery, observerWorkflowId } from '../../workflows/contracts/observation';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 
