@@ -136,6 +136,8 @@ export interface RunpodControl extends CommonControl {
   setSpotMode(mode: RunpodSpotMode): void;
   /** The provider takes a pod away (as it did with interruptible pods): it moves to EXITED. */
   preempt(key: string, podId: string): void;
+  /** What the pod's GPUs report as utilization (`runtime.gpus[].gpuUtilPercent`, every GPU alike); 0 by default. */
+  setUtilization(key: string, podId: string, percent: number): void;
   /** The account's registered SSH keys (`/v2/account/ssh-keys`). */
   accountSshKeys(key: string): string[];
   /**
@@ -165,6 +167,8 @@ interface PodState {
   bootStart: number;
   bootDelay: number;
   phase: 'booting' | 'exited' | 'error';
+  /** GPU utilization in percent, reported while running. */
+  gpuUtil?: number;
   sshPort: number;
   ipIndex: number;
 }
@@ -264,6 +268,11 @@ export class RunpodSimulator {
         if (!pod) throw new Error(`no pod ${podId} for that key`);
         pod.phase = 'exited';
       },
+      setUtilization: (key, podId, percent) => {
+        const pod = this.accounts.get(key)?.pods.get(podId);
+        if (!pod) throw new Error(`no pod ${podId} for that key`);
+        pod.gpuUtil = percent;
+      },
       accountSshKeys: (key) => [...(this.accounts.get(key)?.sshKeys ?? [])],
       setPrice: (gpu, perGpuHour) => {
         if (perGpuHour === null) this.securePrices.delete(gpu);
@@ -346,6 +355,7 @@ export class RunpodSimulator {
       runtime: running
         ? {
             uptime: Math.max(0, Math.floor((now() - runningSince) / 1000)),
+            gpus: Array.from({ length: pod.gpuCount }, (_, n) => ({ id: `GPU-${pod.id}-${n}`, gpuUtilPercent: pod.gpuUtil ?? 0, memoryUtilPercent: 0 })),
             ports: pod.ports.map((port) => {
               const [num, type] = port.split('/');
               const priv = Number(num);

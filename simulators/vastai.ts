@@ -194,12 +194,16 @@ export interface VastControl extends CommonControl {
   setNoCapacity(gpu: string, on?: boolean, opts?: { mode?: 'hidden' | 'unavailable' }): void;
   /** Takes an instance away without a request: to `stopped` (default) or `exited`, or removes it. */
   preempt(key: string, id: string | number, how?: 'stopped' | 'exited' | 'remove'): void;
+  /** What the instance reports as `gpu_util` (percent) while running; 0 by default. */
+  setUtilization(key: string, id: string | number, percent: number): void;
   /** Public keys registered on the account (`/api/v0/ssh/`). */
   sshKeys(key: string): string[];
 }
 
 interface VastInst {
   id: number;
+  /** `gpu_util` while running (percent). */
+  gpuUtil?: number;
   label: string | null;
   offer: Offer;
   image: string;
@@ -338,6 +342,11 @@ export class VastSimulator {
         if (how === 'remove') acct.instances.delete(inst.id);
         else inst.phase = how;
       },
+      setUtilization: (key, id, percent) => {
+        const inst = this.accounts.get(key)?.instances.get(Number(id));
+        if (!inst) throw new Error(`no instance ${id} for that key`);
+        inst.gpuUtil = percent;
+      },
       sshKeys: (key) => (this.accounts.get(key)?.sshKeys ?? []).map((k) => k.key),
       instances: (key) => [...(this.accounts.get(key)?.instances.values() ?? [])].map((i) => this.view(i)),
       addKey: (key) => this.addKey(key),
@@ -421,7 +430,7 @@ export class VastSimulator {
       gpu_arch: 'nvidia',
       gpu_totalram: o.seed.ramMb,
       gpu_ram: o.seed.ramMb,
-      gpu_util: running ? 0 : null,
+      gpu_util: running ? (i.gpuUtil ?? 0) : null,
       gpu_temp: running ? 34 : null,
       gpu_frac: 1,
       gpu_lanes: 16,

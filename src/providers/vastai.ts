@@ -49,6 +49,8 @@ interface VastInstance {
   gpu_name?: string;
   gpu_ram?: number;
   num_gpus?: number;
+  /** Percent, for the instance as a whole (every GPU alike); null while it does not run. */
+  gpu_util?: number | null;
   dph_total?: number;
   is_bid?: boolean;
   geolocation?: string;
@@ -108,6 +110,7 @@ export function normalizeVastInstance(inst: VastInstance): ProviderInstance {
     ssh: inst.ssh_host && inst.ssh_port ? { host: inst.ssh_host, port: inst.ssh_port, user: 'root' } : null,
     createdAt: start && !Number.isNaN(start.getTime()) ? start.toISOString() : null,
     startedAt: null,
+    gpuUtilization: typeof inst.gpu_util === 'number' ? Array.from({ length: inst.num_gpus ?? 1 }, () => inst.gpu_util as number) : null,
   };
 }
 

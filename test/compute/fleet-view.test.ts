@@ -34,6 +34,7 @@ interface Listed {
   public_ip: string | null;
   observed_at: string | null;
   stale?: true;
+  gpu_utilization: number[] | null;
 }
 interface ListBody {
   data: Listed[];
@@ -88,6 +89,11 @@ describe('what the list shows', () => {
     expect(withIp.status).toBe('running');
     const runningSeenAt = Date.parse(withIp.observed_at!);
     expect(runningSeenAt).toBeGreaterThanOrEqual(Date.parse(seen.observed_at!));
+
+    // Utilization as RunPod reports it (runtime.gpus[].gpuUtilPercent), within a round.
+    expect(withIp.gpu_utilization).toEqual([0]);
+    t.sims.runpod.control.setUtilization(a.simKey, pod.id, 37);
+    await listedWhen('its utilization to be listed', a.auth, (b) => b.data.find((i) => i.id === pod.id && i.gpu_utilization?.[0] === 37));
 
     // Stopped there, then terminated there: each visible within a round.
     const stoppedAt = Date.now();

@@ -19,6 +19,7 @@ type ViewStatus = (typeof VIEW_STATUSES)[number];
 const ListedInstance = InstanceRecord.extend({
   observed_at: isoTimestamp.nullable().describe('when the provider last reported this instance (its create answer for one not listed yet)'),
   stale: z.literal(true).optional().describe("present when the provider's last round failed: this is its last good view"),
+  gpu_utilization: z.array(z.number()).nullable().describe('percent per GPU as the provider last reported it (runpod, vastai); null where not reported'),
 });
 type ListedInstance = z.infer<typeof ListedInstance>;
 
@@ -62,13 +63,13 @@ export function fleetList(connected: readonly ProviderId[], views: readonly Flee
       listed.add(i.id);
       if (i.status === 'terminated') continue;
       const row = rowByKey.get(`${provider}:${i.id}`);
-      data.push(mark({ ...(row ? managedRecord(row, i) : fromProvider(i, undefined)), observed_at: view!.observed_at }));
+      data.push(mark({ ...(row ? managedRecord(row, i) : fromProvider(i, undefined)), observed_at: view!.observed_at, gpu_utilization: i.gpuUtilization ?? null }));
     }
     // Managed instances no round has listed yet (just launched), or that a stale view predates.
     for (const row of rows) {
       if (row.provider !== provider || !row.provider_instance_id || listed.has(row.provider_instance_id)) continue;
       if (row.status === 'terminated' || row.status === 'failed') continue;
-      data.push(mark({ ...toInstanceRecord(row), observed_at: row.created_at }));
+      data.push(mark({ ...toInstanceRecord(row), observed_at: row.created_at, gpu_utilization: null }));
     }
   }
   data.sort(newestFirst);
