@@ -26,11 +26,11 @@ export interface ObservationRound {
    * Why the provider could not be asked this round; `code` is the API error code a list shows in `errors`
    * (with `publicMessage`), `retryAfterMs` the provider's own wait (429).
    */
-  failure?: { kind: FailureType; code: string; message: string; publicMessage: string; retryAfterMs?: number };
+  failure?: { kind: FailureType; code?: string; message: string; publicMessage?: string; retryAfterMs?: number };
   /** Provider calls made: one list, plus one look per instance missing from the list (a rare confirmation). */
   providerCalls: number;
   /** Someone lists the account's instances (GET /v1/compute lately): the observer keeps its cadence for them. */
-  viewed: boolean;
+  viewed?: boolean;
 }
 
 /** Instances missing from a list are confirmed one by one: at most this many per round, this many at once. */
@@ -78,7 +78,7 @@ export function createObservationActivities(deps: ActivityDeps) {
       if (apiKey === null) {
         const message = `No ${input.provider} API key is connected to this account.`;
         round.failure = { kind: 'provider_not_connected', code: 'provider_not_connected', message, publicMessage: message };
-        await views.recordFailure(input.accountId, input.provider, { code: round.failure.code, message }, new Date());
+        await views.recordFailure(input.accountId, input.provider, { code: 'provider_not_connected', message }, new Date());
         return round;
       }
       const adapter = deps.adapters[input.provider];
@@ -88,7 +88,7 @@ export function createObservationActivities(deps: ActivityDeps) {
         listed = await adapter.listInstances(apiKey);
       } catch (err) {
         round.failure = failureOf(err);
-        await views.recordFailure(input.accountId, input.provider, { code: round.failure.code, message: round.failure.publicMessage }, new Date());
+        await views.recordFailure(input.accountId, input.provider, { code: round.failure.code ?? round.failure.kind, message: round.failure.publicMessage ?? round.failure.message }, new Date());
         return round;
       }
       const atMs = Date.now();

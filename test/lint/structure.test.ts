@@ -165,20 +165,6 @@ function readTree(roots: string[]): Map<string, string> {
   return sources;
 }
 
-/**
- * Files and functions still over the limits, each to be split by the structure work (issue 19). The list may
- * only shrink: an entry that is no longer over the limit fails the test until it is removed here.
- */
-const NOT_YET_SPLIT = new Set<string>([
-  'simulators/kit.ts',
-  'simulators/lambda.ts',
-  'simulators/runpod.ts',
-  'simulators/vastai.ts',
-  'src/main-local.ts',
-  'workflows/launch-instance.ts',
-  'workflows/schedule-run.ts',
-]);
-
 describe('the project tree', () => {
   const sources = readTree(GRAPH_ROOTS);
   const graph = importsOf(sources);
@@ -200,16 +186,11 @@ describe('the project tree', () => {
   const longFns = production.flatMap(([file, text]) => longFunctions(file, text));
 
   it(`has no production file over ${MAX_FILE_LINES} lines`, () => {
-    expect(tooLong.filter((f) => !NOT_YET_SPLIT.has(f))).toEqual([]);
+    expect(tooLong).toEqual([]);
   });
 
   it(`has no function over ${MAX_FUNCTION_LINES} lines`, () => {
-    expect(longFns.filter((f) => !NOT_YET_SPLIT.has(f.split(' ')[0]!.replace(/:\d+$/, '')))).toEqual([]);
-  });
-
-  it('lists in NOT_YET_SPLIT only what is still over a limit', () => {
-    const over = new Set([...tooLong, ...longFns.map((f) => f.split(' ')[0]!.replace(/:\d+$/, ''))]);
-    expect([...NOT_YET_SPLIT].filter((f) => !over.has(f))).toEqual([]);
+    expect(longFns).toEqual([]);
   });
 });
 
