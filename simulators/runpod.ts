@@ -82,11 +82,7 @@ export class RunpodSimulator {
         if (!pod) throw new Error(`no pod ${podId} for that key`);
         pod.phase = 'exited';
       },
-      setUtilization: (key, podId, percent) => {
-        const pod = this.accounts.get(key)?.pods.get(podId);
-        if (!pod) throw new Error(`no pod ${podId} for that key`);
-        pod.gpuUtil = percent;
-      },
+      setUtilization: (key, podId, percent) => void Object.assign(this.accounts.get(key)?.pods.get(podId) ?? {}, { gpuUtil: percent }),
       accountSshKeys: (key) => [...(this.accounts.get(key)?.sshKeys ?? [])],
       setPrice: (gpu, perGpuHour) => {
         if (perGpuHour === null) this.securePrices.delete(gpu);
