@@ -111,7 +111,7 @@ export const configSchema = z.object({
 
   /**
    * Boot deadlines over the defaults (runpod 10m, vastai 20m, lambda 15m), by provider or provider and GPU:
-   * `runpod=5m,lambda:h100-80gb-sxm=25m`. Once 20 boots of a provider and GPU are recorded, 1.5× their p95 is used.
+   * `runpod=5m,lambda:h100-80gb-sxm=25m`. Once 20 boots of a provider and GPU are recorded, 1.5× their p95 (at least 2 min) is used.
    */
   BOOT_DEADLINES: z
     .string()

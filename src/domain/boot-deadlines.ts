@@ -20,6 +20,8 @@ export const DEFAULT_BOOT_DEADLINES_MS: Readonly<Record<string, number>> = {
 export const MIN_LEARNED_BOOTS = 20;
 /** The learned deadline is the p95 of past boots times this: the 5% slowest normal boots still make it. */
 export const LEARNED_MARGIN = 1.5;
+/** Never less than this, however fast past boots were (a burst of quick boots must not doom a slower pull). */
+export const MIN_LEARNED_DEADLINE_MS = 2 * 60_000;
 
 /** Parses `runpod=10m,vastai:h100-80gb-sxm=25m` (durations as `parseDuration` reads them) into a table. */
 export function parseBootDeadlines(spec: string, parseDurationMs: (d: string) => number): Record<string, number> {
@@ -39,13 +41,14 @@ export function configuredBootDeadlineMs(provider: ProviderId, gpuType: string, 
 
 /**
  * The boot deadline for a launch: with at least {@link MIN_LEARNED_BOOTS} past boots (ms from the launch to
- * running, same provider and GPU), their p95 × {@link LEARNED_MARGIN}; else the configured one.
+ * running, same provider and GPU), their p95 × {@link LEARNED_MARGIN} (at least {@link MIN_LEARNED_DEADLINE_MS});
+ * else the configured one.
  */
 export function bootDeadlineMs(pastBootsMs: readonly number[], configuredMs: number): { ms: number; learned: boolean } {
   if (pastBootsMs.length < MIN_LEARNED_BOOTS) return { ms: configuredMs, learned: false };
   const sorted = [...pastBootsMs].sort((a, b) => a - b);
   const p95 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)]!;
-  return { ms: Math.round(p95 * LEARNED_MARGIN), learned: true };
+  return { ms: Math.max(MIN_LEARNED_DEADLINE_MS, Math.round(p95 * LEARNED_MARGIN)), learned: true };
 }
 
 /**

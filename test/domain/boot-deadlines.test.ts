@@ -1,4 +1,4 @@
-import { bootDeadlineMs, bootFailure, configuredBootDeadlineMs, DEFAULT_BOOT_DEADLINES_MS, LEARNED_MARGIN, MIN_LEARNED_BOOTS, parseBootDeadlines } from '../../src/domain/boot-deadlines';
+import { bootDeadlineMs, bootFailure, configuredBootDeadlineMs, DEFAULT_BOOT_DEADLINES_MS, LEARNED_MARGIN, MIN_LEARNED_BOOTS, MIN_LEARNED_DEADLINE_MS, parseBootDeadlines } from '../../src/domain/boot-deadlines';
 import type { ProviderInstance } from '../../src/providers/types';
 
 const minutes = (n: number) => n * 60_000;
@@ -7,11 +7,11 @@ const parseDuration = (d: string) => Number(d.slice(0, -1)) * ({ s: 1000, m: 60_
 describe('the boot deadline', () => {
   it('is the configured one until 20 boots are recorded, then follows their p95', () => {
     const configured = minutes(10);
-    const boots = Array.from({ length: MIN_LEARNED_BOOTS - 1 }, (_, i) => 30_000 + i * 1000);
+    const boots = Array.from({ length: MIN_LEARNED_BOOTS - 1 }, (_, i) => 100_000 + i * 1000);
     expect(bootDeadlineMs(boots, configured)).toEqual({ ms: configured, learned: false });
-    // 20 boots of 30 s … 49 s: p95 is the 19th (48 s).
-    const twenty = [...boots, 49_000];
-    expect(bootDeadlineMs(twenty, configured)).toEqual({ ms: 48_000 * LEARNED_MARGIN, learned: true });
+    // 20 boots of 100 s … 119 s: p95 is the 19th (118 s).
+    const twenty = [...boots, 119_000];
+    expect(bootDeadlineMs(twenty, configured)).toEqual({ ms: 118_000 * LEARNED_MARGIN, learned: true });
     // Slower boots recorded: the deadline moves up with them, past the configured default if need be.
     const slow = Array.from({ length: 100 }, (_, i) => minutes(8) + i * 3000);
     const learned = bootDeadlineMs(slow, configured);
@@ -21,7 +21,9 @@ describe('the boot deadline', () => {
     // Order does not matter, one outlier above the p95 does not move it.
     const withOutlier = [...twenty].reverse();
     withOutlier[0] = minutes(60);
-    expect(bootDeadlineMs(withOutlier, configured).ms).toBe(48_000 * LEARNED_MARGIN);
+    expect(bootDeadlineMs(withOutlier, configured).ms).toBe(118_000 * LEARNED_MARGIN);
+    // Fast boots (seconds) never make the deadline shorter than the floor.
+    expect(bootDeadlineMs(Array.from({ length: 50 }, () => 2_000), configured)).toEqual({ ms: MIN_LEARNED_DEADLINE_MS, learned: true });
   });
 
   it('is configured per provider and per provider and GPU, over the defaults', () => {
