@@ -2,6 +2,13 @@
  * `npm run bench:launch`: launch latency through the API (POST /v1/compute/launch → 201, i.e. update-with-start
  * on the real Temporal dev server, the worker's activities, Postgres) beside a direct adapter call to the same
  * simulator, in the same run; then sustained launches per second with N concurrent clients.
+ *
+ * The sequential launches are also split into phases (medians): the API's database calls for authentication
+ * and for admission (everything the API reads before it calls Temporal), the update-with-start call minus
+ * what the worker does inside it (= workflow start, task dispatch and the update's round trips), the create
+ * at the provider, the worker's database calls (persist), and the rest (HTTP, parsing, answer). Measured by
+ * timing wrappers around the API's pool, the Temporal client, the worker's adapters and the worker's pool:
+ * no production code is instrumented.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
@@ -32,6 +39,47 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 
+type Phase =
+  | 'auth'
+  | 'admission'
+  | 'workflow start + update'
+  | 'create at provider'
+  | 'persist (worker DB)'
+  | 'rest (HTTP, parsing, answer)'
+  | 'observer DB meanwhile (overlaps)';
+const PHASES: Phase[] = [
+  'auth',
+  'admission',
+  'workflow start + update',
+  'create at provider',
+  'persist (worker DB)',
+  'rest (HTTP, parsing, answer)',
+  'observer DB meanwhile (overlaps)',
+];
+/** The launch's own worker statements: intent row, SSH key, create counter, provider key, created row. */
+const LAUNCH_SQL = /INSERT INTO instances|FROM ssh_keys|create_attempts|FROM provider_keys|SET provider_instance_id/;
+/** The launch being measured (sequential part only): what each wrapper adds its time to. */
+let current: { phases: Map<Phase, number>; inTemporal: boolean } | undefined;
+const add = (phase: Phase, ms: number) => current?.phases.set(phase, (current.phases.get(phase) ?? 0) + ms);
+
+/** `target` with every method timed: `phaseOf` names where the time goes (from the method's arguments). */
+function timedMethods<T extends object>(target: T, phaseOf: (args: unknown[]) => Phase | undefined): T {
+  return new Proxy(target, {
+    get(obj, key, receiver) {
+      const value = Reflect.get(obj, key, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const phase = phaseOf(args);
+        const t0 = performance.now();
+        const result = (value as (...a: unknown[]) => unknown).apply(obj, args);
+        if (phase && result instanceof Promise) return result.finally(() => add(phase, performance.now() - t0));
+        return result;
+      };
+    },
+  });
+}
+const sqlOf = (args: unknown[]) => String((args[0] as { sql?: unknown } | undefined)?.sql ?? '');
+
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 
 async function main(): Promise<void> {
@@ -53,21 +101,41 @@ async function main(): Promise<void> {
     logger: silentLogger,
   });
   const vault = new KeyVault('bench', randomBytes(32));
-  const credentials = createProviderCredentials(createProviderKeyQueries(pool), vault);
   const taskQueue = 'bench-launch';
   const nativeConnection = await NativeConnection.connect({ address });
+  // The worker's own adapters and pool, timed (the direct calls below use the untimed adapters).
+  const workerAdapters = createProviderAdapters({ ...simulatorBaseUrls(sims), timeoutMs: 5000, logger: silentLogger });
+  workerAdapters.runpod = timedMethods(workerAdapters.runpod, () => 'create at provider');
+  // The observer of earlier launches writes meanwhile (same pool): its statements are counted apart.
+  const workerPool = timedMethods(pool, (args) =>
+    current?.inTemporal ? (LAUNCH_SQL.test(sqlOf(args)) ? 'persist (worker DB)' : 'observer DB meanwhile (overlaps)') : undefined,
+  );
   const worker = await createWorker({
     connection: nativeConnection,
     namespace: 'default',
     taskQueue,
-    deps: { pool, logger: silentLogger, adapters, credentials, pricingKeys: {} },
+    deps: { pool: workerPool, logger: silentLogger, adapters: workerAdapters, credentials: createProviderCredentials(createProviderKeyQueries(workerPool), vault), pricingKeys: {} },
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  // The update-with-start call: everything from the API's call to Temporal until the update's answer.
+  const updateWithStart = client.workflow.executeUpdateWithStart.bind(client.workflow);
+  client.workflow.executeUpdateWithStart = (async (...args: Parameters<typeof updateWithStart>) => {
+    if (current) current.inTemporal = true;
+    const t0 = performance.now();
+    try {
+      return await updateWithStart(...args);
+    } finally {
+      add('workflow start + update', performance.now() - t0);
+      if (current) current.inTemporal = false;
+    }
+  }) as typeof updateWithStart;
+  const apiPool = timedMethods(pool, (args) => (current?.inTemporal ? undefined : /service_keys/.test(sqlOf(args)) ? 'auth' : 'admission'));
   const app = createApp({
-    pool,
+    pool: apiPool,
     logger: silentLogger,
-    temporal: { client: new Client({ connection }), taskQueue },
+    temporal: { client, taskQueue },
     adapters,
     vault,
     pricing: new PricingCache(createPricingQueries(pool), silentLogger),
@@ -101,9 +169,20 @@ async function main(): Promise<void> {
   for (let i = 0; i < 5; i++) await Promise.all([viaApi(), direct()]); // warm-up (workflow bundle caches, JIT)
   const apiMs: number[] = [];
   const directMs: number[] = [];
+  const phases = new Map<Phase, number[]>(PHASES.map((p) => [p, []]));
   for (let i = 0; i < SAMPLES; i++) {
     directMs.push(await direct());
-    apiMs.push(await viaApi());
+    current = { phases: new Map(), inTemporal: false };
+    const total = await viaApi();
+    const measured = current.phases;
+    current = undefined;
+    apiMs.push(total);
+    // The worker's time is inside the update-with-start call: report the call without it.
+    const worker = (measured.get('create at provider') ?? 0) + (measured.get('persist (worker DB)') ?? 0);
+    measured.set('workflow start + update', (measured.get('workflow start + update') ?? 0) - worker);
+    const known = [...measured.entries()].filter(([p]) => p !== 'observer DB meanwhile (overlaps)').reduce((a, [, ms]) => a + ms, 0);
+    measured.set('rest (HTTP, parsing, answer)', total - known);
+    for (const p of PHASES) phases.get(p)!.push(measured.get(p) ?? 0);
   }
   let launched = 0;
   const until = Date.now() + SECONDS * 1000;
@@ -122,7 +201,10 @@ async function main(): Promise<void> {
       row('direct adapter call (create pod)', directMs),
       row('API POST /v1/compute/launch → 201', apiMs),
       `overhead of the API (p50): ${(pct(apiMs, 50) - pct(directMs, 50)).toFixed(1)} ms`,
+      'phases of one launch (p50 each; the p50s need not add up to the total):',
+      ...PHASES.map((p) => `  ${p.padEnd(32)} ${pct(phases.get(p)!, 50).toFixed(1).padStart(6)} ms`),
       `sustained: ${(launched / SECONDS).toFixed(1)} launches/s with ${CONCURRENCY} concurrent clients over ${SECONDS}s (${launched} launches, each a workflow)`,
+      `load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`,
       '',
     ].join('\n'),
   );

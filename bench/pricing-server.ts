@@ -1,9 +1,11 @@
 /**
  * The servers the pricing benchmark drives, in one child process: the real API (`createApp`, every
- * middleware, the real PricingCache loaded from Postgres after a real refresh against the simulators) and
- * a bare Koa handler returning the very same bytes. Prints `{"api":port,"bare":port}` when ready.
+ * middleware, the real PricingCache loaded from Postgres after a real refresh against the simulators, the
+ * logger as shipped: one JSON line per request on stdout, which the benchmark points at a file) and a bare
+ * Koa handler returning the very same bytes. Sends `{api, bare, bytes, gpu_types}` to the parent when ready.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector';
 import os from 'node:os';
 import path from 'node:path';
 import Koa from 'koa';
@@ -13,7 +15,7 @@ import { migrate } from '../src/db/migrate';
 import { toStoredOffer } from '../src/domain/pricing';
 import { createApp } from '../src/http/app';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
-import { silentLogger } from '../src/logger';
+import { createLogger, silentLogger, type LogLevel } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
 import { PricingCache } from '../src/services/pricing-cache';
@@ -48,7 +50,8 @@ async function main(): Promise<void> {
 
   const app = createApp({
     pool,
-    logger: silentLogger,
+    // As shipped: info. BENCH_LOG_LEVEL=silent measures the pipeline without its request log.
+    logger: createLogger((process.env.BENCH_LOG_LEVEL as LogLevel | undefined) ?? 'info', { process: 'api' }),
     temporal: { client: null as unknown as Client, taskQueue: 'bench' },
     adapters,
     vault: new KeyVault('bench', randomBytes(32)),
@@ -63,7 +66,26 @@ async function main(): Promise<void> {
   const bareServer = bare.listen(0, '127.0.0.1');
   await Promise.all([apiServer, bareServer].map((s) => new Promise((r) => s.once('listening', r))));
   const port = (s: typeof apiServer) => (s.address() as { port: number }).port;
-  process.stdout.write(JSON.stringify({ api: port(apiServer), bare: port(bareServer), bytes: cached.body.length, gpu_types: cached.snapshot.gpu_types.length }) + '\n');
+  process.send!({ api: port(apiServer), bare: port(bareServer), bytes: cached.body.length, gpu_types: cached.snapshot.gpu_types.length });
+
+  // bench:pricing BENCH_PROFILE=1: a CPU profile of exactly the measured window, written where asked.
+  const inspector = new Session();
+  inspector.connect();
+  const post = <T>(method: string) => new Promise<T>((resolve, reject) => inspector.post(method, (err, res) => (err ? reject(err) : resolve(res as T))));
+  process.on('message', async (m: { profile?: 'start' | 'stop'; file?: string; cpu?: boolean }) => {
+    if (m.cpu) {
+      const { user, system } = process.cpuUsage();
+      process.send!({ cpu: user + system });
+    } else if (m.profile === 'start') {
+      await post('Profiler.enable');
+      await post('Profiler.start');
+      process.send!({ profiling: true });
+    } else if (m.profile === 'stop') {
+      const { profile } = await post<{ profile: object }>('Profiler.stop');
+      await writeFile(m.file!, JSON.stringify(profile));
+      process.send!({ profiled: m.file });
+    }
+  });
 
   process.on('SIGTERM', async () => {
     apiServer.close();

@@ -1,15 +1,33 @@
 /**
- * A small structured logger: one JSON object per line on stdout (stderr for errors). Fields named like
- * secrets are replaced before anything is written, so a key can never reach a log line by accident.
- * An Error in a field becomes `{name, message, type?, cause?}`; its stack is added only at level `debug`
- * (JSON escapes the newlines, so even then it stays one line).
+ * The structured logger: pino underneath, one JSON object per line (`time`, `level`, `msg`, then fields) on
+ * stdout, errors on stderr, written through asynchronous destinations so a request never waits on a `write`
+ * (the buffers are flushed synchronously when the process exits). Secrets never reach a line: any field whose
+ * name looks like a secret (`api_key`, `authorization`, `token`, ...) is replaced by `[redacted]`, at the top
+ * level and nested up to four levels (the scrubber), and pino's redaction paths cover the credential
+ * containers (`headers.authorization`, `body.api_key`, ...). An Error in a field becomes
+ * `{name, message, type?, cause?}`; its stack is added only at level `debug` (JSON escapes the newlines, so
+ * even then it stays one line).
+ *
+ * Call sites keep the `(msg, fields)` order; `child(fields)` binds fields once (pino serialises them once per
+ * child, not per line).
  */
 import { types } from 'node:util';
+import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
-const LEVEL_RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
-const SECRET_FIELD = /(api_?key|authorization|password|secret|token)/i;
+/** Field names (any case, anywhere in the name) whose values are never written. */
+const SECRET_FIELD = /(api_?key|authorization|password|secret|token|cookie)/i;
+/**
+ * Pino redaction paths for the containers that carry credentials by nature (HTTP headers, request bodies,
+ * provider call configs). Each path is keyed by its container, so a line without such a field pays nothing
+ * (wildcard-first paths like `*.api_key` cost a third of the API's CPU on GET /v1/pricing: see
+ * docs/performance.md). Secret-named keys anywhere else are caught by the scrubber below.
+ */
+const SECRET_NAMES = ['authorization', 'Authorization', 'api_key', 'apiKey', 'x-api-key', 'cookie', 'Cookie', 'secret', 'password', 'token'];
+const CONTAINERS = ['headers', 'body', 'config', 'request.headers', 'request.body', 'config.headers', 'input', 'params'];
+export const REDACTED_PATHS = CONTAINERS.flatMap((c) => SECRET_NAMES.map((n) => `${c}${/^[A-Za-z_$][\w$]*$/.test(n) ? `.${n}` : `["${n}"]`}`));
+const REDACTED = '[redacted]';
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -35,54 +53,138 @@ function isError(v: unknown): v is Error {
   return v instanceof Error || types.isNativeError(v);
 }
 
-function scrub(fields: Record<string, unknown>, withStack: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) {
-    if (SECRET_FIELD.test(k)) out[k] = '[redacted]';
-    else if (isError(v)) out[k] = describeError(v, withStack);
-    else if (k === 'stack' && !withStack) continue;
-    else out[k] = v;
+/** Whether a top-level field name is secret-like; names repeat, so the answer is cached. */
+const secretName = new Map<string, boolean>();
+function isSecretName(key: string): boolean {
+  let secret = secretName.get(key);
+  if (secret === undefined) {
+    secret = SECRET_FIELD.test(key);
+    if (secretName.size < 10_000) secretName.set(key, secret);
   }
+  return secret;
+}
+
+/** Whether a nested value holds a secret-named key within `depth` levels (plain objects and arrays only). */
+function holdsSecret(value: unknown, depth: number): boolean {
+  if (depth === 0 || value === null || typeof value !== 'object' || isError(value)) return false;
+  if (Array.isArray(value)) return value.some((v) => holdsSecret(v, depth - 1));
+  for (const key in value) if (isSecretName(key) || holdsSecret((value as Record<string, unknown>)[key], depth - 1)) return true;
+  return false;
+}
+
+/** A copy of a nested value with its secret-named keys redacted (only called when `holdsSecret`). */
+function redactNested(value: unknown, depth: number): unknown {
+  if (depth === 0 || value === null || typeof value !== 'object' || isError(value)) return value;
+  if (Array.isArray(value)) return value.map((v) => redactNested(v, depth - 1));
+  const out: Record<string, unknown> = {};
+  for (const key in value) out[key] = isSecretName(key) ? REDACTED : redactNested((value as Record<string, unknown>)[key], depth - 1);
   return out;
 }
 
-function safeReplacer() {
-  const seen = new WeakSet<object>();
-  return (_key: string, value: unknown) => {
-    if (typeof value === 'bigint') return value.toString();
-    if (value && typeof value === 'object') {
-      if (seen.has(value)) return '[circular]';
-      seen.add(value);
+const NESTED_DEPTH = 4;
+
+/**
+ * The pass over a line's fields (and a child's bindings): secret-named fields redacted at the top level and
+ * up to four levels down, errors described, a `stack` field dropped below debug. Allocates a copy only when
+ * something changes, so the common line (the request log, all primitives) passes through untouched.
+ */
+function scrubber(withStack: boolean) {
+  // `err` and `error` are left to the error serializers; any other field holding an Error is described here.
+  const describes = (key: string, value: unknown) => key !== 'err' && key !== 'error' && isError(value);
+  const needsWork = (key: string, value: unknown) =>
+    isSecretName(key) || describes(key, value) || (key === 'stack' && !withStack) || holdsSecret(value, NESTED_DEPTH);
+  return (fields: Record<string, unknown>): Record<string, unknown> => {
+    let changed = false;
+    for (const key in fields) {
+      if (needsWork(key, fields[key])) {
+        changed = true;
+        break;
+      }
     }
-    return value;
+    if (!changed) return fields;
+    const out: Record<string, unknown> = {};
+    for (const key in fields) {
+      const value = fields[key];
+      if (isSecretName(key)) out[key] = REDACTED;
+      else if (describes(key, value)) out[key] = describeError(value as Error, withStack);
+      else if (key === 'stack' && !withStack) continue;
+      else out[key] = holdsSecret(value, NESTED_DEPTH) ? redactNested(value, NESTED_DEPTH) : value;
+    }
+    return out;
   };
 }
 
-/** Where finished lines go; default: stdout, stderr for errors. */
-export type LogSink = (line: string, level: Exclude<LogLevel, 'silent'>) => void;
+/** Where finished lines go instead of stdout/stderr (tests): one call per line, without the newline. */
+export type LogSink = (line: string) => void;
 
-const stdSink: LogSink = (line, level) => (level === 'error' ? process.stderr : process.stdout).write(line + '\n');
-
-export function createLogger(level: LogLevel = 'info', base: Record<string, unknown> = {}, sink: LogSink = stdSink): Logger {
-  const threshold = LEVEL_RANK[level];
-  const withStack = threshold <= LEVEL_RANK.debug;
-  const write = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
-    if (LEVEL_RANK[lvl] < threshold) return;
-    const entry = { time: new Date().toISOString(), level: lvl, msg, ...scrub({ ...base, ...fields }, withStack) };
-    let line: string;
-    try {
-      line = JSON.stringify(entry);
-    } catch {
-      line = JSON.stringify(entry, safeReplacer()); // a cycle or a bigint in some field: still one JSON line
-    }
-    sink(line, lvl);
+/**
+ * Stdout for everything below error, stderr for errors; both asynchronous, flushed on exit. Pino tells a
+ * stream that asks for metadata the level of the line it writes, so one branch replaces pino.multistream's
+ * loop over its streams on every line.
+ */
+function standardStreams(): DestinationStream {
+  const out = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  const err = pino.destination({ dest: 2, sync: false });
+  const ERROR = pino.levels.values.error!;
+  const split = {
+    [Symbol.for('pino.metadata')]: true,
+    lastLevel: 0,
+    write(line: string) {
+      (split.lastLevel >= ERROR ? err : out).write(line);
+    },
   };
+  return split;
+}
+
+/** `,"time":"…"` for pino: the ISO string is made once per millisecond, not once per line. */
+let lastMs = 0;
+let lastTime = '';
+function isoTime(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return lastTime;
+}
+
+let standard: DestinationStream | undefined;
+
+function sinkStream(sink: LogSink): DestinationStream {
+  return { write: (line: string) => sink(line.endsWith('\n') ? line.slice(0, -1) : line) };
+}
+
+export function createLogger(level: LogLevel = 'info', base: Record<string, unknown> = {}, sink?: LogSink): Logger {
+  const withStack = level === 'debug';
+  const scrub = scrubber(withStack);
+  // A silent logger never opens the standard streams (tests and benchmarks create many).
+  const destination = sink ? sinkStream(sink) : level === 'silent' ? { write: () => undefined } : (standard ??= standardStreams());
+  const serializeError = (value: unknown) => (isError(value) ? describeError(value, withStack) : value);
+  const root = pino(
+    {
+      level,
+      base: null,
+      messageKey: 'msg',
+      timestamp: isoTime,
+      serializers: { err: serializeError, error: serializeError },
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: scrub,
+      },
+      redact: { paths: REDACTED_PATHS, censor: REDACTED },
+    },
+    destination,
+  );
+  return wrap(Object.keys(base).length ? root.child(scrub(base)) : root, scrub);
+}
+
+function wrap(p: PinoLogger, scrub: (f: Record<string, unknown>) => Record<string, unknown>): Logger {
   return {
-    debug: (m, f) => write('debug', m, f),
-    info: (m, f) => write('info', m, f),
-    warn: (m, f) => write('warn', m, f),
-    error: (m, f) => write('error', m, f),
-    child: (fields) => createLogger(level, { ...base, ...fields }, sink),
+    debug: (msg, fields) => (fields ? p.debug(fields, msg) : p.debug(msg)),
+    info: (msg, fields) => (fields ? p.info(fields, msg) : p.info(msg)),
+    warn: (msg, fields) => (fields ? p.warn(fields, msg) : p.warn(msg)),
+    error: (msg, fields) => (fields ? p.error(fields, msg) : p.error(msg)),
+    child: (fields) => wrap(p.child(scrub(fields)), scrub),
   };
 }
 
@@ -91,7 +193,8 @@ export const silentLogger: Logger = createLogger('silent');
 
 /**
  * For the long-running processes: uncaught exceptions, unhandled rejections and Node's own warnings become
- * one JSON line each instead of a multi-line stack on stderr (the first two still end the process, code 1).
+ * one JSON line each instead of a multi-line stack on stderr (the first two still end the process, code 1;
+ * the asynchronous buffers are flushed on the way out).
  */
 export function logUncaughtFailures(logger: Logger): void {
   const fatal = (msg: string) => (err: unknown) => {

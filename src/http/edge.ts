@@ -8,12 +8,12 @@ import { NotFoundError } from '../errors';
 import type { Logger } from '../logger';
 import { recordHttpRequest } from '../metrics';
 import { respondWithError } from './error-handler';
-import { assignRequestId } from './request-id';
+import { assignRequestId, setRequestIdHeader } from './request-id';
 
 export function edge(logger: Logger) {
   return async (ctx: Context, next: Next) => {
     const started = performance.now();
-    assignRequestId(ctx);
+    const requestId = assignRequestId(ctx);
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
@@ -22,6 +22,7 @@ export function edge(logger: Logger) {
     } catch (err) {
       respondWithError(ctx, err, logger);
     }
+    setRequestIdHeader(ctx, requestId);
     // A body we answered without reading (401, 404, 408, 413, ...): close the connection after the answer
     // instead of letting the client keep trickling bytes into it.
     if (!ctx.req.complete && ctx.method !== 'GET' && ctx.method !== 'HEAD' && !ctx.headerSent) ctx.set('Connection', 'close');
@@ -29,7 +30,7 @@ export function edge(logger: Logger) {
     const route = routeOf(ctx);
     recordHttpRequest(ctx.method, route, ctx.status, ms / 1000);
     logger.info('request', {
-      request_id: ctx.state.requestId,
+      request_id: requestId,
       account_id: ctx.state.accountId ?? null,
       method: ctx.method,
       route,

@@ -52,8 +52,11 @@ const noBody = z.union([z.undefined(), emptyObject]);
 export class ApiRouter {
   readonly router = new Router();
   readonly definitions: RouteDef[] = [];
-  /** Routes without path parameters, by "METHOD /path": found with one Map lookup instead of a regex scan. */
-  private readonly staticRoutes = new Map<string, { route: string; chain: Middleware[] }>();
+  /**
+   * Routes without path parameters, by method then path: found with two Map lookups (no per-request string
+   * built) instead of a regex scan.
+   */
+  private readonly staticRoutes = new Map<string, Map<string, { route: string; chain: Middleware[] }>>();
 
   /** Methods of the routes without path parameters, by path (for `Allow`). */
   private readonly staticMethods = new Map<string, Set<string>>();
@@ -77,7 +80,7 @@ export class ApiRouter {
       const query = def.query ? parse(def.query, { ...ctx.query }, 'query') : {};
       const body = bodySchema ? parse(bodySchema, ctx.state.body, 'body') : undefined;
       const result = await def.handler({ params, query, body, accountId: ctx.state.accountId as string, ctx });
-      for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
+      if (result.headers) for (const k in result.headers) ctx.set(k, result.headers[k]!);
       ctx.status = result.status ?? 200;
       if (result.body !== undefined) ctx.body = result.body;
     };
@@ -89,7 +92,9 @@ export class ApiRouter {
     };
     if (koaPath.includes(':')) this.router[def.method](koaPath, named, ...chain);
     else {
-      this.staticRoutes.set(`${def.method.toUpperCase()} ${koaPath}`, { route: def.path, chain });
+      const byPath = this.staticRoutes.get(def.method.toUpperCase()) ?? new Map<string, { route: string; chain: Middleware[] }>();
+      byPath.set(koaPath, { route: def.path, chain });
+      this.staticRoutes.set(def.method.toUpperCase(), byPath);
       const methods = this.staticMethods.get(koaPath) ?? new Set<string>();
       methods.add(def.method.toUpperCase());
       this.staticMethods.set(koaPath, methods);
@@ -118,7 +123,7 @@ export class ApiRouter {
     const dynamic = this.router.routes();
     return async (ctx, next) => {
       const path = ctx.path.length > 1 && ctx.path.endsWith('/') ? ctx.path.slice(0, -1) : ctx.path;
-      const found = this.staticRoutes.get(`${ctx.method === 'HEAD' ? 'GET' : ctx.method} ${path}`);
+      const found = this.staticRoutes.get(ctx.method === 'HEAD' ? 'GET' : ctx.method)?.get(path);
       if (found) {
         ctx.state.route = found.route;
         const { chain } = found;

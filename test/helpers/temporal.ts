@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Logger as SdkLogger } from '@temporalio/common';
 import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, type WorkflowBundleWithSourceMap, type Worker } from '@temporalio/worker';
 import { createWorker, WORKFLOW_INTERCEPTOR_MODULES } from '../../src/worker';
 import { createAlertMonitorClient } from '../../src/workflow-clients/alerts';
@@ -42,10 +43,12 @@ export function uniqueTaskQueue(prefix = 'test'): string {
   return `${prefix}-${randomBytes(5).toString('hex')}`;
 }
 
-export async function createTemporalTestEnv(): Promise<TemporalTestEnv> {
+/** `runtimeLogger`: where the SDK's own logs go in this file (default: errors only, to the console). */
+export async function createTemporalTestEnv(options: { runtimeLogger?: SdkLogger } = {}): Promise<TemporalTestEnv> {
   if (!runtimeInstalled) {
     runtimeInstalled = true;
-    Runtime.install({ logger: new DefaultLogger('ERROR') }); // tests provoke activity failures on purpose
+    // Tests provoke activity failures on purpose: by default only errors are printed.
+    Runtime.install({ logger: options.runtimeLogger ?? new DefaultLogger('ERROR') });
   }
   const address = process.env.TEST_TEMPORAL_ADDRESS!;
   const env = await TestWorkflowEnvironment.createFromExistingServer({ address });

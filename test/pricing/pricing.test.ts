@@ -103,8 +103,14 @@ describe('the pricing-refresh schedule', () => {
     const again = await http.get('/v1/pricing').set('If-None-Match', String(first.headers.etag));
     expect(again.status).toBe(304);
     expect(again.text).toBe('');
-    const other = await http.get('/v1/pricing').set('If-None-Match', '"something-else"');
+    const other = await http.get('/v1/pricing').set('If-None-Match', '"something-else"').set('X-Request-Id', 'pricing-probe-1');
     expect(other.status).toBe(200);
+    // The prepared response carries each request's own id (its header list is shared between requests).
+    expect(other.headers['x-request-id']).toBe('pricing-probe-1');
+    expect(first.headers['x-request-id']).toMatch(/^req_/);
+    expect(again.headers['x-request-id']).toMatch(/^req_/);
+    expect(again.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+    expect(JSON.parse(other.text)).toEqual(first.body);
   });
 });
 

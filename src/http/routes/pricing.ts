@@ -119,20 +119,32 @@ export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCach
   });
 }
 
+/**
+ * The response headers of one snapshot, built once per snapshot (the cache hands out the same body Buffer
+ * until the next refresh lands) as the flat array `writeHead` takes. The last value is the request id: it is
+ * written into the array right before the synchronous `writeHead` call that copies it, so no request
+ * allocates its own header list.
+ */
+const preparedHeaders = new WeakMap<Buffer, string[]>();
+function headersFor(etag: string, body: Buffer, requestId: string): string[] {
+  let headers = preparedHeaders.get(body);
+  if (!headers) {
+    headers = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length), 'ETag', etag, 'Cache-Control', CACHE_CONTROL, 'X-Request-Id', ''];
+    preparedHeaders.set(body, headers);
+  }
+  headers[headers.length - 1] = requestId;
+  return headers;
+}
+
 function conditional(ctx: Context, etag: string, body: Buffer) {
-  const ifNoneMatch = ctx.get('if-none-match');
+  const ifNoneMatch = ctx.req.headers['if-none-match'];
   if (ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}` || t.trim() === '*')) {
     return { status: 304, headers: { ETag: etag, 'Cache-Control': CACHE_CONTROL }, body: undefined };
   }
   // The hottest public path: the bytes and headers are ready, so write them in one call instead of going
   // through Koa's generic response handling (bench:pricing measures the difference).
   ctx.respond = false;
-  ctx.res.writeHead(200, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': body.length,
-    ETag: etag,
-    'Cache-Control': CACHE_CONTROL,
-  });
+  ctx.res.writeHead(200, headersFor(etag, body, ctx.state.requestId as string));
   ctx.res.end(ctx.method === 'HEAD' ? undefined : body);
   return { status: 200, body: undefined };
 }
