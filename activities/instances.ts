@@ -115,6 +115,7 @@ export function createInstanceActivities(deps: ActivityDeps) {
           region: input.region ?? null,
           dockerImage: input.dockerImage ?? null,
           warnings: input.warnings,
+          apiKeyId: input.apiKeyId ?? null,
         });
       } catch (err) {
         throw dbFailure(err);

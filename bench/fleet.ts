@@ -41,6 +41,7 @@ import { createProviderAdapters } from '../src/providers';
 import type { ProviderId } from '../src/providers/types';
 import { PricingCache } from '../src/services/pricing-cache';
 import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
+import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../simulators';
 import type { LaunchTiming } from '../workflows/contracts/launch';
 
@@ -644,11 +645,12 @@ async function main(): Promise<void> {
     cleanups.unshift(() => temporal.stop());
     const connection = await Connection.connect({ address: temporal.address });
     cleanups.unshift(() => connection.close());
-    const client = new Client({ connection });
+    const masterKey = randomBytes(32);
+    // The spawned workers encrypt payloads with keys derived from this master key: the bench's client too.
+    const client = new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('k1', masterKey)) });
     // Every exchange of a window is kept (counted by route), however big the fleet.
     const sims = await startSimulators({ bootDelayMs: 1000, recordLimit: 10_000_000 });
     cleanups.unshift(() => sims.close());
-    const masterKey = randomBytes(32);
     const infra: Infra = { dir, pg, dbUrl: pg.url('bench'), pool, temporal, client, connection, sims, vault: new KeyVault('k1', masterKey), masterKey };
 
     log(

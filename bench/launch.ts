@@ -33,6 +33,7 @@ import { PricingCache } from '../src/services/pricing-cache';
 import { createProviderCredentials } from '../src/services/provider-credentials';
 import { createWorker } from '../src/worker';
 import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
+import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
 import { simulatorBaseUrls, startSimulators } from '../simulators';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);
@@ -114,11 +115,12 @@ async function main(): Promise<void> {
     connection: nativeConnection,
     namespace: 'default',
     taskQueue,
-    deps: { pool: workerPool, logger: silentLogger, adapters: workerAdapters, credentials: createProviderCredentials(createProviderKeyQueries(workerPool), vault), pricingKeys: {} },
+    dataConverter: temporalDataConverter(vault),
+    deps: { pool: workerPool, logger: silentLogger, adapters: workerAdapters, vault, credentials: createProviderCredentials(createProviderKeyQueries(workerPool), vault), pricingKeys: {} },
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection });
+  const client = new Client({ connection, dataConverter: temporalDataConverter(vault) });
   // The update-with-start call: everything from the API's call to Temporal until the update's answer.
   const updateWithStart = client.workflow.executeUpdateWithStart.bind(client.workflow);
   client.workflow.executeUpdateWithStart = (async (...args: Parameters<typeof updateWithStart>) => {

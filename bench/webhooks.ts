@@ -30,6 +30,7 @@ import { createProviderAdapters } from '../src/providers';
 import { createProviderCredentials } from '../src/services/provider-credentials';
 import { createProviderKeyQueries } from '../src/db/queries/provider-keys';
 import { KeyVault } from '../src/domain/key-vault';
+import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
 import { OutboxListener } from '../src/services/outbox-listener';
 import { createWorker } from '../src/worker';
 import { createWebhookClient } from '../src/workflow-clients/webhooks';
@@ -94,29 +95,32 @@ async function main(): Promise<void> {
   const taskQueue = 'bench-webhooks';
   const nativeConnection = await NativeConnection.connect({ address });
   const adapters = createProviderAdapters({ runpodBaseUrl: 'http://127.0.0.1:9', vastaiBaseUrl: 'http://127.0.0.1:9', lambdaBaseUrl: 'http://127.0.0.1:9', timeoutMs: 1000, logger: silentLogger });
+  const vault = new KeyVault('bench', Buffer.alloc(32, 1));
   const worker = await createWorker({
     connection: nativeConnection,
     namespace: 'default',
     taskQueue,
+    dataConverter: temporalDataConverter(vault),
     deps: {
       pool,
       logger: silentLogger,
       adapters,
-      credentials: createProviderCredentials(createProviderKeyQueries(pool), new KeyVault('bench', Buffer.alloc(32, 1))),
+      vault,
+      credentials: createProviderCredentials(createProviderKeyQueries(pool), vault),
       pricingKeys: {},
       webhooks: { settings: { allowedHosts: ['127.0.0.1'] }, databaseUrl: pg.url('bench') },
     },
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection });
+  const client = new Client({ connection, dataConverter: temporalDataConverter(vault) });
   const webhooks = createWebhookClient({ temporal: { client, taskQueue } });
   await webhooks.ensureDispatcher({ tickMs: 5_000 });
   const listener = new OutboxListener(pg.url('bench'), () => webhooks.signalOutbox(), silentLogger);
   await listener.start();
 
   const { account } = await createAccountQueries(pool).insertAccountWithKey('bench');
-  await createWebhookQueries(pool).insertEndpoint(account.id, { url: receiverUrl, events: ['instance.started'], secret });
+  await createWebhookQueries(pool, vault).insertEndpoint(account.id, { url: receiverUrl, events: ['instance.started'], secret });
   let seq = 0;
   const writeEvent = async (prefix: string) => {
     const key = `${prefix}-${seq++}`;

@@ -28,11 +28,21 @@ export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: port.default(3000),
+  /**
+   * The operations listener of the API process (`/metrics`, `/codec/encode`, `/codec/decode`, `/readyz`):
+   * its own host and port, never the API's. Without OPS_TOKEN it binds to loopback whatever OPS_HOST says.
+   */
+  OPS_HOST: z.string().min(1).default('127.0.0.1'),
+  OPS_PORT: port.default(3002),
+  /** Bearer token the operations listener requires on every route (and the worker's /metrics); 16+ characters. */
+  OPS_TOKEN: z.string().min(16, 'must be at least 16 characters (openssl rand -hex 24)').optional(),
+  /** Browser origins allowed to call the codec endpoints (the Temporal UI's), comma-separated, exact. */
+  OPS_CORS_ORIGINS: z.string().default(''),
   /** Worker only: serve liveness (GET /) and Prometheus metrics (GET /metrics) on this port (unset: no port). */
   WORKER_HEALTH_PORT: port.optional(),
   /**
-   * Worker only: a workflow bundle built beforehand (`bundleWorkflowCode` with the workflow interceptor modules,
-   * its `code` written to a file). Unset: the worker bundles `workflows/` at start (seconds). The tests build
+   * Worker only: a workflow bundle built beforehand (`bundleWorkflowCode` with the workflow interceptor modules
+   * and FAILURE_CONVERTER_PATH as `failureConverterPath`, its `code` written to a file). Unset: the worker bundles `workflows/` at start (seconds). The tests build
    * one per run so every worker process they start skips that.
    */
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'invalid_json'
   | 'validation_error'
   | 'unauthenticated'
+  | 'forbidden'
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
@@ -57,6 +58,13 @@ export class InvalidJsonError extends ApiError {
 export class UnauthenticatedError extends ApiError {
   constructor(message = 'A valid service key is required: send "Authorization: Bearer <API_KEY>".') {
     super(401, 'unauthenticated', message, undefined, { 'WWW-Authenticate': 'Bearer' });
+  }
+}
+
+/** The API key lacks the scope the operation needs (or asks to grant more than it holds). */
+export class ForbiddenError extends ApiError {
+  constructor(message: string) {
+    super(403, 'forbidden', message);
   }
 }
 

@@ -6,9 +6,12 @@ import { createProviderAdapters } from './providers';
 import { createPricingQueries } from './db/queries/pricing';
 import { PricingCache } from './services/pricing-cache';
 import { createDatabasePool } from './db/pool';
-import { createApp } from './http/app';
+import { checkReadiness, createApp } from './http/app';
+import { createOpsApp, opsBindHost } from './http/ops';
+import { renderMetrics } from './metrics';
 import { createLogger, logUncaughtFailures } from './logger';
 import { connectTemporalClient } from './workflow-clients/connection';
+import { PayloadEncryptionCodec, temporalDataConverter } from './workflow-clients/payload-codec';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -22,14 +25,16 @@ async function main(): Promise<void> {
     address: config.TEMPORAL_ADDRESS!,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
+    dataConverter: temporalDataConverter(vault),
   });
   const pricing = new PricingCache(createPricingQueries(pool), logger, { databaseUrl: config.DATABASE_URL });
   await pricing.start();
+  const temporal = { client, taskQueue: config.TEMPORAL_TASK_QUEUE };
   const app = createApp({
     pricing,
     pool,
     logger,
-    temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE },
+    temporal,
     adapters,
     vault,
     publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -55,6 +60,23 @@ async function main(): Promise<void> {
     logger.info('api listening', { url: `http://${config.HOST}:${port}` });
   });
 
+  // The operations listener: metrics, the Temporal codec endpoints, readiness (src/http/ops.ts).
+  const opsHost = opsBindHost(config.OPS_HOST, config.OPS_TOKEN);
+  if (opsHost !== config.OPS_HOST) logger.warn('OPS_TOKEN is not set: the operations listener binds to loopback only', { asked: config.OPS_HOST, bound: opsHost });
+  const ops = createOpsApp({
+    logger,
+    token: config.OPS_TOKEN,
+    codec: new PayloadEncryptionCodec(vault),
+    corsOrigins: config.OPS_CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+    metrics: () => renderMetrics(),
+    ready: () => checkReadiness({ pool, temporal, logger }),
+  });
+  const opsServer: Server = ops.listen(config.OPS_PORT, opsHost, () => {
+    const address = opsServer.address();
+    const port = typeof address === 'object' && address ? address.port : config.OPS_PORT;
+    logger.info('operations listener', { url: `http://${opsHost.includes(':') ? `[${opsHost}]` : opsHost}:${port}`, token_required: Boolean(config.OPS_TOKEN) });
+  });
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -62,6 +84,7 @@ async function main(): Promise<void> {
     logger.info('api stopping', { signal });
     server.close();
     server.closeIdleConnections?.();
+    opsServer.close();
     await Promise.allSettled([pricing.stop(), pool.end(), client.connection.close()]);
     process.exit(0);
   };

@@ -29,23 +29,12 @@ import { startStripeMock, STRIPE_MOCK_SECRET_KEY } from './local/stripe-mock';
 import { findOrBuildTool, TEMPORAL_CLI } from './local/tool-binaries';
 import { createLogger, type Logger } from './logger';
 import { connectTemporalClient } from './workflow-clients/connection';
+import { temporalDataConverter } from './workflow-clients/payload-codec';
 import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
 import { installTemporalRuntime } from './worker';
+import { LOCAL_DATABASE_NAME, type LocalState } from './local/local-state';
 
-const DATABASE_NAME = 'gpu_orchestrator';
 
-interface LocalState {
-  api_url: string;
-  temporal_ui_url: string | null;
-  /** Prometheus text of the worker (the API's is at api_url + /metrics). */
-  worker_metrics_url: string;
-  account_id: string;
-  api_key: string;
-  /** Keys of the local provider simulators (present when they run), to connect to any account. */
-  sandbox_provider_keys?: Record<ProviderId, string>;
-  /** Signs webhook deliveries for `npm run billing:complete-checkout` (generated for stripe-mock, kept across restarts). */
-  stripe_webhook_secret?: string;
-}
 
 /** The local demo account's starting credit (decisions.md): launches work out of the box. */
 const DEMO_STARTING_CREDIT_MICROS = 100_000_000;
@@ -116,7 +105,7 @@ async function localMasterKey(config: Config, dataDir: string): Promise<string> 
   return key;
 }
 
-async function startTemporal(config: Config, dataDir: string, logger: Logger) {
+async function startTemporal(config: Config, dataDir: string, logger: Logger, codecEndpoint: string) {
   if (config.TEMPORAL_ADDRESS) return { address: config.TEMPORAL_ADDRESS, uiUrl: config.TEMPORAL_UI_URL ?? null, stop: async () => {} };
   const cli = await findOrBuildTool(TEMPORAL_CLI, (m) => logger.info(m));
   if (!cli) logger.warn('no Temporal CLI and no Go toolchain found; falling back to the SDK download of the dev server');
@@ -130,7 +119,8 @@ async function startTemporal(config: Config, dataDir: string, logger: Logger) {
       dbFilename: path.join(dataDir, 'temporal.db'),
       namespace: config.TEMPORAL_NAMESPACE,
       // Our search attributes are registered at every start (the flag is idempotent on an existing database).
-      extraArgs: ['--log-level', 'error', ...devServerSearchAttributeArgs()],
+      // The UI asks the API's operations listener to decode our encrypted payloads (docs/security.md).
+      extraArgs: ['--log-level', 'error', '--ui-codec-endpoint', codecEndpoint, ...devServerSearchAttributeArgs()],
     },
   });
   return {
@@ -248,8 +238,8 @@ async function main(): Promise<void> {
       log: (line) => logger.debug('postgres', { line }),
     });
     cleanups.push(() => pg.stop());
-    await ensureDatabase(pg.url(), DATABASE_NAME);
-    databaseUrl = pg.url(DATABASE_NAME);
+    await ensureDatabase(pg.url(), LOCAL_DATABASE_NAME);
+    databaseUrl = pg.url(LOCAL_DATABASE_NAME);
   }
   const migrated = await migrate(databaseUrl);
   logger.info('migrations applied', { applied: migrated.applied.length });
@@ -260,8 +250,10 @@ async function main(): Promise<void> {
   const stripeStarting = startLocalStripe(config, previous, logger);
   cleanups.push(async () => (await stripeStarting).stop());
 
+  const localHost = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
+  const opsUrl = `http://${config.OPS_TOKEN ? localHost : '127.0.0.1'}:${config.OPS_PORT}`;
   logger.info('starting Temporal dev server');
-  const temporal = await startTemporal(config, dataDir, logger);
+  const temporal = await startTemporal(config, dataDir, logger, `${opsUrl}/codec`);
   cleanups.push(() => temporal.stop());
 
   const simulated = await startLocalSimulators(previous, logger);
@@ -279,6 +271,8 @@ async function main(): Promise<void> {
     ...stripe.env,
     // A developer receives webhooks on their own machine: loopback over plain http is allowed locally.
     WEBHOOK_ALLOWED_HOSTS: process.env.WEBHOOK_ALLOWED_HOSTS || 'localhost,127.0.0.1,::1',
+    // The dev server's UI decodes payloads through the codec endpoints from the browser: its origins may call.
+    OPS_CORS_ORIGINS: config.OPS_CORS_ORIGINS || (temporal.uiUrl ? [temporal.uiUrl, temporal.uiUrl.replace('127.0.0.1', 'localhost')].join(',') : ''),
     ...(simulated
       ? {
           RUNPOD_API_BASE_URL: simulated.sims.runpod.baseUrl,
@@ -295,13 +289,18 @@ async function main(): Promise<void> {
   // Stopped in reverse: the API first (no new work), then the worker, then Temporal and Postgres.
   cleanups.push(() => worker.stop(), () => api.stop());
 
-  const localHost = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
   const apiUrl = `http://${localHost}:${config.PORT}`;
   const workerMetricsUrl = `http://${localHost}:${childEnv.WORKER_HEALTH_PORT}/metrics`;
   await waitFor('the API', async () => (await fetch(`${apiUrl}/healthz`)).ok, 60_000);
   await waitFor('the API dependencies', async () => (await fetch(`${apiUrl}/readyz`)).ok, 60_000);
   // A workflow round trip proves the worker is polling before we say the service is up.
-  const client = await connectTemporalClient({ address: temporal.address, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE });
+  const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, masterKey, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
+  const client = await connectTemporalClient({
+    address: temporal.address,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    dataConverter: temporalDataConverter(vault),
+  });
   await client.workflow.execute('healthProbe', {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowId: `health-probe-local-start-${Date.now()}`,
@@ -314,7 +313,10 @@ async function main(): Promise<void> {
 
   const state: LocalState = {
     api_url: apiUrl,
+    // The server-side CLIs (account:create, db:migrate, billing:complete-checkout) find the database here.
+    database_url: databaseUrl,
     temporal_ui_url: temporal.uiUrl,
+    ops_url: opsUrl,
     worker_metrics_url: workerMetricsUrl,
     account_id,
     api_key,
@@ -328,8 +330,9 @@ async function main(): Promise<void> {
       '',
       'GPU orchestrator is running locally.',
       `  API:          ${apiUrl}   (reference: ${apiUrl}/docs)`,
-      `  Temporal UI:  ${temporal.uiUrl ?? '(external Temporal: see your own UI)'}`,
-      `  Metrics:      ${apiUrl}/metrics (API), ${workerMetricsUrl} (worker)`,
+      `  Temporal UI:  ${temporal.uiUrl ?? '(external Temporal: see your own UI)'}   (payloads decoded via ${opsUrl}/codec)`,
+      `  Operations:   ${opsUrl}   (/metrics, /codec/decode, /readyz${config.OPS_TOKEN ? '; Authorization: Bearer $OPS_TOKEN' : '; loopback only'})`,
+      `  Metrics:      ${opsUrl}/metrics (API), ${workerMetricsUrl} (worker)`,
       `  Logs:         ${path.join(dataDir, 'logs')} (api.log, worker.log; also printed here, one JSON object per line)`,
       `  Demo account: ${account_id}`,
       `  Demo API key: ${api_key}`,

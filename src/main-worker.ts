@@ -17,6 +17,8 @@ import { createAlertMonitorClient } from './workflow-clients/alerts';
 import { OutboxListener } from './services/outbox-listener';
 import { recordWebhookDelivery } from './metrics';
 import { createWebhookClient } from './workflow-clients/webhooks';
+import { temporalDataConverter } from './workflow-clients/payload-codec';
+import { sealWebhookSecrets } from './db/queries/webhook-secrets';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -25,24 +27,29 @@ async function main(): Promise<void> {
   logUncaughtFailures(logger);
   installTemporalRuntime(logger, config.LOG_LEVEL === 'debug' ? 'INFO' : 'WARN');
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
+  const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, config.MASTER_ENCRYPTION_KEY!, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
+  // Payloads in Temporal are encrypted with keys derived from the master keys (src/workflow-clients/payload-codec.ts).
+  const dataConverter = temporalDataConverter(vault);
+  // Webhook secrets still in plaintext (written before sealing) or sealed with a rotated-out key: sealed now.
+  const sealed = await sealWebhookSecrets(pool, vault);
+  if (sealed) logger.info('webhook secrets sealed with the current master key', { count: sealed, key_id: vault.keyId });
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
   // The worker's own client: the pricing schedule below, and activities that start workflows (balance enforcement).
   const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
-  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE });
+  const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
   const webhooks = webhookSettings(config);
   const worker = await createWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
+    dataConverter,
     bundle: config.WORKFLOW_BUNDLE_PATH ? { codePath: config.WORKFLOW_BUNDLE_PATH } : undefined,
     deps: {
       pool,
       logger,
       adapters: createProviderAdapters(providerAdapterSettings(config, logger)),
-      credentials: createProviderCredentials(
-        createProviderKeyQueries(pool),
-        KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, config.MASTER_ENCRYPTION_KEY!, config.MASTER_ENCRYPTION_PREVIOUS_KEYS),
-      ),
+      vault,
+      credentials: createProviderCredentials(createProviderKeyQueries(pool), vault),
       pricingKeys: {
         runpod: config.PRICING_RUNPOD_API_KEY,
         vastai: config.PRICING_VASTAI_API_KEY,
@@ -90,7 +97,7 @@ async function main(): Promise<void> {
     .catch((err: unknown) => logger.warn('could not start the alert monitor; the next signal will', { err }));
   // The client stays open: activities use it (reconciliation's adoption, alert signals); closed at shutdown.
   // Optional port for orchestrators and Prometheus (the worker has no other): liveness and GET /metrics.
-  const health = config.WORKER_HEALTH_PORT !== undefined ? serveWorkerHealth(worker, config.WORKER_HEALTH_PORT, config.HOST, logger) : undefined;
+  const health = config.WORKER_HEALTH_PORT !== undefined ? serveWorkerHealth(worker, config.WORKER_HEALTH_PORT, config.HOST, logger, config.OPS_TOKEN) : undefined;
   // The SDK shuts the worker down gracefully on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
   // The webhook dispatcher (one per task queue, started idempotently) and the LISTEN that wakes it; after
   // polling began, so a restarted worker resumes in-flight workflows without waiting for these round trips.

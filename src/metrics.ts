@@ -1,13 +1,14 @@
 /**
- * Prometheus metrics (prom-client): one registry per process, served as text at `GET /metrics` by the API
- * (its own port) and by the worker (its health port, WORKER_HEALTH_PORT). Every series is named `gpuo_…`;
+ * Prometheus metrics (prom-client): one registry per process, served as text at `GET /metrics` by the API's
+ * operations listener (OPS_HOST:OPS_PORT, src/http/ops.ts; never the API port) and by the worker (its health
+ * port, WORKER_HEALTH_PORT). Every series is named `gpuo_…`;
  * label values come from closed sets (declared route templates, workflow and activity type names, provider
  * ids, outcome words), never from ids, so the number of series stays bounded.
  *
  * Recording functions are plain calls other modules make (`recordHttpRequest`, `recordProviderCall`,
- * `recordWebhookDelivery`, ...); the ledger totals are read from Postgres at scrape time.
+ * `recordWebhookDelivery`, `recordLedgerEntry`, ...): a scrape reads memory only, never the database.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry, prefix: 'gpuo_' });
@@ -111,24 +112,21 @@ const webhookDeliveries = new Counter({
   registers: [metricsRegistry],
 });
 
-const ledgerCharges = new Gauge({
-  name: 'gpuo_ledger_charges_usd',
-  help: 'Sum of every instance charge in the ledger, in dollars (positive), read from Postgres at scrape time.',
+/**
+ * Ledger movements as counters, incremented by the process that posts them (ledger query module): a scrape
+ * costs the same with 100 or 100 million ledger rows, and Prometheus sums the processes. No per-account
+ * labels, and no totals read from the database at scrape time.
+ */
+const ledgerEntries = new Counter({
+  name: 'gpuo_ledger_entries_total',
+  help: 'Ledger entries posted by this process, by transaction type.',
+  labelNames: ['type'] as const,
   registers: [metricsRegistry],
 });
-const ledgerTopUps = new Gauge({
-  name: 'gpuo_ledger_topups_usd',
-  help: 'Sum of every credit top-up in the ledger, in dollars, read from Postgres at scrape time.',
-  registers: [metricsRegistry],
-});
-const ledgerBalances = new Gauge({
-  name: 'gpuo_ledger_balance_usd',
-  help: 'Sum of all account balances, in dollars, read from Postgres at scrape time.',
-  registers: [metricsRegistry],
-});
-const ledgerScrapeErrors = new Counter({
-  name: 'gpuo_ledger_scrape_errors_total',
-  help: 'Scrapes whose ledger totals could not be read (the gauges then keep their previous values).',
+const ledgerAmount = new Counter({
+  name: 'gpuo_ledger_amount_usd_total',
+  help: 'Absolute dollars moved by the ledger entries this process posted, by transaction type (charges count positive).',
+  labelNames: ['type'] as const,
   registers: [metricsRegistry],
 });
 
@@ -173,27 +171,16 @@ export function recordWebhookDelivery(outcome: string): void {
   webhookDeliveries.inc({ outcome });
 }
 
-/** The ledger's whole-table totals, in micros (the ledger query module's `totals`). */
-export interface LedgerTotals {
-  chargesMicros: number;
-  topupsMicros: number;
-  balancesMicros: number;
+/**
+ * One ledger entry posted (counted when its statement succeeds; an entry posted inside a caller's transaction
+ * that later rolls back stays counted). `type` is a ledger transaction type (closed set).
+ */
+export function recordLedgerEntry(type: string, amountMicros: number): void {
+  ledgerEntries.inc({ type });
+  ledgerAmount.inc({ type }, Math.abs(amountMicros) / 1e6);
 }
 
-/** Reads the ledger totals into their gauges (one query per scrape). */
-async function refreshLedgerTotals(read: () => Promise<LedgerTotals>): Promise<void> {
-  try {
-    const totals = await read();
-    ledgerCharges.set(totals.chargesMicros / 1e6);
-    ledgerTopUps.set(totals.topupsMicros / 1e6);
-    ledgerBalances.set(totals.balancesMicros / 1e6);
-  } catch {
-    ledgerScrapeErrors.inc();
-  }
-}
-
-/** The Prometheus text exposition of this process's metrics (with the ledger totals when a reader is given). */
-export async function renderMetrics(opts: { ledgerTotals?: () => Promise<LedgerTotals> } = {}): Promise<{ contentType: string; body: string }> {
-  if (opts.ledgerTotals) await refreshLedgerTotals(opts.ledgerTotals);
+/** The Prometheus text exposition of this process's metrics: in-memory series only, nothing read at scrape time. */
+export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
   return { contentType: metricsRegistry.contentType, body: await metricsRegistry.metrics() };
 }

@@ -1,6 +1,7 @@
 /** Builds a Temporal worker for our task queue. Used by the worker process, the local default and tests. */
 import { createServer, type Server } from 'node:http';
-import type { LogLevel as SdkLogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
+import type { KeyVault } from './domain/key-vault';
+import type { DataConverter, LogLevel as SdkLogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
 import {
   makeTelemetryFilterString,
   NativeConnection,
@@ -29,6 +30,7 @@ import { createAlertMonitorClient } from './workflow-clients/alerts';
 import { createBillingClient } from './workflow-clients/billing';
 import { createInstanceClient } from './workflow-clients/instances';
 import { recordActivityExecution, recordWorkflowCompletion, renderMetrics } from './metrics';
+import { bearerMatches } from './http/ops-token';
 
 let runtimeInstalled = false;
 
@@ -115,10 +117,12 @@ export interface WorkerDeps extends Omit<ActivityDeps, 'queries' | 'workflows'> 
   alertMonitor?: AlertMonitorSettings;
   /** Grace between a depleted balance and ending the account's instances (BALANCE_GRACE_PERIOD; 30 min). */
   balanceGraceMs?: number;
+  /** The master key vault: webhook signing secrets are sealed with it at rest and opened to sign. */
+  vault: KeyVault;
 }
 
 /** Each query module the activities use, built once. */
-export function createActivityQueries(pool: Pool): ActivityQueries {
+export function createActivityQueries(pool: Pool, vault: KeyVault): ActivityQueries {
   return {
     instances: createInstanceQueries(pool),
     ledger: createLedgerQueries(pool),
@@ -126,7 +130,7 @@ export function createActivityQueries(pool: Pool): ActivityQueries {
     schedules: createScheduleQueries(pool),
     sshKeys: createSshKeyQueries(pool),
     pricing: createPricingQueries(pool),
-    webhooks: createWebhookQueries(pool),
+    webhooks: createWebhookQueries(pool, vault),
   };
 }
 
@@ -156,17 +160,24 @@ export async function createWorker(opts: {
   namespace: string;
   taskQueue: string;
   deps: WorkerDeps;
+  /**
+   * `temporalDataConverter(vault)` (src/workflow-clients/payload-codec.ts): the same keys as every client's. A
+   * pre-built bundle must be built with its `failureConverterPath` ({@link FAILURE_CONVERTER_PATH}).
+   */
+  dataConverter: DataConverter;
   /** A pre-built bundle must include {@link WORKFLOW_INTERCEPTOR_MODULES} (`workflowInterceptorModules`). */
   bundle?: WorkerOptions['workflowBundle'];
 }): Promise<Worker> {
-  const queries = createActivityQueries(opts.deps.pool);
-  // The same client the SDK gives activities (`Context.current().client`): this worker's connection and namespace.
-  const own = { client: new Client({ connection: opts.connection, namespace: opts.namespace }), taskQueue: opts.taskQueue };
+  const queries = createActivityQueries(opts.deps.pool, opts.deps.vault);
+  // The same client the SDK gives activities (`Context.current().client`): this worker's connection, namespace
+  // and data converter (payload encryption).
+  const own = { client: new Client({ connection: opts.connection, namespace: opts.namespace, dataConverter: opts.dataConverter }), taskQueue: opts.taskQueue };
   const activityDeps: ActivityDeps = { ...opts.deps, queries, workflows: createWorkflowPorts(opts.deps, own, queries.instances) };
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
+    dataConverter: opts.dataConverter,
     ...(opts.bundle ? { workflowBundle: opts.bundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: createActivities(activityDeps),
     interceptors: { activity: [activityMetrics], workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
@@ -175,12 +186,18 @@ export async function createWorker(opts: {
 }
 
 /**
- * The worker's only port: `GET /metrics` (Prometheus text) and, on any other path, liveness
+ * The worker's only port: `GET /metrics` (Prometheus text; with `opsToken`, only for
+ * `Authorization: Bearer <OPS_TOKEN>`, 401 otherwise) and, on any other path, liveness
  * (200 `{"status":"ok"}` while the worker polls, 503 otherwise).
  */
-export function serveWorkerHealth(worker: Worker, port: number, host: string, logger: Logger): Server {
+export function serveWorkerHealth(worker: Worker, port: number, host: string, logger: Logger, opsToken?: string): Server {
   return createServer((req, res) => {
     if (req.method === 'GET' && req.url?.split('?')[0] === '/metrics') {
+      if (opsToken && !bearerMatches(req.headers.authorization ?? '', opsToken)) {
+        res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' });
+        res.end('Authorization: Bearer <OPS_TOKEN> required\n');
+        return;
+      }
       renderMetrics().then(
         ({ contentType, body }) => {
           res.writeHead(200, { 'content-type': contentType });

@@ -11,6 +11,7 @@ import { migrate } from '../src/db/migrate';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
 import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/worker';
+import { FAILURE_CONVERTER_PATH } from '../src/workflow-clients/payload-codec';
 import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
 import { freePort } from './helpers/ports';
 import { ensureTimeSkippingServer } from './helpers/time-skipping';
@@ -45,6 +46,8 @@ export default async function globalSetup(): Promise<void> {
     const { code } = await bundleWorkflowCode({
       workflowsPath: require.resolve('../workflows'),
       workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+      // The failure converter runs inside the sandbox too: failure messages leave encrypted (payload-codec.ts).
+      failureConverterPath: FAILURE_CONVERTER_PATH,
       logger: new DefaultLogger('WARN'),
     });
     const codePath = path.join(dir, 'workflow-bundle.js');

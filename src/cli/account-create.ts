@@ -1,12 +1,14 @@
 /**
  * `npm run account:create -- --name <name> [--credit <dollars>]`: prints `{"account_id","api_key"}`; the key is
  * shown only here. `--credit` grants a starting balance, recorded as a `credit_grant` transaction.
+ * Works on DATABASE_URL, or with no variable set on the database of the `npm start` in DATA_DIR (local.json).
  */
 import { parseArgs } from 'node:util';
-import { loadConfigOrExit, requireSettings } from '../config';
+import { loadConfigOrExit } from '../config';
 import { createDatabasePool } from '../db/pool';
 import { createAccountQueries } from '../db/queries/accounts';
 import { dollarsToMicros } from '../domain/money';
+import { resolveDatabaseUrl } from '../local/local-state';
 
 const USAGE = 'usage: npm run account:create -- --name <name> [--credit <dollars>]   (name: 1 to 100 characters; credit: 0.01 to 1000000, at most two decimals)\n';
 
@@ -32,8 +34,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const config = loadConfigOrExit();
-  requireSettings(config, ['DATABASE_URL']);
-  const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: 1 });
+  const pool = await createDatabasePool(await resolveDatabaseUrl(config), { maximumPoolSize: 1 });
   try {
     const { account, apiKey } = await createAccountQueries(pool).insertAccountWithKey(name, { startingCreditMicros: dollarsToMicros(credit) });
     process.stdout.write(JSON.stringify({ account_id: account.id, api_key: apiKey }) + '\n');

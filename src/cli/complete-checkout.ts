@@ -9,17 +9,13 @@
  * from STRIPE_WEBHOOK_SECRET or `.data/local.json`, the API from local.json's `api_url` (or API_URL).
  */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import Stripe from 'stripe';
 import { loadConfigOrExit } from '../config';
 import { createDatabasePool } from '../db/pool';
 import { createCreditTopupQueries } from '../db/queries/credit-topups';
+import { readLocalState, resolveDatabaseUrl } from '../local/local-state';
 
 const USAGE = 'usage: npm run billing:complete-checkout -- <session_id>   (the session_id POST /v1/billing/credit answered)\n';
-
-/** The database `npm start` creates in its embedded Postgres (see main-local.ts). */
-const LOCAL_DATABASE_NAME = 'gpu_orchestrator';
 
 function fail(message: string): never {
   process.stderr.write(message.endsWith('\n') ? message : `${message}\n`);
@@ -30,13 +26,11 @@ async function main(): Promise<void> {
   const sessionId = process.argv[2];
   if (!sessionId || process.argv.length > 3 || !/^cs_[A-Za-z0-9_]{1,200}$/.test(sessionId)) fail(USAGE);
   const config = loadConfigOrExit();
-  const local = await readFile(path.resolve(config.DATA_DIR, 'local.json'), 'utf8')
-    .then((text) => JSON.parse(text) as { api_url?: string; stripe_webhook_secret?: string })
-    .catch(() => ({}) as { api_url?: string; stripe_webhook_secret?: string });
+  const local = (await readLocalState(config)) ?? {};
   const secret = config.STRIPE_WEBHOOK_SECRET ?? local.stripe_webhook_secret;
   if (!secret) fail('No webhook secret: set STRIPE_WEBHOOK_SECRET, or start the service with `npm start` (it writes .data/local.json).');
   const apiUrl = (process.env.API_URL || local.api_url || `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
-  const databaseUrl = config.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${config.LOCAL_POSTGRES_PORT}/${LOCAL_DATABASE_NAME}`;
+  const databaseUrl = await resolveDatabaseUrl(config);
 
   const pool = await createDatabasePool(databaseUrl, { maximumPoolSize: 1 });
   let topup;

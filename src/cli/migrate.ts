@@ -1,12 +1,27 @@
-/** `npm run db:migrate`: applies pending migrations to DATABASE_URL (a second run is a no-op). */
-import { loadConfigOrExit, requireSettings } from '../config';
+/**
+ * `npm run db:migrate`: applies pending migrations to DATABASE_URL, or with no variable set to the database of
+ * the `npm start` in DATA_DIR (a second run is a no-op); with MASTER_ENCRYPTION_KEY set, also seals webhook
+ * secrets still in plaintext or under a rotated-out key.
+ */
+import { loadConfigOrExit } from '../config';
 import { migrate } from '../db/migrate';
+import { createDatabasePool } from '../db/pool';
+import { sealWebhookSecrets } from '../db/queries/webhook-secrets';
+import { KeyVault } from '../domain/key-vault';
+import { resolveDatabaseUrl } from '../local/local-state';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  requireSettings(config, ['DATABASE_URL']);
-  const result = await migrate(config.DATABASE_URL!);
-  process.stdout.write(JSON.stringify({ applied: result.applied, previously_applied: result.alreadyApplied }) + '\n');
+  const databaseUrl = await resolveDatabaseUrl(config);
+  const result = await migrate(databaseUrl);
+  let sealed: number | undefined;
+  if (config.MASTER_ENCRYPTION_KEY) {
+    const pool = await createDatabasePool(databaseUrl, { maximumPoolSize: 1 });
+    const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, config.MASTER_ENCRYPTION_KEY, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
+    sealed = await sealWebhookSecrets(pool, vault).finally(() => pool.end());
+  }
+  process.stdout.write(JSON.stringify({ applied: result.applied, previously_applied: result.alreadyApplied, webhook_secrets_sealed: sealed ?? null }) + '
+');
 }
 
 main().catch((err) => {

@@ -13,5 +13,7 @@ export const EVENT_KINDS = [
   'billing.balance_low',
   'billing.balance_depleted',
   'webhook.test',
+  'api_key.created',
+  'api_key.revoked',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];

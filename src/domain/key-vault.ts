@@ -3,7 +3,7 @@
  * data (a ciphertext copied to another account's row does not decrypt), and the master key's id stored
  * beside it so keys can be rotated: new writes use the current key, older ids stay readable.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 export interface SealedSecret {
   ciphertext: Buffer;
@@ -34,21 +34,45 @@ export class KeyVault {
     return new KeyVault(keyId, Buffer.from(keyBase64, 'base64'), previous);
   }
 
+  /** The id new seals are written under (rotation: older ids stay readable). */
+  get keyId(): string {
+    return this.currentKeyId;
+  }
+
+  /**
+   * A vault for another purpose with the same key ids: each key replaced by HKDF-SHA256(key, info = purpose).
+   * One master key then serves several uses without one use's ciphertexts (or its volume of random IVs)
+   * touching another's, and a rotation of the master key rotates every derived one alike.
+   */
+  derive(purpose: string): KeyVault {
+    const sub = (key: Buffer) => Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `gpu-orchestrator/${purpose}`, 32));
+    const previous = Object.fromEntries([...this.keys].filter(([id]) => id !== this.currentKeyId).map(([id, key]) => [id, sub(key)]));
+    return new KeyVault(this.currentKeyId, sub(this.keys.get(this.currentKeyId)!), previous);
+  }
+
   seal(plaintext: string, associatedData: string): SealedSecret {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.currentKeyId)!, iv);
-    cipher.setAAD(Buffer.from(associatedData, 'utf8'));
-    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return { ciphertext, iv, authTag: cipher.getAuthTag(), keyId: this.currentKeyId };
+    return this.sealBytes(Buffer.from(plaintext, 'utf8'), associatedData);
   }
 
   open(sealed: SealedSecret, associatedData: string): string {
+    return this.openBytes(sealed, associatedData).toString('utf8');
+  }
+
+  sealBytes(plaintext: Uint8Array, associatedData: string): SealedSecret {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.currentKeyId)!, iv);
+    cipher.setAAD(Buffer.from(associatedData, 'utf8'));
+    const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+    return { ciphertext, iv, authTag: cipher.getAuthTag(), keyId: this.currentKeyId };
+  }
+
+  openBytes(sealed: SealedSecret, associatedData: string): Buffer {
     const key = this.keys.get(sealed.keyId);
     if (!key) throw new Error(`no master key with id ${sealed.keyId} is configured`);
     const decipher = createDecipheriv('aes-256-gcm', key, sealed.iv);
     decipher.setAAD(Buffer.from(associatedData, 'utf8'));
     decipher.setAuthTag(sealed.authTag);
-    return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]).toString('utf8');
+    return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]);
   }
 }
 

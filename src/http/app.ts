@@ -4,7 +4,7 @@
  */
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
-import { createAccountQueries } from '../db/queries/accounts';
+import { createApiKeyQueries } from '../db/queries/api-keys';
 import { createAlertQueries } from '../db/queries/alerts';
 import { createCreditTopupQueries } from '../db/queries/credit-topups';
 import { createLedgerQueries } from '../db/queries/ledger';
@@ -28,6 +28,8 @@ import { RateLimiter, type RateLimitSettings } from './rate-limit';
 import { buildOpenApiDocument, renderDocsPage } from './openapi';
 import { ApiRouter } from './route';
 import { registerAlertRoutes } from './routes/alerts';
+import { registerApiKeyRoutes } from './routes/api-keys';
+import { registerPlanRoutes } from './routes/plan';
 import { registerBillingRoutes } from './routes/billing';
 import { registerComputeRoutes, type ComputeDeps } from './routes/compute';
 import { registerComputeListRoute } from './routes/compute-list';
@@ -36,7 +38,6 @@ import { createInstanceClient, type AnswerBounds } from '../workflow-clients/ins
 import { createFleetViewQueries } from '../db/queries/fleet-views';
 import { createFleetClient, type FleetSettings } from '../workflow-clients/fleet';
 import type { LaunchTiming } from '../../workflows/contracts/launch';
-import { renderMetrics } from '../metrics';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerProviderKeyRoutes } from './routes/provider-keys';
 import { registerRecommendationRoutes } from './routes/recommendations';
@@ -81,7 +82,9 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: true });
   const limiter = new RateLimiter(deps.rateLimit ?? { burst: 120, perMinute: 600 });
-  const api = new ApiRouter(bearerAuth(createAccountQueries(deps.pool), limiter), { timeoutMs: deps.bodyTimeoutMs });
+  const apiKeys = createApiKeyQueries(deps.pool);
+  const onTouchError = (err: unknown) => deps.logger.warn('could not record when an API key was last used', { err });
+  const api = new ApiRouter(bearerAuth(apiKeys, limiter, onTouchError), { timeoutMs: deps.bodyTimeoutMs });
 
   const providerKeys = createProviderKeyQueries(deps.pool);
   const credentials = createProviderCredentials(providerKeys, deps.vault);
@@ -92,6 +95,9 @@ export function createApp(deps: AppDeps): Koa {
   registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters, instances });
   registerTemplateRoutes(api);
   const ledger = createLedgerQueries(deps.pool);
+  const balance = createBalanceGuard({ ledger, instances, pricing: deps.pricing, adapters: deps.adapters, credentials, logger: deps.logger });
+  const scheduleQueries = createScheduleQueries(deps.pool);
+  registerPlanRoutes(api, { adapters: deps.adapters, credentials, sshKeys, balance, instances, apiKeys, schedules: scheduleQueries });
   const fleetViews = createFleetViewQueries(deps.pool);
   const timing = deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 };
   const { listSource, ...fleetSettings } = deps.fleet ?? {};
@@ -101,7 +107,8 @@ export function createApp(deps: AppDeps): Koa {
     credentials,
     instances,
     sshKeys,
-    balance: createBalanceGuard({ ledger, instances, pricing: deps.pricing, adapters: deps.adapters, credentials, logger: deps.logger }),
+    balance,
+    apiKeys,
     launchTiming: deps.launchTiming,
     providerKeys,
     listSource,
@@ -126,7 +133,7 @@ export function createApp(deps: AppDeps): Koa {
   // After launch (the OpenAPI document keeps the order): GET /v1/compute, served from the fleet view.
   registerComputeListRoute(api, computeDeps);
   registerScheduleRoutes(api, {
-    queries: createScheduleQueries(deps.pool),
+    queries: scheduleQueries,
     // Runs launch with the same poll and meter intervals as API launches.
     workflows: createScheduleClient({ temporal: deps.temporal, timing: deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 } }),
   });
@@ -142,7 +149,7 @@ export function createApp(deps: AppDeps): Koa {
   });
   registerRecommendationRoutes(api, { instances: createRecommendationInputQueries(deps.pool), pricing: deps.pricing });
   registerAlertRoutes(api, { alerts: createAlertQueries(deps.pool) });
-  const webhookQueries = createWebhookQueries(deps.pool);
+  const webhookQueries = createWebhookQueries(deps.pool, deps.vault);
   registerWebhookRoutes(api, {
     queries: webhookQueries,
     workflows: createWebhookClient({ temporal: deps.temporal }),
@@ -150,27 +157,18 @@ export function createApp(deps: AppDeps): Koa {
     resolve: deps.webhooks?.resolve,
   });
   registerEventRoutes(api, { queries: webhookQueries });
+  registerApiKeyRoutes(api, { keys: apiKeys });
 
   // Operational routes: not part of the versioned API, not in the OpenAPI document.
   api.router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
+  // Ready or not ready, nothing more: which dependency failed and how goes to the log, not to whoever asks.
+  // Metrics and the codec endpoints live on the operations listener (src/http/ops.ts), not on this port.
   api.router.get('/readyz', async (ctx) => {
-    const checks = await Promise.all([
-      probe('postgres', () => deps.pool.query(sql.typeAlias('void')`SELECT`)),
-      probe('temporal', () => deps.temporal.client.workflowService.getSystemInfo({})),
-    ]);
-    const ok = checks.every((c) => c.ok);
-    ctx.status = ok ? 200 : 503;
-    ctx.body = { status: ok ? 'ready' : 'not_ready', checks: Object.fromEntries(checks.map((c) => [c.name, c.ok ? 'ok' : c.error])) };
-  });
-
-  // Prometheus text: this process's series plus the ledger totals (read at scrape time). Not authenticated,
-  // like /healthz: expose the API port to Prometheus on a private network only (README, Metrics).
-  api.router.get('/metrics', async (ctx) => {
-    const { contentType, body } = await renderMetrics({ ledgerTotals: () => ledger.totals() });
-    ctx.type = contentType;
-    ctx.body = body;
+    const ready = await checkReadiness(deps);
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'not_ready' };
   });
 
   let openapi: object | undefined;
@@ -187,6 +185,16 @@ export function createApp(deps: AppDeps): Koa {
   app.use(edge(deps.logger));
   app.use(api.routes());
   return app;
+}
+
+/** True when Postgres and Temporal answer within 2 s each; a failing check is logged with its reason. */
+export async function checkReadiness(deps: Pick<AppDeps, 'pool' | 'temporal' | 'logger'>): Promise<boolean> {
+  const checks = await Promise.all([
+    probe('postgres', () => deps.pool.query(sql.typeAlias('void')`SELECT`)),
+    probe('temporal', () => deps.temporal.client.workflowService.getSystemInfo({})),
+  ]);
+  for (const c of checks) if (!c.ok) deps.logger.warn('not ready', { dependency: c.name, error: c.error });
+  return checks.every((c) => c.ok);
 }
 
 async function probe(name: string, check: () => Promise<unknown>): Promise<{ name: string; ok: boolean; error?: string }> {

@@ -7,13 +7,14 @@ import { z } from 'zod';
 
 // Adds `.openapi()` to zod's prototypes; the generator needs it for path and query parameters.
 extendZodWithOpenApi(z);
-import type { RouteDef } from './route';
+import { requiredScope, type RouteDef } from './route';
 import { ErrorBody } from './schemas';
 
 const COMMON_ERRORS: Record<number, string> = {
   400: 'Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`)',
   401: 'Missing, malformed, unknown or revoked service key (`unauthenticated`, with WWW-Authenticate)',
-  402: 'The balance does not cover the first hour (`insufficient_balance`)',
+  402: 'The balance (or the key\'s spend cap) does not cover the admission window (`insufficient_balance`)',
+  403: 'The API key lacks the scope this operation needs; the message names it (`forbidden`)',
   404: 'Not found, or it belongs to another account (`not_found`)',
   408: 'The request body was not received in time (`request_timeout`)',
   409: 'Conflict (`conflict`)',
@@ -40,7 +41,7 @@ const ERROR_HEADERS: Record<number, Record<string, { description: string; schema
 export function errorStatuses(r: RouteDef): number[] {
   const statuses = new Set<number>([500, 503, ...(r.errors ?? [])]);
   if (r.params || r.query || r.method !== 'get') statuses.add(400);
-  if (r.auth) [401, 429].forEach((s) => statuses.add(s));
+  if (r.auth) [401, 403, 429].forEach((s) => statuses.add(s));
   if (r.params) statuses.add(404);
   if (r.method !== 'get') [408, 413, 415].forEach((s) => statuses.add(s));
   return [...statuses].sort((a, b) => a - b);
@@ -51,7 +52,9 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], serverUrl?: st
   const bearer = registry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',
-    description: 'The account service key (`gpuo_sk_…`), issued by `npm run account:create`.',
+    description:
+      'An API key (`gpuo_sk_…`): the one `npm run account:create` prints holds every scope; POST /v1/api-keys makes narrower ones. ' +
+      'Each operation lists the one scope it needs.',
   });
   for (const r of routes) {
     const responses: Record<string, object> = {};
@@ -74,7 +77,8 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], serverUrl?: st
       tags: [r.tag],
       summary: r.summary,
       description: r.description,
-      security: r.auth ? [{ [bearer.name]: [] }] : [],
+      // OpenAPI 3.1 lets a bearer scheme list role names: the one scope this operation needs.
+      security: r.auth ? [{ [bearer.name]: [requiredScope(r)!] }] : [],
       request: {
         ...(r.params ? { params: r.params as z.AnyZodObject } : {}),
         ...(r.query ? { query: r.query as z.AnyZodObject } : {}),

@@ -5,7 +5,9 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { z, type ZodTypeAny } from 'zod';
-import { ApiError, ValidationError } from '../errors';
+import type { ApiKeyRow } from '../db/queries/api-keys';
+import { scopeForOperation, type Scope } from '../domain/api-key-scopes';
+import { ApiError, ForbiddenError, ValidationError } from '../errors';
 import { expectsBody, readJsonBody, type BodyLimits } from './body';
 import { zodToValidationError } from './validation';
 
@@ -17,6 +19,8 @@ export interface RouteInput<P, Q, B> {
   body: B;
   /** Set on authenticated routes. */
   accountId: string;
+  /** The key the request authenticated with (authenticated routes). */
+  apiKey: ApiKeyRow;
   ctx: Context;
 }
 
@@ -35,6 +39,11 @@ export interface RouteDef<P extends ZodTypeAny = ZodTypeAny, Q extends ZodTypeAn
   description?: string;
   /** Bearer service key required (everything but pricing, health and docs). */
   auth: boolean;
+  /**
+   * The scope the key needs (authenticated routes); default from method and path (see `scopeForOperation`):
+   * `read` for GET, the family's write scope otherwise. Shown in the OpenAPI document's `security`.
+   */
+  scope?: Scope;
   params?: P;
   query?: Q;
   body?: B;
@@ -73,13 +82,18 @@ export class ApiRouter {
     // has no body to check, so the hot read paths skip parsing they do not need.
     const paramsSchema = def.params ?? emptyObject;
     const bodySchema = def.method === 'get' ? undefined : (def.body ?? noBody);
+    const scope = requiredScope(def);
     const handle: Middleware = async (ctx) => {
+      // Before the body is read: a key without the scope learns nothing more and makes us wait for nothing.
+      if (scope && !(ctx.state.apiKey as ApiKeyRow).scopes.includes(scope)) {
+        throw new ForbiddenError(`This API key lacks the scope "${scope}" that ${def.method.toUpperCase()} ${def.path} needs.`);
+      }
       // Read only now, after authentication: an unauthenticated client never gets to make us wait for a body.
       if (bodySchema && expectsBody(ctx)) await readJsonBody(ctx, this.bodyLimits);
       const params = def.params ? parse(paramsSchema, ctx.params ?? {}, 'path') : {};
       const query = def.query ? parse(def.query, { ...ctx.query }, 'query') : {};
       const body = bodySchema ? parse(bodySchema, ctx.state.body, 'body') : undefined;
-      const result = await def.handler({ params, query, body, accountId: ctx.state.accountId as string, ctx });
+      const result = await def.handler({ params, query, body, accountId: ctx.state.accountId as string, apiKey: ctx.state.apiKey as ApiKeyRow, ctx });
       if (result.headers) for (const k in result.headers) ctx.set(k, result.headers[k]!);
       ctx.status = result.status ?? 200;
       if (result.body !== undefined) ctx.body = result.body;
@@ -142,6 +156,11 @@ export class ApiRouter {
       });
     };
   }
+}
+
+/** The scope an authenticated route needs, or null for a public one. */
+export function requiredScope(def: Pick<RouteDef, 'auth' | 'scope' | 'method' | 'path'>): Scope | null {
+  return def.auth ? (def.scope ?? scopeForOperation(def.method, def.path)) : null;
 }
 
 function parse<T extends ZodTypeAny>(schema: T, value: unknown, location: 'path' | 'query' | 'body'): z.infer<T> {

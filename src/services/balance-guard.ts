@@ -95,6 +95,12 @@ export function createBalanceGuard(deps: {
   }
 
   return {
+    /** The launch's hourly price for the whole instance (micros), or null when nobody quotes one. */
+    async hourlyPriceMicros(launch: LaunchCost): Promise<number | null> {
+      const price = await quote(launch);
+      return price === null ? null : price.perGpuMicros * launch.gpuCount;
+    },
+
     /**
      * Throws 402 `insufficient_balance` when the balance is below the launch's first hour (or not above zero
      * when no price is known). A launch whose instance already exists (an Idempotency-Key replay) passes.

@@ -1,13 +1,15 @@
 /**
  * Logs and metrics in one process: the request log line and the HTTP series (named by the declared route
- * template), the ledger totals at scrape time, the worker's port with workflow and activity outcomes, and
+ * template) on the operations listener, the ledger counters, the worker's port with workflow and activity outcomes, and
  * the logger's one-line guarantee (errors as fields, stacks only at debug, the Temporal SDK through ours).
  */
 import request from 'supertest';
 import { createLedgerQueries } from '../../src/db/queries/ledger';
 import { createApp } from '../../src/http/app';
+import { createOpsApp } from '../../src/http/ops';
+import { PayloadEncryptionCodec } from '../../src/workflow-clients/payload-codec';
 import { createLogger, type LogSink } from '../../src/logger';
-import { recordWebhookDelivery } from '../../src/metrics';
+import { recordWebhookDelivery, renderMetrics } from '../../src/metrics';
 import { serveWorkerHealth, temporalLoggerFor } from '../../src/worker';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, type TestContext } from '../helpers/context';
@@ -24,10 +26,20 @@ const sink: LogSink = (line) => {
   lines.push({ line });
 };
 let http: ReturnType<typeof request>;
+let ops: ReturnType<typeof request>;
 
 beforeAll(async () => {
   t = await createTestContext({ simulators: true });
   http = request(createApp({ ...t.deps, logger: createLogger('info', { process: 'api' }, sink) }).callback());
+  ops = request(
+    createOpsApp({
+      logger: createLogger('silent'),
+      codec: new PayloadEncryptionCodec(t.deps.vault),
+      corsOrigins: [],
+      metrics: () => renderMetrics(),
+      ready: async () => true,
+    }).callback(),
+  );
   temporal = await createTemporalTestEnv();
 });
 afterAll(async () => {
@@ -48,7 +60,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 const scrape = async () => {
-  const res = await http.get('/metrics');
+  const res = await ops.get('/metrics');
   expect(res.status).toBe(200);
   expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
   return res.text;
@@ -109,7 +121,8 @@ describe('requests', () => {
     expect(sample(after, 'gpuo_http_requests_total', { route: '/metrics', status: '200' })).toBeGreaterThanOrEqual(1);
   });
 
-  it('reports the ledger totals read at scrape time, and webhook deliveries recorded by their module', async () => {
+  it('counts ledger entries as they are posted (no scrape-time sums), and webhook deliveries recorded by their module', async () => {
+    expect((await http.get('/metrics')).status).toBe(404); // the API port serves no metrics
     const a = await t.newAccount();
     const ledger = createLedgerQueries(t.db.pool);
     const before = await scrape();
@@ -119,9 +132,14 @@ describe('requests', () => {
     recordWebhookDelivery('delivered');
     recordWebhookDelivery('failed');
     const after = await scrape();
-    expect(sample(after, 'gpuo_ledger_topups_usd') - sample(before, 'gpuo_ledger_topups_usd')).toBeCloseTo(5, 6);
-    expect(sample(after, 'gpuo_ledger_charges_usd') - sample(before, 'gpuo_ledger_charges_usd')).toBeCloseTo(1.250001, 6);
-    expect(sample(after, 'gpuo_ledger_balance_usd') - sample(before, 'gpuo_ledger_balance_usd')).toBeCloseTo(3.749999, 6);
+    const moved = (type: string) => sample(after, 'gpuo_ledger_amount_usd_total', { type }) - sample(before, 'gpuo_ledger_amount_usd_total', { type });
+    const posted = (type: string) => sample(after, 'gpuo_ledger_entries_total', { type }) - sample(before, 'gpuo_ledger_entries_total', { type });
+    expect(moved('credit_topup')).toBeCloseTo(5, 6);
+    expect(moved('instance_charge')).toBeCloseTo(1.250001, 6);
+    expect([posted('credit_topup'), posted('instance_charge')]).toEqual([1, 1]);
+    // The same key again changes nothing, and counts nothing.
+    await ledger.postEntry({ accountId: a.accountId, type: 'credit_topup', amountMicros: 5_000_000, description: 'top-up', idempotencyKey: 'obs-topup' });
+    expect(sample(await scrape(), 'gpuo_ledger_entries_total', { type: 'credit_topup' })).toBe(sample(after, 'gpuo_ledger_entries_total', { type: 'credit_topup' }));
     expect(sample(after, 'gpuo_webhook_deliveries_total', { outcome: 'delivered' }) - sample(before, 'gpuo_webhook_deliveries_total', { outcome: 'delivered' })).toBe(2);
     expect(sample(after, 'gpuo_webhook_deliveries_total', { outcome: 'failed' }) - sample(before, 'gpuo_webhook_deliveries_total', { outcome: 'failed' })).toBe(1);
   });

@@ -16,6 +16,7 @@ import request from 'supertest';
 import { createDatabasePool, type Pool } from '../../src/db/pool';
 import { createAccountQueries } from '../../src/db/queries/accounts';
 import { KeyVault } from '../../src/domain/key-vault';
+import { temporalDataConverter } from '../../src/workflow-clients/payload-codec';
 import { createApp } from '../../src/http/app';
 import { silentLogger } from '../../src/logger';
 import { createProviderAdapters } from '../../src/providers';
@@ -120,7 +121,7 @@ beforeAll(async () => {
   connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   const app = createApp(
     testAppDeps(pool, {
-      temporal: { client: new Client({ connection }), taskQueue },
+      temporal: { client: new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('leak', masterKey)) }), taskQueue },
       vault: new KeyVault('leak', masterKey),
       adapters: createProviderAdapters({ ...simulatorBaseUrls(sims), timeoutMs: 3000, logger: silentLogger }),
       launchTiming: {
@@ -171,7 +172,7 @@ const bodyFor = (provider: ProviderId) =>
 async function diagnose(providerInstanceId: string): Promise<string> {
   const [row] = await sql<{ id: string }>('SELECT * FROM instances WHERE provider_instance_id = $1', [providerInstanceId]);
   if (!row) return `no row for ${providerInstanceId}`;
-  const handle = new Client({ connection }).workflow.getHandle(row.id);
+  const handle = new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('leak', masterKey)) }).workflow.getHandle(row.id);
   const d = await handle.describe().catch((e) => ({ error: String(e) }));
   const history = await handle.fetchHistory().catch(() => null);
   const tail = history?.events?.slice(-25).map((e) => `${e.eventType}${e.activityTaskFailedEventAttributes ? ` ${e.activityTaskFailedEventAttributes.failure?.message}` : ''}${e.workflowTaskFailedEventAttributes ? ` ${e.workflowTaskFailedEventAttributes.failure?.message}` : ''}`);

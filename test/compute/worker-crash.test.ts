@@ -7,6 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
 import { createApp } from '../../src/http/app';
 import { KeyVault } from '../../src/domain/key-vault';
+import { temporalDataConverter } from '../../src/workflow-clients/payload-codec';
 import { createProviderAdapters } from '../../src/providers';
 import { silentLogger } from '../../src/logger';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simulators';
@@ -52,7 +53,7 @@ beforeAll(async () => {
   connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   const app = createApp(
     testAppDeps(db.pool, {
-      temporal: { client: new Client({ connection }), taskQueue },
+      temporal: { client: new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('crash', masterKey)) }), taskQueue },
       vault: new KeyVault('crash', masterKey),
       adapters: createProviderAdapters({
         ...simulatorBaseUrls(sims),

@@ -3,7 +3,7 @@
  * simulators (when asked for) with adapters pointed at them, and the Koa app driven in-process through
  * supertest. `newAccount()` returns an account and a ready authorization header.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
 import type Koa from 'koa';
@@ -22,7 +22,7 @@ import { silentLogger } from '../../src/logger';
 import { createProviderAdapters } from '../../src/providers';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simulators';
 import { createTestDatabase, type TestDatabase } from './db';
-import { uniqueTaskQueue } from './temporal';
+import { TEST_DATA_CONVERTER, uniqueTaskQueue } from './temporal';
 
 export interface TestContext {
   db: TestDatabase;
@@ -58,9 +58,15 @@ export interface TestContext {
 /** Starting credit of `newAccount()`: generous, so launches in tests are never refused for balance. */
 export const TEST_STARTING_CREDIT_DOLLARS = 1000;
 
+/**
+ * The tests' master key vault: one fixed key, so what an API in a test seals (provider keys, webhook secrets)
+ * a worker in the same test opens. Tests that need a foreign key make their own KeyVault.
+ */
 export function testVault(): KeyVault {
-  return new KeyVault('test', randomBytes(32));
+  return new KeyVault('test', TEST_MASTER_KEY);
 }
+/** The key of {@link testVault} (id `test`). */
+export const TEST_MASTER_KEY = createHash('sha256').update('gpu-orchestrator test master key').digest();
 
 /** App dependencies for tests; adapters default to an address where nothing listens. */
 export function testAppDeps(pool: Pool, overrides: Partial<AppDeps> = {}): AppDeps {
@@ -93,7 +99,7 @@ export async function createTestContext(
 ): Promise<TestContext> {
   const db = await createTestDatabase();
   const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  const temporal = new Client({ connection });
+  const temporal = new Client({ connection, dataConverter: TEST_DATA_CONVERTER });
   const sims = options.simulators ? await startSimulators({ bootDelayMs: 200 }) : undefined;
   const deps = testAppDeps(db.pool, {
     temporal: { client: temporal, taskQueue: uniqueTaskQueue() },
@@ -161,6 +167,7 @@ export function testActivityDeps(pool: Pool, overrides: Partial<WorkerDeps> = {}
     logger: silentLogger,
     adapters: app.adapters,
     pricingKeys: {},
+    vault: app.vault,
     credentials: createProviderCredentials(createProviderKeyQueries(pool), app.vault),
     // Test files share one Temporal server: each worker gets its own alert monitor.
     alertMonitor: { workflowId: uniqueTaskQueue('alert-monitor'), tickMs: 5 * 60_000 },

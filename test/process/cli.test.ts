@@ -1,3 +1,6 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { runEntry } from '../helpers/process';
 import { createApp } from '../../src/http/app';
@@ -65,6 +68,16 @@ describe('npm run account:create', () => {
     expect(printed.account_id).toMatch(/^acct_/);
     const app = createApp(testAppDeps(db.pool));
     const res = await request(app.callback()).get('/v1/ssh-keys').set('Authorization', `Bearer ${printed.api_key}`);
+    expect(res.status).toBe(200);
+  });
+
+  it('with no variable set, uses the database the last `npm start` recorded in DATA_DIR/local.json', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-cli-'));
+    await writeFile(path.join(dataDir, 'local.json'), JSON.stringify({ database_url: db.url }));
+    const run = runEntry('src/cli/account-create.ts', ['--name', 'Local'], { DATABASE_URL: '', DATA_DIR: dataDir });
+    expect(await run.exited).toBe(0);
+    const printed = JSON.parse(run.output().trim());
+    const res = await request(createApp(testAppDeps(db.pool)).callback()).get('/v1/ssh-keys').set('Authorization', `Bearer ${printed.api_key}`);
     expect(res.status).toBe(200);
   });
 

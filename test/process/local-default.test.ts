@@ -14,7 +14,9 @@ jest.setTimeout(180_000);
 
 interface LocalJson {
   api_url: string;
+  database_url: string;
   temporal_ui_url: string;
+  ops_url: string;
   worker_metrics_url: string;
   account_id: string;
   api_key: string;
@@ -32,7 +34,7 @@ function listening(port: number): Promise<boolean> {
 
 it('starts everything, serves the demo account, stops every child, and reuses the data on restart', async () => {
   const dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'gpuo-local-')), 'data');
-  const ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort(), worker: await freePort(), stripe: await freePort() };
+  const ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort(), worker: await freePort(), stripe: await freePort(), ops: await freePort() };
   const env = {
     DATA_DIR: dataDir,
     PORT: String(ports.api),
@@ -41,6 +43,7 @@ it('starts everything, serves the demo account, stops every child, and reuses th
     LOCAL_TEMPORAL_UI_PORT: String(ports.ui),
     LOCAL_WORKER_HEALTH_PORT: String(ports.worker),
     WORKER_HEALTH_PORT: '',
+    OPS_PORT: String(ports.ops),
     LOCAL_STRIPE_MOCK_PORT: String(ports.stripe),
     STRIPE_SECRET_KEY: '',
     STRIPE_WEBHOOK_SECRET: '',
@@ -54,7 +57,9 @@ it('starts everything, serves the demo account, stops every child, and reuses th
   const state = JSON.parse(await readFile(stateFile, 'utf8')) as LocalJson;
   expect(state).toEqual({
     api_url: `http://127.0.0.1:${ports.api}`,
+    database_url: `postgres://postgres:postgres@127.0.0.1:${ports.pg}/gpu_orchestrator`,
     temporal_ui_url: `http://127.0.0.1:${ports.ui}`,
+    ops_url: `http://127.0.0.1:${ports.ops}`,
     worker_metrics_url: `http://127.0.0.1:${ports.worker}/metrics`,
     account_id: expect.stringMatching(/^acct_/),
     api_key: expect.stringMatching(/^gpuo_sk_/),
@@ -106,6 +111,15 @@ it('starts everything, serves the demo account, stops every child, and reuses th
   const completed = runEntry('src/cli/complete-checkout.ts', [session_id], { DATA_DIR: dataDir, LOCAL_POSTGRES_PORT: String(ports.pg), DATABASE_URL: '' });
   expect(await completed.exited).toBe(0);
   expect(await balance()).toBe(120);
+
+  // `npm run account:create` beside the running service with no variable set (DATA_DIR only places this test's
+  // data dir): it finds the database in local.json, and the key it prints works against the running API.
+  const created = runEntry('src/cli/account-create.ts', ['--name', 'Beside npm start'], { DATA_DIR: dataDir, DATABASE_URL: '', LOCAL_POSTGRES_PORT: '' });
+  expect(await created.exited).toBe(0);
+  const printed = JSON.parse(created.output().trim()) as { account_id: string; api_key: string };
+  expect(printed.account_id).toMatch(/^acct_/);
+  const theirs = await fetch(`${state.api_url}/v1/ssh-keys`, { headers: { Authorization: `Bearer ${printed.api_key}` } });
+  expect(theirs.status).toBe(200);
 
   first.child.kill('SIGTERM');
   expect(await first.exited).toBe(0);

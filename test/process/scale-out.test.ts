@@ -22,6 +22,8 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { freePort } from '../helpers/ports';
 import { eventually, killProcess, runEntry } from '../helpers/process';
 import { uniqueTaskQueue } from '../helpers/temporal';
+import { KeyVault } from '../../src/domain/key-vault';
+import { temporalDataConverter } from '../../src/workflow-clients/payload-codec';
 
 jest.setTimeout(240_000);
 
@@ -78,11 +80,14 @@ beforeAll(async () => {
   [db, sims] = await Promise.all([createTestDatabase(), startSimulators({ bootDelayMs: 1_000 })]);
   pricingKeys.runpod = sims.runpod.createKey();
   pricingKeys.lambda = sims.lambda.createKey();
-  temporal = new Client({ connection: await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! }) });
+  temporal = new Client({
+    connection: await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! }),
+    dataConverter: temporalDataConverter(KeyVault.fromConfig('scale', masterKey)),
+  });
   const ports = [await freePort(), await freePort()];
   apiUrls = [`http://127.0.0.1:${ports[0]}`, `http://127.0.0.1:${ports[1]}`];
   for (let i = 0; i < 3; i++) workers.push(runEntry('src/main-worker.ts', [], processEnv()));
-  for (const port of ports) apis.push(runEntry('src/main-api.ts', [], { ...processEnv(), PORT: String(port) }));
+  for (const port of ports) apis.push(runEntry('src/main-api.ts', [], { ...processEnv(), PORT: String(port), OPS_PORT: '0' }));
   // Three workers bundle their workflow code at once: on a loaded 2-core machine that takes a while.
   await eventually('three workers polling and two APIs ready', async () => {
     const dead = [...workers, ...apis].find(exitedEarly);

@@ -8,6 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
 import { createApp } from '../../src/http/app';
 import { KeyVault } from '../../src/domain/key-vault';
+import { temporalDataConverter } from '../../src/workflow-clients/payload-codec';
 import { createProviderAdapters } from '../../src/providers';
 import { silentLogger } from '../../src/logger';
 import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
@@ -56,7 +57,7 @@ beforeAll(async () => {
   [db, sims] = await Promise.all([createTestDatabase(), startSimulators({ bootDelayMs: 300 })]);
   connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   const deps = testAppDeps(db.pool, {
-    temporal: { client: new Client({ connection }), taskQueue },
+    temporal: { client: new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('crash', masterKey)) }), taskQueue },
     vault: new KeyVault('crash', masterKey),
     adapters: createProviderAdapters({ ...simulatorBaseUrls(sims), timeoutMs: 2000, logger: silentLogger }),
     launchTiming: { pollIntervalMs: POLL_MS, meterIntervalMs: 3_000, activityTimeoutMs: 3000 },

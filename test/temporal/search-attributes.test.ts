@@ -14,7 +14,7 @@ import { accountRunsQuery, runSearchAttributes, SEARCH_ATTRIBUTES } from '../../
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
-import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+import { createTemporalTestEnv, TEST_DATA_CONVERTER, type TemporalTestEnv } from '../helpers/temporal';
 
 jest.setTimeout(120_000);
 
@@ -122,7 +122,7 @@ it('tags the pricing schedule and the runs it starts with the schedule id', asyn
 it('registers the attributes on a namespace that lacks them (what the worker does at start), idempotently', async () => {
   const namespace = `gpuo-sa-${Date.now()}`;
   await t.temporal.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
-  const client = new Client({ connection: t.temporal.connection, namespace });
+  const client = new Client({ connection: t.temporal.connection, namespace, dataConverter: TEST_DATA_CONVERTER });
   const start = (id: string) =>
     client.workflow.start('healthProbe', {
       taskQueue: 'nobody-polls-this',

@@ -10,6 +10,7 @@ import { createAccountQueries } from '../../src/db/queries/accounts';
 import { insertEvent } from '../../src/db/queries/events';
 import { createWebhookQueries } from '../../src/db/queries/webhooks';
 import { generateWebhookSecret } from '../../src/domain/webhook-signing';
+import { KeyVault } from '../../src/domain/key-vault';
 import { webhookDispatcherWorkflowId } from '../../workflows/contracts/webhooks';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { eventually, runEntry, killProcess } from '../helpers/process';
@@ -24,12 +25,16 @@ let connection: Connection;
 const taskQueue = uniqueTaskQueue('whcrash');
 const workers: ReturnType<typeof runEntry>[] = [];
 
+// Webhook secrets are sealed with it: the test's inserts and the spawned worker must share it.
+const masterKey = randomBytes(32);
+
 function startWorker() {
   const worker = runEntry('src/main-worker.ts', [], {
     DATABASE_URL: db.url,
     TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
     TEMPORAL_TASK_QUEUE: taskQueue,
-    MASTER_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    MASTER_ENCRYPTION_KEY: masterKey.toString('base64'),
+    MASTER_ENCRYPTION_KEY_ID: 'crash',
     PRICING_REFRESH_INTERVAL: '1h',
     RUNPOD_API_BASE_URL: 'http://127.0.0.1:9/v2',
     VASTAI_API_BASE_URL: 'http://127.0.0.1:9',
@@ -75,7 +80,7 @@ afterAll(async () => {
 it('loses no event when the worker is killed mid-delivery and the receiver is down for a while', async () => {
   const { account } = await createAccountQueries(db.pool).insertAccountWithKey('webhook crash');
   const secret = generateWebhookSecret();
-  const endpoint = await createWebhookQueries(db.pool).insertEndpoint(account.id, { url: receiver.url('/crash'), events: ['instance.started'], secret });
+  const endpoint = await createWebhookQueries(db.pool, new KeyVault('crash', masterKey)).insertEndpoint(account.id, { url: receiver.url('/crash'), events: ['instance.started'], secret });
   receiver.secret('/crash', secret);
   const written: string[] = [];
   const writeEvents = async (n: number) => {

@@ -160,6 +160,33 @@ const eventAlertRecord = sql.fragment`
        THEN jsonb_build_object('gpu_type', h.gpu_type, 'threshold_price', ${dollarsOf(sql.fragment`h.threshold_micros`)})
        ELSE jsonb_build_object('threshold_dollars', ${dollarsOf(sql.fragment`h.threshold_micros`)}) END`;
 
+/**
+ * Spend-capped API keys at their cap end their instances like a budget stop: one stop request per endable
+ * instance the key launched, once the charges of the key's instances in its period (UTC day or month) reach
+ * the cap. The request's `alert_id` names the key and the period (`keycap:<key>:<period start>`), so a key is
+ * stopped once per period however often this runs. Revoked keys too: revoking a key does not lift its cap.
+ */
+const keyCapStops = (budget: boolean) => sql.fragment`
+  key_spend AS (
+    SELECT k.id, k.name, k.key_prefix, k.spend_limit_micros, k.spend_limit_period, p.start, sum(-l.amount_micros)::int8 AS micros
+    FROM service_keys k
+    CROSS JOIN LATERAL (SELECT date_trunc(k.spend_limit_period, now(), 'UTC') AS start) p
+    JOIN instances i ON i.api_key_id = k.id
+    JOIN ledger_entries l ON l.account_id = k.account_id AND l.type = 'instance_charge'
+      AND l.instance_id = coalesce(i.provider_instance_id, i.id) AND l.created_at >= p.start
+    WHERE ${budget}::boolean AND k.spend_limit_micros IS NOT NULL
+    GROUP BY k.id, p.start
+    HAVING sum(-l.amount_micros) >= k.spend_limit_micros),
+  key_cap_stops AS (
+    INSERT INTO alert_stop_requests (alert_id, instance_id, account_id, action, reason)
+    SELECT 'keycap:' || s.id || ':' || to_char(s.start AT TIME ZONE 'UTC', 'YYYY-MM-DD'), i.id, i.account_id,
+      CASE WHEN i.provider = 'runpod' THEN 'stop' ELSE 'terminate' END,
+      'API key "' || s.name || '" (' || s.key_prefix || '…) reached its spend cap: $' || to_char(s.micros / 1e6, 'FM999999999990.00') ||
+      ' spent this ' || s.spend_limit_period || ' (UTC), cap $' || to_char(s.spend_limit_micros / 1e6, 'FM999999999990.00')
+    FROM key_spend s JOIN instances i ON i.api_key_id = s.id AND i.status = ANY(${sql.array(ENDABLE_STATUSES, 'text')})
+    ON CONFLICT DO NOTHING
+    RETURNING 1)`;
+
 export function createAlertQueries(pool: Pool) {
   /**
    * The account's alerts newest first, each with its current value: the lowest available price of its GPU
@@ -263,14 +290,16 @@ export function createAlertQueries(pool: Pool) {
             FROM hits h JOIN instances i ON i.account_id = h.account_id AND i.status = ANY(${sql.array(ENDABLE_STATUSES, 'text')})
             WHERE h.action = 'stop_instances'
             ON CONFLICT DO NOTHING
-            RETURNING 1)
+            RETURNING 1),
+          ${keyCapStops(kinds.budget)}
           SELECT
             (SELECT count(*) FROM price_hits)::int8 AS price_triggered,
             (SELECT count(*) FROM budget_hits)::int8 AS budget_triggered,
             (SELECT count(*) FROM written_events)::int8 AS events,
-            (SELECT count(*) FROM stops)::int8 AS stop_requests,
+            ((SELECT count(*) FROM stops) + (SELECT count(*) FROM key_cap_stops))::int8 AS stop_requests,
             -- The statement's snapshot does not see its own inserts: earlier pending ones plus this one's.
-            ((SELECT count(*) FROM alert_stop_requests WHERE delivered_at IS NULL) + (SELECT count(*) FROM stops))::int8 AS pending_stop_requests`;
+            ((SELECT count(*) FROM alert_stop_requests WHERE delivered_at IS NULL) + (SELECT count(*) FROM stops)
+              + (SELECT count(*) FROM key_cap_stops))::int8 AS pending_stop_requests`;
         return tx.one(sql.type(EvaluationRow)`${statement}`);
       }).then((r) => ({
         priceTriggered: r.price_triggered,

@@ -65,13 +65,15 @@ export function createInstanceQueries(pool: Pool) {
       region: string | null;
       dockerImage: string | null;
       warnings: string[];
+      /** The API key that launched it (its spend counts toward the key's cap). */
+      apiKeyId?: string | null;
     }): Promise<InstanceRow> {
       return pool.one(sql.type(InstanceRow)`
         INSERT INTO instances (id, account_id, request_hash, provider, provider_name, name, status, gpu_type, gpu_count, spot,
-          region, docker_image, warnings)
+          region, docker_image, warnings, api_key_id)
         VALUES (${input.id}, ${input.accountId}, ${input.requestHash}, ${input.provider}, ${input.providerName}, ${input.name},
           'provisioning', ${input.gpuType}, ${input.gpuCount}, ${input.spot}, ${input.region}, ${input.dockerImage},
-          ${sql.jsonb(input.warnings)})
+          ${sql.jsonb(input.warnings)}, ${input.apiKeyId ?? null})
         ON CONFLICT (id) DO UPDATE SET
           -- A failed earlier run left nothing running (its instance, if any, was terminated): start over clean.
           -- Its old provider id must go too, or the new run would be told that instance is gone.

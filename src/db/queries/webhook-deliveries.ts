@@ -5,10 +5,13 @@
  */
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import type { KeyVault } from '../../domain/key-vault';
+import { openText } from '../../domain/sealed-text';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
 import { EventRow } from './events';
 import { decodePageCursor, page, type Page } from './paging';
+import { WEBHOOK_SECRET_AAD } from './webhook-endpoints';
 
 export const DeliveryStatus = z.enum(['pending', 'succeeded', 'failed', 'cancelled']);
 export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
@@ -52,7 +55,9 @@ export const DeliveryWork = z.object({
 });
 export type DeliveryWork = z.infer<typeof DeliveryWork>;
 
-export function createWebhookDeliveryQueries(pool: Pool) {
+/** `vault` opens the endpoints' sealed signing secrets into the delivery work (webhook-endpoints.ts). */
+export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, 'open'>) {
+  const opened = <T extends { secret: string }>(work: T): T => ({ ...work, secret: openText(vault, work.secret, WEBHOOK_SECRET_AAD) });
   return {
     /** Deliveries of an endpoint still waiting for a retry (their workflows are told when it changes). */
     async listPendingDeliveryIds(accountId: string, endpointId: string): Promise<string[]> {
@@ -144,7 +149,7 @@ export function createWebhookDeliveryQueries(pool: Pool) {
       const claimed = new Set(rows.map((r) => r.event_id)).size;
       const work: DeliveryWork[] = rows
         .filter((r) => r.delivery_id !== null)
-        .map((r) => ({ ...r, delivery_id: r.delivery_id!, url: r.url!, secret: r.secret!, status: 'pending', attempt_count: 0, active: true }));
+        .map((r) => opened({ ...r, delivery_id: r.delivery_id!, url: r.url!, secret: r.secret!, status: 'pending' as const, attempt_count: 0, active: true }));
       return { claimed, work };
     },
 
@@ -165,7 +170,7 @@ export function createWebhookDeliveryQueries(pool: Pool) {
 
     /** The retry workflow takes a delivery over; returns its work, or null when the delivery is gone. */
     async adoptDelivery(id: string): Promise<(DeliveryWork & { next_attempt_at: string | null }) | null> {
-      return pool.maybeOne(sql.type(DeliveryWork.extend({ next_attempt_at: z.string().nullable() }))`
+      const work = await pool.maybeOne(sql.type(DeliveryWork.extend({ next_attempt_at: z.string().nullable() }))`
         WITH adopted AS (
           UPDATE webhook_deliveries SET owner = 'workflow', updated_at = now() WHERE id = ${id}
           RETURNING id, status, attempt_count, next_attempt_at, endpoint_id, event_id
@@ -173,6 +178,7 @@ export function createWebhookDeliveryQueries(pool: Pool) {
         SELECT a.id AS delivery_id, a.status, a.attempt_count, a.next_attempt_at, w.url, w.secret, w.active,
                e.id AS event_id, e.type, e.data, e.created_at AS event_created_at
         FROM adopted a JOIN webhook_endpoints w ON w.id = a.endpoint_id JOIN events e ON e.id = a.event_id`);
+      return work && opened(work);
     },
 
     async cancelDelivery(id: string): Promise<void> {
@@ -262,11 +268,12 @@ export function createWebhookDeliveryQueries(pool: Pool) {
     },
 
     async findWork(id: string): Promise<DeliveryWork | null> {
-      return pool.maybeOne(sql.type(DeliveryWork)`
+      const work = await pool.maybeOne(sql.type(DeliveryWork)`
         SELECT d.id AS delivery_id, d.status, d.attempt_count, w.url, w.secret, w.active,
                e.id AS event_id, e.type, e.data, e.created_at AS event_created_at
         FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN events e ON e.id = d.event_id
         WHERE d.id = ${id}`);
+      return work && opened(work);
     },
   };
 }

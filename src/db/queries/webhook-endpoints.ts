@@ -1,6 +1,8 @@
 /** The `webhook_endpoints` table: an account's endpoints. Every query filters by account_id. */
 import { z } from 'zod';
 import { newId } from '../../domain/ids';
+import type { KeyVault } from '../../domain/key-vault';
+import { sealText } from '../../domain/sealed-text';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
 
@@ -9,21 +11,29 @@ export const EndpointRow = z.object({
   account_id: z.string(),
   url: z.string(),
   events: z.array(z.string()),
-  secret: z.string(),
   active: z.boolean(),
   failing_since: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
 export type EndpointRow = z.infer<typeof EndpointRow>;
-const ENDPOINT_COLUMNS = sql.fragment`id, account_id, url, events, secret, active, failing_since, created_at, updated_at`;
+// No secret: endpoint rows travel to routes and lists; only delivery work carries the (opened) secret.
+const ENDPOINT_COLUMNS = sql.fragment`id, account_id, url, events, active, failing_since, created_at, updated_at`;
 
-export function createWebhookEndpointQueries(pool: Pool) {
+/**
+ * Associated data of every sealed webhook secret (sealed-text.ts): the `secret` column holds
+ * `sealed:v1:…`, never the `whsec_` value; rows written before sealing existed are sealed by
+ * sealWebhookSecrets (webhook-secrets.ts) and read as they are until then.
+ */
+export const WEBHOOK_SECRET_AAD = 'webhook-endpoint-secret';
+
+export function createWebhookEndpointQueries(pool: Pool, vault: Pick<KeyVault, 'seal'>) {
+  const seal = (secret: string) => sealText(vault, secret, WEBHOOK_SECRET_AAD);
   return {
     async insertEndpoint(accountId: string, input: { url: string; events: string[]; secret: string }): Promise<EndpointRow> {
       return pool.one(sql.type(EndpointRow)`
         INSERT INTO webhook_endpoints (id, account_id, url, events, secret)
-        VALUES (${newId('wh')}, ${accountId}, ${input.url}, ${sql.array(input.events, 'text')}, ${input.secret})
+        VALUES (${newId('wh')}, ${accountId}, ${input.url}, ${sql.array(input.events, 'text')}, ${seal(input.secret)})
         RETURNING ${ENDPOINT_COLUMNS}`);
     },
 
@@ -47,7 +57,7 @@ export function createWebhookEndpointQueries(pool: Pool) {
         UPDATE webhook_endpoints SET
           url = coalesce(${patch.url ?? null}, url),
           events = coalesce(${patch.events ? sql.array(patch.events, 'text') : null}::text[], events),
-          secret = coalesce(${patch.secret ?? null}, secret),
+          secret = coalesce(${patch.secret === undefined ? null : seal(patch.secret)}, secret),
           active = coalesce(${patch.active ?? null}::boolean, active),
           failing_since = CASE WHEN ${patch.active ?? null}::boolean THEN NULL ELSE failing_since END,
           updated_at = now()

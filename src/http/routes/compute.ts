@@ -7,17 +7,19 @@ import type { SshKeyQueries } from '../../db/queries/ssh-keys';
 import { randomToken } from '../../domain/ids';
 import { microsToDollars } from '../../domain/money';
 import { NotFoundError, ProviderNotConnectedError, UnsupportedOperationError, ValidationError } from '../../errors';
-import { isKnownGpuSlug, launchProblems } from '../../providers/gpu-catalog';
+import { launchProblems } from '../../providers/gpu-catalog';
 import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
-import type { BalanceGuard } from '../../services/balance-guard';
+import type { ApiKeyQueries, ApiKeyRow } from '../../db/queries/api-keys';
+import type { BalanceGuard, LaunchCost } from '../../services/balance-guard';
+import { assertWithinKeyCap } from '../../services/key-spend-cap';
 import type { ProviderCredentials } from '../../services/provider-credentials';
 import type { LaunchInput, LaunchTiming } from '../../../workflows/contracts/launch';
 import type { FleetClient } from '../../workflow-clients/fleet';
 import type { InstanceClient } from '../../workflow-clients/instances';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
-import { pathId, scriptText, text } from '../text';
-import { providerId } from './provider-keys';
+import { pathId } from '../text';
+import { LaunchBody } from '../launch-schemas';
 
 const STATUSES = ['provisioning', 'running', 'stopping', 'stopped', 'terminating', 'terminated', 'failed', 'unknown'] as const;
 
@@ -42,25 +44,6 @@ export const InstanceRecord = z.object({
 });
 export type InstanceRecord = z.infer<typeof InstanceRecord>;
 
-const LaunchBody = z
-  .object({
-    provider: providerId,
-    gpu_type: text({ max: 64 }).refine(isKnownGpuSlug, 'unknown GPU type (GET /v1/pricing lists them)'),
-    gpu_count: z.number().int().min(1).max(8).default(1),
-    docker_image: text({ max: 300 }).optional(),
-    spot: z.boolean().default(false),
-    name: z.string().trim().min(1).max(48).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only').optional(),
-    volume_gb: z.number().int().min(10).max(4000).optional(),
-    disk_gb: z.number().int().min(5).max(4000).optional(),
-    region: text({ max: 64 }).optional(),
-    ssh_key_name: text({ max: 64 }).optional(),
-    onstart_cmd: scriptText({ max: 4096 }).optional(),
-  })
-  .strict()
-  .superRefine((b, ctx) => {
-    if (b.provider === 'lambda' && !b.region) ctx.addIssue({ code: 'custom', path: ['region'], message: 'required when provider is lambda' });
-  });
-type LaunchBody = z.infer<typeof LaunchBody>;
 
 const InstanceParams = z.object({ provider_instance_id: pathId(128) }).strict();
 
@@ -131,6 +114,8 @@ export interface ComputeDeps {
   sshKeys: SshKeyQueries;
   /** 402 insufficient_balance for a launch whose first hour the balance cannot cover. */
   balance: BalanceGuard;
+  /** The spend of capped API keys (their launches are admitted only within the cap). */
+  apiKeys: Pick<ApiKeyQueries, 'spendInPeriod'>;
   /** Poll and meter intervals handed to new launch workflows (hours in production; short in tests). */
   launchTiming?: LaunchTiming;
   /** Which providers the account connected (the list needs no key opened). */
@@ -139,6 +124,44 @@ export interface ComputeDeps {
   fleet?: { views: FleetViewQueries; client: FleetClient };
   /** `observed` (default): the list reads the fleet view; `live`: it asks every provider (COMPUTE_LIST_SOURCE). */
   listSource?: 'observed' | 'live';
+}
+
+/** The warnings a launch gives: capability fields the chosen provider does not use (accepted, ignored). */
+export function launchWarnings(body: LaunchBody): string[] {
+  return (Object.keys(CAPABILITY_FIELDS) as (keyof typeof CAPABILITY_FIELDS)[])
+    .filter((f) => body[f] !== undefined && CAPABILITY_FIELDS[f] !== body.provider)
+    .map((f) => `${f} applies to ${CAPABILITY_FIELDS[f]} only and was ignored`);
+}
+
+/**
+ * The launch's checks before admission, in the launch's order (plan runs the same ones): spot where the
+ * provider sells it, the provider's catalog limits, a connected key, an SSH key for Lambda. Throws the refusal.
+ */
+export async function assertLaunchAllowed(deps: Pick<ComputeDeps, 'credentials' | 'sshKeys'>, body: LaunchBody, accountId: string): Promise<void> {
+  if (body.spot && body.provider !== 'vastai') {
+    throw new UnsupportedOperationError(
+      body.provider === 'lambda' ? 'Lambda has no spot capacity; launch without spot.' : 'RunPod no longer offers spot pods; launch without spot.',
+    );
+  }
+  const problems = launchProblems(body.provider, { gpuType: body.gpu_type, gpuCount: body.gpu_count, region: body.region });
+  if (problems.length) throw new UnsupportedOperationError(`${PROVIDER_NAMES[body.provider]} cannot serve this launch: ${problems[0]!.path} ${problems[0]!.message}.`, problems.map((p) => ({ ...p })));
+  if ((await deps.credentials.findApiKey(accountId, body.provider)) === null) throw new ProviderNotConnectedError(body.provider);
+  if (body.provider === 'lambda' && !body.ssh_key_name && !(await deps.sshKeys.findDefaultSshKey(accountId))) {
+    throw new ValidationError('Lambda launches need ssh_key_name or a default SSH key (POST /v1/ssh-keys).', [
+      { path: 'ssh_key_name', message: 'required when the account has no default SSH key' },
+    ]);
+  }
+}
+
+/**
+ * Admission (the launch's and the plan's): the account balance rule, then the key's spend cap. A replayed
+ * launch (its instance already exists) was admitted the first time.
+ */
+export async function assertAdmitted(deps: Pick<ComputeDeps, 'balance' | 'instances' | 'apiKeys'>, cost: LaunchCost, apiKey: ApiKeyRow): Promise<void> {
+  await deps.balance.assertCoversFirstHour(cost);
+  if (apiKey.spend_limit_micros !== null && !(await deps.instances.findById(cost.instanceId))) {
+    await assertWithinKeyCap(deps.apiKeys, { key: apiKey, hourlyMicros: await deps.balance.hourlyPriceMicros(cost) });
+  }
 }
 
 export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
@@ -162,20 +185,8 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
       },
     },
     errors: [402, 409, 422, 429, 502, 503],
-    handler: async ({ body, accountId, ctx }) => {
-      if (body.spot && body.provider !== 'vastai') {
-        throw new UnsupportedOperationError(
-          body.provider === 'lambda' ? 'Lambda has no spot capacity; launch without spot.' : 'RunPod no longer offers spot pods; launch without spot.',
-        );
-      }
-      const problems = launchProblems(body.provider, { gpuType: body.gpu_type, gpuCount: body.gpu_count, region: body.region });
-      if (problems.length) throw new UnsupportedOperationError(`${PROVIDER_NAMES[body.provider]} cannot serve this launch: ${problems[0]!.path} ${problems[0]!.message}.`, problems.map((p) => ({ ...p })));
-      if ((await deps.credentials.findApiKey(accountId, body.provider)) === null) throw new ProviderNotConnectedError(body.provider);
-      if (body.provider === 'lambda' && !body.ssh_key_name && !(await deps.sshKeys.findDefaultSshKey(accountId))) {
-        throw new ValidationError('Lambda launches need ssh_key_name or a default SSH key (POST /v1/ssh-keys).', [
-          { path: 'ssh_key_name', message: 'required when the account has no default SSH key' },
-        ]);
-      }
+    handler: async ({ body, accountId, apiKey, ctx }) => {
+      await assertLaunchAllowed(deps, body, accountId);
       const idempotencyKey = ctx.get('idempotency-key');
       if (idempotencyKey && !/^[A-Za-z0-9_.:-]{1,100}$/.test(idempotencyKey)) {
         throw new ValidationError('Idempotency-Key must be 1-100 characters of letters, digits, _ . : -');
@@ -186,9 +197,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
       const instanceId = `launch-${accountId}-${key}`;
       const hash = requestHash(body);
       const tag = createHash('sha256').update(instanceId).digest('hex').slice(0, 10);
-      const warnings = (Object.keys(CAPABILITY_FIELDS) as (keyof typeof CAPABILITY_FIELDS)[])
-        .filter((f) => body[f] !== undefined && CAPABILITY_FIELDS[f] !== body.provider)
-        .map((f) => `${f} applies to ${CAPABILITY_FIELDS[f]} only and was ignored`);
+      const warnings = launchWarnings(body);
       const input: LaunchInput = {
         instanceId,
         accountId,
@@ -206,9 +215,10 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
         sshKeyName: body.provider === 'lambda' ? body.ssh_key_name : undefined,
         onstartCmd: body.provider === 'vastai' ? body.onstart_cmd : undefined,
         warnings,
+        apiKeyId: apiKey.id,
         ...timing,
       };
-      await deps.balance.assertCoversFirstHour(input);
+      await assertAdmitted(deps, input, apiKey);
       return { status: 201, body: toInstanceRecord(await deps.workflows.launch(input)) };
     },
   });

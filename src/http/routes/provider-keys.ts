@@ -3,15 +3,13 @@ import { PROVIDER_KEY_STATUSES, type ProviderKeyQueries } from '../../db/queries
 import { keyHint } from '../../domain/key-vault';
 import type { InstanceQueries } from '../../db/queries/instances';
 import { ConflictError, NotFoundError } from '../../errors';
-import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId } from '../../providers/types';
+import { PROVIDER_NAMES, type ProviderAdapter, type ProviderId } from '../../providers/types';
 import type { ProviderCredentials } from '../../services/provider-credentials';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
-import { asciiSecret, echo, text } from '../text';
+import { asciiSecret, text } from '../text';
+import { providerId } from '../launch-schemas';
 
-export const providerId = z.enum(PROVIDERS, {
-  errorMap: (_issue, ctx) => ({ message: `must be one of ${PROVIDERS.join(', ')} (got ${echo(ctx.data)})` }),
-});
 
 export const ProviderKeyRecord = z.object({
   provider: providerId,

@@ -203,7 +203,7 @@ export function registerWebhookRoutes(api: ApiRouter, deps: WebhookRouteDeps): v
         const waiting = await queries.listPendingDeliveryIds(accountId, params.id);
         await deps.workflows.notifyEndpointChanged(waiting).catch(() => undefined);
       }
-      return { body: { ...toRecord(row), ...(body.secret ? { secret: row.secret } : {}) } };
+      return { body: { ...toRecord(row), ...(body.secret ? { secret: body.secret } : {}) } };
     },
   });
 

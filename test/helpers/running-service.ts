@@ -1,0 +1,40 @@
+/**
+ * The whole service listening on a port, as clients (the SDK, the `gpuo` CLI, its MCP server) meet it: the
+ * API on real Postgres, a worker on the real Temporal dev server, the provider simulators, and the pricing
+ * tables as a refresh leaves them.
+ */
+import type { Server } from 'node:http';
+import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
+import { toStoredOffer } from '../../src/domain/pricing';
+import { PROVIDERS, type ProviderId } from '../../src/providers/types';
+import { createTestContext, type TestContext } from './context';
+import { createTemporalTestEnv, type TemporalTestEnv } from './temporal';
+
+export interface RunningService {
+  t: TestContext;
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startRunningService(): Promise<RunningService> {
+  const t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 60_000 } });
+  const temporal: TemporalTestEnv = await createTemporalTestEnv();
+  await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
+  for (const p of PROVIDERS) t.sims[p].control.setBootDelay(300);
+  const outcomes = {} as Record<ProviderId, ProviderOutcome>;
+  for (const p of PROVIDERS) outcomes[p] = { ok: true, offers: (await t.deps.adapters[p].listOffers(t.sims[p].createKey())).map(toStoredOffer) };
+  await createPricingQueries(t.db.pool).recordRefresh(outcomes, new Date());
+  await t.deps.pricing.reload();
+  const server: Server = t.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    t,
+    baseUrl: `http://127.0.0.1:${port}`,
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      await temporal.close();
+      await t.close();
+    },
+  };
+}

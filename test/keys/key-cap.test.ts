@@ -1,0 +1,85 @@
+/**
+ * A spend-capped key on the real stack (Temporal, Postgres, simulators): its launches are admitted until the
+ * next hour would pass the cap (402 naming the cap), another key of the same account is unaffected, and when
+ * the key's charges reach the cap its instances are ended like a budget stop, with the reason.
+ */
+import { createInstanceQueries } from '../../src/db/queries/instances';
+import { createAlertMonitorClient } from '../../src/workflow-clients/alerts';
+import type { WorkerDeps } from '../../src/worker';
+import { createTestContext, type TestContext } from '../helpers/context';
+import { queryRows } from '../helpers/db';
+import { eventually } from '../helpers/process';
+import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+
+jest.setTimeout(120_000);
+
+let t: TestContext;
+let temporal: TemporalTestEnv;
+let deps: WorkerDeps;
+
+beforeAll(async () => {
+  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 60_000 } });
+  temporal = await createTemporalTestEnv();
+  deps = t.workerDeps();
+  await temporal.startWorker(deps, t.deps.temporal.taskQueue);
+  t.sims.runpod.control.setBootDelay(300);
+});
+afterAll(async () => {
+  await temporal.close();
+  await t.close();
+});
+
+const body = { provider: 'runpod', gpu_type: 'rtx-a6000' };
+
+it('admits launches until the next hour would pass $1/day, then 402; ends its instances at the cap; another key runs on', async () => {
+  const a = await t.connectedAccount('runpod');
+  const created = await t.http.post('/v1/api-keys').set(a.auth).send({ name: 'agent', scopes: ['read', 'compute:write'], spend_limit: { amount: 1, period: 'day' } });
+  expect(created.status).toBe(201);
+  const capped = { Authorization: `Bearer ${created.body.api_key}` };
+
+  const admitted: { id: string; price_per_hour: number }[] = [];
+  let refused: { status: number; body: { error: { code: string; message: string } } } | undefined;
+  for (let i = 0; i < 6 && !refused; i++) {
+    const res = await t.http.post('/v1/compute/launch').set(capped).send(body);
+    if (res.status === 201) admitted.push(res.body);
+    else refused = res;
+  }
+  expect(admitted.length).toBeGreaterThanOrEqual(1);
+  const price = admitted[0]!.price_per_hour;
+  const committed = admitted.reduce((sum, i) => sum + i.price_per_hour, 0);
+  expect(committed).toBeLessThanOrEqual(1);
+  expect(committed + price).toBeGreaterThan(1);
+  expect(refused!.status).toBe(402);
+  expect(refused!.body.error.code).toBe('insufficient_balance');
+  expect(refused!.body.error.message).toContain('is capped at $1.00 per day');
+  expect(refused!.body.error.message).toContain(`$${committed.toFixed(2)} for the next hour`);
+
+  // The account's full key is not bound by the other key's cap.
+  const own = await t.http.post('/v1/compute/launch').set(a.auth).send(body);
+  expect(own.status).toBe(201);
+
+  // Time passes for the first capped instance: three hours of it charged (the metering function, at a later
+  // "now"), which takes the key past $1 today. The monitor is told that charges landed, as metering does.
+  const instances = createInstanceQueries(t.db.pool);
+  const [row] = await queryRows<{ id: string }>(t.db.url, 'SELECT id FROM instances WHERE provider_instance_id = $1', [admitted[0]!.id]);
+  const started = await eventually('the first capped instance to start', async () => (await instances.findById(row!.id))?.started_at ?? undefined);
+  await instances.chargeThrough(row!.id, new Date(Date.parse(started) + 3 * 3_600_000));
+  await createAlertMonitorClient({ client: t.temporal, taskQueue: t.deps.temporal.taskQueue, settings: deps.alertMonitor! }).notify({ budget: true });
+
+  // Each capped instance is stopped (runpod), its instance.stopped event naming the key's cap.
+  const stops = await eventually('every capped instance to be stopped', async () => {
+    const events = (await t.http.get('/v1/events?type=instance.stopped').set(a.auth)).body.data as { data: { instance_id: string; reason?: string } }[];
+    const mine = events.filter((e) => admitted.some((i) => i.id === e.data.instance_id));
+    return mine.length === admitted.length ? mine : undefined;
+  }, 60_000, 250);
+  for (const stop of stops) {
+    expect(stop.data.reason).toMatch(/^API key "agent" \(gpuo_sk_.{4}…\) reached its spend cap: \$\d+\.\d\d spent this day \(UTC\), cap \$1\.00$/);
+  }
+  const list = (await t.http.get('/v1/compute').set(a.auth)).body.data as { id: string; status: string }[];
+  expect([own.body.id, list]).toEqual([own.body.id, expect.arrayContaining([expect.objectContaining({ id: own.body.id, status: expect.stringMatching(/provisioning|running/) })])]);
+  // And the capped key stays refused for today.
+  const again = await t.http.post('/v1/compute/launch').set(capped).send(body);
+  expect(again.status).toBe(402);
+  const keys = (await t.http.get('/v1/api-keys').set(a.auth)).body.data as { name: string; spend_in_period: number | null }[];
+  expect(keys.find((k) => k.name === 'agent')!.spend_in_period).toBeGreaterThanOrEqual(1);
+});

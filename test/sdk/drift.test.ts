@@ -1,0 +1,66 @@
+/**
+ * The SDK stays true to the API: the OpenAPI document in the repo (sdk/openapi.json) is the one the API serves,
+ * the SDK's types (sdk/src/schema.ts) are what openapi-typescript generates from it (both fail after an API
+ * change until `npm run sdk:generate`), and the package builds and is importable from another project.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, symlink, writeFile, copyFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { createApp } from '../../src/http/app';
+import { testAppDeps } from '../helpers/context';
+import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { REPO_ROOT } from '../helpers/process';
+
+jest.setTimeout(120_000);
+
+let db: TestDatabase;
+let served: object;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  served = (await request(createApp(testAppDeps(db.pool)).callback()).get('/v1/openapi.json').expect(200)).body;
+});
+afterAll(() => db.drop());
+
+it('sdk/openapi.json is the served document (run `npm run sdk:generate` after changing the API)', async () => {
+  const inRepo = JSON.parse(await readFile(path.join(REPO_ROOT, 'sdk', 'openapi.json'), 'utf8'));
+  expect(inRepo).toEqual(served);
+});
+
+it('sdk/src/schema.ts is what openapi-typescript generates from the served document', async () => {
+  const inRepo = await readFile(path.join(REPO_ROOT, 'sdk', 'src', 'schema.ts'), 'utf8');
+  const generated = execFileSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'sdk', 'generate.ts')], {
+    cwd: REPO_ROOT,
+    input: JSON.stringify(served),
+    maxBuffer: 64 * 1024 * 1024,
+  }).toString();
+  expect(inRepo).toBe(generated);
+});
+
+it('builds, and another project imports it and type-checks against it', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-sdk-consumer-'));
+  const pkg = path.join(dir, 'node_modules', '@gpuo', 'sdk');
+  await mkdir(pkg, { recursive: true });
+  const tsc = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsc');
+  execFileSync(tsc, ['-p', path.join(REPO_ROOT, 'sdk', 'tsconfig.json'), '--outDir', path.join(pkg, 'dist')], { stdio: 'pipe' });
+  await copyFile(path.join(REPO_ROOT, 'sdk', 'package.json'), path.join(pkg, 'package.json'));
+  // The consumer's own install of the SDK's one dependency.
+  await symlink(path.join(REPO_ROOT, 'node_modules', 'openapi-fetch'), path.join(dir, 'node_modules', 'openapi-fetch'));
+  await writeFile(
+    path.join(dir, 'main.ts'),
+    [
+      "import { createGpuoClient, InsufficientBalanceError, type LaunchBody } from '@gpuo/sdk';",
+      "const body: LaunchBody = { provider: 'runpod', gpu_type: 'rtx-a6000', gpu_count: 1, spot: false };",
+      "const client = createGpuoClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'gpuo_sk_x' });",
+      'export const checks = [typeof client.launch, new InsufficientBalanceError(402, "insufficient_balance", "m") instanceof Error, body.provider];',
+      // The types are real, not `any`: a provider outside the three is an error (an unused expect-error would fail).
+      '// @ts-expect-error not one of the three providers',
+      "export const bad: LaunchBody = { provider: 'aws', gpu_type: 'x' };",
+      '',
+    ].join('\n'),
+  );
+  execFileSync(tsc, ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--lib', 'ES2022,DOM', 'main.ts'], { cwd: dir, stdio: 'pipe' });
+  const out = execFileSync(process.execPath, ['-e', "const s = require('@gpuo/sdk'); console.log(typeof s.createGpuoClient, typeof s.InsufficientBalanceError)"], { cwd: dir }).toString();
+  expect(out.trim()).toBe('function function');
+});
