@@ -5,6 +5,7 @@
  */
 import { createAlertActivities } from './alerts';
 import { createBillingActivities } from './billing';
+import { createBootActivities } from './boots';
 import type { ActivityDeps } from './deps';
 import { createHealthActivities } from './health';
 import { createInstanceActivities } from './instances';
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPricingActivities(deps),
     ...createInstanceActivities(deps),
     ...createObservationActivities(deps),
+    ...createBootActivities(deps),
     ...createReconciliationActivities(deps),
     ...createAlertActivities(deps),
     ...createScheduleActivities(deps),

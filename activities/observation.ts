@@ -4,7 +4,9 @@
  * the provider's list with the rows and returns only what a workflow must act on; the observer workflow
  * (workflows/observe-instances.ts) delivers those as signals.
  */
+import { createFleetViewQueries } from '../src/db/queries/fleet-views';
 import type { InstanceRow } from '../src/db/queries/instances';
+import { bootFailure } from '../src/domain/boot-deadlines';
 import { ProviderRequestError } from '../src/errors';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
 import { providerFailureType, type FailureType } from '../workflows/contracts/failures';
@@ -20,10 +22,15 @@ export interface ObservationRound {
   spotRunning: boolean;
   /** Instances whose workflow must act, with what the provider said. */
   changes: { instanceId: string; observation: ProviderObservation }[];
-  /** Why the provider could not be asked this round; `retryAfterMs` is the provider's own wait (429). */
-  failure?: { kind: FailureType; message: string; retryAfterMs?: number };
+  /**
+   * Why the provider could not be asked this round; `code` is the API error code a list shows in `errors`
+   * (with `publicMessage`), `retryAfterMs` the provider's own wait (429).
+   */
+  failure?: { kind: FailureType; code?: string; message: string; publicMessage?: string; retryAfterMs?: number };
   /** Provider calls made: one list, plus one look per instance missing from the list (a rare confirmation). */
   providerCalls: number;
+  /** Someone lists the account's instances (GET /v1/compute lately): the observer keeps its cadence for them. */
+  viewed?: boolean;
 }
 
 /** Instances missing from a list are confirmed one by one: at most this many per round, this many at once. */
@@ -36,7 +43,8 @@ const MOVING = new Set(['stopping', 'terminating']);
 /** Whether the workflow of `row` must hear about `seen`: the moves the launch workflow makes on an observation. */
 function needsAction(row: InstanceRow, seen: ProviderObservation): boolean {
   const status = seen.instance?.status;
-  if (!row.started_at && row.status !== 'stopped') return seen.gone || status === 'running' || status === 'failed';
+  // Before the start, anything that means the boot failed ends the launch at once (src/domain/boot-deadlines.ts).
+  if (!row.started_at && row.status !== 'stopped') return status === 'running' || bootFailure(seen) !== null;
   if (row.status === 'running') return seen.gone || status === 'stopped';
   if (row.status === 'stopped') return seen.gone || status === 'running';
   return false;
@@ -44,6 +52,7 @@ function needsAction(row: InstanceRow, seen: ProviderObservation): boolean {
 
 export function createObservationActivities(deps: ActivityDeps) {
   const { instances } = deps.queries;
+  const views = createFleetViewQueries(deps.pool);
 
   return {
     /**
@@ -51,6 +60,8 @@ export function createObservationActivities(deps: ActivityDeps) {
      * account's key, a confirming look for each instance the list lacks (a list is not trusted to prove an
      * instance gone), and field refreshes written only where something differs. Provider failures are
      * returned, not thrown: the observer decides how long to wait (a 429's `Retry-After`, backoff otherwise).
+     * Every list is also the account's fleet view (GET /v1/compute reads it); a failed round marks it stale.
+     * Without managed instances the provider is asked only while someone looks at the list.
      */
     async observeAccountProvider(input: { accountId: string; provider: ProviderId }): Promise<ObservationRound> {
       const rows = (await instances.listLive(input.accountId, input.provider)).filter((r) => r.provider_instance_id !== null);
@@ -60,11 +71,14 @@ export function createObservationActivities(deps: ActivityDeps) {
         spotRunning: rows.some((r) => r.spot && r.status === 'running'),
         changes: [],
         providerCalls: 0,
+        viewed: await views.isViewed(input.accountId, input.provider),
       };
-      if (rows.length === 0) return round;
+      if (rows.length === 0 && !round.viewed) return round;
       const apiKey = await deps.credentials.findApiKey(input.accountId, input.provider);
       if (apiKey === null) {
-        round.failure = { kind: 'provider_not_connected', message: `No ${input.provider} API key is connected to this account.` };
+        const message = `No ${input.provider} API key is connected to this account.`;
+        round.failure = { kind: 'provider_not_connected', code: 'provider_not_connected', message, publicMessage: message };
+        await views.recordFailure(input.accountId, input.provider, { code: 'provider_not_connected', message }, new Date());
         return round;
       }
       const adapter = deps.adapters[input.provider];
@@ -74,9 +88,11 @@ export function createObservationActivities(deps: ActivityDeps) {
         listed = await adapter.listInstances(apiKey);
       } catch (err) {
         round.failure = failureOf(err);
+        await views.recordFailure(input.accountId, input.provider, { code: round.failure.code ?? round.failure.kind, message: round.failure.publicMessage ?? round.failure.message }, new Date());
         return round;
       }
       const atMs = Date.now();
+      await views.recordRound(input.accountId, input.provider, listed, new Date(atMs));
       const byId = new Map(listed.map((i) => [i.id, i]));
       const missing: InstanceRow[] = [];
       for (const row of rows) {
@@ -115,7 +131,15 @@ export function createObservationActivities(deps: ActivityDeps) {
 
 function failureOf(err: unknown): NonNullable<ObservationRound['failure']> {
   if (err instanceof ProviderRequestError) {
-    return { kind: providerFailureType(err.kind), message: err.message, ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}) };
+    const apiError = err.toApiError();
+    return {
+      kind: providerFailureType(err.kind),
+      code: apiError.code,
+      message: err.message,
+      publicMessage: apiError.message,
+      ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
+    };
   }
-  return { kind: 'provider_unavailable', message: err instanceof Error ? err.message : String(err) };
+  const message = err instanceof Error ? err.message : String(err);
+  return { kind: 'provider_unavailable', code: 'provider_unavailable', message, publicMessage: `The provider could not be reached: ${message}` };
 }

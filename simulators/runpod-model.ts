@@ -114,6 +114,8 @@ export interface RunpodControl extends CommonControl {
   setSpotMode(mode: RunpodSpotMode): void;
   /** The provider takes a pod away (as it did with interruptible pods): it moves to EXITED. */
   preempt(key: string, podId: string): void;
+  /** What the pod's GPUs report as utilization (`runtime.gpus[].gpuUtilPercent`, every GPU alike); 0 by default. */
+  setUtilization(key: string, podId: string, percent: number): void;
   /** The account's registered SSH keys (`/v2/account/ssh-keys`). */
   accountSshKeys(key: string): string[];
   /**
@@ -143,6 +145,8 @@ export interface PodState {
   bootStart: number;
   bootDelay: number;
   phase: 'booting' | 'exited' | 'error';
+  /** GPU utilization in percent, reported while running. */
+  gpuUtil?: number;
   sshPort: number;
   ipIndex: number;
 }

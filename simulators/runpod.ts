@@ -82,6 +82,7 @@ export class RunpodSimulator {
         if (!pod) throw new Error(`no pod ${podId} for that key`);
         pod.phase = 'exited';
       },
+      setUtilization: (key, podId, percent) => void Object.assign(this.accounts.get(key)?.pods.get(podId) ?? {}, { gpuUtil: percent }),
       accountSshKeys: (key) => [...(this.accounts.get(key)?.sshKeys ?? [])],
       setPrice: (gpu, perGpuHour) => {
         if (perGpuHour === null) this.securePrices.delete(gpu);
@@ -164,6 +165,7 @@ export class RunpodSimulator {
       runtime: running
         ? {
             uptime: Math.max(0, Math.floor((now() - runningSince) / 1000)),
+            gpus: Array.from({ length: pod.gpuCount }, (_, n) => ({ id: `GPU-${pod.id}-${n}`, gpuUtilPercent: pod.gpuUtil ?? 0, memoryUtilPercent: 0 })),
             ports: pod.ports.map((port) => {
               const [num, type] = port.split('/');
               const priv = Number(num);

@@ -54,7 +54,7 @@ function instanceBase(i: VastInst): Record<string, unknown> {
     gpu_arch: 'nvidia',
     gpu_totalram: o.seed.ramMb,
     gpu_ram: o.seed.ramMb,
-    gpu_util: running ? 0 : null,
+    gpu_util: running ? (i.gpuUtil ?? 0) : null,
     gpu_temp: running ? 34 : null,
     gpu_frac: 1,
     gpu_lanes: 16,

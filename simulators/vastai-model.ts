@@ -174,12 +174,16 @@ export interface VastControl extends CommonControl {
   setNoCapacity(gpu: string, on?: boolean, opts?: { mode?: 'hidden' | 'unavailable' }): void;
   /** Takes an instance away without a request: to `stopped` (default) or `exited`, or removes it. */
   preempt(key: string, id: string | number, how?: 'stopped' | 'exited' | 'remove'): void;
+  /** What the instance reports as `gpu_util` (percent) while running; 0 by default. */
+  setUtilization(key: string, id: string | number, percent: number): void;
   /** Public keys registered on the account (`/api/v0/ssh/`). */
   sshKeys(key: string): string[];
 }
 
 export interface VastInst {
   id: number;
+  /** `gpu_util` while running (percent). */
+  gpuUtil?: number;
   label: string | null;
   offer: Offer;
   image: string;

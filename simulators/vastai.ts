@@ -78,6 +78,11 @@ export class VastSimulator {
         if (how === 'remove') acct.instances.delete(inst.id);
         else inst.phase = how;
       },
+      setUtilization: (key, id, percent) => {
+        const inst = this.accounts.get(key)?.instances.get(Number(id));
+        if (!inst) throw new Error(`no instance ${id} for that key`);
+        inst.gpuUtil = percent;
+      },
       sshKeys: (key) => (this.accounts.get(key)?.sshKeys ?? []).map((k) => k.key),
       instances: (key) => [...(this.accounts.get(key)?.instances.values() ?? [])].map((i) => this.view(i)),
       addKey: (key) => this.addKey(key),

@@ -127,6 +127,24 @@ export const configSchema = z.object({
   METER_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('1h'),
   INSTANCE_OBSERVATION: z.enum(['batched', 'per-instance']).default('batched'),
 
+  /**
+   * GET /v1/compute: `observed` serves the fleet view the observers write (no provider call per list); `live`
+   * asks every provider per list (the earlier design, kept for comparison). A list keeps the account's observers
+   * going for FLEET_VIEW_LEASE; `?refresh=true` (and a first list) waits at most FLEET_REFRESH_WAIT for its round.
+   */
+  COMPUTE_LIST_SOURCE: z.enum(['observed', 'live']).default('observed'),
+  FLEET_VIEW_LEASE: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('5m'),
+  FLEET_REFRESH_WAIT: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('5s'),
+
+  /**
+   * Boot deadlines over the defaults (runpod 10m, vastai 20m, lambda 15m), by provider or provider and GPU:
+   * `runpod=5m,lambda:h100-80gb-sxm=25m`. Once 20 boots of a provider and GPU are recorded, 1.5× their p95 (at least 2 min) is used.
+   */
+  BOOT_DEADLINES: z
+    .string()
+    .refine((v) => v.split(',').map((p) => p.trim()).filter(Boolean).every((p) => /^(runpod|vastai|lambda)(:[a-z0-9-]+)?=/.test(p) && durationPattern.test(p.split('=')[1]!.trim())), 'must look like runpod=5m,lambda:h100-80gb-sxm=25m')
+    .default(''),
+
   /** How often the reconciliation pass runs; the longest an unmanaged instance of ours can live once reachable. */
   RECONCILE_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('10m'),
   /** What reconciliation does with an instance of ours that no workflow manages. */
@@ -223,6 +241,15 @@ export function providerAdapterSettings(config: Config, logger: import('./logger
     lambdaBaseUrl: config.LAMBDA_API_BASE_URL,
     timeoutMs: config.PROVIDER_TIMEOUT_MS,
     logger,
+  };
+}
+
+/** The fleet view's settings from config (see `FleetSettings`). */
+export function fleetSettingsFromConfig(config: Config) {
+  return {
+    listSource: config.COMPUTE_LIST_SOURCE,
+    viewLeaseMs: parseDurationMs(config.FLEET_VIEW_LEASE),
+    refreshWaitMs: parseDurationMs(config.FLEET_REFRESH_WAIT),
   };
 }
 

@@ -1,6 +1,6 @@
 /** The API process: Postgres pool, Temporal client, `createApp(deps).listen()`. */
 import type { Server } from 'node:http';
-import { accountLimitsFromConfig, launchTimingFromConfig, loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
+import { accountLimitsFromConfig, fleetSettingsFromConfig, launchTimingFromConfig, loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
 import { KeyVault } from './domain/key-vault';
 import { createProviderAdapters } from './providers';
 import { createPricingQueries } from './db/queries/pricing';
@@ -60,6 +60,7 @@ async function main(): Promise<void> {
     launchTiming: launchTimingFromConfig(config),
     limits: accountLimitsFromConfig(config),
     scheduleMinIntervalMs: parseDurationMs(config.SCHEDULE_MIN_INTERVAL),
+    fleet: fleetSettingsFromConfig(config),
   });
   const server: Server = app.listen(config.PORT, config.HOST, () => {
     const address = server.address();

@@ -1,4 +1,5 @@
 /** The worker process: runs every workflow and activity on the task queue until SIGINT/SIGTERM. */
+import { parseBootDeadlines } from './domain/boot-deadlines';
 import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { accountLimitsFromConfig, launchTimingFromConfig, loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
       balanceGraceMs: parseDurationMs(config.BALANCE_GRACE_PERIOD),
       limits: accountLimitsFromConfig(config),
       admissionWindowMs: parseDurationMs(config.BALANCE_ADMISSION_WINDOW),
+      bootDeadlines: parseBootDeadlines(config.BOOT_DEADLINES, parseDurationMs),
       webhooks: {
         settings: webhooks,
         databaseUrl: config.DATABASE_URL,

@@ -57,7 +57,7 @@ export async function launchInstance(input: LaunchInput, carried?: LaunchCarried
   });
   setHandler(stopInstanceUpdate, async () => {
     s.stopRequested = true;
-    await condition(() => s.row?.status === 'stopped' || s.row?.status === 'terminated' || s.refused !== null);
+    await condition(() => s.row?.status === 'stopped' || s.row?.status === 'terminated' || s.row?.status === 'failed' || s.refused !== null);
     return s.row!;
   });
   setHandler(endInstanceSignal, (request: EndInstanceRequest) => {
@@ -70,16 +70,18 @@ export async function launchInstance(input: LaunchInput, carried?: LaunchCarried
   });
   setHandler(terminateInstanceUpdate, async () => {
     s.terminateRequested = true;
-    await condition(() => s.row?.status === 'terminated' || s.refused !== null);
+    // A boot that failed ends `failed` (terminated at the provider): that answers a terminate too.
+    await condition(() => s.row?.status === 'terminated' || s.row?.status === 'failed' || s.refused !== null);
     return s.row;
   });
 
   if (!s.row) await createInstance(c);
   // The observer watches from here on (batched); a continued-as-new or adopted run makes sure of it too.
   if (c.settings.batched) await ensureObserver(c);
-  if (await awaitRunning(c)) {
+  const bootFailed = await awaitRunning(c);
+  if (bootFailed !== null) {
     await condition(allHandlersFinished);
-    return { instanceId: id, outcome: 'lost' };
+    return { instanceId: id, outcome: 'boot_failed', reason: bootFailed };
   }
   const outcome = await meterUntilEnd(c);
   await condition(allHandlersFinished);

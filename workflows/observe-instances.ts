@@ -8,7 +8,15 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { observerStatusQuery, providerObservedSignal, watchInstanceSignal, type ObserverInput, type ObserverStatus } from './contracts/observation';
+import {
+  observeNowSignal,
+  observerStatusQuery,
+  providerObservedSignal,
+  watchInstanceSignal,
+  type ObserveNowRequest,
+  type ObserverInput,
+  type ObserverStatus,
+} from './contracts/observation';
 
 /**
  * Watches every managed instance of one account at one provider (workflow id `observe-<account>-<provider>`):
@@ -32,14 +40,26 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
   let known = new Set<string>();
   let woken = false;
   let bootStep = 0;
+  /** A viewer arrived (keeps an ending observer going) / a refresh asked for a round after the last one began. */
+  let viewerArrived: boolean;
+  let refreshWanted = false;
+  let lastRoundStartMs = 0;
+  const refreshMinGapMs = input.refreshMinGapMs ?? 2_000;
   setHandler(watchInstanceSignal, (instanceId: string) => {
     if (!known.has(instanceId)) woken = true;
+  });
+  setHandler(observeNowSignal, (request: ObserveNowRequest) => {
+    viewerArrived = true;
+    if (request.refresh && request.requestedAtMs >= lastRoundStartMs) refreshWanted = true;
   });
   setHandler(observerStatusQuery, () => status);
 
   const limit = input.continueAsNewAfter ?? 300;
   for (let turn = 0; ; turn++) {
     woken = false;
+    viewerArrived = false;
+    refreshWanted = false;
+    lastRoundStartMs = Date.now();
     const round = await observeAccountProvider({ accountId: input.accountId, provider: input.provider });
     known = new Set(round.watchedIds);
     status.rounds++;
@@ -54,7 +74,7 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
       ),
     );
     status.signalsSent += delivered.reduce<number>((a, b) => a + b, 0);
-    if (round.watchedIds.length === 0 && !woken) {
+    if (round.watchedIds.length === 0 && !round.viewed && !woken && !viewerArrived && !refreshWanted) {
       await condition(allHandlersFinished);
       return; // a launch that raced this end signals a closed workflow, and starts a new observer
     }
@@ -75,9 +95,15 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
       status.lastFailure = null;
     }
     status.intervalMs = intervalMs;
-    // A new instance wakes the observer early, unless the provider asked us to wait.
-    await condition(() => woken && backoffMs === 0, intervalMs);
+    // A new instance or a refresh wakes the observer early, unless the provider asked us to wait; a refresh
+    // waits out the shortest gap between rounds (requests arriving meanwhile share the round).
+    await condition(() => (woken || refreshWanted) && backoffMs === 0, intervalMs);
     if (woken) bootStep = 0; // a new instance: start the boot looks short again
+    else if (refreshWanted) {
+      const gapMs = lastRoundStartMs + refreshMinGapMs - Date.now();
+      if (gapMs > 0) await condition(() => woken, gapMs);
+      status.refreshRounds = (status.refreshRounds ?? 0) + 1;
+    }
 
     if (turn + 1 >= limit || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);

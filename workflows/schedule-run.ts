@@ -288,6 +288,8 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
       continue;
     }
     const outcome = (result as LaunchResult | null)?.outcome;
+    // A failed boot was terminated before it ran, never charged: the next offer gets its chance.
+    if (outcome === 'boot_failed' && refusals.push(`${offer.provider}${offer.spot ? ' (spot)' : ''}: the boot failed (${(result as LaunchResult | null)?.reason})`)) continue;
     if (outcome === 'preempted') return finish('preempted', { stopReason: 'spot capacity reclaimed by the provider' });
     if (outcome === 'lost') {
       if (startedAtMs === null) return finish('failed', { error: 'the provider lost the instance while it booted' });

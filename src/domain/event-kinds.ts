@@ -3,6 +3,7 @@ export const EVENT_KINDS = [
   'instance.started',
   'instance.stopped',
   'instance.terminated',
+  'instance.failed',
   'spot.preempted',
   'alert.triggered',
   'schedule.run.started',

@@ -37,9 +37,12 @@ import { registerAlertRoutes } from './routes/alerts';
 import { registerApiKeyRoutes } from './routes/api-keys';
 import { registerPlanRoutes } from './routes/plan';
 import { registerBillingRoutes } from './routes/billing';
-import { registerComputeRoutes } from './routes/compute';
+import { registerComputeRoutes, type ComputeDeps } from './routes/compute';
+import { registerComputeListRoute } from './routes/compute-list';
 import { createInstanceQueries } from '../db/queries/instances';
 import { createInstanceClient, type AnswerBounds } from '../workflow-clients/instances';
+import { createFleetViewQueries } from '../db/queries/fleet-views';
+import { createFleetClient, type FleetSettings } from '../workflow-clients/fleet';
 import type { LaunchTiming } from '../../workflows/contracts/launch';
 import { registerLimitRoutes } from './routes/limits';
 import { registerPricingRoutes } from './routes/pricing';
@@ -81,6 +84,11 @@ export interface AppDeps {
   bodyTimeoutMs?: number;
   /** Stripe for credit top-ups (STRIPE_*); without a secret key POST /v1/billing/credit answers 503. */
   stripe?: StripeSettings;
+  /**
+   * The fleet view behind GET /v1/compute: `listSource` `observed` (default) reads it, `live` asks every provider
+   * per list (COMPUTE_LIST_SOURCE, for comparison); view lease, refresh wait and refresh gaps (FLEET_*).
+   */
+  fleet?: Partial<FleetSettings> & { listSource?: 'observed' | 'live' };
   /** Webhook URL policy: hosts allowed over http and at non-public addresses (default none), and DNS. */
   webhooks?: { allowedHosts: string[]; resolve?: Resolver };
   /** Per-account limits (LIMIT_*); default {@link DEFAULT_LIMITS}. */
@@ -133,7 +141,10 @@ export function createApp(deps: AppDeps): Koa {
   });
   const scheduleQueries = createScheduleQueries(deps.pool);
   registerPlanRoutes(api, { adapters: deps.adapters, credentials, sshKeys, balance, instances, apiKeys, schedules: scheduleQueries });
-  registerComputeRoutes(api, {
+  const fleetViews = createFleetViewQueries(deps.pool);
+  const timing = deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 };
+  const { listSource, ...fleetSettings } = deps.fleet ?? {};
+  const computeDeps: ComputeDeps = {
     workflows: createInstanceClient({ temporal: deps.temporal, instances, bounds: deps.answerBounds }),
     adapters: deps.adapters,
     credentials,
@@ -142,7 +153,28 @@ export function createApp(deps: AppDeps): Koa {
     balance,
     apiKeys,
     launchTiming: deps.launchTiming,
-  });
+    providerKeys,
+    listSource,
+    fleet: {
+      views: fleetViews,
+      client: createFleetClient({
+        temporal: deps.temporal,
+        views: fleetViews,
+        // The observer runs with the intervals a launch would give it.
+        timing: {
+          steadyMs: timing.pollIntervalMs,
+          spotMs: timing.spotPollIntervalMs ?? 10_000,
+          bootMs: timing.bootPollMaxMs ?? 3_000,
+          activityTimeoutMs: timing.activityTimeoutMs ?? 30_000,
+        },
+        settings: fleetSettings,
+        logger: deps.logger,
+      }),
+    },
+  };
+  registerComputeRoutes(api, computeDeps);
+  // After launch (the OpenAPI document keeps the order): GET /v1/compute, served from the fleet view.
+  registerComputeListRoute(api, computeDeps);
   registerScheduleRoutes(api, {
     queries: scheduleQueries,
     // Runs launch with the same poll and meter intervals as API launches.

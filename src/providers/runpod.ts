@@ -59,7 +59,7 @@ interface RunpodPod {
   gpu?: { id?: string; count?: number } | null;
   dataCenterId?: string | null;
   interruptible?: boolean;
-  runtime?: { uptime?: number; ports?: { private?: number; public?: number | null; type?: string; ip?: string | null }[] } | null;
+  runtime?: { uptime?: number; gpus?: { id?: string; gpuUtilPercent?: number; util?: number }[] | null; ports?: { private?: number; public?: number | null; type?: string; ip?: string | null }[] } | null;
   ssh?: {
     proxy?: { host: string; port: number; username: string } | null;
     direct?: { host: string; port: number; username: string } | null;
@@ -96,6 +96,14 @@ export function runpodStatus(pod: RunpodPod): InstanceStatus {
   }
 }
 
+/** `runtime.gpus[].gpuUtilPercent` (GraphQL's name; `util` accepted too), one per GPU; null when not reported. */
+function runpodUtilization(pod: RunpodPod): number[] | null {
+  const gpus = pod.runtime?.gpus;
+  if (!gpus?.length) return null;
+  const util = gpus.map((g) => g.gpuUtilPercent ?? g.util);
+  return util.every((u): u is number => typeof u === 'number') ? util : null;
+}
+
 export function normalizeRunpodPod(pod: RunpodPod): ProviderInstance {
   const direct = pod.ssh?.direct ?? null;
   const proxy = pod.ssh?.proxy ?? null;
@@ -117,6 +125,7 @@ export function normalizeRunpodPod(pod: RunpodPod): ProviderInstance {
     ssh: ssh ? { host: ssh.host, port: ssh.port, user: ssh.username } : null,
     createdAt: pod.createdAt ?? null,
     startedAt: runpodStatus(pod) === 'running' && pod.startedAt ? pod.startedAt : null,
+    gpuUtilization: runpodUtilization(pod),
   };
 }
 

@@ -44,6 +44,8 @@ export interface ProviderInstance {
    * say (Vast.ai's `start_date` is the contract start, boot included; Lambda has no such field).
    */
   startedAt: string | null;
+  /** GPU utilization in percent, one per GPU, where the provider reports it (RunPod, Vast.ai); absent otherwise. */
+  gpuUtilization?: number[] | null;
 }
 
 export interface LaunchSpec {

@@ -49,6 +49,8 @@ interface VastInstance {
   gpu_name?: string;
   gpu_ram?: number;
   num_gpus?: number;
+  /** Percent, for the instance as a whole (every GPU alike); null while it does not run. */
+  gpu_util?: number | null;
   dph_total?: number;
   is_bid?: boolean;
   geolocation?: string;
@@ -110,6 +112,7 @@ export function normalizeVastInstance(inst: VastInstance): ProviderInstance {
     // Vast's `start_date` is when the rental started: metering (and a charge for an instance that ended before
     // we first saw it running) starts there when it is plausible (see markRunning).
     startedAt: vastStatus(inst) === 'running' && start && !Number.isNaN(start.getTime()) ? start.toISOString() : null,
+    gpuUtilization: typeof inst.gpu_util === 'number' ? Array.from({ length: inst.num_gpus ?? 1 }, () => inst.gpu_util as number) : null,
   };
 }
 

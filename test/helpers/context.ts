@@ -99,6 +99,7 @@ export async function createTestContext(
     launchTiming?: AppDeps['launchTiming'];
     answerBounds?: AppDeps['answerBounds'];
     stripe?: AppDeps['stripe'];
+    fleet?: AppDeps['fleet'];
   } = {},
 ): Promise<TestContext> {
   const db = await createTestDatabase();
@@ -110,6 +111,7 @@ export async function createTestContext(
     launchTiming: options.launchTiming,
     answerBounds: options.answerBounds,
     stripe: options.stripe,
+    fleet: options.fleet,
     ...(sims
       ? {
           adapters: createProviderAdapters({

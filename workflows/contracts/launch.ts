@@ -64,6 +64,8 @@ export interface LaunchInput {
   observation?: 'batched' | 'per-instance';
   /** The observer's interval while a spot instance runs (how late a preemption may be noticed); default 10 s. */
   spotPollIntervalMs?: number;
+  /** The boot deadline (ms from the launch), replacing the learned or configured one (tests compress it). */
+  bootDeadlineMs?: number;
 }
 
 /** The timing knobs of a launch workflow: required intervals, optional tuning (tests compress them all). */
@@ -79,6 +81,7 @@ export type LaunchTiming = Pick<LaunchInput, 'pollIntervalMs' | 'meterIntervalMs
       | 'continueAsNewAfter'
       | 'observation'
       | 'spotPollIntervalMs'
+      | 'bootDeadlineMs'
     >
   >;
 
@@ -116,7 +119,10 @@ export const instanceProgressSignal = defineSignal<[InstanceProgress]>('instance
 
 export interface LaunchResult {
   instanceId: string;
-  outcome: 'terminated' | 'preempted' | 'lost';
+  /** `boot_failed`: the provider failed the boot, or it passed its deadline; terminated, never charged. */
+  outcome: 'terminated' | 'preempted' | 'lost' | 'boot_failed';
+  /** Why, for `boot_failed`. */
+  reason?: string;
 }
 
 /** What a continued-as-new (or adopted) run starts from. */

@@ -21,6 +21,17 @@ export const providerObservedSignal = defineSignal<[ProviderObservation]>('provi
 /** Launch workflow → observer: watch this instance (row id); wakes the observer when the instance is new to it. */
 export const watchInstanceSignal = defineSignal<[string]>('watchInstance');
 
+/**
+ * API → observer: someone lists the account's instances. `refresh` asks for a round now (GET
+ * /v1/compute?refresh=true, or a first list): a round that starts after `requestedAtMs` answers it, so
+ * concurrent requests share one round. Without `refresh` it only keeps an ending observer going for the viewer.
+ */
+export interface ObserveNowRequest {
+  refresh: boolean;
+  requestedAtMs: number;
+}
+export const observeNowSignal = defineSignal<[ObserveNowRequest]>('observeNow');
+
 /** The observer of an account's instances at one provider. */
 export function observerWorkflowId(accountId: string, provider: string): string {
   return `observe-${accountId}-${provider}`;
@@ -35,6 +46,11 @@ export interface ObserverInput {
   spotMs: number;
   /** Longest interval while an instance boots (looks 1 s, 2 s, … apart up to this; metering starts within it of the real start; 3 s). */
   bootMs: number;
+  /**
+   * Shortest time between the starts of two rounds a refresh asks for (`observeNow`), so that clients asking
+   * for fresh lists cannot take the provider past its rate limit; default 2 s.
+   */
+  refreshMinGapMs?: number;
   /** Longest wait after failures (429s, provider down, key gone); default 10 min. */
   maxBackoffMs?: number;
   activityTimeoutMs?: number;
@@ -53,6 +69,8 @@ export interface ObserverStatus {
   /** Provider calls made (list calls plus rare confirming looks). */
   providerCalls: number;
   signalsSent: number;
+  /** Rounds made early because a list asked for a refresh (several requests share one). */
+  refreshRounds?: number;
   /** The last round's failure (`provider_rate_limited: …`), null once a round succeeds. */
   lastFailure: string | null;
 }

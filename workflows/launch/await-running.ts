@@ -1,21 +1,23 @@
 /**
  * Wait for running: told by the observer (while something boots it looks 1 s, 2 s, … up to `bootPollMaxMs`
  * apart), or, per instance, looking just as often. Metering starts at the provider's reported start.
+ * A boot the provider fails, or that passes its deadline (learned or configured, `bootDeadline`), ends the
+ * launch: terminated at the provider, `failed` with the reason and `instance.failed`, never charged.
  */
 import { condition } from '@temporalio/workflow';
 import type { PollResult } from '../../activities/instances';
+import { bootFailure } from '../../src/domain/boot-deadlines';
 import type { ProviderObservation } from '../contracts/observation';
+import { endAtProvider } from './charges';
 import { ensureObserver, takeObservation } from './observer';
 import { look } from './per-instance';
 import { tellProgress } from './progress';
 import { INTERRUPTED, requested, type LaunchContext } from './state';
 
-/** Acts on one word about a booting instance: lost (the row failed), running (metering starts), or still booting. */
-async function onBootObservation(c: LaunchContext, seen: PollResult | ProviderObservation | null): Promise<'lost' | 'running' | 'booting'> {
-  if (seen && (seen.gone || seen.instance?.status === 'failed')) {
-    c.s.row = await c.acts.db.finishInstance(c.id, 'failed', null, seen.atMs, { reason: 'the provider lost the instance while it booted' });
-    return 'lost';
-  }
+/** Acts on one word about a booting instance: a failed boot (its reason), running (metering starts), or still booting. */
+async function onBootObservation(c: LaunchContext, seen: PollResult | ProviderObservation | null): Promise<{ failed: string } | 'running' | 'booting'> {
+  const failure = seen ? bootFailure(seen) : null;
+  if (failure) return { failed: failure };
   if (seen?.instance?.status === 'running') {
     c.s.row = await c.acts.db.markInstanceRunning(c.id, seen.atMs, seen.instance);
     await tellProgress(c);
@@ -24,33 +26,50 @@ async function onBootObservation(c: LaunchContext, seen: PollResult | ProviderOb
   return 'booting';
 }
 
-/** Returns once the instance runs, was stopped, or a stop or terminate arrived; `true` when the provider lost it meanwhile. */
-export async function awaitRunning(c: LaunchContext): Promise<boolean> {
+/** Terminated at the provider (however long that takes), then `failed` with the reason and `instance.failed`; no charge. */
+async function failBoot(c: LaunchContext, reason: string): Promise<string> {
+  const endedAt = await endAtProvider(c, 'terminate', false);
+  c.s.row = await c.acts.db.finishInstance(c.id, 'failed', 'instance.failed', endedAt!, { reason });
+  return reason;
+}
+
+/**
+ * Returns once the instance runs, was stopped, or a stop or terminate arrived (null), or with the reason its
+ * boot failed (the instance is then terminated and recorded `failed`).
+ */
+export async function awaitRunning(c: LaunchContext): Promise<string | null> {
   const { s } = c;
   const booting = () => !s.row!.started_at && s.row!.status !== 'stopped' && !requested(s);
+  if (!booting()) return null;
+  const createdAt = Date.parse(s.row!.created_at);
+  const deadlineMs = c.input.bootDeadlineMs ?? (await c.acts.db.bootDeadline({ provider: c.input.provider, gpuType: c.input.gpuType })).ms;
+  const deadlineAt = createdAt + deadlineMs;
+  const pastDeadline = () => `the instance did not start within ${deadlineMs / 1000} s (boot deadline)`;
   if (c.settings.batched) {
     while (booting()) {
-      if (!(await condition(() => requested(s) || s.observed !== null, c.settings.bootSilenceMs))) {
-        await ensureObserver(c);
+      if (Date.now() >= deadlineAt) return failBoot(c, pastDeadline());
+      if (!(await condition(() => requested(s) || s.observed !== null, Math.max(1, Math.min(c.settings.bootSilenceMs, deadlineAt - Date.now()))))) {
+        if (Date.now() < deadlineAt) await ensureObserver(c);
         continue;
       }
       if (requested(s)) break;
       const step = await onBootObservation(c, takeObservation(s));
-      if (step === 'lost') return true;
+      if (typeof step === 'object') return failBoot(c, step.failed);
       if (step === 'running') break;
     }
-    return false;
+    return null;
   }
   let delay = Math.min(1000, c.settings.bootPollMaxMs);
   while (booting()) {
+    if (Date.now() >= deadlineAt) return failBoot(c, pastDeadline());
     const seen = await look(c);
     if (seen === INTERRUPTED) break;
     const step = await onBootObservation(c, seen);
-    if (step === 'lost') return true;
+    if (typeof step === 'object') return failBoot(c, step.failed);
     if (step === 'running') break;
     if (seen && 'row' in seen) s.row = seen.row;
-    await condition(() => requested(s), delay);
+    await condition(() => requested(s), Math.max(1, Math.min(delay, deadlineAt - Date.now())));
     delay = Math.min(delay * 2, c.settings.bootPollMaxMs);
   }
-  return false;
+  return null;
 }

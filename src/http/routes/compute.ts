@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { InstanceQueries, InstanceRow } from '../../db/queries/instances';
+import type { FleetViewQueries } from '../../db/queries/fleet-views';
+import type { ProviderKeyQueries } from '../../db/queries/provider-keys';
 import type { SshKeyQueries } from '../../db/queries/ssh-keys';
 import { randomToken } from '../../domain/ids';
 import { microsToDollars } from '../../domain/money';
@@ -13,6 +15,7 @@ import type { LaunchIntent } from '../../db/queries/admission';
 import { assertWithinKeyCap } from '../../services/key-spend-cap';
 import type { ProviderCredentials } from '../../services/provider-credentials';
 import type { LaunchInput, LaunchTiming } from '../../../workflows/contracts/launch';
+import type { FleetClient } from '../../workflow-clients/fleet';
 import type { InstanceClient } from '../../workflow-clients/instances';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
@@ -40,7 +43,7 @@ export const InstanceRecord = z.object({
   warnings: z.array(z.string()).optional(),
   end_reason: z.string().optional().describe('why the service itself stopped or ended the instance, when it did'),
 });
-type InstanceRecord = z.infer<typeof InstanceRecord>;
+export type InstanceRecord = z.infer<typeof InstanceRecord>;
 
 
 const InstanceParams = z.object({ provider_instance_id: pathId(128) }).strict();
@@ -75,7 +78,7 @@ export function toInstanceRecord(row: InstanceRow): InstanceRecord {
   };
 }
 
-function fromProvider(i: ProviderInstance, row: InstanceRow | undefined): InstanceRecord {
+export function fromProvider(i: ProviderInstance, row: InstanceRow | undefined): InstanceRecord {
   const base = row ? toInstanceRecord(row) : null;
   return {
     id: i.id,
@@ -116,6 +119,12 @@ export interface ComputeDeps {
   apiKeys: Pick<ApiKeyQueries, 'spendInPeriod'>;
   /** Poll and meter intervals handed to new launch workflows (hours in production; short in tests). */
   launchTiming?: LaunchTiming;
+  /** Which providers the account connected (the list needs no key opened). */
+  providerKeys: Pick<ProviderKeyQueries, 'listProviderKeys'>;
+  /** The fleet view GET /v1/compute reads; without it (or with `listSource: 'live'`) every provider is asked per list. */
+  fleet?: { views: FleetViewQueries; client: FleetClient };
+  /** `observed` (default): the list reads the fleet view; `live`: it asks every provider (COMPUTE_LIST_SOURCE). */
+  listSource?: 'observed' | 'live';
 }
 
 /** The warnings a launch gives: capability fields the chosen provider does not use (accepted, ignored). */
@@ -246,48 +255,6 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
         if (err instanceof ApiError && !(err instanceof ServiceUnavailableError)) await deps.balance.release(instanceId, err.message);
         throw err;
       }
-    },
-  });
-
-  api.add({
-    method: 'get',
-    path: '/v1/compute',
-    tag: 'Compute',
-    summary: 'All instances visible through the account\'s connected provider keys',
-    description: 'Asks every connected provider in parallel; a provider that fails shows up in `errors` while the others still answer.',
-    auth: true,
-    responses: {
-      200: {
-        description: 'Instances',
-        schema: z.object({
-          data: z.array(InstanceRecord),
-          errors: z.array(z.object({ provider: z.enum(PROVIDERS), code: z.string(), message: z.string() })).optional(),
-        }),
-      },
-    },
-    handler: async ({ accountId }) => {
-      const managed = await deps.instances.listForAccount(accountId);
-      const byProviderId = new Map(managed.filter((r) => r.provider_instance_id).map((r) => [`${r.provider}:${r.provider_instance_id}`, r]));
-      const results = await Promise.all(
-        PROVIDERS.map(async (provider) => {
-          const apiKey = await deps.credentials.findApiKey(accountId, provider);
-          if (apiKey === null) return { provider, instances: [] as ProviderInstance[] };
-          try {
-            return { provider, instances: await deps.adapters[provider].listInstances(apiKey) };
-          } catch (err) {
-            const apiError = err instanceof ApiError ? err : (err as { toApiError?: () => ApiError }).toApiError?.();
-            // Anything but a provider failure is ours (a bug, the database): never reported as "unreachable".
-            return { provider, error: { provider, code: apiError?.code ?? 'internal_error', message: apiError?.message ?? 'An internal error occurred.' } };
-          }
-        }),
-      );
-      const data = results
-        .flatMap((r) => ('instances' in r ? (r.instances ?? []) : []))
-        .filter((i) => i.status !== 'terminated')
-        .map((i) => fromProvider(i, byProviderId.get(`${i.provider}:${i.id}`)))
-        .sort((a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? ''));
-      const errors = results.flatMap((r) => ('error' in r && r.error ? [r.error] : []));
-      return { body: { data, ...(errors.length ? { errors } : {}) } };
     },
   });
 
