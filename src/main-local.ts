@@ -9,6 +9,7 @@
  * Their lines (one JSON object each) pass through to this process's stdout/stderr unchanged and are also
  * kept per child in DATA_DIR/logs/{api,worker}.log; their pids are in DATA_DIR/run/{api,worker}.pid.
  */
+import { buildConsole } from '../console/build';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -36,6 +37,8 @@ const DATABASE_NAME = 'gpu_orchestrator';
 
 interface LocalState {
   api_url: string;
+  /** The web console (sign in with api_key). */
+  console_url: string;
   temporal_ui_url: string | null;
   /** Prometheus text of the worker (the API's is at api_url + /metrics). */
   worker_metrics_url: string;
@@ -238,6 +241,9 @@ async function main(): Promise<void> {
         }
       : {}),
   };
+  // The web console the API serves at /console, built from source (well under a second).
+  const consoleBuild = await buildConsole();
+  logger.info('console built', { dir: consoleBuild.outDir, js_gzip_bytes: consoleBuild.jsGzipBytes });
   const worker = superviseChild('worker', 'main-worker.ts', childEnv, config, dataDir, logger);
   const api = superviseChild('api', 'main-api.ts', childEnv, config, dataDir, logger);
   // Stopped in reverse: the API first (no new work), then the worker, then Temporal and Postgres.
@@ -296,6 +302,7 @@ async function main(): Promise<void> {
 
   const state: LocalState = {
     api_url: apiUrl,
+    console_url: `${apiUrl}/console`,
     temporal_ui_url: temporal.uiUrl,
     worker_metrics_url: workerMetricsUrl,
     account_id,
@@ -309,6 +316,7 @@ async function main(): Promise<void> {
     [
       '',
       'GPU orchestrator is running locally.',
+      `  Console:      ${apiUrl}/console   (sign in with the demo API key below)`,
       `  API:          ${apiUrl}   (reference: ${apiUrl}/docs)`,
       `  Temporal UI:  ${temporal.uiUrl ?? '(external Temporal: see your own UI)'}`,
       `  Metrics:      ${apiUrl}/metrics (API), ${workerMetricsUrl} (worker)`,

@@ -23,6 +23,7 @@ import type { Pool } from '../db/pool';
 import { sql } from '../db/sql';
 import type { Logger } from '../logger';
 import { bearerAuth } from './auth';
+import { serveConsole } from './console';
 import { edge, logApplicationError } from './edge';
 import { RateLimiter, type RateLimitSettings } from './rate-limit';
 import { buildOpenApiDocument, renderDocsPage } from './openapi';
@@ -66,6 +67,8 @@ export interface AppDeps {
   bodyTimeoutMs?: number;
   /** Stripe for credit top-ups (STRIPE_*); without a secret key POST /v1/billing/credit answers 503. */
   stripe?: StripeSettings;
+  /** Where the built console lives (default: dist/web, see console/build.ts). */
+  consoleDir?: string;
   /** Webhook URL policy: hosts allowed over http and at non-public addresses (default none), and DNS. */
   webhooks?: { allowedHosts: string[]; resolve?: Resolver };
 }
@@ -153,6 +156,7 @@ export function createApp(deps: AppDeps): Koa {
 
   app.on('error', logApplicationError(deps.logger));
   app.use(edge(deps.logger));
+  app.use(serveConsole(deps.consoleDir));
   app.use(api.routes());
   return app;
 }
