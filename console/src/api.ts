@@ -18,6 +18,8 @@ export class ApiError extends Error {
 }
 
 export interface Api {
+  /** Any call of the API by method and path (the typed helpers below cover the common ones). */
+  request<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T>;
   listInstances(): Promise<ComputeList>;
   stopInstance(id: string): Promise<Instance>;
   terminateInstance(id: string): Promise<Instance>;
@@ -52,6 +54,7 @@ export function createApi(key: string, fetchImpl: typeof fetch = fetch.bind(glob
     return s ? `?${s}` : '';
   };
   return {
+    request: call,
     listInstances: () => call('GET', '/v1/compute'),
     stopInstance: (id) => call('POST', `/v1/compute/${encodeURIComponent(id)}/stop`),
     terminateInstance: (id) => call('POST', `/v1/compute/${encodeURIComponent(id)}/terminate`),

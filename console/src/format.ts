@@ -2,7 +2,7 @@
 export function dollars(n: number | null | undefined, digits = 2): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
   const sign = n < 0 ? '−' : '';
-  return `${sign}$${Math.abs(n).toFixed(digits)}`;
+  return `${sign}$${Math.abs(n).toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
 }
 
 export function perHour(n: number | null | undefined): string {

@@ -8,6 +8,8 @@ import { FleetPage } from './pages/fleet';
 import { PricesPage } from './pages/prices';
 import { SpendPage } from './pages/spend';
 import { CheckoutResultPage } from './pages/checkout';
+import { AlertsPage, EventsPage, SchedulesPage } from './pages/activity';
+import { SettingsPage, WebhooksPage } from './pages/settings';
 import { ErrorNotice } from './ui';
 import './styles.css';
 
@@ -15,6 +17,11 @@ const PAGES: { path: string; title: string }[] = [
   { path: '/fleet', title: 'Fleet' },
   { path: '/prices', title: 'Prices' },
   { path: '/spend', title: 'Spend' },
+  { path: '/alerts', title: 'Alerts' },
+  { path: '/schedules', title: 'Schedules' },
+  { path: '/webhooks', title: 'Webhooks' },
+  { path: '/events', title: 'Events' },
+  { path: '/settings', title: 'Settings' },
 ];
 
 function SignIn({ onSignedIn }: { onSignedIn: (api: Api) => void }) {
@@ -69,6 +76,11 @@ function App() {
   if (route.path === '/fleet') page = <FleetPage api={api} onAuthError={onAuthError} />;
   else if (route.path === '/prices') page = <PricesPage api={api} />;
   else if (route.path === '/spend') page = <SpendPage api={api} onAuthError={onAuthError} />;
+  else if (route.path === '/alerts') page = <AlertsPage api={api} />;
+  else if (route.path === '/schedules') page = <SchedulesPage api={api} />;
+  else if (route.path === '/webhooks') page = <WebhooksPage api={api} />;
+  else if (route.path === '/events') page = <EventsPage api={api} />;
+  else if (route.path === '/settings') page = <SettingsPage api={api} />;
   else if (route.path === '/checkout/success' || route.path === '/checkout/cancel')
     page = <CheckoutResultPage api={api} outcome={route.path.endsWith('success') ? 'success' : 'cancel'} sessionId={route.params.get('session_id')} />;
   else page = <p>Nothing here. <a href="/console/fleet" onClick={(e) => { e.preventDefault(); navigate('/fleet'); }}>Go to the fleet</a>.</p>;

@@ -70,3 +70,92 @@ export interface CreditResponse {
   checkout_url: string;
   session_id: string;
 }
+
+export interface Page<T> {
+  data: T[];
+  has_more?: boolean;
+  next_cursor?: string | null;
+}
+
+export interface Alert {
+  id: string;
+  type: 'price_drop' | 'budget_limit';
+  action: 'notify' | 'stop_instances';
+  status: 'active' | 'triggered';
+  gpu_type?: string;
+  threshold_price?: number;
+  threshold_dollars?: number;
+  current_value: number | null;
+  triggered_at: string | null;
+  created_at: string;
+}
+
+export interface Schedule {
+  id: string;
+  name: string;
+  gpu: string;
+  template: string;
+  cron: string;
+  max_duration_hours: number | null;
+  max_cost: number | null;
+  prefer_spot: boolean;
+  status: 'active' | 'paused';
+  next_run_at: string | null;
+  last_run_at: string | null;
+  created_at: string;
+}
+
+export interface ScheduleRun {
+  id: string;
+  status: string;
+  scheduled_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  provider: ProviderId | null;
+  instance_id: string | null;
+  price_per_hour: number | null;
+  cost: number;
+  stop_reason: string | null;
+  error: string | null;
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  active: boolean;
+  created_at: string;
+}
+
+export interface Delivery {
+  id: string;
+  event: { id: string; type: string; created_at: string };
+  status: 'pending' | 'succeeded' | 'failed' | 'cancelled';
+  attempt_count: number;
+  next_attempt_at: string | null;
+  attempts: { attempted_at: string; status_code: number | null; latency_ms: number; error: string | null; success: boolean }[];
+}
+
+export interface AccountEvent {
+  id: string;
+  type: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+export interface ProviderKey {
+  provider: ProviderId;
+  display_label: string;
+  key_hint: string;
+  status: 'unverified' | 'valid' | 'invalid';
+  last_verified_at: string | null;
+}
+
+export interface SshKey {
+  id: string;
+  name: string;
+  fingerprint: string;
+  key_type: string;
+  is_default: boolean;
+  created_at: string;
+}

@@ -30,6 +30,8 @@ let base: string;
 let browser: Browser;
 let build: ConsoleBuild;
 const logLines: string[] = [];
+/** Where the fleet and spend screenshots go (the README's come from `npm run console:screenshots`). */
+const SCREENSHOT_DIR = process.env.CONSOLE_SCREENSHOT_DIR ?? path.join(os.tmpdir(), 'gpuo-console-screenshots');
 let account: Awaited<ReturnType<TestContext['connectedAccount']>>;
 
 /** Keeps every log line the API writes, to check that no key ever reaches one. */
@@ -123,6 +125,8 @@ test('sign in, then the fleet lists the instances at the provider; a hostile nam
   expect(await page.evaluate('window.__xss')).toBeUndefined();
   expect(dialogs).toEqual([]);
   expect(await page.getByText(/As of:/).textContent()).toMatch(/As of: /);
+  await page.setViewportSize({ width: 1280, height: 560 });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'console-fleet.png') });
   await context.close();
 });
 
@@ -192,7 +196,11 @@ test('spend: a top-up through Stripe Checkout returns to the success page and th
   await page.goto(`${base}/console/checkout/success?session_id=${sessionId}`);
   await page.getByRole('heading', { name: 'Payment received' }).waitFor();
   await page.getByText('$20.00 was added to your balance.').waitFor();
-  await page.getByTestId('balance').filter({ hasText: `$${(TEST_STARTING_CREDIT_DOLLARS + 20).toFixed(2)}` }).waitFor();
+  await page.getByTestId('balance').filter({ hasText: `$${(TEST_STARTING_CREDIT_DOLLARS + 20).toLocaleString('en-US', { minimumFractionDigits: 2 })}` }).waitFor();
+  await page.getByRole('link', { name: 'Back to spend' }).click();
+  await page.getByRole('cell', { name: `Credit top-up (Stripe Checkout ${sessionId})` }).waitFor();
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'console-spend.png') });
   await page.goto(`${base}/console/checkout/cancel`);
   await page.getByRole('heading', { name: 'Payment cancelled' }).waitFor();
   await context.close();
@@ -207,12 +215,12 @@ test('no serious or critical accessibility violations on any page', async () => 
   await signIn(page);
   await page.getByText('trainer-1').waitFor();
   found.fleet = await seriousA11yViolations(page);
-  for (const name of ['Prices', 'Spend'] as const) {
+  for (const name of ['Prices', 'Spend', 'Alerts', 'Schedules', 'Webhooks', 'Events', 'Settings'] as const) {
     await page.getByRole('link', { name }).click();
     await page.getByRole('heading', { name }).waitFor();
     await page.waitForLoadState('networkidle');
     found[name.toLowerCase()] = await seriousA11yViolations(page);
   }
-  expect(found).toEqual({ signin: [], fleet: [], prices: [], spend: [] });
+  expect(found).toEqual({ signin: [], fleet: [], prices: [], spend: [], alerts: [], schedules: [], webhooks: [], events: [], settings: [] });
   await context.close();
 });
