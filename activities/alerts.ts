@@ -1,24 +1,14 @@
 /**
  * Side effects of the alert monitor: the set-based evaluation, delivering stop requests to the instances'
- * launch workflows, and signalling the monitor from other workflows' activities.
+ * launch workflows, and signalling the monitor from other workflows' activities (through the deps' ports).
  */
 import { Context } from '@temporalio/activity';
-import { createAlertQueries, type EvaluationResult } from '../src/db/queries/alerts';
-import { createInstanceQueries } from '../src/db/queries/instances';
-import { createAlertMonitorClient, type AlertMonitorSettings } from '../src/workflow-clients/alerts';
-import { createInstanceClient } from '../src/workflow-clients/instances';
-import type { AlertsDue } from '../workflows/alert-monitor';
-import type { ActivityDeps } from './index';
+import type { EvaluationResult } from '../src/db/queries/alerts';
+import type { AlertsDue } from '../workflows/contracts/alerts';
+import type { ActivityDeps } from './deps';
 
-/** Production defaults when the worker's deps name no monitor (5 min tick, id `alert-monitor`). */
-const DEFAULT_MONITOR: AlertMonitorSettings = { tickMs: 5 * 60_000 };
 const DELIVERY_BATCH = 200;
 const DELIVERY_PARALLELISM = 16;
-
-function monitorClient(deps: ActivityDeps) {
-  const ctx = Context.current();
-  return createAlertMonitorClient({ client: ctx.client, taskQueue: ctx.info.taskQueue, settings: deps.alertMonitor ?? DEFAULT_MONITOR });
-}
 
 /**
  * Tells the monitor that charges landed, from inside the charge activity. Best effort on purpose: a failure
@@ -26,15 +16,14 @@ function monitorClient(deps: ActivityDeps) {
  */
 export async function announceChargesToAlertMonitor(deps: ActivityDeps): Promise<void> {
   try {
-    await monitorClient(deps).notify({ budget: true });
+    await deps.workflows.notifyAlertMonitor({ budget: true });
   } catch (err) {
     deps.logger.warn('could not signal the alert monitor; budgets are evaluated at its next tick', { err });
   }
 }
 
 export function createAlertActivities(deps: ActivityDeps) {
-  const alerts = createAlertQueries(deps.pool);
-  const instances = createInstanceQueries(deps.pool);
+  const { alerts } = deps.queries;
   return {
     async evaluateAlerts(kinds: { price: boolean; budget: boolean }): Promise<EvaluationResult> {
       const result = await alerts.evaluate(kinds);
@@ -49,7 +38,6 @@ export function createAlertActivities(deps: ActivityDeps) {
      */
     async deliverAlertStopRequests(): Promise<{ delivered: number }> {
       const ctx = Context.current();
-      const workflows = createInstanceClient({ temporal: { client: ctx.client, taskQueue: ctx.info.taskQueue }, instances });
       let delivered = 0;
       for (;;) {
         const batch = await alerts.findPendingStopRequests(DELIVERY_BATCH);
@@ -57,7 +45,9 @@ export function createAlertActivities(deps: ActivityDeps) {
         const failures: unknown[] = [];
         for (let i = 0; i < batch.length; i += DELIVERY_PARALLELISM) {
           const slice = batch.slice(i, i + DELIVERY_PARALLELISM);
-          const outcomes = await Promise.allSettled(slice.map((r) => workflows.requestEnd(r.instance_id, { action: r.action, reason: r.reason })));
+          const outcomes = await Promise.allSettled(
+            slice.map((r) => deps.workflows.requestInstanceEnd(r.instance_id, { action: r.action, reason: r.reason })),
+          );
           const done = slice.filter((_, k) => outcomes[k]!.status === 'fulfilled');
           failures.push(...outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : [])));
           await alerts.markStopRequestsDelivered(done);
@@ -72,7 +62,7 @@ export function createAlertActivities(deps: ActivityDeps) {
 
     /** Signal-with-start: the monitor runs from here on even if nobody started it. */
     async notifyAlertMonitor(due: AlertsDue): Promise<void> {
-      await monitorClient(deps).notify(due);
+      await deps.workflows.notifyAlertMonitor(due);
     },
   };
 }

@@ -3,19 +3,14 @@
  * hook metering calls after every charge, which starts that workflow when the balance is at or below zero.
  */
 import { z } from 'zod';
-import { createLedgerQueries } from '../src/db/queries/ledger';
 import { sql } from '../src/db/sql';
 import type { ProviderId } from '../src/providers/types';
-import { createBillingClient } from '../src/workflow-clients/billing';
-import type { ActivityDeps } from './index';
-
-/** Default grace period between a depleted balance and ending the account's instances. */
-export const DEFAULT_BALANCE_GRACE_MS = 30 * 60_000;
+import type { ActivityDeps } from './deps';
 
 const LiveInstance = z.object({ id: z.string(), provider: z.enum(['runpod', 'vastai', 'lambda']) });
 
 export function createBillingActivities(deps: ActivityDeps) {
-  const ledger = createLedgerQueries(deps.pool);
+  const { ledger } = deps.queries;
   return {
     async getBalanceMicros(accountId: string): Promise<number> {
       return ledger.getBalance(accountId);
@@ -35,15 +30,15 @@ export function createBillingActivities(deps: ActivityDeps) {
 /**
  * Called by metering after each charge (`chargeInstance`): when the balance is at or below zero, the
  * account's depletion workflow is started, or signalled if it already runs. Idempotent, so a retried charge
- * activity calls it again safely. Without a Temporal client in the deps (some tests) it does nothing.
+ * activity calls it again safely. Without that port in the deps (some tests) it does nothing.
  */
 export function createBalanceWatch(deps: ActivityDeps) {
-  const ledger = createLedgerQueries(deps.pool);
+  const { ledger } = deps.queries;
   return {
     async afterCharge(accountId: string): Promise<void> {
-      if (!deps.temporal) return;
+      if (!deps.workflows.watchDepletedBalance) return;
       if ((await ledger.getBalance(accountId)) > 0) return;
-      await createBillingClient(deps.temporal).watchDepletedBalance(accountId, deps.balanceGraceMs ?? DEFAULT_BALANCE_GRACE_MS);
+      await deps.workflows.watchDepletedBalance(accountId);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 export function createHealthActivities(_deps: ActivityDeps) {
   return {

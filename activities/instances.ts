@@ -4,84 +4,13 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { isPermanentDbError } from '../src/db/errors';
-import { createInstanceQueries, type EventType, type InstanceRow } from '../src/db/queries/instances';
-import { createSshKeyQueries } from '../src/db/queries/ssh-keys';
+import type { EventType, InstanceRow } from '../src/db/queries/instances';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
 import { createBalanceWatch } from './billing';
 import { toActivityFailure } from './provider-failures';
 import { announceChargesToAlertMonitor } from './alerts';
-import type { ActivityDeps } from './index';
-
-export interface LaunchInput {
-  /** The workflow id, also the instance's row id: `launch-<account>-<idempotency key>`. */
-  instanceId: string;
-  accountId: string;
-  requestHash: string;
-  provider: ProviderId;
-  gpuType: string;
-  gpuCount: number;
-  spot: boolean;
-  /** Name shown to the user. */
-  name: string;
-  /** Name at the provider: carries a tag derived from the workflow id, so a retried create finds it. */
-  providerName: string;
-  dockerImage?: string;
-  volumeGb?: number;
-  diskGb?: number;
-  region?: string;
-  sshKeyName?: string;
-  onstartCmd?: string;
-  warnings: string[];
-  /** How often a running instance is polled (preemption) and charged; hours in production, short in tests. */
-  pollIntervalMs: number;
-  meterIntervalMs: number;
-  /**
-   * How long one activity attempt may take before Temporal retries it; default 30 s (two provider calls at
-   * the default 10 s provider timeout, plus the database). Provider steps also heartbeat every second, so a
-   * lost worker is noticed after `heartbeatTimeoutMs` (default 5 s) rather than after this.
-   */
-  activityTimeoutMs?: number;
-  heartbeatTimeoutMs?: number;
-  /** Longest gap between looks while an instance boots (metering starts within this of the real start); default 3 s. */
-  bootPollMaxMs?: number;
-  /**
-   * A stop or terminate that cannot reach the provider (key removed or rejected, provider down) is tried again
-   * after this, doubling up to `endRetryMaxMs`; defaults 5 s and 5 min.
-   */
-  endRetryInitialMs?: number;
-  endRetryMaxMs?: number;
-  /**
-   * A RunPod pod that stops at the provider (not through us) is normally kept, `stopped`, under management;
-   * with this set (scheduled runs: the job exited) it is charged, terminated and the workflow ends `lost`.
-   */
-  endWhenStoppedByProvider?: boolean;
-  /** Loop turns before the workflow continues as new (bounded history); default 500. */
-  continueAsNewAfter?: number;
-  /**
-   * `batched` (default): the (account, provider) observer lists the provider's instances once per interval and
-   * signals this workflow what changed; the workflow itself only keeps its meter timer. `per-instance`: the
-   * workflow polls its own instance every `pollIntervalMs` (the earlier design, kept for comparison).
-   */
-  observation?: 'batched' | 'per-instance';
-  /** The observer's interval while a spot instance runs (how late a preemption may be noticed); default 10 s. */
-  spotPollIntervalMs?: number;
-}
-
-/** The timing knobs of a launch workflow: required intervals, optional tuning (tests compress them all). */
-export type LaunchTiming = Pick<LaunchInput, 'pollIntervalMs' | 'meterIntervalMs'> &
-  Partial<
-    Pick<
-      LaunchInput,
-      | 'activityTimeoutMs'
-      | 'heartbeatTimeoutMs'
-      | 'bootPollMaxMs'
-      | 'endRetryInitialMs'
-      | 'endRetryMaxMs'
-      | 'continueAsNewAfter'
-      | 'observation'
-      | 'spotPollIntervalMs'
-    >
-  >;
+import type { LaunchInput } from '../workflows/contracts/launch';
+import type { ActivityDeps } from './deps';
 
 export interface SshAccess {
   sshPublicKey?: string;
@@ -127,8 +56,7 @@ async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 export function createInstanceActivities(deps: ActivityDeps) {
-  const instances = createInstanceQueries(deps.pool);
-  const sshKeys = createSshKeyQueries(deps.pool);
+  const { instances, sshKeys } = deps.queries;
   const balance = createBalanceWatch(deps);
 
   async function withProvider<T>(accountId: string, provider: ProviderId, fn: (apiKey: string) => Promise<T>): Promise<T> {

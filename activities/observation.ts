@@ -4,19 +4,11 @@
  * the provider's list with the rows and returns only what a workflow must act on; the observer workflow
  * (workflows/observe-instances.ts) delivers those as signals.
  */
-import { createInstanceQueries, type InstanceRow } from '../src/db/queries/instances';
+import type { InstanceRow } from '../src/db/queries/instances';
 import { ProviderRequestError } from '../src/errors';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
-import type { ActivityDeps } from './index';
-
-/** What the provider said about one instance, and when (metering moves use this moment). */
-export interface ProviderObservation {
-  /** The provider no longer knows the instance, or reports it terminated. */
-  gone: boolean;
-  instance: ProviderInstance | null;
-  /** When the provider answered (ms since the epoch). */
-  atMs: number;
-}
+import type { ProviderObservation } from '../workflows/contracts/observation';
+import type { ActivityDeps } from './deps';
 
 export interface ObservationRound {
   /** Row ids of the managed instances watched (live rows that have a provider id). */
@@ -50,7 +42,7 @@ function needsAction(row: InstanceRow, seen: ProviderObservation): boolean {
 }
 
 export function createObservationActivities(deps: ActivityDeps) {
-  const instances = createInstanceQueries(deps.pool);
+  const { instances } = deps.queries;
 
   return {
     /**

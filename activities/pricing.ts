@@ -1,15 +1,15 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { createPricingQueries, type ProviderOutcome } from '../src/db/queries/pricing';
+import type { ProviderOutcome } from '../src/db/queries/pricing';
 import { toStoredOffer, type StoredOffer } from '../src/domain/pricing';
 import type { ProviderId } from '../src/providers/types';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import { toActivityFailure } from './provider-failures';
 
 /** Providers whose price list can be read without a key. */
 const PUBLIC_PRICE_LISTS: readonly ProviderId[] = ['vastai'];
 
 export function createPricingActivities(deps: ActivityDeps) {
-  const queries = createPricingQueries(deps.pool);
+  const queries = deps.queries.pricing;
   return {
     /** Current offers of one provider, normalized (per GPU per hour, known slugs only). */
     async fetchProviderOffers(provider: ProviderId): Promise<StoredOffer[]> {

@@ -5,52 +5,24 @@
  * own and are left alone.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { createInstanceQueries, type InstanceRow } from '../src/db/queries/instances';
-import type { ProviderId, ProviderInstance } from '../src/providers/types';
-import { createInstanceClient } from '../src/workflow-clients/instances';
+import type { InstanceRow } from '../src/db/queries/instances';
+import type { ProviderInstance } from '../src/providers/types';
+import type { LaunchInput } from '../workflows/contracts/launch';
+import type { ReconcileReport, ReconcileTarget } from '../workflows/contracts/maintenance';
+import { DEFAULT_RECONCILE_SETTINGS, type ActivityDeps } from './deps';
 import { toActivityFailure } from './provider-failures';
-import type { ActivityDeps } from './index';
-import type { LaunchInput, LaunchTiming } from './instances';
-
-export interface ReconcileSettings {
-  /** What happens to an instance of ours that no workflow manages: adopted (metered from now) or terminated. */
-  orphans: 'terminate' | 'adopt';
-  /** Timings for the workflows of adopted instances (the API's defaults in production). */
-  launchTiming: LaunchTiming;
-}
-
-export const DEFAULT_RECONCILE_SETTINGS: ReconcileSettings = {
-  orphans: 'terminate',
-  launchTiming: { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 },
-};
-
-export interface ReconcileTarget {
-  accountId: string;
-  provider: ProviderId;
-}
-
-export interface ReconcileReport {
-  /** Instances at the provider that trace to one of our rows. */
-  seen: number;
-  /** Ours with no live workflow (or an ended row) and terminated at the provider. */
-  terminated: string[];
-  /** Ours with no live workflow, managed again from now. */
-  adopted: string[];
-  /** Rows whose instance the provider no longer knows, finished with a final charge. */
-  finished: string[];
-  /** Set when the account has no key for this provider: nothing could be looked at. */
-  skipped?: string;
-}
 
 const ENDED = new Set(['terminated', 'failed']);
 
 export function createReconciliationActivities(deps: ActivityDeps) {
-  const instances = createInstanceQueries(deps.pool);
+  const { instances } = deps.queries;
   const settings = deps.reconcile ?? DEFAULT_RECONCILE_SETTINGS;
 
   function workflows() {
-    if (!deps.temporal) throw ApplicationFailure.nonRetryable('reconciliation needs a Temporal client in the activity deps', 'internal_error');
-    return createInstanceClient({ temporal: deps.temporal, instances });
+    if (!deps.workflows.instanceWorkflows) {
+      throw ApplicationFailure.nonRetryable('reconciliation needs a Temporal client in the activity deps', 'internal_error');
+    }
+    return deps.workflows.instanceWorkflows;
   }
 
   function launchInputOf(row: InstanceRow): LaunchInput {

@@ -3,18 +3,15 @@
  * state of its instance. Every activity is safe to retry (run rows are keyed by the workflow id, events by
  * a dedupe key).
  */
-import { createInstanceQueries } from '../src/db/queries/instances';
-import {
-  createScheduleQueries,
-  type FinalRunStatus,
-  type RunOffer,
-  type RunRow,
-  type ScheduleRow,
+import type {
+  FinalRunStatus,
+  RunOffer,
+  RunRow,
+  ScheduleRow,
 } from '../src/db/queries/schedules';
 import { TEMPLATES } from '../src/domain/templates';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
-import type { ActivityDeps } from './index';
-import { createLedgerQueries } from '../src/db/queries/ledger';
+import type { ActivityDeps } from './deps';
 import { microsToDollars } from '../src/domain/money';
 
 /**
@@ -51,7 +48,7 @@ export async function checkRunBalance(
   deps: ActivityDeps,
   input: { accountId: string; pricePerHourMicros: number },
 ): Promise<string | null> {
-  const balance = await createLedgerQueries(deps.pool).getBalance(input.accountId);
+  const balance = await deps.queries.ledger.getBalance(input.accountId);
   if (balance >= input.pricePerHourMicros && balance > 0) return null;
   return (
     `the run needs $${microsToDollars(input.pricePerHourMicros)} for its first hour and the balance is ` +
@@ -60,8 +57,7 @@ export async function checkRunBalance(
 }
 
 export function createScheduleActivities(deps: ActivityDeps) {
-  const schedules = createScheduleQueries(deps.pool);
-  const instances = createInstanceQueries(deps.pool);
+  const { schedules, instances } = deps.queries;
 
   return {
     /** Records the run (`launching`, or `skipped` while another run is live); null when the schedule is gone. */

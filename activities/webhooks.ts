@@ -5,51 +5,11 @@
 import { Context } from '@temporalio/activity';
 import { Client as PgClient } from 'pg';
 import { OUTBOX_CHANNEL } from '../src/services/outbox-listener';
-import { createWebhookQueries, type DeliveryStatus, type DeliveryWork } from '../src/db/queries/webhooks';
+import type { DeliveryWork } from '../src/db/queries/webhooks';
 import { signWebhook } from '../src/domain/webhook-signing';
-import { sendWebhook, systemResolver, type AttemptResult, type Resolver } from '../src/services/webhook-sender';
-import type { ActivityDeps } from './index';
-
-/** Delivery settings (config: WEBHOOK_*); tests compress the waits. */
-export interface WebhookSettings {
-  allowedHosts: string[];
-  timeoutMs: number;
-  /** Waits before retries 1..n after a failed attempt; after the last, the delivery is `failed`. */
-  retryScheduleMs: number[];
-  /** An endpoint failing this long without a success is deactivated. */
-  disableAfterMs: number;
-  dispatchTickMs: number;
-  claimLeaseMs: number;
-  batchSize: number;
-}
-
-export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
-  allowedHosts: [],
-  timeoutMs: 15_000,
-  retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
-  disableAfterMs: 5 * 24 * 3_600_000,
-  dispatchTickMs: 5_000,
-  claimLeaseMs: 120_000,
-  batchSize: 100,
-};
-
-/** What the metrics module counts: one call per attempt (the lead wires `webhook_deliveries_total` here). */
-export type DeliveryAttemptHook = (attempt: { eventType: string; success: boolean; statusCode: number | null; latencyMs: number }) => void;
-
-export interface WebhookActivityDeps {
-  /** Lets the dispatcher's batch activity LISTEN for new outbox rows itself; without it, it polls every 250 ms. */
-  databaseUrl?: string;
-  settings?: Partial<WebhookSettings>;
-  /** DNS for deliveries (tests inject one to play DNS rebinding). */
-  resolve?: Resolver;
-  onDeliveryAttempt?: DeliveryAttemptHook;
-}
-
-export interface DeliveryState {
-  status: DeliveryStatus;
-  /** Epoch ms of the next automatic attempt while pending; null otherwise (or "now" for a fresh delivery). */
-  nextAttemptAt: number | null;
-}
+import { sendWebhook, systemResolver, type AttemptResult } from '../src/services/webhook-sender';
+import type { DeliveryState } from '../workflows/contracts/webhooks';
+import { DEFAULT_WEBHOOK_SETTINGS, type ActivityDeps, type WebhookSettings } from './deps';
 
 const ATTEMPT_CONCURRENCY = 64;
 
@@ -144,7 +104,7 @@ async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Pro
 }
 
 export function createWebhookActivities(deps: ActivityDeps) {
-  const queries = createWebhookQueries(deps.pool);
+  const queries = deps.queries.webhooks;
   const settings: WebhookSettings = { ...DEFAULT_WEBHOOK_SETTINGS, ...deps.webhooks?.settings };
   const resolve = deps.webhooks?.resolve ?? systemResolver;
   const policy = { allowedHosts: settings.allowedHosts };

@@ -40,9 +40,9 @@ import { silentLogger } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
 import type { ProviderId } from '../src/providers/types';
 import { PricingCache } from '../src/services/pricing-cache';
-import { devServerSearchAttributeArgs } from '../src/temporal/search-attributes';
+import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../simulators';
-import type { LaunchTiming } from '../activities/instances';
+import type { LaunchTiming } from '../workflows/contracts/launch';
 
 type Mode = 'per-instance' | 'batched';
 const MODES: Mode[] = ['per-instance', 'batched'];

@@ -25,7 +25,7 @@ import { createProviderAdapters } from '../src/providers';
 import { PricingCache } from '../src/services/pricing-cache';
 import { createProviderCredentials } from '../src/services/provider-credentials';
 import { createWorker } from '../src/worker';
-import { devServerSearchAttributeArgs } from '../src/temporal/search-attributes';
+import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
 import { simulatorBaseUrls, startSimulators } from '../simulators';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);

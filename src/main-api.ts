@@ -8,7 +8,7 @@ import { PricingCache } from './services/pricing-cache';
 import { createDatabasePool } from './db/pool';
 import { createApp } from './http/app';
 import { createLogger, logUncaughtFailures } from './logger';
-import { connectTemporalClient } from './temporal/connection';
+import { connectTemporalClient } from './workflow-clients/connection';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();

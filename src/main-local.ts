@@ -29,8 +29,8 @@ import { SupervisedProcess } from './local/supervisor';
 import { startStripeMock, STRIPE_MOCK_SECRET_KEY } from './local/stripe-mock';
 import { findOrBuildTool, TEMPORAL_CLI } from './local/tool-binaries';
 import { createLogger, type Logger } from './logger';
-import { connectTemporalClient } from './temporal/connection';
-import { devServerSearchAttributeArgs } from './temporal/search-attributes';
+import { connectTemporalClient } from './workflow-clients/connection';
+import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
 import { installTemporalRuntime } from './worker';
 
 const DATABASE_NAME = 'gpu_orchestrator';

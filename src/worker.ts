@@ -10,9 +10,24 @@ import {
   type InjectedSinks,
   type WorkerOptions,
 } from '@temporalio/worker';
-import { createActivities, type ActivityDeps } from '../activities';
+import { Client } from '@temporalio/client';
+import { createActivities } from '../activities';
+import type { ActivityDeps, ActivityQueries, WorkflowPorts } from '../activities/deps';
+import { DEFAULT_ALERT_MONITOR, type AlertMonitorSettings } from '../workflows/contracts/alerts';
+import { DEFAULT_BALANCE_GRACE_MS } from '../workflows/contracts/billing';
 import type { WorkflowMetricsSinks } from '../workflows/interceptors';
+import type { Pool } from './db/pool';
+import { createAlertQueries } from './db/queries/alerts';
+import { createInstanceQueries } from './db/queries/instances';
+import { createLedgerQueries } from './db/queries/ledger';
+import { createPricingQueries } from './db/queries/pricing';
+import { createScheduleQueries } from './db/queries/schedules';
+import { createSshKeyQueries } from './db/queries/ssh-keys';
+import { createWebhookQueries } from './db/queries/webhooks';
 import type { Logger } from './logger';
+import { createAlertMonitorClient } from './workflow-clients/alerts';
+import { createBillingClient } from './workflow-clients/billing';
+import { createInstanceClient } from './workflow-clients/instances';
 import { recordActivityExecution, recordWorkflowCompletion, renderMetrics } from './metrics';
 
 let runtimeInstalled = false;
@@ -89,20 +104,71 @@ const metricsSinks: InjectedSinks<WorkflowMetricsSinks> = {
   },
 };
 
+/** What a worker is built from: the activities' deps without what this composition root builds itself. */
+export interface WorkerDeps extends Omit<ActivityDeps, 'queries' | 'workflows'> {
+  /**
+   * The client and task queue that depletion workflows and reconciliation's adoptions start on. Without it a
+   * depleted balance starts nothing and reconciliation fails (some tests).
+   */
+  temporal?: { client: Client; taskQueue: string };
+  /** The alert monitor that pricing refreshes and charges signal; default id `alert-monitor`, 5 min tick. */
+  alertMonitor?: AlertMonitorSettings;
+  /** Grace between a depleted balance and ending the account's instances (BALANCE_GRACE_PERIOD; 30 min). */
+  balanceGraceMs?: number;
+}
+
+/** Each query module the activities use, built once. */
+export function createActivityQueries(pool: Pool): ActivityQueries {
+  return {
+    instances: createInstanceQueries(pool),
+    ledger: createLedgerQueries(pool),
+    alerts: createAlertQueries(pool),
+    schedules: createScheduleQueries(pool),
+    sshKeys: createSshKeyQueries(pool),
+    pricing: createPricingQueries(pool),
+    webhooks: createWebhookQueries(pool),
+  };
+}
+
+/**
+ * The activities' ports, from the client modules. The alert monitor and stop requests go through the worker's
+ * own client and task queue; depletion and adoption through `deps.temporal` when given.
+ */
+export function createWorkflowPorts(deps: WorkerDeps, own: { client: Client; taskQueue: string }, instances: ActivityQueries['instances']): WorkflowPorts {
+  const monitor = createAlertMonitorClient({ ...own, settings: deps.alertMonitor ?? DEFAULT_ALERT_MONITOR });
+  const ownInstances = createInstanceClient({ temporal: own, instances });
+  const ports: WorkflowPorts = {
+    notifyAlertMonitor: (due) => monitor.notify(due),
+    requestInstanceEnd: (rowId, request) => ownInstances.requestEnd(rowId, request),
+  };
+  if (deps.temporal) {
+    const billing = createBillingClient(deps.temporal);
+    const adoption = createInstanceClient({ temporal: deps.temporal, instances });
+    const graceMs = deps.balanceGraceMs ?? DEFAULT_BALANCE_GRACE_MS;
+    ports.watchDepletedBalance = (accountId) => billing.watchDepletedBalance(accountId, graceMs);
+    ports.instanceWorkflows = { isManaged: (rowId) => adoption.isManaged(rowId), manage: (input, row) => adoption.manage(input, row) };
+  }
+  return ports;
+}
+
 export async function createWorker(opts: {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  deps: ActivityDeps;
+  deps: WorkerDeps;
   /** A pre-built bundle must include {@link WORKFLOW_INTERCEPTOR_MODULES} (`workflowInterceptorModules`). */
   bundle?: WorkerOptions['workflowBundle'];
 }): Promise<Worker> {
+  const queries = createActivityQueries(opts.deps.pool);
+  // The same client the SDK gives activities (`Context.current().client`): this worker's connection and namespace.
+  const own = { client: new Client({ connection: opts.connection, namespace: opts.namespace }), taskQueue: opts.taskQueue };
+  const activityDeps: ActivityDeps = { ...opts.deps, queries, workflows: createWorkflowPorts(opts.deps, own, queries.instances) };
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     ...(opts.bundle ? { workflowBundle: opts.bundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities(opts.deps),
+    activities: createActivities(activityDeps),
     interceptors: { activity: [activityMetrics], workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
     sinks: metricsSinks,
   });

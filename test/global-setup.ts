@@ -9,7 +9,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { migrate } from '../src/db/migrate';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
 import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
-import { devServerSearchAttributeArgs } from '../src/temporal/search-attributes';
+import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
 import { freePort } from './helpers/ports';
 
 export const TEMPLATE_DATABASE = 'gpuo_test_template';

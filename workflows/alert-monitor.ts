@@ -1,36 +1,6 @@
-import { allHandlersFinished, condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-
-/** The monitor's fixed workflow id in production (tests run their own under other ids). */
-export const ALERT_MONITOR_WORKFLOW_ID = 'alert-monitor';
-
-/** What landed: new prices (a pricing refresh), new charges (metering), or both. */
-export interface AlertsDue {
-  price?: boolean;
-  budget?: boolean;
-}
-/** Sent by the pricing refresh and by metering (signal-with-start, so a monitor that is not running starts). */
-export const alertsDueSignal = defineSignal<[AlertsDue]>('alertsDue');
-
-export interface AlertMonitorStats {
-  evaluations: number;
-  priceTriggered: number;
-  budgetTriggered: number;
-  stopRequestsDelivered: number;
-  /** Delivery rounds that gave up for now (the requests stay pending and are retried next turn). */
-  deliveryFailures: number;
-}
-export const alertMonitorStatsQuery = defineQuery<AlertMonitorStats>('stats');
-
-export interface AlertMonitorInput {
-  /** Safety-net interval: everything is evaluated at least this often even when no signal arrives. */
-  tickMs: number;
-  /** Evaluations before continuing as new (bounded history); default 200. */
-  continueAsNewAfter?: number;
-  /** Carried over a continue-as-new: work signalled but not yet done, and the running totals. */
-  due?: { price: boolean; budget: boolean };
-  stats?: AlertMonitorStats;
-}
+import { alertMonitorStatsQuery, alertsDueSignal, type AlertMonitorInput, type AlertMonitorStats } from './contracts/alerts';
 
 const { evaluateAlerts } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',

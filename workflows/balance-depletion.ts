@@ -1,23 +1,7 @@
-import { condition, defineSignal, getExternalWorkflowHandle, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { endInstanceSignal } from './launch-instance';
-
-/** A credit landed on the account: the workflow re-reads the balance and stands down if it is above zero. */
-export const balanceCreditedSignal = defineSignal('balanceCredited');
-/** A charge left the balance at or below zero (the signal of signal-with-start; the grace already runs). */
-export const balanceChargedSignal = defineSignal('balanceCharged');
-
-export interface BalanceDepletionInput {
-  accountId: string;
-  /** How long the account's instances keep running after the balance reached zero; default 30 min. */
-  graceMs: number;
-}
-
-export interface BalanceDepletionResult {
-  outcome: 'credited' | 'instances_ended';
-  /** Row ids (launch workflow ids) of the instances asked to stop or terminate. */
-  endedInstanceIds: string[];
-}
+import { balanceChargedSignal, balanceCreditedSignal, type BalanceDepletionInput, type BalanceDepletionResult } from './contracts/billing';
+import { endInstanceSignal } from './contracts/launch';
 
 /** Why, in the words the instance's record and events carry. */
 export function depletionReason(graceMs: number): string {

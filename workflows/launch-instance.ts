@@ -7,9 +7,6 @@ import {
   ChildWorkflowCancellationType,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   getExternalWorkflowHandle,
   ParentClosePolicy,
   proxyActivities,
@@ -22,42 +19,22 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Activities } from '../activities';
-import type { LaunchInput, PollResult, SshAccess } from '../activities/instances';
-import type { ProviderObservation } from '../activities/observation';
+import type { PollResult, SshAccess } from '../activities/instances';
 import type { ProviderInstance } from '../src/providers/types';
 import type { InstanceRow } from '../src/db/queries/instances';
-import { ACCOUNT_ID_ATTRIBUTE, INSTANCE_ID_ATTRIBUTE, PROVIDER_ATTRIBUTE } from '../src/temporal/search-attributes';
-import { observerWorkflowId, providerObservedSignal, watchInstanceSignal } from './observation-signals';
-import type { ObserverInput } from './observe-instances';
-
-/** Resolves once the provider accepted the create (or rejects with why it did not). Argument: request hash. */
-export const launchAcceptedUpdate = defineUpdate<InstanceRow, [string]>('launchAccepted');
-/** Stops (runpod) and resolves with the stopped record. */
-export const stopInstanceUpdate = defineUpdate<InstanceRow>('stopInstance');
-/** Terminates and resolves with the terminated record (after the final charge). */
-export const terminateInstanceUpdate = defineUpdate<InstanceRow | null>('terminateInstance');
-export const instanceQuery = defineQuery<InstanceRow | null>('instance');
-
-/** A stop or terminate asked for by the service itself (budget alert, depleted balance, schedule limit). */
-export interface EndInstanceRequest {
-  /** `stop` on runpod, `terminate` elsewhere; a `stop` sent for another provider terminates. */
-  action: 'stop' | 'terminate';
-  /** Why, in words for the instance's record and events, e.g. "budget alert alert_… reached". */
-  reason: string;
-}
-/** Fire-and-forget form of stop/terminate for other workflows and services: nobody waits on an answer. */
-export const endInstanceSignal = defineSignal<[EndInstanceRequest]>('endInstance');
-
-export interface LaunchResult {
-  instanceId: string;
-  outcome: 'terminated' | 'preempted' | 'lost';
-}
-
-interface Carried {
-  row: InstanceRow;
-  nextChargeAt: number;
-  endReason?: string | null;
-}
+import {
+  endInstanceSignal,
+  instanceQuery,
+  launchAcceptedUpdate,
+  stopInstanceUpdate,
+  terminateInstanceUpdate,
+  type EndInstanceRequest,
+  type LaunchCarried,
+  type LaunchInput,
+  type LaunchResult,
+} from './contracts/launch';
+import { observerWorkflowId, providerObservedSignal, watchInstanceSignal, type ObserverInput, type ProviderObservation } from './contracts/observation';
+import { ACCOUNT_ID_ATTRIBUTE, INSTANCE_ID_ATTRIBUTE, PROVIDER_ATTRIBUTE } from './contracts/search-attributes';
 
 const CONTINUE_AS_NEW_AFTER = 500;
 
@@ -107,7 +84,7 @@ const INTERRUPTED = 'interrupted' as const;
  * (`warnings`), keeps metering what still runs, and retries with backoff until it goes through (a reconnected
  * key is used). A stop or terminate request interrupts whatever the workflow waits on.
  */
-export async function launchInstance(input: LaunchInput, carried?: Carried): Promise<LaunchResult> {
+export async function launchInstance(input: LaunchInput, carried?: LaunchCarried): Promise<LaunchResult> {
   const id = input.instanceId;
   const startToCloseTimeout = input.activityTimeoutMs ?? 30_000;
   const heartbeatTimeout = input.heartbeatTimeoutMs ?? 5_000;

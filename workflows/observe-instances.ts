@@ -2,47 +2,13 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  defineQuery,
   getExternalWorkflowHandle,
   proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ProviderId } from '../src/providers/types';
-import { providerObservedSignal, watchInstanceSignal } from './observation-signals';
-
-export interface ObserverInput {
-  accountId: string;
-  provider: ProviderId;
-  /** Interval while all is steady (INSTANCE_OBSERVE_INTERVAL, 60 s). */
-  steadyMs: number;
-  /** Interval while a spot instance runs (INSTANCE_OBSERVE_SPOT_INTERVAL, 10 s). */
-  spotMs: number;
-  /** Longest interval while an instance boots (looks 1 s, 2 s, … apart up to this; metering starts within it of the real start; 3 s). */
-  bootMs: number;
-  /** Longest wait after failures (429s, provider down, key gone); default 10 min. */
-  maxBackoffMs?: number;
-  activityTimeoutMs?: number;
-  /** Rounds before continuing as new (bounded history); default 300. */
-  continueAsNewAfter?: number;
-  /** Carried over a continue-as-new. */
-  carried?: { backoffMs: number; status: ObserverStatus };
-}
-
-export interface ObserverStatus {
-  /** Managed instances watched after the last round. */
-  watched: number;
-  /** The wait chosen after the last round. */
-  intervalMs: number;
-  rounds: number;
-  /** Provider calls made (list calls plus rare confirming looks). */
-  providerCalls: number;
-  signalsSent: number;
-  /** The last round's failure (`provider_rate_limited: …`), null once a round succeeds. */
-  lastFailure: string | null;
-}
-export const observerStatusQuery = defineQuery<ObserverStatus>('status');
+import { observerStatusQuery, providerObservedSignal, watchInstanceSignal, type ObserverInput, type ObserverStatus } from './contracts/observation';
 
 /**
  * Watches every managed instance of one account at one provider (workflow id `observe-<account>-<provider>`):

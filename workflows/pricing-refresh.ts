@@ -2,6 +2,7 @@ import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporali
 import type { Activities } from '../activities';
 import type { ProviderOutcome } from '../src/db/queries/pricing';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
+import type { PricingRefreshResult } from './contracts/maintenance';
 
 const { fetchProviderOffers } = proxyActivities<Activities>({
   startToCloseTimeout: '60 seconds',
@@ -16,13 +17,6 @@ const { notifyAlertMonitor } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 5, initialInterval: '1 second' },
 });
-
-export interface PricingRefreshResult {
-  snapshotId: number;
-  gpuTypes: number;
-  offers: number;
-  failedProviders: ProviderId[];
-}
 
 function failureMessage(err: unknown): string {
   const cause = err instanceof ActivityFailure ? err.cause : err;

@@ -1,19 +1,11 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ReconcileReport } from '../activities/reconciliation';
+import type { ReconcileReport, ReconcileSummary } from './contracts/maintenance';
 
 const { listReconciliationTargets, reconcileAccountProvider } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
 });
-
-export interface ReconcileSummary {
-  targets: number;
-  failedTargets: number;
-  terminated: number;
-  adopted: number;
-  finished: number;
-}
 
 /** How many (account, provider) pairs are looked at at once. */
 const PARALLEL = 8;

@@ -3,7 +3,6 @@ import {
   ApplicationFailure,
   ChildWorkflowFailure,
   condition,
-  defineSignal,
   getExternalWorkflowHandle,
   ParentClosePolicy,
   proxyActivities,
@@ -12,33 +11,12 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { LaunchInput } from '../activities/instances';
+import type { LaunchInput, LaunchResult } from './contracts/launch';
+import { endInstanceSignal } from './contracts/launch';
+import { cancelScheduleRunSignal, type ScheduleRunInput, type ScheduleRunResult } from './contracts/schedules';
 import type { RunOffer } from '../src/db/queries/schedules';
-import { endInstanceSignal, launchInstance, type LaunchResult } from './launch-instance';
-import { runSearchAttributes } from '../src/temporal/search-attributes';
-
-/** Timing handed to each run's launch workflow (hours in production, short in tests). */
-export interface ScheduleRunTiming {
-  pollIntervalMs: number;
-  meterIntervalMs: number;
-  activityTimeoutMs?: number;
-  continueAsNewAfter?: number;
-}
-
-/** The argument of every firing of a schedule's Temporal Schedule (the schedule itself is read from the database). */
-export interface ScheduleRunInput {
-  scheduleId: string;
-  accountId: string;
-  launch: ScheduleRunTiming;
-}
-
-export interface ScheduleRunResult {
-  runId: string | null;
-  status: string;
-}
-
-/** Ends a live run for a reason of ours (the schedule was deleted): its instance is terminated, the run `cancelled`. */
-export const cancelScheduleRunSignal = defineSignal<[{ reason: string }]>('cancelScheduleRun');
+import { launchInstance } from './launch-instance';
+import { runSearchAttributes } from './contracts/search-attributes';
 
 /** Temporal appends the scheduled time to a schedule's workflow id: `sched_…-run-2026-11-22T10:00:00Z`. */
 const SCHEDULED_TIME_SUFFIX = /-(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)$/;

@@ -1,20 +1,6 @@
-import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { DeliveryState } from '../activities/webhooks';
-
-/** Attempt now (POST …/deliveries/{id}/retry): during the retry wait, or once more after the delivery ended. */
-export const retryDeliveryNowSignal = defineSignal('retryDeliveryNow');
-/** The endpoint was deleted or deactivated: re-check at once instead of at the end of the wait. */
-export const endpointChangedSignal = defineSignal('endpointChanged');
-
-export interface WebhookDeliveryInput {
-  deliveryId: string;
-}
-
-/** Workflow id of a delivery's retry workflow: the business key shown in the Temporal UI. */
-export function webhookDeliveryWorkflowId(deliveryId: string): string {
-  return `webhook-delivery-${deliveryId}`;
-}
+import { endpointChangedSignal, retryDeliveryNowSignal, type DeliveryState, type WebhookDeliveryInput } from './contracts/webhooks';
 
 const acts = proxyActivities<Activities>({
   // An attempt is bounded by WEBHOOK_TIMEOUT_MS (at most 60 s) plus the database work.

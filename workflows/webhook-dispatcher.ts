@@ -2,7 +2,6 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  defineSignal,
   ParentClosePolicy,
   proxyActivities,
   setHandler,
@@ -12,28 +11,8 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
-import { webhookDelivery, webhookDeliveryWorkflowId } from './webhook-delivery';
-
-/** "New rows in the outbox": sent by the worker's LISTEN on `events_outbox`. */
-export const outboxChangedSignal = defineSignal('outboxChanged');
-/** New settings from a worker start (config may have changed); they also carry over continue-as-new. */
-export const configureDispatcherSignal = defineSignal<[WebhookDispatcherInput]>('configureDispatcher');
-
-export interface WebhookDispatcherInput {
-  /** Safety tick: a batch runs at least this often even without a signal (lost NOTIFY, orphan sweep). */
-  tickMs: number;
-  /** Batches running at once (each one attempts its deliveries in parallel). */
-  maxInFlight?: number;
-  /** Batch activities per run before continue-as-new (keeps the history small). */
-  batchesPerRun?: number;
-  /** How long one batch activity keeps pumping (LISTEN in the activity) before it returns; default 30 s. */
-  pumpMs?: number;
-}
-
-/** Workflow id of the dispatcher of one task queue (one per deployment): `webhook-dispatcher-<task queue>`. */
-export function webhookDispatcherWorkflowId(taskQueue: string): string {
-  return `webhook-dispatcher-${taskQueue}`;
-}
+import { configureDispatcherSignal, outboxChangedSignal, webhookDeliveryWorkflowId, type WebhookDispatcherInput } from './contracts/webhooks';
+import { webhookDelivery } from './webhook-delivery';
 
 const { dispatchWebhookBatch } = proxyActivities<Activities>({
   // Pumps for up to pumpMs (30 s), plus a last batch whose attempts are bounded by WEBHOOK_TIMEOUT_MS (<= 60 s).

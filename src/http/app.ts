@@ -33,7 +33,7 @@ import { registerBillingRoutes } from './routes/billing';
 import { registerComputeRoutes } from './routes/compute';
 import { createInstanceQueries } from '../db/queries/instances';
 import { createInstanceClient, type AnswerBounds } from '../workflow-clients/instances';
-import type { LaunchTiming } from '../../activities/instances';
+import type { LaunchTiming } from '../../workflows/contracts/launch';
 import { renderMetrics } from '../metrics';
 import { registerPricingRoutes } from './routes/pricing';
 import { registerProviderKeyRoutes } from './routes/provider-keys';

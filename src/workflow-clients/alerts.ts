@@ -3,22 +3,16 @@
  * prices or charges landed. Signal-with-start makes a notification start a monitor that is not running.
  */
 import { WorkflowIdConflictPolicy, type Client } from '@temporalio/client';
+import { alertMonitor } from '../../workflows/alert-monitor';
 import {
   ALERT_MONITOR_WORKFLOW_ID,
-  alertMonitor,
   alertMonitorStatsQuery,
   alertsDueSignal,
+  type AlertMonitorSettings,
   type AlertMonitorStats,
   type AlertsDue,
-} from '../../workflows/alert-monitor';
+} from '../../workflows/contracts/alerts';
 import { withEngine } from './engine';
-
-export interface AlertMonitorSettings {
-  /** `alert-monitor` in production; tests that share one Temporal server use their own. */
-  workflowId?: string;
-  /** The safety-net evaluation interval (config ALERT_MONITOR_TICK). */
-  tickMs: number;
-}
 
 export function createAlertMonitorClient(deps: { client: Client; taskQueue: string; settings: AlertMonitorSettings }) {
   const { client, taskQueue } = deps;

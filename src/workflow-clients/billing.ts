@@ -3,14 +3,10 @@
  * balance at or below zero, signalled by the Stripe webhook when a credit lands.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { balanceChargedSignal, balanceCreditedSignal, balanceDepletion } from '../../workflows/balance-depletion';
+import { balanceDepletion } from '../../workflows/balance-depletion';
+import { balanceChargedSignal, balanceCreditedSignal, depletionWorkflowId } from '../../workflows/contracts/billing';
+import { runSearchAttributes } from '../../workflows/contracts/search-attributes';
 import { withEngine } from './engine';
-import { runSearchAttributes } from '../temporal/search-attributes';
-
-/** One depletion workflow per account at a time. */
-export function depletionWorkflowId(accountId: string): string {
-  return `balance-depleted-${accountId}`;
-}
 
 export function createBillingClient(temporal: { client: Client; taskQueue: string }) {
   const { client, taskQueue } = temporal;

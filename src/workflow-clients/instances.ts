@@ -15,15 +15,16 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { LaunchInput } from '../../activities/instances';
 import {
   endInstanceSignal,
   launchAcceptedUpdate,
-  launchInstance,
   stopInstanceUpdate,
   terminateInstanceUpdate,
   type EndInstanceRequest,
-} from '../../workflows/launch-instance';
+  type LaunchInput,
+} from '../../workflows/contracts/launch';
+import { runSearchAttributes } from '../../workflows/contracts/search-attributes';
+import { launchInstance } from '../../workflows/launch-instance';
 import type { InstanceQueries, InstanceRow } from '../db/queries/instances';
 import {
   ApiError,
@@ -36,7 +37,6 @@ import {
   ValidationError,
 } from '../errors';
 import type { ProviderId } from '../providers/types';
-import { runSearchAttributes } from '../temporal/search-attributes';
 import { isEngineUnavailable, withEngine } from './engine';
 
 /** How long the API waits on the workflow before answering with what it knows; the work goes on either way. */

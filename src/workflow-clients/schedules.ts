@@ -14,14 +14,16 @@ import {
 } from '@temporalio/client';
 import type { ScheduleRow } from '../db/queries/schedules';
 import { toTemporalCalendars } from '../domain/cron';
-import { cancelScheduleRunSignal, scheduleRun, type ScheduleRunInput, type ScheduleRunTiming } from '../../workflows/schedule-run';
+import {
+  cancelScheduleRunSignal,
+  runWorkflowIdPrefix,
+  temporalScheduleId,
+  type ScheduleRunInput,
+  type ScheduleRunTiming,
+} from '../../workflows/contracts/schedules';
+import { runSearchAttributes } from '../../workflows/contracts/search-attributes';
+import { scheduleRun } from '../../workflows/schedule-run';
 import { withEngine } from './engine';
-import { runSearchAttributes } from '../temporal/search-attributes';
-
-/** The Temporal Schedule id of a schedule. */
-export const temporalScheduleId = (scheduleId: string): string => scheduleId;
-/** Run workflow ids are `<schedule id>-run-<scheduled time>` (Temporal appends the time). */
-export const runWorkflowIdPrefix = (scheduleId: string): string => `${scheduleId}-run`;
 
 /** The Temporal spec for a schedule's cron: calendars whose union is classic cron's firing set (UTC). */
 export function scheduleSpec(row: Pick<ScheduleRow, 'cron'>, startAt?: Date): ScheduleSpec {

@@ -3,14 +3,17 @@
  * outbox fills, and talking to per-delivery retry workflows. Engine failures become 503 through `withEngine`.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { endpointChangedSignal, retryDeliveryNowSignal, webhookDelivery, webhookDeliveryWorkflowId } from '../../workflows/webhook-delivery';
 import {
   configureDispatcherSignal,
+  endpointChangedSignal,
   outboxChangedSignal,
-  webhookDispatcher,
+  retryDeliveryNowSignal,
+  webhookDeliveryWorkflowId,
   webhookDispatcherWorkflowId,
   type WebhookDispatcherInput,
-} from '../../workflows/webhook-dispatcher';
+} from '../../workflows/contracts/webhooks';
+import { webhookDelivery } from '../../workflows/webhook-delivery';
+import { webhookDispatcher } from '../../workflows/webhook-dispatcher';
 import { withEngine } from './engine';
 
 export function createWebhookClient(deps: { temporal: { client: Client; taskQueue: string } }) {

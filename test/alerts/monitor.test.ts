@@ -8,8 +8,8 @@
 import { createLedgerQueries } from '../../src/db/queries/ledger';
 import type { ProviderId } from '../../src/providers/types';
 import { createAlertMonitorClient, type AlertMonitorClient } from '../../src/workflow-clients/alerts';
-import type { ActivityDeps } from '../../activities';
-import type { PricingRefreshResult } from '../../workflows';
+import type { WorkerDeps } from '../../src/worker';
+import type { PricingRefreshResult } from '../../workflows/contracts/maintenance';
 import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, uniqueTaskQueue, type TemporalTestEnv } from '../helpers/temporal';
 import { queryRows } from '../helpers/db';
@@ -19,7 +19,7 @@ jest.setTimeout(180_000);
 
 let t: TestContext;
 let temporal: TemporalTestEnv;
-let deps: ActivityDeps;
+let deps: WorkerDeps;
 let taskQueue: string;
 let monitor: AlertMonitorClient;
 let firstWorker: { worker: { shutdown(): void }; running: Promise<void> };

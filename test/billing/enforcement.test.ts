@@ -11,8 +11,7 @@ import { createLedgerQueries, type LedgerQueries } from '../../src/db/queries/le
 import { createPricingQueries } from '../../src/db/queries/pricing';
 import { sql } from '../../src/db/sql';
 import type { ProviderId } from '../../src/providers/types';
-import { depletionWorkflowId } from '../../src/workflow-clients/billing';
-import type { BalanceDepletionResult } from '../../workflows/balance-depletion';
+import { depletionWorkflowId, type BalanceDepletionResult } from '../../workflows/contracts/billing';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';

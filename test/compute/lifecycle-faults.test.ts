@@ -17,7 +17,7 @@ import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal
 import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 import { freePort } from '../helpers/ports';
-import { observerWorkflowId } from '../../workflows/observation-signals';
+import { observerWorkflowId } from '../../workflows/contracts/observation';
 
 jest.setTimeout(120_000);
 

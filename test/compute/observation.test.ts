@@ -8,8 +8,7 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ProviderId } from '../../src/providers/types';
-import { observerWorkflowId } from '../../workflows/observation-signals';
-import { observerStatusQuery, type ObserverStatus } from '../../workflows/observe-instances';
+import { observerStatusQuery, observerWorkflowId, type ObserverStatus } from '../../workflows/contracts/observation';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';

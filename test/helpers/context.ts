@@ -13,7 +13,7 @@ import { PricingCache } from '../../src/services/pricing-cache';
 import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import { createProviderCredentials } from '../../src/services/provider-credentials';
 import type { Pool } from '../../src/db/pool';
-import type { ActivityDeps } from '../../activities';
+import type { WorkerDeps } from '../../src/worker';
 import { KeyVault } from '../../src/domain/key-vault';
 import { createApp, type AppDeps } from '../../src/http/app';
 import type { ProviderId } from '../../src/providers/types';
@@ -41,7 +41,7 @@ export interface TestContext {
    * Activity dependencies for a worker that serves this context: its adapters (pointed at the simulators when
    * asked for) and the provider keys accounts connect through its API; `overrides` add the rest.
    */
-  workerDeps(overrides?: Partial<ActivityDeps>): ActivityDeps;
+  workerDeps(overrides?: Partial<WorkerDeps>): WorkerDeps;
   /**
    * A new account (as `newAccount`) with a fresh simulator key connected for `provider` through the API and,
    * unless `sshKey: false`, a default SSH key.
@@ -149,7 +149,7 @@ export async function createTestContext(
 }
 
 /** Activity dependencies for tests: adapters default to an address where nothing listens. */
-export function testActivityDeps(pool: Pool, overrides: Partial<ActivityDeps> = {}): ActivityDeps {
+export function testActivityDeps(pool: Pool, overrides: Partial<WorkerDeps> = {}): WorkerDeps {
   const app = testAppDeps(pool);
   return {
     pool,

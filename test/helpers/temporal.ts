@@ -7,7 +7,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, type WorkflowBundleWithSourceMap, type Worker } from '@temporalio/worker';
 import { createWorker, WORKFLOW_INTERCEPTOR_MODULES } from '../../src/worker';
 import { createAlertMonitorClient } from '../../src/workflow-clients/alerts';
-import type { ActivityDeps } from '../../activities';
+import type { WorkerDeps } from '../../src/worker';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 let runtimeInstalled = false;
@@ -16,7 +16,7 @@ export interface TemporalTestEnv {
   env: TestWorkflowEnvironment;
   connection: NativeConnection;
   /** A worker on a fresh task queue, with the file's shared workflow bundle. */
-  startWorker(deps: ActivityDeps, taskQueue?: string): Promise<{ worker: Worker; taskQueue: string; running: Promise<void> }>;
+  startWorker(deps: WorkerDeps, taskQueue?: string): Promise<{ worker: Worker; taskQueue: string; running: Promise<void> }>;
   close(): Promise<void>;
 }
 

@@ -6,7 +6,8 @@
  */
 import { CronExpressionParser } from 'cron-parser';
 import { createTestContext, type TestContext } from '../helpers/context';
-import { createScheduleClient, scheduleSpec, temporalScheduleId } from '../../src/workflow-clients/schedules';
+import { createScheduleClient, scheduleSpec } from '../../src/workflow-clients/schedules';
+import { temporalScheduleId } from '../../workflows/contracts/schedules';
 
 jest.setTimeout(120_000);
 

@@ -5,7 +5,7 @@
  */
 import request from 'supertest';
 import { createApp } from '../../src/http/app';
-import { webhookDeliveryWorkflowId } from '../../workflows/webhook-delivery';
+import { webhookDeliveryWorkflowId } from '../../workflows/contracts/webhooks';
 import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';

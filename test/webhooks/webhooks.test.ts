@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { addressClass, addressRefusal } from '../../src/domain/address-safety';
 import { createApp } from '../../src/http/app';
 import type { Resolver } from '../../src/services/webhook-sender';
-import { webhookDeliveryWorkflowId } from '../../workflows/webhook-delivery';
+import { webhookDeliveryWorkflowId } from '../../workflows/contracts/webhooks';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';

@@ -10,7 +10,7 @@ import { createAccountQueries } from '../../src/db/queries/accounts';
 import { insertEvent } from '../../src/db/queries/instances';
 import { createWebhookQueries } from '../../src/db/queries/webhooks';
 import { generateWebhookSecret } from '../../src/domain/webhook-signing';
-import { webhookDispatcherWorkflowId } from '../../workflows/webhook-dispatcher';
+import { webhookDispatcherWorkflowId } from '../../workflows/contracts/webhooks';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { eventually, runEntry, killProcess } from '../helpers/process';
 import { uniqueTaskQueue } from '../helpers/temporal';

@@ -9,7 +9,7 @@ import { isKnownGpuSlug, launchProblems } from '../../providers/gpu-catalog';
 import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
 import type { BalanceGuard } from '../../services/balance-guard';
 import type { ProviderCredentials } from '../../services/provider-credentials';
-import type { LaunchInput, LaunchTiming } from '../../../activities/instances';
+import type { LaunchInput, LaunchTiming } from '../../../workflows/contracts/launch';
 import type { InstanceClient } from '../../workflow-clients/instances';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';

@@ -4,10 +4,8 @@
  */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { DEFAULT_TASK_QUEUE } from '../config';
-import { runSearchAttributes } from './search-attributes';
-
-export const PRICING_SCHEDULE_ID = 'pricing-refresh';
-export const RECONCILIATION_SCHEDULE_ID = 'instance-reconciliation';
+import { PRICING_SCHEDULE_ID, RECONCILIATION_SCHEDULE_ID } from '../../workflows/contracts/maintenance';
+import { runSearchAttributes } from '../../workflows/contracts/search-attributes';
 
 /**
  * One schedule per deployment: the plain id on the default task queue, `<id>-<task queue>` on any other, so two

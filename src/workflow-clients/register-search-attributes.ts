@@ -4,7 +4,7 @@
  * is refused by the server. Creating is idempotent; several workers starting at once all succeed.
  */
 import type { Client } from '@temporalio/client';
-import { SEARCH_ATTRIBUTES } from './search-attributes';
+import { SEARCH_ATTRIBUTES } from '../../workflows/contracts/search-attributes';
 
 /** `temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD` (all of ours are Keyword). */
 const INDEXED_VALUE_TYPE_KEYWORD = 2;

@@ -1,0 +1,113 @@
+/**
+ * What every activity group is given: the pool, the provider adapters and keys, the query modules (built once
+ * by the worker's composition root, `src/worker.ts`), and ports for what an activity must start or signal
+ * (built there from the client modules: activities never import `@temporalio/client` or a client module).
+ */
+import type { Pool } from '../src/db/pool';
+import type { AlertQueries } from '../src/db/queries/alerts';
+import type { InstanceQueries, InstanceRow } from '../src/db/queries/instances';
+import type { LedgerQueries } from '../src/db/queries/ledger';
+import type { PricingQueries } from '../src/db/queries/pricing';
+import type { ScheduleQueries } from '../src/db/queries/schedules';
+import type { SshKeyQueries } from '../src/db/queries/ssh-keys';
+import type { WebhookQueries } from '../src/db/queries/webhooks';
+import type { Logger } from '../src/logger';
+import type { ProviderAdapter, ProviderId } from '../src/providers/types';
+import type { ProviderCredentials } from '../src/services/provider-credentials';
+import type { Resolver } from '../src/services/webhook-sender';
+import type { AlertsDue } from '../workflows/contracts/alerts';
+import type { EndInstanceRequest, LaunchInput, LaunchTiming } from '../workflows/contracts/launch';
+
+/** Every query module the activities use, one instance each per worker. */
+export interface ActivityQueries {
+  instances: InstanceQueries;
+  ledger: LedgerQueries;
+  alerts: AlertQueries;
+  schedules: ScheduleQueries;
+  sshKeys: SshKeyQueries;
+  pricing: PricingQueries;
+  webhooks: WebhookQueries;
+}
+
+/**
+ * The workflows an activity starts or signals, as functions (the composition root builds them from the client
+ * modules, on the worker's own client and task queue).
+ */
+export interface WorkflowPorts {
+  /** Tells the alert monitor what landed; starts it when it is not running (signal-with-start). */
+  notifyAlertMonitor(due: AlertsDue): Promise<void>;
+  /** Asks an instance's launch workflow to stop or terminate it (`endInstance`); a finished one has nothing to end. */
+  requestInstanceEnd(rowId: string, request: EndInstanceRequest): Promise<void>;
+  /**
+   * Starts the account's depletion workflow, or signals the one running. Absent when the worker was given no
+   * Temporal client for it (some tests): a depleted balance then starts nothing.
+   */
+  watchDepletedBalance?(accountId: string): Promise<void>;
+  /** Reconciliation's look at, and adoption of, instance workflows. Absent without a Temporal client (some tests). */
+  instanceWorkflows?: {
+    isManaged(rowId: string): Promise<boolean>;
+    manage(input: LaunchInput, row: InstanceRow): Promise<void>;
+  };
+}
+
+export interface ReconcileSettings {
+  /** What happens to an instance of ours that no workflow manages: adopted (metered from now) or terminated. */
+  orphans: 'terminate' | 'adopt';
+  /** Timings for the workflows of adopted instances (the API's defaults in production). */
+  launchTiming: LaunchTiming;
+}
+
+export const DEFAULT_RECONCILE_SETTINGS: ReconcileSettings = {
+  orphans: 'terminate',
+  launchTiming: { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 },
+};
+
+/** Delivery settings (config: WEBHOOK_*); tests compress the waits. */
+export interface WebhookSettings {
+  allowedHosts: string[];
+  timeoutMs: number;
+  /** Waits before retries 1..n after a failed attempt; after the last, the delivery is `failed`. */
+  retryScheduleMs: number[];
+  /** An endpoint failing this long without a success is deactivated. */
+  disableAfterMs: number;
+  dispatchTickMs: number;
+  claimLeaseMs: number;
+  batchSize: number;
+}
+
+export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
+  allowedHosts: [],
+  timeoutMs: 15_000,
+  retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+  disableAfterMs: 5 * 24 * 3_600_000,
+  dispatchTickMs: 5_000,
+  claimLeaseMs: 120_000,
+  batchSize: 100,
+};
+
+/** What the metrics module counts: one call per attempt (the lead wires `webhook_deliveries_total` here). */
+export type DeliveryAttemptHook = (attempt: { eventType: string; success: boolean; statusCode: number | null; latencyMs: number }) => void;
+
+export interface WebhookActivityDeps {
+  /** Lets the dispatcher's batch activity LISTEN for new outbox rows itself; without it, it polls every 250 ms. */
+  databaseUrl?: string;
+  settings?: Partial<WebhookSettings>;
+  /** DNS for deliveries (tests inject one to play DNS rebinding). */
+  resolve?: Resolver;
+  onDeliveryAttempt?: DeliveryAttemptHook;
+}
+
+export interface ActivityDeps {
+  pool: Pool;
+  logger: Logger;
+  adapters: Record<ProviderId, ProviderAdapter>;
+  /** Platform-level keys used only to read price lists. */
+  pricingKeys: Partial<Record<ProviderId, string>>;
+  /** The accounts' provider keys, decrypted for one call at a time. */
+  credentials: ProviderCredentials;
+  queries: ActivityQueries;
+  workflows: WorkflowPorts;
+  reconcile?: ReconcileSettings;
+  /** Webhook delivery settings, DNS and the per-attempt metrics hook; defaults are the real ones. */
+  webhooks?: WebhookActivityDeps;
+}

@@ -1,0 +1,110 @@
+/**
+ * Contract of the launch workflow family (`launchInstance`, one per managed instance, workflow id
+ * `launch-<account>-<idempotency key>` = the instance's row id): its input, result, updates, signal and query.
+ * A leaf: workflows, client modules, routes and activities (types only) import it; it imports nothing with I/O.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { InstanceRow } from '../../src/db/queries/instances';
+import type { ProviderId } from '../../src/providers/types';
+
+export interface LaunchInput {
+  /** The workflow id, also the instance's row id: `launch-<account>-<idempotency key>`. */
+  instanceId: string;
+  accountId: string;
+  requestHash: string;
+  provider: ProviderId;
+  gpuType: string;
+  gpuCount: number;
+  spot: boolean;
+  /** Name shown to the user. */
+  name: string;
+  /** Name at the provider: carries a tag derived from the workflow id, so a retried create finds it. */
+  providerName: string;
+  dockerImage?: string;
+  volumeGb?: number;
+  diskGb?: number;
+  region?: string;
+  sshKeyName?: string;
+  onstartCmd?: string;
+  warnings: string[];
+  /** How often a running instance is polled (preemption) and charged; hours in production, short in tests. */
+  pollIntervalMs: number;
+  meterIntervalMs: number;
+  /**
+   * How long one activity attempt may take before Temporal retries it; default 30 s (two provider calls at
+   * the default 10 s provider timeout, plus the database). Provider steps also heartbeat every second, so a
+   * lost worker is noticed after `heartbeatTimeoutMs` (default 5 s) rather than after this.
+   */
+  activityTimeoutMs?: number;
+  heartbeatTimeoutMs?: number;
+  /** Longest gap between looks while an instance boots (metering starts within this of the real start); default 3 s. */
+  bootPollMaxMs?: number;
+  /**
+   * A stop or terminate that cannot reach the provider (key removed or rejected, provider down) is tried again
+   * after this, doubling up to `endRetryMaxMs`; defaults 5 s and 5 min.
+   */
+  endRetryInitialMs?: number;
+  endRetryMaxMs?: number;
+  /**
+   * A RunPod pod that stops at the provider (not through us) is normally kept, `stopped`, under management;
+   * with this set (scheduled runs: the job exited) it is charged, terminated and the workflow ends `lost`.
+   */
+  endWhenStoppedByProvider?: boolean;
+  /** Loop turns before the workflow continues as new (bounded history); default 500. */
+  continueAsNewAfter?: number;
+  /**
+   * `batched` (default): the (account, provider) observer lists the provider's instances once per interval and
+   * signals this workflow what changed; the workflow itself only keeps its meter timer. `per-instance`: the
+   * workflow polls its own instance every `pollIntervalMs` (the earlier design, kept for comparison).
+   */
+  observation?: 'batched' | 'per-instance';
+  /** The observer's interval while a spot instance runs (how late a preemption may be noticed); default 10 s. */
+  spotPollIntervalMs?: number;
+}
+
+/** The timing knobs of a launch workflow: required intervals, optional tuning (tests compress them all). */
+export type LaunchTiming = Pick<LaunchInput, 'pollIntervalMs' | 'meterIntervalMs'> &
+  Partial<
+    Pick<
+      LaunchInput,
+      | 'activityTimeoutMs'
+      | 'heartbeatTimeoutMs'
+      | 'bootPollMaxMs'
+      | 'endRetryInitialMs'
+      | 'endRetryMaxMs'
+      | 'continueAsNewAfter'
+      | 'observation'
+      | 'spotPollIntervalMs'
+    >
+  >;
+
+/** Resolves once the provider accepted the create (or rejects with why it did not). Argument: request hash. */
+export const launchAcceptedUpdate = defineUpdate<InstanceRow, [string]>('launchAccepted');
+/** Stops (runpod) and resolves with the stopped record. */
+export const stopInstanceUpdate = defineUpdate<InstanceRow>('stopInstance');
+/** Terminates and resolves with the terminated record (after the final charge). */
+export const terminateInstanceUpdate = defineUpdate<InstanceRow | null>('terminateInstance');
+export const instanceQuery = defineQuery<InstanceRow | null>('instance');
+
+/** A stop or terminate asked for by the service itself (budget alert, depleted balance, schedule limit). */
+export interface EndInstanceRequest {
+  /** `stop` on runpod, `terminate` elsewhere; a `stop` sent for another provider terminates. */
+  action: 'stop' | 'terminate';
+  /** Why, in words for the instance's record and events, e.g. "budget alert alert_… reached". */
+  reason: string;
+}
+/** Fire-and-forget form of stop/terminate for other workflows and services: nobody waits on an answer. */
+export const endInstanceSignal = defineSignal<[EndInstanceRequest]>('endInstance');
+
+export interface LaunchResult {
+  instanceId: string;
+  outcome: 'terminated' | 'preempted' | 'lost';
+}
+
+/** What a continued-as-new (or adopted) run starts from. */
+export interface LaunchCarried {
+  row: InstanceRow;
+  nextChargeAt: number;
+  endReason?: string | null;
+}
+
