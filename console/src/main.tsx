@@ -10,11 +10,13 @@ import { SpendPage } from './pages/spend';
 import { CheckoutResultPage } from './pages/checkout';
 import { AlertsPage, EventsPage, SchedulesPage } from './pages/activity';
 import { SettingsPage, WebhooksPage } from './pages/settings';
+import { LaunchPage } from './pages/launch';
 import { ErrorNotice } from './ui';
 import './styles.css';
 
 const PAGES: { path: string; title: string }[] = [
   { path: '/fleet', title: 'Fleet' },
+  { path: '/launch', title: 'Launch' },
   { path: '/prices', title: 'Prices' },
   { path: '/spend', title: 'Spend' },
   { path: '/alerts', title: 'Alerts' },
@@ -76,6 +78,7 @@ function App() {
   if (route.path === '/fleet') page = <FleetPage api={api} onAuthError={onAuthError} />;
   else if (route.path === '/prices') page = <PricesPage api={api} />;
   else if (route.path === '/spend') page = <SpendPage api={api} onAuthError={onAuthError} />;
+  else if (route.path === '/launch') page = <LaunchPage api={api} />;
   else if (route.path === '/alerts') page = <AlertsPage api={api} />;
   else if (route.path === '/schedules') page = <SchedulesPage api={api} />;
   else if (route.path === '/webhooks') page = <WebhooksPage api={api} />;

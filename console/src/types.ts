@@ -159,3 +159,50 @@ export interface SshKey {
   is_default: boolean;
   created_at: string;
 }
+
+export interface Refusal {
+  status: number;
+  code: string;
+  message: string;
+  details?: Record<string, unknown>[];
+}
+
+/** One planned launch (POST /v1/compute/plan): price, warnings, admission, and the body that launches it. */
+export interface PlannedLaunch {
+  provider: ProviderId;
+  gpu_type: string;
+  gpu_count: number;
+  spot: boolean;
+  region: string | null;
+  price_per_hour: number | null;
+  availability: number | null;
+  warnings: string[];
+  admitted: boolean;
+  refusal: Refusal | null;
+  launch: Record<string, unknown>;
+}
+
+export interface PlanSearch {
+  gpu_type: string;
+  gpu_count: number;
+  candidates: PlannedLaunch[];
+}
+
+export interface Template {
+  slug: string;
+  name: string;
+  docker_image: string;
+}
+
+export interface SpendSummary {
+  balance: number;
+  uncharged: number;
+  available: number;
+  burn_rate_per_hour: number;
+  runway_hours: number | null;
+  depletes_at: string | null;
+  month_to_date_spend: number;
+  forecast_month_spend: number;
+  live_instances: number;
+  currency: string;
+}
