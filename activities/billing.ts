@@ -4,10 +4,10 @@
  */
 import { z } from 'zod';
 import { sql } from '../src/db/sql';
-import type { ProviderId } from '../src/providers/types';
+import { type ProviderId, PROVIDERS } from '../src/providers/types';
 import type { ActivityDeps } from './deps';
 
-const LiveInstance = z.object({ id: z.string(), provider: z.enum(['runpod', 'vastai', 'lambda']) });
+const LiveInstance = z.object({ id: z.string(), provider: z.enum(PROVIDERS) });
 
 export function createBillingActivities(deps: ActivityDeps) {
   const { ledger } = deps.queries;

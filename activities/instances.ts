@@ -4,7 +4,8 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { isPermanentDbError } from '../src/db/errors';
-import type { EventType, InstanceRow } from '../src/db/queries/instances';
+import type { EventType } from '../src/db/queries/events';
+import type { InstanceRow } from '../src/db/queries/instances';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
 import { createBalanceWatch } from './billing';
 import { toActivityFailure } from './provider-failures';

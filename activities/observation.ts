@@ -7,6 +7,7 @@
 import type { InstanceRow } from '../src/db/queries/instances';
 import { ProviderRequestError } from '../src/errors';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
+import { providerFailureType, type FailureType } from '../workflows/contracts/failures';
 import type { ProviderObservation } from '../workflows/contracts/observation';
 import type { ActivityDeps } from './deps';
 
@@ -20,7 +21,7 @@ export interface ObservationRound {
   /** Instances whose workflow must act, with what the provider said. */
   changes: { instanceId: string; observation: ProviderObservation }[];
   /** Why the provider could not be asked this round; `retryAfterMs` is the provider's own wait (429). */
-  failure?: { kind: string; message: string; retryAfterMs?: number };
+  failure?: { kind: FailureType; message: string; retryAfterMs?: number };
   /** Provider calls made: one list, plus one look per instance missing from the list (a rare confirmation). */
   providerCalls: number;
 }
@@ -114,7 +115,7 @@ export function createObservationActivities(deps: ActivityDeps) {
 
 function failureOf(err: unknown): NonNullable<ObservationRound['failure']> {
   if (err instanceof ProviderRequestError) {
-    return { kind: `provider_${err.kind}`, message: err.message, ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}) };
+    return { kind: providerFailureType(err.kind), message: err.message, ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}) };
   }
   return { kind: 'provider_unavailable', message: err instanceof Error ? err.message : String(err) };
 }

@@ -17,7 +17,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
 import { createAccountQueries } from '../src/db/queries/accounts';
-import { insertEvent } from '../src/db/queries/instances';
+import { insertEvent } from '../src/db/queries/events';
 import { createWebhookQueries } from '../src/db/queries/webhooks';
 import { createDatabasePool } from '../src/db/pool';
 import { migrate } from '../src/db/migrate';

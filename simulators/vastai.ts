@@ -8,271 +8,11 @@
  * interruptible instance goes to `stopped` (or `exited`) while its intended status stays `running`, or vanishes.
  */
 import { slugFromVast } from '../src/providers/gpu-catalog';
-import {
-  bearerKey,
-  DEFAULT_BOOT_DELAY_MS,
-  now,
-  randomChars,
-  SimServer,
-  testIp,
-  type CommonControl,
-  type SimHandle,
-  type SimInstanceView,
-  type SimRequest,
-  type SimResponse,
-  type SimulatorOptions,
-} from './kit';
+import { bearerKey, DEFAULT_BOOT_DELAY_MS, now, randomChars, SimServer, type SimHandle, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
+import { type Account, err, type Filter, FILTERABLE, matchOp, type Offer, offerJson, parseEnv, VAST_SIM_OFFERS, type VastControl, type VastInst } from './vastai-model';
+import { actualStatus, instanceV0, instanceV1 } from './vastai-instances';
 
-interface OfferSeed {
-  gpu: string;
-  ramMb: number;
-  perGpu: number;
-  counts: number[];
-  dlperf: number;
-  cudaMax: number;
-}
-
-/** Per-GPU on-demand prices inside provider-apis.md §5; three names map to no slug. */
-const SEEDS: readonly OfferSeed[] = [
-  { gpu: 'H100 SXM', ramMb: 81559, perGpu: 1.85, counts: [1, 2, 8], dlperf: 110, cudaMax: 12.8 },
-  { gpu: 'H100 PCIE', ramMb: 81559, perGpu: 1.6, counts: [1, 2], dlperf: 90, cudaMax: 12.8 },
-  { gpu: 'H100 NVL', ramMb: 95830, perGpu: 2.27, counts: [1, 2], dlperf: 95, cudaMax: 12.8 },
-  { gpu: 'H200', ramMb: 143771, perGpu: 2.55, counts: [1, 8], dlperf: 130, cudaMax: 12.8 },
-  { gpu: 'A100 SXM4', ramMb: 81920, perGpu: 1.1, counts: [1, 2, 8], dlperf: 60, cudaMax: 12.4 },
-  { gpu: 'A100 SXM4', ramMb: 40960, perGpu: 0.8, counts: [1, 4], dlperf: 50, cudaMax: 12.2 },
-  { gpu: 'A100 PCIE', ramMb: 81920, perGpu: 1.05, counts: [1, 2], dlperf: 55, cudaMax: 12.4 },
-  { gpu: 'L40S', ramMb: 46068, perGpu: 0.7, counts: [1, 2, 4], dlperf: 55, cudaMax: 12.8 },
-  { gpu: 'L40', ramMb: 46068, perGpu: 0.65, counts: [1, 4], dlperf: 50, cudaMax: 12.4 },
-  { gpu: 'RTX 4090', ramMb: 24564, perGpu: 0.4, counts: [1, 2, 4], dlperf: 40, cudaMax: 12.8 },
-  { gpu: 'RTX 5090', ramMb: 32607, perGpu: 0.55, counts: [1, 2], dlperf: 52, cudaMax: 12.8 },
-  { gpu: 'RTX 3090', ramMb: 24576, perGpu: 0.22, counts: [1, 2, 4], dlperf: 22, cudaMax: 12.4 },
-  { gpu: 'RTX A6000', ramMb: 49140, perGpu: 0.48, counts: [1, 2], dlperf: 30, cudaMax: 12.4 },
-  { gpu: 'RTX 6000Ada', ramMb: 49140, perGpu: 0.75, counts: [1, 2], dlperf: 48, cudaMax: 12.8 },
-  { gpu: 'A40', ramMb: 46068, perGpu: 0.4, counts: [1, 2], dlperf: 28, cudaMax: 12.2 },
-  { gpu: 'A10', ramMb: 23028, perGpu: 0.26, counts: [1], dlperf: 18, cudaMax: 12.2 },
-  { gpu: 'L4', ramMb: 23034, perGpu: 0.3, counts: [1, 2], dlperf: 15, cudaMax: 12.4 },
-  { gpu: 'B200', ramMb: 183359, perGpu: 3.8, counts: [1, 8], dlperf: 200, cudaMax: 12.8 },
-  { gpu: 'GH200 SXM', ramMb: 97871, perGpu: 1.4, counts: [1], dlperf: 100, cudaMax: 12.8 },
-  { gpu: 'RTX A5000', ramMb: 24564, perGpu: 0.2, counts: [1, 2], dlperf: 20, cudaMax: 12.2 },
-  { gpu: 'Tesla V100', ramMb: 16384, perGpu: 0.25, counts: [1, 4], dlperf: 15, cudaMax: 12.0 },
-  { gpu: 'Q RTX 8000', ramMb: 49152, perGpu: 0.3, counts: [1], dlperf: 18, cudaMax: 12.0 },
-];
-
-const PLACES = ['Texas, US', 'Quebec, CA', 'Oslo, NO', 'California, US', 'Bavaria, DE'];
-
-interface Offer {
-  id: number;
-  seed: OfferSeed;
-  numGpus: number;
-  dphBase: number;
-  dphTotal: number;
-  minBid: number;
-  storageCost: number;
-  geolocation: string;
-  machineId: number;
-  hostId: number;
-  cpuCores: number;
-  cpuRamMb: number;
-  diskSpace: number;
-  reliability: number;
-}
-
-function round(n: number, digits = 6): number {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
-}
-
-function buildOffers(): Offer[] {
-  const offers: Offer[] = [];
-  let i = 0;
-  for (const seed of SEEDS) {
-    for (const n of seed.counts) {
-      // Two hosts per configuration, the second a little dearer.
-      for (const markup of [1, 1.12]) {
-        const base = round(seed.perGpu * n * markup * (1 + (i % 3) * 0.01), 4);
-        const storageCost = 0.15;
-        offers.push({
-          id: 21_000_000 + i * 37,
-          seed,
-          numGpus: n,
-          dphBase: base,
-          dphTotal: round(base + 0.0021 * n, 6),
-          minBid: round(base * 0.45, 4),
-          storageCost,
-          geolocation: PLACES[i % PLACES.length]!,
-          machineId: 40_000 + i,
-          hostId: 9_000 + (i % 40),
-          cpuCores: 16 * n,
-          cpuRamMb: 64_000 * n,
-          diskSpace: 500 + 100 * n,
-          reliability: round(0.995 - (i % 5) * 0.001, 4),
-        });
-        i++;
-      }
-    }
-  }
-  return offers;
-}
-
-export const VAST_SIM_OFFERS: readonly Offer[] = buildOffers();
-
-function offerJson(o: Offer): Record<string, unknown> {
-  return {
-    id: o.id,
-    ask_contract_id: o.id,
-    bundle_id: o.id + 1,
-    bundled_results: null,
-    bw_nvlink: o.numGpus > 1 ? 400 : 0,
-    compute_cap: 890,
-    cpu_arch: 'amd64',
-    cpu_cores: o.cpuCores,
-    cpu_cores_effective: o.cpuCores / 2,
-    cpu_ghz: 3.1,
-    cpu_name: 'AMD EPYC 7543 32-Core Processor',
-    cpu_ram: o.cpuRamMb,
-    credit_discount_max: 0.4,
-    cuda_max_good: o.seed.cudaMax,
-    direct_port_count: 100,
-    disk_bw: 2500,
-    disk_name: 'Samsung SSD 990',
-    disk_space: o.diskSpace,
-    dlperf: o.seed.dlperf * o.numGpus,
-    dlperf_per_dphtotal: round((o.seed.dlperf * o.numGpus) / o.dphTotal, 2),
-    dph_base: o.dphBase,
-    dph_total: o.dphTotal,
-    driver_version: '550.127.05',
-    duration: 2_592_000,
-    end_date: 1_900_000_000,
-    external: false,
-    flops_per_dphtotal: round((o.seed.dlperf * 1.3 * o.numGpus) / o.dphTotal, 2),
-    geolocation: o.geolocation,
-    gpu_arch: 'nvidia',
-    gpu_display_active: false,
-    gpu_frac: 1,
-    gpu_ids: Array.from({ length: o.numGpus }, (_, k) => o.machineId * 10 + k),
-    gpu_lanes: 16,
-    gpu_mem_bw: 1500,
-    gpu_name: o.seed.gpu,
-    gpu_ram: o.seed.ramMb,
-    gpu_total_ram: o.seed.ramMb * o.numGpus,
-    gpu_max_power: 450,
-    gpu_max_temp: 83,
-    has_avx: 1,
-    host_id: o.hostId,
-    hosting_type: 1,
-    inet_down: 2000,
-    inet_down_cost: 0.002,
-    inet_up: 1800,
-    inet_up_cost: 0.002,
-    is_bid: false,
-    machine_id: o.machineId,
-    min_bid: o.minBid,
-    num_gpus: o.numGpus,
-    os_version: '22.04',
-    pci_gen: 4,
-    pcie_bw: 25,
-    public_ipaddr: testIp(o.machineId),
-    reliability: o.reliability,
-    reliability2: o.reliability,
-    rentable: true,
-    rented: false,
-    score: round(o.seed.dlperf * o.numGpus * o.reliability, 2),
-    start_date: 1_700_000_000,
-    static_ip: true,
-    storage_cost: o.storageCost,
-    verification: 'verified',
-    vms_enabled: false,
-    search: { gpuCostPerHour: o.dphBase, diskHour: round(o.dphTotal - o.dphBase), totalHour: o.dphTotal },
-  };
-}
-
-export interface VastControl extends CommonControl {
-  /**
-   * `hidden` (default): the GPU's offers leave the search and creates on them answer 404 `no_such_ask`.
-   * `unavailable`: offers are still listed but creates fail (an offer taken between search and create).
-   */
-  setNoCapacity(gpu: string, on?: boolean, opts?: { mode?: 'hidden' | 'unavailable' }): void;
-  /** Takes an instance away without a request: to `stopped` (default) or `exited`, or removes it. */
-  preempt(key: string, id: string | number, how?: 'stopped' | 'exited' | 'remove'): void;
-  /** Public keys registered on the account (`/api/v0/ssh/`). */
-  sshKeys(key: string): string[];
-}
-
-interface VastInst {
-  id: number;
-  label: string | null;
-  offer: Offer;
-  image: string;
-  disk: number;
-  onstart: string | null;
-  env: [string, string][];
-  isBid: boolean;
-  price: number;
-  runtype: string;
-  createdAt: number;
-  bootStart: number;
-  bootDelay: number;
-  phase: 'booting' | 'stopped' | 'exited';
-  intended: 'running' | 'stopped';
-  sshKeys: string[];
-  sshPort: number;
-  jupyterToken: string;
-}
-
-interface Account {
-  userId: number;
-  email: string;
-  instances: Map<number, VastInst>;
-  sshKeys: { id: number; key: string; createdAt: string }[];
-}
-
-const err = (status: number, error: string, msg: string, extra: Record<string, unknown> = {}): SimResponse => ({
-  status,
-  body: { success: false, error, msg, ...extra },
-});
-
-const FILTERABLE = new Set(['actual_status', 'gpu_name', 'verification', 'id', 'label', 'intended_status', 'cur_state', 'next_state', 'image_uuid', 'machine_id', 'is_bid', 'template_id', 'template_hash_id']);
-
-type Filter = Record<string, unknown>;
-
-function matchOp(value: unknown, op: string, target: unknown): boolean {
-  switch (op) {
-    case 'eq':
-      return value === target;
-    case 'neq':
-      return value !== target;
-    case 'gt':
-      return typeof value === 'number' && typeof target === 'number' && value > target;
-    case 'gte':
-      return typeof value === 'number' && typeof target === 'number' && value >= target;
-    case 'lt':
-      return typeof value === 'number' && typeof target === 'number' && value < target;
-    case 'lte':
-      return typeof value === 'number' && typeof target === 'number' && value <= target;
-    case 'in':
-      return Array.isArray(target) && target.includes(value);
-    case 'notin':
-      return Array.isArray(target) && !target.includes(value);
-    default:
-      return true;
-  }
-}
-
-function parseEnv(env: unknown): [string, string][] {
-  if (typeof env === 'string') {
-    const out: [string, string][] = [];
-    const re = /-e\s+([A-Za-z_][A-Za-z0-9_]*)=(\S*)/g;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(env))) out.push([m[1]!, m[2]!]);
-    return out;
-  }
-  if (env && typeof env === 'object') {
-    return Object.entries(env as Record<string, unknown>)
-      .filter(([k]) => !k.startsWith('-'))
-      .map(([k, v]) => [k, String(v)]);
-  }
-  return [];
-}
+export { VAST_SIM_OFFERS, type VastControl } from './vastai-model';
 
 export class VastSimulator {
   private readonly accounts = new Map<string, Account>();
@@ -352,7 +92,7 @@ export class VastSimulator {
     return {
       id: String(i.id),
       name: i.label,
-      status: this.actualStatus(i),
+      status: actualStatus(i),
       gpu: i.offer.seed.gpu,
       gpuCount: i.offer.numGpus,
       spot: i.isBid,
@@ -364,140 +104,9 @@ export class VastSimulator {
     };
   }
 
-  private actualStatus(i: VastInst): string | null {
-    if (i.phase !== 'booting') return i.phase;
-    const elapsed = now() - i.bootStart;
-    if (elapsed >= i.bootDelay) return 'running';
-    return elapsed < i.bootDelay / 3 ? null : 'loading';
-  }
-
   private capacityMode(o: Offer): 'hidden' | 'unavailable' | undefined {
     const slug = slugFromVast(o.seed.gpu, o.seed.ramMb);
     return (slug ? this.noCapacity.get(slug) : undefined) ?? this.noCapacity.get(o.seed.gpu);
-  }
-
-  /** Fields shared by both instance shapes (v0 show, v1 list). */
-  private instanceBase(i: VastInst): Record<string, unknown> {
-    const o = i.offer;
-    const status = this.actualStatus(i);
-    const running = status === 'running';
-    const since = i.bootStart + i.bootDelay;
-    return {
-      id: i.id,
-      actual_status: status,
-      intended_status: i.intended,
-      cur_state: i.phase === 'booting' ? 'running' : 'stopped',
-      next_state: i.intended,
-      label: i.label,
-      template_id: null,
-      template_hash_id: null,
-      template_name: null,
-      image_uuid: i.image,
-      image_args: [],
-      image_runtype: i.runtype,
-      jupyter_token: i.jupyterToken,
-      status_msg: running ? 'success, running' : status === null ? null : `${status}`,
-      public_ipaddr: testIp(o.machineId),
-      local_ipaddrs: `10.0.${o.machineId % 250}.${(i.id % 250) + 2} 172.17.0.1 `,
-      ssh_host: `ssh${(i.id % 9) + 1}.vast.ai`,
-      ssh_idx: String((i.id % 9) + 1),
-      ssh_port: i.sshPort,
-      machine_dir_ssh_port: i.sshPort + 1,
-      machine_id: o.machineId,
-      start_date: i.createdAt / 1000,
-      end_date: i.createdAt / 1000 + 2_592_000,
-      uptime_mins: running ? Math.floor((now() - since) / 60_000) : null,
-      duration: 2_592_000,
-      cpu_arch: 'amd64',
-      cpu_cores: o.cpuCores,
-      cpu_cores_effective: o.cpuCores / 2,
-      cpu_name: 'AMD EPYC 7543 32-Core Processor',
-      cpu_ram: o.cpuRamMb,
-      cpu_util: 0,
-      mem_limit: null,
-      mem_usage: null,
-      vmem_usage: null,
-      gpu_name: o.seed.gpu,
-      gpu_arch: 'nvidia',
-      gpu_totalram: o.seed.ramMb,
-      gpu_ram: o.seed.ramMb,
-      gpu_util: running ? 0 : null,
-      gpu_temp: running ? 34 : null,
-      gpu_frac: 1,
-      gpu_lanes: 16,
-      gpu_mem_bw: 1500,
-      bw_nvlink: o.numGpus > 1 ? 400 : 0,
-      disk_name: 'Samsung SSD 990',
-      disk_space: i.disk,
-      disk_bw: 2500,
-      disk_util: 0,
-      disk_usage: 0,
-      direct_port_count: 100,
-      direct_port_start: 40000,
-      direct_port_end: 40099,
-      static_ip: true,
-      geolocation: o.geolocation,
-      verification: 'verified',
-      rentable: true,
-      host_id: o.hostId,
-      min_bid: o.minBid,
-      is_bid: i.isBid,
-      dph_base: o.dphBase,
-      dph_total: i.price,
-      dlperf: o.seed.dlperf * o.numGpus,
-      dlperf_per_dphtotal: round((o.seed.dlperf * o.numGpus) / i.price, 2),
-      flops_per_dphtotal: round((o.seed.dlperf * 1.3 * o.numGpus) / i.price, 2),
-      total_flops: o.seed.dlperf * 1.3 * o.numGpus,
-      score: round(o.seed.dlperf * o.numGpus * o.reliability, 2),
-      reliability2: o.reliability,
-      os_version: '22.04',
-      mobo_name: 'H12SSL-i',
-      pci_gen: 4,
-      pcie_bw: 25,
-      num_gpus: o.numGpus,
-      webpage: null,
-      search: { gpuCostPerHour: o.dphBase, diskHour: round(o.dphTotal - o.dphBase), totalHour: o.dphTotal },
-      instance: { gpuCostPerHour: i.isBid ? i.price : o.dphBase, diskHour: round(o.dphTotal - o.dphBase), totalHour: i.price },
-      storage_cost: o.storageCost,
-      storage_total_cost: round(o.storageCost * i.disk / 720),
-      vram_costperhour: round(i.price / (o.seed.ramMb * o.numGpus)),
-      credit_balance: null,
-      credit_discount: null,
-      credit_discount_max: 0.4,
-      client_run_time: 0,
-      host_run_time: 2_592_000,
-      external: false,
-      time_remaining: '',
-      time_remaining_isbid: '',
-    };
-  }
-
-  /** `GET /api/v0/instances/{id}/` shape: ports as a list of numbers, env as `K=V` strings. */
-  private instanceV0(i: VastInst): Record<string, unknown> {
-    const running = this.actualStatus(i) === 'running';
-    return {
-      ...this.instanceBase(i),
-      bundle_id: i.offer.id + 1,
-      hosting_type: 1,
-      logo: '/static/logos/vastai_small2.png',
-      extra_env: i.env.map(([k, v]) => `${k}=${v}`),
-      onstart: i.onstart,
-      ports: running ? [22] : [],
-    };
-  }
-
-  /** `GET /api/v1/instances/` shape: ports as the Docker mapping (null until running), env as pairs. */
-  private instanceV1(i: VastInst): Record<string, unknown> {
-    const running = this.actualStatus(i) === 'running';
-    const country = i.offer.geolocation.split(',').pop()?.trim() ?? null;
-    return {
-      ...this.instanceBase(i),
-      extra_env: i.env.map(([k, v]) => [k, v]),
-      onstart: i.onstart ?? '',
-      ports: running ? { '22/tcp': [{ HostIp: '0.0.0.0', HostPort: String(i.sshPort) }] } : null,
-      country_code: country,
-      volume_info: [],
-    };
   }
 
   private key(req: SimRequest): string | null {
@@ -523,13 +132,13 @@ export class VastSimulator {
     r.route('PUT', '/api/v0/asks/:id', this.authed((a, req) => this.create(a, req)));
     r.route('GET', '/api/v1/instances', this.authed((a, req) => this.listV1(a, req)));
     r.route('GET', '/api/v0/instances', this.authed((a) => {
-      const list = [...a.instances.values()].map((i) => this.instanceV0(i));
+      const list = [...a.instances.values()].map((i) => instanceV0(i));
       return { status: 200, body: { instances_found: list.length, instances: list } };
     }));
     r.route('GET', '/api/v0/instances/:id', this.authed((a, req) => {
       if (!/^\d+$/.test(req.params.id!)) return err(400, 'invalid_args', 'invalid instance_id');
       const inst = a.instances.get(Number(req.params.id));
-      return { status: 200, body: { instances: inst ? this.instanceV0(inst) : null } };
+      return { status: 200, body: { instances: inst ? instanceV0(inst) : null } };
     }));
     r.route('PUT', '/api/v0/instances/:id', this.authed((a, req) => this.manage(a, req)));
     r.route('DELETE', '/api/v0/instances/:id', this.authed((a, req) => {
@@ -738,7 +347,7 @@ export class VastSimulator {
       }
     }
     const all = [...acct.instances.values()]
-      .map((i) => ({ i, json: this.instanceV1(i) }))
+      .map((i) => ({ i, json: instanceV1(i) }))
       .filter(({ json }) =>
         Object.entries(filters).every(([col, cond]) =>
           cond && typeof cond === 'object' && !Array.isArray(cond)

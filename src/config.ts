@@ -30,6 +30,12 @@ export const configSchema = z.object({
   PORT: port.default(3000),
   /** Worker only: serve liveness (GET /) and Prometheus metrics (GET /metrics) on this port (unset: no port). */
   WORKER_HEALTH_PORT: port.optional(),
+  /**
+   * Worker only: a workflow bundle built beforehand (`bundleWorkflowCode` with the workflow interceptor modules,
+   * its `code` written to a file). Unset: the worker bundles `workflows/` at start (seconds). The tests build
+   * one per run so every worker process they start skips that.
+   */
+  WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
 

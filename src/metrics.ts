@@ -8,9 +8,6 @@
  * `recordWebhookDelivery`, ...); the ledger totals are read from Postgres at scrape time.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Pool } from './db/pool';
-import { sql } from './db/sql';
-import { z } from 'zod';
 
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry, prefix: 'gpuo_' });
@@ -176,26 +173,27 @@ export function recordWebhookDelivery(outcome: string): void {
   webhookDeliveries.inc({ outcome });
 }
 
-const LedgerTotals = z.object({ charges_micros: z.string(), topups_micros: z.string(), balances_micros: z.string() });
+/** The ledger's whole-table totals, in micros (the ledger query module's `totals`). */
+export interface LedgerTotals {
+  chargesMicros: number;
+  topupsMicros: number;
+  balancesMicros: number;
+}
 
-/** Reads the ledger totals into their gauges (whole-table sums: cheap at today's sizes, one query per scrape). */
-async function refreshLedgerTotals(pool: Pool): Promise<void> {
+/** Reads the ledger totals into their gauges (one query per scrape). */
+async function refreshLedgerTotals(read: () => Promise<LedgerTotals>): Promise<void> {
   try {
-    const row = await pool.one(sql.type(LedgerTotals)`
-      SELECT
-        (SELECT coalesce(-sum(amount_micros), 0) FROM ledger_entries WHERE type = 'instance_charge')::text AS charges_micros,
-        (SELECT coalesce(sum(amount_micros), 0) FROM ledger_entries WHERE type = 'credit_topup')::text AS topups_micros,
-        (SELECT coalesce(sum(balance_micros), 0) FROM account_balances)::text AS balances_micros`);
-    ledgerCharges.set(Number(row.charges_micros) / 1e6);
-    ledgerTopUps.set(Number(row.topups_micros) / 1e6);
-    ledgerBalances.set(Number(row.balances_micros) / 1e6);
+    const totals = await read();
+    ledgerCharges.set(totals.chargesMicros / 1e6);
+    ledgerTopUps.set(totals.topupsMicros / 1e6);
+    ledgerBalances.set(totals.balancesMicros / 1e6);
   } catch {
     ledgerScrapeErrors.inc();
   }
 }
 
-/** The Prometheus text exposition of this process's metrics (with the ledger totals when a pool is given). */
-export async function renderMetrics(opts: { pool?: Pool } = {}): Promise<{ contentType: string; body: string }> {
-  if (opts.pool) await refreshLedgerTotals(opts.pool);
+/** The Prometheus text exposition of this process's metrics (with the ledger totals when a reader is given). */
+export async function renderMetrics(opts: { ledgerTotals?: () => Promise<LedgerTotals> } = {}): Promise<{ contentType: string; body: string }> {
+  if (opts.ledgerTotals) await refreshLedgerTotals(opts.ledgerTotals);
   return { contentType: metricsRegistry.contentType, body: await metricsRegistry.metrics() };
 }

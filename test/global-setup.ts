@@ -2,15 +2,18 @@
  * Starts the real parts once per `npm test` run: embedded Postgres (with a migrated template database each
  * test file clones) and the real Temporal dev server. Test files connect to them through the environment.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { migrate } from '../src/db/migrate';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
 import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/worker';
 import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
 import { freePort } from './helpers/ports';
+import { ensureTimeSkippingServer } from './helpers/time-skipping';
 
 export const TEMPLATE_DATABASE = 'gpuo_test_template';
 
@@ -37,11 +40,31 @@ export default async function globalSetup(): Promise<void> {
       },
     });
   };
-  const [pg, temporal] = await Promise.all([startPostgres(), startTemporal()]);
+  // One workflow bundle for every test file's workers (bundling takes seconds; each file used to do it).
+  const bundleWorkflows = async () => {
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../workflows'),
+      workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+      logger: new DefaultLogger('WARN'),
+    });
+    const codePath = path.join(dir, 'workflow-bundle.js');
+    await writeFile(codePath, code);
+    return codePath;
+  };
+  const [pg, temporal, bundlePath, testServer] = await Promise.all([
+    startPostgres(),
+    startTemporal(),
+    bundleWorkflows(),
+    ensureTimeSkippingServer(),
+  ]);
 
   process.env.TEST_PG_ADMIN_URL = pg.url();
   process.env.TEST_PG_TEMPLATE = TEMPLATE_DATABASE;
   process.env.TEST_TEMPORAL_ADDRESS = `127.0.0.1:${temporalPort}`;
+  process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
+  // Worker processes the tests start (runEntry, npm start's children) inherit it and skip their own bundling.
+  process.env.WORKFLOW_BUNDLE_PATH = bundlePath;
+  process.env.TEMPORAL_TEST_SERVER_PATH = testServer;
   (globalThis as Record<string, unknown>).__gpuoTestServices = { pg, temporal };
   process.stderr.write(
     `\nreal services for this run: Postgres 127.0.0.1:${pgPort} (embedded-postgres), Temporal dev server 127.0.0.1:${temporalPort} ` +

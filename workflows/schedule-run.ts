@@ -14,7 +14,7 @@ import type { Activities } from '../activities';
 import type { LaunchInput, LaunchResult } from './contracts/launch';
 import { endInstanceSignal } from './contracts/launch';
 import { cancelScheduleRunSignal, type ScheduleRunInput, type ScheduleRunResult } from './contracts/schedules';
-import type { RunOffer } from '../src/db/queries/schedules';
+import type { RunOffer, ScheduleRow } from '../src/db/queries/schedules';
 import { launchInstance } from './launch-instance';
 import { runSearchAttributes } from './contracts/search-attributes';
 
@@ -36,6 +36,56 @@ function refusalMessage(err: unknown): string {
   while (cause instanceof ChildWorkflowFailure || cause instanceof ActivityFailure) cause = cause.cause;
   if (cause instanceof ApplicationFailure) return `${cause.type ?? 'error'}: ${cause.message}`;
   return cause instanceof Error ? cause.message : String(cause);
+}
+
+/** The launch a run makes on one offer: ids derive from the run, so a replayed or retried step joins the same launch. */
+function runLaunchInput(
+  input: ScheduleRunInput,
+  r: { runId: string; schedule: ScheduleRow; dockerImage: string; offer: RunOffer; attempt: number; instanceRowId: string },
+): LaunchInput {
+  return {
+    instanceId: r.instanceRowId,
+    accountId: input.accountId,
+    requestHash: `schedule-run:${r.runId}:${r.attempt}`,
+    provider: r.offer.provider,
+    gpuType: r.schedule.gpu,
+    gpuCount: 1,
+    spot: r.offer.spot,
+    name: r.schedule.name,
+    providerName: `sched-${r.runId.slice(4, 16)}-${r.attempt}`,
+    dockerImage: r.dockerImage || undefined,
+    onstartCmd: r.schedule.startup_script ?? undefined,
+    warnings: [],
+    // A scheduled job that exits by itself is done: its pod is terminated, not kept stopped.
+    endWhenStoppedByProvider: true,
+    ...input.launch,
+  };
+}
+
+/**
+ * The run's limits at `now`: the ending when one is reached, else the earliest moment one will be
+ * (Infinity when none applies yet).
+ */
+function runDeadline(
+  schedule: ScheduleRow,
+  at: { startedAtMs: number | null; acceptedAtMs: number | null; price: number; now: number },
+): { ending: Ending } | { wakeAt: number } {
+  const { startedAtMs, acceptedAtMs, price, now } = at;
+  let wakeAt = Infinity;
+  const maxDurationMs = schedule.max_duration_hours === null ? null : schedule.max_duration_hours * MS_PER_HOUR;
+  if (maxDurationMs !== null && (startedAtMs ?? acceptedAtMs) !== null) {
+    // Counted from running; before that, the same allowance from the accepted create bounds a boot that never ends.
+    const deadline = (startedAtMs ?? acceptedAtMs!) + maxDurationMs;
+    if (now >= deadline) return { ending: { status: 'stopped_max_duration', reason: `max_duration_hours (${schedule.max_duration_hours}) reached` } };
+    wakeAt = Math.min(wakeAt, deadline);
+  }
+  if (schedule.max_cost_micros !== null && startedAtMs !== null && price > 0) {
+    // Charges are price × elapsed from the start; the last moment at which they are still within max_cost.
+    const deadline = startedAtMs + Math.floor((schedule.max_cost_micros * MS_PER_HOUR) / price);
+    if (now >= deadline) return { ending: { status: 'stopped_max_cost', reason: `max_cost (${schedule.max_cost_micros / 1_000_000}) reached` } };
+    wakeAt = Math.min(wakeAt, deadline);
+  }
+  return { wakeAt };
 }
 
 /**
@@ -90,7 +140,6 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
     });
   }
 
-  const maxDurationMs = schedule.max_duration_hours === null ? null : schedule.max_duration_hours * MS_PER_HOUR;
   const refusals: string[] = [];
   for (let attempt = 0; attempt < offers.length; attempt++) {
     if (cancelReason) return finish('cancelled', { stopReason: cancelReason });
@@ -100,23 +149,7 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
 
     // One launch per run and offer: the ids derive from the run, so a replayed or retried step joins the same launch.
     const instanceRowId = `launch-${input.accountId}-${run.id}-${attempt}`;
-    const launchInput: LaunchInput = {
-      instanceId: instanceRowId,
-      accountId: input.accountId,
-      requestHash: `schedule-run:${run.id}:${attempt}`,
-      provider: offer.provider,
-      gpuType: schedule.gpu,
-      gpuCount: 1,
-      spot: offer.spot,
-      name: schedule.name,
-      providerName: `sched-${run.id.slice(4, 16)}-${attempt}`,
-      dockerImage: dockerImage || undefined,
-      onstartCmd: schedule.startup_script ?? undefined,
-      warnings: [],
-      // A scheduled job that exits by itself is done: its pod is terminated, not kept stopped.
-      endWhenStoppedByProvider: true,
-      ...input.launch,
-    };
+    const launchInput = runLaunchInput(input, { runId: run.id, schedule, dockerImage, offer, attempt, instanceRowId });
     const child = await startChild(launchInstance, {
       workflowId: instanceRowId,
       args: [launchInput],
@@ -169,26 +202,12 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
         break;
       }
       const now = Date.now();
-      let wakeAt = Infinity;
-      if (maxDurationMs !== null && (startedAtMs ?? acceptedAtMs) !== null) {
-        // Counted from running; before that, the same allowance from the accepted create bounds a boot that never ends.
-        const at = (startedAtMs ?? acceptedAtMs!) + maxDurationMs;
-        if (now >= at) {
-          ending = { status: 'stopped_max_duration', reason: `max_duration_hours (${schedule.max_duration_hours}) reached` };
-          break;
-        }
-        wakeAt = Math.min(wakeAt, at);
+      const deadline = runDeadline(schedule, { startedAtMs, acceptedAtMs, price: state.pricePerHourMicros ?? offer.pricePerHourMicros, now });
+      if ('ending' in deadline) {
+        ending = deadline.ending;
+        break;
       }
-      const price = state.pricePerHourMicros ?? offer.pricePerHourMicros;
-      if (schedule.max_cost_micros !== null && startedAtMs !== null && price > 0) {
-        // Charges are price × elapsed from the start; the last moment at which they are still within max_cost.
-        const at = startedAtMs + Math.floor((schedule.max_cost_micros * MS_PER_HOUR) / price);
-        if (now >= at) {
-          ending = { status: 'stopped_max_cost', reason: `max_cost (${schedule.max_cost_micros / 1_000_000}) reached` };
-          break;
-        }
-        wakeAt = Math.min(wakeAt, at);
-      }
+      let wakeAt = deadline.wakeAt;
       // Far deadlines are approached in halves and once more PREWAKE_MS before: a few timers per run, however long.
       if (wakeAt !== Infinity) {
         const remaining = wakeAt - now;

@@ -1,6 +1,7 @@
 /**
  * Classic five-field cron (minute hour day-of-month month day-of-week, UTC) for schedules: validation with a
- * reason, next firing times (cron-parser), and the translation into Temporal calendar specs.
+ * reason and next firing times (cron-parser). Pure: the translation into Temporal calendar specs lives with
+ * the schedules client module (src/workflow-clients/cron-calendars.ts).
  *
  * Classic cron OR-s a restricted day-of-month with a restricted day-of-week (`0 0 1 * 1` fires on the 1st and
  * on every Monday); a Temporal calendar spec AND-s every field. When both day fields are restricted the
@@ -9,7 +10,6 @@
  * (so `*\/2` in day-of-month is restricted), which keeps Temporal's firings equal to cron-parser's.
  */
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
-import type { CalendarSpec, DayOfWeek, Month } from '@temporalio/client';
 
 export class CronError extends Error {
   constructor(message: string) {
@@ -20,10 +20,6 @@ export class CronError extends Error {
 
 const MONTH_NAMES = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 const DAY_NAMES = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
-const TEMPORAL_MONTHS: readonly Month[] = [
-  'JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER',
-];
-const TEMPORAL_DAYS: readonly DayOfWeek[] = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
 
 interface FieldRule {
   name: string;
@@ -119,49 +115,4 @@ export function nextFirings(text: string, after: Date, count: number): Date[] {
   const out: Date[] = [];
   for (let i = 0; i < count; i++) out.push(expression.next().toDate());
   return out;
-}
-
-/** Compresses sorted values into inclusive ranges: [1,2,3,5] → [{1..3},{5..5}]. */
-function toRanges(values: readonly number[]): { start: number; end: number }[] {
-  const sorted = [...new Set(values)].sort((a, b) => a - b);
-  const ranges: { start: number; end: number }[] = [];
-  for (const v of sorted) {
-    const last = ranges[ranges.length - 1];
-    if (last && last.end === v - 1) last.end = v;
-    else ranges.push({ start: v, end: v });
-  }
-  return ranges;
-}
-
-/**
- * The Temporal calendar specs that fire exactly when the classic expression does (UTC): one spec, or two
- * whose union is the day-of-month OR day-of-week rule.
- */
-export function toTemporalCalendars(text: string): CalendarSpec[] {
-  const parsed = parseCron(text);
-  const f = parsed.expression.fields;
-  const numeric = (values: readonly unknown[]) => values.filter((v): v is number => typeof v === 'number');
-  const minute = toRanges(numeric(f.minute.values));
-  const hour = toRanges(numeric(f.hour.values));
-  const month = toRanges(numeric(f.month.values)).map((r) => ({ start: TEMPORAL_MONTHS[r.start - 1]!, end: TEMPORAL_MONTHS[r.end - 1]! }));
-  const dayOfMonth = toRanges(numeric(f.dayOfMonth.values));
-  const dayOfWeek = toRanges(numeric(f.dayOfWeek.values).map((d) => d % 7)).map((r) => ({
-    start: TEMPORAL_DAYS[r.start]!,
-    end: TEMPORAL_DAYS[r.end]!,
-  }));
-  const base = { second: 0, minute, hour, month } as const;
-  if (parsed.dayOfMonthRestricted && parsed.dayOfWeekRestricted) {
-    return [
-      { ...base, dayOfMonth, dayOfWeek: '*', comment: `${text} (day of month)` },
-      { ...base, dayOfMonth: '*', dayOfWeek, comment: `${text} (day of week)` },
-    ];
-  }
-  return [
-    {
-      ...base,
-      dayOfMonth: parsed.dayOfMonthRestricted ? dayOfMonth : '*',
-      dayOfWeek: parsed.dayOfWeekRestricted ? dayOfWeek : '*',
-      comment: text,
-    },
-  ];
 }

@@ -139,7 +139,7 @@ export function createApp(deps: AppDeps): Koa {
   // Prometheus text: this process's series plus the ledger totals (read at scrape time). Not authenticated,
   // like /healthz: expose the API port to Prometheus on a private network only (README, Metrics).
   api.router.get('/metrics', async (ctx) => {
-    const { contentType, body } = await renderMetrics({ pool: deps.pool });
+    const { contentType, body } = await renderMetrics({ ledgerTotals: () => ledger.totals() });
     ctx.type = contentType;
     ctx.body = body;
   });

@@ -2,6 +2,7 @@
  * The normalized GPU slugs (provider-apis.md §4) and how each provider names them. Every mapping is an exact
  * lookup: a provider name that is not in this table maps to `null`, never to a "closest" slug.
  */
+import { PROVIDER_NAMES, type ProviderId } from '../domain/providers';
 
 export type GpuSlug = string;
 
@@ -299,10 +300,10 @@ export interface LaunchProblem {
  * two-letter country code and ignores anything else). Empty when nothing is known to be wrong;
  * capacity is still the provider's answer.
  */
-export function launchProblems(provider: 'runpod' | 'vastai' | 'lambda', spec: { gpuType: GpuSlug; gpuCount: number; region?: string }): LaunchProblem[] {
+export function launchProblems(provider: ProviderId, spec: { gpuType: GpuSlug; gpuCount: number; region?: string }): LaunchProblem[] {
   const sells = (e: GpuCatalogEntry) =>
     provider === 'runpod' ? e.runpod.length > 0 && !e.runpodLegacy : (provider === 'vastai' ? e.vast : e.lambda).length > 0;
-  const name = { runpod: 'RunPod', vastai: 'Vast.ai', lambda: 'Lambda' }[provider];
+  const name = PROVIDER_NAMES[provider];
   const entry = BY_SLUG.get(spec.gpuType);
   if (!entry || !sells(entry)) {
     const offered = CATALOG.filter(sells).map((e) => e.slug);

@@ -4,14 +4,9 @@
  */
 import type { GpuSlug } from './gpu-catalog';
 
-export const PROVIDERS = ['runpod', 'vastai', 'lambda'] as const;
-export type ProviderId = (typeof PROVIDERS)[number];
+import type { ProviderId } from '../domain/providers';
 
-export const PROVIDER_NAMES: Record<ProviderId, string> = {
-  runpod: 'RunPod',
-  vastai: 'Vast.ai',
-  lambda: 'Lambda',
-};
+export { PROVIDER_NAMES, PROVIDERS, type ProviderId } from '../domain/providers';
 
 /** One priced offer, per GPU per hour, in dollars. On-demand and spot are separate offers. */
 export interface ProviderOffer {
@@ -23,15 +18,9 @@ export interface ProviderOffer {
   region?: string;
 }
 
-export type InstanceStatus =
-  | 'provisioning'
-  | 'running'
-  | 'stopping'
-  | 'stopped'
-  | 'terminating'
-  | 'terminated'
-  | 'failed'
-  | 'unknown';
+/** Every status an instance (ours or the provider's normalized view) can have. */
+export const INSTANCE_STATUSES = ['provisioning', 'running', 'stopping', 'stopped', 'terminating', 'terminated', 'failed', 'unknown'] as const;
+export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
 
 /** An instance as the provider reports it, normalized. */
 export interface ProviderInstance {

@@ -23,6 +23,7 @@ import {
   type EndInstanceRequest,
   type LaunchInput,
 } from '../../workflows/contracts/launch';
+import type { FailureType } from '../../workflows/contracts/failures';
 import { runSearchAttributes } from '../../workflows/contracts/search-attributes';
 import { launchInstance } from '../../workflows/launch-instance';
 import type { InstanceQueries, InstanceRow } from '../db/queries/instances';
@@ -58,7 +59,7 @@ export interface EndResult {
 
 /** The documented error for a launch the workflow refused (its ApplicationFailure type). */
 function launchRefusal(provider: ProviderId, failure: ApplicationFailure): ApiError {
-  switch (failure.type) {
+  switch (failure.type as FailureType | undefined) {
     case 'idempotency_conflict':
       return new ConflictError(failure.message);
     case 'provider_no_capacity':

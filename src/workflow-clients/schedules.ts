@@ -13,7 +13,7 @@ import {
   type ScheduleSpec,
 } from '@temporalio/client';
 import type { ScheduleRow } from '../db/queries/schedules';
-import { toTemporalCalendars } from '../domain/cron';
+import { toTemporalCalendars } from './cron-calendars';
 import {
   cancelScheduleRunSignal,
   runWorkflowIdPrefix,

@@ -9,7 +9,6 @@ import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries
 import type { StoredOffer } from '../../src/domain/pricing';
 import type { ProviderId } from '../../src/providers/types';
 import { createTestContext, type TestContext } from '../helpers/context';
-import { queryRows } from '../helpers/db';
 
 let t: TestContext;
 
@@ -20,7 +19,6 @@ afterAll(async () => {
   await t.close();
 });
 
-const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
 const offer = (provider: ProviderId, gpuType: string, price: number, extra: Partial<StoredOffer> = {}): StoredOffer => ({
   provider,
@@ -41,7 +39,7 @@ async function pricesAre(offers: StoredOffer[]): Promise<void> {
 }
 
 const alertEvents = (accountId: string) =>
-  sql<{ data: { alert: { id: string }; value: number; offer?: Record<string, unknown> } }>(
+  t.sql<{ data: { alert: { id: string }; value: number; offer?: Record<string, unknown> } }>(
     `SELECT data FROM events WHERE account_id = $1 AND type = 'alert.triggered' ORDER BY created_at`,
     [accountId],
   );
@@ -77,7 +75,7 @@ describe('POST /v1/alerts', () => {
     await ledger.postEntry({ accountId: a.accountId, type: 'instance_charge', amountMicros: -250_001, description: 'c', instanceId: 'i1', idempotencyKey: 'k2' });
     // A charge of last month does not count.
     await ledger.postEntry({ accountId: a.accountId, type: 'instance_charge', amountMicros: -9_000_000, description: 'c', instanceId: 'i1', idempotencyKey: 'k3' });
-    await sql(`UPDATE ledger_entries SET created_at = date_trunc('month', now(), 'UTC') - interval '1 second' WHERE idempotency_key = 'k3' AND account_id = $1`, [a.accountId]);
+    await t.sql(`UPDATE ledger_entries SET created_at = date_trunc('month', now(), 'UTC') - interval '1 second' WHERE idempotency_key = 'k3' AND account_id = $1`, [a.accountId]);
 
     const res = await t.http.post('/v1/alerts').set(a.auth).send({ type: 'budget_limit', threshold_dollars: 100, action: 'stop_instances' });
     expect(res.status).toBe(201);
@@ -130,7 +128,7 @@ describe('GET and DELETE /v1/alerts', () => {
       ids.push((await t.http.post('/v1/alerts').set(a.auth).send({ type: 'budget_limit', threshold_dollars: i })).body.id);
     }
     await t.http.post('/v1/alerts').set(other.auth).send({ type: 'budget_limit', threshold_dollars: 1 }).expect(201);
-    await sql(`UPDATE alerts SET status = 'triggered', triggered_at = now() WHERE id = $1`, [ids[1]]);
+    await t.sql(`UPDATE alerts SET status = 'triggered', triggered_at = now() WHERE id = $1`, [ids[1]]);
 
     const all = await t.http.get('/v1/alerts').set(a.auth);
     expect(all.body.data.map((x: { id: string }) => x.id)).toEqual([...ids].reverse());
@@ -197,7 +195,7 @@ describe('evaluation', () => {
     const [one, two] = await Promise.all([queries.evaluate({ price: true, budget: true }), queries.evaluate({ price: true, budget: true })]);
     expect(one.priceTriggered + two.priceTriggered).toBe(matching.length);
 
-    const rows = await sql<{ id: string; status: string }>(`SELECT id, status FROM alerts WHERE id = ANY($1)`, [[...matching, ...notMatching]]);
+    const rows = await t.sql<{ id: string; status: string }>(`SELECT id, status FROM alerts WHERE id = ANY($1)`, [[...matching, ...notMatching]]);
     expect(rows.filter((r) => r.status === 'triggered').map((r) => r.id).sort()).toEqual([...matching].sort());
     const events = (await Promise.all(accounts.map((a) => alertEvents(a.accountId)))).flat();
     expect(events.map((e) => e.data.alert.id).sort()).toEqual([...matching].sort());

@@ -12,7 +12,6 @@ import type { WorkerDeps } from '../../src/worker';
 import type { PricingRefreshResult } from '../../workflows/contracts/maintenance';
 import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, uniqueTaskQueue, type TemporalTestEnv } from '../helpers/temporal';
-import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 
 jest.setTimeout(180_000);
@@ -42,7 +41,6 @@ afterAll(async () => {
 
 type Auth = { Authorization: string };
 
-const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
 const runRefresh = () =>
   t.temporal.workflow.execute('pricingRefresh', { taskQueue, workflowId: uniqueTaskQueue('pricing-refresh') }) as Promise<PricingRefreshResult>;
@@ -53,7 +51,7 @@ interface EventRow {
 }
 
 const events = (accountId: string, type?: string) =>
-  sql<EventRow>(
+  t.sql<EventRow>(
     `SELECT type, data FROM events WHERE account_id = $1 ${type ? 'AND type = $2' : ''} ORDER BY created_at`,
     type ? [accountId, type] : [accountId],
   );
@@ -95,7 +93,7 @@ async function waitForStatus(auth: Auth, id: string, status: string) {
 }
 
 const monthSpend = async (accountId: string) =>
-  Number((await sql<{ s: string }>(`SELECT coalesce(sum(-amount_micros), 0) AS s FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`, [accountId]))[0]!.s) / 1e6;
+  Number((await t.sql<{ s: string }>(`SELECT coalesce(sum(-amount_micros), 0) AS s FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`, [accountId]))[0]!.s) / 1e6;
 
 describe('price drops', () => {
   it('a cheaper offer appearing triggers the matching alerts once, with the offer; the others stay active', async () => {
@@ -187,7 +185,7 @@ describe('budgets', () => {
     await triggered(a.auth, alert);
     await waitForStatus(a.auth, pod, 'stopped');
     await eventually('the Vast instance gone', async () =>
-      (await sql(`SELECT 1 FROM instances WHERE provider_instance_id = $1 AND status = 'terminated'`, [vast])).length === 1 ? true : undefined, 60_000, 200);
+      (await t.sql(`SELECT 1 FROM instances WHERE provider_instance_id = $1 AND status = 'terminated'`, [vast])).length === 1 ? true : undefined, 60_000, 200);
     expect(t.sims.vastai.control.instances(a.simKeys.vastai)).toEqual([]);
     expect(t.sims.runpod.control.instances(a.simKeys.runpod).map((i) => i.status)).toEqual([expect.stringMatching(/EXITED|stopped/i)]);
 
@@ -198,7 +196,7 @@ describe('budgets', () => {
     const reason = expect.stringContaining(`budget alert ${alert} reached`);
     expect(ended.find((e) => e.type === 'instance.stopped')!.data).toMatchObject({ instance_id: pod, reason });
     expect(ended.find((e) => e.type === 'instance.terminated')!.data).toMatchObject({ instance_id: vast, reason });
-    const requests = await sql<{ action: string; delivered_at: Date | null }>(
+    const requests = await t.sql<{ action: string; delivered_at: Date | null }>(
       `SELECT r.action, r.delivered_at FROM alert_stop_requests r WHERE r.alert_id = $1 ORDER BY r.action`, [alert]);
     expect(requests.map((r) => r.action)).toEqual(['stop', 'terminate']);
     expect(requests.every((r) => r.delivered_at !== null)).toBe(true);
@@ -220,7 +218,7 @@ describe('budgets', () => {
     const a = await accountWith('runpod');
     const pod = await launch(a.auth, 'runpod');
     await waitForStatus(a.auth, pod, 'running');
-    await sql(
+    await t.sql(
       `INSERT INTO alert_stop_requests (alert_id, instance_id, account_id, action, reason)
        SELECT 'alert_crashed', id, account_id, 'stop', 'budget alert alert_crashed reached' FROM instances WHERE provider_instance_id = $1`,
       [pod],
@@ -233,7 +231,7 @@ describe('budgets', () => {
       return found.length > 0 ? found : undefined;
     });
     expect(stopped!.data).toMatchObject({ instance_id: pod, reason: 'budget alert alert_crashed reached' });
-    expect((await sql(`SELECT 1 FROM alert_stop_requests WHERE alert_id = 'alert_crashed' AND delivered_at IS NOT NULL`)).length).toBe(1);
+    expect((await t.sql(`SELECT 1 FROM alert_stop_requests WHERE alert_id = 'alert_crashed' AND delivered_at IS NOT NULL`)).length).toBe(1);
     await t.http.post(`/v1/compute/${pod}/terminate`).set(a.auth).expect(200);
   });
 

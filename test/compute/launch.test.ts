@@ -8,7 +8,6 @@ import request from 'supertest';
 import { createApp } from '../../src/http/app';
 import { createTestContext, TEST_STARTING_CREDIT_DOLLARS, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
-import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 
 jest.setTimeout(120_000);
@@ -39,9 +38,8 @@ const launchBody = (provider: ProviderId, extra: Record<string, unknown> = {}) =
   ...extra,
 });
 
-const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
-const events = (accountId: string) => sql<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at', [accountId]);
+const events = (accountId: string) => t.sql<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at', [accountId]);
 const transactions = async (auth: Auth) => (await t.http.get('/v1/billing/transactions?type=instance_charge').set(auth)).body.data as { amount: number; instance_id: string; balance_after: number }[];
 
 async function waitForStatus(auth: Auth, id: string, status: string) {
@@ -79,7 +77,7 @@ describe.each(PROVIDERS)('%s: launch → running → charges → terminate', (pr
     expect((await events(a.accountId)).map((e) => e.type)).toEqual(['instance.started', 'instance.terminated']);
 
     // Charges: exact to the microdollar, from started_at to ended metering, never overlapping.
-    const [row] = await sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
+    const [row] = await t.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
       'SELECT started_at, metered_through, price_per_hour_micros FROM instances WHERE provider_instance_id = $1', [id]);
     // Metered time is the time it ran: from when the simulator had it running (created + 300 ms boot; RunPod
     // reports its start in whole seconds) within the boot polling gap (3 s), to the terminate.
@@ -174,7 +172,7 @@ describe('launch validation and refusals', () => {
     expect(res.body.error.details[0]).toMatchObject({ provider: 'runpod', provider_status: 400 });
     expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
     // The launch's intent row stays, ended as failed, naming no provider instance: nothing to meter or end.
-    expect(await sql('SELECT status, provider_instance_id FROM instances WHERE account_id = $1', [a.accountId])).toEqual([
+    expect(await t.sql('SELECT status, provider_instance_id FROM instances WHERE account_id = $1', [a.accountId])).toEqual([
       { status: 'failed', provider_instance_id: null },
     ]);
   });
@@ -200,7 +198,7 @@ describe('launch validation and refusals', () => {
     }
     expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
     // The launch's intent row stays, ended as failed, naming no provider instance: nothing to meter or end.
-    expect(await sql('SELECT status, provider_instance_id FROM instances WHERE account_id = $1', [a.accountId])).toEqual([
+    expect(await t.sql('SELECT status, provider_instance_id FROM instances WHERE account_id = $1', [a.accountId])).toEqual([
       { status: 'failed', provider_instance_id: null },
     ]);
   });
@@ -211,7 +209,7 @@ describe('retries never create a second instance', () => {
     const a = await t.connectedAccount('runpod');
     const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod'));
     expect(res.status).toBe(201);
-    expect(await sql<{ create_attempts: number }>('SELECT create_attempts FROM instances WHERE provider_instance_id = $1', [res.body.id])).toEqual([{ create_attempts: 1 }]);
+    expect(await t.sql<{ create_attempts: number }>('SELECT create_attempts FROM instances WHERE provider_instance_id = $1', [res.body.id])).toEqual([{ create_attempts: 1 }]);
     await t.http.post(`/v1/compute/${res.body.id}/terminate`).set(a.auth).expect(200);
   });
 
@@ -222,7 +220,7 @@ describe('retries never create a second instance', () => {
     expect(res.status).toBe(201);
     expect(t.sims.vastai.control.instances(a.simKey)).toHaveLength(1);
     // The second ask looked first and found the instance the first one made.
-    expect(await sql('SELECT create_attempts FROM instances WHERE account_id = $1', [a.accountId])).toEqual([{ create_attempts: 2 }]);
+    expect(await t.sql('SELECT create_attempts FROM instances WHERE account_id = $1', [a.accountId])).toEqual([{ create_attempts: 2 }]);
     await t.http.post(`/v1/compute/${res.body.id}/terminate`).set(a.auth).expect(200);
   });
 
@@ -234,7 +232,7 @@ describe('retries never create a second instance', () => {
       const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod'));
       expect(res.status).toBe(201);
       expect(t.sims.runpod.control.instances(a.simKey).map((i) => i.id)).toEqual([res.body.id]);
-      expect(await sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).toHaveLength(1);
+      expect(await t.sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).toHaveLength(1);
     } finally {
       t.sims.runpod.control.setLatency(0);
     }
@@ -270,11 +268,11 @@ describe('spot preemption', () => {
     await eventually('instance.started', async () => ((await events(a.accountId)).some((e) => e.type === 'instance.started') ? true : undefined));
     t.sims.vastai.control.preempt(a.simKey, id, 'remove');
     await eventually('spot.preempted', async () => ((await events(a.accountId)).some((e) => e.type === 'spot.preempted') ? true : undefined), 15_000);
-    const [row] = await sql<{ status: string }>('SELECT status FROM instances WHERE provider_instance_id = $1', [id]);
+    const [row] = await t.sql<{ status: string }>('SELECT status FROM instances WHERE provider_instance_id = $1', [id]);
     expect(row!.status).toBe('terminated');
     const charged = (await transactions(a.auth)).length;
     // The workflow has ended: its run is closed, so no further charge can be written.
-    const handle = temporal.env.client.workflow.getHandle((await sql<{ id: string }>('SELECT id FROM instances WHERE provider_instance_id = $1', [id]))[0]!.id);
+    const handle = temporal.env.client.workflow.getHandle((await t.sql<{ id: string }>('SELECT id FROM instances WHERE provider_instance_id = $1', [id]))[0]!.id);
     expect((await handle.result()).outcome).toBe('preempted');
     expect((await transactions(a.auth)).length).toBe(charged);
   });
@@ -287,7 +285,7 @@ describe('continue-as-new', () => {
     );
     const a = await t.connectedAccount('lambda');
     const id = (await fast.post('/v1/compute/launch').set(a.auth).send(launchBody('lambda')).expect(201)).body.id as string;
-    const workflowId = (await sql<{ id: string }>('SELECT id FROM instances WHERE provider_instance_id = $1', [id]))[0]!.id;
+    const workflowId = (await t.sql<{ id: string }>('SELECT id FROM instances WHERE provider_instance_id = $1', [id]))[0]!.id;
     const handle = temporal.env.client.workflow.getHandle(workflowId);
     const firstRunId = (await handle.describe()).runId;
     await eventually('a third run of the workflow', async () => {
@@ -299,7 +297,7 @@ describe('continue-as-new', () => {
     await eventually('several charges', async () => ((await transactions(a.auth)).length >= 4 ? true : undefined), 30_000);
     await fast.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
 
-    const [row] = await sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
+    const [row] = await t.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
       'SELECT started_at, metered_through, price_per_hour_micros FROM instances WHERE provider_instance_id = $1', [id]);
     const expected = Math.round((Number(row!.price_per_hour_micros) * (row!.metered_through.getTime() - row!.started_at.getTime())) / 3_600_000);
     const charges = await transactions(a.auth);

@@ -14,7 +14,6 @@ import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import type { ProviderId } from '../../src/providers/types';
 import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
-import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 import { freePort } from '../helpers/ports';
 import { observerWorkflowId } from '../../workflows/contracts/observation';
@@ -43,7 +42,6 @@ afterAll(async () => {
 
 type Auth = { Authorization: string };
 
-const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
 
 async function launchRunning(a: { auth: Auth }, provider: ProviderId, extra: Record<string, unknown> = {}) {
@@ -51,7 +49,7 @@ async function launchRunning(a: { auth: Auth }, provider: ProviderId, extra: Rec
   expect(res.status).toBe(201);
   const id = res.body.id as string;
   await eventually(`${id} running`, async () => {
-    const [row] = await sql<{ started_at: Date | null }>('SELECT started_at FROM instances WHERE provider_instance_id = $1', [id]);
+    const [row] = await t.sql<{ started_at: Date | null }>('SELECT started_at FROM instances WHERE provider_instance_id = $1', [id]);
     return row?.started_at ? true : undefined;
   });
   return id;
@@ -59,12 +57,12 @@ async function launchRunning(a: { auth: Auth }, provider: ProviderId, extra: Rec
 
 /** Charges add up to price × metered time, with no interval twice. */
 async function expectExactCharges(accountId: string, providerInstanceId: string) {
-  const [row] = await sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
+  const [row] = await t.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
     'SELECT started_at, metered_through, price_per_hour_micros FROM instances WHERE provider_instance_id = $1',
     [providerInstanceId],
   );
   const expected = Math.round((Number(row!.price_per_hour_micros) * (row!.metered_through.getTime() - row!.started_at.getTime())) / 3_600_000);
-  const [sum] = await sql<{ total: string; n: string; keys: string }>(
+  const [sum] = await t.sql<{ total: string; n: string; keys: string }>(
     `SELECT coalesce(sum(amount_micros), 0) AS total, count(*) AS n, count(DISTINCT idempotency_key) AS keys
      FROM ledger_entries WHERE account_id = $1 AND instance_id = $2`,
     [accountId, providerInstanceId],
@@ -91,13 +89,13 @@ describe('a provider key removed or rejected under a running instance', () => {
     const a = await t.connectedAccount('runpod');
     const id = await launchRunning(a, 'runpod');
     // The key disappears behind the API's back (the 409 above guards the API itself).
-    await sql('DELETE FROM provider_keys WHERE account_id = $1', [a.accountId]);
+    await t.sql('DELETE FROM provider_keys WHERE account_id = $1', [a.accountId]);
 
     const res = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ id, status: 'terminating' });
     await eventually('the pending terminate to show in the record', async () => {
-      const [row] = await sql<{ lifecycle_warning: string | null }>('SELECT lifecycle_warning FROM instances WHERE provider_instance_id = $1', [id]);
+      const [row] = await t.sql<{ lifecycle_warning: string | null }>('SELECT lifecycle_warning FROM instances WHERE provider_instance_id = $1', [id]);
       return row?.lifecycle_warning ? row.lifecycle_warning : undefined;
     }).then((warning) => expect(warning).toMatch(/terminate has not reached the provider yet .*runpod API key/i));
     expect(t.sims.runpod.control.instances(a.simKey).map((i) => i.id)).toEqual([id]);
@@ -105,9 +103,9 @@ describe('a provider key removed or rejected under a running instance', () => {
     expect(listed.status).toBe(200); // the account has no runpod key now: nothing listed, nothing failed
 
     // What still runs is still metered while the terminate waits.
-    const chargesBefore = (await sql('SELECT id FROM ledger_entries WHERE instance_id = $1', [id])).length;
+    const chargesBefore = (await t.sql('SELECT id FROM ledger_entries WHERE instance_id = $1', [id])).length;
     await eventually('a charge while the terminate is pending', async () =>
-      (await sql('SELECT id FROM ledger_entries WHERE instance_id = $1', [id])).length > chargesBefore ? true : undefined);
+      (await t.sql('SELECT id FROM ledger_entries WHERE instance_id = $1', [id])).length > chargesBefore ? true : undefined);
 
     const reconnectedAt = Date.now();
     await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'runpod', api_key: a.simKey }).expect(201);
@@ -135,7 +133,7 @@ describe('a provider key removed or rejected under a running instance', () => {
     await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'vastai', api_key: a.simKey }).expect(200);
     await eventually('the instance to be terminated', () => (t.sims.vastai.control.instances(a.simKey).length === 0 ? true : undefined));
     await eventually('the row to be terminated', async () =>
-      (await sql<{ status: string }>('SELECT status FROM instances WHERE provider_instance_id = $1', [id]))[0]?.status === 'terminated' ? true : undefined);
+      (await t.sql<{ status: string }>('SELECT status FROM instances WHERE provider_instance_id = $1', [id]))[0]?.status === 'terminated' ? true : undefined);
     await expectExactCharges(a.accountId, id);
   });
 
@@ -166,7 +164,7 @@ describe('a provider key removed or rejected under a running instance', () => {
     });
     expect(stopped.warnings ?? []).toEqual([]);
     // It never ran: nothing is charged.
-    expect(await sql('SELECT id FROM ledger_entries WHERE instance_id = $1', [id])).toEqual([]);
+    expect(await t.sql('SELECT id FROM ledger_entries WHERE instance_id = $1', [id])).toEqual([]);
     await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
   });
 });
@@ -175,7 +173,7 @@ describe('metering at the launch price', () => {
   it('keeps the launch price after a stop and charges a run at it (a stopped pod costs 0 at RunPod, not its past)', async () => {
     const a = await t.connectedAccount('runpod');
     const id = await launchRunning(a, 'runpod');
-    const [{ price_per_hour_micros: price }] = (await sql<{ price_per_hour_micros: string }>(
+    const [{ price_per_hour_micros: price }] = (await t.sql<{ price_per_hour_micros: string }>(
       'SELECT price_per_hour_micros FROM instances WHERE provider_instance_id = $1', [id])) as [{ price_per_hour_micros: string }];
     expect(Number(price)).toBeGreaterThan(0);
     const stopped = await t.http.post(`/v1/compute/${id}/stop`).set(a.auth);
@@ -192,7 +190,7 @@ describe('metering at the launch price', () => {
     const a = await t.connectedAccount('runpod');
     const id = await launchRunning(a, 'runpod');
     const pod = await t.deps.adapters.runpod.getInstance(a.simKey, id);
-    const [row] = await sql<{ started_at: Date }>('SELECT started_at FROM instances WHERE provider_instance_id = $1', [id]);
+    const [row] = await t.sql<{ started_at: Date }>('SELECT started_at FROM instances WHERE provider_instance_id = $1', [id]);
     expect(pod!.startedAt).not.toBeNull();
     expect(row!.started_at.toISOString()).toBe(new Date(pod!.startedAt!).toISOString());
     await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
@@ -203,7 +201,7 @@ describe('metering at the launch price', () => {
     const id = await launchRunning(a, 'runpod');
     await t.deps.adapters.runpod.stop(a.simKey, id);
     const row = await eventually('the record to say stopped', async () => {
-      const [r] = await sql<{ status: string; end_reason: string | null }>('SELECT status, end_reason FROM instances WHERE provider_instance_id = $1', [id]);
+      const [r] = await t.sql<{ status: string; end_reason: string | null }>('SELECT status, end_reason FROM instances WHERE provider_instance_id = $1', [id]);
       return r?.status === 'stopped' ? r : undefined;
     });
     expect(row.end_reason).toBe('stopped at the provider');
@@ -217,7 +215,7 @@ describe('compensation after the provider created the instance', () => {
   it('terminates the instance at the provider when the database refuses its record (500, nothing left running)', async () => {
     const a = await t.connectedAccount('vastai');
     // A rule only this test's launch breaks, checked when the provider's answer is written to the row.
-    await sql(`ALTER TABLE instances ADD CONSTRAINT refuse_for_test CHECK (provider_instance_id IS NULL OR docker_image IS DISTINCT FROM 'example/refused:1')`);
+    await t.sql(`ALTER TABLE instances ADD CONSTRAINT refuse_for_test CHECK (provider_instance_id IS NULL OR docker_image IS DISTINCT FROM 'example/refused:1')`);
     try {
       const res = await t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'refused-once').send({ provider: 'vastai', gpu_type: 'rtx-a6000', docker_image: 'example/refused:1' });
       expect(res.status).toBe(500);
@@ -226,34 +224,34 @@ describe('compensation after the provider created the instance', () => {
       // The provider was asked once to create, and once to destroy what it created.
       expect(t.sims.vastai.control.requests({ method: 'PUT', path: /^\/api\/v0\/asks\// }).length).toBeGreaterThanOrEqual(1);
       const rows = await eventually('the launch to be failed', async () => {
-        const r = await sql<{ status: string }>('SELECT status FROM instances WHERE account_id = $1', [a.accountId]);
+        const r = await t.sql<{ status: string }>('SELECT status FROM instances WHERE account_id = $1', [a.accountId]);
         return r[0]?.status === 'failed' ? r : undefined;
       });
       expect(rows).toHaveLength(1);
     } finally {
-      await sql('ALTER TABLE instances DROP CONSTRAINT refuse_for_test');
+      await t.sql('ALTER TABLE instances DROP CONSTRAINT refuse_for_test');
     }
     // As a run that failed after its create was recorded leaves the row (its SSH step re-ran after a worker
     // loss and found the key gone; its instance was terminated by the compensation): a provider id on it.
-    await sql(`UPDATE instances SET provider_instance_id = '999000111', price_per_hour_micros = 1 WHERE account_id = $1`, [a.accountId]);
+    await t.sql(`UPDATE instances SET provider_instance_id = '999000111', price_per_hour_micros = 1 WHERE account_id = $1`, [a.accountId]);
     // The same Idempotency-Key again, now that the database takes it: a fresh instance on the same row, whose
     // life carries nothing of the failed run (no old end, reason, price or provider id).
     const again = await t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'refused-once').send({ provider: 'vastai', gpu_type: 'rtx-a6000', docker_image: 'example/refused:1' });
     expect(again.status).toBe(201);
     const id = again.body.id as string;
     await eventually(`${id} running`, async () => {
-      const [row] = await sql<{ started_at: Date | null }>('SELECT started_at FROM instances WHERE provider_instance_id = $1', [id]);
+      const [row] = await t.sql<{ started_at: Date | null }>('SELECT started_at FROM instances WHERE provider_instance_id = $1', [id]);
       return row?.started_at ? true : undefined;
     });
-    const [live] = await sql<{ status: string; ended_at: Date | null; end_reason: string | null }>('SELECT status, ended_at, end_reason FROM instances WHERE provider_instance_id = $1', [id]);
+    const [live] = await t.sql<{ status: string; ended_at: Date | null; end_reason: string | null }>('SELECT status, ended_at, end_reason FROM instances WHERE provider_instance_id = $1', [id]);
     expect(live).toEqual({ status: 'running', ended_at: null, end_reason: null });
     expect(Math.round(again.body.price_per_hour * 1e6)).toBeGreaterThan(1);
     await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
-    const [ended] = await sql<{ ended_at: Date; metered_through: Date; end_reason: string | null }>('SELECT ended_at, metered_through, end_reason FROM instances WHERE provider_instance_id = $1', [id]);
+    const [ended] = await t.sql<{ ended_at: Date; metered_through: Date; end_reason: string | null }>('SELECT ended_at, metered_through, end_reason FROM instances WHERE provider_instance_id = $1', [id]);
     expect(ended!.ended_at.getTime()).toBe(ended!.metered_through.getTime());
     expect(ended!.end_reason).toBeNull();
     await expectExactCharges(a.accountId, id);
-    expect(await sql('SELECT 1 FROM instances WHERE account_id = $1', [a.accountId])).toHaveLength(1);
+    expect(await t.sql('SELECT 1 FROM instances WHERE account_id = $1', [a.accountId])).toHaveLength(1);
   });
 });
 

@@ -10,7 +10,6 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ProviderId } from '../../src/providers/types';
 import { observerStatusQuery, observerWorkflowId, type ObserverStatus } from '../../workflows/contracts/observation';
 import { createTestContext, type TestContext } from '../helpers/context';
-import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 
@@ -38,8 +37,7 @@ afterAll(async () => {
   await t.close();
 });
 
-const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
-const events = (accountId: string) => sql<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
+const events = (accountId: string) => t.sql<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
 
 
 async function launch(a: { auth: Record<string, string> }, provider: ProviderId, extra: Record<string, unknown> = {}): Promise<string> {
@@ -54,7 +52,7 @@ async function launch(a: { auth: Record<string, string> }, provider: ProviderId,
 /** Waits for the instance's row (what its workflow wrote) to reach `status`; the API's list shows the provider's live view. */
 async function waitForStatus(_auth: Record<string, string>, id: string, status: string, timeoutMs = 30_000) {
   return eventually(`instance ${id} to be ${status}`, async () => {
-    const [row] = await sql<{ status: string }>('SELECT status FROM instances WHERE provider_instance_id = $1', [id]);
+    const [row] = await t.sql<{ status: string }>('SELECT status FROM instances WHERE provider_instance_id = $1', [id]);
     return row?.status === status ? row : undefined;
   }, timeoutMs, 100);
 }
@@ -107,13 +105,13 @@ describe('what the observer tells a workflow', () => {
     const stoppedAt = Date.now();
     await t.deps.adapters.runpod.stop(a.simKey, id);
     await waitForStatus(a.auth, id, 'stopped');
-    const [row] = await sql<{ metered_through: Date; end_reason: string }>('SELECT metered_through, end_reason FROM instances WHERE provider_instance_id = $1', [id]);
+    const [row] = await t.sql<{ metered_through: Date; end_reason: string }>('SELECT metered_through, end_reason FROM instances WHERE provider_instance_id = $1', [id]);
     expect(row!.end_reason).toBe('stopped at the provider');
     // Metering ended where the observer saw it stopped: after the stop, within a round or two.
     expect(row!.metered_through.getTime()).toBeGreaterThanOrEqual(stoppedAt - 50);
     expect(row!.metered_through.getTime()).toBeLessThanOrEqual(Date.now());
     expect((await events(a.accountId)).map((e) => e.type)).toEqual(['instance.started', 'instance.stopped']);
-    const chargedWhileStopped = await sql<{ n: string }>('SELECT count(*) AS n FROM ledger_entries WHERE instance_id = $1', [id]);
+    const chargedWhileStopped = await t.sql<{ n: string }>('SELECT count(*) AS n FROM ledger_entries WHERE instance_id = $1', [id]);
 
     // Started again at RunPod (the user's own call): the observer tells the workflow, metering resumes from then.
     const restartedAt = Date.now();
@@ -125,16 +123,16 @@ describe('what the observer tells a workflow', () => {
     expect(started.status).toBe(200);
     await waitForStatus(a.auth, id, 'running');
     await eventually('a charge after the restart', async () => {
-      const [n] = await sql<{ n: string }>('SELECT count(*) AS n FROM ledger_entries WHERE instance_id = $1', [id]);
+      const [n] = await t.sql<{ n: string }>('SELECT count(*) AS n FROM ledger_entries WHERE instance_id = $1', [id]);
       return Number(n!.n) > Number(chargedWhileStopped[0]!.n) ? true : undefined;
     });
-    const [resumed] = await sql<{ metered_through: Date }>('SELECT metered_through FROM instances WHERE provider_instance_id = $1', [id]);
+    const [resumed] = await t.sql<{ metered_through: Date }>('SELECT metered_through FROM instances WHERE provider_instance_id = $1', [id]);
     expect(resumed!.metered_through.getTime()).toBeGreaterThan(restartedAt);
     await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
     // Charged for the two running spans only: what was charged equals price × (first span + second span).
-    const [ended] = await sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
+    const [ended] = await t.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
       'SELECT started_at, metered_through, price_per_hour_micros FROM instances WHERE provider_instance_id = $1', [id]);
-    const [sum] = await sql<{ total: string }>('SELECT coalesce(sum(amount_micros), 0) AS total FROM ledger_entries WHERE instance_id = $1', [id]);
+    const [sum] = await t.sql<{ total: string }>('SELECT coalesce(sum(amount_micros), 0) AS total FROM ledger_entries WHERE instance_id = $1', [id]);
     const wholeLife = Math.round((Number(ended!.price_per_hour_micros) * (ended!.metered_through.getTime() - ended!.started_at.getTime())) / 3_600_000);
     expect(-Number(sum!.total)).toBeLessThan(wholeLife); // the stopped span was not charged
     expect(-Number(sum!.total)).toBeGreaterThan(0);
@@ -147,7 +145,7 @@ describe('what the observer tells a workflow', () => {
     const endedAt = Date.now();
     await t.deps.adapters.lambda.terminate(a.simKey, id);
     await waitForStatus(a.auth, id, 'terminated');
-    const [row] = await sql<{ id: string; metered_through: Date; ended_at: Date; end_reason: string }>(
+    const [row] = await t.sql<{ id: string; metered_through: Date; ended_at: Date; end_reason: string }>(
       'SELECT id, metered_through, ended_at, end_reason FROM instances WHERE provider_instance_id = $1', [id]);
     expect(row!.end_reason).toBe('the provider ended the instance');
     expect(row!.ended_at.getTime()).toBe(row!.metered_through.getTime());
@@ -166,7 +164,7 @@ describe('what the observer tells a workflow', () => {
     const preemptedAt = Date.now();
     t.sims.vastai.control.preempt(a.simKey, id, 'stopped');
     await eventually('spot.preempted', async () => ((await events(a.accountId)).some((e) => e.type === 'spot.preempted') ? true : undefined), 15_000, 50);
-    const [row] = await sql<{ id: string; status: string; ended_at: Date }>('SELECT id, status, ended_at FROM instances WHERE provider_instance_id = $1', [id]);
+    const [row] = await t.sql<{ id: string; status: string; ended_at: Date }>('SELECT id, status, ended_at FROM instances WHERE provider_instance_id = $1', [id]);
     expect(row!.status).toBe('terminated');
     // Ended where the observer saw it: within a spot interval or so of the preemption (the loaded-machine slack aside).
     expect(row!.ended_at.getTime() - preemptedAt).toBeGreaterThanOrEqual(0);

@@ -10,7 +10,6 @@ import type { ProviderId } from '../../src/providers/types';
 import { reconcileInstances } from '../../workflows';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, uniqueTaskQueue, type TemporalTestEnv } from '../helpers/temporal';
-import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 
 jest.setTimeout(120_000);
@@ -35,7 +34,6 @@ afterAll(async () => {
   await t.close();
 });
 
-const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
 function reconcile(mode: 'terminate' | 'adopt') {
   return t.temporal.workflow.execute(reconcileInstances, {
@@ -50,7 +48,7 @@ async function launchRunning(a: { auth: { Authorization: string } }, provider: P
   expect(res.status).toBe(201);
   const id = res.body.id as string;
   const [row] = await eventually(`${id} running`, async () => {
-    const r = await sql<{ id: string; started_at: Date | null }>('SELECT id, started_at FROM instances WHERE provider_instance_id = $1', [id]);
+    const r = await t.sql<{ id: string; started_at: Date | null }>('SELECT id, started_at FROM instances WHERE provider_instance_id = $1', [id]);
     return r[0]?.started_at ? r : undefined;
   });
   return { id, rowId: row!.id };
@@ -62,7 +60,7 @@ async function killWorkflow(rowId: string) {
 }
 
 const rowOf = async (id: string) =>
-  (await sql<{ status: string; end_reason: string | null; warnings: string[]; metered_through: Date | null }>(
+  (await t.sql<{ status: string; end_reason: string | null; warnings: string[]; metered_through: Date | null }>(
     'SELECT status, end_reason, warnings, metered_through FROM instances WHERE provider_instance_id = $1', [id]))[0]!;
 
 it('terminates an instance of ours that a failed launch left behind, and leaves live launches and the account\'s own instances alone', async () => {
@@ -134,7 +132,7 @@ it('finishes a row whose instance vanished at the provider while nobody watched,
   const row = await rowOf(id);
   expect(row.status).toBe('terminated');
   expect(row.metered_through!.getTime()).toBeGreaterThan(before);
-  const events = await sql<{ type: string; data: { reason?: string } }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at', [a.accountId]);
+  const events = await t.sql<{ type: string; data: { reason?: string } }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at', [a.accountId]);
   expect(events.map((e) => e.type)).toEqual(['instance.started', 'instance.terminated']);
   expect(events[1]!.data.reason).toMatch(/no longer knows/);
 });

@@ -11,7 +11,7 @@ import { createProviderAdapters } from '../../src/providers';
 import { silentLogger } from '../../src/logger';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simulators';
 import { ed25519Key } from '../fixtures/ssh-keys';
-import { createTestDatabase, type TestDatabase, queryRows } from '../helpers/db';
+import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { testAppDeps } from '../helpers/context';
 import { eventually, runEntry, killProcess } from '../helpers/process';
 import { uniqueTaskQueue } from '../helpers/temporal';
@@ -46,7 +46,6 @@ function startWorker() {
 
 const killWorker = killProcess;
 
-const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(db.url, text, values);
 
 beforeAll(async () => {
   [db, sims] = await Promise.all([createTestDatabase(), startSimulators({ bootDelayMs: 300 })]);
@@ -100,10 +99,10 @@ it('keeps exactly one instance and exact charges when the worker dies after the 
   expect(res.status).toBe(201);
   const id = res.body.id as string;
   expect(sims.vastai.control.instances(simKey).map((i) => i.id)).toEqual([id]);
-  expect(await sql('SELECT id FROM instances WHERE account_id = $1', [account.id])).toHaveLength(1);
+  expect(await db.sql('SELECT id FROM instances WHERE account_id = $1', [account.id])).toHaveLength(1);
 
   // Metering: a few charges, a kill, a restart, more charges.
-  const chargeCount = async () => (await sql<{ n: string }>(`SELECT count(*) AS n FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`, [account.id]))[0]!.n;
+  const chargeCount = async () => (await db.sql<{ n: string }>(`SELECT count(*) AS n FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`, [account.id]))[0]!.n;
   await eventually('two charges', async () => (Number(await chargeCount()) >= 2 ? true : undefined), 30_000);
   await killWorker(worker);
   const before = Number(await chargeCount());
@@ -115,10 +114,10 @@ it('keeps exactly one instance and exact charges when the worker dies after the 
   expect(terminated.body.status).toBe('terminated');
 
   // No interval charged twice, none skipped: the charges add up to price × (metered_through − started_at).
-  const [row] = await sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
+  const [row] = await db.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
     'SELECT started_at, metered_through, price_per_hour_micros FROM instances WHERE provider_instance_id = $1', [id]);
   const expected = Math.round((Number(row!.price_per_hour_micros) * (row!.metered_through.getTime() - row!.started_at.getTime())) / 3_600_000);
-  const [sum] = await sql<{ total: string; n: string; keys: string }>(
+  const [sum] = await db.sql<{ total: string; n: string; keys: string }>(
     `SELECT sum(amount_micros) AS total, count(*) AS n, count(DISTINCT idempotency_key) AS keys
      FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`, [account.id]);
   expect(-Number(sum!.total)).toBe(expected);

@@ -26,6 +26,8 @@ import { uniqueTaskQueue } from './temporal';
 
 export interface TestContext {
   db: TestDatabase;
+  /** `db.sql`: rows of one plain SQL query on the file's database. */
+  sql: TestDatabase['sql'];
   temporal: Client;
   deps: AppDeps;
   app: Koa;
@@ -111,6 +113,7 @@ export async function createTestContext(
   const accounts = createAccountQueries(db.pool);
   return {
     db,
+    sql: db.sql,
     temporal,
     deps,
     app,

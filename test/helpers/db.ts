@@ -6,6 +6,8 @@ import { createDatabasePool, type Pool } from '../../src/db/pool';
 export interface TestDatabase {
   url: string;
   pool: Pool;
+  /** Rows of one plain SQL query (`$1` parameters) on its own connection: what a test reads behind the API's back. */
+  sql<T = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
   drop(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     url,
     pool,
+    sql: (text, values) => queryRows(url, text, values),
     drop: async () => {
       await pool.end();
       await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));

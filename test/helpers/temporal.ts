@@ -9,7 +9,25 @@ import { createWorker, WORKFLOW_INTERCEPTOR_MODULES } from '../../src/worker';
 import { createAlertMonitorClient } from '../../src/workflow-clients/alerts';
 import type { WorkerDeps } from '../../src/worker';
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+let bundle: Promise<WorkflowBundleOption> | undefined;
+
+type WorkflowBundleOption = WorkflowBundleWithSourceMap | { codePath: string };
+
+/**
+ * The workflow bundle of this run: the one the global setup built (with the interceptors) when there is one,
+ * else built here once per file.
+ */
+export function workflowBundle(): Promise<WorkflowBundleOption> {
+  const codePath = process.env.TEST_WORKFLOW_BUNDLE;
+  bundle ??= codePath
+    ? Promise.resolve({ codePath })
+    : bundleWorkflowCode({
+        workflowsPath: require.resolve('../../workflows'),
+        workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+        logger: new DefaultLogger('WARN'),
+      });
+  return bundle;
+}
 let runtimeInstalled = false;
 
 export interface TemporalTestEnv {
@@ -32,18 +50,13 @@ export async function createTemporalTestEnv(): Promise<TemporalTestEnv> {
   const address = process.env.TEST_TEMPORAL_ADDRESS!;
   const env = await TestWorkflowEnvironment.createFromExistingServer({ address });
   const connection = await NativeConnection.connect({ address });
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
-    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
-    logger: new DefaultLogger('WARN'),
-  });
   const workers: { worker: Worker; running: Promise<void> }[] = [];
   const monitors: string[] = [];
   return {
     env,
     connection,
     async startWorker(deps, taskQueue = uniqueTaskQueue()) {
-      const worker = await createWorker({ connection, namespace: 'default', taskQueue, deps, bundle: await bundle });
+      const worker = await createWorker({ connection, namespace: 'default', taskQueue, deps, bundle: await workflowBundle() });
       const running = worker.run();
       workers.push({ worker, running });
       // As at worker start-up in production: the worker's alert monitor runs from the start.

@@ -45,7 +45,7 @@ function shellLines(markdown: string): string[] {
         inShell = false;
       } else {
         inFence = true;
-        inShell = ['sh', 'bash', 'shell', 'console'].includes(fence[1]);
+        inShell = ['sh', 'bash', 'shell', 'console'].includes(fence[1] ?? '');
       }
       continue;
     }
@@ -60,7 +60,7 @@ function shellLines(markdown: string): string[] {
 /** Inline code spans outside fenced blocks. */
 function inlineCode(markdown: string): string[] {
   const withoutFences = markdown.replace(/^[ \t]*```[\s\S]*?^[ \t]*```/gm, '');
-  return [...withoutFences.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]);
+  return [...withoutFences.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!);
 }
 
 /** The commands of a shell line (split on `&&`, `;`, `|`, `&`), without leading VAR=value assignments. */
@@ -70,7 +70,7 @@ function commands(line: string): string[][] {
     .map((part) => part.trim().split(/\s+/).filter(Boolean))
     .map((words) => {
       let i = 0;
-      while (i < words.length && /^[A-Z_][A-Z0-9_]*=/.test(words[i])) i += 1;
+      while (i < words.length && /^[A-Z_][A-Z0-9_]*=/.test(words[i]!)) i += 1;
       return words.slice(i);
     })
     .filter((words) => words.length > 0);
@@ -115,7 +115,7 @@ function checkPathMention(file: string, span: string, problems: Problem[]): void
 
 function checkLinks(file: string, markdown: string, problems: Problem[]): void {
   for (const match of markdown.matchAll(/\]\(([^)\s]+)\)/g)) {
-    const target = match[1].split('#')[0];
+    const target = match[1]!.split('#')[0];
     if (!target || /^[a-z]+:/i.test(target)) continue;
     const resolved = path.relative(root, path.resolve(path.dirname(path.join(root, file)), target));
     if (ADDED_BY_OTHER_BRANCHES.has(resolved) && !existsSync(path.join(root, resolved))) continue;

@@ -18,7 +18,7 @@ import { createAccountQueries } from '../../src/db/queries/accounts';
 import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { startSimulators, type Simulators } from '../../simulators';
 import { ed25519Key } from '../fixtures/ssh-keys';
-import { createTestDatabase, queryRows, type TestDatabase } from '../helpers/db';
+import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { freePort } from '../helpers/ports';
 import { eventually, killProcess, runEntry } from '../helpers/process';
 import { uniqueTaskQueue } from '../helpers/temporal';
@@ -41,7 +41,6 @@ const startedAt = Date.now();
 const figures: string[] = [];
 const note = (line: string) => figures.push(`${((Date.now() - startedAt) / 1000).toFixed(1)}s ${line}`);
 
-const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(db.url, text, values);
 
 function processEnv(): NodeJS.ProcessEnv {
   return {
@@ -199,7 +198,7 @@ async function listed(n: number, a: Account): Promise<InstanceRecord[]> {
 }
 
 const chargesSince = async (instanceId: string, since: number) =>
-  Number((await sql<{ n: string }>(
+  Number((await db.sql<{ n: string }>(
     `SELECT count(*) AS n FROM ledger_entries WHERE instance_id = $1 AND type = 'instance_charge' AND created_at > $2`,
     [instanceId, new Date(since)],
   ))[0]!.n);
@@ -290,7 +289,7 @@ describe('two APIs and three workers on one database and one task queue', () => 
     }
     // The rows follow once each instance's observer has seen it running (the APIs list the providers' live view).
     const rows = await eventually('all 12 rows running', async () => {
-      const found = await sql<{ id: string; provider_instance_id: string; status: string; price_per_hour_micros: string }>(
+      const found = await db.sql<{ id: string; provider_instance_id: string; status: string; price_per_hour_micros: string }>(
         'SELECT id, provider_instance_id, status, price_per_hour_micros FROM instances ORDER BY id');
       return found.length === 12 && found.every((r) => r.status === 'running') ? found : undefined;
     }, 60_000, 250);
@@ -344,7 +343,7 @@ describe('two APIs and three workers on one database and one task queue', () => 
         cursor = page.body.next_cursor;
       } while (cursor);
     }
-    const ended = await sql<{ provider_instance_id: string; status: string; started_at: Date; metered_through: Date; ended_at: Date; price_per_hour_micros: string }>(
+    const ended = await db.sql<{ provider_instance_id: string; status: string; started_at: Date; metered_through: Date; ended_at: Date; price_per_hour_micros: string }>(
       'SELECT provider_instance_id, status, started_at, metered_through, ended_at, price_per_hour_micros FROM instances');
     expect(ended).toHaveLength(12);
     let chargeCount = 0;
@@ -353,7 +352,7 @@ describe('two APIs and three workers on one database and one task queue', () => 
       expect(row.metered_through.getTime()).toBe(row.ended_at.getTime());
       const expected = Math.round((Number(row.price_per_hour_micros) * (row.ended_at.getTime() - row.started_at.getTime())) / 3_600_000);
       expect({ instance: row.provider_instance_id, charged: -charged.get(row.provider_instance_id)!.micros }).toEqual({ instance: row.provider_instance_id, charged: expected });
-      const [keys] = await sql<{ n: string; keys: string }>(
+      const [keys] = await db.sql<{ n: string; keys: string }>(
         `SELECT count(*) AS n, count(DISTINCT idempotency_key) AS keys FROM ledger_entries WHERE instance_id = $1`, [row.provider_instance_id]);
       expect(keys!.keys).toBe(keys!.n);
       expect(Number(keys!.n)).toBe(charged.get(row.provider_instance_id)!.n);

@@ -11,7 +11,6 @@ import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
-import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 
 jest.setTimeout(180_000);
@@ -54,7 +53,6 @@ interface Run {
   error: string | null;
 }
 
-const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
 async function accountWith(providers: ProviderId[]) {
   const account = await t.newAccount();
@@ -81,7 +79,7 @@ async function waitForRun(auth: Auth, id: string, what: string, pick: (runs: Run
 }
 
 const events = (accountId: string) =>
-  sql<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at', [accountId]);
+  t.sql<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at', [accountId]);
 
 /** The run's charges from the ledger (dollars), as GET /v1/billing/transactions lists them. */
 async function chargesOf(auth: Auth, instanceId: string): Promise<number> {
@@ -126,7 +124,7 @@ describe('a run', () => {
     expect((await t.http.get(`/v1/schedules/${schedule.id}`).set(a.auth)).status).toBe(404);
     await eventually('the instance to be gone at the provider', () => (t.sims.vastai.control.instances(a.keys.vastai).length === 0 ? true : undefined), 60_000);
     const [row] = await eventually('the run to be cancelled', async () => {
-      const rows = await sql<{ status: string; stop_reason: string; ended_at: Date | null }>(
+      const rows = await t.sql<{ status: string; stop_reason: string; ended_at: Date | null }>(
         'SELECT status, stop_reason, ended_at FROM schedule_runs WHERE schedule_id = $1', [schedule.id]);
       return rows[0]?.status === 'cancelled' ? rows : undefined;
     });
@@ -201,7 +199,7 @@ describe('a run', () => {
     expect(run.stop_reason).toBe('max_duration_hours (0.002) reached');
     expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
     // Metering ran exactly as long as the instance did: price × (metered_through − started_at).
-    const [row] = await sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string; status: string }>(
+    const [row] = await t.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string; status: string }>(
       'SELECT started_at, metered_through, price_per_hour_micros, status FROM instances WHERE provider_instance_id = $1', [run.instance_id]);
     expect(row!.status).toBe('terminated');
     // The instance ran (and was charged) for the allowance plus at most the terminate's own latency.

@@ -15,7 +15,7 @@ import { toStoredOffer } from '../../src/domain/pricing';
 import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simulators';
 import { ed25519Key } from '../fixtures/ssh-keys';
-import { createTestDatabase, type TestDatabase, queryRows } from '../helpers/db';
+import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { testAppDeps } from '../helpers/context';
 import { eventually, runEntry, killProcess } from '../helpers/process';
 import { uniqueTaskQueue } from '../helpers/temporal';
@@ -51,7 +51,6 @@ function startWorker() {
 
 const killWorker = killProcess;
 
-const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(db.url, text, values);
 
 beforeAll(async () => {
   [db, sims] = await Promise.all([createTestDatabase(), startSimulators({ bootDelayMs: 300 })]);
@@ -101,7 +100,7 @@ it('keeps exactly one instance and still stops at max_cost when the worker dies 
   }[];
   const running = await eventually('the run to be running', async () => (await runs()).find((r) => r.status === 'running'), 90_000, 250);
   await eventually('a charge', async () => {
-    const [n] = await sql<{ n: string }>(`SELECT count(*) AS n FROM ledger_entries WHERE account_id = $1`, [account.id]);
+    const [n] = await db.sql<{ n: string }>(`SELECT count(*) AS n FROM ledger_entries WHERE account_id = $1`, [account.id]);
     return Number(n!.n) >= 1 ? true : undefined;
   }, 60_000);
   // Mid-metering: the run waits on its cost deadline, the launch workflow on its poll timer.
@@ -116,10 +115,10 @@ it('keeps exactly one instance and still stops at max_cost when the worker dies 
 
   // Exactly one instance: one create reached the provider, one row, and it is gone at the end.
   expect(sims.runpod.control.requests({ method: 'POST', path: '/v2/pods' })).toHaveLength(1);
-  expect(await sql('SELECT id FROM instances WHERE account_id = $1', [account.id])).toHaveLength(1);
+  expect(await db.sql('SELECT id FROM instances WHERE account_id = $1', [account.id])).toHaveLength(1);
   await eventually('the pod to be terminated', () => (sims.runpod.control.instances(simKey).length === 0 ? true : undefined), 30_000);
   // Charges: one per interval, never twice, summing to the run's cost.
-  const [sum] = await sql<{ total: string; n: string; keys: string }>(
+  const [sum] = await db.sql<{ total: string; n: string; keys: string }>(
     `SELECT sum(amount_micros) AS total, count(*) AS n, count(DISTINCT idempotency_key) AS keys FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`, [account.id]);
   expect(sum!.keys).toBe(sum!.n);
   expect(-Number(sum!.total) / 1e6).toBe(stopped.cost);

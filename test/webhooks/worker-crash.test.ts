@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import { createAccountQueries } from '../../src/db/queries/accounts';
-import { insertEvent } from '../../src/db/queries/instances';
+import { insertEvent } from '../../src/db/queries/events';
 import { createWebhookQueries } from '../../src/db/queries/webhooks';
 import { generateWebhookSecret } from '../../src/domain/webhook-signing';
 import { webhookDispatcherWorkflowId } from '../../workflows/contracts/webhooks';

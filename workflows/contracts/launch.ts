@@ -108,3 +108,6 @@ export interface LaunchCarried {
   endReason?: string | null;
 }
 
+
+/** The launch workflow's signature, for continue-as-new and typed starts. */
+export type LaunchWorkflow = (input: LaunchInput, carried?: LaunchCarried) => Promise<LaunchResult>;

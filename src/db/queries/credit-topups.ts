@@ -3,7 +3,7 @@ import { randomToken } from '../../domain/ids';
 import { microsToDollars } from '../../domain/money';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
-import { insertEvent } from './instances';
+import { insertEvent } from './events';
 import { createLedgerQueries, type LedgerEntry } from './ledger';
 
 export const CreditTopupRow = z.object({

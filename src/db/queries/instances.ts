@@ -1,22 +1,21 @@
-import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { chargeForElapsed } from '../../domain/money';
-import { newId } from '../../domain/ids';
-import type { InstanceStatus, ProviderInstance } from '../../providers/types';
+import { INSTANCE_STATUSES, type InstanceStatus, type ProviderId, type ProviderInstance, PROVIDERS } from '../../providers/types';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
+import { insertEvent, type EventType } from './events';
 import { createLedgerQueries } from './ledger';
 
 export const InstanceRow = z.object({
   id: z.string(),
   account_id: z.string(),
   request_hash: z.string(),
-  provider: z.enum(['runpod', 'vastai', 'lambda']),
+  provider: z.enum(PROVIDERS),
   provider_instance_id: z.string().nullable(),
   /** The name at the provider, carrying the launch tag; written before the create. */
   provider_name: z.string().nullable(),
   name: z.string(),
-  status: z.enum(['provisioning', 'running', 'stopping', 'stopped', 'terminating', 'terminated', 'failed', 'unknown']),
+  status: z.enum(INSTANCE_STATUSES),
   provider_status: z.string().nullable(),
   gpu_type: z.string(),
   gpu_count: z.number(),
@@ -45,31 +44,6 @@ export const ENDED_STATUSES = ['terminated', 'failed'] as const;
 
 const micros = (dollars: number | null) => (dollars === null ? null : Math.round(dollars * 1_000_000));
 
-export type EventType =
-  | 'instance.started'
-  | 'instance.stopped'
-  | 'instance.terminated'
-  | 'spot.preempted'
-  | 'alert.triggered'
-  | 'schedule.run.started'
-  | 'schedule.run.completed'
-  | 'schedule.run.failed'
-  | 'billing.credit_added'
-  | 'billing.balance_low'
-  | 'billing.balance_depleted'
-  | 'webhook.test';
-
-/** Writes an event to the outbox; the dedupe key makes a retried step write it once. */
-export async function insertEvent(
-  conn: CommonQueryMethods,
-  event: { accountId: string; type: EventType; data: Record<string, unknown>; dedupeKey: string },
-): Promise<void> {
-  await conn.query(sql.typeAlias('void')`
-    INSERT INTO events (id, account_id, type, data, dedupe_key)
-    VALUES (${newId('evt')}, ${event.accountId}, ${event.type}, ${sql.jsonb(event.data as never)}, ${event.dedupeKey})
-    ON CONFLICT (account_id, dedupe_key) DO NOTHING`);
-}
-
 export function createInstanceQueries(pool: Pool) {
   const ledger = createLedgerQueries(pool);
   return {
@@ -82,7 +56,7 @@ export function createInstanceQueries(pool: Pool) {
       id: string;
       accountId: string;
       requestHash: string;
-      provider: 'runpod' | 'vastai' | 'lambda';
+      provider: ProviderId;
       providerName: string;
       name: string;
       gpuType: string;
@@ -187,8 +161,8 @@ export function createInstanceQueries(pool: Pool) {
     },
 
     /** Accounts and providers with a connected key or a live row: what reconciliation looks at. */
-    async listReconciliationTargets(): Promise<readonly { account_id: string; provider: 'runpod' | 'vastai' | 'lambda' }[]> {
-      return pool.any(sql.type(z.object({ account_id: z.string(), provider: z.enum(['runpod', 'vastai', 'lambda']) }))`
+    async listReconciliationTargets(): Promise<readonly { account_id: string; provider: ProviderId }[]> {
+      return pool.any(sql.type(z.object({ account_id: z.string(), provider: z.enum(PROVIDERS) }))`
         SELECT account_id, provider FROM provider_keys
         UNION
         SELECT DISTINCT account_id, provider FROM instances WHERE status NOT IN ('terminated', 'failed')

@@ -4,7 +4,7 @@ import { newId } from '../../domain/ids';
 import { microsToDollars } from '../../domain/money';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
-import { insertEvent } from './instances';
+import { insertEvent } from './events';
 
 /** `credit_grant` is starting credit (account:create --credit, the local demo account); beyond the spec's two. */
 export const TRANSACTION_TYPES = ['instance_charge', 'credit_topup', 'credit_grant'] as const;
@@ -162,6 +162,8 @@ async function emitBalanceEvents(tx: CommonQueryMethods, entry: LedgerEntry, bal
  * `account_balances` row lock, and the entry is inserted while that lock is held, so the balance chain is
  * exact under any concurrency and the entries always sum to the balance.
  */
+const LedgerTotalsRow = z.object({ charges_micros: z.string(), topups_micros: z.string(), balances_micros: z.string() });
+
 export function createLedgerQueries(pool: Pool) {
   return {
     /**
@@ -223,6 +225,16 @@ export function createLedgerQueries(pool: Pool) {
       const entries = rows.slice(0, options.limit);
       const hasMore = rows.length > options.limit;
       return { entries, has_more: hasMore, next_cursor: hasMore ? encodeCursor(entries[entries.length - 1]!.seq) : null };
+    },
+
+    /** Whole-table totals for the metrics scrape: every charge (positive), every top-up, every balance. */
+    async totals(): Promise<{ chargesMicros: number; topupsMicros: number; balancesMicros: number }> {
+      const row = await pool.one(sql.type(LedgerTotalsRow)`
+        SELECT
+          (SELECT coalesce(-sum(amount_micros), 0) FROM ledger_entries WHERE type = 'instance_charge')::text AS charges_micros,
+          (SELECT coalesce(sum(amount_micros), 0) FROM ledger_entries WHERE type = 'credit_topup')::text AS topups_micros,
+          (SELECT coalesce(sum(balance_micros), 0) FROM account_balances)::text AS balances_micros`);
+      return { chargesMicros: Number(row.charges_micros), topupsMicros: Number(row.topups_micros), balancesMicros: Number(row.balances_micros) };
     },
   };
 }

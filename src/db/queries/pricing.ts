@@ -8,7 +8,7 @@ import {
   type PricingSnapshot,
   type StoredOffer,
 } from '../../domain/pricing';
-import type { ProviderId } from '../../providers/types';
+import { type ProviderId, PROVIDERS } from '../../providers/types';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
 
@@ -18,7 +18,7 @@ const RETENTION_DAYS = 31;
 export type ProviderOutcome = { ok: true; offers: StoredOffer[] } | { ok: false; error: string };
 
 const OfferRow = z.object({
-  provider: z.enum(['runpod', 'vastai', 'lambda']),
+  provider: z.enum(PROVIDERS),
   gpu_type: z.string(),
   spot: z.boolean(),
   region: z.string().nullable(),

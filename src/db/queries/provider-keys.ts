@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import type { SealedSecret } from '../../domain/key-vault';
-import type { ProviderId } from '../../providers/types';
+import { type ProviderId, PROVIDERS } from '../../providers/types';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
 
 export const PROVIDER_KEY_STATUSES = ['unverified', 'valid', 'invalid'] as const;
 
 const ProviderKeyRow = z.object({
-  provider: z.enum(['runpod', 'vastai', 'lambda']),
+  provider: z.enum(PROVIDERS),
   display_label: z.string(),
   key_hint: z.string(),
   status: z.enum(PROVIDER_KEY_STATUSES),

@@ -6,10 +6,10 @@ import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { newId } from '../../domain/ids';
 import { MAX_OFFER_AGE_MS } from '../../domain/pricing';
-import type { ProviderId } from '../../providers/types';
+import { type ProviderId, PROVIDERS } from '../../providers/types';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
-import { insertEvent } from './instances';
+import { insertEvent } from './events';
 
 export const SCHEDULE_STATUSES = ['active', 'paused'] as const;
 export const RUN_STATUSES = [
@@ -57,7 +57,7 @@ export const RunRow = z.object({
   scheduled_at: z.string(),
   started_at: z.string().nullable(),
   ended_at: z.string().nullable(),
-  provider: z.enum(['runpod', 'vastai', 'lambda']).nullable(),
+  provider: z.enum(PROVIDERS).nullable(),
   instance_row_id: z.string().nullable(),
   instance_id: z.string().nullable(),
   price_per_hour_micros: z.number().nullable(),
@@ -304,7 +304,7 @@ export function createScheduleQueries(pool: Pool) {
     async findRunOffers(gpu: string, providers: readonly ProviderId[], preferSpot: boolean, now: Date): Promise<RunOffer[]> {
       if (providers.length === 0) return [];
       const rows = await pool.any(sql.type(z.object({
-        provider: z.enum(['runpod', 'vastai', 'lambda']),
+        provider: z.enum(PROVIDERS),
         spot: z.boolean(),
         region: z.string().nullable(),
         price_per_hour_micros: z.number(),

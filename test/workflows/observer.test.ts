@@ -1,0 +1,129 @@
+/**
+ * The (account, provider) observer's intervals in workflow time (Temporal's time-skipping server, the round
+ * activity as a plain function): looks 1 s, 2 s, … up to the boot maximum while something boots, the spot
+ * interval while a spot instance runs, the steady interval otherwise; a failed round waits twice as long,
+ * doubling up to the maximum, never less than a 429's Retry-After, and one good round restores the interval;
+ * it ends after a round with nothing left to watch, and continues as new with its counts carried over. What
+ * the provider is actually asked, and what the launch workflows do with the signals, stays end to end
+ * (test/compute/observation.test.ts).
+ */
+import { observeProviderInstances } from '../../workflows';
+import type { FailureType } from '../../workflows/contracts/failures';
+import { activityScheduledAtMs, createTimeSkippingEnv, type TimeSkippingEnv } from '../helpers/time-skipping';
+
+const SECOND = 1000;
+const STEADY_MS = 60 * SECOND; // INSTANCE_OBSERVE_INTERVAL
+const SPOT_MS = 10 * SECOND; // INSTANCE_OBSERVE_SPOT_INTERVAL
+const BOOT_MS = 3 * SECOND;
+const MAX_BACKOFF_MS = 10 * 60 * SECOND;
+
+let ts: TimeSkippingEnv;
+beforeAll(async () => {
+  ts = await createTimeSkippingEnv();
+});
+afterAll(async () => {
+  await ts?.close();
+});
+
+interface Round {
+  booting?: boolean;
+  spotRunning?: boolean;
+  failure?: { kind: FailureType; message: string; retryAfterMs?: number };
+  /** Nothing left to watch: the observer ends after this round. */
+  empty?: boolean;
+}
+
+/** The round activity answering from a script, recording when each round ran (in workflow time). */
+function scripted(rounds: Round[]) {
+  const at: number[] = [];
+  return {
+    at,
+    activities: {
+      observeAccountProvider: async () => {
+        const round = rounds[at.length] ?? { empty: true };
+        at.push(activityScheduledAtMs());
+        return {
+          watchedIds: round.empty ? [] : ['launch-acct_x-1'],
+          booting: round.booting ?? false,
+          spotRunning: round.spotRunning ?? false,
+          changes: [],
+          ...(round.failure ? { failure: round.failure } : {}),
+          providerCalls: 1,
+        };
+      },
+    },
+  };
+}
+
+/** Gaps between consecutive rounds, rounded to the second. */
+function gaps(at: number[]): number[] {
+  return at.slice(1).map((t, i) => Math.round((t - at[i]!) / SECOND) * SECOND);
+}
+
+async function observe(rounds: Round[], extra: { continueAsNewAfter?: number } = {}) {
+  const script = scripted(rounds);
+  const status = await ts.withWorker(script.activities, async (taskQueue) => {
+    const workflowId = `observe-acct_${Math.random().toString(36).slice(2, 10)}-runpod`;
+    const handle = await ts.env.client.workflow.start(observeProviderInstances, {
+      taskQueue,
+      workflowId,
+      args: [{ accountId: 'acct_x', provider: 'runpod', steadyMs: STEADY_MS, spotMs: SPOT_MS, bootMs: BOOT_MS, maxBackoffMs: MAX_BACKOFF_MS, ...extra }],
+    });
+    await handle.result(); // follows continue-as-new to the last run
+    return { firstRunId: handle.firstExecutionRunId, lastRun: await ts.env.client.workflow.getHandle(workflowId).describe() };
+  });
+  return { gaps: gaps(script.at), rounds: script.at.length, ...status };
+}
+
+describe('observeProviderInstances (time-skipping)', () => {
+  it('looks 1 s, 2 s, then every boot maximum while booting, then the spot interval, then the steady one, and ends', async () => {
+    const { gaps: g, rounds } = await observe([
+      { booting: true },
+      { booting: true },
+      { booting: true },
+      { booting: true },
+      { spotRunning: true },
+      { spotRunning: true },
+      {},
+      {},
+      { empty: true },
+    ]);
+    expect(rounds).toBe(9);
+    expect(g).toEqual([1, 2, 3, 3].map((s) => s * SECOND).concat([SPOT_MS, SPOT_MS, STEADY_MS, STEADY_MS]));
+  });
+
+  it('backs off after failures (double, at least Retry-After, at most the maximum) and one good round restores it', async () => {
+    const down = { kind: 'provider_unavailable' as const, message: 'HTTP 503' };
+    const { gaps: g } = await observe([
+      {},
+      { failure: down }, // 2 × steady
+      { failure: down }, // doubled
+      { failure: { kind: 'provider_rate_limited', message: '429', retryAfterMs: 400 * SECOND } }, // doubled: 480 s > 400 s
+      { failure: down }, // capped at 10 min
+      { failure: down },
+      {}, // recovered: steady again
+      {},
+      { empty: true },
+    ]);
+    expect(g).toEqual([STEADY_MS, 2 * STEADY_MS, 4 * STEADY_MS, 8 * STEADY_MS, MAX_BACKOFF_MS, MAX_BACKOFF_MS, STEADY_MS, STEADY_MS]);
+  });
+
+  it("waits at least a 429's Retry-After even on the first failure", async () => {
+    const { gaps: g } = await observe([
+      { spotRunning: true, failure: { kind: 'provider_rate_limited', message: '429', retryAfterMs: 90 * SECOND } },
+      { spotRunning: true },
+      { empty: true },
+    ]);
+    expect(g).toEqual([90 * SECOND, SPOT_MS]);
+  });
+
+  it('continues as new after the configured rounds and keeps its counts', async () => {
+    const { rounds, firstRunId, lastRun } = await observe(
+      Array.from({ length: 7 }, () => ({})).concat([{ empty: true }]),
+      { continueAsNewAfter: 3 },
+    );
+    expect(rounds).toBe(8);
+    expect(lastRun.runId).not.toBe(firstRunId);
+    expect(lastRun.status.name).toBe('COMPLETED');
+  });
+});

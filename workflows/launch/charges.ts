@@ -1,0 +1,52 @@
+/** Metering and ending at the provider: what every phase after the create uses. */
+import { condition, sleep } from '@temporalio/workflow';
+import type { InstanceRow } from '../../src/db/queries/instances';
+import { failureOf } from './refusal';
+import type { LaunchContext } from './state';
+
+/**
+ * Charges what has come due while the instance runs, in one charge through the latest interval boundary
+ * passed: a workflow that fell behind (its worker was away) catches up in one step instead of one
+ * activity per missed interval, which it might never finish doing.
+ */
+export async function chargeDue(c: LaunchContext, current: InstanceRow): Promise<void> {
+  const { s, input } = c;
+  if (current.status !== 'running' || Date.now() < s.nextChargeAt) return;
+  const missed = Math.floor((Date.now() - s.nextChargeAt) / input.meterIntervalMs);
+  const through = s.nextChargeAt + missed * input.meterIntervalMs;
+  await c.acts.db.chargeInstance(c.id, through);
+  s.nextChargeAt = through + input.meterIntervalMs;
+}
+
+/**
+ * Stops or terminates at the provider, however long it takes: between rounds the record says why it is
+ * pending, and what still runs goes on being metered. Resolves with the moment the provider confirmed;
+ * a stop gives way to a terminate request (`null`).
+ */
+export async function endAtProvider(c: LaunchContext, action: 'stop' | 'terminate', wasRunning: boolean): Promise<number | null> {
+  const { s, id } = c;
+  const { db, ending } = c.acts;
+  let wait = c.settings.endRetryInitialMs;
+  for (;;) {
+    try {
+      const { atMs } = action === 'stop' ? await ending.stopInstance(id) : await ending.terminateInstance(id);
+      if (s.row!.lifecycle_warning) s.row = await db.noteLifecycleWarning(id, null);
+      // Never before what was already charged (a worker's clock may run a little behind).
+      return Math.max(atMs, s.row!.metered_through ? Date.parse(s.row!.metered_through) : 0);
+    } catch (err) {
+      const why = failureOf(err).message;
+      s.row = await db.noteLifecycleWarning(id, `The ${action} has not reached the provider yet (${why}); it is retried until it does.`);
+    }
+    const retryAt = Date.now() + wait;
+    while (Date.now() < retryAt) {
+      const until = wasRunning ? Math.min(retryAt, s.nextChargeAt) : retryAt;
+      if (action === 'stop') {
+        if (await condition(() => s.terminateRequested, Math.max(1, until - Date.now()))) return null;
+      } else {
+        await sleep(Math.max(1, until - Date.now()));
+      }
+      if (wasRunning) await chargeDue(c, { ...s.row!, status: 'running' });
+    }
+    wait = Math.min(wait * 2, c.settings.endRetryMaxMs);
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The create, in three steps so that an instance never exists without a row naming it: the row (intent, with
+ * the tagged provider name) → the provider's create (a retry finds the earlier one by name) → the provider's
+ * answer on the row. Whatever fails after the provider may have said yes, the instance is terminated at the
+ * provider before the launch fails.
+ */
+import { allHandlersFinished, ApplicationFailure, condition, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import type { SshAccess } from '../../activities/instances';
+import type { ProviderInstance } from '../../src/providers/types';
+import { INSTANCE_ID_ATTRIBUTE } from '../contracts/search-attributes';
+import { failureOf, nothingCreated } from './refusal';
+import type { LaunchContext } from './state';
+
+/** Creates the instance and records it on `c.s.row`; on a refusal, fails the row, compensates and throws. */
+export async function createInstance(c: LaunchContext): Promise<void> {
+  const { s, input, id } = c;
+  const { launching, db } = c.acts;
+  let reachedProvider = false;
+  let created: ProviderInstance | null = null;
+  try {
+    const ssh: SshAccess = await launching.prepareLaunch(input); // the intent row, then the SSH key
+    reachedProvider = true;
+    created = await launching.createAtProvider(input, ssh);
+    s.row = await launching.recordCreated(id, created);
+    if (s.row.provider_instance_id) upsertSearchAttributes([{ key: INSTANCE_ID_ATTRIBUTE, value: s.row.provider_instance_id }]);
+  } catch (err) {
+    const refusal = failureOf(err);
+    // The row says failed before the refusal is answered, so the client never sees a live-looking row.
+    await db.failLaunch(id, refusal.message);
+    s.refused = refusal;
+    // Compensation: an instance carrying this launch's name must not outlive a failed launch.
+    if (created || !nothingCreated(refusal, reachedProvider)) {
+      await endCompensating(c);
+    }
+    await condition(allHandlersFinished);
+    // Failing the run lets the same Idempotency-Key try again later: no instance exists.
+    throw ApplicationFailure.nonRetryable(refusal.message, refusal.type, ...(refusal.details ?? []));
+  }
+}
+
+/** Terminates, by its tagged name, whatever the failed create may have left at the provider. */
+async function endCompensating(c: LaunchContext): Promise<void> {
+  const { input } = c;
+  let wait = c.settings.endRetryInitialMs;
+  for (;;) {
+    try {
+      await c.acts.ending.terminateByName({ accountId: input.accountId, provider: input.provider, providerName: input.providerName });
+      return;
+    } catch {
+      await sleep(wait);
+      wait = Math.min(wait * 2, c.settings.endRetryMaxMs);
+    }
+  }
+}

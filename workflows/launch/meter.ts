@@ -1,0 +1,115 @@
+/**
+ * Meter until the end: charge at every meter interval and at stop/terminate at the price fixed at launch,
+ * act on what the provider says (a spot instance that disappears, a pod stopped or started at RunPod), and
+ * end after the final charge. A stop or terminate that cannot reach the provider never fails the workflow:
+ * it says why in the record, keeps metering what still runs, and retries with backoff until it goes through.
+ */
+import { condition } from '@temporalio/workflow';
+import type { PollResult } from '../../activities/instances';
+import type { LaunchResult } from '../contracts/launch';
+import type { ProviderObservation } from '../contracts/observation';
+import { chargeDue, endAtProvider } from './charges';
+import { ensureObserver, takeObservation } from './observer';
+import { pollWhileRunning } from './per-instance';
+import { continueAsNewIfDue, requested, type LaunchContext } from './state';
+
+/** Batched: only the meter timer, the observer's word and a request wake the workflow. */
+async function awaitObservation(c: LaunchContext, turn: number): Promise<ProviderObservation | null> {
+  const { s } = c;
+  const woken = await condition(() => requested(s) || s.observed !== null, Math.max(1, s.nextChargeAt - Date.now()));
+  if (requested(s)) return null;
+  if (!woken) {
+    await chargeDue(c, s.row!);
+    await ensureObserver(c); // once per meter interval: an observer ended by hand comes back
+    await continueAsNewIfDue(c, turn);
+    return null;
+  }
+  return takeObservation(s)!;
+}
+
+/** Carries out a stop or terminate request; the outcome when the workflow ends with it. */
+async function onRequest(c: LaunchContext): Promise<LaunchResult['outcome'] | null> {
+  const { s, id } = c;
+  const { db } = c.acts;
+  const reason = s.endReason ? { reason: s.endReason } : {};
+  if (s.terminateRequested) {
+    const wasRunning = s.row!.status === 'running';
+    // One moment for both: the charge runs up to when the provider confirmed, and the record ends there.
+    const endedAt = await endAtProvider(c, 'terminate', wasRunning);
+    if (wasRunning) await db.chargeInstance(id, endedAt!);
+    s.row = await db.finishInstance(id, 'terminated', 'instance.terminated', endedAt!, reason);
+    return 'terminated';
+  }
+  s.stopRequested = false;
+  if (s.row!.status !== 'stopped') {
+    const wasRunning = s.row!.status === 'running';
+    // `row` changes only once charge and event are written: the stop update resolves on it.
+    const stoppedAt = await endAtProvider(c, 'stop', wasRunning);
+    if (stoppedAt !== null) {
+      if (wasRunning) await db.chargeInstance(id, stoppedAt);
+      s.row = await db.finishInstance(id, 'stopped', 'instance.stopped', stoppedAt, reason);
+    }
+  }
+  return null;
+}
+
+/**
+ * Acts on what the provider says: `ended` with the outcome, `acted` (the record moved), or `nothing` to do.
+ */
+async function onObservation(
+  c: LaunchContext,
+  seen: PollResult | ProviderObservation,
+): Promise<{ ended: LaunchResult['outcome'] } | 'acted' | 'nothing'> {
+  const { s, id, input } = c;
+  const { db } = c.acts;
+  const row = s.row!;
+  // Never before what was already charged (the observation may predate the last charge).
+  const seenAt = Math.max(seen.atMs, row.metered_through ? Date.parse(row.metered_through) : 0);
+  const providerStatus = seen.instance?.status;
+  const keepsStopped = input.provider === 'runpod' && !input.endWhenStoppedByProvider;
+  if (row.status === 'running' && (seen.gone || (providerStatus === 'stopped' && !keepsStopped))) {
+    // Lost without a request of ours: charge up to when the provider said so, and say so.
+    const lostAt = seenAt;
+    await db.chargeInstance(id, lostAt);
+    if (!seen.gone) await endAtProvider(c, 'terminate', false);
+    s.row = await db.finishInstance(id, 'terminated', row.spot ? 'spot.preempted' : 'instance.terminated', lostAt, {
+      reason: row.spot ? 'spot capacity reclaimed by the provider' : 'the provider ended the instance',
+    });
+    return { ended: s.row.spot ? 'preempted' : 'lost' };
+  }
+  if (row.status === 'running' && providerStatus === 'stopped') {
+    // A pod stopped at RunPod (not through us): charged up to when it was seen stopped, at its launch price.
+    const stoppedAt = seenAt;
+    await db.chargeInstance(id, stoppedAt);
+    s.row = await db.finishInstance(id, 'stopped', 'instance.stopped', stoppedAt, { reason: 'stopped at the provider' });
+    return 'acted';
+  }
+  if (row.status === 'stopped' && seen.gone) {
+    s.row = await db.finishInstance(id, 'terminated', 'instance.terminated', seenAt, { reason: 'the provider ended the instance' });
+    return { ended: 'terminated' };
+  }
+  if (row.status === 'stopped' && providerStatus === 'running') {
+    // Started again at the provider: metering resumes now (the stopped time is not charged).
+    s.row = row.started_at ? await db.resumeInstance(id, seenAt, seen.instance!) : await db.markInstanceRunning(id, seenAt, seen.instance!);
+    s.nextChargeAt = seenAt + input.meterIntervalMs;
+    return 'acted';
+  }
+  if ('row' in seen && !seen.gone && seen.row.status !== 'terminated') s.row = seen.row;
+  return 'nothing';
+}
+
+/** Runs from the instance's start (or boot) to its end; resolves with how it ended. */
+export async function meterUntilEnd(c: LaunchContext): Promise<LaunchResult['outcome']> {
+  for (let turn = 0; ; turn++) {
+    if (c.s.terminateRequested || c.s.stopRequested) {
+      const ended = await onRequest(c);
+      if (ended) return ended;
+      continue;
+    }
+    const seen = c.settings.batched ? await awaitObservation(c, turn) : await pollWhileRunning(c);
+    if (!seen) continue;
+    const acted = await onObservation(c, seen);
+    if (typeof acted === 'object') return acted.ended;
+    if (acted === 'nothing') await continueAsNewIfDue(c, turn);
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * What the launch workflow's phases share: its settings, its activity proxies, and the state its handlers and
+ * loops read and write (the record as it stands and what has been asked of the workflow).
+ */
+import {
+  ActivityCancellationType,
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  proxyLocalActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import type { InstanceRow } from '../../src/db/queries/instances';
+import type { LaunchInput, LaunchWorkflow } from '../contracts/launch';
+import type { ProviderObservation } from '../contracts/observation';
+import type { Refusal } from './refusal';
+
+export const INTERRUPTED = 'interrupted' as const;
+const CONTINUE_AS_NEW_AFTER = 500;
+
+export interface LaunchState {
+  row: InstanceRow | null;
+  refused: Refusal | null;
+  stopRequested: boolean;
+  terminateRequested: boolean;
+  endReason: string | null;
+  /** The observer's latest word on this instance (batched observation); taken by the loop that acts on it. */
+  observed: ProviderObservation | null;
+  nextChargeAt: number;
+}
+
+export interface LaunchSettings {
+  startToCloseTimeout: number;
+  bootPollMaxMs: number;
+  endRetryInitialMs: number;
+  endRetryMaxMs: number;
+  /** Batched observation (the default) rather than the per-instance polling kept for comparison. */
+  batched: boolean;
+  /** Without a word from the observer for this long while booting, the workflow makes sure one runs. */
+  bootSilenceMs: number;
+}
+
+function launchActivities(input: LaunchInput) {
+  const startToCloseTimeout = input.activityTimeoutMs ?? 30_000;
+  const heartbeatTimeout = input.heartbeatTimeoutMs ?? 5_000;
+  const fewAttempts = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 };
+  return {
+    /** Looks at the provider; cancelled (and not waited for) when a stop or terminate arrives. */
+    observe: proxyActivities<Activities>({
+      startToCloseTimeout,
+      heartbeatTimeout,
+      cancellationType: ActivityCancellationType.TRY_CANCEL,
+      retry: fewAttempts,
+    }),
+    /** A few quick attempts per round; the workflow's own loop keeps trying ends for as long as it takes. */
+    ending: proxyActivities<Activities>({ startToCloseTimeout, heartbeatTimeout, retry: fewAttempts }),
+    // The launch answer waits on these steps, so they run as local activities: no task-queue round trip
+    // per step (bench:launch). All are idempotent, so re-running them after a lost worker is safe.
+    launching: proxyLocalActivities<Activities>({
+      startToCloseTimeout,
+      localRetryThreshold: '10 seconds',
+      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 6 },
+    }),
+    /** Database steps never give up: the database coming back is only a matter of time. */
+    db: proxyActivities<Activities>({
+      startToCloseTimeout: '30 seconds',
+      retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
+    }),
+  };
+}
+
+/** Everything a phase works with. */
+export interface LaunchContext {
+  input: LaunchInput;
+  /** The workflow id, also the instance's row id. */
+  id: string;
+  s: LaunchState;
+  acts: ReturnType<typeof launchActivities>;
+  settings: LaunchSettings;
+}
+
+export function launchContext(input: LaunchInput, s: LaunchState): LaunchContext {
+  const bootPollMaxMs = input.bootPollMaxMs ?? 3_000;
+  return {
+    input,
+    id: input.instanceId,
+    s,
+    acts: launchActivities(input),
+    settings: {
+      startToCloseTimeout: input.activityTimeoutMs ?? 30_000,
+      bootPollMaxMs,
+      endRetryInitialMs: input.endRetryInitialMs ?? 5_000,
+      endRetryMaxMs: input.endRetryMaxMs ?? 300_000,
+      batched: (input.observation ?? 'batched') === 'batched',
+      bootSilenceMs: Math.max(10 * bootPollMaxMs, 30_000),
+    },
+  };
+}
+
+export const requested = (s: LaunchState): boolean => s.terminateRequested || s.stopRequested;
+
+/** Runs `fn` unless a stop or terminate arrives first, in which case it is abandoned. */
+export async function interruptible<T>(s: LaunchState, fn: () => Promise<T>): Promise<T | typeof INTERRUPTED> {
+  if (requested(s)) return INTERRUPTED;
+  const scope = new CancellationScope();
+  try {
+    return await scope.run(() => Promise.race([fn(), condition(() => requested(s)).then(() => INTERRUPTED)]));
+  } finally {
+    scope.cancel();
+  }
+}
+
+/** Continues as new (bounded history) after `continueAsNewAfter` loop turns or when Temporal suggests it. */
+export async function continueAsNewIfDue(c: LaunchContext, turn: number): Promise<void> {
+  if (requested(c.s) || !(turn >= (c.input.continueAsNewAfter ?? CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested)) return;
+  await condition(allHandlersFinished);
+  await continueAsNew<LaunchWorkflow>(c.input, { row: c.s.row!, nextChargeAt: c.s.nextChargeAt, endReason: c.s.endReason });
+}
