@@ -8,6 +8,7 @@ COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
 COPY simulators ./simulators
+COPY console ./console
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

@@ -9,6 +9,7 @@
  * Their lines (one JSON object each) pass through to this process's stdout/stderr unchanged and are also
  * kept per child in DATA_DIR/logs/{api,worker}.log; their pids are in DATA_DIR/run/{api,worker}.pid.
  */
+import { buildConsole } from '../console/build';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -284,6 +285,9 @@ async function main(): Promise<void> {
         }
       : {}),
   };
+  // The web console the API serves at /console, built from source (well under a second).
+  const consoleBuild = await buildConsole();
+  logger.info('console built', { dir: consoleBuild.outDir, js_gzip_bytes: consoleBuild.jsGzipBytes });
   const worker = superviseChild('worker', 'main-worker.ts', childEnv, config, dataDir, logger);
   const api = superviseChild('api', 'main-api.ts', childEnv, config, dataDir, logger);
   // Stopped in reverse: the API first (no new work), then the worker, then Temporal and Postgres.
@@ -315,6 +319,7 @@ async function main(): Promise<void> {
     api_url: apiUrl,
     // The server-side CLIs (account:create, db:migrate, billing:complete-checkout) find the database here.
     database_url: databaseUrl,
+    console_url: `${apiUrl}/console`,
     temporal_ui_url: temporal.uiUrl,
     ops_url: opsUrl,
     worker_metrics_url: workerMetricsUrl,
@@ -329,6 +334,7 @@ async function main(): Promise<void> {
     [
       '',
       'GPU orchestrator is running locally.',
+      `  Console:      ${apiUrl}/console   (sign in with the demo API key below)`,
       `  API:          ${apiUrl}   (reference: ${apiUrl}/docs)`,
       `  Temporal UI:  ${temporal.uiUrl ?? '(external Temporal: see your own UI)'}   (payloads decoded via ${opsUrl}/codec)`,
       `  Operations:   ${opsUrl}   (/metrics, /codec/decode, /readyz${config.OPS_TOKEN ? '; Authorization: Bearer $OPS_TOKEN' : '; loopback only'})`,

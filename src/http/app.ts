@@ -27,6 +27,7 @@ import type { Pool } from '../db/pool';
 import { sql } from '../db/sql';
 import type { Logger } from '../logger';
 import { bearerAuth } from './auth';
+import { serveConsole } from './console';
 import { edge, logApplicationError } from './edge';
 import { publicRequestLimit, RateLimiter, type RateLimitSettings } from './rate-limit';
 import { SharedWindowLimits } from './shared-rate-limit';
@@ -89,6 +90,8 @@ export interface AppDeps {
    * per list (COMPUTE_LIST_SOURCE, for comparison); view lease, refresh wait and refresh gaps (FLEET_*).
    */
   fleet?: Partial<FleetSettings> & { listSource?: 'observed' | 'live' };
+  /** Where the built console lives (default: dist/web, see console/build.ts). */
+  consoleDir?: string;
   /** Webhook URL policy: hosts allowed over http and at non-public addresses (default none), and DNS. */
   webhooks?: { allowedHosts: string[]; resolve?: Resolver };
   /** Per-account limits (LIMIT_*); default {@link DEFAULT_LIMITS}. */
@@ -231,6 +234,7 @@ export function createApp(deps: AppDeps): Koa {
 
   app.on('error', logApplicationError(deps.logger));
   app.use(edge(deps.logger));
+  app.use(serveConsole(deps.consoleDir));
   app.use(api.routes());
   return app;
 }

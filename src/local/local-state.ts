@@ -12,6 +12,8 @@ export const LOCAL_DATABASE_NAME = 'gpu_orchestrator';
 /** DATA_DIR/local.json as `npm start` writes it (fields of older starts may be missing). */
 export interface LocalState {
   api_url: string;
+  /** The web console (sign in with api_key). */
+  console_url?: string;
   /** The database the API and worker use (embedded Postgres, or DATABASE_URL when that was set). */
   database_url?: string;
   temporal_ui_url: string | null;

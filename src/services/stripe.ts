@@ -73,8 +73,8 @@ export async function createCreditCheckoutSession(
           },
         ],
         metadata: { account_id: input.accountId },
-        success_url: `${returnBase}/docs?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
-        cancel_url: `${returnBase}/docs?checkout=cancelled`,
+        success_url: `${returnBase}/console/checkout/success?session_id={CHECKOUT_SESSION_ID}`,
+        cancel_url: `${returnBase}/console/checkout/cancel`,
       },
       { idempotencyKey: input.idempotencyKey },
     );

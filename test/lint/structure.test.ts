@@ -194,6 +194,24 @@ describe('the project tree', () => {
   });
 });
 
+describe("the console's source (console/src)", () => {
+  const files: [string, string][] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(path.join(root, dir))) {
+      const rel = `${dir}/${entry}`;
+      if (statSync(path.join(root, rel)).isDirectory()) walk(rel);
+      else if (/\.tsx?$/.test(entry)) files.push([rel, readFileSync(path.join(root, rel), 'utf8')]);
+    }
+  };
+  walk('console/src');
+
+  it(`has no file over ${MAX_FILE_LINES} lines and no function over ${MAX_FUNCTION_LINES}`, () => {
+    expect(files.length).toBeGreaterThan(5);
+    expect(files.filter(([, text]) => text.split('\n').length > MAX_FILE_LINES).map(([f]) => f)).toEqual([]);
+    expect(files.flatMap(([file, text]) => longFunctions(file, text))).toEqual([]);
+  });
+});
+
 describe('the checks themselves', () => {
   const fixture = new Map<string, string>([
     ['activities/a.ts', "import { b } from './b';\nimport { Client } from '@temporalio/client';\nimport { c } from '../src/workflow-clients/c';\n"],

@@ -1,0 +1,226 @@
+/**
+ * The web console in a real Chromium against the real API (real Postgres, the provider simulators,
+ * stripe-mock): sign-in, the fleet, the price history chart, a top-up through Stripe Checkout, the
+ * Content-Security-Policy and escaping of provider-supplied text, where the key lives, and accessibility.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { buildConsole, JS_BUDGET_BYTES, type ConsoleBuild } from '../../console/build';
+import { createApp } from '../../src/http/app';
+import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
+import { toStoredOffer } from '../../src/domain/pricing';
+import type { Logger } from '../../src/logger';
+import type { ProviderId } from '../../src/providers/types';
+import { RUNPOD_SIM_GPUS } from '../../simulators/runpod';
+import { createTestContext, TEST_STARTING_CREDIT_DOLLARS, type TestContext } from '../helpers/context';
+import { launchChromium, seriousA11yViolations } from '../helpers/browser';
+import { checkoutCompletedEvent, signedDelivery, startTestStripe } from '../helpers/stripe';
+
+/** An instance name set at the provider that would run script if the console rendered it as HTML. */
+const HOSTILE_NAME = '<img src=x onerror="window.__xss=1">';
+
+let t: TestContext;
+let stripe: Awaited<ReturnType<typeof startTestStripe>>;
+let server: http.Server;
+let base: string;
+let browser: Browser;
+let build: ConsoleBuild;
+const logLines: string[] = [];
+/** Where the fleet and spend screenshots go (the README's come from `npm run console:screenshots`). */
+const SCREENSHOT_DIR = process.env.CONSOLE_SCREENSHOT_DIR ?? path.join(os.tmpdir(), 'gpuo-console-screenshots');
+let account: Awaited<ReturnType<TestContext['connectedAccount']>>;
+
+/** Keeps every log line the API writes, to check that no key ever reaches one. */
+function capturingLogger(fields: Record<string, unknown> = {}): Logger {
+  const write = (level: string) => (msg: string, more?: Record<string, unknown>) => {
+    logLines.push(JSON.stringify({ level, msg, ...fields, ...more }, (_k, v: unknown) => (v instanceof Error ? { message: v.message } : v)));
+  };
+  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error'), child: (f) => capturingLogger({ ...fields, ...f }) };
+}
+
+async function createPodAtProvider(simKey: string, name: string): Promise<string> {
+  const res = await fetch(`${t.sims.runpod.baseUrl}/pods`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${simKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, image: 'ubuntu:22.04', gpu: { id: RUNPOD_SIM_GPUS[0]!.id, count: 1 } }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+async function recordPriceRefresh(at: Date): Promise<void> {
+  const outcomes = {} as Record<ProviderId, ProviderOutcome>;
+  for (const p of ['runpod', 'vastai', 'lambda'] as const) {
+    outcomes[p] = { ok: true, offers: (await t.deps.adapters[p].listOffers(t.sims[p].createKey())).map(toStoredOffer) };
+  }
+  await createPricingQueries(t.db.pool).recordRefresh(outcomes, at);
+}
+
+async function signIn(page: Page, key = account.apiKey): Promise<void> {
+  await page.goto(`${base}/console`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Fleet' }).waitFor();
+}
+
+beforeAll(async () => {
+  stripe = await startTestStripe();
+  t = await createTestContext({ simulators: true, stripe: stripe.settings });
+  build = await buildConsole(await mkdtemp(path.join(os.tmpdir(), 'gpuo-console-')));
+  server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const app = createApp({ ...t.deps, logger: capturingLogger(), consoleDir: build.outDir, stripe: { ...stripe.settings, returnBaseUrl: base } });
+  server.on('request', app.callback());
+  account = await t.connectedAccount('runpod');
+  await createPodAtProvider(account.simKey, HOSTILE_NAME);
+  await createPodAtProvider(account.simKey, 'trainer-1');
+  await recordPriceRefresh(new Date(Date.now() - 3_600_000));
+  await recordPriceRefresh(new Date());
+  await t.deps.pricing.reload();
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+  await t?.close();
+  await stripe?.mock.stop();
+});
+
+test('the build reports its JavaScript size, within the 250 KB gzipped budget', () => {
+  expect(build.jsGzipBytes).toBeGreaterThan(0);
+  expect(build.jsGzipBytes).toBeLessThanOrEqual(JS_BUDGET_BYTES);
+});
+
+test('/ leads to the console, served with a Content-Security-Policy that allows no inline script', async () => {
+  const root = await fetch(`${base}/`, { redirect: 'manual' });
+  expect(root.status).toBe(302);
+  expect(root.headers.get('location')).toBe('/console');
+  const page = await fetch(`${base}/console/fleet`);
+  expect(page.status).toBe(200);
+  const csp = page.headers.get('content-security-policy') ?? '';
+  expect(csp).toContain("script-src 'self'");
+  expect(csp).not.toContain('unsafe-inline');
+  expect(csp).not.toContain('unsafe-eval');
+  expect(await page.text()).not.toMatch(/<script>(?!<\/script>)/); // no inline script in the page itself
+});
+
+test('sign in, then the fleet lists the instances at the provider; a hostile name renders as text and runs nothing', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const dialogs: string[] = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await signIn(page);
+  await page.getByText('trainer-1').waitFor();
+  await page.getByText(HOSTILE_NAME, { exact: true }).waitFor();
+  expect(await page.locator('table img').count()).toBe(0);
+  expect(await page.evaluate('window.__xss')).toBeUndefined();
+  expect(dialogs).toEqual([]);
+  expect(await page.getByText(/As of:/).textContent()).toMatch(/As of: /);
+  await page.setViewportSize({ width: 1280, height: 560 });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'console-fleet.png') });
+  await context.close();
+});
+
+test('the key stays out of URLs, local storage and the log; signing out forgets it', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const urls: string[] = [];
+  page.on('request', (r) => urls.push(r.url()));
+  await signIn(page);
+  await page.getByRole('link', { name: 'Spend' }).click();
+  await page.getByRole('heading', { name: 'Spend' }).waitFor();
+  expect(urls.length).toBeGreaterThan(3);
+  expect(urls.filter((u) => u.includes(account.apiKey))).toEqual([]);
+  expect(page.url()).not.toContain(account.apiKey);
+  expect(await page.evaluate('JSON.stringify(localStorage)')).toBe('{}');
+  expect(await page.evaluate('document.cookie')).toBe('');
+  expect(logLines.length).toBeGreaterThan(0);
+  expect(logLines.filter((l) => l.includes(account.apiKey))).toEqual([]);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByLabel('API key').waitFor();
+  expect(await page.evaluate('sessionStorage.length')).toBe(0);
+  await context.close();
+});
+
+test('prices: the comparison table, and the history chart draws the points the API returns', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signIn(page);
+  await page.getByRole('link', { name: 'Prices' }).click();
+  await page.getByRole('heading', { name: 'Prices' }).waitFor();
+  const snapshot = (await (await fetch(`${base}/v1/pricing`)).json()) as { gpu_types: { gpu_type: string }[] };
+  const firstGpu = snapshot.gpu_types[0];
+  expect(firstGpu).toBeDefined();
+  const history = (await (await fetch(`${base}/v1/pricing/history?gpu=${firstGpu!.gpu_type}&period=24h`)).json()) as { data: unknown[] };
+  expect(history.data.length).toBeGreaterThanOrEqual(2);
+  const chart = page.locator('.chart[data-points]');
+  await chart.waitFor();
+  expect(await chart.getAttribute('data-points')).toBe(String(history.data.length));
+  expect(await chart.locator('canvas').count()).toBe(1);
+  await context.close();
+});
+
+test('spend: a top-up through Stripe Checkout returns to the success page and the balance shows the credit', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  // Stripe's hosted payment page is the one part not on this machine: the browser lands on a blank page there.
+  await page.route((url) => !url.href.startsWith(base), (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Checkout</title>' }));
+  await signIn(page);
+  await page.getByRole('link', { name: 'Spend' }).click();
+  await page.getByTestId('balance').filter({ hasText: '$' }).waitFor();
+  await page.getByLabel(/Amount/).fill('20');
+  let credit: { status: number; body: { session_id: string; checkout_url: string } } | undefined;
+  await page.route(`${base}/v1/billing/credit`, async (route) => {
+    const response = await route.fetch();
+    credit = { status: response.status(), body: (await response.json()) as { session_id: string; checkout_url: string } };
+    await route.fulfill({ response });
+  });
+  await page.getByRole('button', { name: 'Pay with Stripe' }).click();
+  await page.waitForURL((url) => !url.href.startsWith(base));
+  expect(credit?.status).toBe(201);
+  const { session_id: sessionId, checkout_url: checkoutUrl } = credit!.body;
+  expect(page.url()).toBe(checkoutUrl);
+  // The payer pays; Stripe notifies the API, then sends the browser back to the success URL it was given.
+  const delivery = signedDelivery(checkoutCompletedEvent({ id: sessionId, accountId: account.accountId, amountTotalCents: 2000 }), stripe.settings.webhookSecret);
+  const hook = await fetch(`${base}/v1/billing/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature }, body: delivery.body });
+  expect(hook.status).toBe(200);
+  await page.goto(`${base}/console/checkout/success?session_id=${sessionId}`);
+  await page.getByRole('heading', { name: 'Payment received' }).waitFor();
+  await page.getByText('$20.00 was added to your balance.').waitFor();
+  await page.getByTestId('balance').filter({ hasText: `$${(TEST_STARTING_CREDIT_DOLLARS + 20).toLocaleString('en-US', { minimumFractionDigits: 2 })}` }).waitFor();
+  await page.getByRole('link', { name: 'Back to spend' }).click();
+  await page.getByRole('cell', { name: `Credit top-up (Stripe Checkout ${sessionId})` }).waitFor();
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'console-spend.png') });
+  await page.goto(`${base}/console/checkout/cancel`);
+  await page.getByRole('heading', { name: 'Payment cancelled' }).waitFor();
+  await context.close();
+});
+
+test('no serious or critical accessibility violations on any page', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${base}/console`);
+  await page.getByLabel('API key').waitFor();
+  const found: Record<string, string[]> = { signin: await seriousA11yViolations(page) };
+  await signIn(page);
+  await page.getByText('trainer-1').waitFor();
+  found.fleet = await seriousA11yViolations(page);
+  for (const name of ['Prices', 'Spend', 'Alerts', 'Schedules', 'Webhooks', 'Events', 'Settings'] as const) {
+    await page.getByRole('link', { name }).click();
+    await page.getByRole('heading', { name }).waitFor();
+    await page.waitForLoadState('networkidle');
+    found[name.toLowerCase()] = await seriousA11yViolations(page);
+  }
+  expect(found).toEqual({ signin: [], fleet: [], prices: [], spend: [], alerts: [], schedules: [], webhooks: [], events: [], settings: [] });
+  await context.close();
+});

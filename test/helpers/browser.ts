@@ -1,0 +1,34 @@
+/**
+ * A real Chromium (Debian's `chromium` package, installed by .ci/run when missing) driven by playwright-core.
+ * Nothing downloads a browser of its own. Flags as this machine needs them: no sandbox as root, and no
+ * background networking (the network here is closed).
+ */
+import { existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH.`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** axe-core's serious and critical violations on the page as it is now (rule id: the first offending node). */
+export async function seriousA11yViolations(page: Page): Promise<string[]> {
+  const source = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
+  await page.evaluate(source);
+  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
+    r.violations.map((v) => ({ id: v.id, impact: v.impact, target: JSON.stringify((v.nodes[0] || {}).target || []) })))`)) as {
+    id: string;
+    impact: string | null;
+    target: string;
+  }[];
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}) at ${v.target}`);
+}
