@@ -114,6 +114,9 @@ function scrubber(withStack: boolean) {
   };
 }
 
+/** The longest a written line waits in the stdout buffer. */
+const LOG_FLUSH_INTERVAL_MS = 100;
+
 /** Where finished lines go instead of stdout/stderr (tests): one call per line, without the newline. */
 export type LogSink = (line: string) => void;
 
@@ -125,6 +128,15 @@ export type LogSink = (line: string) => void;
 function standardStreams(): DestinationStream {
   const out = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   const err = pino.destination({ dest: 2, sync: false });
+  // Lines are batched up to 4 KiB under load; a quiet process must not hold its last lines back (an operator,
+  // or a supervisor waiting for "worker polling", reads them): whatever is buffered goes out within 100 ms.
+  setInterval(() => {
+    try {
+      out.flush();
+    } catch {
+      // not writable at this moment (closing, or the stream is not open yet): the next tick or exit flushes
+    }
+  }, LOG_FLUSH_INTERVAL_MS).unref();
   const ERROR = pino.levels.values.error!;
   const split = {
     [Symbol.for('pino.metadata')]: true,

@@ -1,6 +1,6 @@
 /** The console: sign in with an API key, then the fleet, prices and spend pages. */
 import { render } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, createApi, type Api } from './api';
 import { clearKey, loadKey, saveKey } from './session';
 import { navigate, useRoute } from './router';
@@ -12,6 +12,7 @@ import { AlertsPage, EventsPage, SchedulesPage } from './pages/activity';
 import { SettingsPage, WebhooksPage } from './pages/settings';
 import { LaunchPage } from './pages/launch';
 import { ErrorNotice } from './ui';
+import { ScopesContext } from './scopes';
 import './styles.css';
 
 const PAGES: { path: string; title: string }[] = [
@@ -66,6 +67,11 @@ function App() {
     const key = loadKey();
     return key ? createApi(key) : null;
   });
+  const [scopes, setScopes] = useState<ReadonlySet<string> | null>(null);
+  useEffect(() => {
+    setScopes(null);
+    api?.currentKey().then((k) => setScopes(new Set(k.scopes)), () => setScopes(new Set(['read'])));
+  }, [api]);
   const signOut = () => {
     clearKey();
     setApi(null);
@@ -100,7 +106,7 @@ function App() {
         </nav>
         <button type="button" class="secondary" onClick={signOut}>Sign out</button>
       </header>
-      <main id="main">{page}</main>
+      <main id="main"><ScopesContext.Provider value={scopes ?? new Set()}>{page}</ScopesContext.Provider></main>
     </>
   );
 }

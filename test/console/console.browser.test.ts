@@ -1,46 +1,34 @@
 /**
- * The web console in a real Chromium against the real API (real Postgres, the provider simulators,
+ * The web console in a real Chromium against the real API (real Postgres, Temporal, the provider simulators,
  * stripe-mock): sign-in, the fleet, the price history chart, a top-up through Stripe Checkout, the
  * Content-Security-Policy and escaping of provider-supplied text, where the key lives, and accessibility.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { buildConsole, JS_BUDGET_BYTES, type ConsoleBuild } from '../../console/build';
-import { createApp } from '../../src/http/app';
+import { JS_BUDGET_BYTES, type ConsoleBuild } from '../../console/build';
 import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
 import { toStoredOffer } from '../../src/domain/pricing';
-import type { Logger } from '../../src/logger';
 import type { ProviderId } from '../../src/providers/types';
 import { RUNPOD_SIM_GPUS } from '../../simulators/runpod';
-import { createTestContext, TEST_STARTING_CREDIT_DOLLARS, type TestContext } from '../helpers/context';
-import { launchChromium, seriousA11yViolations } from '../helpers/browser';
-import { checkoutCompletedEvent, signedDelivery, startTestStripe } from '../helpers/stripe';
+import { TEST_STARTING_CREDIT_DOLLARS, type TestContext } from '../helpers/context';
+import { seriousA11yViolations } from '../helpers/browser';
+import { startConsoleStack, type ConsoleStack } from '../helpers/console';
+import { checkoutCompletedEvent, signedDelivery } from '../helpers/stripe';
 
 /** An instance name set at the provider that would run script if the console rendered it as HTML. */
 const HOSTILE_NAME = '<img src=x onerror="window.__xss=1">';
 
+let stack: ConsoleStack;
 let t: TestContext;
-let stripe: Awaited<ReturnType<typeof startTestStripe>>;
-let server: http.Server;
 let base: string;
 let browser: Browser;
 let build: ConsoleBuild;
-const logLines: string[] = [];
+let stripe: ConsoleStack['stripe'];
+let logLines: string[];
 /** Where the fleet and spend screenshots go (the README's come from `npm run console:screenshots`). */
 const SCREENSHOT_DIR = process.env.CONSOLE_SCREENSHOT_DIR ?? path.join(os.tmpdir(), 'gpuo-console-screenshots');
 let account: Awaited<ReturnType<TestContext['connectedAccount']>>;
-
-/** Keeps every log line the API writes, to check that no key ever reaches one. */
-function capturingLogger(fields: Record<string, unknown> = {}): Logger {
-  const write = (level: string) => (msg: string, more?: Record<string, unknown>) => {
-    logLines.push(JSON.stringify({ level, msg, ...fields, ...more }, (_k, v: unknown) => (v instanceof Error ? { message: v.message } : v)));
-  };
-  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error'), child: (f) => capturingLogger({ ...fields, ...f }) };
-}
 
 async function createPodAtProvider(simKey: string, name: string): Promise<string> {
   const res = await fetch(`${t.sims.runpod.baseUrl}/pods`, {
@@ -68,28 +56,18 @@ async function signIn(page: Page, key = account.apiKey): Promise<void> {
 }
 
 beforeAll(async () => {
-  stripe = await startTestStripe();
-  t = await createTestContext({ simulators: true, stripe: stripe.settings });
-  build = await buildConsole(await mkdtemp(path.join(os.tmpdir(), 'gpuo-console-')));
-  server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const app = createApp({ ...t.deps, logger: capturingLogger(), consoleDir: build.outDir, stripe: { ...stripe.settings, returnBaseUrl: base } });
-  server.on('request', app.callback());
+  stack = await startConsoleStack();
+  ({ t, base, browser, build, stripe, logLines } = stack);
   account = await t.connectedAccount('runpod');
   await createPodAtProvider(account.simKey, HOSTILE_NAME);
   await createPodAtProvider(account.simKey, 'trainer-1');
   await recordPriceRefresh(new Date(Date.now() - 3_600_000));
   await recordPriceRefresh(new Date());
   await t.deps.pricing.reload();
-  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
-  await t?.close();
-  await stripe?.mock.stop();
+  await stack?.close();
 });
 
 test('the build reports its JavaScript size, within the 250 KB gzipped budget', () => {

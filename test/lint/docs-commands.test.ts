@@ -12,14 +12,6 @@ const root = path.resolve(__dirname, '../..');
  * Docs that other branches of issue 19's session add; the README links them ahead of the merge. Empty this
  * list once they are all on main (the test then requires them like any other link).
  */
-const ADDED_BY_OTHER_BRANCHES = new Set([
-  'docs/spend-control.md',
-  'docs/security.md',
-  'docs/limits.md',
-  'docs/fleet-view.md',
-  'docs/interfaces.md',
-  'docs/performance.md',
-]);
 
 interface Doc {
   file: string;
@@ -118,7 +110,6 @@ function checkLinks(file: string, markdown: string, problems: Problem[]): void {
     const target = match[1]!.split('#')[0];
     if (!target || /^[a-z]+:/i.test(target)) continue;
     const resolved = path.relative(root, path.resolve(path.dirname(path.join(root, file)), target));
-    if (ADDED_BY_OTHER_BRANCHES.has(resolved) && !existsSync(path.join(root, resolved))) continue;
     if (!existsSync(path.join(root, resolved))) problems.push({ file, what: `link ${match[1]}: no such file` });
   }
 }

@@ -1,11 +1,13 @@
 /** Alerts, schedules (next firings, run history with costs and stop reasons), and the events timeline. */
 import { useState } from 'preact/hooks';
 import type { Api } from '../api';
+import { useScopes } from '../scopes';
 import type { AccountEvent, Alert, Page, Schedule, ScheduleRun } from '../types';
 import { Empty, ErrorNotice, usePoll } from '../ui';
 import { dollars, localTime, perHour } from '../format';
 
 export function AlertsPage({ api }: { api: Api }) {
+  const scopes = useScopes();
   const alerts = usePoll(() => api.request<Page<Alert>>('GET', '/v1/alerts?limit=200'), 30_000, [api]);
   const [error, setError] = useState<unknown>(null);
   const [form, setForm] = useState({ type: 'budget_limit', value: '', gpu: '', action: 'notify' });
@@ -51,7 +53,7 @@ export function AlertsPage({ api }: { api: Api }) {
         )}
         <div><label for="alert-value">{form.type === 'price_drop' ? 'At or below ($/GPU-hour)' : 'Spend reaches ($)'}</label>
           <input id="alert-value" type="number" min="0.01" step="0.01" required value={form.value} onInput={(e) => setForm({ ...form, value: (e.target as HTMLInputElement).value })} /></div>
-        <button type="submit">Create alert</button>
+        <button type="submit" disabled={!scopes.allowed('alerts:write')} title={scopes.why('alerts:write')}>Create alert</button>
       </form>
       <ErrorNotice error={error} />
       {alerts.data && alerts.data.data.length === 0 ? <Empty>No alerts. A budget alert tells you (or stops your instances) when this month's spend reaches an amount.</Empty> : null}
@@ -66,7 +68,7 @@ export function AlertsPage({ api }: { api: Api }) {
               <td>{a.type === 'price_drop' ? perHour(a.current_value) : dollars(a.current_value)}</td>
               <td>{a.action === 'stop_instances' ? 'stop instances' : 'notify'}</td>
               <td>{a.status}{a.triggered_at ? ` ${localTime(a.triggered_at)}` : ''}</td>
-              <td><button type="button" class="link" onClick={() => void remove(a.id)}>Delete</button></td>
+              <td><button type="button" class="link" disabled={!scopes.allowed('alerts:write')} title={scopes.why('alerts:write')} onClick={() => void remove(a.id)}>Delete</button></td>
             </tr>
           ))}</tbody>
         </table></div>
@@ -96,6 +98,7 @@ function Runs({ api, schedule }: { api: Api; schedule: Schedule }) {
 }
 
 export function SchedulesPage({ api }: { api: Api }) {
+  const scopes = useScopes();
   const schedules = usePoll(() => api.request<Page<Schedule>>('GET', '/v1/schedules?limit=200'), 30_000, [api]);
   const [open, setOpen] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -121,9 +124,9 @@ export function SchedulesPage({ api }: { api: Api }) {
           <p>Next run: {s.status === 'active' ? localTime(s.next_run_at) : 'paused'} · last run: {localTime(s.last_run_at)}</p>
           <div class="actions">
             <button type="button" class="secondary" aria-expanded={open === s.id} onClick={() => setOpen(open === s.id ? null : s.id)}>{open === s.id ? 'Hide runs' : 'Run history'}</button>
-            <button type="button" class="secondary" onClick={() => void act(() => api.request('PUT', `/v1/schedules/${encodeURIComponent(s.id)}`, { status: s.status === 'active' ? 'paused' : 'active' }))}>
+            <button type="button" class="secondary" disabled={!scopes.allowed('schedules:write')} title={scopes.why('schedules:write')} onClick={() => void act(() => api.request('PUT', `/v1/schedules/${encodeURIComponent(s.id)}`, { status: s.status === 'active' ? 'paused' : 'active' }))}>
               {s.status === 'active' ? 'Pause' : 'Resume'}</button>
-            <button type="button" class="secondary" onClick={() => void act(() => api.request('POST', `/v1/schedules/${encodeURIComponent(s.id)}/trigger`))}>Run now</button>
+            <button type="button" class="secondary" disabled={!scopes.allowed('schedules:write')} title={scopes.why('schedules:write')} onClick={() => void act(() => api.request('POST', `/v1/schedules/${encodeURIComponent(s.id)}/trigger`))}>Run now</button>
           </div>
           {open === s.id ? <Runs api={api} schedule={s} /> : null}
         </article>

@@ -1,6 +1,7 @@
 /** Fleet: every instance the account can see, "as of" per provider, stop and terminate with a confirmation. */
 import { useState } from 'preact/hooks';
 import type { Api } from '../api';
+import { useScopes } from '../scopes';
 import type { Instance, ProviderId } from '../types';
 import { Confirm, Empty, ErrorNotice, usePoll } from '../ui';
 import { dollars, duration, perHour, timeAgo } from '../format';
@@ -33,6 +34,7 @@ function CopyButton({ text }: { text: string }) {
 }
 
 export function FleetPage({ api, onAuthError }: { api: Api; onAuthError: (e: unknown) => void }) {
+  const scopes = useScopes();
   const list = usePoll(() => api.listInstances().catch((e) => { onAuthError(e); throw e; }), REFRESH_MS, [api]);
   const [pending, setPending] = useState<{ action: 'stop' | 'terminate'; instance: Instance } | null>(null);
   const [actionError, setActionError] = useState<unknown>(null);
@@ -98,11 +100,11 @@ export function FleetPage({ api, onAuthError }: { api: Api; onAuthError: (e: unk
                     <td>{ssh ? <><code>{ssh}</code> <CopyButton text={ssh} /></> : '—'}</td>
                     <td class="actions">
                       {i.provider === 'runpod' && i.status === 'running' ? (
-                        <button type="button" class="secondary" disabled={busy === i.id}
+                        <button type="button" class="secondary" disabled={busy === i.id || !scopes.allowed('compute:write')} title={scopes.why('compute:write')}
                           onClick={() => setPending({ action: 'stop', instance: i })}>Stop</button>
                       ) : null}
                       {live ? (
-                        <button type="button" class="danger" disabled={busy === i.id}
+                        <button type="button" class="danger" disabled={busy === i.id || !scopes.allowed('compute:write')} title={scopes.why('compute:write')}
                           onClick={() => setPending({ action: 'terminate', instance: i })}>Terminate</button>
                       ) : null}
                     </td>

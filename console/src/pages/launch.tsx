@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../api';
+import { useScopes } from '../scopes';
 import { ApiError } from '../api';
 import type { Instance, Page, PlannedLaunch, PlanSearch, PricingSnapshot, SshKey, Template } from '../types';
 import { Empty, ErrorNotice } from '../ui';
@@ -48,6 +49,7 @@ export function launchBody(offer: PlannedLaunch, s: Settings, templates: Templat
 }
 
 export function LaunchPage({ api }: { api: Api }) {
+  const scopes = useScopes();
   const [pricing, setPricing] = useState<PricingSnapshot | null>(null);
   const [templates, setTemplates] = useState<Template[]>([]);
   const [sshKeys, setSshKeys] = useState<SshKey[]>([]);
@@ -170,7 +172,7 @@ export function LaunchPage({ api }: { api: Api }) {
           <p>Price: <strong data-testid="plan-price">{perHour(plan.price_per_hour)}</strong> for the whole instance{plan.availability !== null ? `, ${plan.availability} available now` : ''}.</p>
           {plan.warnings.length > 0 ? <ul class="warning">{plan.warnings.map((w, i) => <li key={i}>{w}</li>)}</ul> : null}
           {plan.admitted ? <p role="status">Your balance and this key's spend cap admit it.</p> : <RefusalNotice refusal={plan.refusal} />}
-          <button type="button" onClick={launch} disabled={busy || !plan.admitted}>{busy ? 'Launching…' : `Launch at ${perHour(plan.price_per_hour)}`}</button>
+          <button type="button" onClick={launch} disabled={busy || !plan.admitted || !scopes.allowed('compute:write')} title={scopes.why('compute:write')}>{busy ? 'Launching…' : `Launch at ${perHour(plan.price_per_hour)}`}</button>
         </div>
       ) : null}
     </section>

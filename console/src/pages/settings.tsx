@@ -1,11 +1,14 @@
 /** Webhooks (endpoints, the delivery log with every attempt, test and retry) and settings (provider keys, SSH keys). */
 import { useState } from 'preact/hooks';
 import type { Api } from '../api';
+import { useScopes } from '../scopes';
 import type { Delivery, Page, ProviderKey, SshKey, Webhook } from '../types';
 import { Empty, ErrorNotice, usePoll } from '../ui';
 import { localTime } from '../format';
+import { ApiKeysSection } from './api-keys';
 
 function Deliveries({ api, webhook }: { api: Api; webhook: Webhook }) {
+  const scopes = useScopes();
   const log = usePoll(() => api.request<Page<Delivery>>('GET', `/v1/webhooks/${encodeURIComponent(webhook.id)}/deliveries?limit=50`), 10_000, [api, webhook.id]);
   const [error, setError] = useState<unknown>(null);
   const retry = async (id: string) => {
@@ -33,7 +36,7 @@ function Deliveries({ api, webhook }: { api: Api; webhook: Webhook }) {
             <td><ol class="attempts">{d.attempts.map((a, i) => (
               <li key={i}>{localTime(a.attempted_at)}: {a.status_code ?? 'no answer'}{a.error ? ` (${a.error})` : ''}, {Math.round(a.latency_ms)} ms</li>
             ))}</ol></td>
-            <td>{d.status !== 'pending' ? <button type="button" class="link" onClick={() => void retry(d.id)}>Retry</button> : null}</td>
+            <td>{d.status !== 'pending' ? <button type="button" class="link" disabled={!scopes.allowed('webhooks:write')} title={scopes.why('webhooks:write')} onClick={() => void retry(d.id)}>Retry</button> : null}</td>
           </tr>
         ))}</tbody>
       </table></div>
@@ -42,6 +45,7 @@ function Deliveries({ api, webhook }: { api: Api; webhook: Webhook }) {
 }
 
 export function WebhooksPage({ api }: { api: Api }) {
+  const scopes = useScopes();
   const hooks = usePoll(() => api.request<Page<Webhook>>('GET', '/v1/webhooks?limit=200'), 30_000, [api]);
   const [open, setOpen] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -68,7 +72,7 @@ export function WebhooksPage({ api }: { api: Api }) {
           <h2><code class="wrap">{w.url}</code> <small class="tag">{w.active ? 'active' : 'inactive'}</small></h2>
           <p>{w.events.join(', ')}</p>
           <div class="actions">
-            <button type="button" class="secondary" onClick={() => void test(w.id)}>Send test event</button>
+            <button type="button" class="secondary" disabled={!scopes.allowed('webhooks:write')} title={scopes.why('webhooks:write')} onClick={() => void test(w.id)}>Send test event</button>
             <button type="button" class="secondary" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? null : w.id)}>{open === w.id ? 'Hide deliveries' : 'Delivery log'}</button>
           </div>
           {open === w.id ? <Deliveries api={api} webhook={w} /> : null}
@@ -79,6 +83,7 @@ export function WebhooksPage({ api }: { api: Api }) {
 }
 
 export function SettingsPage({ api }: { api: Api }) {
+  const scopes = useScopes();
   const providers = usePoll(() => api.request<Page<ProviderKey>>('GET', '/v1/settings/providers'), 0, [api]);
   const ssh = usePoll(() => api.request<Page<SshKey>>('GET', '/v1/ssh-keys?limit=200'), 0, [api]);
   const [error, setError] = useState<unknown>(null);
@@ -107,7 +112,7 @@ export function SettingsPage({ api }: { api: Api }) {
             <tr key={k.provider}>
               <td>{k.display_label}</td><td><code>{k.key_hint}</code></td><td>{k.status}{verified[k.provider] ? ` (${verified[k.provider]})` : ''}</td>
               <td>{localTime(k.last_verified_at)}</td>
-              <td><button type="button" class="secondary" onClick={() => void act(async () => {
+              <td><button type="button" class="secondary" disabled={!scopes.allowed('settings:write')} title={scopes.why('settings:write')} onClick={() => void act(async () => {
                 const r = await api.request<{ message: string }>('POST', `/v1/settings/providers/${k.provider}/verify`);
                 setVerified((v) => ({ ...v, [k.provider]: r.message }));
               }, providers.reload)}>Verify</button></td>
@@ -126,13 +131,14 @@ export function SettingsPage({ api }: { api: Api }) {
             <tr key={k.id}>
               <td>{k.name}</td><td><code>{k.fingerprint}</code></td><td>{k.is_default ? 'default' : ''}</td>
               <td class="actions">
-                {k.is_default ? null : <button type="button" class="secondary" onClick={() => void act(() => api.request('PUT', `/v1/ssh-keys/${encodeURIComponent(k.id)}/default`), ssh.reload)}>Make default</button>}
-                <button type="button" class="link" onClick={() => void act(() => api.request('DELETE', `/v1/ssh-keys/${encodeURIComponent(k.id)}`), ssh.reload)}>Delete</button>
+                {k.is_default ? null : <button type="button" class="secondary" disabled={!scopes.allowed('settings:write')} title={scopes.why('settings:write')} onClick={() => void act(() => api.request('PUT', `/v1/ssh-keys/${encodeURIComponent(k.id)}/default`), ssh.reload)}>Make default</button>}
+                <button type="button" class="link" disabled={!scopes.allowed('settings:write')} title={scopes.why('settings:write')} onClick={() => void act(() => api.request('DELETE', `/v1/ssh-keys/${encodeURIComponent(k.id)}`), ssh.reload)}>Delete</button>
               </td>
             </tr>
           ))}</tbody>
         </table></div>
       ) : null}
+      <ApiKeysSection api={api} />
     </section>
   );
 }

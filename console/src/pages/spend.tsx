@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { Api } from '../api';
+import { useScopes } from '../scopes';
 import type { SpendSummary, Transaction, Transactions } from '../types';
 import { Empty, ErrorNotice, usePoll } from '../ui';
 import { dollars, localTime } from '../format';
@@ -10,6 +11,7 @@ import { dollars, localTime } from '../format';
 const TYPES = ['instance_charge', 'credit_topup', 'credit_grant', 'credit_refund', 'credit_dispute'];
 
 function TopUp({ api }: { api: Api }) {
+  const scopes = useScopes();
   const [amount, setAmount] = useState('25');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -31,7 +33,7 @@ function TopUp({ api }: { api: Api }) {
       <label for="topup-amount">Amount (USD, at least $5)</label>
       <input id="topup-amount" type="number" min="5" step="0.01" inputMode="decimal" required value={amount}
         onInput={(e) => setAmount((e.target as HTMLInputElement).value)} />
-      <button type="submit" disabled={busy}>{busy ? 'Opening checkout…' : 'Pay with Stripe'}</button>
+      <button type="submit" disabled={busy || !scopes.allowed('billing:write')} title={scopes.why('billing:write')}>{busy ? 'Opening checkout…' : 'Pay with Stripe'}</button>
       <ErrorNotice error={error} />
     </form>
   );

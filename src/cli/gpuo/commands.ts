@@ -49,7 +49,8 @@ export function launchBody(flags: Flags): LaunchBody {
 
 const money = (v: unknown) => (typeof v === 'number' ? `$${v.toFixed(4).replace(/0{1,2}$/, '')}` : '-');
 
-type Instance = Awaited<ReturnType<GpuoClient['instances']>>['data'][number];
+/** An instance as launch, stop and terminate answer it (the list's records add `observed_at` and more). */
+type Instance = Awaited<ReturnType<GpuoClient['launch']>>;
 const instanceRow = (i: Instance) => ({ ...i, price_per_hour: money(i.price_per_hour) });
 const INSTANCE_COLUMNS = ['id', 'provider', 'name', 'status', 'gpu_type', 'gpu_count', 'price_per_hour', 'public_ip'];
 

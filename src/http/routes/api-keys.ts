@@ -133,6 +133,16 @@ export function registerApiKeyRoutes(api: ApiRouter, deps: { keys: ApiKeyQueries
   });
 
   api.add({
+    method: 'get',
+    path: '/v1/api-keys/current',
+    tag: 'API keys',
+    summary: 'The key making this request: its scopes, cap and spend (what a client may offer its user)',
+    auth: true,
+    responses: { 200: { description: 'The calling key (never the secret)', schema: ApiKeyRecord } },
+    handler: async ({ apiKey }) => ({ body: await withSpend(apiKey) }),
+  });
+
+  api.add({
     method: 'delete',
     path: '/v1/api-keys/{id}',
     tag: 'API keys',
