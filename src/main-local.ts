@@ -220,6 +220,24 @@ async function ensureDemoAccount(
   return { account_id, api_key };
 }
 
+/** A workflow round trip proves the worker is polling before we say the service is up. */
+async function proveWorkerPolls(config: Config, address: string, masterKey: string): Promise<void> {
+  const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, masterKey, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
+  const client = await connectTemporalClient({
+    address,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    dataConverter: temporalDataConverter(vault),
+  });
+  await client.workflow.execute('healthProbe', {
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    workflowId: `health-probe-local-start-${Date.now()}`,
+    args: [{ message: 'local start' }],
+    workflowExecutionTimeout: '2 minutes',
+  });
+  await client.connection.close();
+}
+
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config.LOG_LEVEL, { process: 'local' });
@@ -297,21 +315,7 @@ async function main(): Promise<void> {
   const workerMetricsUrl = `http://${localHost}:${childEnv.WORKER_HEALTH_PORT}/metrics`;
   await waitFor('the API', async () => (await fetch(`${apiUrl}/healthz`)).ok, 60_000);
   await waitFor('the API dependencies', async () => (await fetch(`${apiUrl}/readyz`)).ok, 60_000);
-  // A workflow round trip proves the worker is polling before we say the service is up.
-  const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, masterKey, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
-  const client = await connectTemporalClient({
-    address: temporal.address,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    dataConverter: temporalDataConverter(vault),
-  });
-  await client.workflow.execute('healthProbe', {
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    workflowId: `health-probe-local-start-${Date.now()}`,
-    args: [{ message: 'local start' }],
-    workflowExecutionTimeout: '2 minutes',
-  });
-  await client.connection.close();
+  await proveWorkerPolls(config, temporal.address, masterKey);
 
   const { account_id, api_key } = await ensureDemoAccount(databaseUrl, { config, previous, simulated, masterKey });
 

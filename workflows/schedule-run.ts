@@ -174,11 +174,8 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
     gpu: schedule.gpu,
     preferSpot: schedule.prefer_spot,
   });
-  if (offers.length === 0) {
-    return finish('failed', {
-      error: `no available offer for ${schedule.gpu} on a connected provider that can run the job (runpod, vastai)`,
-    });
-  }
+  const noOffer = `no available offer for ${schedule.gpu} on a connected provider that can run the job (runpod, vastai)`;
+  if (offers.length === 0) return finish('failed', { error: noOffer });
 
   const refusals: string[] = [];
   for (let attempt = 0; attempt < offers.length; attempt++) {

@@ -68,7 +68,7 @@ it('402: the plan answers the launch\'s status, code and message', async () => {
   const launched = await launch(poor.auth, body);
   expect(launched.status).toBe(402);
   expect(planned.body.refusal).toEqual({ status: 402, code: 'insufficient_balance', message: launched.body.error.message });
-  expect(planned.body.refusal.message).toMatch(/needs \$0\.\d\d for its first hour .* the balance is \$0\.10/);
+  expect(planned.body.refusal.message).toMatch(/the next hour needs \$0\.\d\d and \$0\.10 is available/);
   nothingAt({ runpod: simKey });
 });
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PROVIDER_KEY_STATUSES, type ProviderKeyQueries } from '../../db/queries/provider-keys';
 import { keyHint } from '../../domain/key-vault';
 import type { InstanceQueries } from '../../db/queries/instances';
-import { ConflictError, NotFoundError } from '../../errors';
+import { ConflictError, NotFoundError, ProviderRequestError } from '../../errors';
 import { PROVIDER_NAMES, type ProviderAdapter, type ProviderId } from '../../providers/types';
 import type { ProviderCredentials } from '../../services/provider-credentials';
 import type { ApiRouter } from '../route';
@@ -55,11 +55,22 @@ export function registerProviderKeyRoutes(
   async function assertKeySeesLiveInstances(accountId: string, provider: ProviderId, apiKey: string): Promise<void> {
     const live = (await deps.instances.listLive(accountId, provider)).filter((r) => r.provider_instance_id);
     if (!live.length) return;
-    const visible = new Set((await deps.adapters[provider].listInstances(apiKey)).filter((i) => i.status !== 'terminated').map((i) => i.id));
+    let listed: Awaited<ReturnType<ProviderAdapter['listInstances']>>;
+    let rejected = false;
+    try {
+      listed = await deps.adapters[provider].listInstances(apiKey);
+    } catch (err) {
+      // A key the provider refuses sees nothing: the same refusal as a key of another account (409, not 502).
+      if (!(err instanceof ProviderRequestError) || err.kind !== 'invalid_key') throw err;
+      listed = [];
+      rejected = true;
+    }
+    const visible = new Set(listed.filter((i) => i.status !== 'terminated').map((i) => i.id));
     const unseen = live.map((r) => r.provider_instance_id!).filter((id) => !visible.has(id));
     if (!unseen.length) return;
     throw new ConflictError(
-      `The new ${provider} key cannot see managed instances that are still live (${unseen.slice(0, 10).join(', ')}${unseen.length > 10 ? ', …' : ''}); ` +
+      `The new ${provider} key ${rejected ? `was rejected by ${PROVIDER_NAMES[provider]}, so it cannot see` : 'cannot see'} managed instances that are still live ` +
+        `(${unseen.slice(0, 10).join(', ')}${unseen.length > 10 ? ', …' : ''}); ` +
         'it must belong to the provider account they run in, or terminate them first (POST /v1/compute/{id}/terminate).',
       unseen.map((id) => ({ path: 'instances', message: 'live managed instance the new key cannot see', instance_id: id })),
     );
