@@ -1,8 +1,13 @@
 /** Display helpers: money in dollars, durations, and "as of" times. */
+/** One formatter per precision: `toLocaleString` builds a new one on every call (a 1,000-row table pays for it). */
+const formatters = new Map<number, Intl.NumberFormat>();
+
 export function dollars(n: number | null | undefined, digits = 2): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
   const sign = n < 0 ? '−' : '';
-  return `${sign}$${Math.abs(n).toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
+  let f = formatters.get(digits);
+  if (!f) formatters.set(digits, (f = new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })));
+  return `${sign}$${f.format(Math.abs(n))}`;
 }
 
 export function perHour(n: number | null | undefined): string {

@@ -163,7 +163,12 @@ export function registerPlanRoutes(api: ApiRouter, deps: PlanDeps): void {
       const ranked = planned.filter((p): p is PlannedLaunch => p !== null).sort((a, b) => Number(b.admitted) - Number(a.admitted));
       const first = ranked[0];
       if (!first) throw new NoCapacityError(providers.map((p) => PROVIDER_NAMES[p]).join(', '), `no ${body.gpu_type} offer can be launched`);
-      if (!first.admitted) throw new ApiError(first.refusal!.status, first.refusal!.code as ApiError['code'], first.refusal!.message);
+      if (!first.admitted) {
+        // The reason that speaks to this account: a connected provider's refusal (402 with its numbers, no
+        // capacity) before "not connected" at a provider it never used.
+        const why = ranked.find((p) => p.refusal!.code !== 'provider_not_connected') ?? first;
+        throw new ApiError(why.refusal!.status, why.refusal!.code as ApiError['code'], why.refusal!.message);
+      }
       return { body: { gpu_type: body.gpu_type, gpu_count: body.gpu_count, candidates: ranked } };
     },
   });
