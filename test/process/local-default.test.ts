@@ -14,6 +14,7 @@ jest.setTimeout(180_000);
 
 interface LocalJson {
   api_url: string;
+  console_url: string;
   database_url: string;
   temporal_ui_url: string;
   ops_url: string;
@@ -57,6 +58,7 @@ it('starts everything, serves the demo account, stops every child, and reuses th
   const state = JSON.parse(await readFile(stateFile, 'utf8')) as LocalJson;
   expect(state).toEqual({
     api_url: `http://127.0.0.1:${ports.api}`,
+    console_url: `http://127.0.0.1:${ports.api}/console`,
     database_url: `postgres://postgres:postgres@127.0.0.1:${ports.pg}/gpu_orchestrator`,
     temporal_ui_url: `http://127.0.0.1:${ports.ui}`,
     ops_url: `http://127.0.0.1:${ports.ops}`,
@@ -74,6 +76,11 @@ it('starts everything, serves the demo account, stops every child, and reuses th
   expect(templates.status).toBe(200);
   expect(((await templates.json()) as { data: unknown[] }).data.length).toBeGreaterThanOrEqual(10);
   expect((await fetch(state.temporal_ui_url)).status).toBe(200);
+  // npm start built the console from source; the API serves it where the banner says.
+  expect(first.output()).toContain(`Console:      ${state.console_url}`);
+  const consolePage = await fetch(state.console_url);
+  expect(consolePage.status).toBe(200);
+  expect(await consolePage.text()).toMatch(/<script type="module" src="\/console\/assets\/app-[A-Z0-9]+\.js">/);
   // The demo account is connected to the three simulated providers, and the keys verify.
   const connected = (await (await fetch(`${state.api_url}/v1/settings/providers`, { headers: auth })).json()) as { data: { provider: string }[] };
   expect(connected.data.map((k) => k.provider).sort()).toEqual(['lambda', 'runpod', 'vastai']);

@@ -33,7 +33,7 @@ beforeAll(async () => {
   };
   const ports = [await freePort(), await freePort()];
   apiUrls = ports.map((p) => `http://127.0.0.1:${p}`);
-  for (const port of ports) apis.push(runEntry('src/main-api.ts', [], { ...env, PORT: String(port) }));
+  for (const port of ports) apis.push(runEntry('src/main-api.ts', [], { ...env, PORT: String(port), OPS_PORT: '0' }));
   await eventually('two APIs ready', async () => {
     const dead = apis.find((p) => p.child.exitCode !== null);
     if (dead) throw new Error(`an API exited during start-up: ${dead.output().slice(-2000)}`);

@@ -102,7 +102,7 @@ it('refusals are typed: 402 InsufficientBalanceError with the numbers, 403 Forbi
   await svc.t.http.post('/v1/settings/providers').set(poor.auth).send({ provider: 'runpod', api_key: svc.t.sims.runpod.createKey() }).expect(201);
   const refused = await sdk.launch({ provider: 'runpod', gpu_type: 'rtx-a6000', gpu_count: 1, spot: false }).catch((e: unknown) => e);
   expect(refused).toBeInstanceOf(InsufficientBalanceError);
-  expect(refused).toMatchObject({ status: 402, code: 'insufficient_balance', message: expect.stringContaining('the balance is $0.10') });
+  expect(refused).toMatchObject({ status: 402, code: 'insufficient_balance', message: expect.stringContaining('The balance is $0.10') });
   const ro = await sdk.createApiKey({ name: 'ro', scopes: ['read'] });
   const readOnly = createGpuoClient({ baseUrl: svc.baseUrl, apiKey: ro.api_key });
   const forbidden = await readOnly.terminate('anything').catch((e: unknown) => e);
