@@ -1,5 +1,6 @@
 /**
- * Launch: GPU → offers ranked across providers (POST /v1/compute/plan without a provider) → settings →
+ * Launch: GPU → offers ranked across providers (POST /v1/compute/plan without a provider) → settings (no idle
+ * stop yet: the API does not take `idle_stop` until the fleet issue's idle stop is built) →
  * the plan of that exact body (price, warnings, what the balance and the key's cap say) → launch, then the
  * instance booting live until `running`.
  */
@@ -27,9 +28,6 @@ interface Settings {
   volume_gb: string;
   ssh_key_name: string;
   onstart_cmd: string;
-  idle: boolean;
-  idle_below: string;
-  idle_minutes: string;
 }
 
 /** The launch body for an offer and the settings, with only the fields that provider takes. */
@@ -42,9 +40,6 @@ export function launchBody(offer: PlannedLaunch, s: Settings, templates: Templat
   if (offer.provider === 'runpod' && s.volume_gb) body.volume_gb = Number(s.volume_gb);
   if (offer.provider === 'lambda' && s.ssh_key_name) body.ssh_key_name = s.ssh_key_name;
   if (offer.provider === 'vastai' && s.onstart_cmd.trim()) body.onstart_cmd = s.onstart_cmd;
-  if (s.idle && offer.provider !== 'lambda') {
-    body.idle_stop = { utilization_below_percent: Number(s.idle_below), for_minutes: Number(s.idle_minutes) };
-  }
   return body;
 }
 
@@ -58,7 +53,7 @@ export function LaunchPage({ api }: { api: Api }) {
   const [spot, setSpot] = useState(false);
   const [search, setSearch] = useState<PlanSearch | null>(null);
   const [offer, setOffer] = useState<PlannedLaunch | null>(null);
-  const [settings, setSettings] = useState<Settings>({ name: '', template: '', docker_image: '', disk_gb: '', volume_gb: '', ssh_key_name: '', onstart_cmd: '', idle: false, idle_below: '5', idle_minutes: '30' });
+  const [settings, setSettings] = useState<Settings>({ name: '', template: '', docker_image: '', disk_gb: '', volume_gb: '', ssh_key_name: '', onstart_cmd: '' });
   const [plan, setPlan] = useState<PlannedLaunch | null>(null);
   const [launched, setLaunched] = useState<Instance | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -154,15 +149,6 @@ export function LaunchPage({ api }: { api: Api }) {
             ) : <p class="hint">The account's default SSH key is installed{sshKeys.length === 0 ? ' (none yet: add one in settings)' : ''}.</p>}
             {offer.provider === 'vastai' ? <div><label for="launch-onstart">On-start command</label><input id="launch-onstart" value={settings.onstart_cmd} onInput={set('onstart_cmd')} /></div> : null}
           </div>
-          {offer.provider !== 'lambda' ? (
-            <fieldset class="inline-form">
-              <legend><label for="launch-idle" class="inline"><input id="launch-idle" type="checkbox" checked={settings.idle} onChange={set('idle')} /> Stop when idle</label></legend>
-              {settings.idle ? <>
-                <div><label for="launch-idle-below">GPU utilization below (%)</label><input id="launch-idle-below" type="number" min="1" max="100" value={settings.idle_below} onInput={set('idle_below')} /></div>
-                <div><label for="launch-idle-minutes">for (minutes)</label><input id="launch-idle-minutes" type="number" min="1" value={settings.idle_minutes} onInput={set('idle_minutes')} /></div>
-              </> : null}
-            </fieldset>
-          ) : null}
           <button type="submit" disabled={busy}>Review the plan</button>
         </form>
       ) : null}
