@@ -4,19 +4,10 @@ import type { Api } from '../api';
 import { useScopes, type Scope } from '../scopes';
 import { Empty, ErrorNotice, usePoll } from '../ui';
 import { dollars, localTime } from '../format';
+import type { ApiKeyRecord } from '../types';
 
 const ALL_SCOPES: Scope[] = ['read', 'compute:write', 'schedules:write', 'alerts:write', 'webhooks:write', 'billing:write', 'settings:write', 'keys:admin'];
 
-interface ApiKeyRecord {
-  id: string;
-  name: string;
-  key_prefix: string;
-  scopes: string[];
-  spend_limit: { amount: number; period: 'day' | 'month' } | null;
-  spend_in_period: number | null;
-  last_used_at: string | null;
-  expires_at: string | null;
-}
 
 export function ApiKeysSection({ api }: { api: Api }) {
   const scopes = useScopes();
