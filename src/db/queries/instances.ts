@@ -1,3 +1,4 @@
+import type { LaunchIntent } from './admission';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { chargeForElapsed } from '../../domain/money';
@@ -48,22 +49,8 @@ export const ENDED_STATUSES = ['terminated', 'failed'] as const;
 const micros = (dollars: number | null) => (dollars === null ? null : Math.round(dollars * 1_000_000));
 
 /** The intent row (or the restart of a failed one); see `insertIntent`. */
-interface IntentInput {
-  id: string;
-  accountId: string;
-  requestHash: string;
-  provider: ProviderId;
-  providerName: string;
-  name: string;
-  gpuType: string;
-  gpuCount: number;
-  spot: boolean;
-  region: string | null;
-  dockerImage: string | null;
-  warnings: string[];
-  /** The API key that launched it (its spend counts toward the key's cap). */
-  apiKeyId?: string | null;
-}
+/** The launch's intent: what the request asked for (the same record admission reserves). */
+type IntentInput = LaunchIntent;
 
 function upsertIntent(conn: CommonQueryMethods, input: IntentInput): Promise<InstanceRow> {
   return conn.one(sql.type(InstanceRow)`
