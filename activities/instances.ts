@@ -12,7 +12,7 @@ import { LimitReachedError } from '../src/errors';
 import { createBalanceWatch } from './billing';
 import { toActivityFailure } from './provider-failures';
 import { announceChargesToAlertMonitor } from './alerts';
-import type { LaunchInput } from '../workflows/contracts/launch';
+import { launchIntentOf, type LaunchInput } from '../workflows/contracts/launch';
 import type { ActivityDeps } from './deps';
 
 export interface SshAccess {
@@ -105,19 +105,7 @@ export function createInstanceActivities(deps: ActivityDeps) {
     async recordLaunchIntent(input: LaunchInput): Promise<InstanceRow> {
       try {
         return await instances.insertIntent({
-          id: input.instanceId,
-          accountId: input.accountId,
-          requestHash: input.requestHash,
-          provider: input.provider,
-          providerName: input.providerName,
-          name: input.name,
-          gpuType: input.gpuType,
-          gpuCount: input.gpuCount,
-          spot: input.spot,
-          region: input.region ?? null,
-          dockerImage: input.dockerImage ?? null,
-          warnings: input.warnings,
-          apiKeyId: input.apiKeyId ?? null,
+          ...launchIntentOf(input),
           maxLive: (deps.limits ?? DEFAULT_LIMITS).live_instances,
         });
       } catch (err) {

@@ -4,6 +4,7 @@
  * A leaf: workflows, client modules, routes and activities (types only) import it; it imports nothing with I/O.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { LaunchIntent } from '../../src/db/queries/admission';
 import type { InstanceRow } from '../../src/db/queries/instances';
 import type { ProviderId } from '../../src/providers/types';
 
@@ -135,3 +136,22 @@ export interface LaunchCarried {
 
 /** The launch workflow's signature, for continue-as-new and typed starts. */
 export type LaunchWorkflow = (input: LaunchInput, carried?: LaunchCarried) => Promise<LaunchResult>;
+
+/** The instance row a launch reserves and records, as its input describes it (admission and the intent step). */
+export function launchIntentOf(input: LaunchInput): LaunchIntent {
+  return {
+    id: input.instanceId,
+    accountId: input.accountId,
+    requestHash: input.requestHash,
+    provider: input.provider,
+    providerName: input.providerName,
+    name: input.name,
+    gpuType: input.gpuType,
+    gpuCount: input.gpuCount,
+    spot: input.spot,
+    region: input.region ?? null,
+    dockerImage: input.dockerImage ?? null,
+    warnings: input.warnings,
+    apiKeyId: input.apiKeyId ?? null,
+  };
+}

@@ -14,7 +14,7 @@ import type { BalanceGuard, LaunchCost } from '../../services/balance-guard';
 import type { LaunchIntent } from '../../db/queries/admission';
 import { assertWithinKeyCap } from '../../services/key-spend-cap';
 import type { ProviderCredentials } from '../../services/provider-credentials';
-import type { LaunchInput, LaunchTiming } from '../../../workflows/contracts/launch';
+import { launchIntentOf, type LaunchInput, type LaunchTiming } from '../../../workflows/contracts/launch';
 import type { FleetClient } from '../../workflow-clients/fleet';
 import type { InstanceClient } from '../../workflow-clients/instances';
 import type { ApiRouter } from '../route';
@@ -230,24 +230,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
         apiKeyId: apiKey.id,
         ...timing,
       };
-      await assertAdmitted(deps, {
-        ...input,
-        intent: {
-          id: instanceId,
-          accountId,
-          requestHash: hash,
-          provider: input.provider,
-          providerName: input.providerName,
-          name: input.name,
-          gpuType: input.gpuType,
-          gpuCount: input.gpuCount,
-          spot: input.spot,
-          region: input.region ?? null,
-          dockerImage: input.dockerImage ?? null,
-          warnings,
-          apiKeyId: apiKey.id,
-        },
-      }, apiKey);
+      await assertAdmitted(deps, { ...input, intent: launchIntentOf(input) }, apiKey);
       try {
         return { status: 201, body: toInstanceRecord(await deps.workflows.launch(input)) };
       } catch (err) {
