@@ -13,6 +13,7 @@ import { createBalanceWatch } from './billing';
 import { toActivityFailure } from './provider-failures';
 import { announceChargesToAlertMonitor } from './alerts';
 import { launchIntentOf, type LaunchInput } from '../workflows/contracts/launch';
+import { keyMayEnd, keyMismatchWarning, providerKeyFingerprint } from '../src/domain/provider-key-fingerprint';
 import type { ActivityDeps } from './deps';
 
 export interface SshAccess {
@@ -62,16 +63,44 @@ export function createInstanceActivities(deps: ActivityDeps) {
   const { instances, sshKeys } = deps.queries;
   const balance = createBalanceWatch(deps);
 
-  async function withProvider<T>(accountId: string, provider: ProviderId, fn: (apiKey: string) => Promise<T>): Promise<T> {
+  /** Calls the provider with the account's key; `fingerprint` names that key (see `providerKeyFingerprint`). */
+  async function withProvider<T>(accountId: string, provider: ProviderId, fn: (apiKey: string, fingerprint: string) => Promise<T>): Promise<T> {
     const apiKey = await deps.credentials.findApiKey(accountId, provider);
     if (apiKey === null) {
       throw ApplicationFailure.nonRetryable(`No ${provider} API key is connected to this account.`, 'provider_not_connected');
     }
     try {
-      return await heartbeating(() => fn(apiKey));
+      return await heartbeating(() => fn(apiKey, providerKeyFingerprint(provider, apiKey)));
     } catch (err) {
       throw toActivityFailure(err);
     }
+  }
+
+  /**
+   * The provider's view of `row` with the connected key. Seen: the key belongs to the instance's provider
+   * account and is bound to it. Not found by a key that did not create it: the record says so and the look
+   * fails (retryable later), because that answer says nothing about the instance.
+   */
+  async function lookAsCreatingKey(row: InstanceRow, apiKey: string, fingerprint: string): Promise<ProviderInstance | null> {
+    const instance = await deps.adapters[row.provider].getInstance(apiKey, row.provider_instance_id!);
+    if (instance) {
+      if (row.provider_key_fingerprint !== fingerprint || row.key_warning) await instances.bindCreatingKey([row.id], fingerprint);
+      return instance;
+    }
+    if (keyMayEnd(row, fingerprint)) return null;
+    const warning = keyMismatchWarning(row.provider);
+    await instances.setKeyWarning(row.id, warning);
+    deps.logger.warn('provider key mismatch: a not-found from a key that did not create the instance is ignored', {
+      instanceId: row.id,
+      provider: row.provider,
+    });
+    throw ApplicationFailure.nonRetryable(warning, 'provider_key_mismatch');
+  }
+
+  /** Before a stop or terminate with a key that did not create the instance: that key must see it. */
+  async function assertKeyCanEnd(row: InstanceRow, apiKey: string, fingerprint: string): Promise<void> {
+    if (row.provider_key_fingerprint === null || row.provider_key_fingerprint === fingerprint) return;
+    await lookAsCreatingKey(row, apiKey, fingerprint);
   }
 
   async function rowOf(id: string): Promise<InstanceRow> {
@@ -129,13 +158,14 @@ export function createInstanceActivities(deps: ActivityDeps) {
      * worker) first looks for the instance an earlier ask may have created, by its tagged name.
      */
     async createAtProvider(input: LaunchInput, ssh: SshAccess): Promise<ProviderInstance> {
-      let attempt: number;
-      try {
-        attempt = await instances.countCreateAttempt(input.instanceId);
-      } catch (err) {
-        throw dbFailure(err);
-      }
-      return withProvider(input.accountId, input.provider, async (apiKey) => {
+      return withProvider(input.accountId, input.provider, async (apiKey, fingerprint) => {
+        let attempt: number;
+        try {
+          // The key that asks is recorded with the ask: it is the key that creates the instance.
+          attempt = await instances.countCreateAttempt(input.instanceId, fingerprint);
+        } catch (err) {
+          throw dbFailure(err);
+        }
         const adapter = deps.adapters[input.provider];
         if (attempt > 1) {
           const found = await adapter.findInstanceByName(apiKey, input.providerName);
@@ -179,12 +209,14 @@ export function createInstanceActivities(deps: ActivityDeps) {
       });
     },
 
-    /** The provider's view now; `gone` when the provider no longer knows the instance. */
+    /**
+     * The provider's view now; `gone` when the provider no longer knows the instance. A "not found" from a key
+     * that did not create the instance proves nothing: it fails (`provider_key_mismatch`, the record warned),
+     * which the workflow treats as a provider it cannot ask right now.
+     */
     async pollInstance(id: string): Promise<PollResult> {
       const row = await rowOf(id);
-      const instance = await withProvider(row.account_id, row.provider, (apiKey) =>
-        deps.adapters[row.provider].getInstance(apiKey, row.provider_instance_id!),
-      );
+      const instance = await withProvider(row.account_id, row.provider, (apiKey, fingerprint) => lookAsCreatingKey(row, apiKey, fingerprint));
       const atMs = Date.now();
       if (!instance || instance.status === 'terminated') return { gone: true, instance, atMs, row };
       return { gone: false, instance, atMs, row: await instances.refreshFromProvider(id, instance) };
@@ -219,9 +251,10 @@ export function createInstanceActivities(deps: ActivityDeps) {
     async stopInstance(id: string): Promise<{ atMs: number }> {
       const row = await rowOf(id);
       await instances.markStatus(id, 'stopping');
-      const stopped = await withProvider(row.account_id, row.provider, (apiKey) =>
-        deps.adapters[row.provider].stop(apiKey, row.provider_instance_id!),
-      );
+      const stopped = await withProvider(row.account_id, row.provider, async (apiKey, fingerprint) => {
+        await assertKeyCanEnd(row, apiKey, fingerprint);
+        return deps.adapters[row.provider].stop(apiKey, row.provider_instance_id!);
+      });
       const atMs = Date.now();
       await instances.refreshFromProvider(id, stopped);
       return { atMs };
@@ -231,7 +264,11 @@ export function createInstanceActivities(deps: ActivityDeps) {
     async terminateInstance(id: string): Promise<{ atMs: number }> {
       const row = await rowOf(id);
       if (row.status !== 'terminated') await instances.markStatus(id, 'terminating');
-      await withProvider(row.account_id, row.provider, (apiKey) => deps.adapters[row.provider].terminate(apiKey, row.provider_instance_id!));
+      await withProvider(row.account_id, row.provider, async (apiKey, fingerprint) => {
+        // A terminate answers "not found" as done: from another provider account that would end a running instance.
+        await assertKeyCanEnd(row, apiKey, fingerprint);
+        await deps.adapters[row.provider].terminate(apiKey, row.provider_instance_id!);
+      });
       return { atMs: Date.now() };
     },
 

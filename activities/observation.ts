@@ -9,6 +9,7 @@ import type { InstanceRow } from '../src/db/queries/instances';
 import { bootFailure } from '../src/domain/boot-deadlines';
 import { ProviderRequestError } from '../src/errors';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
+import { keyMayEnd, keyMismatchWarning, providerKeyFingerprint } from '../src/domain/provider-key-fingerprint';
 import { providerFailureType, type FailureType } from '../workflows/contracts/failures';
 import type { ProviderObservation } from '../workflows/contracts/observation';
 import type { ActivityDeps } from './deps';
@@ -94,6 +95,10 @@ export function createObservationActivities(deps: ActivityDeps) {
       const atMs = Date.now();
       await views.recordRound(input.accountId, input.provider, listed, new Date(atMs));
       const byId = new Map(listed.map((i) => [i.id, i]));
+      // The key sees these: it belongs to their provider account, so its "not found" counts for them from now on.
+      const fingerprint = providerKeyFingerprint(input.provider, apiKey);
+      const seenByKey = rows.filter((r) => byId.has(r.provider_instance_id!) && (r.provider_key_fingerprint !== fingerprint || r.key_warning));
+      await instances.bindCreatingKey(seenByKey.map((r) => r.id), fingerprint);
       const missing: InstanceRow[] = [];
       for (const row of rows) {
         if (MOVING.has(row.status)) continue;
@@ -118,6 +123,13 @@ export function createObservationActivities(deps: ActivityDeps) {
               instance = await adapter.getInstance(apiKey, row.provider_instance_id!);
             } catch {
               return; // not confirmed either way: next round
+            }
+            if (instance && (row.provider_key_fingerprint !== fingerprint || row.key_warning)) {
+              await instances.bindCreatingKey([row.id], fingerprint);
+            } else if (!instance && !keyMayEnd(row, fingerprint)) {
+              // Not found by a key that did not create it: proves nothing. The instance keeps its status and its meter.
+              await instances.setKeyWarning(row.id, keyMismatchWarning(input.provider));
+              return;
             }
             const observation: ProviderObservation = { gone: !instance || instance.status === 'terminated', instance, atMs: Date.now() };
             if (needsAction(row, observation)) round.changes.push({ instanceId: row.id, observation });

@@ -11,6 +11,7 @@ import type { LaunchInput } from '../workflows/contracts/launch';
 import type { ReconcileReport, ReconcileTarget } from '../workflows/contracts/maintenance';
 import { DEFAULT_RECONCILE_SETTINGS, type ActivityDeps } from './deps';
 import { toActivityFailure } from './provider-failures';
+import { keyMayEnd, keyMismatchWarning, providerKeyFingerprint } from '../src/domain/provider-key-fingerprint';
 
 const ENDED = new Set(['terminated', 'failed']);
 
@@ -64,6 +65,13 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       const byProviderId = new Map(mine.filter((r) => r.provider_instance_id).map((r) => [r.provider_instance_id!, r]));
       const byName = new Map(mine.filter((r) => r.provider_name).map((r) => [r.provider_name!, r]));
       const client = workflows();
+      // Rows this key sees are of its provider account: bound to it (see observation); others are only warned about below.
+      const fingerprint = providerKeyFingerprint(target.provider, apiKey);
+      const listedIds = new Set(listed.map((i) => i.id));
+      await instances.bindCreatingKey(
+        mine.filter((r) => !ENDED.has(r.status) && r.provider_instance_id && listedIds.has(r.provider_instance_id) && r.provider_key_fingerprint !== fingerprint).map((r) => r.id),
+        fingerprint,
+      );
 
       const terminate = async (inst: ProviderInstance) => {
         try {
@@ -99,10 +107,15 @@ export function createReconciliationActivities(deps: ActivityDeps) {
         }
       }
 
-      const listedIds = new Set(listed.map((i) => i.id));
       for (const row of mine) {
         if (ENDED.has(row.status) || !row.provider_instance_id || listedIds.has(row.provider_instance_id)) continue;
         if (await client.isManaged(row.id)) continue; // its workflow notices the loss itself
+        if (!keyMayEnd(row, fingerprint)) {
+          // Absent from the list of a key that did not create it: that proves nothing; the record says why.
+          await instances.setKeyWarning(row.id, keyMismatchWarning(target.provider));
+          (report.keyMismatch ??= []).push(row.provider_instance_id);
+          continue;
+        }
         // Gone at the provider with nobody watching: charged up to now, then finished.
         if (row.status === 'running') await instances.chargeThrough(row.id, new Date());
         await instances.markEnded(row.id, 'terminated', 'instance.terminated', new Date(), {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { chargeForElapsed } from '../../domain/money';
 import { INSTANCE_STATUSES, type InstanceStatus, type ProviderId, type ProviderInstance, PROVIDERS } from '../../providers/types';
 import { LIVE_INSTANCE_STATUSES, limitReachedMessage } from '../../domain/limits';
+import { BILLS_FROM_CREATE } from '../../domain/provider-key-fingerprint';
 import { LimitReachedError } from '../../errors';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
@@ -36,12 +37,18 @@ export const InstanceRow = z.object({
   end_reason: z.string().nullable(),
   lifecycle_warning: z.string().nullable(),
   created_at: z.string(),
+  /** Fingerprint of the provider key that created (or has since seen) the instance; null on older rows. */
+  provider_key_fingerprint: z.string().nullable(),
+  /** Why the connected key cannot manage the instance (it is not the key that created it); shown in `warnings`. */
+  key_warning: z.string().nullable(),
+  /** When the provider accepted the create. */
+  accepted_at: z.string().nullable(),
 });
 export type InstanceRow = z.infer<typeof InstanceRow>;
 
 const COLUMNS = sql.fragment`id, account_id, request_hash, provider, provider_instance_id, provider_name, name, status, provider_status,
   gpu_type, gpu_count, price_per_hour_micros, spot, region, docker_image, public_ip, ssh, warnings, started_at, metered_through,
-  ended_at, end_reason, lifecycle_warning, created_at`;
+  ended_at, end_reason, lifecycle_warning, created_at, provider_key_fingerprint, key_warning, accepted_at`;
 
 /** Statuses after which nothing runs at the provider on our behalf. */
 export const ENDED_STATUSES = ['terminated', 'failed'] as const;
@@ -73,6 +80,9 @@ function upsertIntent(conn: CommonQueryMethods, input: IntentInput): Promise<Ins
       price_per_hour_micros = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.price_per_hour_micros END,
       started_at = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.started_at END,
       metered_through = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.metered_through END,
+      provider_key_fingerprint = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.provider_key_fingerprint END,
+      key_warning = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.key_warning END,
+      accepted_at = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.accepted_at END,
       updated_at = now()
     RETURNING ${COLUMNS}`);
 }
@@ -106,11 +116,32 @@ export function createInstanceQueries(pool: Pool) {
 
     /**
      * Counts an ask to create, committed before the ask is sent: 1 means no earlier ask can have created
-     * anything, so the create needs no look for an earlier instance first.
+     * anything, so the create needs no look for an earlier instance first. `keyFingerprint` records which
+     * provider key asks (the key that creates the instance).
      */
-    async countCreateAttempt(id: string): Promise<number> {
+    async countCreateAttempt(id: string, keyFingerprint?: string): Promise<number> {
       return pool.oneFirst(sql.type(z.object({ create_attempts: z.number() }))`
-        UPDATE instances SET create_attempts = create_attempts + 1 WHERE id = ${id} RETURNING create_attempts`);
+        UPDATE instances SET create_attempts = create_attempts + 1,
+          provider_key_fingerprint = coalesce(${keyFingerprint ?? null}, provider_key_fingerprint)
+        WHERE id = ${id} RETURNING create_attempts`);
+    },
+
+    /**
+     * The connected key saw these instances at the provider (same provider account): its "not found" counts
+     * from now on, and any key warning is cleared. Writes only rows that differ.
+     */
+    async bindCreatingKey(ids: readonly string[], keyFingerprint: string): Promise<void> {
+      if (!ids.length) return;
+      await pool.query(sql.typeAlias('void')`
+        UPDATE instances SET provider_key_fingerprint = ${keyFingerprint}, key_warning = NULL, updated_at = now()
+        WHERE id = ANY(${sql.array([...ids], 'text')})
+          AND (provider_key_fingerprint IS DISTINCT FROM ${keyFingerprint} OR key_warning IS NOT NULL)`);
+    },
+
+    /** Says (once) that the connected key is not the one that created the instance; see `keyMismatchWarning`. */
+    async setKeyWarning(id: string, warning: string): Promise<void> {
+      await pool.query(sql.typeAlias('void')`
+        UPDATE instances SET key_warning = ${warning}, updated_at = now() WHERE id = ${id} AND key_warning IS DISTINCT FROM ${warning}`);
     },
 
     /**
@@ -121,6 +152,7 @@ export function createInstanceQueries(pool: Pool) {
       return pool.one(sql.type(InstanceRow)`
         UPDATE instances SET provider_instance_id = ${i.id}, status = ${i.status}, provider_status = ${i.providerStatus},
           price_per_hour_micros = coalesce(price_per_hour_micros, ${micros(i.pricePerHour)}),
+          accepted_at = coalesce(accepted_at, now()),
           region = coalesce(${i.region}, region), docker_image = coalesce(docker_image, ${i.dockerImage}),
           public_ip = ${i.publicIp}, ssh = ${i.ssh ? sql.jsonb(i.ssh) : null}, updated_at = now()
         WHERE id = ${id} RETURNING ${COLUMNS}`);
@@ -223,12 +255,14 @@ export function createInstanceQueries(pool: Pool) {
     /**
      * First time running: metering starts when the provider says the instance started (where its API says so
      * and the time is plausible: after the row was written, not after we saw it), else at `observedAt`;
-     * `instance.started` is written in the same transaction.
+     * `instance.started` is written in the same transaction. A provider that reports no start and bills from
+     * the create (Lambda) is metered from when it accepted the create.
      */
     async markRunning(id: string, observedAt: Date, i: ProviderInstance): Promise<InstanceRow> {
       return pool.transaction(async (tx) => {
         const current = await tx.one(sql.type(InstanceRow)`SELECT ${COLUMNS} FROM instances WHERE id = ${id} FOR UPDATE`);
-        const reported = i.startedAt ? Date.parse(i.startedAt) : NaN;
+        const billedFrom = i.startedAt ?? (BILLS_FROM_CREATE.has(current.provider) ? current.accepted_at : null);
+        const reported = billedFrom ? Date.parse(billedFrom) : NaN;
         const at =
           Number.isFinite(reported) && reported <= observedAt.getTime() && reported >= Date.parse(current.created_at) - 1000
             ? new Date(reported)
@@ -268,7 +302,9 @@ export function createInstanceQueries(pool: Pool) {
         const to = through.getTime();
         if (to <= from) return { chargedMicros: 0, row };
         const amount = chargeForElapsed(price, to - start) - chargeForElapsed(price, from - start);
-        await ledger.postEntry(
+        // An interval too short to cost a micro-dollar posts no $0 charge; the next one is still computed from
+        // the start, so nothing is lost to rounding.
+        if (amount > 0) await ledger.postEntry(
           {
             accountId: row.account_id,
             type: 'instance_charge',

@@ -56,7 +56,7 @@ const CAPABILITY_FIELDS: Record<'volume_gb' | 'onstart_cmd' | 'ssh_key_name', Pr
 };
 
 export function toInstanceRecord(row: InstanceRow): InstanceRecord {
-  const warnings = row.lifecycle_warning ? [...row.warnings, row.lifecycle_warning] : row.warnings;
+  const warnings = [...row.warnings, ...(row.lifecycle_warning ? [row.lifecycle_warning] : []), ...(row.key_warning ? [row.key_warning] : [])];
   return {
     id: row.provider_instance_id ?? row.id,
     provider: row.provider,
