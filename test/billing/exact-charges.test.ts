@@ -2,7 +2,8 @@
  * Charges run on the provider's clock (real stack: Temporal dev server, Postgres, the provider simulators): an
  * instance that was running at the provider and is terminated before our first observation of it is charged
  * from the provider's reported start to the end the provider confirmed, once, at a real price. RunPod and
- * Vast.ai report a start; Lambda does not (there, metering starts at our first look).
+ * Vast.ai report a start; Lambda reports none and bills from the launch, so there metering starts when Lambda
+ * accepted the create (the simulator's own record of that moment is the reference).
  */
 import { z } from 'zod';
 import { sql } from '../../src/db/sql';
@@ -27,23 +28,33 @@ afterAll(async () => {
 });
 
 /** The observer's only view is the provider's instance list: held back, it never sees the instance running. */
-const LIST_PATHS: Partial<Record<ProviderId, RegExp>> = { runpod: /\/pods\/?$/, vastai: /\/instances\/?$/ };
+const LIST_PATHS: Record<ProviderId, RegExp> = { runpod: /\/pods\/?$/, vastai: /\/instances\/?$/, lambda: /\/instances\/?$/ };
+const LAUNCH_BODIES: Record<ProviderId, object> = {
+  runpod: { gpu_type: 'rtx-a6000' },
+  vastai: { gpu_type: 'rtx-a6000' },
+  lambda: { gpu_type: 'h100-80gb-sxm', region: 'us-east-1' },
+};
 
 const Charge = z.object({ amount_micros: z.number(), description: z.string() });
 const Row = z.object({ started_at: z.string().nullable(), ended_at: z.string().nullable(), price_per_hour_micros: z.number().nullable() });
 
-describe.each(['runpod', 'vastai'] as const)('%s: terminated before our first look', (provider) => {
+describe.each(['runpod', 'vastai', 'lambda'] as const)('%s: terminated before our first look', (provider) => {
   it('is charged once, price × the provider running time (±1 s), never $0', async () => {
     const account = await t.connectedAccount(provider);
     const sim = t.sims[provider];
-    sim.control.setBootDelay(300);
+    // Lambda's boot is long enough that metering from the first look instead of the accepted launch would be off by >1 s.
+    sim.control.setBootDelay(provider === 'lambda' ? 2_500 : 300);
     sim.control.setLatency(120_000, { match: { method: 'GET', path: LIST_PATHS[provider]! } });
     try {
-      const launched = await t.http.post('/v1/compute/launch').set(account.auth).send({ provider, gpu_type: 'rtx-a6000' });
+      const launched = await t.http.post('/v1/compute/launch').set(account.auth).send({ provider, ...LAUNCH_BODIES[provider] });
       expect(launched.status).toBe(201);
       const providerStart = await eventually('the provider to report it running', async () => {
         const seen = await t.deps.adapters[provider].getInstance(account.simKey, launched.body.id);
-        return seen?.status === 'running' && seen.startedAt ? Date.parse(seen.startedAt) : undefined;
+        if (seen?.status !== 'running') return undefined;
+        if (provider !== 'lambda') return seen.startedAt ? Date.parse(seen.startedAt) : undefined;
+        // Lambda bills from the launch it accepted: the simulator's record of that moment.
+        const created = sim.control.instances(account.simKey).find((i) => i.id === launched.body.id)?.createdAt;
+        return created ? Date.parse(created) : undefined;
       }, 30_000, 100);
       // Our record has not seen it run: the observer's look is held back.
       const before = await t.db.pool.one(sql.type(Row)`

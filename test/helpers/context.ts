@@ -23,6 +23,7 @@ import { createProviderAdapters } from '../../src/providers';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simulators';
 import { createTestDatabase, type TestDatabase } from './db';
 import { TEST_DATA_CONVERTER, uniqueTaskQueue } from './temporal';
+import { assertNoZeroChargesOfPricedInstances } from './zero-charges';
 
 export interface TestContext {
   db: TestDatabase;
@@ -52,6 +53,7 @@ export interface TestContext {
     provider: ProviderId,
     options?: { sshKey?: boolean },
   ): Promise<{ accountId: string; apiKey: string; auth: { Authorization: string }; simKey: string; publicKey: string }>;
+  /** Fails (after cleaning up) when the file's ledger holds a $0 charge for a priced instance (./zero-charges). */
   close(): Promise<void>;
 }
 
@@ -157,9 +159,13 @@ export async function createTestContext(
       return { accountId: account.id, apiKey, auth, simKey, publicKey };
     },
     async close() {
-      await sims?.close();
-      await connection.close();
-      await db.drop();
+      try {
+        await assertNoZeroChargesOfPricedInstances(db);
+      } finally {
+        await sims?.close();
+        await connection.close();
+        await db.drop();
+      }
     },
   };
 }
