@@ -97,9 +97,12 @@ export function createInstanceActivities(deps: ActivityDeps) {
     throw ApplicationFailure.nonRetryable(warning, 'provider_key_mismatch');
   }
 
-  /** Before a stop or terminate with a key that did not create the instance: that key must see it. */
+  /**
+   * Before a stop or terminate with a key that did not create the instance: that key must see it. A record
+   * warned about another key looks once too, so the warning goes when the right key is back.
+   */
   async function assertKeyCanEnd(row: InstanceRow, apiKey: string, fingerprint: string): Promise<void> {
-    if (row.provider_key_fingerprint === null || row.provider_key_fingerprint === fingerprint) return;
+    if (row.provider_key_fingerprint === null || (row.provider_key_fingerprint === fingerprint && !row.key_warning)) return;
     await lookAsCreatingKey(row, apiKey, fingerprint);
   }
 

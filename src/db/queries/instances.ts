@@ -335,6 +335,7 @@ export function createInstanceQueries(pool: Pool) {
       return pool.transaction(async (tx) => {
         const row = await tx.one(sql.type(InstanceRow)`
           UPDATE instances SET status = ${status}, lifecycle_warning = NULL,
+            key_warning = CASE WHEN ${status} = 'stopped' THEN key_warning ELSE NULL END,
             end_reason = coalesce(${reason}, CASE WHEN ${status} = 'stopped' THEN NULL ELSE end_reason END),
             provider_status = CASE WHEN ${status} = 'stopped' THEN provider_status ELSE NULL END,
             ended_at = CASE WHEN ${status} = 'stopped' THEN ended_at ELSE coalesce(ended_at, ${at.toISOString()}) END,
