@@ -4,7 +4,7 @@ import { accountLimitsFromConfig, fleetSettingsFromConfig, launchTimingFromConfi
 import { KeyVault } from './domain/key-vault';
 import { createProviderAdapters } from './providers';
 import { createPricingQueries } from './db/queries/pricing';
-import { PricingCache } from './services/pricing-cache';
+import { PricingCache } from './db/pricing-cache';
 import { createDatabasePool } from './db/pool';
 import { checkReadiness, createApp } from './http/app';
 import { createOpsApp, opsBindHost } from './http/ops';

@@ -6,7 +6,7 @@ import { accountLimitsFromConfig, launchTimingFromConfig, loadConfigOrExit, pars
 import { createProviderAdapters } from './providers';
 import { createProviderKeyQueries } from './db/queries/provider-keys';
 import { KeyVault } from './domain/key-vault';
-import { createProviderCredentials } from './services/provider-credentials';
+import { createProviderCredentials } from './providers/provider-credentials';
 import { ensureSearchAttributes } from './workflow-clients/register-search-attributes';
 import { ensurePricingSchedule, ensureReconciliationSchedule } from './workflow-clients/service-schedules';
 import { DEFAULT_RECONCILE_SETTINGS } from '../activities/deps';
@@ -14,7 +14,7 @@ import { createDatabasePool } from './db/pool';
 import { createLogger, logUncaughtFailures } from './logger';
 import { createWorker, installTemporalRuntime, serveWorkerHealth } from './worker';
 import { createAlertMonitorClient } from './workflow-clients/alerts';
-import { OutboxListener } from './services/outbox-listener';
+import { OutboxListener } from './webhooks/outbox-listener';
 import { recordWebhookDelivery } from './metrics';
 import { createWebhookClient } from './workflow-clients/webhooks';
 import { temporalDataConverter } from './workflow-clients/payload-codec';

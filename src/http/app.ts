@@ -18,10 +18,10 @@ import type { KeyVault } from '../domain/key-vault';
 import { createPricingQueries } from '../db/queries/pricing';
 import { createRecommendationInputQueries } from '../db/queries/recommendation-inputs';
 import type { ProviderAdapter, ProviderId } from '../providers/types';
-import type { PricingCache } from '../services/pricing-cache';
-import { createBalanceGuard, DEFAULT_ADMISSION_WINDOW_MS } from '../services/balance-guard';
-import { createProviderCredentials } from '../services/provider-credentials';
-import { createStripeClient, type StripeSettings } from '../services/stripe';
+import type { PricingCache } from '../db/pricing-cache';
+import { createBalanceGuard, DEFAULT_ADMISSION_WINDOW_MS } from '../admission/balance-guard';
+import { createProviderCredentials } from '../providers/provider-credentials';
+import { createStripeClient, type StripeSettings } from '../billing/stripe';
 import { createBillingClient } from '../workflow-clients/billing';
 import type { Pool } from '../db/pool';
 import { sql } from '../db/sql';
@@ -58,7 +58,7 @@ import { registerEventRoutes } from './routes/events';
 import { registerWebhookRoutes } from './routes/webhooks';
 import { createWebhookQueries } from '../db/queries/webhooks';
 import { createWebhookClient } from '../workflow-clients/webhooks';
-import type { Resolver } from '../services/webhook-sender';
+import type { Resolver } from '../webhooks/webhook-sender';
 
 export interface AppDeps {
   pool: Pool;

@@ -10,10 +10,10 @@ import { ApiError, NotFoundError, ProviderNotConnectedError, ServiceUnavailableE
 import { launchProblems } from '../../providers/gpu-catalog';
 import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
 import type { ApiKeyQueries, ApiKeyRow } from '../../db/queries/api-keys';
-import type { BalanceGuard, LaunchCost } from '../../services/balance-guard';
+import type { BalanceGuard, LaunchCost } from '../../admission/balance-guard';
 import type { LaunchIntent } from '../../db/queries/admission';
-import { assertWithinKeyCap } from '../../services/key-spend-cap';
-import type { ProviderCredentials } from '../../services/provider-credentials';
+import { assertWithinKeyCap } from '../../admission/key-spend-cap';
+import type { ProviderCredentials } from '../../providers/provider-credentials';
 import { launchIntentOf, type LaunchInput, type LaunchTiming } from '../../../workflows/contracts/launch';
 import type { FleetClient } from '../../workflow-clients/fleet';
 import type { InstanceClient } from '../../workflow-clients/instances';
