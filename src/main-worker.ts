@@ -1,8 +1,7 @@
 /** The worker process: runs every workflow and activity on the task queue until SIGINT/SIGTERM. */
-import { parseBootDeadlines } from './domain/boot-deadlines';
 import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { accountLimitsFromConfig, launchTimingFromConfig, loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
+import { accountLimitsFromConfig, launchTimingFromConfig, loadConfigOrExit, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
 import { createProviderAdapters } from './providers';
 import { createProviderKeyQueries } from './db/queries/provider-keys';
 import { KeyVault } from './domain/key-vault';
@@ -57,11 +56,11 @@ async function main(): Promise<void> {
       },
       temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE },
       reconcile: { ...DEFAULT_RECONCILE_SETTINGS, orphans: config.RECONCILE_ORPHANS, launchTiming: launchTimingFromConfig(config) },
-      alertMonitor: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
-      balanceGraceMs: parseDurationMs(config.BALANCE_GRACE_PERIOD),
+      alertMonitor: { tickMs: config.ALERT_MONITOR_TICK },
+      balanceGraceMs: config.BALANCE_GRACE_PERIOD,
       limits: accountLimitsFromConfig(config),
-      admissionWindowMs: parseDurationMs(config.BALANCE_ADMISSION_WINDOW),
-      bootDeadlines: parseBootDeadlines(config.BOOT_DEADLINES, parseDurationMs),
+      admissionWindowMs: config.BALANCE_ADMISSION_WINDOW,
+      bootDeadlines: config.BOOT_DEADLINES,
       webhooks: {
         settings: webhooks,
         databaseUrl: config.DATABASE_URL,
@@ -78,12 +77,12 @@ async function main(): Promise<void> {
   }
   await ensurePricingSchedule(client, {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    everyMs: parseDurationMs(config.PRICING_REFRESH_INTERVAL),
+    everyMs: config.PRICING_REFRESH_INTERVAL,
     triggerNow: true,
   });
   await ensureReconciliationSchedule(client, {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    everyMs: parseDurationMs(config.RECONCILE_INTERVAL),
+    everyMs: config.RECONCILE_INTERVAL,
   });
   logger.info('worker polling', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
   const polling = worker.run();
@@ -93,7 +92,7 @@ async function main(): Promise<void> {
   await createAlertMonitorClient({
     client,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    settings: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
+    settings: { tickMs: config.ALERT_MONITOR_TICK },
   })
     .ensureRunning()
     .catch((err: unknown) => logger.warn('could not start the alert monitor; the next signal will', { err }));
