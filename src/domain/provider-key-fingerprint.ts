@@ -27,6 +27,3 @@ export function keyMismatchWarning(provider: ProviderId): string {
     'Connect the key of the provider account it runs in.'
   );
 }
-
-/** Providers that bill from the accepted create and report no start of their own (Lambda's instances have no time field). */
-export const BILLS_FROM_CREATE: ReadonlySet<ProviderId> = new Set<ProviderId>(['lambda']);

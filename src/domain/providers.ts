@@ -7,3 +7,6 @@ export const PROVIDER_NAMES: Record<ProviderId, string> = {
   vastai: 'Vast.ai',
   lambda: 'Lambda',
 };
+
+/** Providers that bill from the accepted create and report no start of their own (Lambda's instances have no time field). */
+export const BILLS_FROM_CREATE: ReadonlySet<ProviderId> = new Set<ProviderId>(['lambda']);

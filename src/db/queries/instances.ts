@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { chargeForElapsed } from '../../domain/money';
 import { INSTANCE_STATUSES, type InstanceStatus, type ProviderId, type ProviderInstance, PROVIDERS } from '../../providers/types';
 import { LIVE_INSTANCE_STATUSES, limitReachedMessage } from '../../domain/limits';
-import { BILLS_FROM_CREATE } from '../../domain/provider-key-fingerprint';
+import { BILLS_FROM_CREATE } from '../../domain/providers';
 import { LimitReachedError } from '../../errors';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
