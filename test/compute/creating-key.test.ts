@@ -10,6 +10,7 @@ import type { ActivityDeps } from '../../activities/deps';
 import { createInstanceActivities } from '../../activities/instances';
 import { createReconciliationActivities } from '../../activities/reconciliation';
 import type { ProviderId } from '../../src/providers/types';
+import { providerKeyFingerprint } from '../../src/domain/provider-key-fingerprint';
 import { createActivityQueries } from '../../src/worker';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
@@ -96,6 +97,30 @@ describe('replacing the key through the API', () => {
     await eventually('another charge', async () => ((await chargeCount(a.accountId)) > before ? true : undefined), 30_000, 200);
     expect((await rowOf(a.id)).status).toBe('running');
     expect(await t.http.post(`/v1/compute/${a.id}/terminate`).set(a.auth)).toHaveProperty('status', 200);
+  });
+});
+
+describe('a replacement the provider confirms', () => {
+  it('binds the live instances to the new key at once (no look needed), and leaves them alone on a 409', async () => {
+    // An instance of ours with no workflow (so no observer): only the replacement can bind it.
+    const a = await t.connectedAccount('runpod');
+    const inst = await t.deps.adapters.runpod.launch(a.simKey, { gpuType: 'rtx-a6000', gpuCount: 1, name: 'bound-by-replacement', spot: false });
+    await t.sql(
+      `INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type, gpu_count, spot,
+         provider_key_fingerprint, key_warning)
+       VALUES ('row-bound', $1, 'h', 'runpod', $2, 'bound-by-replacement', 'running', 'rtx-a6000', 1, false, 'an-earlier-key', 'warned')`,
+      [a.accountId, inst.id],
+    );
+    const fingerprintNow = async () => (await t.sql<{ f: string; w: string | null }>("SELECT provider_key_fingerprint AS f, key_warning AS w FROM instances WHERE id = 'row-bound'"))[0]!;
+
+    const refused = await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'runpod', api_key: t.sims.runpod.createKey() });
+    expect(refused.status).toBe(409);
+    expect(await fingerprintNow()).toEqual({ f: 'an-earlier-key', w: 'warned' });
+
+    const replaced = await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'runpod', api_key: a.simKey });
+    expect(replaced.status).toBe(200);
+    expect(await fingerprintNow()).toEqual({ f: providerKeyFingerprint('runpod', a.simKey), w: null });
+    await t.deps.adapters.runpod.terminate(a.simKey, inst.id);
   });
 });
 

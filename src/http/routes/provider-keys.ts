@@ -9,6 +9,7 @@ import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
 import { asciiSecret, text } from '../text';
 import { providerId } from '../launch-schemas';
+import { providerKeyFingerprint } from '../../domain/provider-key-fingerprint';
 
 
 export const ProviderKeyRecord = z.object({
@@ -45,16 +46,17 @@ export function registerProviderKeyRoutes(
     queries: ProviderKeyQueries;
     credentials: ProviderCredentials;
     adapters: Record<ProviderId, ProviderAdapter>;
-    instances: Pick<InstanceQueries, 'listLive'>;
+    instances: Pick<InstanceQueries, 'listLive' | 'bindCreatingKey'>;
   },
 ): void {
   /**
    * A replacement key must see every live managed instance of that provider: the instances are stopped,
    * terminated and watched with it, and a key of another provider account would call them "not found".
+   * Resolves with the row ids of those instances (all seen by the key).
    */
-  async function assertKeySeesLiveInstances(accountId: string, provider: ProviderId, apiKey: string): Promise<void> {
+  async function assertKeySeesLiveInstances(accountId: string, provider: ProviderId, apiKey: string): Promise<string[]> {
     const live = (await deps.instances.listLive(accountId, provider)).filter((r) => r.provider_instance_id);
-    if (!live.length) return;
+    if (!live.length) return [];
     let listed: Awaited<ReturnType<ProviderAdapter['listInstances']>>;
     let rejected = false;
     try {
@@ -67,7 +69,7 @@ export function registerProviderKeyRoutes(
     }
     const visible = new Set(listed.filter((i) => i.status !== 'terminated').map((i) => i.id));
     const unseen = live.map((r) => r.provider_instance_id!).filter((id) => !visible.has(id));
-    if (!unseen.length) return;
+    if (!unseen.length) return live.map((r) => r.id);
     throw new ConflictError(
       `The new ${provider} key ${rejected ? `was rejected by ${PROVIDER_NAMES[provider]}, so it cannot see` : 'cannot see'} managed instances that are still live ` +
         `(${unseen.slice(0, 10).join(', ')}${unseen.length > 10 ? ', …' : ''}); ` +
@@ -102,13 +104,16 @@ export function registerProviderKeyRoutes(
     },
     errors: [409, 502, 503],
     handler: async ({ body, accountId }) => {
-      await assertKeySeesLiveInstances(accountId, body.provider, body.api_key);
+      const seen = await assertKeySeesLiveInstances(accountId, body.provider, body.api_key);
       const { record, created } = await deps.queries.upsertProviderKey(accountId, {
         provider: body.provider,
         displayLabel: body.display_label ?? PROVIDER_NAMES[body.provider],
         keyHint: keyHint(body.api_key),
         sealed: deps.credentials.seal(accountId, body.api_key),
       });
+      // The new key sees them (same provider account): its "not found" may end them from now on, even one that
+      // ends before the observer's next look with it (docs/spend-control.md, "The creating key").
+      await deps.instances.bindCreatingKey(seen, providerKeyFingerprint(body.provider, body.api_key));
       return { status: created ? 201 : 200, body: record };
     },
   });
