@@ -181,7 +181,11 @@ export function createApp(deps: AppDeps): Koa {
   registerScheduleRoutes(api, {
     queries: scheduleQueries,
     // Runs launch with the same poll and meter intervals as API launches.
-    workflows: createScheduleClient({ temporal: deps.temporal, timing: deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 } }),
+    workflows: createScheduleClient({
+      temporal: deps.temporal,
+      timing: deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 },
+      engineMs: deps.answerBounds?.engineMs,
+    }),
     limits,
     minIntervalMs: deps.scheduleMinIntervalMs ?? 5 * 60_000,
   });
