@@ -143,7 +143,7 @@ export function createApp(deps: AppDeps): Koa {
     logger: deps.logger,
   });
   const scheduleQueries = createScheduleQueries(deps.pool);
-  registerPlanRoutes(api, { adapters: deps.adapters, credentials, sshKeys, balance, instances, apiKeys, schedules: scheduleQueries });
+  registerPlanRoutes(api, { adapters: deps.adapters, credentials, sshKeys, balance, instances, schedules: scheduleQueries });
   const fleetViews = createFleetViewQueries(deps.pool);
   const timing = deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 };
   const { listSource, ...fleetSettings } = deps.fleet ?? {};
@@ -154,7 +154,6 @@ export function createApp(deps: AppDeps): Koa {
     instances,
     sshKeys,
     balance,
-    apiKeys,
     launchTiming: deps.launchTiming,
     providerKeys,
     listSource,
