@@ -190,7 +190,6 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
     // One launch per run and offer: the ids derive from the run, so a replayed or retried step joins the same launch.
     const instanceRowId = `launch-${input.accountId}-${run.id}-${attempt}`;
     const launchInput = runLaunchInput(input, { runId: run.id, schedule, dockerImage, offer, attempt, instanceRowId, runWorkflowId: info.workflowId });
-    // The refusal comes with its code (insufficient_balance for the balance or the key's cap, api_key_unusable, …).
     const refusal = await db.checkScheduleRunBalance(runAdmission(input, offer, launchInput));
     if (refusal) return finish('failed', { error: refusal });
     const child = await startChild(launchInstance, {
