@@ -5,9 +5,12 @@
  * another key's schedule of the same account is unaffected; a revoked key's schedules run no more, with a
  * failure reason saying why.
  */
+import { createInstanceQueries } from '../../src/db/queries/instances';
 import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
 import { toStoredOffer } from '../../src/domain/pricing';
 import { PROVIDERS, type ProviderId } from '../../src/providers/types';
+import type { WorkerDeps } from '../../src/worker';
+import { createAlertMonitorClient } from '../../src/workflow-clients/alerts';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
@@ -16,11 +19,13 @@ jest.setTimeout(180_000);
 
 let t: TestContext;
 let temporal: TemporalTestEnv;
+let deps: WorkerDeps;
 
 beforeAll(async () => {
   t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 500, meterIntervalMs: 60_000 } });
   temporal = await createTemporalTestEnv();
-  await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
+  deps = t.workerDeps();
+  await temporal.startWorker(deps, t.deps.temporal.taskQueue);
   // Instances stay booting: each run's instance stays live (and priced at its quote) while the test counts.
   t.sims.vastai.control.setBootDelay(600_000);
   const outcomes = {} as Record<ProviderId, ProviderOutcome>;
@@ -113,4 +118,35 @@ it('a key capped at $1/day: its schedules\' runs are refused once the cap would 
   await t.http.put(`/v1/schedules/${idle[1]}`).set(account.auth).send({ name: 'adopted' }).expect(200);
   const adopted = await triggerAndDecide(account.auth, idle[1]!, runs);
   expect(adopted).toMatchObject({ error: null, instance_id: expect.any(String) });
+});
+
+it("a scheduled run's instance counts toward its key: reaching the cap ends it, and the run says why", async () => {
+  t.sims.vastai.control.setBootDelay(300);
+  const account = await t.newAccount('capped run ended', { credit: 100 });
+  const simKey = t.sims.vastai.createKey();
+  await t.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: simKey }).expect(201);
+  const created = await t.http
+    .post('/v1/api-keys')
+    .set(account.auth)
+    .send({ name: 'cron-agent', scopes: ['read', 'schedules:write'], spend_limit: { amount: 1, period: 'day' } });
+  const capped = { Authorization: `Bearer ${created.body.api_key}` };
+  const scheduleId = await createSchedule(capped, 'long-job');
+  const launched = await triggerAndDecide(capped, scheduleId);
+  expect(launched.instance_id).toEqual(expect.any(String));
+  await eventually('the run to be running', async () =>
+    ((await t.http.get(`/v1/schedules/${scheduleId}/runs`).set(capped).expect(200)).body.data as Run[]).find((r) => r.status === 'running'),
+  60_000, 200);
+
+  // Time passes for the run's instance: ten hours of it charged (the metering function at a later "now"),
+  // which takes the key past $1 today; the monitor is told that charges landed, as metering does.
+  const instances = createInstanceQueries(t.db.pool);
+  const [row] = await t.sql<{ id: string; started_at: string }>('SELECT id, started_at FROM instances WHERE provider_instance_id = $1', [launched.instance_id]);
+  await instances.chargeThrough(row!.id, new Date(Date.parse(row!.started_at) + 10 * 3_600_000));
+  await createAlertMonitorClient({ client: t.temporal, taskQueue: t.deps.temporal.taskQueue, settings: deps.alertMonitor! }).notify({ budget: true });
+
+  const ended = await eventually('the run to end', async () =>
+    ((await t.http.get(`/v1/schedules/${scheduleId}/runs`).set(capped).expect(200)).body.data as Run[]).find((r) => r.status === 'failed'),
+  60_000, 200);
+  expect(ended.error).toMatch(/^the instance was ended: API key "cron-agent" \(gpuo_sk_.{4}…\) reached its spend cap: \$\d+\.\d\d spent this day \(UTC\), cap \$1\.00$/);
+  expect(t.sims.vastai.control.instances(simKey)).toEqual([]);
 });
