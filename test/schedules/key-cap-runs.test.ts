@@ -150,3 +150,17 @@ it("a scheduled run's instance counts toward its key: reaching the cap ends it, 
   expect(ended.error).toMatch(/^the instance was ended: API key "cron-agent" \(gpuo_sk_.{4}…\) reached its spend cap: \$\d+\.\d\d spent this day \(UTC\), cap \$1\.00$/);
   expect(t.sims.vastai.control.instances(simKey)).toEqual([]);
 });
+
+it("an expired key's schedule runs nothing, and its run says the key has expired", async () => {
+  const account = await t.newAccount('expired key', { credit: 100 });
+  const simKey = t.sims.vastai.createKey();
+  await t.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: simKey }).expect(201);
+  const created = await t.http.post('/v1/api-keys').set(account.auth).send({ name: 'short-lived', scopes: ['read', 'schedules:write'] });
+  const scheduleId = await createSchedule({ Authorization: `Bearer ${created.body.api_key}` }, 'outlives-its-key');
+  // The key's expiry passes (written as time passing would leave it).
+  await t.sql('UPDATE service_keys SET expires_at = now() - interval \'1 second\' WHERE id = $1', [created.body.id]);
+  const run = await triggerAndDecide(account.auth, scheduleId);
+  expect(run.status).toBe('failed');
+  expect(run.error).toMatch(/^api_key_unusable: The API key "short-lived" \(gpuo_sk_.{4}…\) that made this launch has expired/);
+  expect(t.sims.vastai.control.instances(simKey)).toEqual([]);
+});
