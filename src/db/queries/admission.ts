@@ -1,9 +1,10 @@
 /**
  * Spend admission: the one place that decides whether an account may start another instance (API launches,
- * scheduled runs, plans and spend-capped keys call it). The decision and the launch's own reservation (its
- * instance row, with the price it was admitted at) happen in one transaction holding the account's balance row
- * lock, the same lock every ledger entry takes: two launches of one account cannot both pass on the same money,
- * and a charge cannot move the balance between the reading and the reservation.
+ * scheduled runs, plans and spend-capped keys call it). The decision (the balance rule, the live-instance limit,
+ * the launching key's spend cap) and the launch's own reservation (its instance row, with the price it was
+ * admitted at and its key) happen in one statement holding the account's balance row lock, the same lock every
+ * ledger entry takes: two launches of one account (or of one key) cannot both pass on the same money, and a
+ * charge cannot move the balance between the reading and the reservation.
  */
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
