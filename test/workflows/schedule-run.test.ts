@@ -51,6 +51,7 @@ function runActivities(cloud: FakeCloud, schedule: ScheduleRow, pricePerHourMicr
           startedAtMs: row?.started_at ? Date.parse(row.started_at) : null,
           pricePerHourMicros: row?.price_per_hour_micros ?? null,
           spot: false,
+          endReason: row?.end_reason ?? null,
         };
       },
       markScheduleRunLaunched: async (input: unknown) => {
@@ -88,6 +89,7 @@ function schedule(limits: { max_duration_hours?: number; max_cost_micros?: numbe
     created_at: now,
     updated_at: now,
     deleted_at: null,
+    api_key_id: null,
   };
 }
 
