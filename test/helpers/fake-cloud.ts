@@ -157,6 +157,9 @@ export function createFakeCloud(ts: TimeSkippingEnv, opts: { provider: ProviderI
           end_reason: null,
           lifecycle_warning: null,
           created_at: iso(await now()),
+          provider_key_fingerprint: null,
+          key_warning: null,
+          accepted_at: null,
         });
       }
       return {};
