@@ -50,7 +50,8 @@ export function describeError(err: Error, withStack: boolean, depth = 0): Record
 
 /** An Error from any realm (errors made by Node internals are not `instanceof Error` under jest's VM). */
 function isError(v: unknown): v is Error {
-  return v instanceof Error || types.isNativeError(v);
+  // Most fields are primitives: answered without the native check (a call into C++ per field per line).
+  return typeof v === 'object' && v !== null && (v instanceof Error || types.isNativeError(v));
 }
 
 /** Whether a top-level field name is secret-like; names repeat, so the answer is cached. */
@@ -114,6 +115,8 @@ function scrubber(withStack: boolean) {
   };
 }
 
+/** Stdout lines are written in batches of about this many characters (or after LOG_FLUSH_INTERVAL_MS). */
+const LOG_BATCH_CHARS = 32 * 1024;
 /** The longest a written line waits in the stdout buffer. */
 const LOG_FLUSH_INTERVAL_MS = 100;
 
@@ -126,23 +129,46 @@ export type LogSink = (line: string) => void;
  * loop over its streams on every line.
  */
 function standardStreams(): DestinationStream {
-  const out = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  // Stdout lines are gathered here into one string (appending is O(1)) and handed to sonic-boom as one Buffer
+  // per batch: sonic-boom's string mode measures the byte length of its whole pending batch on every line, and
+  // each of its writes is a libuv pool request (an async resource, a thread wake-up), so under load fewer,
+  // larger writes cost far less per line (bench:pricing, docs/performance.md).
+  const out = pino.destination({ dest: 1, sync: false, minLength: 0, contentMode: 'buffer' });
   const err = pino.destination({ dest: 2, sync: false });
-  // Lines are batched up to 4 KiB under load; a quiet process must not hold its last lines back (an operator,
-  // or a supervisor waiting for "worker polling", reads them): whatever is buffered goes out within 100 ms.
+  let pending = '';
+  const handOver = () => {
+    if (!pending) return;
+    const batch = Buffer.from(pending);
+    pending = '';
+    out.write(batch as unknown as string);
+  };
+  // A quiet process must not hold its last lines back (an operator, or a supervisor waiting for "worker
+  // polling", reads them): whatever is gathered goes out within 100 ms.
   setInterval(() => {
     try {
-      out.flush();
+      handOver();
     } catch {
       // not writable at this moment (closing, or the stream is not open yet): the next tick or exit flushes
     }
   }, LOG_FLUSH_INTERVAL_MS).unref();
+  // On exit (process.exit included) the gathered lines are written synchronously, whichever of this listener
+  // and pino's own flush (of sonic-boom's buffer) runs first.
+  process.on('exit', () => {
+    try {
+      handOver();
+      out.flushSync();
+    } catch {
+      // stdout is gone: nothing left to write to
+    }
+  });
   const ERROR = pino.levels.values.error!;
   const split = {
     [Symbol.for('pino.metadata')]: true,
     lastLevel: 0,
     write(line: string) {
-      (split.lastLevel >= ERROR ? err : out).write(line);
+      if (split.lastLevel >= ERROR) return void err.write(line);
+      pending += line;
+      if (pending.length >= LOG_BATCH_CHARS) handOver();
     },
   };
   return split;
