@@ -5,12 +5,13 @@
  */
 import type { Context, Next } from 'koa';
 import { NotFoundError } from '../errors';
-import type { Logger } from '../logger';
+import { requestLogLine, type Logger } from '../logger';
 import { recordHttpRequest } from '../metrics';
 import { respondWithError } from './error-handler';
 import { assignRequestId, setRequestIdHeader } from './request-id';
 
 export function edge(logger: Logger) {
+  const logRequest = requestLogLine(logger);
   return async (ctx: Context, next: Next) => {
     const started = performance.now();
     const requestId = assignRequestId(ctx);
@@ -29,7 +30,7 @@ export function edge(logger: Logger) {
     const ms = performance.now() - started;
     const route = routeOf(ctx);
     recordHttpRequest(ctx.method, route, ctx.status, ms / 1000);
-    logger.info('request', {
+    logRequest({
       request_id: requestId,
       account_id: ctx.state.accountId ?? null,
       method: ctx.method,
