@@ -115,8 +115,8 @@ function scrubber(withStack: boolean) {
   };
 }
 
-/** Stdout lines are written in batches of about this many characters (or after LOG_FLUSH_INTERVAL_MS). */
-const LOG_BATCH_CHARS = 32 * 1024;
+/** Stdout lines are written every LOG_FLUSH_INTERVAL_MS, or sooner once a batch of this many bytes is full. */
+const LOG_BATCH_BYTES = 256 * 1024;
 /** The longest a written line waits in the stdout buffer. */
 const LOG_FLUSH_INTERVAL_MS = 100;
 
@@ -129,18 +129,21 @@ export type LogSink = (line: string) => void;
  * loop over its streams on every line.
  */
 function standardStreams(): DestinationStream {
-  // Stdout lines are gathered here into one string (appending is O(1)) and handed to sonic-boom as one Buffer
-  // per batch: sonic-boom's string mode measures the byte length of its whole pending batch on every line, and
-  // each of its writes is a libuv pool request (an async resource, a thread wake-up), so under load fewer,
-  // larger writes cost far less per line (bench:pricing, docs/performance.md).
+  // Stdout lines are encoded straight into a batch buffer and handed to sonic-boom one batch at a time:
+  // sonic-boom's string mode measures the byte length of its whole pending batch on every line, lines kept as
+  // strings until written outlive the young generation, and each write is a libuv pool request (an async
+  // resource, a thread wake-up that the main thread paid for like a whole request under load). So: a few
+  // writes a second, whatever the request rate (bench:pricing, docs/performance.md).
   const out = pino.destination({ dest: 1, sync: false, minLength: 0, contentMode: 'buffer' });
   const err = pino.destination({ dest: 2, sync: false });
-  let pending = '';
+  let batch = Buffer.allocUnsafeSlow(LOG_BATCH_BYTES);
+  let used = 0;
   const handOver = () => {
-    if (!pending) return;
-    const batch = Buffer.from(pending);
-    pending = '';
-    out.write(batch as unknown as string);
+    if (used === 0) return;
+    const full = batch.subarray(0, used);
+    batch = Buffer.allocUnsafeSlow(LOG_BATCH_BYTES);
+    used = 0;
+    out.write(full as unknown as string);
   };
   // A quiet process must not hold its last lines back (an operator, or a supervisor waiting for "worker
   // polling", reads them): whatever is gathered goes out within 100 ms.
@@ -167,8 +170,12 @@ function standardStreams(): DestinationStream {
     lastLevel: 0,
     write(line: string) {
       if (split.lastLevel >= ERROR) return void err.write(line);
-      pending += line;
-      if (pending.length >= LOG_BATCH_CHARS) handOver();
+      // At most 3 bytes per UTF-16 unit: a line that might not fit goes after the batch (alone if it is huge).
+      if (used + 3 * line.length > LOG_BATCH_BYTES) {
+        handOver();
+        if (3 * line.length > LOG_BATCH_BYTES) return void out.write(Buffer.from(line) as unknown as string);
+      }
+      used += batch.write(line, used);
     },
   };
   return split;
