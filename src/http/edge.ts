@@ -12,33 +12,52 @@ import { assignRequestId, setRequestIdHeader } from './request-id';
 
 export function edge(logger: Logger) {
   const logRequest = requestLogLine(logger);
-  return async (ctx: Context, next: Next) => {
-    const started = performance.now();
-    const requestId = assignRequestId(ctx);
-    try {
-      await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        throw new NotFoundError(`No route matches ${ctx.method} ${ctx.path}.`);
-      }
-    } catch (err) {
-      respondWithError(ctx, err, logger);
-    }
+  /** After the rest of the pipeline: the request id header, the metrics sample and the request line. */
+  const finish = (ctx: Context, started: number, requestId: string) => {
     setRequestIdHeader(ctx, requestId);
+    const method = ctx.req.method!;
     // A body we answered without reading (401, 404, 408, 413, ...): close the connection after the answer
     // instead of letting the client keep trickling bytes into it.
-    if (!ctx.req.complete && ctx.method !== 'GET' && ctx.method !== 'HEAD' && !ctx.headerSent) ctx.set('Connection', 'close');
+    if (method !== 'GET' && method !== 'HEAD' && !ctx.req.complete && !ctx.headerSent) ctx.set('Connection', 'close');
     const ms = performance.now() - started;
     const route = routeOf(ctx);
-    recordHttpRequest(ctx.method, route, ctx.status, ms / 1000);
+    const status = ctx.status;
+    recordHttpRequest(method, route, status, ms / 1000);
     logRequest({
       request_id: requestId,
       account_id: ctx.state.accountId ?? null,
-      method: ctx.method,
+      method,
       route,
       path: ctx.path,
-      status: ctx.status,
+      status,
       ms: Math.round(ms * 100) / 100,
     });
+  };
+  const settle = (ctx: Context, err: unknown) => {
+    try {
+      if (err !== undefined) throw err;
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new NotFoundError(`No route matches ${ctx.method} ${ctx.path}.`);
+      }
+    } catch (failure) {
+      respondWithError(ctx, failure, logger);
+    }
+  };
+  // Promise callbacks rather than an async function: one promise per request less (each also passes the
+  // async hooks the database client's AsyncLocalStorage installs), on every path through the API.
+  return (ctx: Context, next: Next): Promise<void> => {
+    const started = performance.now();
+    const requestId = assignRequestId(ctx);
+    return next().then(
+      () => {
+        settle(ctx, undefined);
+        finish(ctx, started, requestId);
+      },
+      (err: unknown) => {
+        settle(ctx, err ?? new Error('a middleware rejected without a reason'));
+        finish(ctx, started, requestId);
+      },
+    );
   };
 }
 
