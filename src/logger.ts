@@ -249,6 +249,16 @@ export interface RequestLogFields {
 const requestLines = new WeakMap<Logger, (fields: RequestLogFields) => void>();
 const INFO = pino.levels.values.info!;
 const json = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
+/** Route templates and methods come from a closed set: each is escaped once (bounded, in case they do not). */
+const escapedOnce = new Map<string, string>();
+const known = (v: string) => {
+  let out = escapedOnce.get(v);
+  if (out === undefined) {
+    out = JSON.stringify(v);
+    if (escapedOnce.size < 1_000) escapedOnce.set(v, out);
+  }
+  return out;
+};
 const num = (v: number) => (Number.isFinite(v) ? String(v) : 'null');
 
 /**
@@ -269,8 +279,8 @@ function compiledRequestLine(p: PinoLogger): (f: RequestLogFields) => void {
     if (p.levelVal > INFO) return;
     if (metadata) stream.lastLevel = INFO;
     stream.write(
-      `{"level":"info"${isoTime()}${bindings},"request_id":${json(f.request_id)},"account_id":${json(f.account_id)},"method":${json(f.method)},` +
-        `"route":${json(f.route)},"path":${json(f.path)},"status":${num(f.status)},"ms":${num(f.ms)},"msg":"request"}\n`,
+      `{"level":"info"${isoTime()}${bindings},"request_id":${json(f.request_id)},"account_id":${json(f.account_id)},"method":${known(f.method)},` +
+        `"route":${known(f.route)},"path":${json(f.path)},"status":${num(f.status)},"ms":${num(f.ms)},"msg":"request"}\n`,
     );
   };
 }
