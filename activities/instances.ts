@@ -164,6 +164,17 @@ export function createInstanceActivities(deps: ActivityDeps) {
       }, key);
     },
 
+    /**
+     * Steps 2 and 3 in one local activity (one workflow activation less before the launch is answered): the
+     * counted create, then its answer on the row. A retry counts again, so it looks for the instance an earlier
+     * attempt created (and perhaps could not record) before creating; a failure after the create is not one of
+     * the nothing-created refusals, so the workflow compensates.
+     */
+    async createAndRecord(input: LaunchInput, ssh: SshAccess): Promise<InstanceRow> {
+      const created = await activities.createAtProvider(input, ssh);
+      return activities.recordCreated(input.instanceId, created);
+    },
+
     /** Step 3: what the provider created, on the row (price fixed from here on). */
     async recordCreated(id: string, instance: ProviderInstance): Promise<InstanceRow> {
       try {

@@ -179,8 +179,8 @@ describe('worker port', () => {
       expect(diff('gpuo_workflow_completions_total', failedRuns)).toBe(1);
       expect(diff('gpuo_workflow_completions_total', { workflow_type: 'healthProbe', outcome: 'completed' })).toBe(1);
       expect(diff('gpuo_activity_executions_total', { activity_type: 'recordProbe', outcome: 'completed' })).toBe(1);
-      expect(diff('gpuo_activity_executions_total', { activity_type: 'createAtProvider', outcome: 'failed' })).toBeGreaterThanOrEqual(1);
-      expect(diff('gpuo_activity_duration_seconds_count', { activity_type: 'createAtProvider' })).toBeGreaterThanOrEqual(1);
+      expect(diff('gpuo_activity_executions_total', { activity_type: 'createAndRecord', outcome: 'failed' })).toBeGreaterThanOrEqual(1);
+      expect(diff('gpuo_activity_duration_seconds_count', { activity_type: 'createAndRecord' })).toBeGreaterThanOrEqual(1);
       expect(diff('gpuo_provider_request_errors_total', { provider: 'runpod' })).toBeGreaterThanOrEqual(1);
       expect(diff('gpuo_provider_request_duration_seconds_count', { provider: 'runpod' })).toBeGreaterThanOrEqual(1);
     } finally {
