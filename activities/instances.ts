@@ -64,8 +64,13 @@ export function createInstanceActivities(deps: ActivityDeps) {
   const balance = createBalanceWatch(deps);
 
   /** Calls the provider with the account's key; `fingerprint` names that key (see `providerKeyFingerprint`). */
-  async function withProvider<T>(accountId: string, provider: ProviderId, fn: (apiKey: string, fingerprint: string) => Promise<T>): Promise<T> {
-    const apiKey = await deps.credentials.findApiKey(accountId, provider);
+  async function withProvider<T>(
+    accountId: string,
+    provider: ProviderId,
+    fn: (apiKey: string, fingerprint: string) => Promise<T>,
+    key?: Promise<string | null>,
+  ): Promise<T> {
+    const apiKey = await (key ?? deps.credentials.findApiKey(accountId, provider));
     if (apiKey === null) {
       throw ApplicationFailure.nonRetryable(`No ${provider} API key is connected to this account.`, 'provider_not_connected');
     }
@@ -106,6 +111,43 @@ export function createInstanceActivities(deps: ActivityDeps) {
     await lookAsCreatingKey(row, apiKey, fingerprint);
   }
 
+/**
+ * The counted create (see `createAtProvider`), with the fingerprint of the key that asked: the key that
+ * created the instance, recorded with it by `createAndRecord`.
+ */
+async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ instance: ProviderInstance; fingerprint: string }> {
+    // The provider key is read while the ask is counted (one round trip for both); both precede the ask.
+    const key = deps.credentials.findApiKey(input.accountId, input.provider);
+    key.catch(() => undefined); // awaited by withProvider, unless the count fails first
+    let attempt: number;
+    try {
+      attempt = await instances.countCreateAttempt(input.instanceId);
+    } catch (err) {
+      throw dbFailure(err);
+    }
+    return withProvider(input.accountId, input.provider, async (apiKey, fingerprint) => {
+      const adapter = deps.adapters[input.provider];
+      if (attempt > 1) {
+        const found = await adapter.findInstanceByName(apiKey, input.providerName);
+        if (found) return { instance: found, fingerprint };
+      }
+      const instance = await adapter.launch(apiKey, {
+        gpuType: input.gpuType,
+        gpuCount: input.gpuCount,
+        name: input.providerName,
+        dockerImage: input.dockerImage,
+        spot: input.spot,
+        volumeGb: input.volumeGb,
+        diskGb: input.diskGb,
+        region: input.region,
+        sshPublicKey: ssh.sshPublicKey,
+        sshKeyName: ssh.sshKeyName,
+        onstartCmd: input.onstartCmd,
+      });
+      return { instance, fingerprint };
+    }, key);
+  }
+
   async function rowOf(id: string): Promise<InstanceRow> {
     const row = await instances.findById(id);
     if (!row) throw ApplicationFailure.nonRetryable(`instance ${id} has no row`, 'instance_missing');
@@ -114,9 +156,9 @@ export function createInstanceActivities(deps: ActivityDeps) {
 
   const activities = {
     /** The key every new instance gets: the explicit Lambda key name, else the account's default key. */
-    async resolveSshAccess(input: LaunchInput): Promise<SshAccess> {
+    async resolveSshAccess(input: LaunchInput, defaultKey?: ReturnType<typeof sshKeys.findDefaultSshKey>): Promise<SshAccess> {
       if (input.provider === 'lambda' && input.sshKeyName) return { sshKeyName: input.sshKeyName };
-      const key = await sshKeys.findDefaultSshKey(input.accountId);
+      const key = await (defaultKey ?? sshKeys.findDefaultSshKey(input.accountId));
       if (!key) {
         if (input.provider === 'lambda') {
           throw ApplicationFailure.nonRetryable('Lambda launches need ssh_key_name or a default SSH key.', 'validation_error');
@@ -151,8 +193,12 @@ export function createInstanceActivities(deps: ActivityDeps) {
      * intent row first, then the key the instance gets. Both are safe to repeat.
      */
     async prepareLaunch(input: LaunchInput): Promise<SshAccess> {
+      // The default key is read while the intent is written (one round trip for both); anything sent to a
+      // provider (registering the key at vast.ai or Lambda) still waits for the intent.
+      const defaultKey = input.provider === 'lambda' && input.sshKeyName ? undefined : sshKeys.findDefaultSshKey(input.accountId);
+      defaultKey?.catch(() => undefined); // awaited below, unless the intent fails first
       await activities.recordLaunchIntent(input);
-      return activities.resolveSshAccess(input);
+      return activities.resolveSshAccess(input, defaultKey);
     },
 
     /**
@@ -161,33 +207,22 @@ export function createInstanceActivities(deps: ActivityDeps) {
      * worker) first looks for the instance an earlier ask may have created, by its tagged name.
      */
     async createAtProvider(input: LaunchInput, ssh: SshAccess): Promise<ProviderInstance> {
-      return withProvider(input.accountId, input.provider, async (apiKey, fingerprint) => {
-        let attempt: number;
-        try {
-          // The key that asks is recorded with the ask: it is the key that creates the instance.
-          attempt = await instances.countCreateAttempt(input.instanceId, fingerprint);
-        } catch (err) {
-          throw dbFailure(err);
-        }
-        const adapter = deps.adapters[input.provider];
-        if (attempt > 1) {
-          const found = await adapter.findInstanceByName(apiKey, input.providerName);
-          if (found) return found;
-        }
-        return adapter.launch(apiKey, {
-          gpuType: input.gpuType,
-          gpuCount: input.gpuCount,
-          name: input.providerName,
-          dockerImage: input.dockerImage,
-          spot: input.spot,
-          volumeGb: input.volumeGb,
-          diskGb: input.diskGb,
-          region: input.region,
-          sshPublicKey: ssh.sshPublicKey,
-          sshKeyName: ssh.sshKeyName,
-          onstartCmd: input.onstartCmd,
-        });
-      });
+      return (await createCounted(input, ssh)).instance;
+    },
+
+    /**
+     * Steps 2 and 3 in one local activity (one workflow activation less before the launch is answered): the
+     * counted create, then its answer on the row. A retry counts again, so it looks for the instance an earlier
+     * attempt created (and perhaps could not record) before creating; a failure after the create is not one of
+     * the nothing-created refusals, so the workflow compensates.
+     */
+    async createAndRecord(input: LaunchInput, ssh: SshAccess): Promise<InstanceRow> {
+      const { instance, fingerprint } = await createCounted(input, ssh);
+      try {
+        return await instances.recordCreated(input.instanceId, instance, fingerprint);
+      } catch (err) {
+        throw dbFailure(err);
+      }
     },
 
     /** Step 3: what the provider created, on the row (price fixed from here on). */

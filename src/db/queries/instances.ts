@@ -101,6 +101,11 @@ export function createInstanceQueries(pool: Pool) {
     async insertIntent(input: IntentInput & { maxLive?: number }): Promise<InstanceRow> {
       const { maxLive } = input;
       if (maxLive === undefined) return upsertIntent(pool, input);
+      // Admission (API launches and scheduled runs) has normally written the row already: then this is what the
+      // upsert would do to a live row (touch it), in one statement, without the account's lock and count.
+      const admitted = await pool.maybeOne(sql.type(InstanceRow)`
+        UPDATE instances SET updated_at = now() WHERE id = ${input.id} AND status <> 'failed' RETURNING ${COLUMNS}`);
+      if (admitted) return admitted;
       return pool.transaction(async (tx) => {
         await tx.query(sql.typeAlias('void')`SELECT FROM accounts WHERE id = ${input.accountId} FOR NO KEY UPDATE`);
         const { live, replay } = await tx.one(sql.type(z.object({ live: z.number(), replay: z.boolean() }))`
@@ -116,14 +121,11 @@ export function createInstanceQueries(pool: Pool) {
 
     /**
      * Counts an ask to create, committed before the ask is sent: 1 means no earlier ask can have created
-     * anything, so the create needs no look for an earlier instance first. `keyFingerprint` records which
-     * provider key asks (the key that creates the instance).
+     * anything, so the create needs no look for an earlier instance first.
      */
-    async countCreateAttempt(id: string, keyFingerprint?: string): Promise<number> {
+    async countCreateAttempt(id: string): Promise<number> {
       return pool.oneFirst(sql.type(z.object({ create_attempts: z.number() }))`
-        UPDATE instances SET create_attempts = create_attempts + 1,
-          provider_key_fingerprint = coalesce(${keyFingerprint ?? null}, provider_key_fingerprint)
-        WHERE id = ${id} RETURNING create_attempts`);
+        UPDATE instances SET create_attempts = create_attempts + 1 WHERE id = ${id} RETURNING create_attempts`);
     },
 
     /**
@@ -146,13 +148,14 @@ export function createInstanceQueries(pool: Pool) {
 
     /**
      * Records what the provider created for the launch. The price is fixed here, from the provider's own quote
-     * at create, and meters the instance for its whole life.
+     * at create, and meters the instance for its whole life; `keyFingerprint` names the key that created it.
      */
-    async recordCreated(id: string, i: ProviderInstance): Promise<InstanceRow> {
+    async recordCreated(id: string, i: ProviderInstance, keyFingerprint?: string): Promise<InstanceRow> {
       return pool.one(sql.type(InstanceRow)`
         UPDATE instances SET provider_instance_id = ${i.id}, status = ${i.status}, provider_status = ${i.providerStatus},
           price_per_hour_micros = coalesce(price_per_hour_micros, ${micros(i.pricePerHour)}),
           accepted_at = coalesce(accepted_at, now()),
+          provider_key_fingerprint = coalesce(${keyFingerprint ?? null}, provider_key_fingerprint),
           region = coalesce(${i.region}, region), docker_image = coalesce(docker_image, ${i.dockerImage}),
           public_ip = ${i.publicIp}, ssh = ${i.ssh ? sql.jsonb(i.ssh) : null}, updated_at = now()
         WHERE id = ${id} RETURNING ${COLUMNS}`);
