@@ -71,7 +71,7 @@ export function createScheduleSync(deps: {
         return queries.insert(tx, accountId, fields);
       });
       try {
-        await engine.ensure(row);
+        await engine.ensure(row, { fresh: true });
       } catch (err) {
         await takeBack(row).catch((cleanup: unknown) =>
           deps.logger?.warn('a schedule row outlived its failed create; reconciliation will make its Schedule', { schedule_id: row.id, err: cleanup }),

@@ -108,14 +108,17 @@ export function createScheduleClient(deps: { temporal: { client: Client; taskQue
 
     /**
      * Makes the Temporal Schedule match `row` whether or not it exists yet: updated when it does, created when
-     * it does not (another creator winning the race is fine: then it is updated). Safe to repeat.
+     * it does not (another creator winning the race is fine: then it is updated). Safe to repeat. `fresh`
+     * (a row just inserted) tries the create first.
      */
-    async ensure(row: ScheduleRow): Promise<void> {
-      try {
-        await update(row);
-        return;
-      } catch (err) {
-        if (!(err instanceof ScheduleNotFoundError)) throw err;
+    async ensure(row: ScheduleRow, { fresh = false }: { fresh?: boolean } = {}): Promise<void> {
+      if (!fresh) {
+        try {
+          await update(row);
+          return;
+        } catch (err) {
+          if (!(err instanceof ScheduleNotFoundError)) throw err;
+        }
       }
       try {
         await create(row);
