@@ -65,10 +65,10 @@ export function createScheduleSync(deps: {
 
   return {
     /** Creates the row and its Temporal Schedule; on failure neither is left (see the module comment). */
-    async create(accountId: string, fields: ScheduleFields): Promise<ScheduleRow> {
+    async create(accountId: string, fields: ScheduleFields, apiKeyId: string | null): Promise<ScheduleRow> {
       const row = await queries.transaction(async (tx) => {
         await deps.limits.assertWithinLimits(tx, accountId, [{ name: 'schedules' }]);
-        return queries.insert(tx, accountId, fields);
+        return queries.insert(tx, accountId, fields, apiKeyId);
       });
       try {
         await engine.ensure(row, { fresh: true });
@@ -83,16 +83,16 @@ export function createScheduleSync(deps: {
 
     /**
      * Applies `change` (the new fields from the row as it is, or a thrown refusal) to the row and the Schedule
-     * together: when the engine refuses or cannot be reached, neither changes.
+     * together: when the engine refuses or cannot be reached, neither changes. `apiKeyId` becomes the schedule's key.
      */
-    async update(accountId: string, id: string, change: (current: ScheduleRow) => ScheduleFields): Promise<ScheduleRow> {
+    async update(accountId: string, id: string, apiKeyId: string | null, change: (current: ScheduleRow) => ScheduleFields): Promise<ScheduleRow> {
       let previous: ScheduleRow | null = null;
       let inEngine = false;
       try {
         return await queries.transaction(async (tx) => {
           const current = await findForUpdateOr404(tx, accountId, id);
           previous = current;
-          const updated = await queries.update(tx, accountId, id, change(current));
+          const updated = await queries.update(tx, accountId, id, change(current), apiKeyId);
           await engine.ensure(updated);
           inEngine = true;
           return updated;

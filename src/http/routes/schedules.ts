@@ -147,7 +147,7 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     body: CreateBody,
     responses: { 201: { description: 'The created schedule', schema: ScheduleRecord } },
     errors: [422, 503],
-    handler: async ({ body, accountId }) => {
+    handler: async ({ body, accountId, apiKey }) => {
       const f: ScheduleFields = {
         name: body.name,
         gpu: body.gpu,
@@ -162,7 +162,8 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
       };
       checkImage(f);
       checkInterval(f.cron, deps.minIntervalMs);
-      return { status: 201, body: toScheduleRecord(await deps.schedules.create(accountId, f)) };
+      // The creating key is recorded: its runs are admitted against its spend cap (docs/interfaces.md).
+      return { status: 201, body: toScheduleRecord(await deps.schedules.create(accountId, f, apiKey.id)) };
     },
   });
 
@@ -206,8 +207,9 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     body: UpdateBody,
     responses: { 200: { description: 'The updated schedule', schema: ScheduleRecord } },
     errors: [503],
-    handler: async ({ params, body, accountId }) => {
-      const row = await deps.schedules.update(accountId, params.id, (current) => {
+    handler: async ({ params, body, accountId, apiKey }) => {
+      // The replacing key becomes the schedule's key: its runs are admitted against that key's cap from now on.
+      const row = await deps.schedules.update(accountId, params.id, apiKey.id, (current) => {
         const pick = <K extends keyof typeof body>(k: K, fallback: unknown) => (body[k] === undefined ? fallback : body[k]);
         const f: ScheduleFields = {
           name: pick('name', current.name) as string,
