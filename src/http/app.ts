@@ -179,7 +179,7 @@ export function createApp(deps: AppDeps): Koa {
   // After launch (the OpenAPI document keeps the order): GET /v1/compute, served from the fleet view.
   registerComputeListRoute(api, computeDeps);
   // Runs launch with the same poll and meter intervals as API launches.
-  const scheduleEngine = createScheduleClient({ temporal: deps.temporal, timing });
+  const scheduleEngine = createScheduleClient({ temporal: deps.temporal, timing, engineMs: deps.answerBounds?.engineMs });
   registerScheduleRoutes(api, {
     queries: scheduleQueries,
     schedules: createScheduleSync({ queries: scheduleQueries, limits, engine: scheduleEngine, logger: deps.logger }),

@@ -55,8 +55,14 @@ export function inStepWith(row: ScheduleRow, listed: ListedSchedule): boolean {
   return listed.paused === (row.status === 'paused') && listed.note === scheduleNote(row);
 }
 
-export function createScheduleClient(deps: { temporal: { client: Client; taskQueue: string }; timing: ScheduleRunTiming }) {
+export function createScheduleClient(deps: {
+  temporal: { client: Client; taskQueue: string };
+  timing: ScheduleRunTiming;
+  /** How long a call waits for the engine before the answer is 503 (AnswerBounds.engineMs); default 10 s. */
+  engineMs?: number;
+}) {
   const { client, taskQueue } = deps.temporal;
+  const engine = <T>(fn: () => Promise<T>) => withEngine(client, fn, deps.engineMs);
 
   function action(row: ScheduleRow): ScheduleOptionsStartWorkflowAction<typeof scheduleRun> {
     const input: ScheduleRunInput = { scheduleId: row.id, accountId: row.account_id, launch: deps.timing };
@@ -74,7 +80,7 @@ export function createScheduleClient(deps: { temporal: { client: Client; taskQue
   const policies = { overlap: ScheduleOverlapPolicy.ALLOW_ALL, catchupWindow: '1 minute' } as const;
 
   async function create(row: ScheduleRow): Promise<void> {
-    await withEngine(client, () =>
+    await engine(() =>
       client.schedule.create({
         scheduleId: temporalScheduleId(row.id),
         spec: scheduleSpec(row),
@@ -87,7 +93,7 @@ export function createScheduleClient(deps: { temporal: { client: Client; taskQue
   }
 
   async function update(row: ScheduleRow): Promise<void> {
-    await withEngine(client, () =>
+    await engine(() =>
       client.schedule.getHandle(temporalScheduleId(row.id)).update((previous) => ({
         ...previous,
         spec: scheduleSpec(row),
@@ -130,7 +136,7 @@ export function createScheduleClient(deps: { temporal: { client: Client; taskQue
 
     /** Every schedule's Temporal Schedule in the namespace by id (the service's own Schedules left out). */
     async listSchedules(): Promise<Map<string, ListedSchedule>> {
-      return withEngine(client, async () => {
+      return engine(async () => {
         const listed = new Map<string, ListedSchedule>();
         for await (const summary of client.schedule.list()) {
           if (!isScheduleId(summary.scheduleId)) continue;
@@ -144,7 +150,7 @@ export function createScheduleClient(deps: { temporal: { client: Client; taskQue
     /** Deletes the Temporal Schedule; one already gone is fine. */
     async delete(scheduleId: string): Promise<void> {
       try {
-        await withEngine(client, () => client.schedule.getHandle(temporalScheduleId(scheduleId)).delete());
+        await engine(() => client.schedule.getHandle(temporalScheduleId(scheduleId)).delete());
       } catch (err) {
         if (!(err instanceof ScheduleNotFoundError)) throw err;
       }
@@ -152,17 +158,17 @@ export function createScheduleClient(deps: { temporal: { client: Client; taskQue
 
     /** Starts a run now, through the schedule's own action (same workflow, same overlap rule). */
     async trigger(scheduleId: string): Promise<void> {
-      await withEngine(client, () => client.schedule.getHandle(temporalScheduleId(scheduleId)).trigger(ScheduleOverlapPolicy.ALLOW_ALL));
+      await engine(() => client.schedule.getHandle(temporalScheduleId(scheduleId)).trigger(ScheduleOverlapPolicy.ALLOW_ALL));
     },
 
     async describe(scheduleId: string): Promise<ScheduleDescription> {
-      return withEngine(client, () => client.schedule.getHandle(temporalScheduleId(scheduleId)).describe());
+      return engine(() => client.schedule.getHandle(temporalScheduleId(scheduleId)).describe());
     },
 
     /** Ends a live run: its instance is terminated and the run recorded `cancelled`. A finished run is left alone. */
     async cancelRun(workflowId: string, reason: string): Promise<void> {
       try {
-        await withEngine(client, () => client.workflow.getHandle(workflowId).signal(cancelScheduleRunSignal, { reason }));
+        await engine(() => client.workflow.getHandle(workflowId).signal(cancelScheduleRunSignal, { reason }));
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err;
       }
