@@ -160,6 +160,8 @@ export const configSchema = z.object({
   BALANCE_GRACE_PERIOD: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('30m'),
   /** A launch is admitted only when the balance (less uncharged usage) covers this long of every live instance plus it. */
   BALANCE_ADMISSION_WINDOW: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('1h'),
+  /** `billing.balance_low` once when the runway (available balance / burn) drops under this. */
+  BALANCE_LOW_RUNWAY: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('24h'),
   PUBLIC_BASE_URL: httpUrl.optional(),
 
   /** Webhooks: hosts reachable over plain http and at non-public addresses (comma-separated; local use only). */

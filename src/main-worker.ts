@@ -59,6 +59,7 @@ async function main(): Promise<void> {
       reconcile: { ...DEFAULT_RECONCILE_SETTINGS, orphans: config.RECONCILE_ORPHANS, launchTiming: launchTimingFromConfig(config) },
       alertMonitor: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
       balanceGraceMs: parseDurationMs(config.BALANCE_GRACE_PERIOD),
+      balanceLowRunwayMs: parseDurationMs(config.BALANCE_LOW_RUNWAY),
       limits: accountLimitsFromConfig(config),
       admissionWindowMs: parseDurationMs(config.BALANCE_ADMISSION_WINDOW),
       bootDeadlines: parseBootDeadlines(config.BOOT_DEADLINES, parseDurationMs),
