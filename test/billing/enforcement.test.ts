@@ -1,11 +1,12 @@
 /**
  * Balance enforcement end to end on the real Temporal dev server, real Postgres, the provider simulators and
- * stripe-mock: a launch the balance cannot cover for an hour is 402; a charge that takes the balance to zero
- * emits `billing.balance_depleted` and, after a compressed grace period, the account's instances are stopped
- * (runpod) or terminated (others) with the reason recorded; a top-up during the grace keeps them running.
+ * stripe-mock: a launch the balance cannot cover for an hour is 402; a charge that takes the available balance
+ * to zero makes the account's spend workflow emit `billing.balance_low` and `billing.balance_depleted` and, after
+ * a compressed grace period, the account's instances are stopped (runpod) or terminated (others) with the reason
+ * recorded; a top-up during the grace keeps them running. The depletion moment itself (a timer, with the default
+ * meter interval) is test/billing/depletion-moment.test.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import { createLedgerQueries, type LedgerQueries } from '../../src/db/queries/ledger';
 import { createPricingQueries } from '../../src/db/queries/pricing';
@@ -179,23 +180,26 @@ describe('a depleted balance', () => {
       (await events(account.accountId)).some((e) => e.type === 'billing.balance_depleted') ? true : undefined, 30_000);
     const kinds = (await events(account.accountId)).map((e) => e.type);
     expect(kinds.filter((k) => k === 'billing.balance_low')).toHaveLength(1);
-    // balance_low came with the same charge as balance_depleted or an earlier one (never after).
-    const seqOf = async (type: string) =>
-      t.db.pool.oneFirst(sql.type(z.object({ seq: z.number() }))`
-        SELECT l.seq FROM events e JOIN ledger_entries l ON l.id = e.data->>'transaction_id'
-        WHERE e.account_id = ${account.accountId} AND e.type = ${type}`);
-    expect(await seqOf('billing.balance_low')).toBeLessThanOrEqual(await seqOf('billing.balance_depleted'));
-    expect((await t.http.get('/v1/billing/balance').set(account.auth)).body.balance).toBeLessThanOrEqual(0);
+    expect(kinds.filter((k) => k === 'billing.balance_depleted')).toHaveLength(1);
+    // balance_low came with balance_depleted or before it (never after).
+    expect(kinds.indexOf('billing.balance_low')).toBeLessThan(kinds.indexOf('billing.balance_depleted'));
+    // Depleted means the available balance (balance less uncharged usage) is gone, whether or not a charge came yet.
+    expect((await t.http.get('/v1/billing/summary').set(account.auth)).body.available).toBeLessThanOrEqual(0);
 
     // During the grace period the instances keep running.
     const handle = t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId));
     expect((await handle.describe()).status.name).toBe('RUNNING');
     expect(t.sims.runpod.control.instances(account.simKeys.runpod!)[0]?.status).toBeDefined();
 
+    // The run returns once it asked every instance to end and none is live any more.
     const result = (await handle.result()) as BalanceDepletionResult;
-    // Nothing was ended before the grace period was over.
-    const run = await handle.describe();
-    expect(run.closeTime!.getTime() - run.startTime.getTime()).toBeGreaterThanOrEqual(GRACE_MS);
+    // Nothing was ended before the grace period was over: each end's charge runs past depletion + grace.
+    const depletedAt = await t.db.pool.oneFirst(sql.type(z.object({ at: z.number() }))`
+      SELECT trunc(extract(epoch FROM created_at) * 1000)::float8 AS at FROM events
+      WHERE account_id = ${account.accountId} AND type = 'billing.balance_depleted'`);
+    const endsMs = await t.db.pool.manyFirst(sql.type(z.object({ at: z.number() }))`
+      SELECT trunc(extract(epoch FROM metered_through) * 1000)::float8 AS at FROM instances WHERE account_id = ${account.accountId}`);
+    for (const at of endsMs) expect(at).toBeGreaterThanOrEqual(depletedAt + GRACE_MS - 2);
     expect(result.outcome).toBe('instances_ended');
     expect(result.endedInstanceIds).toHaveLength(2);
 
@@ -233,18 +237,17 @@ describe('a depleted balance', () => {
     const delivered = await t.http.post('/v1/billing/stripe/webhook').set('Content-Type', 'application/json').set('Stripe-Signature', paid.signature).send(paid.body);
     expect(delivered.status).toBe(200);
 
-    const result = (await handle.result()) as BalanceDepletionResult;
-    expect(result).toEqual({ outcome: 'credited', endedInstanceIds: [] });
     expect((await t.http.get('/v1/billing/balance').set(account.auth)).body.balance).toBeGreaterThan(49);
-    // Well past the grace period, the instance still runs and nothing ended it.
-    const later = await eventually('the grace deadline to pass', async () => {
-      const started = (await handle.describe()).startTime.getTime();
-      return Date.now() > started + GRACE_MS + 1_000 ? true : undefined;
-    }, GRACE_MS + 15_000, 250);
+    // Well past the grace period, the instance still runs, nothing ended it, and the watch goes on.
+    const deadline = Date.now() + GRACE_MS + 1_000;
+    const later = await eventually('the grace deadline to pass', async () => (Date.now() > deadline ? true : undefined), GRACE_MS + 15_000, 250);
     expect(later).toBe(true);
     expect((await waitForStatus(account.auth, box.body.id, 'running')).status).toBe('running');
     expect((await events(account.accountId)).map((e) => e.type)).not.toContain('instance.terminated');
+    expect((await handle.describe()).status.name).toBe('RUNNING');
     await t.http.post(`/v1/compute/${box.body.id}/terminate`).set(account.auth).expect(200);
+    // The instance's end finishes the watch: nothing was ended by it.
+    expect(await handle.result()).toEqual({ outcome: 'idle', endedInstanceIds: [] });
   });
 
   it('still ends the instances when the worker is restarted during the grace period', async () => {
@@ -269,7 +272,7 @@ describe('a depleted balance', () => {
     expect(ended.data.reason).toMatch(/prepaid balance depleted/);
   });
 
-  it('does nothing while the balance stays above zero (no workflow)', async () => {
+  it('watches an account while it has live instances and writes nothing while the runway is long', async () => {
     const account = await accountWith(['vastai'], 100);
     const box = await launch(account.auth, 'vastai');
     await waitForStatus(account.auth, box.body.id, 'running');
@@ -277,8 +280,13 @@ describe('a depleted balance', () => {
       const res = await t.http.get('/v1/billing/transactions?type=instance_charge').set(account.auth);
       return res.body.data.length > 0 ? true : undefined;
     }, 15_000);
-    await expect(t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
-    expect((await events(account.accountId)).map((e) => e.type)).not.toContain('billing.balance_low');
+    const handle = t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId));
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    const kinds = (await events(account.accountId)).map((e) => e.type);
+    expect(kinds).not.toContain('billing.balance_low');
+    expect(kinds).not.toContain('billing.balance_depleted');
     await t.http.post(`/v1/compute/${box.body.id}/terminate`).set(account.auth).expect(200);
+    // With nothing live the watch finishes; a new launch starts a new one.
+    expect(await handle.result()).toEqual({ outcome: 'idle', endedInstanceIds: [] });
   });
 });
