@@ -11,7 +11,9 @@ import { z } from 'zod';
 import { createLedgerQueries, type LedgerQueries } from '../../src/db/queries/ledger';
 import { createPricingQueries } from '../../src/db/queries/pricing';
 import { sql } from '../../src/db/sql';
+import { chargeForElapsed } from '../../src/domain/money';
 import type { ProviderId } from '../../src/providers/types';
+import { createBillingClient } from '../../src/workflow-clients/billing';
 import { depletionWorkflowId, type BalanceDepletionResult } from '../../workflows/contracts/billing';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, type TestContext } from '../helpers/context';
@@ -174,8 +176,11 @@ describe('a depleted balance', () => {
     await waitForStatus(account.auth, pod.body.id, 'running');
     await waitForStatus(account.auth, box.body.id, 'running');
 
-    // Almost nothing left: the next metering charge (every second) crosses zero.
-    await drainTo(account.accountId, 5, pod.body.id);
+    // A few seconds of the fleet left, and the spend workflow told, as metering tells it after its charges:
+    // balance_low now, balance_depleted at the moment (or at the charge that crosses zero, whichever is first).
+    const before = (await t.http.get('/v1/billing/summary').set(account.auth)).body as { uncharged: number; burn_rate_per_hour: number };
+    await drainTo(account.accountId, Math.round(before.uncharged * 1e6) + chargeForElapsed(Math.round(before.burn_rate_per_hour * 1e6), 3_000), pod.body.id);
+    await createBillingClient({ client: t.temporal, taskQueue: t.deps.temporal.taskQueue }).notifySpendChanged(account.accountId, { cause: 'charge' });
     await eventually('billing.balance_depleted', async () =>
       (await events(account.accountId)).some((e) => e.type === 'billing.balance_depleted') ? true : undefined, 30_000);
     const kinds = (await events(account.accountId)).map((e) => e.type);

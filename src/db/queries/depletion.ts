@@ -8,7 +8,7 @@
  *   and `billing.balance_depleted` written (unless a ledger entry crossing zero opened it first, see
  *   `ledger.ts`); it closes when a credit lifts `available` above zero. The grace period runs from `depleted_at`.
  * - `billing.balance_low` once when the runway (available / burn) is under the low-runway setting (24 h);
- *   again only after it recovered above it (or nothing burned any more).
+ *   again only after it recovered above it (or nothing burned any more); never after a depletion of the episode.
  */
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
@@ -86,12 +86,15 @@ export async function reviewAccountSpend(pool: Pool, accountId: string, settings
     if (untilZero !== null && untilZero < settings.lowRunwayMs && !lowNotified) {
       lowNotified = true;
       await tx.query(sql.typeAlias('void')`UPDATE account_balances SET low_balance_notified_at = now() WHERE account_id = ${accountId}`);
-      await insertEvent(tx, {
-        accountId,
-        type: 'billing.balance_low',
-        data: { ...figures, hours_left: Math.floor((untilZero / 3_600_000) * 100) / 100, depletes_at: new Date(nowMs + untilZero).toISOString() },
-        dedupeKey: `billing.balance_low:episode:${nowMs}`,
-      });
+      // Already depleted (a ledger entry crossing zero noticed first): a low warning after it would say less, late.
+      if (lock.depleted_ms === null) {
+        await insertEvent(tx, {
+          accountId,
+          type: 'billing.balance_low',
+          data: { ...figures, hours_left: Math.floor((untilZero / 3_600_000) * 100) / 100, depletes_at: new Date(nowMs + untilZero).toISOString() },
+          dedupeKey: `billing.balance_low:episode:${nowMs}`,
+        });
+      }
     } else if ((untilZero === null || untilZero >= settings.lowRunwayMs) && lowNotified) {
       lowNotified = false;
       await tx.query(sql.typeAlias('void')`UPDATE account_balances SET low_balance_notified_at = NULL WHERE account_id = ${accountId}`);
