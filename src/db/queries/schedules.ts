@@ -194,6 +194,25 @@ export function createScheduleQueries(pool: Pool) {
         WHERE account_id = ${accountId} AND id = ${id}`);
     },
 
+    /**
+     * Takes back a schedule whose Temporal Schedule could not be made (its create failed): the row goes, or,
+     * should a firing have slipped in and recorded a run, it is marked deleted like any deleted schedule.
+     */
+    async discard(conn: CommonQueryMethods, accountId: string, id: string): Promise<void> {
+      const removed = await conn.query(sql.typeAlias('void')`
+        DELETE FROM schedules s WHERE s.account_id = ${accountId} AND s.id = ${id}
+          AND NOT EXISTS (SELECT 1 FROM schedule_runs r WHERE r.schedule_id = s.id)`);
+      if (removed.rowCount > 0) return;
+      await conn.query(sql.typeAlias('void')`
+        UPDATE schedules SET deleted_at = clock_timestamp(), updated_at = clock_timestamp()
+        WHERE account_id = ${accountId} AND id = ${id} AND deleted_at IS NULL`);
+    },
+
+    /** Every live schedule of every account (the service's reconciliation with Temporal). */
+    async listLive(): Promise<readonly ScheduleRow[]> {
+      return pool.any(sql.type(ScheduleRow)`SELECT ${COLUMNS} FROM schedules WHERE deleted_at IS NULL ORDER BY id`);
+    },
+
     /** Workflow ids of the schedule's live runs (launching or running). */
     async liveRunWorkflowIds(accountId: string, scheduleId: string, conn: CommonQueryMethods = pool): Promise<string[]> {
       const rows = await conn.any(sql.type(z.object({ workflow_id: z.string() }))`
