@@ -238,7 +238,7 @@ export function createInstanceActivities(deps: ActivityDeps) {
     async finishInstance(
       id: string,
       status: 'stopped' | 'terminated' | 'failed',
-      event: EventType | null,
+      event: EventType | readonly EventType[] | null,
       atMs: number,
       extra: Record<string, unknown> = {},
     ): Promise<InstanceRow> {

@@ -124,6 +124,8 @@ export const configSchema = z.object({
    */
   INSTANCE_OBSERVE_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('60s'),
   INSTANCE_OBSERVE_SPOT_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('10s'),
+  /** The length of one idle-stop minute (an instance's `idle_stop.for_minutes`); shorter only to compress tests. */
+  IDLE_STOP_MINUTE: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('60s'),
   METER_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('1h'),
   INSTANCE_OBSERVATION: z.enum(['batched', 'per-instance']).default('batched'),
 
@@ -253,13 +255,14 @@ export function fleetSettingsFromConfig(config: Config) {
   };
 }
 
-/** The launch workflow's intervals from config (observation, spot observation, metering). */
+/** The launch workflow's intervals from config (observation, spot observation, metering, the idle-stop minute). */
 export function launchTimingFromConfig(config: Config) {
   return {
     pollIntervalMs: parseDurationMs(config.INSTANCE_OBSERVE_INTERVAL),
     spotPollIntervalMs: parseDurationMs(config.INSTANCE_OBSERVE_SPOT_INTERVAL),
     meterIntervalMs: parseDurationMs(config.METER_INTERVAL),
     observation: config.INSTANCE_OBSERVATION,
+    idleStopMinuteMs: parseDurationMs(config.IDLE_STOP_MINUTE),
   };
 }
 

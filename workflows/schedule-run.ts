@@ -57,6 +57,7 @@ function runLaunchInput(
     dockerImage: r.dockerImage || undefined,
     onstartCmd: r.schedule.startup_script ?? undefined,
     warnings: [],
+    ...(r.schedule.idle_stop ? { idleStop: r.schedule.idle_stop } : {}),
     // A scheduled job that exits by itself is done: its pod is terminated, not kept stopped.
     endWhenStoppedByProvider: true,
     // The launch tells the run when the create is accepted and when the instance started (instanceProgress).
@@ -288,6 +289,8 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
     // A failed boot was terminated before it ran, never charged: the next offer gets its chance.
     if (outcome === 'boot_failed' && refusals.push(`${offer.provider}${offer.spot ? ' (spot)' : ''}: the boot failed (${(result as LaunchResult | null)?.reason})`)) continue;
     if (outcome === 'preempted') return finish('preempted', { stopReason: 'spot capacity reclaimed by the provider' });
+    // The schedule's idle-stop rule ended it: the job left its GPUs idle, so it is taken as done.
+    if (outcome === 'idle_stopped') return finish('succeeded', { stopReason: (result as LaunchResult | null)?.reason ?? 'idle stop' });
     if (outcome === 'lost') {
       if (startedAtMs === null) return finish('failed', { error: 'the provider lost the instance while it booted' });
       return finish('succeeded', { stopReason: 'the job ended: the instance exited by itself' });

@@ -7,6 +7,7 @@
  */
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import type { IdleStopRule } from '../../domain/idle-stop';
 import { decideAdmission, type AdmissionFigures, type SpendFigures } from '../../domain/admission';
 import { LIVE_INSTANCE_STATUSES, limitReachedMessage } from '../../domain/limits';
 import type { ProviderId } from '../../providers/types';
@@ -37,6 +38,8 @@ export interface LaunchIntent {
   warnings: string[];
   /** The API key that launched it (its spend counts toward the key's cap); null for scheduled runs. */
   apiKeyId?: string | null;
+  /** The idle-stop rule the launch asked for (src/domain/idle-stop.ts); absent or null: none. */
+  idleStop?: IdleStopRule | null;
 }
 
 export interface AdmissionRequest {
@@ -167,14 +170,15 @@ const bindKey = (i: LaunchIntent) => sql.fragment`
 async function reserve(tx: CommonQueryMethods, i: LaunchIntent, quote: number | null): Promise<void> {
   await tx.query(sql.typeAlias('void')`
     INSERT INTO instances (id, account_id, request_hash, provider, provider_name, name, status, gpu_type, gpu_count, spot,
-      region, docker_image, warnings, quote_per_hour_micros, api_key_id)
+      region, docker_image, warnings, quote_per_hour_micros, api_key_id, idle_stop)
     VALUES (${i.id}, ${i.accountId}, ${i.requestHash}, ${i.provider}, ${i.providerName}, ${i.name}, 'provisioning', ${i.gpuType},
-      ${i.gpuCount}, ${i.spot}, ${i.region}, ${i.dockerImage}, ${sql.jsonb(i.warnings)}, ${quote}, ${i.apiKeyId ?? null})
+      ${i.gpuCount}, ${i.spot}, ${i.region}, ${i.dockerImage}, ${sql.jsonb(i.warnings)}, ${quote}, ${i.apiKeyId ?? null},
+      ${i.idleStop ? sql.jsonb({ ...i.idleStop }) : null})
     ON CONFLICT (id) DO UPDATE SET
       request_hash = excluded.request_hash, provider = excluded.provider, provider_name = excluded.provider_name,
       name = excluded.name, status = 'provisioning', gpu_type = excluded.gpu_type, gpu_count = excluded.gpu_count,
       spot = excluded.spot, region = excluded.region, docker_image = excluded.docker_image, warnings = excluded.warnings,
-      quote_per_hour_micros = excluded.quote_per_hour_micros, api_key_id = excluded.api_key_id, provider_instance_id = NULL, provider_status = NULL,
+      quote_per_hour_micros = excluded.quote_per_hour_micros, api_key_id = excluded.api_key_id, idle_stop = excluded.idle_stop, provider_instance_id = NULL, provider_status = NULL,
       public_ip = NULL, ssh = NULL, ended_at = NULL, end_reason = NULL, lifecycle_warning = NULL,
       price_per_hour_micros = NULL, started_at = NULL, metered_through = NULL,
       created_at = now(), updated_at = now()

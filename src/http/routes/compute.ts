@@ -20,7 +20,7 @@ import type { InstanceClient } from '../../workflow-clients/instances';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
 import { pathId } from '../text';
-import { LaunchBody } from '../launch-schemas';
+import { IdleStopBody, LaunchBody } from '../launch-schemas';
 
 const STATUSES = ['provisioning', 'running', 'stopping', 'stopped', 'terminating', 'terminated', 'failed', 'unknown'] as const;
 
@@ -42,6 +42,7 @@ export const InstanceRecord = z.object({
   managed: z.boolean().describe('true for instances launched through this service'),
   warnings: z.array(z.string()).optional(),
   end_reason: z.string().optional().describe('why the service itself stopped or ended the instance, when it did'),
+  idle_stop: IdleStopBody.optional().describe('the idle-stop rule the instance was launched with (beyond the spec); absent: none'),
 });
 export type InstanceRecord = z.infer<typeof InstanceRecord>;
 
@@ -75,6 +76,7 @@ export function toInstanceRecord(row: InstanceRow): InstanceRecord {
     managed: true,
     ...(warnings.length ? { warnings } : {}),
     ...(row.end_reason ? { end_reason: row.end_reason } : {}),
+    ...(row.idle_stop ? { idle_stop: row.idle_stop } : {}),
   };
 }
 
@@ -99,6 +101,7 @@ export function fromProvider(i: ProviderInstance, row: InstanceRow | undefined):
     managed: Boolean(row),
     ...(base?.warnings ? { warnings: base.warnings } : {}),
     ...(base?.end_reason ? { end_reason: base.end_reason } : {}),
+    ...(base?.idle_stop ? { idle_stop: base.idle_stop } : {}),
   };
 }
 
@@ -228,6 +231,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
         onstartCmd: body.provider === 'vastai' ? body.onstart_cmd : undefined,
         warnings,
         apiKeyId: apiKey.id,
+        ...(body.idle_stop ? { idleStop: body.idle_stop } : {}),
         ...timing,
       };
       await assertAdmitted(deps, { ...input, intent: launchIntentOf(input) }, apiKey);
