@@ -3845,13 +3845,13 @@ export interface paths {
                                 created_at: string;
                                 /** @description ISO 8601 UTC timestamp */
                                 updated_at: string;
-                                /** @description beyond the spec: each run's instance is ended once its GPUs idle this long; null: never */
-                                idle_stop: {
+                                /** @description beyond the spec: each run's instance is ended once its GPUs idle this long; absent: never */
+                                idle_stop?: {
                                     /** @description every GPU below this utilization (percent, 1-100) counts as idle */
                                     utilization_below_percent: number;
                                     /** @description idle this many minutes (1 to 10080, a week) before the stop */
                                     for_minutes: number;
-                                } | null;
+                                };
                             }[];
                             has_more: boolean;
                             /** @description pass as `cursor` for the next page; null on the last page */
@@ -4045,13 +4045,13 @@ export interface paths {
                             created_at: string;
                             /** @description ISO 8601 UTC timestamp */
                             updated_at: string;
-                            /** @description beyond the spec: each run's instance is ended once its GPUs idle this long; null: never */
-                            idle_stop: {
+                            /** @description beyond the spec: each run's instance is ended once its GPUs idle this long; absent: never */
+                            idle_stop?: {
                                 /** @description every GPU below this utilization (percent, 1-100) counts as idle */
                                 utilization_below_percent: number;
                                 /** @description idle this many minutes (1 to 10080, a week) before the stop */
                                 for_minutes: number;
-                            } | null;
+                            };
                         };
                     };
                 };
@@ -4306,13 +4306,13 @@ export interface paths {
                             created_at: string;
                             /** @description ISO 8601 UTC timestamp */
                             updated_at: string;
-                            /** @description beyond the spec: each run's instance is ended once its GPUs idle this long; null: never */
-                            idle_stop: {
+                            /** @description beyond the spec: each run's instance is ended once its GPUs idle this long; absent: never */
+                            idle_stop?: {
                                 /** @description every GPU below this utilization (percent, 1-100) counts as idle */
                                 utilization_below_percent: number;
                                 /** @description idle this many minutes (1 to 10080, a week) before the stop */
                                 for_minutes: number;
-                            } | null;
+                            };
                         };
                     };
                 };
@@ -4523,13 +4523,13 @@ export interface paths {
                             created_at: string;
                             /** @description ISO 8601 UTC timestamp */
                             updated_at: string;
-                            /** @description beyond the spec: each run's instance is ended once its GPUs idle this long; null: never */
-                            idle_stop: {
+                            /** @description beyond the spec: each run's instance is ended once its GPUs idle this long; absent: never */
+                            idle_stop?: {
                                 /** @description every GPU below this utilization (percent, 1-100) counts as idle */
                                 utilization_below_percent: number;
                                 /** @description idle this many minutes (1 to 10080, a week) before the stop */
                                 for_minutes: number;
-                            } | null;
+                            };
                         };
                     };
                 };

@@ -23,7 +23,7 @@ export const ScheduleRecord = z.object({
   last_run_at: isoTimestamp.nullable(),
   created_at: isoTimestamp,
   updated_at: isoTimestamp,
-  idle_stop: IdleStopBody.nullable().describe("beyond the spec: each run's instance is ended once its GPUs idle this long; null: never"),
+  idle_stop: IdleStopBody.optional().describe("beyond the spec: each run's instance is ended once its GPUs idle this long; absent: never"),
 });
 
 export const RunRecord = z.object({
@@ -58,7 +58,7 @@ export function toScheduleRecord(row: ScheduleRow, now = new Date()): z.infer<ty
     last_run_at: row.last_run_at,
     created_at: row.created_at,
     updated_at: row.updated_at,
-    idle_stop: row.idle_stop,
+    ...(row.idle_stop ? { idle_stop: row.idle_stop } : {}),
   };
 }
 
