@@ -13,7 +13,7 @@ import {
 import type { Activities } from '../activities';
 import type { RunInstanceState } from '../activities/schedules';
 import type { InstanceProgress, LaunchInput, LaunchResult } from './contracts/launch';
-import { endInstanceSignal, instanceProgressSignal } from './contracts/launch';
+import { endInstanceSignal, instanceProgressSignal, launchIntentOf } from './contracts/launch';
 import { cancelScheduleRunSignal, type ScheduleRunInput, type ScheduleRunResult } from './contracts/schedules';
 import type { RunOffer, ScheduleRow } from '../src/db/queries/schedules';
 import { launchInstance } from './launch-instance';
@@ -71,20 +71,8 @@ function runAdmission(input: ScheduleRunInput, offer: RunOffer, l: LaunchInput) 
   return {
     accountId: input.accountId,
     pricePerHourMicros: offer.pricePerHourMicros,
-    intent: {
-      id: l.instanceId,
-      accountId: input.accountId,
-      requestHash: l.requestHash,
-      provider: l.provider,
-      providerName: l.providerName,
-      name: l.name,
-      gpuType: l.gpuType,
-      gpuCount: l.gpuCount,
-      spot: l.spot,
-      region: null,
-      dockerImage: l.dockerImage ?? null,
-      warnings: [],
-    },
+    // The same intent the launch records (its idle-stop rule included: the observer reads it from the row).
+    intent: launchIntentOf(l),
   };
 }
 

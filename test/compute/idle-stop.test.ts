@@ -6,7 +6,9 @@
  * is left running; Lambda (no utilization reported) and out-of-range rules are refused with a 400. The window's
  * rules in workflow time are test/workflows/idle-stop.test.ts.
  */
-import type { ProviderId } from '../../src/providers/types';
+import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
+import { toStoredOffer } from '../../src/domain/pricing';
+import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
@@ -24,6 +26,10 @@ beforeAll(async () => {
   t = await createTestContext({ simulators: true, launchTiming: timing });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
+  // Prices as a refresh leaves them, for the scheduled run's offers.
+  const outcomes = {} as Record<ProviderId, ProviderOutcome>;
+  for (const p of PROVIDERS) outcomes[p] = { ok: true, offers: (await t.deps.adapters[p].listOffers(t.sims[p].createKey())).map(toStoredOffer) };
+  await createPricingQueries(t.db.pool).recordRefresh(outcomes, new Date());
 });
 afterAll(async () => {
   await temporal.close();
@@ -156,4 +162,20 @@ it('a schedule keeps its idle_stop (create, update, clear)', async () => {
   expect(cleared.body).not.toHaveProperty('idle_stop');
   const bad = await t.http.put(`/v1/schedules/${created.body.id}`).set(a.auth).send({ idle_stop: { utilization_below_percent: 5, for_minutes: 0 } });
   expect(bad.status).toBe(400);
+});
+
+it("a scheduled run's instance whose GPUs idle is terminated by the schedule's idle_stop, and the run succeeds with the reason", async () => {
+  const a = await t.connectedAccount('runpod');
+  const schedule = (await t.http.post('/v1/schedules').set(a.auth)
+    .send({ name: 'idle-job', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', prefer_spot: false, idle_stop: IDLE_STOP }).expect(201)).body as { id: string };
+  await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
+  // The simulator reports 0 % utilization unless told otherwise: the job's GPUs idle from the start.
+  const run = await eventually('the run to end', async () => {
+    const [r] = (await t.http.get(`/v1/schedules/${schedule.id}/runs`).set(a.auth).expect(200)).body.data as { status: string; stop_reason: string | null; instance_id: string | null }[];
+    return r && r.status !== 'launching' && r.status !== 'running' ? r : undefined;
+  }, 60_000, 100);
+  expect(run).toMatchObject({ status: 'succeeded', stop_reason: 'idle stop: every GPU below 20% utilization for 2 minutes' });
+  const row = await rowOf(run.instance_id!);
+  expect(row?.status).toBe('terminated'); // a scheduled run's pod is terminated, not kept stopped
+  expect((await eventTypes(a.auth)).map((e) => e.type)).toEqual(expect.arrayContaining(['instance.idle_stopped', 'instance.terminated']));
 });
