@@ -14,8 +14,8 @@ import type { WebhookQueries } from '../src/db/queries/webhooks';
 import type { AccountLimits } from '../src/domain/limits';
 import type { Logger } from '../src/logger';
 import type { ProviderAdapter, ProviderId } from '../src/providers/types';
-import type { ProviderCredentials } from '../src/services/provider-credentials';
-import type { Resolver } from '../src/services/webhook-sender';
+import type { ProviderCredentials } from '../src/providers/provider-credentials';
+import type { Resolver } from '../src/webhooks/webhook-sender';
 import type { AlertsDue } from '../workflows/contracts/alerts';
 import type { EndInstanceRequest, LaunchInput, LaunchTiming } from '../workflows/contracts/launch';
 

@@ -4,10 +4,10 @@
  */
 import { Context } from '@temporalio/activity';
 import { Client as PgClient } from 'pg';
-import { OUTBOX_CHANNEL } from '../src/services/outbox-listener';
+import { OUTBOX_CHANNEL } from '../src/webhooks/outbox-listener';
 import type { DeliveryWork } from '../src/db/queries/webhooks';
 import { signWebhook } from '../src/domain/webhook-signing';
-import { sendWebhook, systemResolver, type AttemptResult } from '../src/services/webhook-sender';
+import { sendWebhook, systemResolver, type AttemptResult } from '../src/webhooks/webhook-sender';
 import type { DeliveryState } from '../workflows/contracts/webhooks';
 import { DEFAULT_WEBHOOK_SETTINGS, type ActivityDeps, type WebhookSettings } from './deps';
 

@@ -39,7 +39,7 @@ import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
 import { silentLogger } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
 import type { ProviderId } from '../src/providers/types';
-import { PricingCache } from '../src/services/pricing-cache';
+import { PricingCache } from '../src/db/pricing-cache';
 import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
 import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../simulators';

@@ -29,8 +29,8 @@ import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-pos
 import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
 import { silentLogger } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
-import { PricingCache } from '../src/services/pricing-cache';
-import { createProviderCredentials } from '../src/services/provider-credentials';
+import { PricingCache } from '../src/db/pricing-cache';
+import { createProviderCredentials } from '../src/providers/provider-credentials';
 import { createWorker } from '../src/worker';
 import { DEFAULT_LIMITS } from '../src/domain/limits';
 import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';

@@ -18,7 +18,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-pos
 import { createLogger, silentLogger, type LogLevel } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
-import { PricingCache } from '../src/services/pricing-cache';
+import { PricingCache } from '../src/db/pricing-cache';
 import { KeyVault } from '../src/domain/key-vault';
 import { simulatorBaseUrls, startSimulators } from '../simulators';
 import { randomBytes } from 'node:crypto';

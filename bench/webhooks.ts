@@ -31,11 +31,11 @@ import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-pos
 import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
 import { silentLogger } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
-import { createProviderCredentials } from '../src/services/provider-credentials';
+import { createProviderCredentials } from '../src/providers/provider-credentials';
 import { createProviderKeyQueries } from '../src/db/queries/provider-keys';
 import { KeyVault } from '../src/domain/key-vault';
 import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
-import { OutboxListener } from '../src/services/outbox-listener';
+import { OutboxListener } from '../src/webhooks/outbox-listener';
 import { createWorker } from '../src/worker';
 import { createWebhookClient } from '../src/workflow-clients/webhooks';
 

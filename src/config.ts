@@ -3,6 +3,7 @@
  * message naming the variable (see {@link loadConfigOrExit}).
  */
 import { z } from 'zod';
+import { parseBootDeadlines } from './domain/boot-deadlines';
 import { DEFAULT_LIMITS, type AccountLimits } from './domain/limits';
 
 /** The task queue of a deployment that did not choose one. */
@@ -20,6 +21,20 @@ export function parseDurationMs(text: string): number {
   const unit = { s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 's' | 'm' | 'h'];
   return Number(m[1]) * unit;
 }
+
+/**
+ * A duration setting ("90s", "5m", "1h"): checked and parsed here, once, so the rest of the code reads
+ * milliseconds (`config.METER_INTERVAL` is a number). A bad value names the variable:
+ * `METER_INTERVAL: must look like 30s, 5m or 1h`.
+ */
+const duration = z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').transform(parseDurationMs);
+/** A duration that must not be zero (an interval a loop waits between rounds). */
+const positiveDuration = duration.refine((ms) => ms > 0, 'must be longer than 0');
+/** Comma-separated durations ("5s,5m,30m"), parsed into milliseconds in order. */
+const durationList = z
+  .string()
+  .refine((v) => v.split(',').every((d) => durationPattern.test(d.trim())), 'must be durations like 5s,5m,30m,2h')
+  .transform((v) => v.split(',').map((d) => parseDurationMs(d.trim())));
 
 const limitCount = z.coerce.number().int().min(0).max(1_000_000);
 
@@ -59,11 +74,11 @@ export const configSchema = z.object({
   /** The worker's health and metrics port under the local default (when WORKER_HEALTH_PORT is unset). */
   LOCAL_WORKER_HEALTH_PORT: port.default(3001),
   /** Local default: first delay before restarting a child (API, worker) that died; doubles up to the max. */
-  LOCAL_RESTART_BACKOFF: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('1s'),
-  LOCAL_RESTART_MAX_BACKOFF: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('30s'),
+  LOCAL_RESTART_BACKOFF: duration.default('1s'),
+  LOCAL_RESTART_MAX_BACKOFF: duration.default('30s'),
 
   /** How long a client has to send a request body before 408 request_timeout ("10s", "1m"). */
-  HTTP_BODY_TIMEOUT: z.string().regex(durationPattern, 'must look like 10s, 1m').default('10s'),
+  HTTP_BODY_TIMEOUT: duration.default('10s'),
   /** stripe-mock, run by the local default when STRIPE_SECRET_KEY is not set. */
   LOCAL_STRIPE_MOCK_PORT: port.default(12111),
 
@@ -82,7 +97,7 @@ export const configSchema = z.object({
   LIMIT_SSH_KEYS: limitCount.default(DEFAULT_LIMITS.ssh_keys),
   LIMIT_LIVE_INSTANCES: limitCount.default(DEFAULT_LIMITS.live_instances),
   /** The shortest gap a schedule's cron may leave between two firings ("5m"); a cron firing more often is 400. */
-  SCHEDULE_MIN_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('5m'),
+  SCHEDULE_MIN_INTERVAL: positiveDuration.default('5m'),
 
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
@@ -113,20 +128,20 @@ export const configSchema = z.object({
   PRICING_RUNPOD_API_KEY: optionalSecret,
   PRICING_VASTAI_API_KEY: optionalSecret,
   PRICING_LAMBDA_API_KEY: optionalSecret,
-  PRICING_REFRESH_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('5m'),
+  PRICING_REFRESH_INTERVAL: duration.default('5m'),
   /** Alert monitor safety net: every alert is evaluated at least this often, signals or not. */
-  ALERT_MONITOR_TICK: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('5m'),
+  ALERT_MONITOR_TICK: duration.default('5m'),
 
   /**
    * Managed instances: how often each (account, provider) observer lists the provider's instances when all is
    * steady, and while a spot instance runs (preemption is noticed within this); metering's charge interval;
    * `per-instance` brings back one provider poll per instance (the old design, kept for comparison).
    */
-  INSTANCE_OBSERVE_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('60s'),
-  INSTANCE_OBSERVE_SPOT_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('10s'),
+  INSTANCE_OBSERVE_INTERVAL: positiveDuration.default('60s'),
+  INSTANCE_OBSERVE_SPOT_INTERVAL: positiveDuration.default('10s'),
   /** The length of one idle-stop minute (an instance's `idle_stop.for_minutes`); shorter only to compress tests. */
-  IDLE_STOP_MINUTE: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('60s'),
-  METER_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('1h'),
+  IDLE_STOP_MINUTE: positiveDuration.default('60s'),
+  METER_INTERVAL: positiveDuration.default('1h'),
   INSTANCE_OBSERVATION: z.enum(['batched', 'per-instance']).default('batched'),
 
   /**
@@ -135,8 +150,8 @@ export const configSchema = z.object({
    * going for FLEET_VIEW_LEASE; `?refresh=true` (and a first list) waits at most FLEET_REFRESH_WAIT for its round.
    */
   COMPUTE_LIST_SOURCE: z.enum(['observed', 'live']).default('observed'),
-  FLEET_VIEW_LEASE: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').refine((v) => parseDurationMs(v) > 0, 'must be longer than 0').default('5m'),
-  FLEET_REFRESH_WAIT: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('5s'),
+  FLEET_VIEW_LEASE: positiveDuration.default('5m'),
+  FLEET_REFRESH_WAIT: duration.default('5s'),
 
   /**
    * Boot deadlines over the defaults (runpod 10m, vastai 20m, lambda 15m), by provider or provider and GPU:
@@ -145,42 +160,40 @@ export const configSchema = z.object({
   BOOT_DEADLINES: z
     .string()
     .refine((v) => v.split(',').map((p) => p.trim()).filter(Boolean).every((p) => /^(runpod|vastai|lambda)(:[a-z0-9-]+)?=/.test(p) && durationPattern.test(p.split('=')[1]!.trim())), 'must look like runpod=5m,lambda:h100-80gb-sxm=25m')
+    .transform((v) => parseBootDeadlines(v, parseDurationMs))
     .default(''),
 
   /** How often the reconciliation pass runs; the longest an unmanaged instance of ours can live once reachable. */
-  RECONCILE_INTERVAL: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('10m'),
+  RECONCILE_INTERVAL: duration.default('10m'),
   /** What reconciliation does with an instance of ours that no workflow manages. */
   RECONCILE_ORPHANS: z.enum(['terminate', 'adopt']).default('terminate'),
   /** How long stop/terminate wait on the provider before answering 202 (the request goes on), and launch before 503. */
-  LIFECYCLE_ANSWER_WITHIN: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('10s'),
-  LAUNCH_ANSWER_WITHIN: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('30s'),
+  LIFECYCLE_ANSWER_WITHIN: duration.default('10s'),
+  LAUNCH_ANSWER_WITHIN: duration.default('30s'),
 
   STRIPE_SECRET_KEY: optionalSecret,
   STRIPE_WEBHOOK_SECRET: optionalSecret,
   STRIPE_API_BASE_URL: httpUrl.optional(),
   /** How long instances keep running after the balance reached zero, unless credit arrives. */
-  BALANCE_GRACE_PERIOD: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('30m'),
+  BALANCE_GRACE_PERIOD: duration.default('30m'),
   /** A launch is admitted only when the balance (less uncharged usage) covers this long of every live instance plus it. */
-  BALANCE_ADMISSION_WINDOW: z.string().regex(durationPattern, 'must look like 30s, 5m or 1h').default('1h'),
+  BALANCE_ADMISSION_WINDOW: duration.default('1h'),
   PUBLIC_BASE_URL: httpUrl.optional(),
 
   /** Webhooks: hosts reachable over plain http and at non-public addresses (comma-separated; local use only). */
   WEBHOOK_ALLOWED_HOSTS: z.string().default(''),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   /** Waits before each retry of a failed delivery; after the last one the delivery is `failed`. */
-  WEBHOOK_RETRY_SCHEDULE: z
-    .string()
-    .refine((v) => v.split(',').every((d) => durationPattern.test(d.trim())), 'must be durations like 5s,5m,30m,2h')
-    .default('5s,5m,30m,2h,5h,10h,10h'),
+  WEBHOOK_RETRY_SCHEDULE: durationList.default('5s,5m,30m,2h,5h,10h,10h'),
   /** An endpoint failing without a success for this long is deactivated. */
-  WEBHOOK_DISABLE_AFTER: z.string().regex(durationPattern, 'must look like 30s, 5m or 120h').default('120h'),
+  WEBHOOK_DISABLE_AFTER: duration.default('120h'),
   /** Safety tick of the dispatcher (LISTEN/NOTIFY wakes it at once; the tick covers a lost notification). */
-  WEBHOOK_DISPATCH_TICK: z.string().regex(durationPattern, 'must look like 5s').default('5s'),
+  WEBHOOK_DISPATCH_TICK: duration.default('5s'),
   /** How long a claimed first attempt may take before the sweep hands it to a retry workflow. */
-  WEBHOOK_CLAIM_LEASE: z.string().regex(durationPattern, 'must look like 2m').default('2m'),
+  WEBHOOK_CLAIM_LEASE: duration.default('2m'),
   WEBHOOK_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
   /** How long a dispatcher batch waits for slow first attempts before claiming more (they finish in the background). */
-  WEBHOOK_BATCH_WAIT: z.string().regex(durationPattern, 'must look like 1s').default('1s'),
+  WEBHOOK_BATCH_WAIT: duration.default('1s'),
 });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
@@ -226,12 +239,12 @@ export function webhookSettings(config: Config) {
   return {
     allowedHosts: config.WEBHOOK_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean),
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-    retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE.split(',').map((d) => parseDurationMs(d.trim())),
-    disableAfterMs: parseDurationMs(config.WEBHOOK_DISABLE_AFTER),
-    dispatchTickMs: parseDurationMs(config.WEBHOOK_DISPATCH_TICK),
-    claimLeaseMs: parseDurationMs(config.WEBHOOK_CLAIM_LEASE),
+    retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE,
+    disableAfterMs: config.WEBHOOK_DISABLE_AFTER,
+    dispatchTickMs: config.WEBHOOK_DISPATCH_TICK,
+    claimLeaseMs: config.WEBHOOK_CLAIM_LEASE,
     batchSize: config.WEBHOOK_BATCH_SIZE,
-    batchWaitMs: parseDurationMs(config.WEBHOOK_BATCH_WAIT),
+    batchWaitMs: config.WEBHOOK_BATCH_WAIT,
   };
 }
 
@@ -250,19 +263,19 @@ export function providerAdapterSettings(config: Config, logger: import('./logger
 export function fleetSettingsFromConfig(config: Config) {
   return {
     listSource: config.COMPUTE_LIST_SOURCE,
-    viewLeaseMs: parseDurationMs(config.FLEET_VIEW_LEASE),
-    refreshWaitMs: parseDurationMs(config.FLEET_REFRESH_WAIT),
+    viewLeaseMs: config.FLEET_VIEW_LEASE,
+    refreshWaitMs: config.FLEET_REFRESH_WAIT,
   };
 }
 
 /** The launch workflow's intervals from config (observation, spot observation, metering, the idle-stop minute). */
 export function launchTimingFromConfig(config: Config) {
   return {
-    pollIntervalMs: parseDurationMs(config.INSTANCE_OBSERVE_INTERVAL),
-    spotPollIntervalMs: parseDurationMs(config.INSTANCE_OBSERVE_SPOT_INTERVAL),
-    meterIntervalMs: parseDurationMs(config.METER_INTERVAL),
+    pollIntervalMs: config.INSTANCE_OBSERVE_INTERVAL,
+    spotPollIntervalMs: config.INSTANCE_OBSERVE_SPOT_INTERVAL,
+    meterIntervalMs: config.METER_INTERVAL,
     observation: config.INSTANCE_OBSERVATION,
-    idleStopMinuteMs: parseDurationMs(config.IDLE_STOP_MINUTE),
+    idleStopMinuteMs: config.IDLE_STOP_MINUTE,
   };
 }
 

@@ -1,10 +1,10 @@
 /** The API process: Postgres pool, Temporal client, `createApp(deps).listen()`. */
 import type { Server } from 'node:http';
-import { accountLimitsFromConfig, fleetSettingsFromConfig, launchTimingFromConfig, loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
+import { accountLimitsFromConfig, fleetSettingsFromConfig, launchTimingFromConfig, loadConfigOrExit, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
 import { KeyVault } from './domain/key-vault';
 import { createProviderAdapters } from './providers';
 import { createPricingQueries } from './db/queries/pricing';
-import { PricingCache } from './services/pricing-cache';
+import { PricingCache } from './db/pricing-cache';
 import { createDatabasePool } from './db/pool';
 import { checkReadiness, createApp } from './http/app';
 import { createOpsApp, opsBindHost } from './http/ops';
@@ -51,15 +51,15 @@ async function main(): Promise<void> {
       authFailuresPerMinute: config.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
     },
     answerBounds: {
-      launchMs: parseDurationMs(config.LAUNCH_ANSWER_WITHIN),
-      lifecycleMs: parseDurationMs(config.LIFECYCLE_ANSWER_WITHIN),
+      launchMs: config.LAUNCH_ANSWER_WITHIN,
+      lifecycleMs: config.LIFECYCLE_ANSWER_WITHIN,
     },
-    bodyTimeoutMs: parseDurationMs(config.HTTP_BODY_TIMEOUT),
-    admissionWindowMs: parseDurationMs(config.BALANCE_ADMISSION_WINDOW),
+    bodyTimeoutMs: config.HTTP_BODY_TIMEOUT,
+    admissionWindowMs: config.BALANCE_ADMISSION_WINDOW,
     webhooks: { allowedHosts: webhookSettings(config).allowedHosts },
     launchTiming: launchTimingFromConfig(config),
     limits: accountLimitsFromConfig(config),
-    scheduleMinIntervalMs: parseDurationMs(config.SCHEDULE_MIN_INTERVAL),
+    scheduleMinIntervalMs: config.SCHEDULE_MIN_INTERVAL,
     fleet: fleetSettingsFromConfig(config),
   });
   const server: Server = app.listen(config.PORT, config.HOST, () => {

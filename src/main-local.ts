@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { loadConfigOrExit, parseDurationMs, type Config } from './config';
+import { loadConfigOrExit, type Config } from './config';
 import { createDatabasePool } from './db/pool';
 import { createAccountQueries } from './db/queries/accounts';
 import { createLedgerQueries, STARTING_CREDIT_KEY } from './db/queries/ledger';
@@ -140,7 +140,7 @@ function superviseChild(name: 'api' | 'worker', entry: string, env: NodeJS.Proce
     env,
     logFile: path.join(dataDir, 'logs', `${name}.log`),
     pidFile: path.join(dataDir, 'run', `${name}.pid`),
-    backoff: { initialMs: parseDurationMs(config.LOCAL_RESTART_BACKOFF), maxMs: parseDurationMs(config.LOCAL_RESTART_MAX_BACKOFF) },
+    backoff: { initialMs: config.LOCAL_RESTART_BACKOFF, maxMs: config.LOCAL_RESTART_MAX_BACKOFF },
     logger,
     keepRunning: () => !shuttingDown,
   });

@@ -1,12 +1,11 @@
 /** The worker process: runs every workflow and activity on the task queue until SIGINT/SIGTERM. */
-import { parseBootDeadlines } from './domain/boot-deadlines';
 import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { accountLimitsFromConfig, launchTimingFromConfig, loadConfigOrExit, parseDurationMs, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
+import { accountLimitsFromConfig, launchTimingFromConfig, loadConfigOrExit, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
 import { createProviderAdapters } from './providers';
 import { createProviderKeyQueries } from './db/queries/provider-keys';
 import { KeyVault } from './domain/key-vault';
-import { createProviderCredentials } from './services/provider-credentials';
+import { createProviderCredentials } from './providers/provider-credentials';
 import { ensureSearchAttributes } from './workflow-clients/register-search-attributes';
 import { ensurePricingSchedule, ensureReconciliationSchedule } from './workflow-clients/service-schedules';
 import { DEFAULT_RECONCILE_SETTINGS } from '../activities/deps';
@@ -14,7 +13,7 @@ import { createDatabasePool } from './db/pool';
 import { createLogger, logUncaughtFailures } from './logger';
 import { createWorker, installTemporalRuntime, serveWorkerHealth } from './worker';
 import { createAlertMonitorClient } from './workflow-clients/alerts';
-import { OutboxListener } from './services/outbox-listener';
+import { OutboxListener } from './webhooks/outbox-listener';
 import { recordWebhookDelivery } from './metrics';
 import { createWebhookClient } from './workflow-clients/webhooks';
 import { temporalDataConverter } from './workflow-clients/payload-codec';
@@ -57,11 +56,11 @@ async function main(): Promise<void> {
       },
       temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE },
       reconcile: { ...DEFAULT_RECONCILE_SETTINGS, orphans: config.RECONCILE_ORPHANS, launchTiming: launchTimingFromConfig(config) },
-      alertMonitor: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
-      balanceGraceMs: parseDurationMs(config.BALANCE_GRACE_PERIOD),
+      alertMonitor: { tickMs: config.ALERT_MONITOR_TICK },
+      balanceGraceMs: config.BALANCE_GRACE_PERIOD,
       limits: accountLimitsFromConfig(config),
-      admissionWindowMs: parseDurationMs(config.BALANCE_ADMISSION_WINDOW),
-      bootDeadlines: parseBootDeadlines(config.BOOT_DEADLINES, parseDurationMs),
+      admissionWindowMs: config.BALANCE_ADMISSION_WINDOW,
+      bootDeadlines: config.BOOT_DEADLINES,
       webhooks: {
         settings: webhooks,
         databaseUrl: config.DATABASE_URL,
@@ -78,12 +77,12 @@ async function main(): Promise<void> {
   }
   await ensurePricingSchedule(client, {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    everyMs: parseDurationMs(config.PRICING_REFRESH_INTERVAL),
+    everyMs: config.PRICING_REFRESH_INTERVAL,
     triggerNow: true,
   });
   await ensureReconciliationSchedule(client, {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    everyMs: parseDurationMs(config.RECONCILE_INTERVAL),
+    everyMs: config.RECONCILE_INTERVAL,
   });
   logger.info('worker polling', { task_queue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE });
   const polling = worker.run();
@@ -93,7 +92,7 @@ async function main(): Promise<void> {
   await createAlertMonitorClient({
     client,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    settings: { tickMs: parseDurationMs(config.ALERT_MONITOR_TICK) },
+    settings: { tickMs: config.ALERT_MONITOR_TICK },
   })
     .ensureRunning()
     .catch((err: unknown) => logger.warn('could not start the alert monitor; the next signal will', { err }));

@@ -18,10 +18,10 @@ import type { KeyVault } from '../domain/key-vault';
 import { createPricingQueries } from '../db/queries/pricing';
 import { createRecommendationInputQueries } from '../db/queries/recommendation-inputs';
 import type { ProviderAdapter, ProviderId } from '../providers/types';
-import type { PricingCache } from '../services/pricing-cache';
-import { createBalanceGuard, DEFAULT_ADMISSION_WINDOW_MS } from '../services/balance-guard';
-import { createProviderCredentials } from '../services/provider-credentials';
-import { createStripeClient, type StripeSettings } from '../services/stripe';
+import type { PricingCache } from '../db/pricing-cache';
+import { createBalanceGuard, DEFAULT_ADMISSION_WINDOW_MS } from '../admission/balance-guard';
+import { createProviderCredentials } from '../providers/provider-credentials';
+import { createStripeClient, type StripeSettings } from '../billing/stripe';
 import { createBillingClient } from '../workflow-clients/billing';
 import type { Pool } from '../db/pool';
 import { sql } from '../db/sql';
@@ -42,6 +42,7 @@ import { registerComputeRoutes, type ComputeDeps } from './routes/compute';
 import { registerComputeListRoute } from './routes/compute-list';
 import { createInstanceQueries } from '../db/queries/instances';
 import { createInstanceClient, type AnswerBounds } from '../workflow-clients/instances';
+import { DEFAULT_LAUNCH_TIMING } from '../workflow-clients/launch-input';
 import { createFleetViewQueries } from '../db/queries/fleet-views';
 import { createFleetClient, type FleetSettings } from '../workflow-clients/fleet';
 import type { LaunchTiming } from '../../workflows/contracts/launch';
@@ -58,7 +59,7 @@ import { registerEventRoutes } from './routes/events';
 import { registerWebhookRoutes } from './routes/webhooks';
 import { createWebhookQueries } from '../db/queries/webhooks';
 import { createWebhookClient } from '../workflow-clients/webhooks';
-import type { Resolver } from '../services/webhook-sender';
+import type { Resolver } from '../webhooks/webhook-sender';
 
 export interface AppDeps {
   pool: Pool;
@@ -145,17 +146,16 @@ export function createApp(deps: AppDeps): Koa {
   const scheduleQueries = createScheduleQueries(deps.pool);
   registerPlanRoutes(api, { adapters: deps.adapters, credentials, sshKeys, balance, instances, apiKeys, schedules: scheduleQueries });
   const fleetViews = createFleetViewQueries(deps.pool);
-  const timing = deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 };
+  const timing = deps.launchTiming ?? DEFAULT_LAUNCH_TIMING;
   const { listSource, ...fleetSettings } = deps.fleet ?? {};
   const computeDeps: ComputeDeps = {
-    workflows: createInstanceClient({ temporal: deps.temporal, instances, bounds: deps.answerBounds }),
+    workflows: createInstanceClient({ temporal: deps.temporal, instances, bounds: deps.answerBounds, launchTiming: timing }),
     adapters: deps.adapters,
     credentials,
     instances,
     sshKeys,
     balance,
     apiKeys,
-    launchTiming: deps.launchTiming,
     providerKeys,
     listSource,
     fleet: {
@@ -181,7 +181,7 @@ export function createApp(deps: AppDeps): Koa {
   registerScheduleRoutes(api, {
     queries: scheduleQueries,
     // Runs launch with the same poll and meter intervals as API launches.
-    workflows: createScheduleClient({ temporal: deps.temporal, timing: deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 } }),
+    workflows: createScheduleClient({ temporal: deps.temporal, timing }),
     limits,
     minIntervalMs: deps.scheduleMinIntervalMs ?? 5 * 60_000,
   });

@@ -10,7 +10,7 @@ import { createPricingQueries } from '../db/queries/pricing';
 import { KeyVault } from '../domain/key-vault';
 import { silentLogger } from '../logger';
 import { createProviderAdapters } from '../providers';
-import { PricingCache } from '../services/pricing-cache';
+import { PricingCache } from '../db/pricing-cache';
 import { createApp } from './app';
 
 export async function servedOpenApiDocument(): Promise<object> {

@@ -22,6 +22,7 @@ import {
   terminateInstanceUpdate,
   type EndInstanceRequest,
   type LaunchInput,
+  type LaunchTiming,
 } from '../../workflows/contracts/launch';
 import type { FailureType } from '../../workflows/contracts/failures';
 import { runSearchAttributes } from '../../workflows/contracts/search-attributes';
@@ -40,6 +41,7 @@ import {
 } from '../errors';
 import type { ProviderId } from '../providers/types';
 import { isEngineUnavailable, withEngine } from './engine';
+import { DEFAULT_LAUNCH_TIMING, launchInputOf, type LaunchRequest } from './launch-input';
 
 /** How long the API waits on the workflow before answering with what it knows; the work goes on either way. */
 export interface AnswerBounds {
@@ -96,10 +98,17 @@ export function createInstanceClient(deps: {
   temporal: { client: Client; taskQueue: string };
   instances: InstanceQueries;
   bounds?: Partial<AnswerBounds>;
+  /** Poll and meter intervals given to the launches this client builds (hours in production; short in tests). */
+  launchTiming?: LaunchTiming;
 }) {
   const { client, taskQueue } = deps.temporal;
   const bounds = { ...DEFAULT_ANSWER_BOUNDS, ...deps.bounds };
   return {
+    /** The workflow input for a launch request the route parsed (see `launchInputOf`); admission reserves its intent. */
+    launchInput(request: LaunchRequest): LaunchInput {
+      return launchInputOf(request, deps.launchTiming ?? DEFAULT_LAUNCH_TIMING);
+    },
+
     /**
      * Starts (or joins) the launch workflow for `input.instanceId` and resolves once the provider accepted
      * the create. The same id and request hash replay the instance; another hash is 409.

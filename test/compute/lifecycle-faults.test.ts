@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import request from 'supertest';
 import { createApp } from '../../src/http/app';
-import { createProviderCredentials } from '../../src/services/provider-credentials';
+import { createProviderCredentials } from '../../src/providers/provider-credentials';
 import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import type { ProviderId } from '../../src/providers/types';
 import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { startStripeMock, STRIPE_MOCK_SECRET_KEY, type RunningStripeMock } from '../../src/local/stripe-mock';
-import type { StripeSettings } from '../../src/services/stripe';
+import type { StripeSettings } from '../../src/billing/stripe';
 import { freePort } from './ports';
 
 export async function startTestStripe(): Promise<{ mock: RunningStripeMock; settings: Required<Pick<StripeSettings, 'secretKey' | 'apiBaseUrl' | 'webhookSecret'>> }> {

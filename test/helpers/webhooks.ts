@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { Webhook } from 'standardwebhooks';
 import { silentLogger } from '../../src/logger';
-import { OutboxListener } from '../../src/services/outbox-listener';
+import { OutboxListener } from '../../src/webhooks/outbox-listener';
 import { createWebhookClient } from '../../src/workflow-clients/webhooks';
 
 export interface ReceivedWebhook {

@@ -4,7 +4,7 @@
  */
 import type { PricingQueries } from '../../src/db/queries/pricing';
 import { silentLogger } from '../../src/logger';
-import { PricingCache } from '../../src/services/pricing-cache';
+import { PricingCache } from '../../src/db/pricing-cache';
 
 const snapshot = (price: number) => ({
   gpu_types: [{ gpu_type: 'h100-80gb-sxm', display_name: 'H100 80GB SXM', offers: [{ provider: 'lambda', price_per_hour: price, availability: 1, spot: false }] }],

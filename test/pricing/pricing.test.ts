@@ -10,7 +10,7 @@ import { createApp } from '../../src/http/app';
 import { createPricingQueries } from '../../src/db/queries/pricing';
 import { silentLogger } from '../../src/logger';
 import { createProviderAdapters } from '../../src/providers';
-import { PricingCache } from '../../src/services/pricing-cache';
+import { PricingCache } from '../../src/db/pricing-cache';
 import { ensurePricingSchedule } from '../../src/workflow-clients/service-schedules';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simulators';
 import type { PricingRefreshResult } from '../../workflows/contracts/maintenance';

@@ -8,7 +8,7 @@ import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { addressClass, addressRefusal } from '../../src/domain/address-safety';
 import { createApp } from '../../src/http/app';
-import type { Resolver } from '../../src/services/webhook-sender';
+import type { Resolver } from '../../src/webhooks/webhook-sender';
 import { webhookDeliveryWorkflowId } from '../../workflows/contracts/webhooks';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, type TestContext } from '../helpers/context';

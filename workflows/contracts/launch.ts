@@ -170,3 +170,8 @@ export function launchIntentOf(input: LaunchInput): LaunchIntent {
     idleStop: input.idleStop ?? null,
   };
 }
+
+/** The launch workflow's id, also the instance's row id: one per (account, Idempotency-Key). */
+export function launchWorkflowId(accountId: string, idempotencyKey: string): string {
+  return `launch-${accountId}-${idempotencyKey}`;
+}

@@ -8,7 +8,7 @@ import { decodeLedgerCursor, toTransactionRecord, TransactionRecord, TRANSACTION
 import { microsToDollars } from '../../domain/money';
 import { ConflictError, ServiceUnavailableError, ValidationError } from '../../errors';
 import type { Logger } from '../../logger';
-import { createCreditCheckoutSession, verifyStripeEvent, type StripeSettings } from '../../services/stripe';
+import { createCreditCheckoutSession, verifyStripeEvent, type StripeSettings } from '../../billing/stripe';
 import type { BillingClient } from '../../workflow-clients/billing';
 import type { ApiRouter } from '../route';
 import { text } from '../text';

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { InstanceQueries, InstanceRow } from '../../db/queries/instances';
 import type { FleetViewQueries } from '../../db/queries/fleet-views';
@@ -10,11 +9,11 @@ import { ApiError, NotFoundError, ProviderNotConnectedError, ServiceUnavailableE
 import { launchProblems } from '../../providers/gpu-catalog';
 import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
 import type { ApiKeyQueries, ApiKeyRow } from '../../db/queries/api-keys';
-import type { BalanceGuard, LaunchCost } from '../../services/balance-guard';
+import type { BalanceGuard, LaunchCost } from '../../admission/balance-guard';
 import type { LaunchIntent } from '../../db/queries/admission';
-import { assertWithinKeyCap } from '../../services/key-spend-cap';
-import type { ProviderCredentials } from '../../services/provider-credentials';
-import { launchIntentOf, type LaunchInput, type LaunchTiming } from '../../../workflows/contracts/launch';
+import { assertWithinKeyCap } from '../../admission/key-spend-cap';
+import type { ProviderCredentials } from '../../providers/provider-credentials';
+import { launchIntentOf } from '../../../workflows/contracts/launch';
 import type { FleetClient } from '../../workflow-clients/fleet';
 import type { InstanceClient } from '../../workflow-clients/instances';
 import type { ApiRouter } from '../route';
@@ -105,11 +104,6 @@ export function fromProvider(i: ProviderInstance, row: InstanceRow | undefined):
   };
 }
 
-function requestHash(body: LaunchBody): string {
-  const canonical = JSON.stringify(Object.keys(body).sort().map((k) => [k, body[k as keyof LaunchBody]]));
-  return createHash('sha256').update(canonical).digest('hex');
-}
-
 export interface ComputeDeps {
   workflows: InstanceClient;
   adapters: Record<ProviderId, ProviderAdapter>;
@@ -120,8 +114,6 @@ export interface ComputeDeps {
   balance: BalanceGuard;
   /** The spend of capped API keys (their launches are admitted only within the cap). */
   apiKeys: Pick<ApiKeyQueries, 'spendInPeriod'>;
-  /** Poll and meter intervals handed to new launch workflows (hours in production; short in tests). */
-  launchTiming?: LaunchTiming;
   /** Which providers the account connected (the list needs no key opened). */
   providerKeys: Pick<ProviderKeyQueries, 'listProviderKeys'>;
   /** The fleet view GET /v1/compute reads; without it (or with `listSource: 'live'`) every provider is asked per list. */
@@ -180,8 +172,6 @@ export async function assertAdmitted(
 }
 
 export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
-  const timing = deps.launchTiming ?? { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 };
-
   api.add({
     method: 'post',
     path: '/v1/compute/launch',
@@ -209,37 +199,13 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
       // Echoed (generated when absent) so a client that got no answer can retry the same launch safely.
       const key = idempotencyKey || `gen_${randomToken(96)}`;
       ctx.set('Idempotency-Key', key);
-      const instanceId = `launch-${accountId}-${key}`;
-      const hash = requestHash(body);
-      const tag = createHash('sha256').update(instanceId).digest('hex').slice(0, 10);
-      const warnings = launchWarnings(body);
-      const input: LaunchInput = {
-        instanceId,
-        accountId,
-        requestHash: hash,
-        provider: body.provider,
-        gpuType: body.gpu_type,
-        gpuCount: body.gpu_count,
-        spot: body.spot,
-        name: body.name ?? `gpuo-${tag}`,
-        providerName: `${body.name ?? 'gpuo'}-${tag}`,
-        dockerImage: body.docker_image,
-        volumeGb: body.provider === 'runpod' ? body.volume_gb : undefined,
-        diskGb: body.disk_gb,
-        region: body.region,
-        sshKeyName: body.provider === 'lambda' ? body.ssh_key_name : undefined,
-        onstartCmd: body.provider === 'vastai' ? body.onstart_cmd : undefined,
-        warnings,
-        apiKeyId: apiKey.id,
-        ...(body.idle_stop ? { idleStop: body.idle_stop } : {}),
-        ...timing,
-      };
+      const input = deps.workflows.launchInput({ accountId, idempotencyKey: key, apiKeyId: apiKey.id, body, warnings: launchWarnings(body) });
       await assertAdmitted(deps, { ...input, intent: launchIntentOf(input) }, apiKey);
       try {
         return { status: 201, body: toInstanceRecord(await deps.workflows.launch(input)) };
       } catch (err) {
         // A definite refusal (not "still waiting"): the reservation must not hold money for nothing.
-        if (err instanceof ApiError && !(err instanceof ServiceUnavailableError)) await deps.balance.release(instanceId, err.message);
+        if (err instanceof ApiError && !(err instanceof ServiceUnavailableError)) await deps.balance.release(input.instanceId, err.message);
         throw err;
       }
     },

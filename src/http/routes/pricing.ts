@@ -6,7 +6,7 @@ import { cheapestAvailable, HISTORY_PERIODS, type HistoryPeriod } from '../../do
 import { ApiError, NotFoundError } from '../../errors';
 import { gpuBySlug } from '../../providers/gpu-catalog';
 import { PROVIDERS } from '../../providers/types';
-import type { PricingCache } from '../../services/pricing-cache';
+import type { PricingCache } from '../../db/pricing-cache';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
 import { text } from '../text';

@@ -4,7 +4,7 @@ import { keyHint } from '../../domain/key-vault';
 import type { InstanceQueries } from '../../db/queries/instances';
 import { ConflictError, NotFoundError, ProviderRequestError } from '../../errors';
 import { PROVIDER_NAMES, type ProviderAdapter, type ProviderId } from '../../providers/types';
-import type { ProviderCredentials } from '../../services/provider-credentials';
+import type { ProviderCredentials } from '../../providers/provider-credentials';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
 import { asciiSecret, text } from '../text';

@@ -3,7 +3,7 @@ import type { RecommendationInputQueries } from '../../db/queries/recommendation
 import { recommendCheaperOffers, summarizeRecommendations, type RecommendationReport } from '../../domain/recommendations';
 import { ApiError } from '../../errors';
 import { PROVIDERS } from '../../providers/types';
-import type { PricingCache } from '../../services/pricing-cache';
+import type { PricingCache } from '../../db/pricing-cache';
 import type { ApiRouter } from '../route';
 
 const Recommendation = z.object({

@@ -6,7 +6,7 @@ import { webhookUrlProblem, type WebhookUrlPolicy } from '../../domain/address-s
 import { EVENT_KINDS } from '../../domain/event-kinds';
 import { generateWebhookSecret, webhookSecretProblem } from '../../domain/webhook-signing';
 import { NotFoundError, UnsupportedOperationError, ValidationError } from '../../errors';
-import { resolveSafeAddress, systemResolver, UnsafeDestinationError, type Resolver } from '../../services/webhook-sender';
+import { resolveSafeAddress, systemResolver, UnsafeDestinationError, type Resolver } from '../../webhooks/webhook-sender';
 import type { WebhookClient } from '../../workflow-clients/webhooks';
 import { ListQuery, pageOf } from '../paging';
 import type { ApiRouter } from '../route';

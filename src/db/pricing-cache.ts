@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
-import { PRICING_CHANNEL, type PricingQueries } from '../db/queries/pricing';
+import { PRICING_CHANNEL, type PricingQueries } from './queries/pricing';
 import type { PricingSnapshot } from '../domain/pricing';
 import type { Logger } from '../logger';
 

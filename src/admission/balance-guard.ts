@@ -17,8 +17,8 @@ export { DEFAULT_ADMISSION_WINDOW_MS } from '../domain/admission';
 import { ConflictError, InsufficientBalanceError, LimitReachedError } from '../errors';
 import type { Logger } from '../logger';
 import type { ProviderAdapter, ProviderId, ProviderOffer } from '../providers/types';
-import type { PricingCache } from './pricing-cache';
-import type { ProviderCredentials } from './provider-credentials';
+import type { PricingCache } from '../db/pricing-cache';
+import type { ProviderCredentials } from '../providers/provider-credentials';
 
 export interface LaunchCost {
   /** Launch workflow id / instance row id: a replayed launch (Idempotency-Key) is never refused. */

@@ -5,7 +5,7 @@
 import type { ProviderKeyQueries } from '../db/queries/provider-keys';
 import type { KeyVault } from '../domain/key-vault';
 import { ProviderNotConnectedError } from '../errors';
-import type { ProviderId } from '../providers/types';
+import type { ProviderId } from './types';
 
 export function createProviderCredentials(queries: ProviderKeyQueries, vault: KeyVault) {
   return {
