@@ -39,12 +39,17 @@ export interface RunInstanceState {
   startedAtMs: number | null;
   pricePerHourMicros: number | null;
   spot: boolean;
+  /** Why the service itself ended the instance, when it did (a key's spend cap, a budget, a balance depletion). */
+  endReason?: string | null;
 }
 
 /**
- * The run's admission, by the same rule and lock as an API launch (`admitLaunch`): when admitted, the
- * launch's row is written as its reservation before the launch workflow starts. Returns the 402 message, or
- * null when admitted (or when the launch exists already: a replayed step).
+ * The run's admission, by the same rule and lock as an API launch (`admitLaunch`): the balance, and the cap of
+ * the key that made the schedule (`intent.apiKeyId`). When admitted, the launch's row is written as its
+ * reservation before the launch workflow starts. Returns the run's failure reason, its code first
+ * (`insufficient_balance: …` for the balance or the key's cap, `api_key_unusable: …` for a key revoked or expired
+ * since, `limit_reached: …`, `conflict: …`), or null when admitted (or when the launch exists already: a
+ * replayed step).
  */
 export async function admitRun(
   deps: ActivityDeps,
@@ -72,7 +77,18 @@ export async function admitRun(
     reserve: input.intent !== undefined,
     maxLive: (deps.limits ?? DEFAULT_LIMITS).live_instances,
   });
-  return decision.outcome === 'refused' || decision.outcome === 'conflict' || decision.outcome === 'limited' ? decision.message! : null;
+  switch (decision.outcome) {
+    case 'refused':
+      return `insufficient_balance: ${decision.message}`;
+    case 'key_refused':
+      return `${decision.keyCap ? 'insufficient_balance' : 'api_key_unusable'}: ${decision.message}`;
+    case 'limited':
+      return `limit_reached: ${decision.message}`;
+    case 'conflict':
+      return `conflict: ${decision.message}`;
+    default:
+      return null;
+  }
 }
 
 export function createScheduleActivities(deps: ActivityDeps) {
@@ -105,7 +121,7 @@ export function createScheduleActivities(deps: ActivityDeps) {
       return offers.filter((o) => !o.spot || SPOT_PROVIDERS.includes(o.provider));
     },
 
-    /** The run's spend admission and reservation (see `admitRun`); the 402 message when refused. */
+    /** The run's spend admission and reservation (see `admitRun`); the run's failure reason when refused. */
     async checkScheduleRunBalance(input: { accountId: string; pricePerHourMicros: number; intent?: LaunchIntent }): Promise<string | null> {
       return admitRun(deps, input);
     },
@@ -120,6 +136,7 @@ export function createScheduleActivities(deps: ActivityDeps) {
         startedAtMs: row.started_at ? Date.parse(row.started_at) : null,
         pricePerHourMicros: row.price_per_hour_micros,
         spot: row.spot,
+        endReason: row.end_reason,
       };
     },
 

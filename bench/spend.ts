@@ -1,11 +1,13 @@
 /**
  * `npm run bench:spend`: launch admission under contention. 8 clients admit launches of ONE account as fast as
- * they can, through the guarded path (`admitLaunch`: the account's balance-row lock, the fleet's burn and
- * uncharged usage, the reservation row, all in one transaction) and through the path it replaced (read the
- * balance, compare with this launch's first hour, write the intent row: no lock, no fleet), alternating in
- * slices within one run on one embedded Postgres, and prints admissions per second of each and their ratio
- * (target ≥ 0.8×). Then correctness: a balance that covers exactly K launches, 8 clients asking 3K times:
- * the guarded path admits exactly K, the old one (for comparison) admits what it admits.
+ * they can, through the guarded path (`admitLaunch`: one statement, `admit_launch`, takes the account's
+ * balance-row lock, counts the fleet's burn and uncharged usage, checks the key and writes the reservation row;
+ * admissions of the account arriving meanwhile go together in one statement and one commit) and through the
+ * path it replaced (read the balance, compare with this launch's first hour, write the intent row: no lock, no
+ * fleet), alternating in slices within one run on one embedded Postgres, and prints admissions per second of
+ * each and their ratio (target ≥ 0.8×). Then correctness: a balance that covers exactly K launches, 8 clients
+ * on two pools (two API processes: two queues, one lock) asking 3K times: the guarded path admits exactly K,
+ * the old one (for comparison) admits what it admits.
  *
  * This measures the admission step itself (what the guard adds to a launch), not the provider create or the
  * workflow start behind it (bench:launch), which the guard leaves alone.
@@ -84,6 +86,7 @@ async function main(): Promise<void> {
   await ensureDatabase(pg.url(), 'bench');
   await migrate(pg.url('bench'));
   const pool = await createDatabasePool(pg.url('bench'), { maximumPoolSize: 20 });
+  const otherPool = await createDatabasePool(pg.url('bench'), { maximumPoolSize: 10 });
   const accounts = createAccountQueries(pool);
   try {
     // Throughput: balances large enough that every launch is admitted; a fresh account per path.
@@ -116,17 +119,20 @@ async function main(): Promise<void> {
       );
       return admitted;
     };
-    const guardedRace = await racing(paths.guarded.admit, await poor());
+    // Clients on two pools, as two API processes would be: batches of each decided under the one lock.
+    const guardedOther = guarded(otherPool);
+    const twoProcesses: Admit = (accountId, n) => (Number(n.split('-')[1]) % 2 === 0 ? paths.guarded.admit : guardedOther)(accountId, n);
+    const guardedRace = await racing(twoProcesses, await poor());
     const unguardedRace = await racing(paths.unguarded.admit, await poor());
 
     const fmt = (x: number) => x.toFixed(1);
     process.stdout.write(
       [
         `launch admission, one account, ${CLIENTS} concurrent clients, alternating ${SLICE_MS / 2} ms slices, ${SECONDS / 2}s each`,
-        `guarded (admitLaunch: lock, fleet, reservation)   ${fmt(rate(paths.guarded)).padStart(7)} admissions/s (${paths.guarded.admitted})`,
+        `guarded (admitLaunch: one statement under lock)   ${fmt(rate(paths.guarded)).padStart(7)} admissions/s (${paths.guarded.admitted})`,
         `unguarded (balance vs first hour, no lock)         ${fmt(rate(paths.unguarded)).padStart(7)} admissions/s (${paths.unguarded.admitted})`,
         `ratio guarded / unguarded: ${ratio.toFixed(2)}× (target ≥ 0.80×)`,
-        `correctness: balance for exactly ${K} launches at $0.40/h, ${CLIENTS} clients asking ${Math.ceil((3 * K) / CLIENTS) * CLIENTS} times: ` +
+        `correctness: balance for exactly ${K} launches at $0.40/h, ${CLIENTS} clients on 2 pools asking ${Math.ceil((3 * K) / CLIENTS) * CLIENTS} times: ` +
           `guarded admitted ${guardedRace} (${guardedRace === K ? 'correct' : 'WRONG'}), unguarded admitted ${unguardedRace}`,
         `load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
         '',
@@ -135,6 +141,7 @@ async function main(): Promise<void> {
     if (guardedRace !== K) process.exitCode = 1;
   } finally {
     await pool.end();
+    await otherPool.end();
     await pg.stop();
   }
 }

@@ -57,6 +57,8 @@ function runLaunchInput(
     dockerImage: r.dockerImage || undefined,
     onstartCmd: r.schedule.startup_script ?? undefined,
     warnings: [],
+    // The schedule's key: the run is admitted against its cap and the instance counts toward its spend.
+    apiKeyId: r.schedule.api_key_id ?? undefined,
     ...(r.schedule.idle_stop ? { idleStop: r.schedule.idle_stop } : {}),
     // A scheduled job that exits by itself is done: its pod is terminated, not kept stopped.
     endWhenStoppedByProvider: true,
@@ -66,12 +68,15 @@ function runLaunchInput(
   };
 }
 
-/** The launch's admission request: the same rule, function and lock as an API launch; its row is the reservation. */
+/**
+ * The launch's admission request: the same rule, function and lock as an API launch (the balance, and the cap
+ * of the key that made the schedule); its row is the reservation.
+ */
 function runAdmission(input: ScheduleRunInput, offer: RunOffer, l: LaunchInput) {
   return {
     accountId: input.accountId,
     pricePerHourMicros: offer.pricePerHourMicros,
-    // The same intent the launch records (its idle-stop rule included: the observer reads it from the row).
+    // The same intent the launch records (its key and idle-stop rule included).
     intent: launchIntentOf(l),
   };
 }
@@ -173,8 +178,8 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
     // One launch per run and offer: the ids derive from the run, so a replayed or retried step joins the same launch.
     const instanceRowId = `launch-${input.accountId}-${run.id}-${attempt}`;
     const launchInput = runLaunchInput(input, { runId: run.id, schedule, dockerImage, offer, attempt, instanceRowId, runWorkflowId: info.workflowId });
-    const balanceRefusal = await db.checkScheduleRunBalance(runAdmission(input, offer, launchInput));
-    if (balanceRefusal) return finish('failed', { error: `insufficient_balance: ${balanceRefusal}` });
+    const refusal = await db.checkScheduleRunBalance(runAdmission(input, offer, launchInput));
+    if (refusal) return finish('failed', { error: refusal });
     const child = await startChild(launchInstance, {
       workflowId: instanceRowId,
       args: [launchInput],
@@ -283,6 +288,8 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
       if (startedAtMs === null) return finish('failed', { error: 'the provider lost the instance while it booted' });
       return finish('succeeded', { stopReason: 'the job ended: the instance exited by itself' });
     }
+    // Ended by the service for a reason of its own (a key's spend cap, a budget stop): the run says which.
+    if (state.endReason) return finish('failed', { error: `the instance was ended: ${state.endReason}` });
     return finish('failed', { error: 'the instance was terminated outside this run (for example POST /v1/compute/{id}/terminate)' });
   }
   return finish('failed', { error: `every offer was refused: ${refusals.join('; ')}` });

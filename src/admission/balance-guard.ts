@@ -1,7 +1,8 @@
 /**
- * Launch-time enforcement of the prepaid balance: the launch is quoted here and admitted by `admitLaunch`
- * (balance − uncharged usage ≥ window × (every live instance + this one)), else refused with 402
- * `insufficient_balance` before anything is created at the provider.
+ * Launch-time enforcement of the prepaid balance and of the launching key's spend cap: the launch is quoted
+ * here and admitted by `admitLaunch` (balance − uncharged usage ≥ window × (every live instance + this one), and
+ * the key's spend this period + the next hour of its live instances + this one ≤ its cap), else refused with
+ * 402 `insufficient_balance` naming the numbers before anything is created at the provider.
  *
  * The launch is priced from the current pricing snapshot (the offer of that provider for that GPU, spot
  * or on-demand as asked, in the asked region when the offer has one; the cheapest such offer) × gpu_count.
@@ -14,7 +15,7 @@ import type { InstanceQueries } from '../db/queries/instances';
 import type { Pool } from '../db/pool';
 import { dollarsToMicros } from '../domain/money';
 export { DEFAULT_ADMISSION_WINDOW_MS } from '../domain/admission';
-import { ConflictError, InsufficientBalanceError, LimitReachedError } from '../errors';
+import { ConflictError, InsufficientBalanceError, LimitReachedError, UnauthenticatedError } from '../errors';
 import type { Logger } from '../logger';
 import type { ProviderAdapter, ProviderId, ProviderOffer } from '../providers/types';
 import type { PricingCache } from '../db/pricing-cache';
@@ -48,6 +49,19 @@ export function matchOffer(offers: readonly PricedOffer[], launch: Pick<LaunchCo
 
 /** How long a live price list stands in for a missing snapshot offer. */
 const LIVE_PRICE_TTL_MS = 60_000;
+
+/**
+ * The launch's answer to a refusal: 422 at the live-instance limit, 402 naming the numbers for the balance or
+ * the key's cap, 401 for a key revoked or expired since the request was authenticated.
+ */
+function refuseUnlessAdmitted(decision: AdmissionDecision): AdmissionDecision {
+  if (decision.outcome === 'limited') throw new LimitReachedError('live_instances', decision.max, decision.message);
+  if (decision.outcome === 'refused') throw new InsufficientBalanceError(decision.message!);
+  if (decision.outcome === 'key_refused') {
+    throw decision.keyCap ? new InsufficientBalanceError(decision.message) : new UnauthenticatedError(decision.message);
+  }
+  return decision;
+}
 
 export function createBalanceGuard(deps: {
   pool: Pool;
@@ -123,9 +137,7 @@ export function createBalanceGuard(deps: {
         maxLive: deps.maxLive,
       });
       if (decision.outcome === 'conflict') throw new ConflictError(decision.message!);
-      if (decision.outcome === 'limited') throw new LimitReachedError('live_instances', decision.max, decision.message);
-      if (decision.outcome === 'refused') throw new InsufficientBalanceError(decision.message!);
-      return decision;
+      return refuseUnlessAdmitted(decision);
     },
     /**
      * The same decision as {@link admit}, writing nothing (a plan): throws what the launch would answer (402
@@ -140,9 +152,7 @@ export function createBalanceGuard(deps: {
         reserve: false,
         maxLive: deps.maxLive,
       });
-      if (decision.outcome === 'limited') throw new LimitReachedError('live_instances', decision.max, decision.message);
-      if (decision.outcome === 'refused') throw new InsufficientBalanceError(decision.message!);
-      return decision;
+      return refuseUnlessAdmitted(decision);
     },
     /** Gives back the reservation of a launch refused before its workflow could record why. */
     release: (instanceId: string, reason: string) => releaseReservation(deps.pool, instanceId, reason),

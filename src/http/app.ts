@@ -144,7 +144,7 @@ export function createApp(deps: AppDeps): Koa {
     logger: deps.logger,
   });
   const scheduleQueries = createScheduleQueries(deps.pool);
-  registerPlanRoutes(api, { adapters: deps.adapters, credentials, sshKeys, balance, instances, apiKeys, schedules: scheduleQueries });
+  registerPlanRoutes(api, { adapters: deps.adapters, credentials, sshKeys, balance, instances, schedules: scheduleQueries });
   const fleetViews = createFleetViewQueries(deps.pool);
   const timing = deps.launchTiming ?? DEFAULT_LAUNCH_TIMING;
   const { listSource, ...fleetSettings } = deps.fleet ?? {};
@@ -155,7 +155,6 @@ export function createApp(deps: AppDeps): Koa {
     instances,
     sshKeys,
     balance,
-    apiKeys,
     providerKeys,
     listSource,
     fleet: {

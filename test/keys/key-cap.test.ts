@@ -83,3 +83,31 @@ it('admits launches until the next hour would pass $1/day, then 402; ends its in
   const keys = (await t.http.get('/v1/api-keys').set(a.auth)).body.data as { name: string; spend_in_period: number | null }[];
   expect(keys.find((k) => k.name === 'agent')!.spend_in_period).toBeGreaterThanOrEqual(1);
 });
+
+it('concurrent launches of one capped key at its cap: exactly the number that fits is admitted', async () => {
+  const a = await t.connectedAccount('runpod');
+  const created = await t.http.post('/v1/api-keys').set(a.auth).send({ name: 'racer', scopes: ['read', 'compute:write'], spend_limit: { amount: 1, period: 'day' } });
+  expect(created.status).toBe(201);
+  const capped = { Authorization: `Bearer ${created.body.api_key}` };
+  // The quote admission uses: RunPod's on-demand price of one GPU.
+  const offers = await t.deps.adapters.runpod.listOffers(a.simKey);
+  const quote = Math.min(...offers.filter((o) => o.gpuType === body.gpu_type && !o.spot).map((o) => Math.round(o.pricePerHour * 1e6)));
+  const fits = Math.floor(1_000_000 / quote);
+  expect(fits).toBeGreaterThanOrEqual(1);
+  expect(fits).toBeLessThan(6);
+
+  // All at once: the cap is decided under the account's lock, so no two of them take the same room.
+  const answers = await Promise.all(Array.from({ length: 6 }, () => t.http.post('/v1/compute/launch').set(capped).send(body)));
+  const statuses = answers.map((r) => r.status);
+  expect(statuses.filter((s) => s === 201)).toHaveLength(fits);
+  expect(statuses.filter((s) => s === 402)).toHaveLength(6 - fits);
+  for (const r of answers.filter((x) => x.status === 402)) {
+    expect(r.body.error.code).toBe('insufficient_balance');
+    expect(r.body.error.message).toContain('("racer", ');
+    expect(r.body.error.message).toContain(`its live instances cost $${((fits * quote) / 1e6).toFixed(2)} for the next hour`);
+  }
+  // Exactly those exist at the provider and are attributed to the key.
+  expect(t.sims.runpod.control.instances(a.simKey)).toHaveLength(fits);
+  const attributed = await queryRows<{ n: number }>(t.db.url, 'SELECT count(*)::int AS n FROM instances WHERE api_key_id = $1', [created.body.id]);
+  expect(attributed[0]!.n).toBe(fits);
+});

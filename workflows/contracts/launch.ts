@@ -29,7 +29,10 @@ export interface LaunchInput {
   sshKeyName?: string;
   onstartCmd?: string;
   warnings: string[];
-  /** The API key that launched it (its spend counts toward that key's cap); absent for keyless launches. */
+  /**
+   * The API key that launched it, or that made the schedule of a scheduled run (its spend counts toward that
+   * key's cap); absent for keyless launches.
+   */
   apiKeyId?: string;
   /** How often a running instance is polled (preemption) and charged; hours in production, short in tests. */
   pollIntervalMs: number;

@@ -1,14 +1,16 @@
 /**
  * Spend admission: the one place that decides whether an account may start another instance (API launches,
- * scheduled runs, plans and spend-capped keys call it). The decision and the launch's own reservation (its
- * instance row, with the price it was admitted at) happen in one transaction holding the account's balance row
- * lock, the same lock every ledger entry takes: two launches of one account cannot both pass on the same money,
- * and a charge cannot move the balance between the reading and the reservation.
+ * scheduled runs, plans and spend-capped keys call it). The decision (the balance rule, the live-instance limit,
+ * the launching key's spend cap) and the launch's own reservation (its instance row, with the price it was
+ * admitted at and its key) happen in one statement holding the account's balance row lock, the same lock every
+ * ledger entry takes: two launches of one account (or of one key) cannot both pass on the same money, and a
+ * charge cannot move the balance between the reading and the reservation.
  */
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import type { IdleStopRule } from '../../domain/idle-stop';
 import { decideAdmission, type AdmissionFigures, type SpendFigures } from '../../domain/admission';
+import { keyCapMessage, unusableKeyMessage, type KeyCapStanding } from '../../domain/key-cap';
 import { LIVE_INSTANCE_STATUSES, limitReachedMessage } from '../../domain/limits';
 import type { ProviderId } from '../../providers/types';
 import type { Pool } from '../pool';
@@ -36,7 +38,10 @@ export interface LaunchIntent {
   region: string | null;
   dockerImage: string | null;
   warnings: string[];
-  /** The API key that launched it (its spend counts toward the key's cap); null for scheduled runs. */
+  /**
+   * The API key that launched it (a scheduled run: the key that created its schedule): admission checks the
+   * key's spend cap under the account's lock, and the instance's spend counts toward it. Null: the balance only.
+   */
   apiKeyId?: string | null;
   /** The idle-stop rule the launch asked for (src/domain/idle-stop.ts); absent or null: none. */
   idleStop?: IdleStopRule | null;
@@ -61,12 +66,16 @@ export interface AdmissionRequest {
  * - `admitted`: the reservation row is written (or, with `reserve: false`, would be);
  * - `replay`: the key's launch exists with this body and did not fail: never refused, nothing checked;
  * - `refused`: the balance cannot cover it; `message` names the numbers (402 insufficient_balance);
- * - `conflict`: the key was first used with another body within 24 h (409).
+ * - `conflict`: the key was first used with another body within 24 h (409);
+ * - `limited`: the account is at its live-instance limit (422 limit_reached);
+ * - `key_refused`: the launching API key's spend cap cannot take it (`keyCap` set: 402 naming the cap), or the
+ *   key was revoked or expired since (a schedule's key): `message` says which.
  */
 export type AdmissionDecision =
   | { outcome: 'admitted' | 'refused'; figures: AdmissionFigures; message?: string }
   | { outcome: 'replay' | 'conflict'; figures?: undefined; message?: string }
-  | { outcome: 'limited'; figures?: undefined; message: string; max: number };
+  | { outcome: 'limited'; figures?: undefined; message: string; max: number }
+  | { outcome: 'key_refused'; figures?: undefined; message: string; keyCap?: KeyCapStanding };
 
 const Figures = z.object({ burn: z.number(), uncharged: z.number(), live: z.number(), now_ms: z.number() });
 
@@ -95,94 +104,121 @@ export async function readSpendFigures(conn: CommonQueryMethods, accountId: stri
   return { balanceMicros: balance ?? 0, unchargedMicros: f.uncharged, burnPerHourMicros: f.burn, nowMs: f.now_ms };
 }
 
-const Check = Figures.extend({
-  bound_hash: z.string().nullable(),
-  existing_hash: z.string().nullable(),
-  existing_status: z.string().nullable(),
-  existing_age_ms: z.number().nullable(),
+/** What `admit_launch` (migration 018) answers for one launch: the decision and the figures it was made on. */
+const Decided = z.object({
+  outcome: z.enum(['admitted', 'refused', 'replay', 'conflict_bound', 'conflict_existing', 'limited', 'key_capped', 'key_unusable']),
+  balance: z.number().optional(),
+  burn: z.number().optional(),
+  uncharged: z.number().optional(),
+  live: z.number().optional(),
+  key: z
+    .object({
+      name: z.string().optional(),
+      prefix: z.string().optional(),
+      limit: z.number().optional(),
+      period: z.enum(['day', 'month']).optional(),
+      charged: z.number().optional(),
+      live_hourly: z.number().optional(),
+      revoked: z.boolean().optional(),
+    })
+    .nullable()
+    .optional(),
 });
+type Decided = z.infer<typeof Decided>;
 
-/**
- * Decides a launch and, when admitted, writes its reservation: the instance row in `provisioning` with the
- * quoted price (a failed earlier launch of the same key starts over as the new request describes it).
- * Three statements under the lock (lock and balance; key, existing row and fleet; reservation), since
- * every admission of an account waits for the one before it (bench:spend).
- */
-export async function admitLaunch(pool: Pool, request: AdmissionRequest): Promise<AdmissionDecision> {
-  const { intent } = request;
-  const reserving = request.reserve !== false;
-  return pool.transaction(async (tx) => {
-    const lockBalance = () =>
-      tx.maybeOneFirst(sql.type(z.object({ balance_micros: z.number() }))`
-        SELECT balance_micros FROM account_balances WHERE account_id = ${intent.accountId} FOR UPDATE`);
-    let balance = await lockBalance();
-    if (balance === null) {
-      await tx.query(sql.typeAlias('void')`
-        INSERT INTO account_balances (account_id) VALUES (${intent.accountId}) ON CONFLICT (account_id) DO NOTHING`);
-      balance = (await lockBalance()) ?? 0;
-    }
-    const c = await tx.one(sql.type(Check)`
-      WITH ${reserving ? sql.fragment`bound AS (${bindKey(intent)}),` : sql.fragment``}
-        existing AS (
-          SELECT request_hash, status, (extract(epoch FROM now() - created_at) * 1000)::float8 AS age_ms
-          FROM instances WHERE id = ${intent.id} AND account_id = ${intent.accountId}),
-        figures AS (${liveFigures(intent.accountId)})
-      SELECT ${reserving ? sql.fragment`(SELECT request_hash FROM bound)` : sql.fragment`NULL::text`} AS bound_hash,
-        (SELECT request_hash FROM existing) AS existing_hash, (SELECT status FROM existing) AS existing_status,
-        (SELECT age_ms FROM existing) AS existing_age_ms, figures.*
-      FROM figures`);
-    if (reserving && c.bound_hash !== intent.requestHash) {
+/** One request as `admit_launches` reads it. */
+function statementArgs(request: AdmissionRequest) {
+  const i = request.intent;
+  return {
+    account: i.accountId, id: i.id, hash: i.requestHash, reserve: request.reserve !== false, quote: request.quotePerHourMicros,
+    window_ms: request.windowMs, max_live: request.maxLive ?? null, binding_ms: IDEMPOTENCY_BINDING_MS, key_id: i.apiKeyId ?? null,
+    provider: i.provider, provider_name: i.providerName, name: i.name, gpu_type: i.gpuType, gpu_count: i.gpuCount, spot: i.spot,
+    region: i.region, docker_image: i.dockerImage, warnings: i.warnings,
+  };
+}
+
+/** The caller's decision from the statement's: the words and numbers of the decision it made. */
+function toDecision(request: AdmissionRequest, d: Decided): AdmissionDecision {
+  switch (d.outcome) {
+    case 'conflict_bound':
       return { outcome: 'conflict', message: 'This Idempotency-Key was used with a different request body in the last 24 hours.' };
+    case 'conflict_existing':
+      return { outcome: 'conflict', message: 'This Idempotency-Key was used with a different request body.' };
+    case 'replay':
+      return { outcome: 'replay' };
+    case 'limited':
+      return { outcome: 'limited', max: request.maxLive!, message: limitReachedMessage('live_instances', request.maxLive!) };
+    case 'key_unusable':
+      return { outcome: 'key_refused', message: unusableKeyMessage({ name: d.key?.name, prefix: d.key?.prefix, revoked: d.key?.revoked ?? true }) };
+    case 'key_capped': {
+      const k = d.key!;
+      const standing = { name: k.name!, prefix: k.prefix!, limitMicros: k.limit!, period: k.period!, chargedMicros: k.charged!, liveHourlyMicros: k.live_hourly! };
+      return { outcome: 'key_refused', message: keyCapMessage(standing, request.quotePerHourMicros), keyCap: standing };
     }
-    if (c.existing_hash !== null) {
-      const failed = c.existing_status === 'failed';
-      if (c.existing_hash !== intent.requestHash && (!failed || c.existing_age_ms! < IDEMPOTENCY_BINDING_MS)) {
-        return { outcome: 'conflict', message: 'This Idempotency-Key was used with a different request body.' };
-      }
-      if (c.existing_hash === intent.requestHash && !failed) return { outcome: 'replay' };
+    default: {
+      const spend: SpendFigures = { balanceMicros: d.balance!, unchargedMicros: d.uncharged!, burnPerHourMicros: d.burn! };
+      // The same arithmetic as the statement's, for the figures and the refusal's words.
+      const verdict = decideAdmission(spend, request.quotePerHourMicros, request.windowMs);
+      if (d.outcome === 'admitted') return { outcome: 'admitted', figures: verdict.figures };
+      return { outcome: 'refused', figures: verdict.figures, message: verdict.admitted ? 'The balance cannot cover this launch.' : verdict.message };
     }
-    // The row of this key, if any, is absent or failed here: `live` counts the account's other live instances.
-    if (request.maxLive !== undefined && c.live >= request.maxLive) {
-      return { outcome: 'limited', max: request.maxLive, message: limitReachedMessage('live_instances', request.maxLive) };
-    }
-    const spend: SpendFigures = { balanceMicros: balance, unchargedMicros: c.uncharged, burnPerHourMicros: c.burn };
-    const verdict = decideAdmission(spend, request.quotePerHourMicros, request.windowMs);
-    if (!verdict.admitted) return { outcome: 'refused', figures: verdict.figures, message: verdict.message };
-    if (reserving) await reserve(tx, intent, request.quotePerHourMicros);
-    return { outcome: 'admitted', figures: verdict.figures };
-  });
+  }
+}
+
+interface Waiting {
+  request: AdmissionRequest;
+  resolve: (d: AdmissionDecision) => void;
+  reject: (err: unknown) => void;
+}
+
+/** The most admissions decided in one statement. */
+const MAX_BATCH = 32;
+/** Per pool and account: the admissions waiting while one statement of that account is under way. */
+const waitingByPool = new WeakMap<Pool, Map<string, Waiting[]>>();
+
+/** Decides `batch` in one statement, in order; a failed statement (rolled back whole) is retried one by one. */
+async function decideBatch(pool: Pool, batch: Waiting[]): Promise<void> {
+  try {
+    const decided = await pool.oneFirst(sql.type(z.object({ admissions: z.array(Decided) }))`
+      SELECT admit_launches(${sql.jsonb(batch.map((w) => statementArgs(w.request)))}) AS admissions`);
+    batch.forEach((w, n) => w.resolve(toDecision(w.request, decided[n]!)));
+  } catch (err) {
+    if (batch.length === 1) batch[0]!.reject(err);
+    else for (const w of batch) await decideBatch(pool, [w]);
+  }
 }
 
 /**
- * Binds the key (the launch's row id) to this body unless it is bound to another one since less than 24 h;
- * returns the body hash the key is bound to. Committed with the decision, refused or not.
+ * Decides a launch and, when admitted, writes its reservation: the instance row in `provisioning` with the
+ * quoted price and the launching key (a failed earlier launch of the same key starts over as the new request
+ * describes it). One statement (`admit_launch`, migration 018) takes the account's balance-row lock, binds the
+ * Idempotency-Key, finds a replay, counts the fleet, checks the launching API key (`intent.apiKeyId`: its spend
+ * cap, and that it is neither revoked nor expired) and the balance rule, and writes the reservation: the lock is
+ * held for one round trip and its commit. Every admission of an account waits for the one before it, so the
+ * admissions of an account that arrive while one is under way in this process are sent together when it ends
+ * (`admit_launches`: each decided alone, in arrival order, on what the earlier ones left; one commit for all).
  */
-const bindKey = (i: LaunchIntent) => sql.fragment`
-  INSERT INTO launch_keys (id, account_id, request_hash) VALUES (${i.id}, ${i.accountId}, ${i.requestHash})
-  ON CONFLICT (id) DO UPDATE SET
-    request_hash = CASE WHEN launch_keys.created_at < now() - ${IDEMPOTENCY_BINDING_MS / 1000} * interval '1 second'
-                        THEN excluded.request_hash ELSE launch_keys.request_hash END,
-    created_at = CASE WHEN launch_keys.created_at < now() - ${IDEMPOTENCY_BINDING_MS / 1000} * interval '1 second'
-                      THEN now() ELSE launch_keys.created_at END
-  RETURNING request_hash`;
-
-/** The reservation: the intent row with its quote. A failed row of the same key is rewritten from scratch. */
-async function reserve(tx: CommonQueryMethods, i: LaunchIntent, quote: number | null): Promise<void> {
-  await tx.query(sql.typeAlias('void')`
-    INSERT INTO instances (id, account_id, request_hash, provider, provider_name, name, status, gpu_type, gpu_count, spot,
-      region, docker_image, warnings, quote_per_hour_micros, api_key_id, idle_stop)
-    VALUES (${i.id}, ${i.accountId}, ${i.requestHash}, ${i.provider}, ${i.providerName}, ${i.name}, 'provisioning', ${i.gpuType},
-      ${i.gpuCount}, ${i.spot}, ${i.region}, ${i.dockerImage}, ${sql.jsonb(i.warnings)}, ${quote}, ${i.apiKeyId ?? null},
-      ${i.idleStop ? sql.jsonb({ ...i.idleStop }) : null})
-    ON CONFLICT (id) DO UPDATE SET
-      request_hash = excluded.request_hash, provider = excluded.provider, provider_name = excluded.provider_name,
-      name = excluded.name, status = 'provisioning', gpu_type = excluded.gpu_type, gpu_count = excluded.gpu_count,
-      spot = excluded.spot, region = excluded.region, docker_image = excluded.docker_image, warnings = excluded.warnings,
-      quote_per_hour_micros = excluded.quote_per_hour_micros, api_key_id = excluded.api_key_id, idle_stop = excluded.idle_stop, provider_instance_id = NULL, provider_status = NULL,
-      public_ip = NULL, ssh = NULL, ended_at = NULL, end_reason = NULL, lifecycle_warning = NULL,
-      price_per_hour_micros = NULL, started_at = NULL, metered_through = NULL,
-      created_at = now(), updated_at = now()
-    WHERE instances.status = 'failed'`);
+export function admitLaunch(pool: Pool, request: AdmissionRequest): Promise<AdmissionDecision> {
+  return new Promise((resolve, reject) => {
+    let byAccount = waitingByPool.get(pool);
+    if (!byAccount) waitingByPool.set(pool, (byAccount = new Map()));
+    const accountId = request.intent.accountId;
+    const queued = byAccount.get(accountId);
+    if (queued) {
+      queued.push({ request, resolve, reject });
+      return;
+    }
+    const waiting: Waiting[] = [];
+    byAccount.set(accountId, waiting);
+    void (async () => {
+      let batch: Waiting[] = [{ request, resolve, reject }];
+      while (batch.length > 0) {
+        await decideBatch(pool, batch);
+        batch = waiting.splice(0, MAX_BATCH);
+      }
+      byAccount.delete(accountId);
+    })();
+  });
 }
 
 /**

@@ -75,7 +75,8 @@ function upsertIntent(conn: CommonQueryMethods, input: IntentInput): Promise<Ins
       price_per_hour_micros = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.price_per_hour_micros END,
       started_at = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.started_at END,
       metered_through = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.metered_through END,
-      idle_stop = CASE WHEN instances.status = 'failed' THEN excluded.idle_stop ELSE instances.idle_stop END,
+      -- Admission's reservation (admit_launch) does not know the rule: until the provider create, the intent's is it.
+      idle_stop = CASE WHEN instances.status = 'failed' OR instances.provider_instance_id IS NULL THEN excluded.idle_stop ELSE instances.idle_stop END,
       updated_at = now()
     RETURNING ${COLUMNS}`);
 }

@@ -46,6 +46,12 @@ export const ScheduleRow = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   deleted_at: z.string().nullable(),
+  /**
+   * The API key that last created or replaced the schedule: its runs are admitted against that key's spend
+   * cap (and refused once it is revoked or expired) and their instances count toward its spend. Null for
+   * schedules made before keys were recorded: the balance alone admits them.
+   */
+  api_key_id: z.string().nullable(),
   /** Each run's launch gets this idle-stop rule (src/domain/idle-stop.ts); null: none. */
   idle_stop: z.object({ utilization_below_percent: z.number(), for_minutes: z.number() }).nullable(),
 });
@@ -97,7 +103,7 @@ export interface RunOffer {
 }
 
 const COLUMNS = sql.fragment`id, account_id, name, gpu, template, cron, max_duration_hours, max_cost_micros, prefer_spot,
-  docker_image, startup_script, status, last_run_at, created_at, updated_at, deleted_at, idle_stop`;
+  docker_image, startup_script, status, last_run_at, created_at, updated_at, deleted_at, api_key_id, idle_stop`;
 
 const RUN_COLUMNS = sql.fragment`r.id, r.seq, r.schedule_id, r.account_id, r.workflow_id, r.status, r.scheduled_at, r.started_at,
   r.ended_at, r.provider, r.instance_row_id, r.instance_id, r.price_per_hour_micros, r.stop_reason, r.error, r.created_at,
@@ -146,13 +152,14 @@ export function createScheduleQueries(pool: Pool) {
       return pool.transaction(fn);
     },
 
-    async insert(conn: CommonQueryMethods, accountId: string, fields: ScheduleFields): Promise<ScheduleRow> {
+    /** A new schedule, made by the API key `apiKeyId` (its runs are admitted against that key's cap). */
+    async insert(conn: CommonQueryMethods, accountId: string, fields: ScheduleFields, apiKeyId: string | null = null): Promise<ScheduleRow> {
       return conn.one(sql.type(ScheduleRow)`
         INSERT INTO schedules (id, account_id, name, gpu, template, cron, max_duration_hours, max_cost_micros, prefer_spot,
-          docker_image, startup_script, status, idle_stop)
+          docker_image, startup_script, status, api_key_id, idle_stop)
         VALUES (${newId('sched')}, ${accountId}, ${fields.name}, ${fields.gpu}, ${fields.template}, ${fields.cron},
           ${fields.max_duration_hours}, ${fields.max_cost_micros}, ${fields.prefer_spot}, ${fields.docker_image},
-          ${fields.startup_script}, ${fields.status}, ${fields.idle_stop ? sql.jsonb({ ...fields.idle_stop }) : null})
+          ${fields.startup_script}, ${fields.status}, ${apiKeyId}, ${fields.idle_stop ? sql.jsonb({ ...fields.idle_stop }) : null})
         RETURNING ${COLUMNS}`);
     },
 
@@ -174,13 +181,14 @@ export function createScheduleQueries(pool: Pool) {
       return toPage(rows, request.limit);
     },
 
-    async update(conn: CommonQueryMethods, accountId: string, id: string, fields: ScheduleFields): Promise<ScheduleRow> {
+    /** Replaces the schedule's fields; the key that replaces it becomes the key its runs are admitted against. */
+    async update(conn: CommonQueryMethods, accountId: string, id: string, fields: ScheduleFields, apiKeyId: string | null = null): Promise<ScheduleRow> {
       return conn.one(sql.type(ScheduleRow)`
         UPDATE schedules SET name = ${fields.name}, gpu = ${fields.gpu}, template = ${fields.template}, cron = ${fields.cron},
           max_duration_hours = ${fields.max_duration_hours}, max_cost_micros = ${fields.max_cost_micros},
           prefer_spot = ${fields.prefer_spot}, docker_image = ${fields.docker_image}, startup_script = ${fields.startup_script},
-          status = ${fields.status}, idle_stop = ${fields.idle_stop ? sql.jsonb({ ...fields.idle_stop }) : null},
-          updated_at = clock_timestamp()
+          status = ${fields.status}, api_key_id = coalesce(${apiKeyId}, api_key_id),
+          idle_stop = ${fields.idle_stop ? sql.jsonb({ ...fields.idle_stop }) : null}, updated_at = clock_timestamp()
         WHERE account_id = ${accountId} AND id = ${id}
         RETURNING ${COLUMNS}`);
     },

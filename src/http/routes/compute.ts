@@ -8,10 +8,9 @@ import { microsToDollars } from '../../domain/money';
 import { ApiError, NotFoundError, ProviderNotConnectedError, ServiceUnavailableError, UnsupportedOperationError, ValidationError } from '../../errors';
 import { launchProblems } from '../../providers/gpu-catalog';
 import { PROVIDER_NAMES, PROVIDERS, type ProviderAdapter, type ProviderId, type ProviderInstance } from '../../providers/types';
-import type { ApiKeyQueries, ApiKeyRow } from '../../db/queries/api-keys';
+import type { ApiKeyRow } from '../../db/queries/api-keys';
 import type { BalanceGuard, LaunchCost } from '../../admission/balance-guard';
 import type { LaunchIntent } from '../../db/queries/admission';
-import { assertWithinKeyCap } from '../../admission/key-spend-cap';
 import type { ProviderCredentials } from '../../providers/provider-credentials';
 import { launchIntentOf } from '../../../workflows/contracts/launch';
 import type { FleetClient } from '../../workflow-clients/fleet';
@@ -112,8 +111,6 @@ export interface ComputeDeps {
   sshKeys: SshKeyQueries;
   /** Spend admission: 402 insufficient_balance for a launch the balance cannot cover with the whole fleet. */
   balance: BalanceGuard;
-  /** The spend of capped API keys (their launches are admitted only within the cap). */
-  apiKeys: Pick<ApiKeyQueries, 'spendInPeriod'>;
   /** Which providers the account connected (the list needs no key opened). */
   providerKeys: Pick<ProviderKeyQueries, 'listProviderKeys'>;
   /** The fleet view GET /v1/compute reads; without it (or with `listSource: 'live'`) every provider is asked per list. */
@@ -150,25 +147,19 @@ export async function assertLaunchAllowed(deps: Pick<ComputeDeps, 'credentials' 
 }
 
 /**
- * Admission (the launch's and the plan's): the account balance rule, then the key's spend cap. A replayed
- * launch (its instance already exists) was admitted the first time.
- */
-/**
- * A launch's admission: a capped key's spend cap first, then the account's balance and live-instance limit,
- * decided under the account's lock (`admitLaunch`). `reserve` (a launch) writes the reservation when
- * admitted; without it (a plan) nothing is written. Throws what the launch answers: 402, 409 or 422.
- * A replay of a launch that exists is never refused.
+ * A launch's admission: the account's balance and live-instance limit and the API key's spend cap, decided
+ * together under the account's lock (`admitLaunch`). `reserve` (a launch) writes the reservation when admitted;
+ * without it (a plan) nothing is written. Throws what the launch answers: 402 (the balance's or the key cap's
+ * numbers), 409 or 422. A replay of a launch that exists is never refused.
  */
 export async function assertAdmitted(
-  deps: Pick<ComputeDeps, 'balance' | 'instances' | 'apiKeys'>,
+  deps: Pick<ComputeDeps, 'balance'>,
   cost: LaunchCost & { intent: LaunchIntent },
   apiKey: ApiKeyRow,
   { reserve = true }: { reserve?: boolean } = {},
 ): Promise<void> {
-  if (apiKey.spend_limit_micros !== null && !(await deps.instances.findById(cost.instanceId))) {
-    await assertWithinKeyCap(deps.apiKeys, { key: apiKey, hourlyMicros: await deps.balance.hourlyPriceMicros(cost) });
-  }
-  await (reserve ? deps.balance.admit(cost) : deps.balance.check(cost));
+  const admission = { ...cost, intent: { ...cost.intent, apiKeyId: apiKey.id } };
+  await (reserve ? deps.balance.admit(admission) : deps.balance.check(admission));
 }
 
 export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {

@@ -40,7 +40,7 @@ const PlannedLaunch = z.object({
 });
 type PlannedLaunch = z.infer<typeof PlannedLaunch>;
 
-export interface PlanDeps extends Pick<ComputeDeps, 'adapters' | 'credentials' | 'sshKeys' | 'balance' | 'instances' | 'apiKeys'> {
+export interface PlanDeps extends Pick<ComputeDeps, 'adapters' | 'credentials' | 'sshKeys' | 'balance' | 'instances'> {
   schedules: Pick<ScheduleQueries, 'findRunOffers'>;
 }
 

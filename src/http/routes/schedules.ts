@@ -147,7 +147,7 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     body: CreateBody,
     responses: { 201: { description: 'The created schedule', schema: ScheduleRecord } },
     errors: [422, 503],
-    handler: async ({ body, accountId }) => {
+    handler: async ({ body, accountId, apiKey }) => {
       const f: ScheduleFields = {
         name: body.name,
         gpu: body.gpu,
@@ -168,7 +168,8 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
         // Row and Temporal Schedule commit together: a failed create rolls the row back.
         const row = await queries.transaction(async (tx) => {
           await deps.limits.assertWithinLimits(tx, accountId, [{ name: 'schedules' }]);
-          const inserted = await queries.insert(tx, accountId, f);
+          // The creating key is recorded: its runs are admitted against its spend cap (docs/interfaces.md).
+          const inserted = await queries.insert(tx, accountId, f, apiKey.id);
           await workflows.create(inserted);
           inTemporal = inserted;
           return inserted;
@@ -222,7 +223,7 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     body: UpdateBody,
     responses: { 200: { description: 'The updated schedule', schema: ScheduleRecord } },
     errors: [503],
-    handler: async ({ params, body, accountId }) => {
+    handler: async ({ params, body, accountId, apiKey }) => {
       let previous: ScheduleRow | null = null;
       let inTemporal = false;
       try {
@@ -249,7 +250,8 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
           if (body.template !== undefined && body.template !== 'custom' && body.docker_image === undefined) f.docker_image = null;
           checkImage(f);
           if (body.cron !== undefined) checkInterval(f.cron, deps.minIntervalMs);
-          const updated = await queries.update(tx, accountId, params.id, f);
+          // The replacing key becomes the schedule's key: its runs are admitted against that key's cap from now on.
+          const updated = await queries.update(tx, accountId, params.id, f, apiKey.id);
           await workflows.update(updated);
           inTemporal = true;
           return updated;
