@@ -69,6 +69,28 @@ function runLaunchInput(
 }
 
 /**
+ * How a run ends whose instance ended without the run asking: preempted; the job exited (`lost` after the
+ * start); the schedule's idle-stop rule ended it (the job left its GPUs idle: taken as done). Null otherwise.
+ */
+function endedByItself(
+  result: LaunchResult | null,
+  startedAtMs: number | null,
+): { status: 'preempted' | 'succeeded' | 'failed'; detail: { stopReason?: string; error?: string } } | null {
+  switch (result?.outcome) {
+    case 'preempted':
+      return { status: 'preempted', detail: { stopReason: 'spot capacity reclaimed by the provider' } };
+    case 'idle_stopped':
+      return { status: 'succeeded', detail: { stopReason: result.reason ?? 'idle stop' } };
+    case 'lost':
+      return startedAtMs === null
+        ? { status: 'failed', detail: { error: 'the provider lost the instance while it booted' } }
+        : { status: 'succeeded', detail: { stopReason: 'the job ended: the instance exited by itself' } };
+    default:
+      return null;
+  }
+}
+
+/**
  * The launch's admission request: the same rule, function and lock as an API launch (the balance, and the cap
  * of the key that made the schedule); its row is the reservation.
  */
@@ -281,13 +303,8 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
     const outcome = (result as LaunchResult | null)?.outcome;
     // A failed boot was terminated before it ran, never charged: the next offer gets its chance.
     if (outcome === 'boot_failed' && refusals.push(`${offer.provider}${offer.spot ? ' (spot)' : ''}: the boot failed (${(result as LaunchResult | null)?.reason})`)) continue;
-    if (outcome === 'preempted') return finish('preempted', { stopReason: 'spot capacity reclaimed by the provider' });
-    // The schedule's idle-stop rule ended it: the job left its GPUs idle, so it is taken as done.
-    if (outcome === 'idle_stopped') return finish('succeeded', { stopReason: (result as LaunchResult | null)?.reason ?? 'idle stop' });
-    if (outcome === 'lost') {
-      if (startedAtMs === null) return finish('failed', { error: 'the provider lost the instance while it booted' });
-      return finish('succeeded', { stopReason: 'the job ended: the instance exited by itself' });
-    }
+    const ended = endedByItself(result as LaunchResult | null, startedAtMs);
+    if (ended) return finish(ended.status, ended.detail);
     // Ended by the service for a reason of its own (a key's spend cap, a budget stop): the run says which.
     if (state.endReason) return finish('failed', { error: `the instance was ended: ${state.endReason}` });
     return finish('failed', { error: 'the instance was terminated outside this run (for example POST /v1/compute/{id}/terminate)' });
