@@ -62,8 +62,8 @@ export function createInstanceActivities(deps: ActivityDeps) {
   const { instances, sshKeys } = deps.queries;
   const balance = createBalanceWatch(deps);
 
-  async function withProvider<T>(accountId: string, provider: ProviderId, fn: (apiKey: string) => Promise<T>): Promise<T> {
-    const apiKey = await deps.credentials.findApiKey(accountId, provider);
+  async function withProvider<T>(accountId: string, provider: ProviderId, fn: (apiKey: string) => Promise<T>, key?: Promise<string | null>): Promise<T> {
+    const apiKey = await (key ?? deps.credentials.findApiKey(accountId, provider));
     if (apiKey === null) {
       throw ApplicationFailure.nonRetryable(`No ${provider} API key is connected to this account.`, 'provider_not_connected');
     }
@@ -82,9 +82,9 @@ export function createInstanceActivities(deps: ActivityDeps) {
 
   const activities = {
     /** The key every new instance gets: the explicit Lambda key name, else the account's default key. */
-    async resolveSshAccess(input: LaunchInput): Promise<SshAccess> {
+    async resolveSshAccess(input: LaunchInput, defaultKey?: ReturnType<typeof sshKeys.findDefaultSshKey>): Promise<SshAccess> {
       if (input.provider === 'lambda' && input.sshKeyName) return { sshKeyName: input.sshKeyName };
-      const key = await sshKeys.findDefaultSshKey(input.accountId);
+      const key = await (defaultKey ?? sshKeys.findDefaultSshKey(input.accountId));
       if (!key) {
         if (input.provider === 'lambda') {
           throw ApplicationFailure.nonRetryable('Lambda launches need ssh_key_name or a default SSH key.', 'validation_error');
@@ -119,8 +119,12 @@ export function createInstanceActivities(deps: ActivityDeps) {
      * intent row first, then the key the instance gets. Both are safe to repeat.
      */
     async prepareLaunch(input: LaunchInput): Promise<SshAccess> {
+      // The default key is read while the intent is written (one round trip for both); anything sent to a
+      // provider (registering the key at vast.ai or Lambda) still waits for the intent.
+      const defaultKey = input.provider === 'lambda' && input.sshKeyName ? undefined : sshKeys.findDefaultSshKey(input.accountId);
+      defaultKey?.catch(() => undefined); // awaited below, unless the intent fails first
       await activities.recordLaunchIntent(input);
-      return activities.resolveSshAccess(input);
+      return activities.resolveSshAccess(input, defaultKey);
     },
 
     /**
@@ -129,6 +133,9 @@ export function createInstanceActivities(deps: ActivityDeps) {
      * worker) first looks for the instance an earlier ask may have created, by its tagged name.
      */
     async createAtProvider(input: LaunchInput, ssh: SshAccess): Promise<ProviderInstance> {
+      // The provider key is read while the ask is counted (one round trip for both); both precede the ask.
+      const key = deps.credentials.findApiKey(input.accountId, input.provider);
+      key.catch(() => undefined); // awaited by withProvider, unless the count fails first
       let attempt: number;
       try {
         attempt = await instances.countCreateAttempt(input.instanceId);
@@ -154,7 +161,18 @@ export function createInstanceActivities(deps: ActivityDeps) {
           sshKeyName: ssh.sshKeyName,
           onstartCmd: input.onstartCmd,
         });
-      });
+      }, key);
+    },
+
+    /**
+     * Steps 2 and 3 in one local activity (one workflow activation less before the launch is answered): the
+     * counted create, then its answer on the row. A retry counts again, so it looks for the instance an earlier
+     * attempt created (and perhaps could not record) before creating; a failure after the create is not one of
+     * the nothing-created refusals, so the workflow compensates.
+     */
+    async createAndRecord(input: LaunchInput, ssh: SshAccess): Promise<InstanceRow> {
+      const created = await activities.createAtProvider(input, ssh);
+      return activities.recordCreated(input.instanceId, created);
     },
 
     /** Step 3: what the provider created, on the row (price fixed from here on). */

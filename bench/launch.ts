@@ -59,7 +59,7 @@ const PHASES: Phase[] = [
   'observer DB meanwhile (overlaps)',
 ];
 /** The launch's own worker statements: intent row, SSH key, create counter, provider key, created row. */
-const LAUNCH_SQL = /INSERT INTO instances|FROM ssh_keys|create_attempts|FROM provider_keys|SET provider_instance_id/;
+const LAUNCH_SQL = /INSERT INTO instances|UPDATE instances SET updated_at = now\(\) WHERE id|FROM ssh_keys|create_attempts|FROM provider_keys|SET provider_instance_id/;
 /** The launch being measured (sequential part only): what each wrapper adds its time to. */
 let current: { phases: Map<Phase, number>; inTemporal: boolean } | undefined;
 const add = (phase: Phase, ms: number) => current?.phases.set(phase, (current.phases.get(phase) ?? 0) + ms);
@@ -154,6 +154,8 @@ async function main(): Promise<void> {
     launchTiming: { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 },
     // Launches are what is measured, not a client's request limits (the defaults would answer 429 past ~12/s).
     rateLimit: { burst: 100_000, perMinute: 1_000_000 },
+    // The API's admission counts live instances too (the worker's limit above is the same one).
+    limits: { ...DEFAULT_LIMITS, live_instances: 1_000_000 },
   });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));

@@ -17,7 +17,9 @@ import { summarizeCpuProfile } from './cpu-profile';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const PROFILE = process.env.BENCH_PROFILE === '1';
+const PROFILE = process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'bare';
+/** `BENCH_PROFILE=bare`: the same profile of the bare Koa server, to compare with. */
+const PROFILE_BARE = process.env.BENCH_PROFILE === 'bare';
 
 interface Round {
   /** The server process's CPU time per answered request (user + system), µs: what load on the machine disturbs least. */
@@ -51,7 +53,7 @@ async function main(): Promise<void> {
   });
   const apiUrl = `http://127.0.0.1:${ready.api}/v1/pricing`;
   const bareUrl = `http://127.0.0.1:${ready.bare}/`;
-  if (PROFILE) return profile(child, apiUrl, dir);
+  if (PROFILE) return profile(child, PROFILE_BARE ? bareUrl : apiUrl, dir);
   try {
     await run(apiUrl, 2); // warm-up (JIT, connection pools)
     await run(bareUrl, 2);
@@ -109,7 +111,7 @@ async function profile(child: ChildProcess, apiUrl: string, dir: string): Promis
     await ask({ profile: 'stop', file });
     const lines = readFileSync(path.join(dir, 'api.log'), 'utf8').split('\n').filter(Boolean).length;
     process.stdout.write(
-      `API GET /v1/pricing under the profiler: ${r.rps.toFixed(0)} req/s; ${lines} request log lines; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}\n` +
+      `${PROFILE_BARE ? 'bare Koa' : 'API GET /v1/pricing'} under the profiler: ${r.rps.toFixed(0)} req/s; ${lines} request log lines; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}\n` +
         `${summarizeCpuProfile(file)}\n`,
     );
   } finally {

@@ -50,7 +50,8 @@ export function describeError(err: Error, withStack: boolean, depth = 0): Record
 
 /** An Error from any realm (errors made by Node internals are not `instanceof Error` under jest's VM). */
 function isError(v: unknown): v is Error {
-  return v instanceof Error || types.isNativeError(v);
+  // Most fields are primitives: answered without the native check (a call into C++ per field per line).
+  return typeof v === 'object' && v !== null && (v instanceof Error || types.isNativeError(v));
 }
 
 /** Whether a top-level field name is secret-like; names repeat, so the answer is cached. */
@@ -114,6 +115,8 @@ function scrubber(withStack: boolean) {
   };
 }
 
+/** Stdout lines are written every LOG_FLUSH_INTERVAL_MS, or sooner once a batch of this many bytes is full. */
+const LOG_BATCH_BYTES = 256 * 1024;
 /** The longest a written line waits in the stdout buffer. */
 const LOG_FLUSH_INTERVAL_MS = 100;
 
@@ -126,23 +129,53 @@ export type LogSink = (line: string) => void;
  * loop over its streams on every line.
  */
 function standardStreams(): DestinationStream {
-  const out = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  // Stdout lines are encoded straight into a batch buffer and handed to sonic-boom one batch at a time:
+  // sonic-boom's string mode measures the byte length of its whole pending batch on every line, lines kept as
+  // strings until written outlive the young generation, and each write is a libuv pool request (an async
+  // resource, a thread wake-up that the main thread paid for like a whole request under load). So: a few
+  // writes a second, whatever the request rate (bench:pricing, docs/performance.md).
+  const out = pino.destination({ dest: 1, sync: false, minLength: 0, contentMode: 'buffer' });
   const err = pino.destination({ dest: 2, sync: false });
-  // Lines are batched up to 4 KiB under load; a quiet process must not hold its last lines back (an operator,
-  // or a supervisor waiting for "worker polling", reads them): whatever is buffered goes out within 100 ms.
+  let batch = Buffer.allocUnsafeSlow(LOG_BATCH_BYTES);
+  let used = 0;
+  const handOver = () => {
+    if (used === 0) return;
+    const full = batch.subarray(0, used);
+    batch = Buffer.allocUnsafeSlow(LOG_BATCH_BYTES);
+    used = 0;
+    out.write(full as unknown as string);
+  };
+  // A quiet process must not hold its last lines back (an operator, or a supervisor waiting for "worker
+  // polling", reads them): whatever is gathered goes out within 100 ms.
   setInterval(() => {
     try {
-      out.flush();
+      handOver();
     } catch {
       // not writable at this moment (closing, or the stream is not open yet): the next tick or exit flushes
     }
   }, LOG_FLUSH_INTERVAL_MS).unref();
+  // On exit (process.exit included) the gathered lines are written synchronously, whichever of this listener
+  // and pino's own flush (of sonic-boom's buffer) runs first.
+  process.on('exit', () => {
+    try {
+      handOver();
+      out.flushSync();
+    } catch {
+      // stdout is gone: nothing left to write to
+    }
+  });
   const ERROR = pino.levels.values.error!;
   const split = {
     [Symbol.for('pino.metadata')]: true,
     lastLevel: 0,
     write(line: string) {
-      (split.lastLevel >= ERROR ? err : out).write(line);
+      if (split.lastLevel >= ERROR) return void err.write(line);
+      // At most 3 bytes per UTF-16 unit: a line that might not fit goes after the batch (alone if it is huge).
+      if (used + 3 * line.length > LOG_BATCH_BYTES) {
+        handOver();
+        if (3 * line.length > LOG_BATCH_BYTES) return void out.write(Buffer.from(line) as unknown as string);
+      }
+      used += batch.write(line, used);
     },
   };
   return split;
@@ -191,12 +224,64 @@ export function createLogger(level: LogLevel = 'info', base: Record<string, unkn
 }
 
 function wrap(p: PinoLogger, scrub: (f: Record<string, unknown>) => Record<string, unknown>): Logger {
-  return {
+  const logger: Logger = {
     debug: (msg, fields) => (fields ? p.debug(fields, msg) : p.debug(msg)),
     info: (msg, fields) => (fields ? p.info(fields, msg) : p.info(msg)),
     warn: (msg, fields) => (fields ? p.warn(fields, msg) : p.warn(msg)),
     error: (msg, fields) => (fields ? p.error(fields, msg) : p.error(msg)),
     child: (fields) => wrap(p.child(scrub(fields)), scrub),
+  };
+  requestLines.set(logger, compiledRequestLine(p));
+  return logger;
+}
+
+/** The fields of the one `request` line the API writes per request (src/http/edge.ts). */
+export interface RequestLogFields {
+  request_id: string;
+  account_id: string | null;
+  method: string;
+  route: string;
+  path: string;
+  status: number;
+  ms: number;
+}
+
+const requestLines = new WeakMap<Logger, (fields: RequestLogFields) => void>();
+const INFO = pino.levels.values.info!;
+const json = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
+/** Route templates and methods come from a closed set: each is escaped once (bounded, in case they do not). */
+const escapedOnce = new Map<string, string>();
+const known = (v: string) => {
+  let out = escapedOnce.get(v);
+  if (out === undefined) {
+    out = JSON.stringify(v);
+    if (escapedOnce.size < 1_000) escapedOnce.set(v, out);
+  }
+  return out;
+};
+const num = (v: number) => (Number.isFinite(v) ? String(v) : 'null');
+
+/**
+ * The `request` line, written per request: `logger.info('request', fields)`, or, for a logger of this module,
+ * the very same bytes serialised by a function made for these seven fields (none secret-named, all
+ * primitives, so the scrubber and redaction have nothing to do) instead of pino's generic pass over any
+ * object: under load that pass was most of what the request log cost (bench:pricing, docs/performance.md).
+ */
+export function requestLogLine(logger: Logger): (fields: RequestLogFields) => void {
+  return requestLines.get(logger) ?? ((fields) => logger.info('request', fields as unknown as Record<string, unknown>));
+}
+
+function compiledRequestLine(p: PinoLogger): (f: RequestLogFields) => void {
+  const stream = (p as unknown as Record<symbol, DestinationStream & { lastLevel?: number; [k: symbol]: unknown }>)[pino.symbols.streamSym]!;
+  const metadata = stream[pino.symbols.needsMetadataGsym] === true;
+  const bindings = (p as unknown as Record<symbol, string>)[pino.symbols.chindingsSym] ?? '';
+  return (f) => {
+    if (p.levelVal > INFO) return;
+    if (metadata) stream.lastLevel = INFO;
+    stream.write(
+      `{"level":"info"${isoTime()}${bindings},"request_id":${json(f.request_id)},"account_id":${json(f.account_id)},"method":${known(f.method)},` +
+        `"route":${known(f.route)},"path":${json(f.path)},"status":${num(f.status)},"ms":${num(f.ms)},"msg":"request"}\n`,
+    );
   };
 }
 

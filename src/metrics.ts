@@ -131,12 +131,19 @@ const ledgerAmount = new Counter({
 });
 
 /** Counts one answered request. `route` must be a declared template (`/v1/compute/{id}`) or `unmatched`. */
+/** The series by route, then method, then status: no key string built per request. */
+const httpSeriesByRoute = new Map<string, Map<string, Map<number, HttpSeries>>>();
 export function recordHttpRequest(method: string, route: string, status: number, seconds: number): void {
-  const key = `${method} ${status} ${route}`;
-  let series = httpSeries.get(key);
+  let byMethod = httpSeriesByRoute.get(route);
+  if (!byMethod) httpSeriesByRoute.set(route, (byMethod = new Map()));
+  let byStatus = byMethod.get(method);
+  if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+  let series = byStatus.get(status);
   if (!series) {
-    series = { labels: { method, route, status: String(status) }, count: 0, sum: 0, perBucket: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0) };
+    const key = `${method} ${status} ${route}`;
+    series = httpSeries.get(key) ?? { labels: { method, route, status: String(status) }, count: 0, sum: 0, perBucket: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0) };
     httpSeries.set(key, series);
+    byStatus.set(status, series);
   }
   series.count++;
   series.sum += seconds;

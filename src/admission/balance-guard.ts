@@ -76,36 +76,53 @@ export function createBalanceGuard(deps: {
   logger: Logger;
 }) {
   /** Live price lists by provider, kept for a minute: the snapshot normally answers, this is the fallback. */
-  const liveCache = new Map<ProviderId, { at: number; offers: Promise<ProviderOffer[]> }>();
+  const liveCache = new Map<ProviderId, { at: number; offers: Promise<ProviderOffer[]>; resolved?: ProviderOffer[] }>();
+  const freshLive = (provider: ProviderId) => {
+    const cached = liveCache.get(provider);
+    return cached && Date.now() - cached.at < LIVE_PRICE_TTL_MS ? cached : undefined;
+  };
   async function liveOffers(launch: LaunchCost): Promise<ProviderOffer[]> {
-    const cached = liveCache.get(launch.provider);
-    if (cached && Date.now() - cached.at < LIVE_PRICE_TTL_MS) return cached.offers;
+    const cached = freshLive(launch.provider);
+    if (cached) return cached.offers;
     const offers = (async () => {
       const apiKey = await deps.credentials.findApiKey(launch.accountId, launch.provider);
       return deps.adapters[launch.provider].listOffers(apiKey ?? undefined);
     })();
-    liveCache.set(launch.provider, { at: Date.now(), offers });
-    offers.catch(() => liveCache.delete(launch.provider));
+    const entry: { at: number; offers: Promise<ProviderOffer[]>; resolved?: ProviderOffer[] } = { at: Date.now(), offers };
+    liveCache.set(launch.provider, entry);
+    offers.then((list) => (entry.resolved = list), () => liveCache.delete(launch.provider));
     return offers;
   }
 
-  /** Price per GPU-hour in micros for this launch, and where it came from; null when nobody quotes one. */
-  async function quote(launch: LaunchCost): Promise<{ perGpuMicros: number; source: 'snapshot' | 'provider' } | null> {
+  type Quote = { perGpuMicros: number; source: 'snapshot' | 'provider' };
+  const fromLive = (live: ProviderOffer[], launch: LaunchCost): Quote | null => {
+    const liveOffer = matchOffer(
+      live
+        .filter((o) => o.gpuType === launch.gpuType)
+        .map((o) => ({ provider: o.provider, spot: o.spot, region: o.region, pricePerHourMicros: dollarsToMicros(o.pricePerHour) })),
+      launch,
+    );
+    return liveOffer ? { perGpuMicros: liveOffer.pricePerHourMicros, source: 'provider' } : null;
+  };
+
+  /** The quote when it takes no I/O (the snapshot, or live offers fetched in the last minute); else undefined. */
+  function quoteAtHand(launch: LaunchCost): Quote | null | undefined {
     const fromSnapshot = deps.pricing.latest?.byGpu.get(launch.gpuType)?.offers ?? [];
     const snapshotOffer = matchOffer(
       fromSnapshot.map((o) => ({ provider: o.provider, spot: o.spot, region: o.region, pricePerHourMicros: dollarsToMicros(o.price_per_hour) })),
       launch,
     );
     if (snapshotOffer) return { perGpuMicros: snapshotOffer.pricePerHourMicros, source: 'snapshot' };
+    const resolved = freshLive(launch.provider)?.resolved;
+    return resolved ? fromLive(resolved, launch) : undefined;
+  }
+
+  /** Price per GPU-hour in micros for this launch, and where it came from; null when nobody quotes one. */
+  async function quote(launch: LaunchCost): Promise<Quote | null> {
+    const atHand = quoteAtHand(launch);
+    if (atHand !== undefined) return atHand;
     try {
-      const live = await liveOffers(launch);
-      const liveOffer = matchOffer(
-        live
-          .filter((o) => o.gpuType === launch.gpuType)
-          .map((o) => ({ provider: o.provider, spot: o.spot, region: o.region, pricePerHourMicros: dollarsToMicros(o.pricePerHour) })),
-        launch,
-      );
-      return liveOffer ? { perGpuMicros: liveOffer.pricePerHourMicros, source: 'provider' } : null;
+      return fromLive(await liveOffers(launch), launch);
     } catch (err) {
       // The launch itself will meet the same provider trouble and answer for it; here the price is unknown.
       deps.logger.warn('no live price for the balance check', { provider: launch.provider, gpu_type: launch.gpuType, err });
@@ -127,9 +144,13 @@ export function createBalanceGuard(deps: {
      * instance exists with the same body (an Idempotency-Key replay) is never refused.
      */
     async admit(launch: LaunchCost & { intent: LaunchIntent }): Promise<AdmissionDecision> {
-      const replay = await deps.instances.findById(launch.instanceId);
-      // A replay skips the quote (no provider round trip); admitLaunch still decides it under the lock.
-      const price = replay && replay.request_hash === launch.intent.requestHash && replay.status !== 'failed' ? null : await quote(launch);
+      // A quote at hand costs nothing; otherwise a replay skips it (no provider round trip). Either way
+      // admitLaunch decides replays under the lock, so the row is read only when the quote would cost a call.
+      let price = quoteAtHand(launch);
+      if (price === undefined) {
+        const replay = await deps.instances.findById(launch.instanceId);
+        price = replay && replay.request_hash === launch.intent.requestHash && replay.status !== 'failed' ? null : await quote(launch);
+      }
       const decision = await admitLaunch(deps.pool, {
         intent: launch.intent,
         quotePerHourMicros: price === null ? null : price.perGpuMicros * launch.gpuCount,

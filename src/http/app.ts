@@ -180,7 +180,7 @@ export function createApp(deps: AppDeps): Koa {
   registerScheduleRoutes(api, {
     queries: scheduleQueries,
     // Runs launch with the same poll and meter intervals as API launches.
-    workflows: createScheduleClient({ temporal: deps.temporal, timing }),
+    workflows: createScheduleClient({ temporal: deps.temporal, timing, engineMs: deps.answerBounds?.engineMs }),
     limits,
     minIntervalMs: deps.scheduleMinIntervalMs ?? 5 * 60_000,
   });

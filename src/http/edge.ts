@@ -5,39 +5,59 @@
  */
 import type { Context, Next } from 'koa';
 import { NotFoundError } from '../errors';
-import type { Logger } from '../logger';
+import { requestLogLine, type Logger } from '../logger';
 import { recordHttpRequest } from '../metrics';
 import { respondWithError } from './error-handler';
 import { assignRequestId, setRequestIdHeader } from './request-id';
 
 export function edge(logger: Logger) {
-  return async (ctx: Context, next: Next) => {
-    const started = performance.now();
-    const requestId = assignRequestId(ctx);
+  const logRequest = requestLogLine(logger);
+  /** After the rest of the pipeline: the request id header, the metrics sample and the request line. */
+  const finish = (ctx: Context, started: number, requestId: string) => {
+    setRequestIdHeader(ctx, requestId);
+    const method = ctx.req.method!;
+    // A body we answered without reading (401, 404, 408, 413, ...): close the connection after the answer
+    // instead of letting the client keep trickling bytes into it.
+    if (method !== 'GET' && method !== 'HEAD' && !ctx.req.complete && !ctx.headerSent) ctx.set('Connection', 'close');
+    const ms = performance.now() - started;
+    const route = routeOf(ctx);
+    const status = ctx.status;
+    recordHttpRequest(method, route, status, ms / 1000);
+    logRequest({
+      request_id: requestId,
+      account_id: ctx.state.accountId ?? null,
+      method,
+      route,
+      path: ctx.path,
+      status,
+      ms: Math.round(ms * 100) / 100,
+    });
+  };
+  const settle = (ctx: Context, err: unknown) => {
     try {
-      await next();
+      if (err !== undefined) throw err;
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new NotFoundError(`No route matches ${ctx.method} ${ctx.path}.`);
       }
-    } catch (err) {
-      respondWithError(ctx, err, logger);
+    } catch (failure) {
+      respondWithError(ctx, failure, logger);
     }
-    setRequestIdHeader(ctx, requestId);
-    // A body we answered without reading (401, 404, 408, 413, ...): close the connection after the answer
-    // instead of letting the client keep trickling bytes into it.
-    if (!ctx.req.complete && ctx.method !== 'GET' && ctx.method !== 'HEAD' && !ctx.headerSent) ctx.set('Connection', 'close');
-    const ms = performance.now() - started;
-    const route = routeOf(ctx);
-    recordHttpRequest(ctx.method, route, ctx.status, ms / 1000);
-    logger.info('request', {
-      request_id: requestId,
-      account_id: ctx.state.accountId ?? null,
-      method: ctx.method,
-      route,
-      path: ctx.path,
-      status: ctx.status,
-      ms: Math.round(ms * 100) / 100,
-    });
+  };
+  // Promise callbacks rather than an async function: one promise per request less (each also passes the
+  // async hooks the database client's AsyncLocalStorage installs), on every path through the API.
+  return (ctx: Context, next: Next): Promise<void> => {
+    const started = performance.now();
+    const requestId = assignRequestId(ctx);
+    return next().then(
+      () => {
+        settle(ctx, undefined);
+        finish(ctx, started, requestId);
+      },
+      (err: unknown) => {
+        settle(ctx, err ?? new Error('a middleware rejected without a reason'));
+        finish(ctx, started, requestId);
+      },
+    );
   };
 }
 

@@ -85,20 +85,30 @@ export class ApiRouter {
     const paramsSchema = def.params ?? emptyObject;
     const bodySchema = def.method === 'get' ? undefined : (def.body ?? noBody);
     const scope = requiredScope(def);
-    const handle: Middleware = async (ctx) => {
+    const apply = (ctx: Context, result: RouteResult) => {
+      if (result.headers) for (const k in result.headers) ctx.set(k, result.headers[k]!);
+      ctx.status = result.status ?? 200;
+      if (result.body !== undefined) ctx.body = result.body;
+    };
+    const run = (ctx: Context): Promise<void> | void => {
+      const params = def.params ? parse(paramsSchema, ctx.params ?? {}, 'path') : {};
+      const query = def.query ? parse(def.query, { ...ctx.query }, 'query') : {};
+      const body = bodySchema ? parse(bodySchema, ctx.state.body, 'body') : undefined;
+      const result = def.handler({ params, query, body, accountId: ctx.state.accountId as string, apiKey: ctx.state.apiKey as ApiKeyRow, ctx });
+      // A synchronous handler (GET /v1/pricing) is answered without a promise of ours in between.
+      if (result instanceof Promise) return result.then((r) => apply(ctx, r));
+      apply(ctx, result);
+    };
+    // Not an async function: a throw reaches the edge through the caller's promise chain all the same (Koa's
+    // compose and the static dispatch below both run middleware inside a promise).
+    const handle: Middleware = (ctx) => {
       // Before the body is read: a key without the scope learns nothing more and makes us wait for nothing.
       if (scope && !(ctx.state.apiKey as ApiKeyRow).scopes.includes(scope)) {
         throw new ForbiddenError(`This API key lacks the scope "${scope}" that ${def.method.toUpperCase()} ${def.path} needs.`);
       }
       // Read only now, after authentication: an unauthenticated client never gets to make us wait for a body.
-      if (bodySchema && expectsBody(ctx)) await readJsonBody(ctx, this.bodyLimits);
-      const params = def.params ? parse(paramsSchema, ctx.params ?? {}, 'path') : {};
-      const query = def.query ? parse(def.query, { ...ctx.query }, 'query') : {};
-      const body = bodySchema ? parse(bodySchema, ctx.state.body, 'body') : undefined;
-      const result = await def.handler({ params, query, body, accountId: ctx.state.accountId as string, apiKey: ctx.state.apiKey as ApiKeyRow, ctx });
-      if (result.headers) for (const k in result.headers) ctx.set(k, result.headers[k]!);
-      ctx.status = result.status ?? 200;
-      if (result.body !== undefined) ctx.body = result.body;
+      if (bodySchema && expectsBody(ctx)) return readJsonBody(ctx, this.bodyLimits).then(() => run(ctx));
+      return run(ctx) as Promise<void>;
     };
     const chain = def.auth ? [this.authenticate, handle] : this.publicGate ? [this.publicGate, handle] : [handle];
     // The declared template names the request in logs and metrics, also when auth or parsing refuses it.
@@ -137,8 +147,10 @@ export class ApiRouter {
    */
   routes(): Middleware {
     const dynamic = this.router.routes();
-    return async (ctx, next) => {
-      const path = ctx.path.length > 1 && ctx.path.endsWith('/') ? ctx.path.slice(0, -1) : ctx.path;
+    // Not async (one promise less per request); Koa's compose turns a synchronous throw into a rejection.
+    return (ctx, next) => {
+      const requested = ctx.path;
+      const path = requested.length > 1 && requested.endsWith('/') ? requested.slice(0, -1) : requested;
       const found = this.staticRoutes.get(ctx.method === 'HEAD' ? 'GET' : ctx.method)?.get(path);
       if (found) {
         ctx.state.route = found.route;

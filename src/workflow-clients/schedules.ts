@@ -30,8 +30,14 @@ export function scheduleSpec(row: Pick<ScheduleRow, 'cron'>, startAt?: Date): Sc
   return { calendars: toTemporalCalendars(row.cron), timezone: 'UTC', ...(startAt ? { startAt } : {}) };
 }
 
-export function createScheduleClient(deps: { temporal: { client: Client; taskQueue: string }; timing: ScheduleRunTiming }) {
+export function createScheduleClient(deps: {
+  temporal: { client: Client; taskQueue: string };
+  timing: ScheduleRunTiming;
+  /** How long a call waits for the engine before the answer is 503 (AnswerBounds.engineMs); default 10 s. */
+  engineMs?: number;
+}) {
   const { client, taskQueue } = deps.temporal;
+  const engine = <T>(fn: () => Promise<T>) => withEngine(client, fn, deps.engineMs);
 
   function action(row: ScheduleRow): ScheduleOptionsStartWorkflowAction<typeof scheduleRun> {
     const input: ScheduleRunInput = { scheduleId: row.id, accountId: row.account_id, launch: deps.timing };
@@ -50,7 +56,7 @@ export function createScheduleClient(deps: { temporal: { client: Client; taskQue
 
   return {
     async create(row: ScheduleRow): Promise<void> {
-      await withEngine(client, () =>
+      await engine(() =>
         client.schedule.create({
           scheduleId: temporalScheduleId(row.id),
           spec: scheduleSpec(row),
@@ -64,7 +70,7 @@ export function createScheduleClient(deps: { temporal: { client: Client; taskQue
 
     /** Brings the Temporal Schedule in line with `row` (spec, action, paused) in one update. */
     async update(row: ScheduleRow): Promise<void> {
-      await withEngine(client, () =>
+      await engine(() =>
         client.schedule.getHandle(temporalScheduleId(row.id)).update((previous) => ({
           ...previous,
           spec: scheduleSpec(row),
@@ -78,7 +84,7 @@ export function createScheduleClient(deps: { temporal: { client: Client; taskQue
     /** Deletes the Temporal Schedule; one already gone is fine. */
     async delete(scheduleId: string): Promise<void> {
       try {
-        await withEngine(client, () => client.schedule.getHandle(temporalScheduleId(scheduleId)).delete());
+        await engine(() => client.schedule.getHandle(temporalScheduleId(scheduleId)).delete());
       } catch (err) {
         if (!(err instanceof ScheduleNotFoundError)) throw err;
       }
@@ -86,17 +92,17 @@ export function createScheduleClient(deps: { temporal: { client: Client; taskQue
 
     /** Starts a run now, through the schedule's own action (same workflow, same overlap rule). */
     async trigger(scheduleId: string): Promise<void> {
-      await withEngine(client, () => client.schedule.getHandle(temporalScheduleId(scheduleId)).trigger(ScheduleOverlapPolicy.ALLOW_ALL));
+      await engine(() => client.schedule.getHandle(temporalScheduleId(scheduleId)).trigger(ScheduleOverlapPolicy.ALLOW_ALL));
     },
 
     async describe(scheduleId: string): Promise<ScheduleDescription> {
-      return withEngine(client, () => client.schedule.getHandle(temporalScheduleId(scheduleId)).describe());
+      return engine(() => client.schedule.getHandle(temporalScheduleId(scheduleId)).describe());
     },
 
     /** Ends a live run: its instance is terminated and the run recorded `cancelled`. A finished run is left alone. */
     async cancelRun(workflowId: string, reason: string): Promise<void> {
       try {
-        await withEngine(client, () => client.workflow.getHandle(workflowId).signal(cancelScheduleRunSignal, { reason }));
+        await engine(() => client.workflow.getHandle(workflowId).signal(cancelScheduleRunSignal, { reason }));
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err;
       }

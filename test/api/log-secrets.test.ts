@@ -81,14 +81,14 @@ it('writes no provider key, service key or webhook secret on any path, and only 
   } finally {
     t.sims.runpod.control.setNoCapacity('rtx-a6000', false);
   }
-  await eventually('the SDK logged the failed activity', async () => lines.some((l) => l.includes('"component":"temporal"') && l.includes('createAtProvider')) || undefined, 30_000, 100);
+  await eventually('the SDK logged the failed activity', async () => lines.some((l) => l.includes('"component":"temporal"') && l.includes('createAndRecord')) || undefined, 30_000, 100);
 
   // What activities and the SDK are handed as fields (activity `log.warn(msg, meta)` reaches the SDK logger).
   workerLogger.child({ activity: 'deliverWebhook', signing_secret: secrets.webhookSecret }).warn('delivery failed', {
     headers: { Authorization: `Bearer ${serviceKey}`, 'x-api-key': providerKey },
     endpoint: { url: 'http://127.0.0.1:9/in', secret: secrets.webhookSecret },
   });
-  sdkLogger.warn('Activity failed', { activityType: 'createAtProvider', input: { api_key: providerKey }, headers: { authorization: `Bearer ${serviceKey}` } });
+  sdkLogger.warn('Activity failed', { activityType: 'createAndRecord', input: { api_key: providerKey }, headers: { authorization: `Bearer ${serviceKey}` } });
   apiLogger.error('unhandled error', { api_key: providerKey, request: { body: { api_key: providerKey, secret: secrets.webhookSecret } } });
 
   expect(lines.length).toBeGreaterThan(10);

@@ -8,7 +8,7 @@ import { createLedgerQueries } from '../../src/db/queries/ledger';
 import { createApp } from '../../src/http/app';
 import { createOpsApp } from '../../src/http/ops';
 import { PayloadEncryptionCodec } from '../../src/workflow-clients/payload-codec';
-import { createLogger, type LogSink } from '../../src/logger';
+import { createLogger, requestLogLine, type LogSink } from '../../src/logger';
 import { recordWebhookDelivery, renderMetrics } from '../../src/metrics';
 import { serveWorkerHealth, temporalLoggerFor } from '../../src/worker';
 import { ed25519Key } from '../fixtures/ssh-keys';
@@ -179,8 +179,8 @@ describe('worker port', () => {
       expect(diff('gpuo_workflow_completions_total', failedRuns)).toBe(1);
       expect(diff('gpuo_workflow_completions_total', { workflow_type: 'healthProbe', outcome: 'completed' })).toBe(1);
       expect(diff('gpuo_activity_executions_total', { activity_type: 'recordProbe', outcome: 'completed' })).toBe(1);
-      expect(diff('gpuo_activity_executions_total', { activity_type: 'createAtProvider', outcome: 'failed' })).toBeGreaterThanOrEqual(1);
-      expect(diff('gpuo_activity_duration_seconds_count', { activity_type: 'createAtProvider' })).toBeGreaterThanOrEqual(1);
+      expect(diff('gpuo_activity_executions_total', { activity_type: 'createAndRecord', outcome: 'failed' })).toBeGreaterThanOrEqual(1);
+      expect(diff('gpuo_activity_duration_seconds_count', { activity_type: 'createAndRecord' })).toBeGreaterThanOrEqual(1);
       expect(diff('gpuo_provider_request_errors_total', { provider: 'runpod' })).toBeGreaterThanOrEqual(1);
       expect(diff('gpuo_provider_request_duration_seconds_count', { provider: 'runpod' })).toBeGreaterThanOrEqual(1);
     } finally {
@@ -216,6 +216,24 @@ describe('logger', () => {
     expect(out).toHaveLength(1);
     expect(JSON.parse(out[0]!)).toMatchObject({ cyclic: { a: 1 }, big: 10, api_key: '[redacted]' });
     expect(out[0]).toContain('[Circular]');
+  });
+
+  it('writes the per-request line exactly as logger.info would, escaped, with the child bindings, and not below its level', () => {
+    const { out, logger } = capture('info');
+    const child = logger.child({ component: 'edge' });
+    const fields = { request_id: 'req_"quoted"\\', account_id: null, method: 'GET', route: '/v1/pricing', path: '/v1/x"\u2028\n', status: 404, ms: 0.25 };
+    for (const f of [fields, { ...fields, account_id: 'acc_1', ms: NaN }]) {
+      child.info('request', f);
+      requestLogLine(child)(f);
+    }
+    expect(out).toHaveLength(4);
+    const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":""');
+    expect(withoutTime(out[1]!)).toBe(withoutTime(out[0]!));
+    expect(withoutTime(out[3]!)).toBe(withoutTime(out[2]!));
+    expect(JSON.parse(out[1]!)).toEqual({ level: 'info', time: expect.any(String), process: 'test', component: 'edge', ...fields, msg: 'request' });
+    const quiet = capture('warn');
+    requestLogLine(quiet.logger)(fields);
+    expect(quiet.out).toHaveLength(0);
   });
 
   it('routes the Temporal SDK logger through ours, dropping what is below its minimum', () => {

@@ -72,9 +72,8 @@ async function roundsPass(accountId: string, provider: ProviderId, more: number,
 describe('one list call per account and provider', () => {
   it('watches 6 running instances with list calls only: no per-instance request, whatever the number', async () => {
     const a = await t.connectedAccount('vastai');
-    const ids: string[] = [];
-    for (let i = 0; i < 6; i++) ids.push(await launch(a, 'vastai', { name: `fleet-${i}` }));
-    for (const id of ids) await waitForStatus(a.auth, id, 'running');
+    const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => launch(a, 'vastai', { name: `fleet-${i}` })));
+    await Promise.all(ids.map((id) => waitForStatus(a.auth, id, 'running')));
     // Steady state (nothing boots, no spot): one round per STEADY_MS.
     await roundsPass(a.accountId, 'vastai', 1);
     t.sims.vastai.control.clearRequests();
@@ -93,7 +92,7 @@ describe('one list call per account and provider', () => {
     // Rounds are STEADY_MS apart: 4 rounds took at least 3 intervals.
     const at = lists.map((r) => r.at);
     expect(at[at.length - 1]! - at[0]!).toBeGreaterThanOrEqual(2 * STEADY_MS);
-    for (const id of ids) await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+    await Promise.all(ids.map((id) => t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200)));
   });
 });
 

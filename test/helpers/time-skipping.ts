@@ -23,6 +23,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { webhookDelivery } from '../../workflows';
+import { SEARCH_ATTRIBUTES } from '../../workflows/contracts/search-attributes';
 import { freePort } from './ports';
 import { eventually } from './process';
 import { workflowBundle } from './temporal';
@@ -91,6 +92,8 @@ export async function ensureTimeSkippingServer(): Promise<string> {
 }
 
 let runtimeInstalled = false;
+/** `temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD` (all of our search attributes are Keyword). */
+const INDEXED_VALUE_TYPE_KEYWORD = 2;
 
 /**
  * Starts the test server on a free port and waits (with a deadline) until it accepts connections. Not through
@@ -168,6 +171,12 @@ export async function createTimeSkippingEnv(): Promise<TimeSkippingEnv> {
   let env: TestWorkflowEnvironment;
   try {
     env = await connectTimeSkipping(server.address);
+    // As on the dev server: a workflow that sets one of our search attributes fails its task without them. (The
+    // test server implements AddSearchAttributes but not the List that ensureSearchAttributes starts with.)
+    await env.connection.operatorService.addSearchAttributes({
+      namespace: 'default',
+      searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((key) => [key.name, INDEXED_VALUE_TYPE_KEYWORD])),
+    });
   } catch (err) {
     await server.stop();
     throw err;

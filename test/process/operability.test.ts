@@ -187,10 +187,10 @@ it('answers a bad request and a failing launch with documented errors, and both 
     const failedRuns = { workflow_type: 'launchInstance', outcome: 'failed' };
     return sample(text, 'gpuo_workflow_completions_total', failedRuns) > sample(workerBefore, 'gpuo_workflow_completions_total', failedRuns) ? text : undefined;
   }, 60_000, 250);
-  expect(sample(workerAfter, 'gpuo_activity_executions_total', { activity_type: 'createAtProvider', outcome: 'failed' })).toBeGreaterThan(
-    sample(workerBefore, 'gpuo_activity_executions_total', { activity_type: 'createAtProvider', outcome: 'failed' }),
+  expect(sample(workerAfter, 'gpuo_activity_executions_total', { activity_type: 'createAndRecord', outcome: 'failed' })).toBeGreaterThan(
+    sample(workerBefore, 'gpuo_activity_executions_total', { activity_type: 'createAndRecord', outcome: 'failed' }),
   );
-  expect(sample(workerAfter, 'gpuo_activity_executions_total', { activity_type: 'createAtProvider', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
+  expect(sample(workerAfter, 'gpuo_activity_executions_total', { activity_type: 'createAndRecord', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
   // The start-up health probe and the pricing refresh ran to completion on this worker.
   expect(sample(workerAfter, 'gpuo_workflow_completions_total', { workflow_type: 'healthProbe', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
   expect(sample(workerAfter, 'gpuo_provider_request_duration_seconds_count', { provider: 'lambda' })).toBeGreaterThan(

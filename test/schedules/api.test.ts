@@ -28,7 +28,14 @@ beforeAll(async () => {
     t.deps.temporal.taskQueue,
   );
   deadEngine = await Connection.lazy({ address: '127.0.0.1:1' });
-  withoutEngine = request(createApp({ ...t.deps, temporal: { client: new Client({ connection: deadEngine }), taskQueue: t.deps.temporal.taskQueue } }).callback());
+  // A 1 s engine bound instead of the default 10 s: the answer is the same 503, three calls sooner.
+  withoutEngine = request(
+    createApp({
+      ...t.deps,
+      answerBounds: { ...t.deps.answerBounds, engineMs: 1_000 },
+      temporal: { client: new Client({ connection: deadEngine }), taskQueue: t.deps.temporal.taskQueue },
+    }).callback(),
+  );
 });
 afterAll(async () => {
   await deadEngine.close();
@@ -132,39 +139,44 @@ describe('records and the Temporal Schedule behind each', () => {
 describe('pause and resume', () => {
   it('pausing stops real firings and resuming restarts them', async () => {
     // No provider connected: every run records `failed` at once, which is all this test needs to count firings.
+    // Two every-minute schedules over the same minute boundary (one wait instead of two): one stays paused, the
+    // other is paused and resumed.
     const { auth } = await t.newAccount();
-    const { id } = (await t.http.post('/v1/schedules').set(auth).send(body({ cron: '* * * * *' })).expect(201)).body;
-    const runs = async () => (await t.http.get(`/v1/schedules/${id}/runs`).set(auth).expect(200)).body.data as { status: string; scheduled_at: string; error: string }[];
+    const create = async (name: string) => (await t.http.post('/v1/schedules').set(auth).send(body({ name, cron: '* * * * *' })).expect(201)).body.id as string;
+    const [held, resumedId] = await Promise.all([create('held'), create('resumed')]);
+    const runs = async (id: string) =>
+      (await t.http.get(`/v1/schedules/${id}/runs`).set(auth).expect(200)).body.data as { status: string; scheduled_at: string; error: string }[];
 
     // Paused right away (a firing that slipped in before is counted, not a problem).
-    const paused = await t.http.put(`/v1/schedules/${id}`).set(auth).send({ status: 'paused' });
-    expect(paused.body).toMatchObject({ status: 'paused', next_run_at: null });
-    expect((await describeSchedule(id)).state.paused).toBe(true);
-    const countAtPause = (await runs()).length;
-    const actionsAtPause = (await describeSchedule(id)).info.numActionsTaken;
-    // Let a whole minute boundary pass while paused: nothing fires.
-    const boundary = Math.ceil(Date.now() / 60_000) * 60_000;
-    await eventually('the next minute to pass', () => (Date.now() > boundary + 5_000 ? true : undefined), 70_000, 500);
-    expect((await runs()).length).toBe(countAtPause);
-    expect((await describeSchedule(id)).info.numActionsTaken).toBe(actionsAtPause);
+    for (const id of [held, resumedId]) {
+      const paused = await t.http.put(`/v1/schedules/${id}`).set(auth).send({ status: 'paused' });
+      expect(paused.body).toMatchObject({ status: 'paused', next_run_at: null });
+      expect((await describeSchedule(id)).state.paused).toBe(true);
+    }
     // A manual trigger still runs while paused.
-    await t.http.post(`/v1/schedules/${id}/trigger`).set(auth).expect(202);
-    await eventually('the triggered run', async () => ((await runs()).length === countAtPause + 1 ? true : undefined), 30_000, 250);
+    const countBeforeTrigger = (await runs(held)).length;
+    await t.http.post(`/v1/schedules/${held}/trigger`).set(auth).expect(202);
+    await eventually('the triggered run', async () => ((await runs(held)).length === countBeforeTrigger + 1 ? true : undefined), 30_000, 250);
+    const countAtPause = (await runs(held)).length;
+    const actionsAtPause = (await describeSchedule(held)).info.numActionsTaken;
 
-    const resumed = await t.http.put(`/v1/schedules/${id}`).set(auth).send({ status: 'active' });
+    const resumedAt = Date.now();
+    const resumed = await t.http.put(`/v1/schedules/${resumedId}`).set(auth).send({ status: 'active' });
     expect(resumed.body).toMatchObject({ status: 'active', next_run_at: next('* * * * *', 1)[0] });
-    expect((await describeSchedule(id)).state.paused).toBe(false);
-    const after = await eventually('a firing after resume', async () => {
-      const all = await runs();
-      return all.length > countAtPause + 1 ? all : undefined;
+    expect((await describeSchedule(resumedId)).state.paused).toBe(false);
+    const firing = await eventually('a firing after resume', async () => {
+      const fired = (await runs(resumedId)).find((r) => Date.parse(r.scheduled_at) > resumedAt);
+      return fired && Date.now() > Date.parse(fired.scheduled_at) + 5_000 ? fired : undefined;
     }, 75_000, 500);
-    // A real firing: on a minute boundary after the paused one, and the schedule's last_run_at.
-    expect(after[0]!.scheduled_at).toMatch(/:00\.000Z$/);
-    expect(Date.parse(after[0]!.scheduled_at)).toBeGreaterThan(boundary);
-    await eventually('the run to fail for want of a provider', async () => ((await runs())[0]!.status === 'failed' ? true : undefined));
-    expect((await runs())[0]!.error).toMatch(/no available offer for rtx-4090/);
-    expect((await t.http.get(`/v1/schedules/${id}`).set(auth)).body.last_run_at).toBe(after[0]!.scheduled_at);
-    await t.http.delete(`/v1/schedules/${id}`).set(auth).expect(200);
+    // A real firing: on a minute boundary after the resume, and the schedule's last_run_at.
+    expect(firing.scheduled_at).toMatch(/:00\.000Z$/);
+    await eventually('the run to fail for want of a provider', async () => ((await runs(resumedId))[0]!.status === 'failed' ? true : undefined));
+    expect((await runs(resumedId))[0]!.error).toMatch(/no available offer for rtx-4090/);
+    expect((await t.http.get(`/v1/schedules/${resumedId}`).set(auth)).body.last_run_at).toBe((await runs(resumedId))[0]!.scheduled_at);
+    // The same minute boundary passed (5 s ago) for the paused one: nothing fired.
+    expect((await runs(held)).length).toBe(countAtPause);
+    expect((await describeSchedule(held)).info.numActionsTaken).toBe(actionsAtPause);
+    await Promise.all([held, resumedId].map((id) => t.http.delete(`/v1/schedules/${id}`).set(auth).expect(200)));
   });
 });
 

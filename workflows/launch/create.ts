@@ -4,13 +4,16 @@
  * answer on the row. Whatever fails after the provider may have said yes, the instance is terminated at the
  * provider before the launch fails.
  */
-import { allHandlersFinished, ApplicationFailure, condition, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, patched, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { SshAccess } from '../../activities/instances';
 import type { ProviderInstance } from '../../src/providers/types';
 import { INSTANCE_ID_ATTRIBUTE } from '../contracts/search-attributes';
 import { tellProgress } from './progress';
 import { failureOf, nothingCreated } from './refusal';
 import type { LaunchContext } from './state';
+
+/** Marks runs whose create and its record are one local activity (`createAndRecord`). */
+const CREATE_AND_RECORD_PATCH = 'launch-create-and-record';
 
 /** Creates the instance and records it on `c.s.row`; on a refusal, fails the row, compensates and throws. */
 export async function createInstance(c: LaunchContext): Promise<void> {
@@ -21,8 +24,13 @@ export async function createInstance(c: LaunchContext): Promise<void> {
   try {
     const ssh: SshAccess = await launching.prepareLaunch(input); // the intent row, then the SSH key
     reachedProvider = true;
-    created = await launching.createAtProvider(input, ssh);
-    s.row = await launching.recordCreated(id, created);
+    if (patched(CREATE_AND_RECORD_PATCH)) {
+      s.row = await launching.createAndRecord(input, ssh); // steps 2 and 3 in one local activity
+    } else {
+      // Runs started before the two steps were one (their histories replay this way).
+      created = await launching.createAtProvider(input, ssh);
+      s.row = await launching.recordCreated(id, created);
+    }
     await tellProgress(c);
     if (s.row.provider_instance_id) upsertSearchAttributes([{ key: INSTANCE_ID_ATTRIBUTE, value: s.row.provider_instance_id }]);
   } catch (err) {

@@ -95,6 +95,11 @@ export function createInstanceQueries(pool: Pool) {
     async insertIntent(input: IntentInput & { maxLive?: number }): Promise<InstanceRow> {
       const { maxLive } = input;
       if (maxLive === undefined) return upsertIntent(pool, input);
+      // Admission (API launches and scheduled runs) has normally written the row already: then this is what the
+      // upsert would do to a live row (touch it), in one statement, without the account's lock and count.
+      const admitted = await pool.maybeOne(sql.type(InstanceRow)`
+        UPDATE instances SET updated_at = now() WHERE id = ${input.id} AND status <> 'failed' RETURNING ${COLUMNS}`);
+      if (admitted) return admitted;
       return pool.transaction(async (tx) => {
         await tx.query(sql.typeAlias('void')`SELECT FROM accounts WHERE id = ${input.accountId} FOR NO KEY UPDATE`);
         const { live, replay } = await tx.one(sql.type(z.object({ live: z.number(), replay: z.boolean() }))`
