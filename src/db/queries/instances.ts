@@ -97,8 +97,11 @@ export function createInstanceQueries(pool: Pool) {
       if (maxLive === undefined) return upsertIntent(pool, input);
       // Admission (API launches and scheduled runs) has normally written the row already: then this is what the
       // upsert would do to a live row (touch it), in one statement, without the account's lock and count.
+      // Admission's reservation does not know the idle-stop rule: until the provider create, the intent's is it.
       const admitted = await pool.maybeOne(sql.type(InstanceRow)`
-        UPDATE instances SET updated_at = now() WHERE id = ${input.id} AND status <> 'failed' RETURNING ${COLUMNS}`);
+        UPDATE instances SET updated_at = now(),
+          idle_stop = CASE WHEN provider_instance_id IS NULL THEN ${input.idleStop ? sql.jsonb({ ...input.idleStop }) : null}::jsonb ELSE idle_stop END
+        WHERE id = ${input.id} AND status <> 'failed' RETURNING ${COLUMNS}`);
       if (admitted) return admitted;
       return pool.transaction(async (tx) => {
         await tx.query(sql.typeAlias('void')`SELECT FROM accounts WHERE id = ${input.accountId} FOR NO KEY UPDATE`);
