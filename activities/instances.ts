@@ -226,11 +226,12 @@ export function createInstanceActivities(deps: ActivityDeps) {
       return instances.setLifecycleWarning(id, warning);
     },
 
-    async chargeInstance(id: string, throughMs: number): Promise<{ chargedMicros: number }> {
+    /** Charges up to `throughMs`; answers with how far the record is now metered (the workflow's copy follows). */
+    async chargeInstance(id: string, throughMs: number): Promise<{ chargedMicros: number; meteredThrough?: string | null }> {
       const { chargedMicros, row } = await instances.chargeThrough(id, new Date(throughMs));
       if (chargedMicros > 0) await announceChargesToAlertMonitor(deps);
       await balance.afterCharge(row.account_id);
-      return { chargedMicros };
+      return { chargedMicros, meteredThrough: row.metered_through };
     },
 
     /** Stops at the provider; resolves with the moment the provider confirmed (metering ends there). */

@@ -1,7 +1,7 @@
 /** The worker process: runs every workflow and activity on the task queue until SIGINT/SIGTERM. */
 import { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { accountLimitsFromConfig, launchTimingFromConfig, loadConfigOrExit, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
+import { accountLimitsFromConfig, launchTimingFromConfig, loadConfigOrExit, providerAdapterSettings, requireSettings, webhookSettings, ConfigError, type Config } from './config';
 import { createProviderAdapters } from './providers';
 import { createProviderKeyQueries } from './db/queries/provider-keys';
 import { KeyVault } from './domain/key-vault';
@@ -9,8 +9,12 @@ import { createProviderCredentials } from './providers/provider-credentials';
 import { ensureSearchAttributes } from './workflow-clients/register-search-attributes';
 import { ensurePricingSchedule, ensureReconciliationSchedule } from './workflow-clients/service-schedules';
 import { DEFAULT_RECONCILE_SETTINGS } from '../activities/deps';
-import { createDatabasePool } from './db/pool';
-import { createLogger, logUncaughtFailures } from './logger';
+import { createDatabasePool, type Pool } from './db/pool';
+import { createLimitQueries } from './db/queries/limits';
+import { createScheduleQueries } from './db/queries/schedules';
+import { createScheduleSync } from './workflow-clients/schedule-sync';
+import { createScheduleClient } from './workflow-clients/schedules';
+import { createLogger, logUncaughtFailures, type Logger } from './logger';
 import { createWorker, installTemporalRuntime, serveWorkerHealth } from './worker';
 import { createAlertMonitorClient } from './workflow-clients/alerts';
 import { OutboxListener } from './webhooks/outbox-listener';
@@ -106,11 +110,38 @@ async function main(): Promise<void> {
   await webhookClient.ensureDispatcher({ tickMs: webhooks.dispatchTickMs });
   const outbox = new OutboxListener(config.DATABASE_URL!, () => webhookClient.signalOutbox(), logger);
   await outbox.start();
+  const stopScheduleRepair = repairSchedulesPeriodically(pool, client, config, logger);
   await polling;
+  stopScheduleRepair();
   health?.close();
   await outbox.stop();
   await Promise.allSettled([pool.end(), connection.close(), clientConnection.close()]);
   logger.info('worker stopped');
+}
+
+/**
+ * Schedules rows and their Temporal Schedules: drift (a crash between a create's two steps, a failed rollback)
+ * repaired at start-up and every RECONCILE_INTERVAL (see src/workflow-clients/schedule-sync.ts).
+ */
+function repairSchedulesPeriodically(pool: Pool, client: Client, config: Config, logger: Logger): () => void {
+  const sync = createScheduleSync({
+    queries: createScheduleQueries(pool),
+    limits: createLimitQueries(pool, accountLimitsFromConfig(config)),
+    // The same run timing the API gives the Schedules it makes.
+    engine: createScheduleClient({ temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE }, timing: launchTimingFromConfig(config) }),
+    logger,
+  });
+  const repair = () =>
+    sync
+      .reconcile()
+      .then((r) => {
+        if (r.created.length + r.aligned.length + r.removed.length + r.failed.length) logger.info('schedules reconciled with Temporal', { ...r });
+      })
+      .catch((err: unknown) => logger.warn('could not reconcile schedules with Temporal; the next pass will', { err }));
+  void repair();
+  const timer = setInterval(() => void repair(), config.RECONCILE_INTERVAL);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 main().catch((err) => {

@@ -53,6 +53,7 @@ import { registerRecommendationRoutes } from './routes/recommendations';
 import { registerScheduleRoutes } from './routes/schedules';
 import { createScheduleQueries } from '../db/queries/schedules';
 import { createScheduleClient } from '../workflow-clients/schedules';
+import { createScheduleSync } from '../workflow-clients/schedule-sync';
 import { registerSshKeyRoutes } from './routes/ssh-keys';
 import { registerTemplateRoutes } from './routes/templates';
 import { registerEventRoutes } from './routes/events';
@@ -177,11 +178,12 @@ export function createApp(deps: AppDeps): Koa {
   registerComputeRoutes(api, computeDeps);
   // After launch (the OpenAPI document keeps the order): GET /v1/compute, served from the fleet view.
   registerComputeListRoute(api, computeDeps);
+  // Runs launch with the same poll and meter intervals as API launches.
+  const scheduleEngine = createScheduleClient({ temporal: deps.temporal, timing, engineMs: deps.answerBounds?.engineMs });
   registerScheduleRoutes(api, {
     queries: scheduleQueries,
-    // Runs launch with the same poll and meter intervals as API launches.
-    workflows: createScheduleClient({ temporal: deps.temporal, timing, engineMs: deps.answerBounds?.engineMs }),
-    limits,
+    schedules: createScheduleSync({ queries: scheduleQueries, limits, engine: scheduleEngine, logger: deps.logger }),
+    workflows: scheduleEngine,
     minIntervalMs: deps.scheduleMinIntervalMs ?? 5 * 60_000,
   });
   registerPricingRoutes(api, { cache: deps.pricing, queries: createPricingQueries(deps.pool) });

@@ -4,6 +4,7 @@
  * goes through {@link withEngine}: an unreachable Temporal is 503 `service_unavailable`.
  */
 import {
+  ScheduleAlreadyRunning,
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
   WorkflowNotFoundError,
@@ -25,9 +26,33 @@ import { runSearchAttributes } from '../../workflows/contracts/search-attributes
 import { scheduleRun } from '../../workflows/schedule-run';
 import { withEngine } from './engine';
 
+/** A schedule's Temporal Schedule id (`sched_…`, = the row id), not one of the service's own (`pricing-refresh`, …). */
+const isScheduleId = (id: string): boolean => /^sched_[1-9A-HJ-NP-Za-km-z]+$/.test(id);
+
 /** The Temporal spec for a schedule's cron: calendars whose union is classic cron's firing set (UTC). */
 export function scheduleSpec(row: Pick<ScheduleRow, 'cron'>, startAt?: Date): ScheduleSpec {
   return { calendars: toTemporalCalendars(row.cron), timezone: 'UTC', ...(startAt ? { startAt } : {}) };
+}
+
+/**
+ * The Schedule's note names the row version it was made from (and says when the API paused it), so
+ * reconciliation sees from a listing alone which Schedules are out of step with their rows.
+ */
+export function scheduleNote(row: Pick<ScheduleRow, 'status' | 'updated_at'>): string {
+  return `${row.status === 'paused' ? 'paused through the API; ' : ''}row ${row.updated_at}`;
+}
+
+/** What a listing tells of one schedule's Temporal Schedule. */
+export interface ListedSchedule {
+  paused: boolean;
+  note: string;
+  /** The task queue its creator named in the memo (absent on Schedules made before it was recorded). */
+  taskQueue: string | null;
+}
+
+/** True when the listed Schedule was made from this version of the row. */
+export function inStepWith(row: ScheduleRow, listed: ListedSchedule): boolean {
+  return listed.paused === (row.status === 'paused') && listed.note === scheduleNote(row);
 }
 
 export function createScheduleClient(deps: {
@@ -54,31 +79,72 @@ export function createScheduleClient(deps: {
   // ALLOW_ALL: every firing starts its run workflow, which records `skipped` itself when the previous run is live.
   const policies = { overlap: ScheduleOverlapPolicy.ALLOW_ALL, catchupWindow: '1 minute' } as const;
 
+  async function create(row: ScheduleRow): Promise<void> {
+    await engine(() =>
+      client.schedule.create({
+        scheduleId: temporalScheduleId(row.id),
+        spec: scheduleSpec(row),
+        action: action(row),
+        policies,
+        state: { paused: row.status === 'paused', note: scheduleNote(row) },
+        memo: { account_id: row.account_id, name: row.name, task_queue: taskQueue },
+      }),
+    );
+  }
+
+  async function update(row: ScheduleRow): Promise<void> {
+    await engine(() =>
+      client.schedule.getHandle(temporalScheduleId(row.id)).update((previous) => ({
+        ...previous,
+        spec: scheduleSpec(row),
+        action: action(row),
+        policies,
+        state: { ...previous.state, paused: row.status === 'paused', note: scheduleNote(row) },
+      })),
+    );
+  }
+
   return {
-    async create(row: ScheduleRow): Promise<void> {
-      await engine(() =>
-        client.schedule.create({
-          scheduleId: temporalScheduleId(row.id),
-          spec: scheduleSpec(row),
-          action: action(row),
-          policies,
-          state: { paused: row.status === 'paused', note: row.status === 'paused' ? 'paused through the API' : undefined },
-          memo: { account_id: row.account_id, name: row.name },
-        }),
-      );
-    },
+    /** The task queue this client's Schedules start their runs on. */
+    taskQueue,
+    create,
 
     /** Brings the Temporal Schedule in line with `row` (spec, action, paused) in one update. */
-    async update(row: ScheduleRow): Promise<void> {
-      await engine(() =>
-        client.schedule.getHandle(temporalScheduleId(row.id)).update((previous) => ({
-          ...previous,
-          spec: scheduleSpec(row),
-          action: action(row),
-          policies,
-          state: { ...previous.state, paused: row.status === 'paused', note: row.status === 'paused' ? 'paused through the API' : '' },
-        })),
-      );
+    update,
+
+    /**
+     * Makes the Temporal Schedule match `row` whether or not it exists yet: updated when it does, created when
+     * it does not (another creator winning the race is fine: then it is updated). Safe to repeat. `fresh`
+     * (a row just inserted) tries the create first.
+     */
+    async ensure(row: ScheduleRow, { fresh = false }: { fresh?: boolean } = {}): Promise<void> {
+      if (!fresh) {
+        try {
+          await update(row);
+          return;
+        } catch (err) {
+          if (!(err instanceof ScheduleNotFoundError)) throw err;
+        }
+      }
+      try {
+        await create(row);
+      } catch (err) {
+        if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+        await update(row);
+      }
+    },
+
+    /** Every schedule's Temporal Schedule in the namespace by id (the service's own Schedules left out). */
+    async listSchedules(): Promise<Map<string, ListedSchedule>> {
+      return engine(async () => {
+        const listed = new Map<string, ListedSchedule>();
+        for await (const summary of client.schedule.list()) {
+          if (!isScheduleId(summary.scheduleId)) continue;
+          const queue = summary.memo?.task_queue;
+          listed.set(summary.scheduleId, { paused: summary.state.paused, note: summary.state.note ?? '', taskQueue: typeof queue === 'string' ? queue : null });
+        }
+        return listed;
+      });
     },
 
     /** Deletes the Temporal Schedule; one already gone is fine. */

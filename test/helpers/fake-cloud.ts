@@ -9,7 +9,7 @@
  */
 import type { Activities } from '../../activities';
 import type { ActivityDeps } from '../../activities/deps';
-import { createInstanceActivities, type PollResult } from '../../activities/instances';
+import { createInstanceActivities, type PollResult, type SshAccess } from '../../activities/instances';
 import type { InstanceRow } from '../../src/db/queries/instances';
 import { ProviderRequestError } from '../../src/errors';
 import type { ProviderAdapter, ProviderId, ProviderInstance } from '../../src/providers/types';
@@ -119,14 +119,21 @@ export function createFakeCloud(ts: TimeSkippingEnv, opts: { provider: ProviderI
     adapters: { [opts.provider]: adapter },
   } as unknown as ActivityDeps);
 
+  const recordCreated = async (id: string, i: ProviderInstance) =>
+    update(id, {
+      provider_instance_id: i.id,
+      provider_status: i.providerStatus,
+      price_per_hour_micros: row(id).price_per_hour_micros ?? Math.round(i.pricePerHour! * 1_000_000),
+    });
+
   const charge = async (id: string, throughMs: number) => {
     const r = row(id);
     const fromMs = Date.parse(r.metered_through ?? r.started_at!);
-    if (throughMs <= fromMs) return { chargedMicros: 0 };
+    if (throughMs <= fromMs) return { chargedMicros: 0, meteredThrough: r.metered_through };
     const micros = Math.round((r.price_per_hour_micros! * (throughMs - fromMs)) / MS_PER_HOUR);
     charges.push({ instanceId: id, fromMs, throughMs, micros });
     update(id, { metered_through: iso(throughMs) });
-    return { chargedMicros: micros };
+    return { chargedMicros: micros, meteredThrough: iso(throughMs) };
   };
 
   const activities: Partial<Activities> = {
@@ -163,12 +170,10 @@ export function createFakeCloud(ts: TimeSkippingEnv, opts: { provider: ProviderI
       return {};
     },
     createAtProvider,
-    async recordCreated(id: string, i: ProviderInstance) {
-      return update(id, {
-        provider_instance_id: i.id,
-        provider_status: i.providerStatus,
-        price_per_hour_micros: row(id).price_per_hour_micros ?? Math.round(i.pricePerHour! * 1_000_000),
-      });
+    recordCreated,
+    // The create and its record in one local activity, as the worker runs them (activities/instances.ts).
+    async createAndRecord(input: LaunchInput, ssh: SshAccess) {
+      return recordCreated(input.instanceId, await createAtProvider(input, ssh));
     },
     async failLaunch(id: string, reason: string) {
       update(id, { status: 'failed', end_reason: reason });

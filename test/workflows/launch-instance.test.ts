@@ -106,6 +106,9 @@ describe('launchInstance (time-skipping)', () => {
     expect(lastRunId).not.toBe(firstRunId);
     // The new run answers for the instance as the first one left it.
     expect(beforeEnd).toMatchObject({ id: input.instanceId, status: 'running', started_at: cloud.rows.get(input.instanceId)!.started_at });
+    // ...metered as far as the last charge before the question, not as the create left it.
+    const chargedBefore = cloud.charges.filter((c) => c.instanceId === input.instanceId).slice(0, 5);
+    expect(beforeEnd!.metered_through).toBe(new Date(chargedBefore[chargedBefore.length - 1]!.throughMs).toISOString());
     expect(result).toEqual({ instanceId: input.instanceId, outcome: 'terminated' });
     const row = cloud.rows.get(input.instanceId)!;
     const started = Date.parse(row.started_at!);

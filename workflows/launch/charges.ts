@@ -14,7 +14,11 @@ export async function chargeDue(c: LaunchContext, current: InstanceRow): Promise
   if (current.status !== 'running' || Date.now() < s.nextChargeAt) return;
   const missed = Math.floor((Date.now() - s.nextChargeAt) / input.meterIntervalMs);
   const through = s.nextChargeAt + missed * input.meterIntervalMs;
-  await c.acts.db.chargeInstance(c.id, through);
+  const { meteredThrough } = await c.acts.db.chargeInstance(c.id, through);
+  // The workflow's copy of the record follows the charge: continue-as-new carries it, the `instance` query
+  // answers with it, and "never before what was already charged" reads it. (Undefined in histories recorded
+  // before the activity answered with it.)
+  if (meteredThrough !== undefined && s.row) s.row = { ...s.row, metered_through: meteredThrough };
   s.nextChargeAt = through + input.meterIntervalMs;
 }
 

@@ -91,7 +91,8 @@ export interface ScheduleFields {
   docker_image: string | null;
   startup_script: string | null;
   status: (typeof SCHEDULE_STATUSES)[number];
-  idle_stop: IdleStopRule | null;
+  /** Absent or null: none (an update writes what it is given: the route passes the current rule on). */
+  idle_stop?: IdleStopRule | null;
 }
 
 export interface RunOffer {
@@ -197,6 +198,25 @@ export function createScheduleQueries(pool: Pool) {
       await conn.query(sql.typeAlias('void')`
         UPDATE schedules SET deleted_at = clock_timestamp(), updated_at = clock_timestamp()
         WHERE account_id = ${accountId} AND id = ${id}`);
+    },
+
+    /**
+     * Takes back a schedule whose Temporal Schedule could not be made (its create failed): the row goes, or,
+     * should a firing have slipped in and recorded a run, it is marked deleted like any deleted schedule.
+     */
+    async discard(conn: CommonQueryMethods, accountId: string, id: string): Promise<void> {
+      const removed = await conn.query(sql.typeAlias('void')`
+        DELETE FROM schedules s WHERE s.account_id = ${accountId} AND s.id = ${id}
+          AND NOT EXISTS (SELECT 1 FROM schedule_runs r WHERE r.schedule_id = s.id)`);
+      if (removed.rowCount > 0) return;
+      await conn.query(sql.typeAlias('void')`
+        UPDATE schedules SET deleted_at = clock_timestamp(), updated_at = clock_timestamp()
+        WHERE account_id = ${accountId} AND id = ${id} AND deleted_at IS NULL`);
+    },
+
+    /** Every live schedule of every account (the service's reconciliation with Temporal). */
+    async listLive(): Promise<readonly ScheduleRow[]> {
+      return pool.any(sql.type(ScheduleRow)`SELECT ${COLUMNS} FROM schedules WHERE deleted_at IS NULL ORDER BY id`);
     },
 
     /** Workflow ids of the schedule's live runs (launching or running). */

@@ -8,7 +8,6 @@ import {
   type ScheduleQueries,
   type ScheduleRow,
 } from '../../db/queries/schedules';
-import type { LimitQueries } from '../../db/queries/limits';
 import { cronProblem, shortestGapMs } from '../../domain/cron';
 import { dollarsToMicros } from '../../domain/money';
 import { TEMPLATES } from '../../domain/templates';
@@ -16,6 +15,7 @@ import { NotFoundError, ValidationError } from '../../errors';
 import { isKnownGpuSlug } from '../../providers/gpu-catalog';
 import { IdleStopBody } from '../launch-schemas';
 import type { ScheduleClient } from '../../workflow-clients/schedules';
+import type { ScheduleSync } from '../../workflow-clients/schedule-sync';
 import { ListQuery, pageOf } from '../paging';
 import type { ApiRouter } from '../route';
 import { RunRecord, ScheduleRecord, toRunRecord, toScheduleRecord } from './schedule-records';
@@ -110,9 +110,12 @@ function checkImage(f: Pick<ScheduleFields, 'template' | 'docker_image'>): void 
 }
 
 export interface ScheduleDeps {
+  /** Reads (records and runs). */
   queries: ScheduleQueries;
-  workflows: ScheduleClient;
-  limits: LimitQueries;
+  /** Create, PUT and DELETE: the row and its Temporal Schedule kept in step. */
+  schedules: ScheduleSync;
+  /** A run now, through the schedule's own Temporal Schedule. */
+  workflows: Pick<ScheduleClient, 'trigger'>;
   /** The shortest gap a cron may leave between firings (SCHEDULE_MIN_INTERVAL). */
   minIntervalMs: number;
 }
@@ -163,23 +166,8 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
       };
       checkImage(f);
       checkInterval(f.cron, deps.minIntervalMs);
-      let inTemporal: ScheduleRow | null = null;
-      try {
-        // Row and Temporal Schedule commit together: a failed create rolls the row back.
-        const row = await queries.transaction(async (tx) => {
-          await deps.limits.assertWithinLimits(tx, accountId, [{ name: 'schedules' }]);
-          // The creating key is recorded: its runs are admitted against its spend cap (docs/interfaces.md).
-          const inserted = await queries.insert(tx, accountId, f, apiKey.id);
-          await workflows.create(inserted);
-          inTemporal = inserted;
-          return inserted;
-        });
-        return { status: 201, body: toScheduleRecord(row) };
-      } catch (err) {
-        const orphan = inTemporal as ScheduleRow | null;
-        if (orphan) await workflows.delete(orphan.id).catch(() => undefined);
-        throw err;
-      }
+      // The creating key is recorded: its runs are admitted against its spend cap (docs/interfaces.md).
+      return { status: 201, body: toScheduleRecord(await deps.schedules.create(accountId, f, apiKey.id)) };
     },
   });
 
@@ -224,45 +212,29 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     responses: { 200: { description: 'The updated schedule', schema: ScheduleRecord } },
     errors: [503],
     handler: async ({ params, body, accountId, apiKey }) => {
-      let previous: ScheduleRow | null = null;
-      let inTemporal = false;
-      try {
-        const row = await queries.transaction(async (tx) => {
-          const current = await queries.findForUpdate(tx, accountId, params.id);
-          if (!current) throw new NotFoundError(`No schedule ${params.id}.`);
-          previous = current;
-          const pick = <K extends keyof typeof body>(k: K, fallback: unknown) => (body[k] === undefined ? fallback : body[k]);
-          const f: ScheduleFields = {
-            name: pick('name', current.name) as string,
-            gpu: pick('gpu', current.gpu) as string,
-            template: pick('template', current.template) as string,
-            cron: body.cron === undefined ? current.cron : body.cron.trim().split(/\s+/).join(' '),
-            max_duration_hours: pick('max_duration_hours', current.max_duration_hours) as number | null,
-            max_cost_micros:
-              body.max_cost === undefined ? current.max_cost_micros : body.max_cost === null ? null : dollarsToMicros(body.max_cost),
-            prefer_spot: pick('prefer_spot', current.prefer_spot) as boolean,
-            docker_image: pick('docker_image', current.docker_image) as string | null,
-            startup_script: pick('startup_script', current.startup_script) as string | null,
-            status: pick('status', current.status) as ScheduleFields['status'],
-            idle_stop: pick('idle_stop', current.idle_stop) as ScheduleFields['idle_stop'],
-          };
-          // Switching to a catalog template drops a custom image rather than refusing the change.
-          if (body.template !== undefined && body.template !== 'custom' && body.docker_image === undefined) f.docker_image = null;
-          checkImage(f);
-          if (body.cron !== undefined) checkInterval(f.cron, deps.minIntervalMs);
-          // The replacing key becomes the schedule's key: its runs are admitted against that key's cap from now on.
-          const updated = await queries.update(tx, accountId, params.id, f, apiKey.id);
-          await workflows.update(updated);
-          inTemporal = true;
-          return updated;
-        });
-        return { body: toScheduleRecord(row) };
-      } catch (err) {
-        // The engine took the change but the row did not commit: put the engine back as the row still is.
-        const before = previous as ScheduleRow | null;
-        if (inTemporal && before) await workflows.update(before).catch(() => undefined);
-        throw err;
-      }
+      // The replacing key becomes the schedule's key: its runs are admitted against that key's cap from now on.
+      const row = await deps.schedules.update(accountId, params.id, apiKey.id, (current) => {
+        const pick = <K extends keyof typeof body>(k: K, fallback: unknown) => (body[k] === undefined ? fallback : body[k]);
+        const f: ScheduleFields = {
+          name: pick('name', current.name) as string,
+          gpu: pick('gpu', current.gpu) as string,
+          template: pick('template', current.template) as string,
+          cron: body.cron === undefined ? current.cron : body.cron.trim().split(/\s+/).join(' '),
+          max_duration_hours: pick('max_duration_hours', current.max_duration_hours) as number | null,
+          max_cost_micros: body.max_cost === undefined ? current.max_cost_micros : body.max_cost === null ? null : dollarsToMicros(body.max_cost),
+          prefer_spot: pick('prefer_spot', current.prefer_spot) as boolean,
+          docker_image: pick('docker_image', current.docker_image) as string | null,
+          startup_script: pick('startup_script', current.startup_script) as string | null,
+          status: pick('status', current.status) as ScheduleFields['status'],
+          idle_stop: pick('idle_stop', current.idle_stop) as ScheduleFields['idle_stop'],
+        };
+        // Switching to a catalog template drops a custom image rather than refusing the change.
+        if (body.template !== undefined && body.template !== 'custom' && body.docker_image === undefined) f.docker_image = null;
+        checkImage(f);
+        if (body.cron !== undefined) checkInterval(f.cron, deps.minIntervalMs);
+        return f;
+      });
+      return { body: toScheduleRecord(row) };
     },
   });
 
@@ -276,17 +248,7 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     responses: { 200: { description: 'Deleted', schema: Deleted } },
     errors: [503],
     handler: async ({ params, accountId }) => {
-      await queries.transaction(async (tx) => {
-        const row = await queries.findForUpdate(tx, accountId, params.id);
-        if (!row) throw new NotFoundError(`No schedule ${params.id}.`);
-        // Engine first, row last: if any engine call fails the row stays and a retried DELETE finishes the job
-        // (deleting a deleted Temporal Schedule and signalling an ended run are no-ops).
-        await workflows.delete(row.id);
-        for (const workflowId of await queries.liveRunWorkflowIds(accountId, row.id, tx)) {
-          await workflows.cancelRun(workflowId, `the schedule ${row.id} was deleted`);
-        }
-        await queries.markDeleted(tx, accountId, row.id);
-      });
+      await deps.schedules.delete(accountId, params.id);
       return { body: { id: params.id, deleted: true } };
     },
   });
