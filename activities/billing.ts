@@ -1,19 +1,22 @@
 /**
- * Balance enforcement's side effects: what the depletion workflow reads (balance, live instances) and the
- * hook metering calls after every charge, which starts that workflow when the balance is at or below zero.
+ * The spend workflow's side effects: its look at the account (which writes `billing.balance_low` and
+ * `billing.balance_depleted` once per episode), the live instances it ends, and the hook every point that moves
+ * an account's burn or balance calls to tell it (instance started or ended, charge posted).
  */
 import { z } from 'zod';
+import { reviewAccountSpend, type SpendReview } from '../src/db/queries/depletion';
 import { sql } from '../src/db/sql';
 import { type ProviderId, PROVIDERS } from '../src/providers/types';
+import type { SpendChange } from '../workflows/contracts/billing';
 import type { ActivityDeps } from './deps';
 
 const LiveInstance = z.object({ id: z.string(), provider: z.enum(PROVIDERS) });
 
 export function createBillingActivities(deps: ActivityDeps) {
-  const { ledger } = deps.queries;
   return {
-    async getBalanceMicros(accountId: string): Promise<number> {
-      return ledger.getBalance(accountId);
+    /** Balance, uncharged usage, burn and the account's depletion and low-runway episodes (see `depletion.ts`). */
+    async reviewAccountSpend(accountId: string, settings: { graceMs: number; lowRunwayMs: number }): Promise<SpendReview> {
+      return reviewAccountSpend(deps.pool, accountId, settings);
     },
 
     /** The account's managed instances that are (or are about to be) running: these cost money. */
@@ -28,17 +31,14 @@ export function createBillingActivities(deps: ActivityDeps) {
 }
 
 /**
- * Called by metering after each charge (`chargeInstance`): when the balance is at or below zero, the
- * account's depletion workflow is started, or signalled if it already runs. Idempotent, so a retried charge
- * activity calls it again safely. Without that port in the deps (some tests) it does nothing.
+ * Tells the account's spend workflow that its burn or balance moved (starting it when it is not running).
+ * Idempotent, so a retried activity calls it again safely; a failure fails the calling activity, which Temporal
+ * retries. Without that port in the deps (tests that give the worker no Temporal client) it does nothing.
  */
-export function createBalanceWatch(deps: ActivityDeps) {
-  const { ledger } = deps.queries;
+export function createSpendWatch(deps: ActivityDeps) {
   return {
-    async afterCharge(accountId: string): Promise<void> {
-      if (!deps.workflows.watchDepletedBalance) return;
-      if ((await ledger.getBalance(accountId)) > 0) return;
-      await deps.workflows.watchDepletedBalance(accountId);
+    async changed(accountId: string, cause: SpendChange['cause']): Promise<void> {
+      await deps.workflows.watchAccountSpend?.(accountId, { cause });
     },
   };
 }

@@ -17,6 +17,7 @@ import type { ProviderAdapter, ProviderId } from '../src/providers/types';
 import type { ProviderCredentials } from '../src/providers/provider-credentials';
 import type { Resolver } from '../src/webhooks/webhook-sender';
 import type { AlertsDue } from '../workflows/contracts/alerts';
+import type { SpendChange } from '../workflows/contracts/billing';
 import type { EndInstanceRequest, LaunchInput, LaunchTiming } from '../workflows/contracts/launch';
 
 /** Every query module the activities use, one instance each per worker. */
@@ -40,10 +41,10 @@ export interface WorkflowPorts {
   /** Asks an instance's launch workflow to stop or terminate it (`endInstance`); a finished one has nothing to end. */
   requestInstanceEnd(rowId: string, request: EndInstanceRequest): Promise<void>;
   /**
-   * Starts the account's depletion workflow, or signals the one running. Absent when the worker was given no
-   * Temporal client for it (some tests): a depleted balance then starts nothing.
+   * Tells the account's spend workflow (`balanceDepletion`) that its burn or balance moved: signal-with-start.
+   * Absent when the worker was given no Temporal client for it (some tests): nothing watches the spend then.
    */
-  watchDepletedBalance?(accountId: string): Promise<void>;
+  watchAccountSpend?(accountId: string, change: SpendChange): Promise<void>;
   /** Reconciliation's look at, and adoption of, instance workflows. Absent without a Temporal client (some tests). */
   instanceWorkflows?: {
     isManaged(rowId: string): Promise<boolean>;

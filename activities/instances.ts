@@ -9,7 +9,7 @@ import type { InstanceRow } from '../src/db/queries/instances';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
 import { DEFAULT_LIMITS } from '../src/domain/limits';
 import { LimitReachedError } from '../src/errors';
-import { createBalanceWatch } from './billing';
+import { createSpendWatch } from './billing';
 import { toActivityFailure } from './provider-failures';
 import { announceChargesToAlertMonitor } from './alerts';
 import { launchIntentOf, type LaunchInput } from '../workflows/contracts/launch';
@@ -60,7 +60,7 @@ async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
 
 export function createInstanceActivities(deps: ActivityDeps) {
   const { instances, sshKeys } = deps.queries;
-  const balance = createBalanceWatch(deps);
+  const spend = createSpendWatch(deps);
 
   async function withProvider<T>(accountId: string, provider: ProviderId, fn: (apiKey: string) => Promise<T>, key?: Promise<string | null>): Promise<T> {
     const apiKey = await (key ?? deps.credentials.findApiKey(accountId, provider));
@@ -208,17 +208,24 @@ export function createInstanceActivities(deps: ActivityDeps) {
       return { gone: false, instance, atMs, row: await instances.refreshFromProvider(id, instance) };
     },
 
+    /** Metering starts: the account's spend workflow moves its depletion timer (the burn grew). */
     async markInstanceRunning(id: string, atMs: number, instance: ProviderInstance): Promise<InstanceRow> {
-      return instances.markRunning(id, new Date(atMs), instance);
+      const row = await instances.markRunning(id, new Date(atMs), instance);
+      await spend.changed(row.account_id, 'instance_started');
+      return row;
     },
 
     async resumeInstance(id: string, atMs: number, instance: ProviderInstance): Promise<InstanceRow> {
-      return (await instances.markResumed(id, new Date(atMs), instance)) ?? rowOf(id);
+      const row = (await instances.markResumed(id, new Date(atMs), instance)) ?? (await rowOf(id));
+      await spend.changed(row.account_id, 'instance_started');
+      return row;
     },
 
     /** A launch that ended before it had an instance (or whose instance was terminated again): `failed`. */
     async failLaunch(id: string, reason: string): Promise<void> {
       await instances.markLaunchFailed(id, reason);
+      const row = await instances.findById(id);
+      if (row) await spend.changed(row.account_id, 'instance_ended');
     },
 
     /** Why a stop or terminate is still pending (null once it went through). */
@@ -230,7 +237,7 @@ export function createInstanceActivities(deps: ActivityDeps) {
     async chargeInstance(id: string, throughMs: number): Promise<{ chargedMicros: number; meteredThrough?: string | null }> {
       const { chargedMicros, row } = await instances.chargeThrough(id, new Date(throughMs));
       if (chargedMicros > 0) await announceChargesToAlertMonitor(deps);
-      await balance.afterCharge(row.account_id);
+      await spend.changed(row.account_id, 'charge');
       return { chargedMicros, meteredThrough: row.metered_through };
     },
 
@@ -261,7 +268,9 @@ export function createInstanceActivities(deps: ActivityDeps) {
       atMs: number,
       extra: Record<string, unknown> = {},
     ): Promise<InstanceRow> {
-      return instances.markEnded(id, status, event, new Date(atMs), extra);
+      const row = await instances.markEnded(id, status, event, new Date(atMs), extra);
+      await spend.changed(row.account_id, 'instance_ended');
+      return row;
     },
   };
   return activities;

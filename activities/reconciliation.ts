@@ -9,6 +9,7 @@ import type { InstanceRow } from '../src/db/queries/instances';
 import type { ProviderInstance } from '../src/providers/types';
 import type { LaunchInput } from '../workflows/contracts/launch';
 import type { ReconcileReport, ReconcileTarget } from '../workflows/contracts/maintenance';
+import { createSpendWatch } from './billing';
 import { DEFAULT_RECONCILE_SETTINGS, type ActivityDeps } from './deps';
 import { toActivityFailure } from './provider-failures';
 
@@ -96,6 +97,7 @@ export function createReconciliationActivities(deps: ActivityDeps) {
           await instances.markEnded(row.id, 'terminated', row.provider_instance_id ? 'instance.terminated' : null, new Date(), {
             reason: 'terminated by reconciliation: no workflow managed it',
           });
+          await createSpendWatch(deps).changed(row.account_id, 'instance_ended');
         }
       }
 
@@ -108,6 +110,7 @@ export function createReconciliationActivities(deps: ActivityDeps) {
         await instances.markEnded(row.id, 'terminated', 'instance.terminated', new Date(), {
           reason: 'the provider no longer knows this instance (found by reconciliation)',
         });
+        await createSpendWatch(deps).changed(row.account_id, 'instance_ended');
         report.finished.push(row.provider_instance_id);
       }
       return report;

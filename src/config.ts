@@ -178,6 +178,8 @@ export const configSchema = z.object({
   BALANCE_GRACE_PERIOD: duration.default('30m'),
   /** A launch is admitted only when the balance (less uncharged usage) covers this long of every live instance plus it. */
   BALANCE_ADMISSION_WINDOW: duration.default('1h'),
+  /** `billing.balance_low` once when the runway (available balance / burn) drops under this. */
+  BALANCE_LOW_RUNWAY: duration.default('24h'),
   PUBLIC_BASE_URL: httpUrl.optional(),
 
   /** Webhooks: hosts reachable over plain http and at non-public addresses (comma-separated; local use only). */

@@ -62,6 +62,7 @@ async function main(): Promise<void> {
       reconcile: { ...DEFAULT_RECONCILE_SETTINGS, orphans: config.RECONCILE_ORPHANS, launchTiming: launchTimingFromConfig(config) },
       alertMonitor: { tickMs: config.ALERT_MONITOR_TICK },
       balanceGraceMs: config.BALANCE_GRACE_PERIOD,
+      balanceLowRunwayMs: config.BALANCE_LOW_RUNWAY,
       limits: accountLimitsFromConfig(config),
       admissionWindowMs: config.BALANCE_ADMISSION_WINDOW,
       bootDeadlines: config.BOOT_DEADLINES,

@@ -15,7 +15,7 @@ import { Client } from '@temporalio/client';
 import { createActivities } from '../activities';
 import type { ActivityDeps, ActivityQueries, WorkflowPorts } from '../activities/deps';
 import { DEFAULT_ALERT_MONITOR, type AlertMonitorSettings } from '../workflows/contracts/alerts';
-import { DEFAULT_BALANCE_GRACE_MS } from '../workflows/contracts/billing';
+import { DEFAULT_BALANCE_GRACE_MS, DEFAULT_BALANCE_LOW_RUNWAY_MS } from '../workflows/contracts/billing';
 import type { WorkflowMetricsSinks } from '../workflows/interceptors';
 import type { Pool } from './db/pool';
 import { createAlertQueries } from './db/queries/alerts';
@@ -109,14 +109,16 @@ const metricsSinks: InjectedSinks<WorkflowMetricsSinks> = {
 /** What a worker is built from: the activities' deps without what this composition root builds itself. */
 export interface WorkerDeps extends Omit<ActivityDeps, 'queries' | 'workflows'> {
   /**
-   * The client and task queue that depletion workflows and reconciliation's adoptions start on. Without it a
-   * depleted balance starts nothing and reconciliation fails (some tests).
+   * The client and task queue that spend workflows and reconciliation's adoptions start on. Without it nothing
+   * watches an account's spend and reconciliation fails (some tests).
    */
   temporal?: { client: Client; taskQueue: string };
   /** The alert monitor that pricing refreshes and charges signal; default id `alert-monitor`, 5 min tick. */
   alertMonitor?: AlertMonitorSettings;
   /** Grace between a depleted balance and ending the account's instances (BALANCE_GRACE_PERIOD; 30 min). */
   balanceGraceMs?: number;
+  /** Runway under which `billing.balance_low` is written (BALANCE_LOW_RUNWAY; 24 h). */
+  balanceLowRunwayMs?: number;
   /** The master key vault: webhook signing secrets are sealed with it at rest and opened to sign. */
   vault: KeyVault;
 }
@@ -146,10 +148,12 @@ export function createWorkflowPorts(deps: WorkerDeps, own: { client: Client; tas
     requestInstanceEnd: (rowId, request) => ownInstances.requestEnd(rowId, request),
   };
   if (deps.temporal) {
-    const billing = createBillingClient(deps.temporal);
+    const billing = createBillingClient(deps.temporal, {
+      graceMs: deps.balanceGraceMs ?? DEFAULT_BALANCE_GRACE_MS,
+      lowRunwayMs: deps.balanceLowRunwayMs ?? DEFAULT_BALANCE_LOW_RUNWAY_MS,
+    });
     const adoption = createInstanceClient({ temporal: deps.temporal, instances });
-    const graceMs = deps.balanceGraceMs ?? DEFAULT_BALANCE_GRACE_MS;
-    ports.watchDepletedBalance = (accountId) => billing.watchDepletedBalance(accountId, graceMs);
+    ports.watchAccountSpend = (accountId, change) => billing.notifySpendChanged(accountId, change);
     ports.instanceWorkflows = { isManaged: (rowId) => adoption.isManaged(rowId), manage: (input, row) => adoption.manage(input, row) };
   }
   return ports;

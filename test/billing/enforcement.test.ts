@@ -1,16 +1,19 @@
 /**
  * Balance enforcement end to end on the real Temporal dev server, real Postgres, the provider simulators and
- * stripe-mock: a launch the balance cannot cover for an hour is 402; a charge that takes the balance to zero
- * emits `billing.balance_depleted` and, after a compressed grace period, the account's instances are stopped
- * (runpod) or terminated (others) with the reason recorded; a top-up during the grace keeps them running.
+ * stripe-mock: a launch the balance cannot cover for an hour is 402; a charge that takes the available balance
+ * to zero makes the account's spend workflow emit `billing.balance_low` and `billing.balance_depleted` and, after
+ * a compressed grace period, the account's instances are stopped (runpod) or terminated (others) with the reason
+ * recorded; a top-up during the grace keeps them running. The depletion moment itself (a timer, with the default
+ * meter interval) is test/billing/depletion-moment.test.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import { createLedgerQueries, type LedgerQueries } from '../../src/db/queries/ledger';
 import { createPricingQueries } from '../../src/db/queries/pricing';
 import { sql } from '../../src/db/sql';
+import { chargeForElapsed } from '../../src/domain/money';
 import type { ProviderId } from '../../src/providers/types';
+import { createBillingClient } from '../../src/workflow-clients/billing';
 import { depletionWorkflowId, type BalanceDepletionResult } from '../../workflows/contracts/billing';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, type TestContext } from '../helpers/context';
@@ -173,29 +176,35 @@ describe('a depleted balance', () => {
     await waitForStatus(account.auth, pod.body.id, 'running');
     await waitForStatus(account.auth, box.body.id, 'running');
 
-    // Almost nothing left: the next metering charge (every second) crosses zero.
-    await drainTo(account.accountId, 5, pod.body.id);
+    // A few seconds of the fleet left, and the spend workflow told, as metering tells it after its charges:
+    // balance_low now, balance_depleted at the moment (or at the charge that crosses zero, whichever is first).
+    const before = (await t.http.get('/v1/billing/summary').set(account.auth)).body as { uncharged: number; burn_rate_per_hour: number };
+    await drainTo(account.accountId, Math.round(before.uncharged * 1e6) + chargeForElapsed(Math.round(before.burn_rate_per_hour * 1e6), 3_000), pod.body.id);
+    await createBillingClient({ client: t.temporal, taskQueue: t.deps.temporal.taskQueue }).notifySpendChanged(account.accountId, { cause: 'charge' });
     await eventually('billing.balance_depleted', async () =>
       (await events(account.accountId)).some((e) => e.type === 'billing.balance_depleted') ? true : undefined, 30_000);
     const kinds = (await events(account.accountId)).map((e) => e.type);
     expect(kinds.filter((k) => k === 'billing.balance_low')).toHaveLength(1);
-    // balance_low came with the same charge as balance_depleted or an earlier one (never after).
-    const seqOf = async (type: string) =>
-      t.db.pool.oneFirst(sql.type(z.object({ seq: z.number() }))`
-        SELECT l.seq FROM events e JOIN ledger_entries l ON l.id = e.data->>'transaction_id'
-        WHERE e.account_id = ${account.accountId} AND e.type = ${type}`);
-    expect(await seqOf('billing.balance_low')).toBeLessThanOrEqual(await seqOf('billing.balance_depleted'));
-    expect((await t.http.get('/v1/billing/balance').set(account.auth)).body.balance).toBeLessThanOrEqual(0);
+    expect(kinds.filter((k) => k === 'billing.balance_depleted')).toHaveLength(1);
+    // balance_low came with balance_depleted or before it (never after).
+    expect(kinds.indexOf('billing.balance_low')).toBeLessThan(kinds.indexOf('billing.balance_depleted'));
+    // Depleted means the available balance (balance less uncharged usage) is gone, whether or not a charge came yet.
+    expect((await t.http.get('/v1/billing/summary').set(account.auth)).body.available).toBeLessThanOrEqual(0);
 
     // During the grace period the instances keep running.
     const handle = t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId));
     expect((await handle.describe()).status.name).toBe('RUNNING');
     expect(t.sims.runpod.control.instances(account.simKeys.runpod!)[0]?.status).toBeDefined();
 
+    // The run returns once it asked every instance to end and none is live any more.
     const result = (await handle.result()) as BalanceDepletionResult;
-    // Nothing was ended before the grace period was over.
-    const run = await handle.describe();
-    expect(run.closeTime!.getTime() - run.startTime.getTime()).toBeGreaterThanOrEqual(GRACE_MS);
+    // Nothing was ended before the grace period was over: each end's charge runs past depletion + grace.
+    const depletedAt = await t.db.pool.oneFirst(sql.type(z.object({ at: z.number() }))`
+      SELECT trunc(extract(epoch FROM created_at) * 1000)::float8 AS at FROM events
+      WHERE account_id = ${account.accountId} AND type = 'billing.balance_depleted'`);
+    const endsMs = await t.db.pool.manyFirst(sql.type(z.object({ at: z.number() }))`
+      SELECT trunc(extract(epoch FROM metered_through) * 1000)::float8 AS at FROM instances WHERE account_id = ${account.accountId}`);
+    for (const at of endsMs) expect(at).toBeGreaterThanOrEqual(depletedAt + GRACE_MS - 2);
     expect(result.outcome).toBe('instances_ended');
     expect(result.endedInstanceIds).toHaveLength(2);
 
@@ -233,16 +242,19 @@ describe('a depleted balance', () => {
     const delivered = await t.http.post('/v1/billing/stripe/webhook').set('Content-Type', 'application/json').set('Stripe-Signature', paid.signature).send(paid.body);
     expect(delivered.status).toBe(200);
 
-    const result = (await handle.result()) as BalanceDepletionResult;
-    expect(result).toEqual({ outcome: 'credited', endedInstanceIds: [] });
     expect((await t.http.get('/v1/billing/balance').set(account.auth)).body.balance).toBeGreaterThan(49);
-    // It ended at the top-up, before its deadline, ending nothing: the instance still runs. (That nothing ends
-    // them later, well past the deadline, is asserted in workflow time: test/workflows/balance-depletion.test.ts.)
-    const run = await handle.describe();
-    expect(run.closeTime!.getTime() - run.startTime.getTime()).toBeLessThan(GRACE_MS);
+    // The credit closed the depletion episode, which cancels the grace (that nothing ends the instance later,
+    // well past the deadline, is asserted in workflow time: test/workflows/balance-depletion.test.ts); the
+    // watch goes on while the instance runs.
+    await eventually('the depletion episode to close', async () =>
+      (await t.db.pool.oneFirst(sql.type(z.object({ open: z.boolean() }))`
+        SELECT depleted_at IS NOT NULL AS open FROM account_balances WHERE account_id = ${account.accountId}`)) ? undefined : true, 10_000, 100);
     expect((await waitForStatus(account.auth, box.body.id, 'running')).status).toBe('running');
     expect((await events(account.accountId)).map((e) => e.type)).not.toContain('instance.terminated');
+    expect((await handle.describe()).status.name).toBe('RUNNING');
     await t.http.post(`/v1/compute/${box.body.id}/terminate`).set(account.auth).expect(200);
+    // The instance's end finishes the watch: nothing was ended by it.
+    expect(await handle.result()).toEqual({ outcome: 'idle', endedInstanceIds: [] });
   });
 
   it('still ends the instances when the worker is restarted during the grace period', async () => {
@@ -267,7 +279,7 @@ describe('a depleted balance', () => {
     expect(ended.data.reason).toMatch(/prepaid balance depleted/);
   });
 
-  it('does nothing while the balance stays above zero (no workflow)', async () => {
+  it('watches an account while it has live instances and writes nothing while the runway is long', async () => {
     const account = await accountWith(['vastai'], 100);
     const box = await launch(account.auth, 'vastai');
     await waitForStatus(account.auth, box.body.id, 'running');
@@ -275,8 +287,13 @@ describe('a depleted balance', () => {
       const res = await t.http.get('/v1/billing/transactions?type=instance_charge').set(account.auth);
       return res.body.data.length > 0 ? true : undefined;
     }, 15_000);
-    await expect(t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
-    expect((await events(account.accountId)).map((e) => e.type)).not.toContain('billing.balance_low');
+    const handle = t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId));
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    const kinds = (await events(account.accountId)).map((e) => e.type);
+    expect(kinds).not.toContain('billing.balance_low');
+    expect(kinds).not.toContain('billing.balance_depleted');
     await t.http.post(`/v1/compute/${box.body.id}/terminate`).set(account.auth).expect(200);
+    // With nothing live the watch finishes; a new launch starts a new one.
+    expect(await handle.result()).toEqual({ outcome: 'idle', endedInstanceIds: [] });
   });
 });

@@ -100,6 +100,8 @@ export async function createTestContext(
     answerBounds?: AppDeps['answerBounds'];
     stripe?: AppDeps['stripe'];
     fleet?: AppDeps['fleet'];
+    /** BALANCE_ADMISSION_WINDOW of the API (default 1 h): compressed, a small balance can launch a fleet it covers for seconds. */
+    admissionWindowMs?: number;
   } = {},
 ): Promise<TestContext> {
   const db = await createTestDatabase();
@@ -112,6 +114,7 @@ export async function createTestContext(
     answerBounds: options.answerBounds,
     stripe: options.stripe,
     fleet: options.fleet,
+    ...(options.admissionWindowMs !== undefined ? { admissionWindowMs: options.admissionWindowMs } : {}),
     ...(sims
       ? {
           adapters: createProviderAdapters({

@@ -5,6 +5,7 @@ import { microsToDollars } from '../../domain/money';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
 import { recordLedgerEntry } from '../../metrics';
+import { readSpendFigures } from './admission';
 import { insertEvent } from './events';
 
 /**
@@ -111,59 +112,31 @@ function checkEntry(input: PostEntryInput): void {
   if (!input.idempotencyKey) throw new RangeError('idempotencyKey is required');
 }
 
-/** What the account's running managed instances cost per hour together, in micro-dollars. */
-async function burnRateMicros(conn: CommonQueryMethods, accountId: string): Promise<number> {
-  return conn.oneFirst(sql.type(z.object({ burn: z.number() }))`
-    SELECT coalesce(sum(price_per_hour_micros), 0)::bigint AS burn FROM instances
-    WHERE account_id = ${accountId} AND status = 'running'`);
-}
-
-/** Hours of burn rate below which the balance is low (`billing.balance_low`). */
-export const LOW_BALANCE_HOURS = 24;
-
 /**
- * The balance events an entry causes, written in the entry's own transaction (so exactly once, and never
- * for an entry that rolls back):
- * - `billing.balance_depleted` when the entry takes the balance from above zero to zero or below;
- * - `billing.balance_low` when a charge leaves the balance below 24 h of the running instances' burn rate,
- *   once per episode: a credit that lifts the balance back above that line starts a new one.
+ * The balance event an entry causes, written in the entry's own transaction (so exactly once, and never for an
+ * entry that rolls back): `billing.balance_depleted` when the entry takes the balance from above zero to zero or
+ * below and no depletion episode is open yet. Usually the spend workflow has opened the episode earlier, at the
+ * moment the available balance (balance − uncharged usage) reached zero (`depletion.ts`); this is the fallback
+ * for what it cannot foresee (a refund or dispute, an account it does not watch). A credit that lifts the
+ * available balance above zero closes the episode. `billing.balance_low` is the spend workflow's alone.
  */
-async function emitBalanceEvents(tx: CommonQueryMethods, entry: LedgerEntry, balanceBefore: number, lowNotified: boolean): Promise<void> {
+async function emitBalanceEvents(tx: CommonQueryMethods, entry: LedgerEntry, balanceBefore: number, depletionOpen: boolean): Promise<void> {
   const accountId = entry.account_id;
-  const balance = microsToDollars(entry.balance_after_micros);
   // Charges, and reversals of credit (refunds, disputes), can take the balance down.
   if (entry.type === 'instance_charge' || entry.amount_micros < 0) {
-    if (!lowNotified) {
-      const burn = await burnRateMicros(tx, accountId);
-      if (burn > 0 && entry.balance_after_micros < burn * LOW_BALANCE_HOURS) {
-        await tx.query(sql.typeAlias('void')`
-          UPDATE account_balances SET low_balance_notified_at = now() WHERE account_id = ${accountId}`);
-        await insertEvent(tx, {
-          accountId,
-          type: 'billing.balance_low',
-          data: {
-            balance,
-            burn_rate_per_hour: microsToDollars(burn),
-            hours_left: Math.floor((Math.max(0, entry.balance_after_micros) / burn) * 100) / 100,
-            transaction_id: entry.id,
-          },
-          dedupeKey: `billing.balance_low:${entry.id}`,
-        });
-      }
-    }
-    if (balanceBefore > 0 && entry.balance_after_micros <= 0) {
+    if (!depletionOpen && balanceBefore > 0 && entry.balance_after_micros <= 0) {
+      await tx.query(sql.typeAlias('void')`UPDATE account_balances SET depleted_at = now() WHERE account_id = ${accountId}`);
       await insertEvent(tx, {
         accountId,
         type: 'billing.balance_depleted',
-        data: { balance, transaction_id: entry.id },
+        data: { balance: microsToDollars(entry.balance_after_micros), transaction_id: entry.id },
         dedupeKey: `billing.balance_depleted:${entry.id}`,
       });
     }
-  } else if (lowNotified) {
-    const burn = await burnRateMicros(tx, accountId);
-    if (entry.balance_after_micros >= burn * LOW_BALANCE_HOURS) {
-      await tx.query(sql.typeAlias('void')`
-        UPDATE account_balances SET low_balance_notified_at = NULL WHERE account_id = ${accountId}`);
+  } else if (depletionOpen) {
+    const spend = await readSpendFigures(tx, accountId);
+    if (spend.balanceMicros - spend.unchargedMicros > 0) {
+      await tx.query(sql.typeAlias('void')`UPDATE account_balances SET depleted_at = NULL WHERE account_id = ${accountId}`);
     }
   }
 }
@@ -196,17 +169,17 @@ export function createLedgerQueries(pool: Pool) {
         const existing = await tx.maybeOne(sql.type(LedgerEntryRow)`
           SELECT ${COLUMNS} FROM ledger_entries WHERE account_id = ${accountId} AND idempotency_key = ${input.idempotencyKey}`);
         if (existing) return { entry: existing, created: false };
-        const moved = await tx.one(sql.type(z.object({ balance_micros: z.number(), low_balance_notified: z.boolean() }))`
+        const moved = await tx.one(sql.type(z.object({ balance_micros: z.number(), depletion_open: z.boolean() }))`
           UPDATE account_balances SET balance_micros = balance_micros + ${input.amountMicros}, updated_at = now()
           WHERE account_id = ${accountId}
-          RETURNING balance_micros, low_balance_notified_at IS NOT NULL AS low_balance_notified`);
+          RETURNING balance_micros, depleted_at IS NOT NULL AS depletion_open`);
         const balanceAfter = moved.balance_micros;
         const entry = await tx.one(sql.type(LedgerEntryRow)`
           INSERT INTO ledger_entries (id, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key, created_at)
           VALUES (${newId('txn')}, ${accountId}, ${input.type}, ${input.amountMicros}, ${balanceAfter}, ${input.description},
                   ${input.instanceId ?? null}, ${input.idempotencyKey}, clock_timestamp())
           RETURNING ${COLUMNS}`);
-        await emitBalanceEvents(tx, entry, balanceAfter - input.amountMicros, moved.low_balance_notified);
+        await emitBalanceEvents(tx, entry, balanceAfter - input.amountMicros, moved.depletion_open);
         return { entry, created: true };
       }).then((result) => {
         if (result.created) recordLedgerEntry(result.entry.type, result.entry.amount_micros);

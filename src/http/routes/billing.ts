@@ -109,6 +109,20 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
     if (outcome && !outcome.applied && outcome.reason !== 'nothing_new') {
       deps.logger.warn('Stripe reversal not applied', { reason: outcome.reason, event_id: event.id, type: event.type });
     }
+    if (outcome?.applied) await tellSpendWorkflow(outcome.accountId, outcome.entry.amount_micros > 0 ? 'credit' : 'reversal');
+  }
+
+  /**
+   * Moves the account's spend workflow (a credit cancels a grace period, a reversal brings the depletion moment
+   * closer). Best effort: the workflow reads the account again at its next timer anyway, so an engine outage
+   * here must not make Stripe redeliver a payment already credited.
+   */
+  async function tellSpendWorkflow(accountId: string, cause: 'credit' | 'reversal'): Promise<void> {
+    try {
+      await deps.workflows.notifyBalanceMoved(accountId, { cause });
+    } catch (err) {
+      deps.logger.warn('could not signal the spend workflow after a balance change', { account_id: accountId, err });
+    }
   }
 
   api.add({
@@ -252,13 +266,7 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
         deps.logger.warn('paid Stripe checkout not credited', { reason: outcome.reason, session_id: session.id, event_id: event.id });
         return { body: { received: true } };
       }
-      // Ends a running grace period early. Best effort: the grace workflow reads the balance again at its
-      // deadline anyway, so an engine outage here must not make Stripe redeliver a payment already credited.
-      try {
-        await deps.workflows.notifyCredited(outcome.topup.account_id);
-      } catch (err) {
-        deps.logger.warn('could not signal the balance-depletion workflow after a credit', { account_id: outcome.topup.account_id, err });
-      }
+      await tellSpendWorkflow(outcome.topup.account_id, 'credit');
       return { body: { received: true } };
     },
   });
