@@ -321,7 +321,7 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
     async finishInstance(
       id: string,
       status: 'stopped' | 'terminated' | 'failed',
-      event: EventType | null,
+      event: EventType | readonly EventType[] | null,
       atMs: number,
       extra: Record<string, unknown> = {},
     ): Promise<InstanceRow> {

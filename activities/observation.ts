@@ -46,7 +46,8 @@ function needsAction(row: InstanceRow, seen: ProviderObservation): boolean {
   const status = seen.instance?.status;
   // Before the start, anything that means the boot failed ends the launch at once (src/domain/boot-deadlines.ts).
   if (!row.started_at && row.status !== 'stopped') return status === 'running' || bootFailure(seen) !== null;
-  if (row.status === 'running') return seen.gone || status === 'stopped';
+  // An idle-stop rule needs every utilization reading (or none: a missing one moves nothing), so the workflow's window sees them all.
+  if (row.status === 'running') return seen.gone || status === 'stopped' || (row.idle_stop !== null && status === 'running' && seen.instance?.gpuUtilization != null);
   if (row.status === 'stopped') return seen.gone || status === 'running';
   return false;
 }

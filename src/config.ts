@@ -139,6 +139,8 @@ export const configSchema = z.object({
    */
   INSTANCE_OBSERVE_INTERVAL: positiveDuration.default('60s'),
   INSTANCE_OBSERVE_SPOT_INTERVAL: positiveDuration.default('10s'),
+  /** The length of one idle-stop minute (an instance's `idle_stop.for_minutes`); shorter only to compress tests. */
+  IDLE_STOP_MINUTE: positiveDuration.default('60s'),
   METER_INTERVAL: positiveDuration.default('1h'),
   INSTANCE_OBSERVATION: z.enum(['batched', 'per-instance']).default('batched'),
 
@@ -268,13 +270,14 @@ export function fleetSettingsFromConfig(config: Config) {
   };
 }
 
-/** The launch workflow's intervals from config (observation, spot observation, metering). */
+/** The launch workflow's intervals from config (observation, spot observation, metering, the idle-stop minute). */
 export function launchTimingFromConfig(config: Config) {
   return {
     pollIntervalMs: config.INSTANCE_OBSERVE_INTERVAL,
     spotPollIntervalMs: config.INSTANCE_OBSERVE_SPOT_INTERVAL,
     meterIntervalMs: config.METER_INTERVAL,
     observation: config.INSTANCE_OBSERVATION,
+    idleStopMinuteMs: config.IDLE_STOP_MINUTE,
   };
 }
 

@@ -28,7 +28,8 @@ import { launchContext, type LaunchState } from './launch/state';
  *
  * Then: wait for running (metering starts at the provider's reported start, or within `bootPollMaxMs` of it),
  * emit `instance.started`, charge at every meter interval and at stop/terminate at the price fixed at launch,
- * notice a spot instance that disappears, and end after the final charge and `instance.terminated`.
+ * notice a spot instance that disappears, stop an idle one (its `idleStop` rule, on the observer's utilization
+ * readings), and end after the final charge and `instance.terminated`.
  * A stop or terminate that cannot reach the provider never fails the workflow: it says why in the record
  * (`warnings`), keeps metering what still runs, and retries with backoff until it goes through (a reconnected
  * key is used). A stop or terminate request interrupts whatever the workflow waits on.
@@ -42,6 +43,8 @@ export async function launchInstance(input: LaunchInput, carried?: LaunchCarried
     endReason: carried?.endReason ?? null,
     observed: null,
     nextChargeAt: carried?.nextChargeAt ?? Date.now() + input.meterIntervalMs,
+    idleSinceMs: carried?.idleSinceMs ?? null,
+    idleStopping: null,
   };
   const c = launchContext(input, s);
   const id = c.id;
@@ -85,5 +88,5 @@ export async function launchInstance(input: LaunchInput, carried?: LaunchCarried
   }
   const outcome = await meterUntilEnd(c);
   await condition(allHandlersFinished);
-  return { instanceId: id, outcome };
+  return { instanceId: id, outcome, ...(outcome === 'idle_stopped' && s.row?.end_reason ? { reason: s.row.end_reason } : {}) };
 }

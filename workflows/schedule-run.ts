@@ -13,7 +13,7 @@ import {
 import type { Activities } from '../activities';
 import type { RunInstanceState } from '../activities/schedules';
 import type { InstanceProgress, LaunchInput, LaunchResult } from './contracts/launch';
-import { endInstanceSignal, instanceProgressSignal } from './contracts/launch';
+import { endInstanceSignal, instanceProgressSignal, launchIntentOf } from './contracts/launch';
 import { cancelScheduleRunSignal, type ScheduleRunInput, type ScheduleRunResult } from './contracts/schedules';
 import type { RunOffer, ScheduleRow } from '../src/db/queries/schedules';
 import { launchInstance } from './launch-instance';
@@ -59,12 +59,35 @@ function runLaunchInput(
     warnings: [],
     // The schedule's key: the run is admitted against its cap and the instance counts toward its spend.
     apiKeyId: r.schedule.api_key_id ?? undefined,
+    ...(r.schedule.idle_stop ? { idleStop: r.schedule.idle_stop } : {}),
     // A scheduled job that exits by itself is done: its pod is terminated, not kept stopped.
     endWhenStoppedByProvider: true,
     // The launch tells the run when the create is accepted and when the instance started (instanceProgress).
     progressWorkflowId: r.runWorkflowId,
     ...input.launch,
   };
+}
+
+/**
+ * How a run ends whose instance ended without the run asking: preempted; the job exited (`lost` after the
+ * start); the schedule's idle-stop rule ended it (the job left its GPUs idle: taken as done). Null otherwise.
+ */
+function endedByItself(
+  result: LaunchResult | null,
+  startedAtMs: number | null,
+): { status: 'preempted' | 'succeeded' | 'failed'; detail: { stopReason?: string; error?: string } } | null {
+  switch (result?.outcome) {
+    case 'preempted':
+      return { status: 'preempted', detail: { stopReason: 'spot capacity reclaimed by the provider' } };
+    case 'idle_stopped':
+      return { status: 'succeeded', detail: { stopReason: result.reason ?? 'idle stop' } };
+    case 'lost':
+      return startedAtMs === null
+        ? { status: 'failed', detail: { error: 'the provider lost the instance while it booted' } }
+        : { status: 'succeeded', detail: { stopReason: 'the job ended: the instance exited by itself' } };
+    default:
+      return null;
+  }
 }
 
 /**
@@ -75,21 +98,8 @@ function runAdmission(input: ScheduleRunInput, offer: RunOffer, l: LaunchInput) 
   return {
     accountId: input.accountId,
     pricePerHourMicros: offer.pricePerHourMicros,
-    intent: {
-      id: l.instanceId,
-      accountId: input.accountId,
-      requestHash: l.requestHash,
-      provider: l.provider,
-      providerName: l.providerName,
-      name: l.name,
-      gpuType: l.gpuType,
-      gpuCount: l.gpuCount,
-      spot: l.spot,
-      region: null,
-      dockerImage: l.dockerImage ?? null,
-      warnings: [],
-      apiKeyId: l.apiKeyId ?? null,
-    },
+    // The same intent the launch records (its key and idle-stop rule included).
+    intent: launchIntentOf(l),
   };
 }
 
@@ -293,11 +303,8 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
     const outcome = (result as LaunchResult | null)?.outcome;
     // A failed boot was terminated before it ran, never charged: the next offer gets its chance.
     if (outcome === 'boot_failed' && refusals.push(`${offer.provider}${offer.spot ? ' (spot)' : ''}: the boot failed (${(result as LaunchResult | null)?.reason})`)) continue;
-    if (outcome === 'preempted') return finish('preempted', { stopReason: 'spot capacity reclaimed by the provider' });
-    if (outcome === 'lost') {
-      if (startedAtMs === null) return finish('failed', { error: 'the provider lost the instance while it booted' });
-      return finish('succeeded', { stopReason: 'the job ended: the instance exited by itself' });
-    }
+    const ended = endedByItself(result as LaunchResult | null, startedAtMs);
+    if (ended) return finish(ended.status, ended.detail);
     // Ended by the service for a reason of its own (a key's spend cap, a budget stop): the run says which.
     if (state.endReason) return finish('failed', { error: `the instance was ended: ${state.endReason}` });
     return finish('failed', { error: 'the instance was terminated outside this run (for example POST /v1/compute/{id}/terminate)' });

@@ -2196,6 +2196,13 @@ export interface paths {
                         region?: string;
                         ssh_key_name?: string;
                         onstart_cmd?: string;
+                        /** @description beyond the spec: stop (runpod) or terminate (vastai) the instance once every GPU reported utilization below the threshold for that long (the end is charged up to that moment, its record says why, and instance.idle_stopped is emitted). Not for lambda, which reports no GPU utilization. */
+                        idle_stop?: {
+                            /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                            utilization_below_percent: number;
+                            /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                            for_minutes: number;
+                        };
                     } | {
                         gpu_type: string;
                         /** @default 1 */
@@ -2538,6 +2545,13 @@ export interface paths {
                         region?: string;
                         ssh_key_name?: string;
                         onstart_cmd?: string;
+                        /** @description beyond the spec: stop (runpod) or terminate (vastai) the instance once every GPU reported utilization below the threshold for that long (the end is charged up to that moment, its record says why, and instance.idle_stopped is emitted). Not for lambda, which reports no GPU utilization. */
+                        idle_stop?: {
+                            /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                            utilization_below_percent: number;
+                            /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                            for_minutes: number;
+                        };
                     };
                 };
             };
@@ -2577,6 +2591,13 @@ export interface paths {
                             warnings?: string[];
                             /** @description why the service itself stopped or ended the instance, when it did */
                             end_reason?: string;
+                            /** @description the idle-stop rule the instance was launched with (beyond the spec); absent: none */
+                            idle_stop?: {
+                                /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                                utilization_below_percent: number;
+                                /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                                for_minutes: number;
+                            };
                         };
                     };
                 };
@@ -2897,6 +2918,13 @@ export interface paths {
                             warnings?: string[];
                             /** @description why the service itself stopped or ended the instance, when it did */
                             end_reason?: string;
+                            /** @description the idle-stop rule the instance was launched with (beyond the spec); absent: none */
+                            idle_stop?: {
+                                /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                                utilization_below_percent: number;
+                                /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                                for_minutes: number;
+                            };
                         };
                     };
                 };
@@ -2935,6 +2963,13 @@ export interface paths {
                             warnings?: string[];
                             /** @description why the service itself stopped or ended the instance, when it did */
                             end_reason?: string;
+                            /** @description the idle-stop rule the instance was launched with (beyond the spec); absent: none */
+                            idle_stop?: {
+                                /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                                utilization_below_percent: number;
+                                /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                                for_minutes: number;
+                            };
                         };
                     };
                 };
@@ -3236,6 +3271,13 @@ export interface paths {
                             warnings?: string[];
                             /** @description why the service itself stopped or ended the instance, when it did */
                             end_reason?: string;
+                            /** @description the idle-stop rule the instance was launched with (beyond the spec); absent: none */
+                            idle_stop?: {
+                                /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                                utilization_below_percent: number;
+                                /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                                for_minutes: number;
+                            };
                         };
                     };
                 };
@@ -3274,6 +3316,13 @@ export interface paths {
                             warnings?: string[];
                             /** @description why the service itself stopped or ended the instance, when it did */
                             end_reason?: string;
+                            /** @description the idle-stop rule the instance was launched with (beyond the spec); absent: none */
+                            idle_stop?: {
+                                /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                                utilization_below_percent: number;
+                                /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                                for_minutes: number;
+                            };
                         };
                     };
                 };
@@ -3578,6 +3627,13 @@ export interface paths {
                                 warnings?: string[];
                                 /** @description why the service itself stopped or ended the instance, when it did */
                                 end_reason?: string;
+                                /** @description the idle-stop rule the instance was launched with (beyond the spec); absent: none */
+                                idle_stop?: {
+                                    /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                                    utilization_below_percent: number;
+                                    /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                                    for_minutes: number;
+                                };
                                 /** @description when the provider last reported this instance (its create answer for one not listed yet) */
                                 observed_at: string | null;
                                 /**
@@ -3789,6 +3845,13 @@ export interface paths {
                                 created_at: string;
                                 /** @description ISO 8601 UTC timestamp */
                                 updated_at: string;
+                                /** @description beyond the spec: each run's instance is ended once its GPUs idle this long; absent: never */
+                                idle_stop?: {
+                                    /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                                    utilization_below_percent: number;
+                                    /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                                    for_minutes: number;
+                                };
                             }[];
                             has_more: boolean;
                             /** @description pass as `cursor` for the next page; null on the last page */
@@ -3943,6 +4006,13 @@ export interface paths {
                         prefer_spot?: boolean;
                         docker_image?: string;
                         startup_script?: string;
+                        /** @description beyond the spec: stop (runpod) or terminate (vastai) the instance once every GPU reported utilization below the threshold for that long (the end is charged up to that moment, its record says why, and instance.idle_stopped is emitted). Not for lambda, which reports no GPU utilization. */
+                        idle_stop?: {
+                            /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                            utilization_below_percent: number;
+                            /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                            for_minutes: number;
+                        };
                     };
                 };
             };
@@ -3975,6 +4045,13 @@ export interface paths {
                             created_at: string;
                             /** @description ISO 8601 UTC timestamp */
                             updated_at: string;
+                            /** @description beyond the spec: each run's instance is ended once its GPUs idle this long; absent: never */
+                            idle_stop?: {
+                                /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                                utilization_below_percent: number;
+                                /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                                for_minutes: number;
+                            };
                         };
                     };
                 };
@@ -4229,6 +4306,13 @@ export interface paths {
                             created_at: string;
                             /** @description ISO 8601 UTC timestamp */
                             updated_at: string;
+                            /** @description beyond the spec: each run's instance is ended once its GPUs idle this long; absent: never */
+                            idle_stop?: {
+                                /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                                utilization_below_percent: number;
+                                /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                                for_minutes: number;
+                            };
                         };
                     };
                 };
@@ -4398,6 +4482,13 @@ export interface paths {
                         prefer_spot?: boolean;
                         docker_image?: string | null;
                         startup_script?: string | null;
+                        /** @description beyond the spec: stop (runpod) or terminate (vastai) the instance once every GPU reported utilization below the threshold for that long (the end is charged up to that moment, its record says why, and instance.idle_stopped is emitted). Not for lambda, which reports no GPU utilization. */
+                        idle_stop?: {
+                            /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                            utilization_below_percent: number;
+                            /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                            for_minutes: number;
+                        } | null;
                         /** @enum {string} */
                         status?: "active" | "paused";
                     };
@@ -4432,6 +4523,13 @@ export interface paths {
                             created_at: string;
                             /** @description ISO 8601 UTC timestamp */
                             updated_at: string;
+                            /** @description beyond the spec: each run's instance is ended once its GPUs idle this long; absent: never */
+                            idle_stop?: {
+                                /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                                utilization_below_percent: number;
+                                /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                                for_minutes: number;
+                            };
                         };
                     };
                 };
@@ -7718,7 +7816,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 url: string;
-                                events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
+                                events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
                                 active: boolean;
                                 /** @description ISO 8601 UTC timestamp */
                                 created_at: string;
@@ -7870,7 +7968,7 @@ export interface paths {
                     "application/json": {
                         /** @description https URL */
                         url: string;
-                        events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
+                        events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
                         /** @description whsec_ + base64 of 24..64 bytes; generated when omitted */
                         secret?: string;
                     };
@@ -7886,7 +7984,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
+                            events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
                             active: boolean;
                             /** @description ISO 8601 UTC timestamp */
                             created_at: string;
@@ -8129,7 +8227,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
+                            events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
                             active: boolean;
                             /** @description ISO 8601 UTC timestamp */
                             created_at: string;
@@ -8297,7 +8395,7 @@ export interface paths {
                     "application/json": {
                         /** @description https URL */
                         url?: string;
-                        events?: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
+                        events?: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
                         /** @description whsec_ + base64 of 24..64 bytes; generated when omitted */
                         secret?: string;
                         active?: boolean;
@@ -8314,7 +8412,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
+                            events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
                             active: boolean;
                             /** @description ISO 8601 UTC timestamp */
                             created_at: string;
@@ -9522,7 +9620,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    type?: "instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked";
+                    type?: "instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked";
                     limit?: number;
                     cursor?: string;
                 };

@@ -4,6 +4,8 @@ export const EVENT_KINDS = [
   'instance.stopped',
   'instance.terminated',
   'instance.failed',
+  /** An instance stopped (runpod) or terminated (vastai) by its idle-stop rule; beyond the spec (issue 20). */
+  'instance.idle_stopped',
   'spot.preempted',
   'alert.triggered',
   'schedule.run.started',

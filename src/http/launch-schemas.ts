@@ -3,6 +3,7 @@
  * clients (the `gpuo` CLI's MCP tools) build their input schemas from the very schemas the API checks.
  */
 import { z } from 'zod';
+import { IDLE_STOP_LAMBDA_MESSAGE } from '../domain/idle-stop';
 import { isKnownGpuSlug } from '../providers/gpu-catalog';
 import { PROVIDERS } from '../providers/types';
 import { echo, scriptText, text } from './text';
@@ -10,6 +11,19 @@ import { echo, scriptText, text } from './text';
 export const providerId = z.enum(PROVIDERS, {
   errorMap: (_issue, ctx) => ({ message: `must be one of ${PROVIDERS.join(', ')} (got ${echo(ctx.data)})` }),
 });
+
+/** Idle stop (beyond the spec; src/domain/idle-stop.ts): off unless sent. Launch and schedules take the same shape. */
+export const IdleStopBody = z
+  .object({
+    utilization_below_percent: z.number().min(1).max(100).describe('every GPU below this utilization (percent, 1-100) counts as idle'),
+    for_minutes: z.number().int().min(1).max(10_080).describe('idle this many minutes (1 to 10080, a week) before the stop'),
+  })
+  .strict()
+  .describe(
+    'beyond the spec: stop (runpod) or terminate (vastai) the instance once every GPU reported utilization below the threshold for ' +
+      'that long (the end is charged up to that moment, its record says why, and instance.idle_stopped is emitted). Not for lambda, ' +
+      'which reports no GPU utilization.',
+  );
 
 export const LaunchBody = z
   .object({
@@ -24,10 +38,12 @@ export const LaunchBody = z
     region: text({ max: 64 }).optional(),
     ssh_key_name: text({ max: 64 }).optional(),
     onstart_cmd: scriptText({ max: 4096 }).optional(),
+    idle_stop: IdleStopBody.optional(),
   })
   .strict()
   .superRefine((b, ctx) => {
     if (b.provider === 'lambda' && !b.region) ctx.addIssue({ code: 'custom', path: ['region'], message: 'required when provider is lambda' });
+    if (b.provider === 'lambda' && b.idle_stop) ctx.addIssue({ code: 'custom', path: ['idle_stop'], message: IDLE_STOP_LAMBDA_MESSAGE });
   });
 export type LaunchBody = z.infer<typeof LaunchBody>;
 

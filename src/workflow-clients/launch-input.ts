@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { launchWorkflowId, type LaunchInput, type LaunchTiming } from '../../workflows/contracts/launch';
+import type { IdleStopRule } from '../domain/idle-stop';
 import type { ProviderId } from '../providers/types';
 
 /** Intervals a launch runs with when the process was given none: the production defaults. */
@@ -23,6 +24,8 @@ export interface ParsedLaunchBody {
   region?: string;
   ssh_key_name?: string;
   onstart_cmd?: string;
+  /** Beyond the spec (src/domain/idle-stop.ts); refused for lambda by the schema. */
+  idle_stop?: IdleStopRule;
 }
 
 /** One launch request, parsed and checked by the route. */
@@ -74,6 +77,7 @@ export function launchInputOf(request: LaunchRequest, timing: LaunchTiming = DEF
     onstartCmd: body.provider === 'vastai' ? body.onstart_cmd : undefined,
     warnings: request.warnings,
     apiKeyId: request.apiKeyId,
+    ...(body.idle_stop ? { idleStop: body.idle_stop } : {}),
     ...timing,
   };
 }

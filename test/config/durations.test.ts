@@ -19,6 +19,7 @@ describe('duration settings', () => {
     const config = parseConfig({});
     expect(config.METER_INTERVAL).toBe(60 * 60_000);
     expect(config.INSTANCE_OBSERVE_INTERVAL).toBe(60_000);
+    expect(config.IDLE_STOP_MINUTE).toBe(60_000);
     expect(config.BALANCE_GRACE_PERIOD).toBe(30 * 60_000);
     expect(config.WEBHOOK_DISABLE_AFTER).toBe(120 * 3_600_000);
     expect(config.WEBHOOK_RETRY_SCHEDULE).toEqual([5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000]);

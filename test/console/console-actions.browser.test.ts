@@ -1,13 +1,14 @@
 /**
  * Acting through the console in a real Chromium against the real stack (API, worker, Temporal, Postgres,
  * simulators): a launch through the wizard creates exactly one instance and shows it running; terminate from
- * the fleet ends it; a launch the balance cannot cover shows the 402's numbers; a read-only key sees no enabled
+ * the fleet ends it; the wizard's idle-stop setting reaches the instance's record; a launch the balance cannot cover shows the 402's numbers; a read-only key sees no enabled
  * action; a fleet of 1,000 instances is usable within a second.
  */
 import type { Page } from 'playwright-core';
 import { RUNPOD_SIM_GPUS } from '../../simulators/runpod';
 import type { TestContext } from '../helpers/context';
 import { ed25519Key } from '../fixtures/ssh-keys';
+import { seriousA11yViolations } from '../helpers/browser';
 import { startConsoleStack, signedInPage, type ConsoleStack } from '../helpers/console';
 import { eventually } from '../helpers/process';
 import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
@@ -76,6 +77,31 @@ test('launch through the wizard creates exactly one instance, shows it running, 
   await row.getByText(/^terminat(ing|ed)$/).waitFor();
   await eventually('the provider to drop the instance', () => (t.sims.runpod.control.instances(a.simKey).length === 0 ? true : undefined));
   expect(t.sims.runpod.control.instances(a.simKey)).toHaveLength(0);
+});
+
+test('the wizard\'s idle-stop setting (off by default) goes into the plan and the launch, and the instance\'s record carries it', async () => {
+  const a = await t.connectedAccount('runpod');
+  const page = await signedInPage(stack, a.apiKey);
+  await page.getByRole('link', { name: 'Launch' }).click();
+  await page.getByLabel('GPU', { exact: true }).selectOption(RUNPOD_GPU_SLUG);
+  await page.getByRole('button', { name: 'Find offers' }).click();
+  await page.getByRole('row').filter({ hasText: 'RunPod' }).first().getByRole('button', { name: 'Choose' }).click();
+  const idle = page.getByLabel('Stop when idle');
+  expect(await idle.isChecked()).toBe(false);
+  await idle.check();
+  await page.getByLabel('Every GPU below (%)').fill('15');
+  await page.getByLabel('For (minutes)').fill('45');
+  expect(await seriousA11yViolations(page)).toEqual([]);
+  await page.getByRole('button', { name: 'Review the plan' }).click();
+  await page.getByRole('status').filter({ hasText: 'admit it' }).waitFor();
+  await page.getByRole('button', { name: /^Launch at / }).click();
+  await page.getByTestId('launch-idle-stop').filter({ hasText: 'below 15% for 45 min' }).waitFor({ timeout: 60_000 });
+
+  const [created] = t.sims.runpod.control.instances(a.simKey);
+  expect(t.sims.runpod.control.instances(a.simKey)).toHaveLength(1);
+  const listed = (await t.http.get('/v1/compute').set(a.auth).expect(200)).body.data as { id: string; idle_stop?: unknown }[];
+  expect(listed.find((i) => i.id === created!.id)?.idle_stop).toEqual({ utilization_below_percent: 15, for_minutes: 45 });
+  await t.http.post(`/v1/compute/${created!.id}/terminate`).set(a.auth).expect(200);
 });
 
 test('a launch the balance cannot cover shows the 402 with its numbers, and nothing can be launched', async () => {

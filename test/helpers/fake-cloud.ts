@@ -167,6 +167,7 @@ export function createFakeCloud(ts: TimeSkippingEnv, opts: { provider: ProviderI
           provider_key_fingerprint: null,
           key_warning: null,
           accepted_at: null,
+          idle_stop: input.idleStop ?? null,
         });
       }
       return {};

@@ -90,6 +90,7 @@ function schedule(limits: { max_duration_hours?: number; max_cost_micros?: numbe
     updated_at: now,
     deleted_at: null,
     api_key_id: null,
+    idle_stop: null,
   };
 }
 

@@ -6,6 +6,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { LaunchIntent } from '../../src/db/queries/admission';
 import type { InstanceRow } from '../../src/db/queries/instances';
+import type { IdleStopRule } from '../../src/domain/idle-stop';
 import type { ProviderId } from '../../src/providers/types';
 
 export interface LaunchInput {
@@ -70,6 +71,13 @@ export interface LaunchInput {
   spotPollIntervalMs?: number;
   /** The boot deadline (ms from the launch), replacing the learned or configured one (tests compress it). */
   bootDeadlineMs?: number;
+  /**
+   * Stop (runpod) or terminate (vastai) once every GPU reported utilization below the threshold for this many
+   * minutes of observations (src/domain/idle-stop.ts); absent: never. Refused for lambda at the API.
+   */
+  idleStop?: IdleStopRule;
+  /** The length of one idle-stop minute (IDLE_STOP_MINUTE; 60 s, compressed in tests). */
+  idleStopMinuteMs?: number;
 }
 
 /** The timing knobs of a launch workflow: required intervals, optional tuning (tests compress them all). */
@@ -86,6 +94,7 @@ export type LaunchTiming = Pick<LaunchInput, 'pollIntervalMs' | 'meterIntervalMs
       | 'observation'
       | 'spotPollIntervalMs'
       | 'bootDeadlineMs'
+      | 'idleStopMinuteMs'
     >
   >;
 
@@ -97,7 +106,7 @@ export const stopInstanceUpdate = defineUpdate<InstanceRow>('stopInstance');
 export const terminateInstanceUpdate = defineUpdate<InstanceRow | null>('terminateInstance');
 export const instanceQuery = defineQuery<InstanceRow | null>('instance');
 
-/** A stop or terminate asked for by the service itself (budget alert, depleted balance, schedule limit). */
+/** A stop or terminate asked for by the service itself (budget alert, depleted balance, schedule limit, idle stop). */
 export interface EndInstanceRequest {
   /** `stop` on runpod, `terminate` elsewhere; a `stop` sent for another provider terminates. */
   action: 'stop' | 'terminate';
@@ -123,9 +132,12 @@ export const instanceProgressSignal = defineSignal<[InstanceProgress]>('instance
 
 export interface LaunchResult {
   instanceId: string;
-  /** `boot_failed`: the provider failed the boot, or it passed its deadline; terminated, never charged. */
-  outcome: 'terminated' | 'preempted' | 'lost' | 'boot_failed';
-  /** Why, for `boot_failed`. */
+  /**
+   * `boot_failed`: the provider failed the boot, or it passed its deadline; terminated, never charged.
+   * `idle_stopped`: terminated by its idle-stop rule (a runpod pod outside a schedule is stopped instead, and lives on).
+   */
+  outcome: 'terminated' | 'preempted' | 'lost' | 'boot_failed' | 'idle_stopped';
+  /** Why, for `boot_failed` and `idle_stopped`. */
   reason?: string;
 }
 
@@ -134,6 +146,8 @@ export interface LaunchCarried {
   row: InstanceRow;
   nextChargeAt: number;
   endReason?: string | null;
+  /** Since when every GPU has been idle (idle stop's window); absent or null: not idle. */
+  idleSinceMs?: number | null;
 }
 
 
@@ -156,6 +170,7 @@ export function launchIntentOf(input: LaunchInput): LaunchIntent {
     dockerImage: input.dockerImage ?? null,
     warnings: input.warnings,
     apiKeyId: input.apiKeyId ?? null,
+    idleStop: input.idleStop ?? null,
   };
 }
 

@@ -1,6 +1,7 @@
 /**
  * Meter until the end: charge at every meter interval and at stop/terminate at the price fixed at launch,
- * act on what the provider says (a spot instance that disappears, a pod stopped or started at RunPod), and
+ * act on what the provider says (a spot instance that disappears, a pod stopped or started at RunPod, GPUs idle
+ * past the instance's idle-stop rule), and
  * end after the final charge. A stop or terminate that cannot reach the provider never fails the workflow:
  * it says why in the record, keeps metering what still runs, and retries with backoff until it goes through.
  */
@@ -9,6 +10,7 @@ import type { PollResult } from '../../activities/instances';
 import type { LaunchResult } from '../contracts/launch';
 import type { ProviderObservation } from '../contracts/observation';
 import { chargeDue, endAtProvider } from './charges';
+import { checkIdle, endEvents, endExtra } from './idle';
 import { ensureObserver, takeObservation } from './observer';
 import { pollWhileRunning } from './per-instance';
 import { catchUpStart } from './progress';
@@ -32,15 +34,14 @@ async function awaitObservation(c: LaunchContext, turn: number): Promise<Provide
 async function onRequest(c: LaunchContext): Promise<LaunchResult['outcome'] | null> {
   const { s, id } = c;
   const { db } = c.acts;
-  const reason = s.endReason ? { reason: s.endReason } : {};
   if (s.terminateRequested) {
     await catchUpStart(c);
     const wasRunning = s.row!.status === 'running';
     // One moment for both: the charge runs up to when the provider confirmed, and the record ends there.
     const endedAt = await endAtProvider(c, 'terminate', wasRunning);
     if (wasRunning) await db.chargeInstance(id, endedAt!);
-    s.row = await db.finishInstance(id, 'terminated', 'instance.terminated', endedAt!, reason);
-    return 'terminated';
+    s.row = await db.finishInstance(id, 'terminated', endEvents(c, 'terminate'), endedAt!, endExtra(c, 'terminate'));
+    return s.idleStopping === 'terminate' ? 'idle_stopped' : 'terminated';
   }
   s.stopRequested = false;
   if (s.row!.status !== 'stopped') {
@@ -50,9 +51,15 @@ async function onRequest(c: LaunchContext): Promise<LaunchResult['outcome'] | nu
     const stoppedAt = await endAtProvider(c, 'stop', wasRunning);
     if (stoppedAt !== null) {
       if (wasRunning) await db.chargeInstance(id, stoppedAt);
-      s.row = await db.finishInstance(id, 'stopped', 'instance.stopped', stoppedAt, reason);
+      s.row = await db.finishInstance(id, 'stopped', endEvents(c, 'stop'), stoppedAt, endExtra(c, 'stop'));
     }
   }
+  if (s.idleStopping) {
+    // The idle stop is done: a later stop or terminate is not the idle stop's.
+    s.idleStopping = null;
+    s.endReason = null;
+  }
+  s.idleSinceMs = null;
   return null;
 }
 
@@ -113,6 +120,9 @@ export async function meterUntilEnd(c: LaunchContext): Promise<LaunchResult['out
     if (!seen) continue;
     const acted = await onObservation(c, seen);
     if (typeof acted === 'object') return acted.ended;
-    if (acted === 'nothing') await continueAsNewIfDue(c, turn);
+    if (acted === 'nothing') {
+      checkIdle(c, seen);
+      await continueAsNewIfDue(c, turn);
+    }
   }
 }

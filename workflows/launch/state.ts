@@ -30,6 +30,10 @@ export interface LaunchState {
   /** The observer's latest word on this instance (batched observation); taken by the loop that acts on it. */
   observed: ProviderObservation | null;
   nextChargeAt: number;
+  /** Idle stop: since when every GPU has reported idle (null: not idle, or no rule). */
+  idleSinceMs: number | null;
+  /** The idle stop's pending end (its end also emits `instance.idle_stopped`); null: none pending. */
+  idleStopping: 'stop' | 'terminate' | null;
 }
 
 export interface LaunchSettings {
@@ -119,5 +123,10 @@ export async function interruptible<T>(s: LaunchState, fn: () => Promise<T>): Pr
 export async function continueAsNewIfDue(c: LaunchContext, turn: number): Promise<void> {
   if (requested(c.s) || !(turn >= (c.input.continueAsNewAfter ?? CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested)) return;
   await condition(allHandlersFinished);
-  await continueAsNew<LaunchWorkflow>(c.input, { row: c.s.row!, nextChargeAt: c.s.nextChargeAt, endReason: c.s.endReason });
+  await continueAsNew<LaunchWorkflow>(c.input, {
+    row: c.s.row!,
+    nextChargeAt: c.s.nextChargeAt,
+    endReason: c.s.endReason,
+    idleSinceMs: c.s.idleSinceMs,
+  });
 }

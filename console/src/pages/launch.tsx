@@ -1,6 +1,6 @@
 /**
- * Launch: GPU → offers ranked across providers (POST /v1/compute/plan without a provider) → settings (no idle
- * stop yet: the API does not take `idle_stop` until the fleet issue's idle stop is built) →
+ * Launch: GPU → offers ranked across providers (POST /v1/compute/plan without a provider) → settings (image,
+ * disk, volume, SSH key, on-start command, idle stop: off by default, not offered for Lambda) →
  * the plan of that exact body (price, warnings, what the balance and the key's cap say) → launch, then the
  * instance booting live until `running`.
  */
@@ -28,7 +28,16 @@ interface Settings {
   volume_gb: string;
   ssh_key_name: string;
   onstart_cmd: string;
+  /** Idle stop (`idle_stop`): off by default; runpod and vastai only (Lambda reports no GPU utilization). */
+  idle_stop: boolean;
+  idle_percent: string;
+  idle_minutes: string;
 }
+
+const NO_SETTINGS: Settings = {
+  name: '', template: '', docker_image: '', disk_gb: '', volume_gb: '', ssh_key_name: '', onstart_cmd: '',
+  idle_stop: false, idle_percent: '10', idle_minutes: '30',
+};
 
 /** The launch body for an offer and the settings, with only the fields that provider takes. */
 export function launchBody(offer: PlannedLaunch, s: Settings, templates: Template[]): Record<string, unknown> {
@@ -40,6 +49,9 @@ export function launchBody(offer: PlannedLaunch, s: Settings, templates: Templat
   if (offer.provider === 'runpod' && s.volume_gb) body.volume_gb = Number(s.volume_gb);
   if (offer.provider === 'lambda' && s.ssh_key_name) body.ssh_key_name = s.ssh_key_name;
   if (offer.provider === 'vastai' && s.onstart_cmd.trim()) body.onstart_cmd = s.onstart_cmd;
+  if (offer.provider !== 'lambda' && s.idle_stop) {
+    body.idle_stop = { utilization_below_percent: Number(s.idle_percent), for_minutes: Number(s.idle_minutes) };
+  }
   return body;
 }
 
@@ -53,7 +65,7 @@ export function LaunchPage({ api }: { api: Api }) {
   const [spot, setSpot] = useState(false);
   const [search, setSearch] = useState<PlanSearch | null>(null);
   const [offer, setOffer] = useState<PlannedLaunch | null>(null);
-  const [settings, setSettings] = useState<Settings>({ name: '', template: '', docker_image: '', disk_gb: '', volume_gb: '', ssh_key_name: '', onstart_cmd: '' });
+  const [settings, setSettings] = useState<Settings>(NO_SETTINGS);
   const [plan, setPlan] = useState<PlannedLaunch | null>(null);
   const [launched, setLaunched] = useState<Instance | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -149,6 +161,18 @@ export function LaunchPage({ api }: { api: Api }) {
             ) : <p class="hint">The account's default SSH key is installed{sshKeys.length === 0 ? ' (none yet: add one in settings)' : ''}.</p>}
             {offer.provider === 'vastai' ? <div><label for="launch-onstart">On-start command</label><input id="launch-onstart" value={settings.onstart_cmd} onInput={set('onstart_cmd')} /></div> : null}
           </div>
+          {offer.provider === 'lambda' ? <p class="hint">Idle stop is not available: Lambda reports no GPU utilization.</p> : (
+            <fieldset class="inline-form">
+              <legend>Idle stop</legend>
+              <div><label for="launch-idle"><input id="launch-idle" type="checkbox" checked={settings.idle_stop} onChange={set('idle_stop')} /> {offer.provider === 'runpod' ? 'Stop' : 'Terminate'} when idle</label></div>
+              {settings.idle_stop ? (
+                <>
+                  <div><label for="launch-idle-percent">Every GPU below (%)</label><input id="launch-idle-percent" type="number" min="1" max="100" required value={settings.idle_percent} onInput={set('idle_percent')} /></div>
+                  <div><label for="launch-idle-minutes">For (minutes)</label><input id="launch-idle-minutes" type="number" min="1" step="1" required value={settings.idle_minutes} onInput={set('idle_minutes')} /></div>
+                </>
+              ) : null}
+            </fieldset>
+          )}
           <button type="submit" disabled={busy}>Review the plan</button>
         </form>
       ) : null}
@@ -187,6 +211,9 @@ function Booting({ api, instance }: { api: Api; instance: Instance }) {
         {current.status === 'provisioning' ? ' (the provider is starting it)' : ''}</p>
       <ErrorNotice error={error} />
       <p>{NAMES[current.provider]} · {perHour(current.price_per_hour)} · id <code>{current.id}</code></p>
+      {current.idle_stop ? (
+        <p data-testid="launch-idle-stop">Idle stop: {current.provider === 'runpod' ? 'stopped' : 'terminated'} once every GPU is below {current.idle_stop.utilization_below_percent}% for {current.idle_stop.for_minutes} min.</p>
+      ) : null}
       {current.ssh ? <p>SSH: <code>ssh {current.ssh.user}@{current.ssh.host} -p {current.ssh.port}</code></p> : null}
       <p><a href="/console/fleet" onClick={(e) => { e.preventDefault(); navigate('/fleet'); }}>Go to the fleet</a></p>
     </section>

@@ -8,6 +8,7 @@
  */
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import type { IdleStopRule } from '../../domain/idle-stop';
 import { decideAdmission, type AdmissionFigures, type SpendFigures } from '../../domain/admission';
 import { keyCapMessage, unusableKeyMessage, type KeyCapStanding } from '../../domain/key-cap';
 import { LIVE_INSTANCE_STATUSES, limitReachedMessage } from '../../domain/limits';
@@ -42,6 +43,8 @@ export interface LaunchIntent {
    * key's spend cap under the account's lock, and the instance's spend counts toward it. Null: the balance only.
    */
   apiKeyId?: string | null;
+  /** The idle-stop rule the launch asked for (src/domain/idle-stop.ts); absent or null: none. */
+  idleStop?: IdleStopRule | null;
 }
 
 export interface AdmissionRequest {

@@ -43,12 +43,14 @@ export const InstanceRow = z.object({
   key_warning: z.string().nullable(),
   /** When the provider accepted the create. */
   accepted_at: z.string().nullable(),
+  /** The launch's idle-stop rule (src/domain/idle-stop.ts); null: never stopped for idling. */
+  idle_stop: z.object({ utilization_below_percent: z.number(), for_minutes: z.number() }).nullable(),
 });
 export type InstanceRow = z.infer<typeof InstanceRow>;
 
 const COLUMNS = sql.fragment`id, account_id, request_hash, provider, provider_instance_id, provider_name, name, status, provider_status,
   gpu_type, gpu_count, price_per_hour_micros, spot, region, docker_image, public_ip, ssh, warnings, started_at, metered_through,
-  ended_at, end_reason, lifecycle_warning, created_at, provider_key_fingerprint, key_warning, accepted_at`;
+  ended_at, end_reason, lifecycle_warning, created_at, provider_key_fingerprint, key_warning, accepted_at, idle_stop`;
 
 /** Statuses after which nothing runs at the provider on our behalf. */
 export const ENDED_STATUSES = ['terminated', 'failed'] as const;
@@ -62,10 +64,10 @@ type IntentInput = LaunchIntent;
 function upsertIntent(conn: CommonQueryMethods, input: IntentInput): Promise<InstanceRow> {
   return conn.one(sql.type(InstanceRow)`
     INSERT INTO instances (id, account_id, request_hash, provider, provider_name, name, status, gpu_type, gpu_count, spot,
-      region, docker_image, warnings, api_key_id)
+      region, docker_image, warnings, api_key_id, idle_stop)
     VALUES (${input.id}, ${input.accountId}, ${input.requestHash}, ${input.provider}, ${input.providerName}, ${input.name},
       'provisioning', ${input.gpuType}, ${input.gpuCount}, ${input.spot}, ${input.region}, ${input.dockerImage},
-      ${sql.jsonb(input.warnings)}, ${input.apiKeyId ?? null})
+      ${sql.jsonb(input.warnings)}, ${input.apiKeyId ?? null}, ${input.idleStop ? sql.jsonb({ ...input.idleStop }) : null})
     ON CONFLICT (id) DO UPDATE SET
       -- A failed earlier run left nothing running (its instance, if any, was terminated): start over clean.
       -- Its old provider id must go too, or the new run would be told that instance is gone.
@@ -83,6 +85,8 @@ function upsertIntent(conn: CommonQueryMethods, input: IntentInput): Promise<Ins
       provider_key_fingerprint = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.provider_key_fingerprint END,
       key_warning = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.key_warning END,
       accepted_at = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.accepted_at END,
+      -- Admission's reservation (admit_launch) does not know the rule: until the provider create, the intent's is it.
+      idle_stop = CASE WHEN instances.status = 'failed' OR instances.provider_instance_id IS NULL THEN excluded.idle_stop ELSE instances.idle_stop END,
       updated_at = now()
     RETURNING ${COLUMNS}`);
 }
@@ -103,8 +107,11 @@ export function createInstanceQueries(pool: Pool) {
       if (maxLive === undefined) return upsertIntent(pool, input);
       // Admission (API launches and scheduled runs) has normally written the row already: then this is what the
       // upsert would do to a live row (touch it), in one statement, without the account's lock and count.
+      // Admission's reservation does not know the idle-stop rule: until the provider create, the intent's is it.
       const admitted = await pool.maybeOne(sql.type(InstanceRow)`
-        UPDATE instances SET updated_at = now() WHERE id = ${input.id} AND status <> 'failed' RETURNING ${COLUMNS}`);
+        UPDATE instances SET updated_at = now(),
+          idle_stop = CASE WHEN provider_instance_id IS NULL THEN ${input.idleStop ? sql.jsonb({ ...input.idleStop }) : null}::jsonb ELSE idle_stop END
+        WHERE id = ${input.id} AND status <> 'failed' RETURNING ${COLUMNS}`);
       if (admitted) return admitted;
       return pool.transaction(async (tx) => {
         await tx.query(sql.typeAlias('void')`SELECT FROM accounts WHERE id = ${input.accountId} FOR NO KEY UPDATE`);
@@ -326,11 +333,14 @@ export function createInstanceQueries(pool: Pool) {
       });
     },
 
-    /** Moves to a final or paused state with its event, in one transaction. `extra.reason` is kept as `end_reason`. */
+    /**
+     * Moves to a final or paused state with its event (or events: an idle stop is `instance.idle_stopped` and
+     * `instance.stopped`/`terminated`), in one transaction. `extra.reason` is kept as `end_reason`.
+     */
     async markEnded(
       id: string,
       status: Extract<InstanceStatus, 'stopped' | 'terminated' | 'failed'>,
-      event: EventType | null,
+      event: EventType | readonly EventType[] | null,
       at: Date,
       extra: Record<string, unknown> = {},
     ): Promise<InstanceRow> {
@@ -344,12 +354,12 @@ export function createInstanceQueries(pool: Pool) {
             ended_at = CASE WHEN ${status} = 'stopped' THEN ended_at ELSE coalesce(ended_at, ${at.toISOString()}) END,
             updated_at = now()
           WHERE id = ${id} RETURNING ${COLUMNS}`);
-        if (event) {
+        for (const type of event === null ? [] : typeof event === 'string' ? [event] : event) {
           await insertEvent(tx, {
             accountId: row.account_id,
-            type: event,
+            type,
             data: { instance_id: row.provider_instance_id, provider: row.provider, gpu_type: row.gpu_type, at: at.toISOString(), ...extra },
-            dedupeKey: `${event}:${id}:${status === 'stopped' ? at.getTime() : 'final'}`,
+            dedupeKey: `${type}:${id}:${status === 'stopped' ? at.getTime() : 'final'}`,
           });
         }
         return row;

@@ -2,6 +2,7 @@
  * Schedules and their runs. Every statement about an account's resource filters by `account_id`. Writes
  * that change a schedule take its row lock, so a run starting, a PUT and a DELETE serialize.
  */
+import type { IdleStopRule } from '../../domain/idle-stop';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { newId } from '../../domain/ids';
@@ -51,6 +52,8 @@ export const ScheduleRow = z.object({
    * schedules made before keys were recorded: the balance alone admits them.
    */
   api_key_id: z.string().nullable(),
+  /** Each run's launch gets this idle-stop rule (src/domain/idle-stop.ts); null: none. */
+  idle_stop: z.object({ utilization_below_percent: z.number(), for_minutes: z.number() }).nullable(),
 });
 export type ScheduleRow = z.infer<typeof ScheduleRow>;
 
@@ -88,6 +91,8 @@ export interface ScheduleFields {
   docker_image: string | null;
   startup_script: string | null;
   status: (typeof SCHEDULE_STATUSES)[number];
+  /** Absent or null: none (an update writes what it is given: the route passes the current rule on). */
+  idle_stop?: IdleStopRule | null;
 }
 
 export interface RunOffer {
@@ -99,7 +104,7 @@ export interface RunOffer {
 }
 
 const COLUMNS = sql.fragment`id, account_id, name, gpu, template, cron, max_duration_hours, max_cost_micros, prefer_spot,
-  docker_image, startup_script, status, last_run_at, created_at, updated_at, deleted_at, api_key_id`;
+  docker_image, startup_script, status, last_run_at, created_at, updated_at, deleted_at, api_key_id, idle_stop`;
 
 const RUN_COLUMNS = sql.fragment`r.id, r.seq, r.schedule_id, r.account_id, r.workflow_id, r.status, r.scheduled_at, r.started_at,
   r.ended_at, r.provider, r.instance_row_id, r.instance_id, r.price_per_hour_micros, r.stop_reason, r.error, r.created_at,
@@ -152,10 +157,10 @@ export function createScheduleQueries(pool: Pool) {
     async insert(conn: CommonQueryMethods, accountId: string, fields: ScheduleFields, apiKeyId: string | null = null): Promise<ScheduleRow> {
       return conn.one(sql.type(ScheduleRow)`
         INSERT INTO schedules (id, account_id, name, gpu, template, cron, max_duration_hours, max_cost_micros, prefer_spot,
-          docker_image, startup_script, status, api_key_id)
+          docker_image, startup_script, status, api_key_id, idle_stop)
         VALUES (${newId('sched')}, ${accountId}, ${fields.name}, ${fields.gpu}, ${fields.template}, ${fields.cron},
           ${fields.max_duration_hours}, ${fields.max_cost_micros}, ${fields.prefer_spot}, ${fields.docker_image},
-          ${fields.startup_script}, ${fields.status}, ${apiKeyId})
+          ${fields.startup_script}, ${fields.status}, ${apiKeyId}, ${fields.idle_stop ? sql.jsonb({ ...fields.idle_stop }) : null})
         RETURNING ${COLUMNS}`);
     },
 
@@ -183,7 +188,8 @@ export function createScheduleQueries(pool: Pool) {
         UPDATE schedules SET name = ${fields.name}, gpu = ${fields.gpu}, template = ${fields.template}, cron = ${fields.cron},
           max_duration_hours = ${fields.max_duration_hours}, max_cost_micros = ${fields.max_cost_micros},
           prefer_spot = ${fields.prefer_spot}, docker_image = ${fields.docker_image}, startup_script = ${fields.startup_script},
-          status = ${fields.status}, api_key_id = coalesce(${apiKeyId}, api_key_id), updated_at = clock_timestamp()
+          status = ${fields.status}, api_key_id = coalesce(${apiKeyId}, api_key_id),
+          idle_stop = ${fields.idle_stop ? sql.jsonb({ ...fields.idle_stop }) : null}, updated_at = clock_timestamp()
         WHERE account_id = ${accountId} AND id = ${id}
         RETURNING ${COLUMNS}`);
     },

@@ -18,7 +18,7 @@ import type { InstanceClient } from '../../workflow-clients/instances';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
 import { pathId } from '../text';
-import { LaunchBody } from '../launch-schemas';
+import { IdleStopBody, LaunchBody } from '../launch-schemas';
 
 const STATUSES = ['provisioning', 'running', 'stopping', 'stopped', 'terminating', 'terminated', 'failed', 'unknown'] as const;
 
@@ -40,6 +40,7 @@ export const InstanceRecord = z.object({
   managed: z.boolean().describe('true for instances launched through this service'),
   warnings: z.array(z.string()).optional(),
   end_reason: z.string().optional().describe('why the service itself stopped or ended the instance, when it did'),
+  idle_stop: IdleStopBody.optional().describe('the idle-stop rule the instance was launched with (beyond the spec); absent: none'),
 });
 export type InstanceRecord = z.infer<typeof InstanceRecord>;
 
@@ -73,6 +74,7 @@ export function toInstanceRecord(row: InstanceRow): InstanceRecord {
     managed: true,
     ...(warnings.length ? { warnings } : {}),
     ...(row.end_reason ? { end_reason: row.end_reason } : {}),
+    ...(row.idle_stop ? { idle_stop: row.idle_stop } : {}),
   };
 }
 
@@ -97,6 +99,7 @@ export function fromProvider(i: ProviderInstance, row: InstanceRow | undefined):
     managed: Boolean(row),
     ...(base?.warnings ? { warnings: base.warnings } : {}),
     ...(base?.end_reason ? { end_reason: base.end_reason } : {}),
+    ...(base?.idle_stop ? { idle_stop: base.idle_stop } : {}),
   };
 }
 

@@ -4,6 +4,7 @@ import { RUN_STATUSES, SCHEDULE_STATUSES, type RunRow, type ScheduleRow } from '
 import { nextFirings } from '../../domain/cron';
 import { microsToDollars } from '../../domain/money';
 import { PROVIDERS } from '../../providers/types';
+import { IdleStopBody } from '../launch-schemas';
 import { isoTimestamp } from '../schemas';
 
 export const ScheduleRecord = z.object({
@@ -22,6 +23,7 @@ export const ScheduleRecord = z.object({
   last_run_at: isoTimestamp.nullable(),
   created_at: isoTimestamp,
   updated_at: isoTimestamp,
+  idle_stop: IdleStopBody.optional().describe("beyond the spec: each run's instance is ended once its GPUs idle this long; absent: never"),
 });
 
 export const RunRecord = z.object({
@@ -56,6 +58,7 @@ export function toScheduleRecord(row: ScheduleRow, now = new Date()): z.infer<ty
     last_run_at: row.last_run_at,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    ...(row.idle_stop ? { idle_stop: row.idle_stop } : {}),
   };
 }
 

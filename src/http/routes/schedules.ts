@@ -13,6 +13,7 @@ import { dollarsToMicros } from '../../domain/money';
 import { TEMPLATES } from '../../domain/templates';
 import { NotFoundError, ValidationError } from '../../errors';
 import { isKnownGpuSlug } from '../../providers/gpu-catalog';
+import { IdleStopBody } from '../launch-schemas';
 import type { ScheduleClient } from '../../workflow-clients/schedules';
 import type { ScheduleSync } from '../../workflow-clients/schedule-sync';
 import { ListQuery, pageOf } from '../paging';
@@ -65,6 +66,7 @@ const CreateBody = z
     prefer_spot: fields.prefer_spot.default(true),
     docker_image: fields.docker_image.optional(),
     startup_script: fields.startup_script.optional(),
+    idle_stop: IdleStopBody.optional(),
   })
   .strict();
 
@@ -79,6 +81,7 @@ const UpdateBody = z
     prefer_spot: fields.prefer_spot.optional(),
     docker_image: fields.docker_image.nullable().optional(),
     startup_script: fields.startup_script.nullable().optional(),
+    idle_stop: IdleStopBody.nullable().optional(),
     status: z.enum(SCHEDULE_STATUSES).optional(),
   })
   .strict()
@@ -159,6 +162,7 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
         docker_image: body.docker_image ?? null,
         startup_script: body.startup_script ?? null,
         status: 'active',
+        idle_stop: body.idle_stop ?? null,
       };
       checkImage(f);
       checkInterval(f.cron, deps.minIntervalMs);
@@ -222,6 +226,7 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
           docker_image: pick('docker_image', current.docker_image) as string | null,
           startup_script: pick('startup_script', current.startup_script) as string | null,
           status: pick('status', current.status) as ScheduleFields['status'],
+          idle_stop: pick('idle_stop', current.idle_stop) as ScheduleFields['idle_stop'],
         };
         // Switching to a catalog template drops a custom image rather than refusing the change.
         if (body.template !== undefined && body.template !== 'custom' && body.docker_image === undefined) f.docker_image = null;
