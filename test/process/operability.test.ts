@@ -214,12 +214,16 @@ it('lists the account\'s runs, a provider instance\'s run and the schedule\'s ru
     return runs.length >= 2 ? runs : undefined;
   }, 30_000, 250);
   expect(byAccount.every((r) => r.attrs.GpuoAccountId === state.account_id)).toBe(true);
-  // Besides its launches, the account's runs are its observers (one per provider with a live instance: RunPod).
-  const others = await eventually('the account\'s RunPod observer listed by account', async () => {
+  // Besides its launches, the account's runs are its observers (one per provider with a live instance: RunPod)
+  // and its spend watch (one per account with live instances: the depletion moment, docs/spend-control.md).
+  const others = await eventually('the account\'s RunPod observer and spend watch listed by account', async () => {
     const runs = (await list(`GpuoAccountId = "${state.account_id}"`)).filter((r) => r.type !== 'launchInstance');
-    return runs.length >= 1 ? runs : undefined;
+    return runs.length >= 2 ? runs : undefined;
   }, 30_000, 250);
-  expect(others.map((r) => [r.type, r.workflowId, r.attrs.GpuoProvider])).toEqual([['observeProviderInstances', `observe-${state.account_id}-runpod`, 'runpod']]);
+  expect(others.map((r) => [r.type, r.workflowId, r.attrs.GpuoProvider ?? null]).sort()).toEqual([
+    ['balanceDepletion', `balance-depleted-${state.account_id}`, null],
+    ['observeProviderInstances', `observe-${state.account_id}-runpod`, 'runpod'],
+  ]);
   // (A refused launch retried after a 503 is a second run of the same workflow id.)
   expect([...new Set(byAccount.map((r) => r.attrs.GpuoProvider))].sort()).toEqual(['lambda', 'runpod']);
   expect(byAccount.find((r) => r.attrs.GpuoProvider === 'lambda')!.status).toBe('FAILED');
