@@ -22,6 +22,8 @@ import {
   type ScheduleRunInput,
   type ScheduleRunTiming,
 } from '../../workflows/contracts/schedules';
+import type { Payload } from '@temporalio/common';
+import { decodeMapFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
 import { runSearchAttributes } from '../../workflows/contracts/search-attributes';
 import { scheduleRun } from '../../workflows/schedule-run';
 import { withEngine } from './engine';
@@ -63,6 +65,14 @@ export function createScheduleClient(deps: {
 }) {
   const { client, taskQueue } = deps.temporal;
   const engine = <T>(fn: () => Promise<T>) => withEngine(client, fn, deps.engineMs);
+  const memoTaskQueue = async (fields: Record<string, Payload> | null | undefined): Promise<string | null> => {
+    try {
+      const queue = (await decodeMapFromPayloads(client.options.loadedDataConverter, fields))?.task_queue;
+      return typeof queue === 'string' ? queue : null;
+    } catch {
+      return null; // not readable with this process's keys: not ours to touch
+    }
+  };
 
   function action(row: ScheduleRow): ScheduleOptionsStartWorkflowAction<typeof scheduleRun> {
     const input: ScheduleRunInput = { scheduleId: row.id, accountId: row.account_id, launch: deps.timing };
@@ -134,15 +144,23 @@ export function createScheduleClient(deps: {
       }
     },
 
-    /** Every schedule's Temporal Schedule in the namespace by id (the service's own Schedules left out). */
+    /**
+     * Every schedule's Temporal Schedule in the namespace by id (the service's own Schedules left out). Read page
+     * by page from the raw API so that one memo this process cannot decode (another deployment's keys in a shared
+     * namespace) is listed with an unknown task queue, which reconcile never deletes, instead of failing the list.
+     */
     async listSchedules(): Promise<Map<string, ListedSchedule>> {
       return engine(async () => {
         const listed = new Map<string, ListedSchedule>();
-        for await (const summary of client.schedule.list()) {
-          if (!isScheduleId(summary.scheduleId)) continue;
-          const queue = summary.memo?.task_queue;
-          listed.set(summary.scheduleId, { paused: summary.state.paused, note: summary.state.note ?? '', taskQueue: typeof queue === 'string' ? queue : null });
-        }
+        let nextPageToken: Uint8Array | undefined;
+        do {
+          const page = await client.workflowService.listSchedules({ namespace: client.options.namespace, nextPageToken });
+          for (const raw of page.schedules ?? []) {
+            if (!raw.scheduleId || !isScheduleId(raw.scheduleId)) continue;
+            listed.set(raw.scheduleId, { paused: raw.info?.paused === true, note: raw.info?.notes ?? '', taskQueue: await memoTaskQueue(raw.memo?.fields) });
+          }
+          nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+        } while (nextPageToken);
         return listed;
       });
     },

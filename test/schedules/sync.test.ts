@@ -4,6 +4,7 @@
  * Schedule (a crash between the create's two steps), puts an out-of-step one back as its row is, and deletes
  * a Schedule of ours that has no row, leaving other deployments' alone.
  */
+import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
 import { createApp } from '../../src/http/app';
@@ -11,6 +12,8 @@ import { createLimitQueries } from '../../src/db/queries/limits';
 import { createScheduleQueries, type ScheduleRow } from '../../src/db/queries/schedules';
 import { newId } from '../../src/domain/ids';
 import { DEFAULT_LIMITS } from '../../src/domain/limits';
+import { KeyVault } from '../../src/domain/key-vault';
+import { temporalDataConverter } from '../../src/workflow-clients/payload-codec';
 import { createScheduleSync } from '../../src/workflow-clients/schedule-sync';
 import { createScheduleClient } from '../../src/workflow-clients/schedules';
 import { createTestContext, type TestContext } from '../helpers/context';
@@ -118,11 +121,17 @@ it('reconciliation puts back a Schedule changed behind its row, and deletes one 
   const foreignEngine = createScheduleClient({ temporal: { client: t.temporal, taskQueue: uniqueTaskQueue('other-deployment') }, timing: TIMING });
   const foreign: ScheduleRow = { ...orphan, id: newId('sched') };
   await foreignEngine.create(foreign);
+  // ...and one sealed with keys this process does not hold: listed as unreadable, never failing the pass.
+  const sealedElsewhere = new Client({ connection: t.temporal.connection, dataConverter: temporalDataConverter(new KeyVault('elsewhere', randomBytes(32))) });
+  const unreadable: ScheduleRow = { ...orphan, id: newId('sched') };
+  await createScheduleClient({ temporal: { client: sealedElsewhere, taskQueue: uniqueTaskQueue('sealed-elsewhere') }, timing: TIMING }).create(unreadable);
 
   const seen = await reconcileUntil('the orphan to be deleted and the drifted Schedule put back', async () => !(await exists(orphan.id)) && !(await describeSchedule(id)).state.paused);
   expect([...seen.aligned, ...seen.created]).toContain(id);
   expect(seen.removed).toContain(orphan.id);
   expect(seen.removed).not.toContain(foreign.id);
+  expect(seen.removed).not.toContain(unreadable.id);
+  expect(seen.failed).toEqual([]);
   const repaired = await describeSchedule(id);
   expect(repaired.state.paused).toBe(false);
   expect(repaired.info.nextActionTimes[0]!.toISOString()).toBe((await t.http.get(`/v1/schedules/${id}`).set(auth)).body.next_run_at);
@@ -130,4 +139,5 @@ it('reconciliation puts back a Schedule changed behind its row, and deletes one 
   await expect(describeSchedule(orphan.id)).rejects.toThrow();
   await describeSchedule(foreign.id);
   await t.temporal.schedule.getHandle(foreign.id).delete();
+  await sealedElsewhere.schedule.getHandle(unreadable.id).delete();
 });
