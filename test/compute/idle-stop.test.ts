@@ -6,9 +6,7 @@
  * is left running; Lambda (no utilization reported) and out-of-range rules are refused with a 400. The window's
  * rules in workflow time are test/workflows/idle-stop.test.ts.
  */
-import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
-import { toStoredOffer } from '../../src/domain/pricing';
-import { PROVIDERS, type ProviderId } from '../../src/providers/types';
+import { type ProviderId } from '../../src/providers/types';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
@@ -27,9 +25,7 @@ beforeAll(async () => {
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
   // Prices as a refresh leaves them, for the scheduled run's offers.
-  const outcomes = {} as Record<ProviderId, ProviderOutcome>;
-  for (const p of PROVIDERS) outcomes[p] = { ok: true, offers: (await t.deps.adapters[p].listOffers(t.sims[p].createKey())).map(toStoredOffer) };
-  await createPricingQueries(t.db.pool).recordRefresh(outcomes, new Date());
+  await t.recordSimulatorPrices();
 });
 afterAll(async () => {
   await temporal.close();

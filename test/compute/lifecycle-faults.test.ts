@@ -238,10 +238,14 @@ describe('compensation after the provider created the instance', () => {
       // The provider was asked once to create, and once to destroy what it created.
       expect(t.sims.vastai.control.requests({ method: 'PUT', path: /^\/api\/v0\/asks\// }).length).toBeGreaterThanOrEqual(1);
       const rows = await eventually('the launch to be failed', async () => {
-        const r = await t.sql<{ status: string }>('SELECT status FROM instances WHERE account_id = $1', [a.accountId]);
+        const r = await t.sql<{ id: string; status: string }>('SELECT id, status FROM instances WHERE account_id = $1', [a.accountId]);
         return r[0]?.status === 'failed' ? r : undefined;
       });
       expect(rows).toHaveLength(1);
+      // The row says failed before its run has finished compensating; a retry until then joins that run and
+      // gets its answer (USE_EXISTING). Once it has ended, the same key starts afresh.
+      await eventually('the failed run to end', async () =>
+        (await t.temporal.workflow.getHandle(rows[0]!.id).describe()).status.name === 'FAILED' ? true : undefined);
     } finally {
       await t.sql('ALTER TABLE instances DROP CONSTRAINT refuse_for_test');
     }

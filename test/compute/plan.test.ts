@@ -4,8 +4,6 @@
  * admitted one its price is the launch's `price_per_hour`. Without a provider, the first candidate is the
  * cheapest admitted offer and its `launch` body launches there. Nothing is ever created by a plan.
  */
-import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
-import { toStoredOffer } from '../../src/domain/pricing';
 import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
@@ -21,9 +19,7 @@ beforeAll(async () => {
   await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
   for (const p of PROVIDERS) t.sims[p].control.setBootDelay(300);
   // The pricing tables as a refresh leaves them, and the API's snapshot of them.
-  const outcomes = {} as Record<ProviderId, ProviderOutcome>;
-  for (const p of PROVIDERS) outcomes[p] = { ok: true, offers: (await t.deps.adapters[p].listOffers(t.sims[p].createKey())).map(toStoredOffer) };
-  await createPricingQueries(t.db.pool).recordRefresh(outcomes, new Date());
+  await t.recordSimulatorPrices();
   await t.deps.pricing.reload();
 });
 afterAll(async () => {

@@ -11,9 +11,6 @@ import { ed25519Key } from '../fixtures/ssh-keys';
 import { seriousA11yViolations } from '../helpers/browser';
 import { startConsoleStack, signedInPage, type ConsoleStack } from '../helpers/console';
 import { eventually } from '../helpers/process';
-import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
-import { toStoredOffer } from '../../src/domain/pricing';
-import type { ProviderId } from '../../src/providers/types';
 
 jest.setTimeout(180_000);
 
@@ -24,11 +21,7 @@ let stack: ConsoleStack;
 let t: TestContext;
 
 async function pricesFromSimulators(): Promise<void> {
-  const outcomes = {} as Record<ProviderId, ProviderOutcome>;
-  for (const p of ['runpod', 'vastai', 'lambda'] as const) {
-    outcomes[p] = { ok: true, offers: (await t.deps.adapters[p].listOffers(t.sims[p].createKey())).map(toStoredOffer) };
-  }
-  await createPricingQueries(t.db.pool).recordRefresh(outcomes, new Date());
+  await t.recordSimulatorPrices();
   await t.deps.pricing.reload();
 }
 

@@ -7,9 +7,6 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { JS_BUDGET_BYTES, type ConsoleBuild } from '../../console/build';
-import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
-import { toStoredOffer } from '../../src/domain/pricing';
-import type { ProviderId } from '../../src/providers/types';
 import { RUNPOD_SIM_GPUS } from '../../simulators/runpod';
 import { TEST_STARTING_CREDIT_DOLLARS, type TestContext } from '../helpers/context';
 import { seriousA11yViolations } from '../helpers/browser';
@@ -41,11 +38,7 @@ async function createPodAtProvider(simKey: string, name: string): Promise<string
 }
 
 async function recordPriceRefresh(at: Date): Promise<void> {
-  const outcomes = {} as Record<ProviderId, ProviderOutcome>;
-  for (const p of ['runpod', 'vastai', 'lambda'] as const) {
-    outcomes[p] = { ok: true, offers: (await t.deps.adapters[p].listOffers(t.sims[p].createKey())).map(toStoredOffer) };
-  }
-  await createPricingQueries(t.db.pool).recordRefresh(outcomes, at);
+  await t.recordSimulatorPrices(at);
 }
 
 async function signIn(page: Page, key = account.apiKey): Promise<void> {

@@ -8,7 +8,8 @@ import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
 import type Koa from 'koa';
 import { createAccountQueries } from '../../src/db/queries/accounts';
-import { createPricingQueries } from '../../src/db/queries/pricing';
+import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
+import { toStoredOffer } from '../../src/domain/pricing';
 import { PricingCache } from '../../src/db/pricing-cache';
 import { createProviderKeyQueries } from '../../src/db/queries/provider-keys';
 import { createProviderCredentials } from '../../src/providers/provider-credentials';
@@ -16,7 +17,7 @@ import type { Pool } from '../../src/db/pool';
 import type { WorkerDeps } from '../../src/worker';
 import { KeyVault } from '../../src/domain/key-vault';
 import { createApp, type AppDeps } from '../../src/http/app';
-import type { ProviderId } from '../../src/providers/types';
+import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { silentLogger } from '../../src/logger';
 import { createProviderAdapters } from '../../src/providers';
@@ -53,6 +54,8 @@ export interface TestContext {
     provider: ProviderId,
     options?: { sshKey?: boolean },
   ): Promise<{ accountId: string; apiKey: string; auth: { Authorization: string }; simKey: string; publicKey: string }>;
+  /** Every simulator's offers recorded as a pricing refresh at `at` would leave them (scheduled runs, plan, alerts read them). */
+  recordSimulatorPrices(at?: Date): Promise<void>;
   /** Fails (after cleaning up) when the file's ledger holds a $0 charge for a priced instance (./zero-charges). */
   close(): Promise<void>;
 }
@@ -160,6 +163,12 @@ export async function createTestContext(
       const publicKey = ed25519Key();
       if (sshKey) await http.post('/v1/ssh-keys').set(auth).send({ name: 'laptop', public_key: publicKey }).expect(201);
       return { accountId: account.id, apiKey, auth, simKey, publicKey };
+    },
+    async recordSimulatorPrices(at = new Date()) {
+      if (!sims) throw new Error('recordSimulatorPrices needs createTestContext({ simulators: true })');
+      const outcomes = {} as Record<ProviderId, ProviderOutcome>;
+      for (const p of PROVIDERS) outcomes[p] = { ok: true, offers: (await deps.adapters[p].listOffers(sims[p].createKey())).map(toStoredOffer) };
+      await createPricingQueries(db.pool).recordRefresh(outcomes, at);
     },
     async close() {
       try {

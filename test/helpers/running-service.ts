@@ -4,9 +4,7 @@
  * tables as a refresh leaves them.
  */
 import type { Server } from 'node:http';
-import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
-import { toStoredOffer } from '../../src/domain/pricing';
-import { PROVIDERS, type ProviderId } from '../../src/providers/types';
+import { PROVIDERS } from '../../src/providers/types';
 import { createTestContext, type TestContext } from './context';
 import { createTemporalTestEnv, type TemporalTestEnv } from './temporal';
 
@@ -21,9 +19,7 @@ export async function startRunningService(): Promise<RunningService> {
   const temporal: TemporalTestEnv = await createTemporalTestEnv();
   await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
   for (const p of PROVIDERS) t.sims[p].control.setBootDelay(300);
-  const outcomes = {} as Record<ProviderId, ProviderOutcome>;
-  for (const p of PROVIDERS) outcomes[p] = { ok: true, offers: (await t.deps.adapters[p].listOffers(t.sims[p].createKey())).map(toStoredOffer) };
-  await createPricingQueries(t.db.pool).recordRefresh(outcomes, new Date());
+  await t.recordSimulatorPrices();
   await t.deps.pricing.reload();
   const server: Server = t.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));

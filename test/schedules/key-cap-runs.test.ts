@@ -6,9 +6,6 @@
  * failure reason saying why.
  */
 import { createInstanceQueries } from '../../src/db/queries/instances';
-import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
-import { toStoredOffer } from '../../src/domain/pricing';
-import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import type { WorkerDeps } from '../../src/worker';
 import { createAlertMonitorClient } from '../../src/workflow-clients/alerts';
 import { createTestContext, type TestContext } from '../helpers/context';
@@ -28,11 +25,7 @@ beforeAll(async () => {
   await temporal.startWorker(deps, t.deps.temporal.taskQueue);
   // Instances stay booting: each run's instance stays live (and priced at its quote) while the test counts.
   t.sims.vastai.control.setBootDelay(600_000);
-  const outcomes = {} as Record<ProviderId, ProviderOutcome>;
-  for (const p of PROVIDERS) {
-    outcomes[p] = { ok: true, offers: (await t.deps.adapters[p].listOffers(t.sims[p].createKey())).map(toStoredOffer) };
-  }
-  await createPricingQueries(t.db.pool).recordRefresh(outcomes, new Date());
+  await t.recordSimulatorPrices();
 });
 afterAll(async () => {
   await temporal.close();

@@ -5,8 +5,6 @@
  * (max_duration_hours 0.002 = 7.2 s) and tiny max_cost; nothing sleeps to wait.
  */
 import { ScheduleNotFoundError } from '@temporalio/client';
-import { createPricingQueries, type ProviderOutcome } from '../../src/db/queries/pricing';
-import { toStoredOffer } from '../../src/domain/pricing';
 import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, type TestContext } from '../helpers/context';
@@ -28,11 +26,7 @@ beforeAll(async () => {
   );
   for (const p of PROVIDERS) t.sims[p].control.setBootDelay(300);
   // The pricing tables as a refresh leaves them: every provider's current offers, read from the simulators.
-  const outcomes = {} as Record<ProviderId, ProviderOutcome>;
-  for (const p of PROVIDERS) {
-    outcomes[p] = { ok: true, offers: (await t.deps.adapters[p].listOffers(t.sims[p].createKey())).map(toStoredOffer) };
-  }
-  await createPricingQueries(t.db.pool).recordRefresh(outcomes, new Date());
+  await t.recordSimulatorPrices();
 });
 afterAll(async () => {
   await temporal.close();
