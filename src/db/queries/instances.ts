@@ -57,9 +57,18 @@ export const ENDED_STATUSES = ['terminated', 'failed'] as const;
 
 const micros = (dollars: number | null) => (dollars === null ? null : Math.round(dollars * 1_000_000));
 
-/** The intent row (or the restart of a failed one); see `insertIntent`. */
 /** The launch's intent: what the request asked for (the same record admission reserves). */
 type IntentInput = LaunchIntent;
+
+/**
+ * What a failed earlier run of the same launch leaves behind and a restart must not inherit (its instance, if
+ * any, was terminated): its old provider id above all, or the new run would be told that instance is gone.
+ */
+const RESET_ON_RESTART = ['provider_instance_id', 'provider_status', 'public_ip', 'ssh', 'ended_at', 'end_reason', 'lifecycle_warning', 'price_per_hour_micros', 'started_at', 'metered_through', 'provider_key_fingerprint', 'key_warning', 'accepted_at'] as const;
+const resetWhenFailed = sql.join(
+  RESET_ON_RESTART.map((c) => sql.fragment`${sql.identifier([c])} = CASE WHEN instances.status = 'failed' THEN NULL ELSE ${sql.identifier(['instances', c])} END`),
+  sql.fragment`, `,
+);
 
 function upsertIntent(conn: CommonQueryMethods, input: IntentInput): Promise<InstanceRow> {
   return conn.one(sql.type(InstanceRow)`
@@ -69,22 +78,9 @@ function upsertIntent(conn: CommonQueryMethods, input: IntentInput): Promise<Ins
       'provisioning', ${input.gpuType}, ${input.gpuCount}, ${input.spot}, ${input.region}, ${input.dockerImage},
       ${sql.jsonb(input.warnings)}, ${input.apiKeyId ?? null}, ${input.idleStop ? sql.jsonb({ ...input.idleStop }) : null})
     ON CONFLICT (id) DO UPDATE SET
-      -- A failed earlier run left nothing running (its instance, if any, was terminated): start over clean.
-      -- Its old provider id must go too, or the new run would be told that instance is gone.
+      -- A failed earlier run left nothing running: start over clean (RESET_ON_RESTART).
       status = CASE WHEN instances.status = 'failed' THEN 'provisioning' ELSE instances.status END,
-      provider_instance_id = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.provider_instance_id END,
-      provider_status = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.provider_status END,
-      public_ip = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.public_ip END,
-      ssh = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.ssh END,
-      ended_at = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.ended_at END,
-      end_reason = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.end_reason END,
-      lifecycle_warning = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.lifecycle_warning END,
-      price_per_hour_micros = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.price_per_hour_micros END,
-      started_at = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.started_at END,
-      metered_through = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.metered_through END,
-      provider_key_fingerprint = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.provider_key_fingerprint END,
-      key_warning = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.key_warning END,
-      accepted_at = CASE WHEN instances.status = 'failed' THEN NULL ELSE instances.accepted_at END,
+      ${resetWhenFailed},
       -- Admission's reservation (admit_launch) does not know the rule: until the provider create, the intent's is it.
       idle_stop = CASE WHEN instances.status = 'failed' OR instances.provider_instance_id IS NULL THEN excluded.idle_stop ELSE instances.idle_stop END,
       updated_at = now()
