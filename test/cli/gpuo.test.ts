@@ -33,7 +33,7 @@ function gpuo(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | 
   });
 }
 
-it('login, offers, launch --wait, ls --json, terminate: output and exit codes', async () => {
+it.concurrent('login, offers, launch --wait, ls --json, terminate: output and exit codes', async () => {
   const a = await svc.t.connectedAccount('runpod');
   const env = { GPUO_CONFIG_DIR: await mkdtemp(path.join(os.tmpdir(), 'gpuo-config-')) };
 
@@ -80,7 +80,7 @@ it('login, offers, launch --wait, ls --json, terminate: output and exit codes', 
   expect([invalid.code, invalid.stderr]).toEqual([2, expect.stringContaining('validation_error')]);
 });
 
-it('a refused launch (402) exits 5, and keys create/ls work', async () => {
+it.concurrent('a refused launch (402) exits 5, and keys create/ls work', async () => {
   const poor = await svc.t.newAccount('poor', { credit: 0.1 });
   await svc.t.http.post('/v1/settings/providers').set(poor.auth).send({ provider: 'runpod', api_key: svc.t.sims.runpod.createKey() }).expect(201);
   const env = { GPUO_API_URL: svc.baseUrl, GPUO_API_KEY: poor.apiKey, GPUO_CONFIG_DIR: await mkdtemp(path.join(os.tmpdir(), 'gpuo-config-')) };

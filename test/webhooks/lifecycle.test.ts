@@ -92,7 +92,7 @@ const workflowClosed = (deliveryId: string) =>
     return s === 'RUNNING' ? undefined : s;
   }, 20_000, 150);
 
-it('ends a delivery waiting for its retry when the endpoint is deleted, and sends nothing more', async () => {
+it.concurrent('ends a delivery waiting for its retry when the endpoint is deleted, and sends nothing more', async () => {
   const { auth, id, path, delivery } = await setup(Array(10).fill(500));
   expect(await workflowStatus(delivery.id)).toBe('RUNNING');
   await http.delete(`/v1/webhooks/${id}`).set(auth).expect(200);
@@ -100,7 +100,7 @@ it('ends a delivery waiting for its retry when the endpoint is deleted, and send
   expect(receiver.arrivals(path)).toBe(2);
 });
 
-it('cancels a waiting delivery when the endpoint is deactivated; a reactivated endpoint receives new events', async () => {
+it.concurrent('cancels a waiting delivery when the endpoint is deactivated; a reactivated endpoint receives new events', async () => {
   const { auth, id, path, delivery } = await setup([500, 500]);
   await http.put(`/v1/webhooks/${id}`).set(auth).send({ active: false }).expect(200);
   expect(await workflowClosed(delivery.id)).toBe('COMPLETED');
@@ -116,7 +116,7 @@ it('cancels a waiting delivery when the endpoint is deactivated; a reactivated e
   expect(receiver.on(path).filter((r) => r.id === delivery.id)).toHaveLength(2);
 });
 
-it('attempts a waiting delivery at once on a manual retry, with the same webhook-id', async () => {
+it.concurrent('attempts a waiting delivery at once on a manual retry, with the same webhook-id', async () => {
   const { auth, id, path, delivery } = await setup([500, 500]);
   const res = await http.post(`/v1/webhooks/${id}/deliveries/${delivery.id}/retry`).set(auth);
   expect(res.status).toBe(202);
@@ -127,7 +127,7 @@ it('attempts a waiting delivery at once on a manual retry, with the same webhook
   expect(receiver.on(path).map((r) => [r.id, r.status])).toEqual([[delivery.id, 500], [delivery.id, 500], [delivery.id, 200]]);
 });
 
-it('deactivates an endpoint that keeps failing for longer than the window, and not before', async () => {
+it.concurrent('deactivates an endpoint that keeps failing for longer than the window, and not before', async () => {
   const { auth, id, delivery } = await setup(Array(200).fill(500));
   // Manual retries make more failed attempts; the endpoint stays active until its streak spans the window.
   const deactivated = await eventually('the endpoint to be deactivated', async () => {
@@ -149,7 +149,7 @@ it('deactivates an endpoint that keeps failing for longer than the window, and n
   expect((await http.post(`/v1/webhooks/${id}/deliveries/${delivery.id}/retry`).set(auth)).status).toBe(422);
 });
 
-it('keeps delivering across the dispatcher\'s continue-as-new, and a second start joins the running dispatcher', async () => {
+it.concurrent('keeps delivering across the dispatcher\'s continue-as-new, and a second start joins the running dispatcher', async () => {
   const handle = t.temporal.workflow.getHandle(dispatcher.workflows.dispatcherId);
   await eventually('a new dispatcher run', async () => ((await handle.describe()).runId !== firstDispatcherRun ? true : undefined), 30_000, 200);
   await dispatcher.workflows.ensureDispatcher({ tickMs: 500, batchesPerRun: 3, pumpMs: 1_000 }); // what a second worker's start does

@@ -108,7 +108,7 @@ describe('address classification (ipaddr.js)', () => {
 });
 
 describe('/v1/webhooks', () => {
-  it('creates with a one-time secret, lists without it, updates, deletes', async () => {
+  it.concurrent('creates with a one-time secret, lists without it, updates, deletes', async () => {
     const a = await t.newAccount();
     const created = await http.post('/v1/webhooks').set(a.auth).send({ url: receiver.url('/crud'), events: ['instance.started', 'spot.preempted'] });
     expect(created.status).toBe(201);
@@ -154,7 +154,7 @@ describe('/v1/webhooks', () => {
     expect((await http.delete(`/v1/webhooks/${id}`).set(a.auth)).status).toBe(404);
   });
 
-  it.each([
+  it.concurrent.each([
     [{ url: 'https://hooks.example.com/x', events: [] }, 'events'],
     [{ url: 'https://hooks.example.com/x', events: ['instance.exploded'] }, 'events.0'],
     [{ url: 'https://hooks.example.com/x' }, 'events'],
@@ -177,7 +177,7 @@ describe('/v1/webhooks', () => {
     expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
   });
 
-  it.each([
+  it.concurrent.each([
     'https://10.0.0.5/h', 'https://172.20.1.1/h', 'https://192.168.0.10/h', 'https://127.0.0.2/h', 'https://localhost/h',
     'https://169.254.169.254/latest/meta-data', 'https://100.64.1.1/h', 'https://224.0.0.1/h', 'https://240.1.2.3/h',
     'https://0.0.0.0/h', 'https://[::1]/h', 'https://[fe80::1]/h', 'https://[fd12:3456::1]/h', 'https://[ff05::2]/h',
@@ -193,7 +193,7 @@ describe('/v1/webhooks', () => {
     expect(res.body.error.details[0]).toMatchObject({ path: 'url', message: expect.stringMatching(/non-public/) });
   });
 
-  it('accepts a public https destination, literal or by name, and re-checks a new url on PUT', async () => {
+  it.concurrent('accepts a public https destination, literal or by name, and re-checks a new url on PUT', async () => {
     dns.set('hooks.example.com', ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c']);
     const a = await t.newAccount();
     for (const url of ['https://hooks.example.com/in', 'https://8.8.8.8/in', 'https://[2606:4700:4700::1111]:8443/in']) {
@@ -208,7 +208,7 @@ describe('/v1/webhooks', () => {
 });
 
 describe('delivery', () => {
-  it('delivers instance.started from a launch, signed so that standardwebhooks verifies it', async () => {
+  it.concurrent('delivers instance.started from a launch, signed so that standardwebhooks verifies it', async () => {
     const a = await t.newAccount();
     const hook = await endpoint(a.auth, ['instance.started']);
     const ignored = await endpoint(a.auth, ['instance.terminated']);
@@ -237,7 +237,7 @@ describe('delivery', () => {
     expect(receiver.on(hook.path)).toHaveLength(1);
   });
 
-  it('retries a receiver that answers 500 three times, with the same webhook-id, every attempt in the log', async () => {
+  it.concurrent('retries a receiver that answers 500 three times, with the same webhook-id, every attempt in the log', async () => {
     const a = await t.newAccount();
     const hook = await endpoint(a.auth);
     receiver.plan(hook.path, [500, 500, 500]);
@@ -255,7 +255,7 @@ describe('delivery', () => {
     expect(d.attempts[0]).toMatchObject({ error: 'HTTP 500', response_body: 'nope 500' });
   });
 
-  it('gives up after the whole schedule: 1 + 7 attempts, then failed', async () => {
+  it.concurrent('gives up after the whole schedule: 1 + 7 attempts, then failed', async () => {
     const a = await t.newAccount();
     const hook = await endpoint(a.auth);
     receiver.plan(hook.path, Array(20).fill(503));
@@ -267,7 +267,7 @@ describe('delivery', () => {
     expect((await http.get(`/v1/webhooks/${hook.id}`).set(a.auth)).body.active).toBe(true);
   });
 
-  it('treats a redirect as a failure and never follows it', async () => {
+  it.concurrent('treats a redirect as a failure and never follows it', async () => {
     const a = await t.newAccount();
     const hook = await endpoint(a.auth);
     receiver.plan(hook.path, [{ status: 302, headers: { location: receiver.url('/elsewhere') } }, { status: 307, headers: { location: '/elsewhere' } }]);
@@ -278,7 +278,7 @@ describe('delivery', () => {
     expect(receiver.on('/elsewhere')).toEqual([]);
   });
 
-  it('counts a receiver slower than the timeout as a failed attempt', async () => {
+  it.concurrent('counts a receiver slower than the timeout as a failed attempt', async () => {
     const a = await t.newAccount();
     const hook = await endpoint(a.auth);
     let release!: (status: number) => void;
@@ -290,7 +290,7 @@ describe('delivery', () => {
     expect(d.attempts[0]!.latency_ms).toBeGreaterThanOrEqual(1900);
   });
 
-  it('refuses at delivery time a name that now resolves to a private address (DNS rebinding)', async () => {
+  it.concurrent('refuses at delivery time a name that now resolves to a private address (DNS rebinding)', async () => {
     const a = await t.newAccount();
     dns.set('rebind.example.com', ['93.184.215.14']);
     const res = await http.post('/v1/webhooks').set(a.auth).send({ url: `https://rebind.example.com:${receiver.port}/rebind`, events: ['webhook.test'] });
@@ -308,7 +308,7 @@ describe('delivery', () => {
     expect(receiver.on('/rebind')).toEqual([]);
   });
 
-  it('sends nothing more once the endpoint is deleted in the middle of a delivery', async () => {
+  it.concurrent('sends nothing more once the endpoint is deleted in the middle of a delivery', async () => {
     const a = await t.newAccount();
     const hook = await endpoint(a.auth);
     let release!: (status: number) => void;
@@ -324,7 +324,7 @@ describe('delivery', () => {
     expect((await http.get(`/v1/webhooks/${hook.id}/deliveries`).set(a.auth)).status).toBe(404);
   });
 
-  it('redelivers a finished delivery on request, with the same webhook-id', async () => {
+  it.concurrent('redelivers a finished delivery on request, with the same webhook-id', async () => {
     const a = await t.newAccount();
     const hook = await endpoint(a.auth);
     await http.post(`/v1/webhooks/${hook.id}/test`).set(a.auth).expect(202);
@@ -343,7 +343,7 @@ describe('delivery', () => {
 });
 
 describe('GET /v1/events', () => {
-  it('pages the account\'s events newest first and filters by type', async () => {
+  it.concurrent('pages the account\'s events newest first and filters by type', async () => {
     const a = await t.newAccount();
     const hook = await endpoint(a.auth);
     const sent: string[] = [];
