@@ -1,9 +1,13 @@
 /**
- * A scheduled run survives its worker: the worker is a real child process (`src/main-worker.ts`) killed with
- * SIGKILL right after the provider accepted the run's create and again while the run is metering, then
- * started again. Exactly one instance exists, and max_cost still stops the run within one poll of the cap.
+ * A scheduled run survives its worker: workers are real child processes (`src/main-worker.ts`), two polling the
+ * task queue as a deployment of two would. The one running the run's create is killed with SIGKILL right after
+ * the provider accepted the create, and a replacement starts; while the run is metering, the one that ran the
+ * launch workflow's latest task is killed too. Exactly one instance exists, and max_cost still stops the run
+ * within one poll of the cap. (Naming the worker to kill from Temporal's own record, instead of having one
+ * worker and restarting it, means no test phase waits for a worker process to start.)
  */
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
 import { createApp } from '../../src/http/app';
@@ -29,6 +33,7 @@ const POLL_MS = 2_000;
 let db: TestDatabase;
 let sims: Simulators;
 let connection: Connection;
+let temporal: Client;
 let http: ReturnType<typeof request>;
 const masterKey = randomBytes(32);
 const taskQueue = uniqueTaskQueue('sched-crash');
@@ -45,6 +50,8 @@ function startWorker() {
     VASTAI_API_BASE_URL: sims.vastai.baseUrl,
     LAMBDA_API_BASE_URL: sims.lambda.baseUrl,
     PRICING_REFRESH_INTERVAL: '1h',
+    // info: its "worker polling" line says when it is up.
+    LOG_LEVEL: 'info',
   });
   workers.push(worker);
   return worker;
@@ -52,12 +59,35 @@ function startWorker() {
 
 const killWorker = killProcess;
 
+/** Resolves once every given worker logs that it polls (they start in parallel). */
+const polling = (...ws: ReturnType<typeof runEntry>[]) =>
+  eventually('the workers polling', () => {
+    const dead = ws.find((w) => w.child.exitCode !== null || w.child.signalCode !== null);
+    if (dead) throw new Error(`a worker exited during start-up: ${dead.output().slice(-2000)}`);
+    return ws.every((w) => w.output().includes('"worker polling"')) ? true : undefined;
+  }, 120_000, 100);
+
+/**
+ * The worker process that started the workflow's latest workflow task (Temporal records its identity, the
+ * SDK's default pid@host): the one running it now (a local activity runs inside that task) or holding it in
+ * its cache.
+ */
+async function holderOf(workflowId: string) {
+  const history = await temporal.workflow.getHandle(workflowId).fetchHistory();
+  const identity = (history.events ?? []).filter((e) => e.workflowTaskStartedEventAttributes).at(-1)?.workflowTaskStartedEventAttributes?.identity;
+  const w = workers.find((x) => `${x.child.pid}@${os.hostname()}` === identity);
+  if (!w) throw new Error(`no worker of this test has the identity ${identity}`);
+  expect(w.child.exitCode === null && w.child.signalCode === null).toBe(true);
+  return w;
+}
+
 
 beforeAll(async () => {
   [db, sims] = await Promise.all([createTestDatabase(), startSimulators({ bootDelayMs: 300 })]);
   connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  temporal = new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('crash', masterKey)) });
   const deps = testAppDeps(db.pool, {
-    temporal: { client: new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('crash', masterKey)) }), taskQueue },
+    temporal: { client: temporal, taskQueue },
     vault: new KeyVault('crash', masterKey),
     adapters: createProviderAdapters({ ...simulatorBaseUrls(sims), timeoutMs: 2000, logger: silentLogger }),
     launchTiming: { pollIntervalMs: POLL_MS, meterIntervalMs: 3_000, activityTimeoutMs: 3000 },
@@ -76,37 +106,43 @@ afterAll(async () => {
 });
 
 it('keeps exactly one instance and still stops at max_cost when the worker dies after the create and while metering', async () => {
+  const [first, second] = [startWorker(), startWorker()];
   const { account, apiKey } = await createAccountQueries(db.pool).insertAccountWithKey('schedule crash test', { startingCreditMicros: 1_000_000_000 });
   const auth = { Authorization: `Bearer ${apiKey}` };
   const simKey = sims.runpod.createKey();
   await http.post('/v1/settings/providers').set(auth).send({ provider: 'runpod', api_key: simKey }).expect(201);
   await http.post('/v1/ssh-keys').set(auth).send({ name: 'k', public_key: ed25519Key() }).expect(201);
-  // rtx-4090 on runpod at $0.69/h: $0.0086 lasts about 45 s of running.
-  const maxCost = 0.0086;
+  // rtx-4090 on runpod at $0.69/h: $0.0058 lasts about 30 s of running (a kill, its sticky-queue timeout and a
+  // worker's start on a loaded machine fit in it).
+  const maxCost = 0.0058;
   const schedule = (
     await http.post('/v1/schedules').set(auth).send({ name: 'crash', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', max_cost: maxCost }).expect(201)
   ).body as { id: string };
 
-  let worker = startWorker();
-  // The create takes effect at once, but its answer arrives late: the worker dies in between.
-  sims.runpod.control.setLatency(4_000, { match: { method: 'POST', path: '/v2/pods' }, afterHandling: true });
-  await http.post(`/v1/schedules/${schedule.id}/trigger`).set(auth).expect(202);
-  await eventually('the provider to accept the create', () => (sims.runpod.control.instances(simKey).length === 1 ? true : undefined), 90_000);
-  await killWorker(worker);
-  sims.runpod.control.setLatency(0);
-  worker = startWorker();
-
   const runs = async () => (await http.get(`/v1/schedules/${schedule.id}/runs`).set(auth).expect(200)).body.data as {
     id: string; status: string; instance_id: string; cost: number; price_per_hour: number; started_at: string;
   }[];
+
+  await polling(first, second);
+  // The create takes effect at once, but its answer arrives late: the worker running it dies in between.
+  sims.runpod.control.setLatency(4_000, { match: { method: 'POST', path: '/v2/pods' }, afterHandling: true });
+  await http.post(`/v1/schedules/${schedule.id}/trigger`).set(auth).expect(202);
+  await eventually('the provider to accept the create', () => (sims.runpod.control.instances(simKey).length === 1 ? true : undefined), 90_000, 50);
+  const [launching] = await runs();
+  // The create runs as a local activity inside the launch's current workflow task.
+  const launchId = `launch-${account.id}-${launching!.id}-0`;
+  await killWorker(await holderOf(launchId));
+  sims.runpod.control.setLatency(0);
+  startWorker();
+
   const running = await eventually('the run to be running', async () => (await runs()).find((r) => r.status === 'running'), 90_000, 250);
   await eventually('a charge', async () => {
     const [n] = await db.sql<{ n: string }>(`SELECT count(*) AS n FROM ledger_entries WHERE account_id = $1`, [account.id]);
     return Number(n!.n) >= 1 ? true : undefined;
   }, 60_000);
-  // Mid-metering: the run waits on its cost deadline, the launch workflow on its poll timer.
-  await killWorker(worker);
-  worker = startWorker();
+  // Mid-metering: the run waits on its cost deadline, the launch workflow on its poll timer. The worker that ran
+  // the launch's latest workflow task (so holds it in its cache) dies; the other carries on.
+  await killWorker(await holderOf(launchId));
 
   const stopped = await eventually('the run to stop at max_cost', async () => (await runs()).find((r) => r.status !== 'running' && r.status !== 'launching'), 120_000, 250);
   expect(stopped).toMatchObject({ id: running.id, status: 'stopped_max_cost', instance_id: running.instance_id });
@@ -123,5 +159,4 @@ it('keeps exactly one instance and still stops at max_cost when the worker dies 
     `SELECT sum(amount_micros) AS total, count(*) AS n, count(DISTINCT idempotency_key) AS keys FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`, [account.id]);
   expect(sum!.keys).toBe(sum!.n);
   expect(-Number(sum!.total) / 1e6).toBe(stopped.cost);
-  await killWorker(worker);
 });
