@@ -81,8 +81,11 @@ async function chargesOf(auth: Auth, instanceId: string): Promise<number> {
   return -Math.round(txns.filter((x) => x.instance_id === instanceId).reduce((s, x) => s + x.amount, 0) * 1e6) / 1e6;
 }
 
+// Two groups of tests that run at once, each test on its own account. The simulators' fault knobs are global
+// (a GPU without capacity, a boot delay, the next create refused), so a test that turns one on runs in the
+// second group, beside tests it cannot touch; recorded requests are picked by the instance they created.
 describe('a run', () => {
-  it('fails with insufficient_balance, launching nothing, when the balance cannot cover its next hour', async () => {
+  it.concurrent('fails with insufficient_balance, launching nothing, when the balance cannot cover its next hour', async () => {
     const account = await t.newAccount('broke', { credit: 0.05 });
     const key = t.sims.vastai.createKey();
     await t.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: key }).expect(201);
@@ -93,7 +96,7 @@ describe('a run', () => {
     expect(t.sims.vastai.control.instances(key)).toEqual([]);
   });
 
-  it('picks the cheapest offer (spot first), runs the startup script, and DELETE ends the schedule and its live run', async () => {
+  it.concurrent('picks the cheapest offer (spot first), runs the startup script, and DELETE ends the schedule and its live run', async () => {
     const a = await accountWith(['runpod', 'vastai']);
     const schedule = await createSchedule(a.auth, { startup_script: 'python train.py --epochs 3' });
     await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
@@ -104,7 +107,8 @@ describe('a run', () => {
     const atSim = t.sims.vastai.control.instances(a.keys.vastai);
     expect(atSim.map((i) => i.id)).toEqual([running.instance_id]);
     expect(atSim[0]).toMatchObject({ spot: true, image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime' });
-    const create = t.sims.vastai.control.requests({ method: 'PUT', path: /^\/api\/v0\/asks\// }).at(-1)!;
+    const create = t.sims.vastai.control.requests({ method: 'PUT', path: /^\/api\/v0\/asks\// })
+      .find((r) => String((r.response as { new_contract?: unknown } | undefined)?.new_contract) === running.instance_id)!;
     expect((create.body as { onstart?: string }).onstart).toBe('python train.py --epochs 3');
     expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
     // The instance shows up in the compute list like any other managed instance.
@@ -127,7 +131,7 @@ describe('a run', () => {
     expect(kinds).toEqual(['instance.started', 'schedule.run.started', 'instance.terminated', 'schedule.run.completed']);
   });
 
-  it('falls back to the next offer when the cheapest provider has no capacity, and succeeds when the job exits by itself', async () => {
+  it.concurrent('falls back to the next offer when the cheapest provider has no capacity, and succeeds when the job exits by itself', async () => {
     const a = await accountWith(['runpod', 'vastai']);
     // rtx-a6000 on-demand: vastai $0.4821 < runpod $0.49. Vast still lists the offer, but creates fail.
     t.sims.vastai.control.setNoCapacity('rtx-a6000', true, { mode: 'unavailable' });
@@ -141,7 +145,8 @@ describe('a run', () => {
       expect(pod.map((p) => p.id)).toEqual([running.instance_id]);
       // RunPod has no start-up hook: the script travels in env and the container's args run it.
       expect(pod[0]!.env.GPUO_STARTUP_SCRIPT).toBe('echo "done" && exit 0');
-      const podCreate = t.sims.runpod.control.requests({ method: 'POST', path: '/v2/pods' }).at(-1)!;
+      const podCreate = t.sims.runpod.control.requests({ method: 'POST', path: '/v2/pods' })
+        .find((r) => (r.response as { id?: string } | undefined)?.id === running.instance_id)!;
       expect((podCreate.body as { args?: string }).args).toBe('bash -c \'eval "$GPUO_STARTUP_SCRIPT"\'');
 
       // The job finishes: the container exits by itself.
@@ -159,31 +164,7 @@ describe('a run', () => {
     }
   });
 
-  it('fails with the reasons when every offer is refused, and when no connected provider can run it', async () => {
-    const a = await accountWith(['runpod']);
-    t.sims.runpod.control.setNoCapacity('rtx-4090');
-    try {
-      const schedule = await createSchedule(a.auth, { prefer_spot: false });
-      await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
-      const failed = await waitForRun(a.auth, schedule.id, 'the run to fail', (r) => r.find((x) => x.status === 'failed'));
-      expect(failed.error).toMatch(/every offer was refused: runpod: provider_no_capacity/);
-      expect(failed).toMatchObject({ provider: null, instance_id: null, cost: 0 });
-      expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
-      const kinds = (await events(a.accountId)).map((e) => e.type);
-      expect(kinds).toEqual(['schedule.run.failed']);
-    } finally {
-      t.sims.runpod.control.setNoCapacity('rtx-4090', false);
-    }
-    // Lambda cannot run a container image: an account with only Lambda has no offer to launch.
-    const b = await accountWith(['lambda']);
-    const other = await createSchedule(b.auth, { gpu: 'h100-80gb-sxm' });
-    await t.http.post(`/v1/schedules/${other.id}/trigger`).set(b.auth).expect(202);
-    const none = await waitForRun(b.auth, other.id, 'the run to fail', (r) => r.find((x) => x.status === 'failed'));
-    expect(none.error).toMatch(/no available offer for h100-80gb-sxm/);
-    expect(t.sims.lambda.control.instances(b.keys.lambda)).toEqual([]);
-  });
-
-  it('stops at max_duration_hours after the instance started running, and terminates it', async () => {
+  it.concurrent('stops at max_duration_hours after the instance started running, and terminates it', async () => {
     const a = await accountWith(['runpod']);
     const hours = 0.002; // 7.2 s
     const schedule = await createSchedule(a.auth, { max_duration_hours: hours });
@@ -206,7 +187,7 @@ describe('a run', () => {
     await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
   });
 
-  it('stops the moment its cost would exceed max_cost (within one poll), and a firing meanwhile is skipped', async () => {
+  it.concurrent('stops the moment its cost would exceed max_cost (within one poll), and a firing meanwhile is skipped', async () => {
     const a = await accountWith(['runpod']);
     // rtx-4090 on runpod: $0.69/h, so $0.0015 lasts about 7.8 s.
     const maxCost = 0.0015;
@@ -243,7 +224,34 @@ describe('a run', () => {
     expect(completed[0]!.data).toMatchObject({ run_id: running.id, status: 'stopped_max_cost', cost: stopped.cost });
     await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
   });
-  it('falls back on a provider refusal too, and records preemption of a spot run as preempted', async () => {
+});
+
+describe('a run, beside the simulators\' fault knobs', () => {
+  it.concurrent('fails with the reasons when every offer is refused, and when no connected provider can run it', async () => {
+    const a = await accountWith(['runpod']);
+    t.sims.runpod.control.setNoCapacity('rtx-4090');
+    try {
+      const schedule = await createSchedule(a.auth, { prefer_spot: false });
+      await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
+      const failed = await waitForRun(a.auth, schedule.id, 'the run to fail', (r) => r.find((x) => x.status === 'failed'));
+      expect(failed.error).toMatch(/every offer was refused: runpod: provider_no_capacity/);
+      expect(failed).toMatchObject({ provider: null, instance_id: null, cost: 0 });
+      expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
+      const kinds = (await events(a.accountId)).map((e) => e.type);
+      expect(kinds).toEqual(['schedule.run.failed']);
+    } finally {
+      t.sims.runpod.control.setNoCapacity('rtx-4090', false);
+    }
+    // Lambda cannot run a container image: an account with only Lambda has no offer to launch.
+    const b = await accountWith(['lambda']);
+    const other = await createSchedule(b.auth, { gpu: 'h100-80gb-sxm' });
+    await t.http.post(`/v1/schedules/${other.id}/trigger`).set(b.auth).expect(202);
+    const none = await waitForRun(b.auth, other.id, 'the run to fail', (r) => r.find((x) => x.status === 'failed'));
+    expect(none.error).toMatch(/no available offer for h100-80gb-sxm/);
+    expect(t.sims.lambda.control.instances(b.keys.lambda)).toEqual([]);
+  });
+
+  it.concurrent('falls back on a provider refusal too, and records preemption of a spot run as preempted', async () => {
     const a = await accountWith(['runpod', 'vastai']);
     // The cheapest (vastai spot) refuses the create with a 4xx we cannot map: the run moves on to the next offer.
     t.sims.vastai.control.serverErrors(1, { match: { method: 'PUT', path: /^\/api\/v0\/asks\// }, status: 400 });
@@ -272,11 +280,12 @@ describe('a run', () => {
     expect((await t.http.get(`/v1/schedules/${schedule.id}/runs`).set(a.auth)).status).toBe(404);
   });
 
-  it('ends a run whose instance never finishes booting once max_duration_hours has passed since the create', async () => {
+  it.concurrent('ends a run whose instance never finishes booting once max_duration_hours has passed since the create', async () => {
     const a = await accountWith(['runpod']);
     t.sims.runpod.control.setBootDelay(600_000);
     try {
-      const schedule = await createSchedule(a.auth, { max_duration_hours: 0.001 }); // 3.6 s
+      // rtx-a6000: the test beside this one refuses RunPod's rtx-4090.
+      const schedule = await createSchedule(a.auth, { gpu: 'rtx-a6000', max_duration_hours: 0.001 }); // 3.6 s
       await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
       const run = await waitForRun(a.auth, schedule.id, 'the run to stop', (r) => r.find((x) => x.status === 'stopped_max_duration'), 60_000);
       expect(run).toMatchObject({ started_at: null, cost: 0, provider: 'runpod' });
