@@ -63,10 +63,11 @@ async function triggeredRun(limits: Record<string, unknown>) {
 }
 
 describe('with the default observation interval (60 s)', () => {
-  it('max_duration_hours 0.005 stops within 2 s of 18 s after the start', async () => {
-    const { ended } = await triggeredRun({ max_duration_hours: 0.005 });
+  // 7.2 s: far from any observation round (60 s), so only the timer can end it on time.
+  it('max_duration_hours 0.002 stops within 2 s of 7.2 s after the start', async () => {
+    const { ended } = await triggeredRun({ max_duration_hours: 0.002 });
     expect(ended.status).toBe('stopped_max_duration');
     const ran = Date.parse(ended.ended_at!) - Date.parse(ended.started_at!);
-    expect(Math.abs(ran - 18_000)).toBeLessThanOrEqual(2_000);
+    expect(Math.abs(ran - 7_200)).toBeLessThanOrEqual(2_000);
   });
 });
