@@ -19,15 +19,21 @@ let blocks: { lang: string; code: string }[];
 let env: NodeJS.ProcessEnv;
 let apiKey: string;
 
+/** An account as `npm start` leaves one: connected to the three simulated providers. */
+async function startAccount() {
+  const a = await svc.t.connectedAccount('runpod');
+  for (const provider of ['vastai', 'lambda'] as const) {
+    await svc.t.http.post('/v1/settings/providers').set(a.auth).send({ provider, api_key: svc.t.sims[provider].createKey() }).expect(201);
+  }
+  return a;
+}
+
 beforeAll(async () => {
   svc = await startRunningService();
   const doc = await readFile(path.join(REPO_ROOT, 'docs', 'interfaces.md'), 'utf8');
   blocks = [...doc.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, code: m[2]! }));
   // As `npm start` leaves it: an account connected to the providers, its key and the API in local.json.
-  const a = await svc.t.connectedAccount('runpod');
-  for (const provider of ['vastai', 'lambda'] as const) {
-    await svc.t.http.post('/v1/settings/providers').set(a.auth).send({ provider, api_key: svc.t.sims[provider].createKey() }).expect(201);
-  }
+  const a = await startAccount();
   apiKey = a.apiKey;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-docs-'));
   await writeFile(path.join(dataDir, 'local.json'), JSON.stringify({ api_url: svc.baseUrl, api_key: a.apiKey }));
@@ -46,7 +52,9 @@ function run(command: string, args: string[], opts: { cwd: string; env: NodeJS.P
   });
 }
 
-it('every bash block runs in order in one shell', async () => {
+// The three run at once: the bash blocks on the local.json account, the ts block on an account of its own (the
+// bash blocks launch and terminate `ls`'s first instance), the MCP server only lists its tools.
+it.concurrent('every bash block runs in order in one shell', async () => {
   const script = ['set -euo pipefail', ...blocks.filter((b) => b.lang === 'bash').map((b) => b.code)].join('\n');
   const { code, out } = await run('bash', ['-s'], { cwd: REPO_ROOT, env, input: script });
   expect([code, out]).toEqual([0, expect.stringContaining('key works')]);
@@ -58,7 +66,10 @@ it('every bash block runs in order in one shell', async () => {
   expect(out).toMatch(/\sci\s+gpuo_sk_\S+\s+read,compute:write\s+\$20\/month/);
 });
 
-it('the ts block runs in another project that imports @gpuo/sdk', async () => {
+it.concurrent('the ts block runs in another project that imports @gpuo/sdk', async () => {
+  // Its account has made a key, as the bash blocks do before it in the document: the events it prints show it.
+  const own = await startAccount();
+  await svc.t.http.post('/v1/api-keys').set(own.auth).send({ name: 'dashboard', scopes: ['read'] }).expect(201);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-docs-sdk-'));
   const pkg = path.join(dir, 'node_modules', '@gpuo', 'sdk');
   await mkdir(pkg, { recursive: true });
@@ -69,13 +80,13 @@ it('the ts block runs in another project that imports @gpuo/sdk', async () => {
   await writeFile(path.join(dir, 'main.ts'), program);
   const { code, out } = await run(process.execPath, ['--import', require.resolve('tsx'), 'main.ts'], {
     cwd: dir,
-    env: { ...env, GPUO_API_URL: svc.baseUrl, GPUO_API_KEY: apiKey, NODE_PATH: path.join(REPO_ROOT, 'node_modules') },
+    env: { ...env, GPUO_API_URL: svc.baseUrl, GPUO_API_KEY: own.apiKey, NODE_PATH: path.join(REPO_ROOT, 'node_modules') },
   });
   expect([code, out]).toEqual([0, expect.stringMatching(/^cheapest: \w+ at \$0\.\d+\/h\nlaunched \S+\n/)]);
   expect(out).toContain('api_key.created');
 });
 
-it('the MCP configuration starts a server whose tools an MCP client lists', async () => {
+it.concurrent('the MCP configuration starts a server whose tools an MCP client lists', async () => {
   const config = JSON.parse(blocks.find((b) => b.lang === 'json')!.code) as { mcpServers: { gpuo: { command: string; args: string[]; env: Record<string, string> } } };
   const server = config.mcpServers.gpuo;
   const transport = new StdioClientTransport({

@@ -40,7 +40,9 @@ function startWorker() {
     VASTAI_API_BASE_URL: 'http://127.0.0.1:9',
     LAMBDA_API_BASE_URL: 'http://127.0.0.1:9/api/v1',
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-    WEBHOOK_RETRY_SCHEDULE: '1s,2s,3s,5s,5s,10s,10s',
+    // Short first steps (the receiver is back within about a second of its last wait), 40 s in all: longer than
+    // the receiver stays down while the worker starts on a loaded machine, so nothing runs out of attempts.
+    WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,2s,5s,10s,20s',
     WEBHOOK_CLAIM_LEASE: '5s',
     WEBHOOK_DISPATCH_TICK: '1s',
     WEBHOOK_TIMEOUT_MS: '3000',
