@@ -35,13 +35,13 @@ describe('configuration', () => {
     expect(error!.problems.map((p) => p.split(':')[0]).sort()).toEqual(['DATABASE_URL', 'MASTER_ENCRYPTION_KEY', 'PORT']);
   });
 
-  it('stops a process with exit code 1 and a clear message on a bad value', async () => {
+  it.concurrent('stops a process with exit code 1 and a clear message on a bad value', async () => {
     const run = runEntry('src/main-api.ts', [], { PORT: '99999', DATABASE_URL: db.url, TEMPORAL_ADDRESS: '127.0.0.1:1' });
     expect(await run.exited).toBe(1);
     expect(run.output()).toMatch(/Invalid configuration:\n\s+- PORT: /);
   });
 
-  it('stops the API with exit code 1 when DATABASE_URL is missing', async () => {
+  it.concurrent('stops the API with exit code 1 when DATABASE_URL is missing', async () => {
     const run = runEntry('src/main-api.ts', [], { DATABASE_URL: '', TEMPORAL_ADDRESS: '127.0.0.1:7233' });
     expect(await run.exited).toBe(1);
     expect(run.output()).toContain('DATABASE_URL: required');
@@ -60,7 +60,7 @@ describe('npm run db:migrate', () => {
 });
 
 describe('npm run account:create', () => {
-  it('prints the account id and a key that authenticates', async () => {
+  it.concurrent('prints the account id and a key that authenticates', async () => {
     const run = runEntry('src/cli/account-create.ts', ['--name', 'Ada'], { DATABASE_URL: db.url });
     expect(await run.exited).toBe(0);
     const printed = JSON.parse(run.output().trim());
@@ -71,7 +71,7 @@ describe('npm run account:create', () => {
     expect(res.status).toBe(200);
   });
 
-  it('with no variable set, uses the database the last `npm start` recorded in DATA_DIR/local.json', async () => {
+  it.concurrent('with no variable set, uses the database the last `npm start` recorded in DATA_DIR/local.json', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-cli-'));
     await writeFile(path.join(dataDir, 'local.json'), JSON.stringify({ database_url: db.url }));
     const run = runEntry('src/cli/account-create.ts', ['--name', 'Local'], { DATABASE_URL: '', DATA_DIR: dataDir });
@@ -81,13 +81,13 @@ describe('npm run account:create', () => {
     expect(res.status).toBe(200);
   });
 
-  it('refuses a missing name with exit code 1', async () => {
+  it.concurrent('refuses a missing name with exit code 1', async () => {
     const run = runEntry('src/cli/account-create.ts', [], { DATABASE_URL: db.url });
     expect(await run.exited).toBe(1);
     expect(run.output()).toContain('usage: npm run account:create -- --name <name>');
   });
 
-  it('grants --credit as one credit_grant transaction the account can see', async () => {
+  it.concurrent('grants --credit as one credit_grant transaction the account can see', async () => {
     const run = runEntry('src/cli/account-create.ts', ['--name', 'Grace', '--credit', '25.50'], { DATABASE_URL: db.url });
     expect(await run.exited).toBe(0);
     const printed = JSON.parse(run.output().trim());
@@ -100,7 +100,7 @@ describe('npm run account:create', () => {
     expect(grants.body.data[0].instance_id).toBeUndefined();
   });
 
-  it.each([['-5'], ['0'], ['1.234'], ['ten'], ['2000000']])('refuses --credit %s with exit code 1 and creates nothing', async (credit) => {
+  it.concurrent.each([['-5'], ['0'], ['1.234'], ['ten'], ['2000000']])('refuses --credit %s with exit code 1 and creates nothing', async (credit) => {
     const run = runEntry('src/cli/account-create.ts', ['--name', `bad credit ${credit}`, '--credit', credit], { DATABASE_URL: db.url });
     expect(await run.exited).toBe(1);
     expect(run.output()).toContain('--credit <dollars>');
