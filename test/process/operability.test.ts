@@ -1,8 +1,12 @@
 /**
- * The service as an operator runs it, through `npm start` as a process: one JSON log stream from the API and
- * the worker (every line of DATA_DIR/logs/{api,worker}.log and every non-banner line printed), Prometheus
- * metrics on both ports that move with traffic and workflows, runs found by their search attributes in
- * Temporal, and a worker that is killed, restarted by the supervisor, and finishes the launch it had.
+ * The service as an operator runs it, through `npm start` (the README's first command) as a process, started
+ * once for the file: embedded Postgres, the Temporal dev server with its UI, stripe-mock, the worker and the API
+ * as separate processes, a demo account with credit and connected simulated providers, the CLIs beside it; one
+ * JSON log stream from the API and the worker (every line of DATA_DIR/logs/{api,worker}.log and every non-banner
+ * line printed); Prometheus metrics on both ports that move with traffic and workflows; runs found by their
+ * search attributes in Temporal; a worker that is killed, restarted by the supervisor, and finishes the launch it
+ * had; Ctrl-C stopping every child in order; and a restart on the same data. (This file was two, each starting
+ * its own stack: test/process/local-default.test.ts is its first and last tests now.)
  */
 import { readFile } from 'node:fs/promises';
 import { mkdtemp } from 'node:fs/promises';
@@ -20,10 +24,15 @@ jest.setTimeout(240_000);
 
 interface LocalJson {
   api_url: string;
+  console_url: string;
+  database_url: string;
+  temporal_ui_url: string;
   ops_url: string;
   worker_metrics_url: string;
   account_id: string;
   api_key: string;
+  sandbox_provider_keys: Record<string, string>;
+  stripe_webhook_secret: string;
 }
 
 let dataDir: string;
@@ -32,11 +41,14 @@ let stack: ReturnType<typeof runEntry>;
 let state: LocalJson;
 let auth: Record<string, string>;
 let temporal: Client;
+let stackEnv: NodeJS.ProcessEnv;
+/** The second `npm start` on the same data (the last test). */
+let restarted: ReturnType<typeof runEntry> | undefined;
 
 beforeAll(async () => {
   dataDir = path.join(await mkdtemp(path.join(os.tmpdir(), 'gpuo-ops-')), 'data');
   ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort(), worker: await freePort(), stripe: await freePort(), ops: await freePort() };
-  stack = runEntry('src/main-local.ts', [], {
+  stackEnv = {
     DATA_DIR: dataDir,
     PORT: String(ports.api),
     LOCAL_POSTGRES_PORT: String(ports.pg),
@@ -53,7 +65,8 @@ beforeAll(async () => {
     DATABASE_URL: '',
     TEMPORAL_ADDRESS: '',
     WORKER_HEALTH_PORT: '',
-  }, { detached: true });
+  };
+  stack = runEntry('src/main-local.ts', [], stackEnv, { detached: true });
   await eventually('the start banner', () => (stack.output().includes('Press Ctrl-C to stop.') ? true : undefined), 200_000, 250).catch((err: Error) => {
     // What the stack printed says where it stopped.
     throw new Error(`${err.message}\n--- npm start printed (last 4000 characters) ---\n${stack.output().slice(-4000)}`);
@@ -66,18 +79,28 @@ beforeAll(async () => {
     connection: await Connection.connect({ address: `127.0.0.1:${ports.temporal}` }),
     dataConverter: temporalDataConverter(KeyVault.fromConfig('k1', masterKey)),
   });
-  // A default SSH key, so every provider can launch.
-  const key = await api('POST', '/v1/ssh-keys', { name: 'laptop', public_key: ed25519Key() });
+  // A default SSH key, so every provider can launch; the restart must keep it.
+  const key = await api('POST', '/v1/ssh-keys', { name: 'kept across restarts', public_key: ed25519Key() });
   expect(key.status).toBe(201);
 });
 
 afterAll(async () => {
   await temporal?.connection.close();
-  if (stack && stack.child.exitCode === null) {
-    process.kill(-stack.child.pid!, 'SIGTERM');
-    await stack.exited;
+  for (const s of [stack, restarted]) {
+    if (s && s.child.exitCode === null && s.child.signalCode === null) {
+      process.kill(-s.child.pid!, 'SIGTERM');
+      await s.exited;
+    }
   }
 });
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
 
 interface ApiBody {
   error?: { code: string; request_id: string };
@@ -138,6 +161,14 @@ async function instanceStatus(id: string): Promise<string | undefined> {
   return res.body?.data?.find((i) => i.id === id)?.status;
 }
 
+async function balance(): Promise<number> {
+  return ((await api('GET', '/v1/billing/balance')).body as unknown as { balance: number }).balance;
+}
+
+async function creditGrants(): Promise<number> {
+  return ((await api('GET', '/v1/billing/transactions?type=credit_grant')).body as unknown as { data: unknown[] }).data.length;
+}
+
 async function readLines(file: string): Promise<string[]> {
   return (await readFile(file, 'utf8')).split('\n').filter((l) => l !== '');
 }
@@ -148,6 +179,69 @@ const failingLaunch = { provider: 'lambda', gpu_type: 'h100-80gb-sxm', region: '
 let badRequestId: string | null;
 let failedLaunchRequestId: string | null;
 let launchedId: string;
+
+let balanceAtStop: number;
+
+it('starts everything and serves the demo account: $100 of credit, a local top-up, account:create beside it', async () => {
+  expect(state).toEqual({
+    api_url: `http://127.0.0.1:${ports.api}`,
+    console_url: `http://127.0.0.1:${ports.api}/console`,
+    database_url: `postgres://postgres:postgres@127.0.0.1:${ports.pg}/gpu_orchestrator`,
+    temporal_ui_url: `http://127.0.0.1:${ports.ui}`,
+    ops_url: `http://127.0.0.1:${ports.ops}`,
+    worker_metrics_url: `http://127.0.0.1:${ports.worker}/metrics`,
+    account_id: expect.stringMatching(/^acct_/),
+    api_key: expect.stringMatching(/^gpuo_sk_/),
+    sandbox_provider_keys: { runpod: expect.any(String), vastai: expect.any(String), lambda: expect.any(String) },
+    stripe_webhook_secret: expect.stringMatching(/^whsec_/),
+  });
+  expect(stack.output()).toContain(state.api_key);
+  expect(stack.output()).toContain(state.temporal_ui_url);
+
+  const templates = await api('GET', '/v1/templates');
+  expect(templates.status).toBe(200);
+  expect((templates.body as unknown as { data: unknown[] }).data.length).toBeGreaterThanOrEqual(10);
+  expect((await fetch(state.temporal_ui_url)).status).toBe(200);
+  // npm start built the console from source; the API serves it where the banner says.
+  expect(stack.output()).toContain(`Console:      ${state.console_url}`);
+  const consolePage = await fetch(state.console_url);
+  expect(consolePage.status).toBe(200);
+  expect(await consolePage.text()).toMatch(/<script type="module" src="\/console\/assets\/app-[A-Z0-9]+\.js">/);
+  // The demo account is connected to the three simulated providers, and the keys verify.
+  const connected = (await api('GET', '/v1/settings/providers')).body as unknown as { data: { provider: string }[] };
+  expect(connected.data.map((k) => k.provider).sort()).toEqual(['lambda', 'runpod', 'vastai']);
+  expect(((await api('POST', '/v1/settings/providers/lambda/verify')).body as unknown as { valid: boolean }).valid).toBe(true);
+  // The pricing schedule ran at start-up: prices from all three providers, without a key.
+  const providers = await eventually('prices from all three providers', async () => {
+    const res = await fetch(`${state.api_url}/v1/pricing`);
+    if (res.status !== 200) return undefined;
+    const body = (await res.json()) as { gpu_types: { offers: { provider: string }[] }[] };
+    const seen = new Set(body.gpu_types.flatMap((g) => g.offers.map((o) => o.provider)));
+    return seen.size === 3 ? [...seen].sort() : undefined;
+  }, 30_000);
+  expect(providers).toEqual(['lambda', 'runpod', 'vastai']);
+
+  // The demo account starts with $100 of credit_grant, and tops up locally in two commands (stripe-mock).
+  expect(await balance()).toBe(100);
+  expect(await creditGrants()).toBe(1);
+  const checkout = await api('POST', '/v1/billing/credit', { amount: 20 });
+  expect(checkout.status).toBe(201);
+  const { session_id } = checkout.body as unknown as { session_id: string };
+  const [completed, created] = [
+    runEntry('src/cli/complete-checkout.ts', [session_id], { DATA_DIR: dataDir, LOCAL_POSTGRES_PORT: String(ports.pg), DATABASE_URL: '' }),
+    // `npm run account:create` beside the running service with no variable set (DATA_DIR only places this test's
+    // data dir): it finds the database in local.json, and the key it prints works against the running API.
+    runEntry('src/cli/account-create.ts', ['--name', 'Beside npm start'], { DATA_DIR: dataDir, DATABASE_URL: '', LOCAL_POSTGRES_PORT: '' }),
+  ];
+  expect(await completed.exited).toBe(0);
+  expect(await balance()).toBe(120);
+  expect(await created.exited).toBe(0);
+  const printed = JSON.parse(created.output().trim()) as { account_id: string; api_key: string };
+  expect(printed.account_id).toMatch(/^acct_/);
+  expect(printed.account_id).not.toBe(state.account_id);
+  const theirs = await fetch(`${state.api_url}/v1/ssh-keys`, { headers: { Authorization: `Bearer ${printed.api_key}` } });
+  expect(theirs.status).toBe(200);
+});
 
 it('answers a bad request and a failing launch with documented errors, and both /metrics move with them', async () => {
   // Metrics live on the operations listener only (loopback, no token here); the API port answers 404.
@@ -272,10 +366,11 @@ it('restarts a killed worker with backoff, and the restarted worker finishes the
 });
 
 it('stops everything in order on Ctrl-C (SIGINT to the whole process group), restarting nothing', async () => {
+  balanceAtStop = await balance();
   const before = stack.output().length;
   process.kill(-stack.child.pid!, 'SIGINT');
   expect(await stack.exited).toBe(0);
-  for (const port of Object.values(ports)) expect(await new Promise((r) => net.connect(port, '127.0.0.1').once('connect', () => r(true)).once('error', () => r(false)))).toBe(false);
+  for (const port of Object.values(ports)) expect(await listening(port)).toBe(false);
   const after = stack.output().slice(before).split('\n');
   expect(after.filter((l) => l.includes('restarting'))).toEqual([]);
   const stopped = (child: string) => after.findIndex((l) => l.includes('"child stopped"') && l.includes(`"child":"${child}"`));
@@ -330,4 +425,22 @@ it('printed nothing but JSON from the API and the worker, with one request line 
   expect(activityFailures.some((e) => typeof e.error?.message === 'string' && typeof e.error?.stack === 'string')).toBe(true);
   // Both worker lives logged: two "worker polling" lines.
   expect(parsed.worker!.filter((e) => e.msg === 'worker polling')).toHaveLength(2);
+});
+
+it('starts again on the same data: the same account, keys and balance, the credit granted once; SIGTERM stops it', async () => {
+  restarted = runEntry('src/main-local.ts', [], stackEnv, { detached: true });
+  await eventually('the second start banner', () => (restarted!.output().includes('Press Ctrl-C to stop.') ? true : undefined), 150_000, 250);
+  const again = JSON.parse(await readFile(path.join(dataDir, 'local.json'), 'utf8')) as LocalJson;
+  expect(again.account_id).toBe(state.account_id);
+  expect(again.api_key).toBe(state.api_key);
+  expect(again.sandbox_provider_keys).toEqual(state.sandbox_provider_keys);
+  expect(again.stripe_webhook_secret).toBe(state.stripe_webhook_secret);
+  // The starting credit is granted once, not at every start.
+  expect(await balance()).toBe(balanceAtStop);
+  expect(await creditGrants()).toBe(1);
+  const keys = (await api('GET', '/v1/ssh-keys')).body as unknown as { data: { name: string }[] };
+  expect(keys.data.map((k) => k.name)).toEqual(['kept across restarts']);
+  restarted.child.kill('SIGTERM');
+  expect(await restarted.exited).toBe(0);
+  for (const port of Object.values(ports)) expect(await listening(port)).toBe(false);
 });
