@@ -3,9 +3,10 @@
  * child processes on one Postgres database, one Temporal server (the run's dev server, a task queue of their
  * own) and the provider simulators of this test process.
  *
- * 12 launches (2 accounts × 3 providers × 2) go through either API, in two waves; during the second wave,
+ * 6 launches (2 accounts × 3 providers; SCALE_OUT_LAUNCHES=12 makes it 12, each pair launching once through each
+ * API) go through either API, in two waves; during the second wave,
  * while the first is being metered, one worker is SIGKILLed and never comes back. Afterwards both APIs show
- * the same 12 running instances, each launch has exactly one instance at its provider (by name) and one row,
+ * the same running instances, each launch has exactly one instance at its provider (by name) and one row,
  * metering goes on for all of them, and after they are terminated (through both APIs) every instance's
  * charges add up to its launch price × its metered time, to the microdollar, with nothing left running.
  * Then a price changed at RunPod reaches both APIs' `GET /v1/pricing` through a refresh run by the workers:
@@ -30,6 +31,9 @@ jest.setTimeout(240_000);
 type Proc = ReturnType<typeof runEntry>;
 
 const METER_INTERVAL_MS = 2_000;
+/** 6 by default; SCALE_OUT_LAUNCHES=12 runs the big version (each account × provider through each API). */
+const LAUNCHES = Number(process.env.SCALE_OUT_LAUNCHES ?? 6);
+if (LAUNCHES !== 6 && LAUNCHES !== 12) throw new Error(`SCALE_OUT_LAUNCHES must be 6 or 12, not ${process.env.SCALE_OUT_LAUNCHES}`);
 const taskQueue = uniqueTaskQueue('scale');
 const masterKey = randomBytes(32).toString('base64');
 let db: TestDatabase;
@@ -210,7 +214,7 @@ const chargesSince = async (instanceId: string, since: number) =>
   ))[0]!.n);
 
 describe('two APIs and three workers on one database and one task queue', () => {
-  it('runs 12 launches made through either API, keeps them exact through a SIGKILLed worker, and meters each exactly', async () => {
+  it(`runs ${LAUNCHES} launches made through either API, keeps them exact through a SIGKILLed worker, and meters each exactly`, async () => {
     for (let a = 0; a < 2; a++) {
       const { account, apiKey } = await createAccountQueries(db.pool).insertAccountWithKey(`scale ${a}`, { startingCreditMicros: 1_000_000_000 });
       const simKeys = {} as Record<ProviderId, string>;
@@ -225,13 +229,15 @@ describe('two APIs and three workers on one database and one task queue', () => 
     }
     // i → provider by fours; account alternates; API 0,1,1,0 so each (account, provider) launches once through each API
     // and each wave goes through both.
-    for (let i = 0; i < 12; i++) {
+    // 6: i → provider by twos, account alternates (one wave each), APIs so that each wave and each account use both.
+    for (let i = 0; i < LAUNCHES; i++) {
+      const big = LAUNCHES === 12;
       launches.push({
         i,
         account: accounts[i % 2]!,
-        provider: PROVIDERS[Math.floor(i / 4)]!,
-        api: [0, 1, 1, 0][i % 4]!,
-        wave: i % 4 < 2 ? 1 : 2,
+        provider: PROVIDERS[Math.floor(i / (big ? 4 : 2))]!,
+        api: big ? [0, 1, 1, 0][i % 4]! : (Math.floor(i / 2) + i) % 2,
+        wave: (big ? i % 4 < 2 : i % 2 === 0) ? 1 : 2,
         key: `scale-${i}-${randomBytes(3).toString('hex')}`,
       });
     }
@@ -259,17 +265,17 @@ describe('two APIs and three workers on one database and one task queue', () => 
     expect(workers.filter((w) => !exitedEarly(w))).toHaveLength(2);
     expect(apis.filter((a) => !exitedEarly(a))).toHaveLength(2);
 
-    // Both APIs show the same 12 instances, all running (each API lists from the providers and the shared database).
-    const seen = await eventually('all 12 instances running, listed identically by both APIs', async () => {
+    // Both APIs show the same instances, all running (each API lists from the providers and the shared database).
+    const seen = await eventually(`all ${LAUNCHES} instances running, listed identically by both APIs`, async () => {
       const views = await Promise.all(accounts.flatMap((a) => [listed(0, a), listed(1, a)]));
       const [a0, a1, b0, b1] = views as [InstanceRecord[], InstanceRecord[], InstanceRecord[], InstanceRecord[]];
       const all = [...a0, ...b0];
-      if (all.length !== 12 || !all.every((x) => x.status === 'running')) return undefined;
+      if (all.length !== LAUNCHES || !all.every((x) => x.status === 'running')) return undefined;
       expect(a1).toEqual(a0);
       expect(b1).toEqual(b0);
       return all;
     }, 120_000, 500);
-    note('all 12 running, identical through both APIs');
+    note(`all ${LAUNCHES} running, identical through both APIs`);
     expect(seen.map((x) => x.id).sort()).toEqual(launches.map((l) => l.record!.id).sort());
     for (const l of launches) {
       const shown = seen.find((x) => x.id === l.record!.id)!;
@@ -282,7 +288,7 @@ describe('two APIs and three workers on one database and one task queue', () => 
       const history = await temporal.workflow.getHandle(`launch-${l.account.accountId}-${l.key}`).fetchHistory();
       return JSON.stringify(history.events ?? []).includes(identity);
     }));
-    note(`the killed worker had worked on ${touched.filter(Boolean).length}/12 launch workflows`);
+    note(`the killed worker had worked on ${touched.filter(Boolean).length}/${LAUNCHES} launch workflows`);
     expect(touched.some(Boolean)).toBe(true);
 
     // No duplicate and none lost: exactly one instance per launch at its provider (by name), the one its 201 named,
@@ -294,12 +300,12 @@ describe('two APIs and three workers on one database and one task queue', () => 
       }
     }
     // The rows follow once each instance's observer has seen it running (the APIs list the providers' live view).
-    const rows = await eventually('all 12 rows running', async () => {
+    const rows = await eventually('all rows running', async () => {
       const found = await db.sql<{ id: string; provider_instance_id: string; status: string; price_per_hour_micros: string }>(
         'SELECT id, provider_instance_id, status, price_per_hour_micros FROM instances ORDER BY id');
-      return found.length === 12 && found.every((r) => r.status === 'running') ? found : undefined;
+      return found.length === LAUNCHES && found.every((r) => r.status === 'running') ? found : undefined;
     }, 60_000, 250);
-    expect(rows).toHaveLength(12);
+    expect(rows).toHaveLength(LAUNCHES);
     for (const l of launches) {
       expect(rows.find((r) => r.id === `launch-${l.account.accountId}-${l.key}`)).toMatchObject({
         provider_instance_id: l.record!.id,
@@ -327,7 +333,7 @@ describe('two APIs and three workers on one database and one task queue', () => 
         throw new Error(`terminate scale-${l.i}: ${r.status} ${JSON.stringify(r.body)}`);
       }, 90_000, 300);
     }));
-    note('all 12 terminated');
+    note(`all ${LAUNCHES} terminated`);
 
     // Nothing runs at the providers any more.
     await eventually('every provider to drop every instance', () =>
@@ -351,7 +357,7 @@ describe('two APIs and three workers on one database and one task queue', () => 
     }
     const ended = await db.sql<{ provider_instance_id: string; status: string; started_at: Date; metered_through: Date; ended_at: Date; price_per_hour_micros: string }>(
       'SELECT provider_instance_id, status, started_at, metered_through, ended_at, price_per_hour_micros FROM instances');
-    expect(ended).toHaveLength(12);
+    expect(ended).toHaveLength(LAUNCHES);
     let chargeCount = 0;
     for (const row of ended) {
       expect(row.status).toBe('terminated');
@@ -364,7 +370,7 @@ describe('two APIs and three workers on one database and one task queue', () => 
       expect(Number(keys!.n)).toBe(charged.get(row.provider_instance_id)!.n);
       chargeCount += Number(keys!.n);
     }
-    note(`metering exact for 12 instances, ${chargeCount} charges`);
+    note(`metering exact for ${LAUNCHES} instances, ${chargeCount} charges`);
   });
 
   it('price changes at the provider reach both APIs within 5 s of each refresh (NOTIFY → each PricingCache)', async () => {
