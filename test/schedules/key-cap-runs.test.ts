@@ -61,7 +61,8 @@ async function triggerAndDecide(auth: Auth, scheduleId: string, earlier: readonl
   );
 }
 
-it('a key capped at $1/day: its schedules\' runs are refused once the cap would be passed; another key runs on; a revoked key runs nothing', async () => {
+// These two run at once, each on its own account; the next one makes Vast.ai's instances boot, so it comes after.
+it.concurrent('a key capped at $1/day: its schedules\' runs are refused once the cap would be passed; another key runs on; a revoked key runs nothing', async () => {
   const account = await t.newAccount('capped schedules', { credit: 100 });
   const simKey = t.sims.vastai.createKey();
   await t.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: simKey }).expect(201);
@@ -113,6 +114,20 @@ it('a key capped at $1/day: its schedules\' runs are refused once the cap would 
   expect(adopted).toMatchObject({ error: null, instance_id: expect.any(String) });
 });
 
+it.concurrent("an expired key's schedule runs nothing, and its run says the key has expired", async () => {
+  const account = await t.newAccount('expired key', { credit: 100 });
+  const simKey = t.sims.vastai.createKey();
+  await t.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: simKey }).expect(201);
+  const created = await t.http.post('/v1/api-keys').set(account.auth).send({ name: 'short-lived', scopes: ['read', 'schedules:write'] });
+  const scheduleId = await createSchedule({ Authorization: `Bearer ${created.body.api_key}` }, 'outlives-its-key');
+  // The key's expiry passes (written as time passing would leave it).
+  await t.sql('UPDATE service_keys SET expires_at = now() - interval \'1 second\' WHERE id = $1', [created.body.id]);
+  const run = await triggerAndDecide(account.auth, scheduleId);
+  expect(run.status).toBe('failed');
+  expect(run.error).toMatch(/^api_key_unusable: The API key "short-lived" \(gpuo_sk_.{4}…\) that made this launch has expired/);
+  expect(t.sims.vastai.control.instances(simKey)).toEqual([]);
+});
+
 it("a scheduled run's instance counts toward its key: reaching the cap ends it, and the run says why", async () => {
   t.sims.vastai.control.setBootDelay(300);
   const account = await t.newAccount('capped run ended', { credit: 100 });
@@ -141,19 +156,5 @@ it("a scheduled run's instance counts toward its key: reaching the cap ends it, 
     ((await t.http.get(`/v1/schedules/${scheduleId}/runs`).set(capped).expect(200)).body.data as Run[]).find((r) => r.status === 'failed'),
   60_000, 200);
   expect(ended.error).toMatch(/^the instance was ended: API key "cron-agent" \(gpuo_sk_.{4}…\) reached its spend cap: \$\d+\.\d\d spent this day \(UTC\), cap \$1\.00$/);
-  expect(t.sims.vastai.control.instances(simKey)).toEqual([]);
-});
-
-it("an expired key's schedule runs nothing, and its run says the key has expired", async () => {
-  const account = await t.newAccount('expired key', { credit: 100 });
-  const simKey = t.sims.vastai.createKey();
-  await t.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: simKey }).expect(201);
-  const created = await t.http.post('/v1/api-keys').set(account.auth).send({ name: 'short-lived', scopes: ['read', 'schedules:write'] });
-  const scheduleId = await createSchedule({ Authorization: `Bearer ${created.body.api_key}` }, 'outlives-its-key');
-  // The key's expiry passes (written as time passing would leave it).
-  await t.sql('UPDATE service_keys SET expires_at = now() - interval \'1 second\' WHERE id = $1', [created.body.id]);
-  const run = await triggerAndDecide(account.auth, scheduleId);
-  expect(run.status).toBe('failed');
-  expect(run.error).toMatch(/^api_key_unusable: The API key "short-lived" \(gpuo_sk_.{4}…\) that made this launch has expired/);
   expect(t.sims.vastai.control.instances(simKey)).toEqual([]);
 });
