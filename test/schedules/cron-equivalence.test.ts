@@ -43,7 +43,7 @@ function cronParserTimes(expression: string, after: Date, count: number): string
 }
 
 describe('Temporal fires exactly when classic cron does', () => {
-  it.each(TABLE)('%s: the next 20 action times from describe() equal cron-parser', async (cron) => {
+  it.concurrent.each(TABLE)('%s: the next 20 action times from describe() equal cron-parser', async (cron) => {
     const { auth } = await t.newAccount();
     const created = await t.http.post('/v1/schedules').set(auth).send({ name: 'cron table', gpu: 'rtx-4090', template: 'pytorch', cron });
     expect(created.status).toBe(201);
@@ -79,7 +79,7 @@ describe('Temporal fires exactly when classic cron does', () => {
 
 describe('cron validation', () => {
   const base = { name: 'bad cron', gpu: 'rtx-4090', template: 'pytorch' };
-  it.each([
+  it.concurrent.each([
     ['0 0 * *', /expected 5 space-separated fields/],
     ['0 0 0 * * *', /expected 5 space-separated fields/],
     ['61 * * * *', /minute: 61 is outside 0-59/],
