@@ -53,8 +53,9 @@ async function triggeredRun(limits: Record<string, unknown>) {
     const r = await latest();
     return r?.status === 'running' ? { run: r, seenAt: Date.now() } : undefined;
   }, 30_000, 100);
-  // Recorded at once: not an observation interval (60 s) later.
-  expect(running.seenAt - Date.parse(running.run.started_at!)).toBeLessThanOrEqual(2_000 + 100);
+  // Recorded at once: not an observation interval (60 s) later. (5 s, not 2: on a machine loaded by parallel
+  // test files the signal's way to the row took 2.6 s once; a poll would take up to 60.)
+  expect(running.seenAt - Date.parse(running.run.started_at!)).toBeLessThanOrEqual(5_000);
   const ended = await eventually('the run to end', async () => {
     const r = await latest();
     return r?.ended_at ? r : undefined;
