@@ -10,15 +10,45 @@ import type { ProviderId, ProviderInstance } from '../src/providers/types';
 import { DEFAULT_LIMITS } from '../src/domain/limits';
 import { LimitReachedError } from '../src/errors';
 import { createSpendWatch } from './billing';
+import { createBootActivities } from './boots';
 import { toActivityFailure } from './provider-failures';
 import { announceChargesToAlertMonitor } from './alerts';
 import { launchIntentOf, type LaunchInput } from '../workflows/contracts/launch';
+import { NOTHING_SENT_DETAIL } from '../workflows/contracts/failures';
+import { observerInputOf } from '../workflows/contracts/observation';
 import { keyMayEnd, keyMismatchWarning, providerKeyFingerprint } from '../src/domain/provider-key-fingerprint';
 import type { ActivityDeps } from './deps';
 
 export interface SshAccess {
   sshPublicKey?: string;
   sshKeyName?: string;
+}
+
+/** What `launchAtProvider` answers: the created row, the boot deadline (null: not read), whether the observer was told. */
+export interface LaunchedAtProvider {
+  row: InstanceRow;
+  bootDeadlineMs: number | null;
+  observerTold: boolean;
+}
+
+/** The attempt of the running activity (1 outside an activity: tests). */
+function attemptNow(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1;
+  }
+}
+
+/**
+ * `err` (a failure before the create was counted) marked as "nothing sent" when this is the first attempt: a
+ * later attempt cannot know what an earlier one sent, so its failures stay unmarked (the workflow compensates).
+ */
+function nothingSentYet(err: unknown): unknown {
+  if (attemptNow() !== 1) return err;
+  const f = err instanceof ApplicationFailure ? err : ApplicationFailure.create({ message: (err as Error)?.message ?? String(err), type: (err as Error)?.name, cause: err as Error });
+  const details = [...(f.details ?? []), NOTHING_SENT_DETAIL];
+  return ApplicationFailure.create({ message: f.message, type: f.type ?? undefined, nonRetryable: f.nonRetryable ?? undefined, details, cause: f.cause });
 }
 
 export interface PollResult {
@@ -62,6 +92,7 @@ async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
 export function createInstanceActivities(deps: ActivityDeps) {
   const { instances, sshKeys } = deps.queries;
   const spend = createSpendWatch(deps);
+  const boots = createBootActivities(deps);
 
   /** Calls the provider with the account's key; `fingerprint` names that key (see `providerKeyFingerprint`). */
   async function withProvider<T>(
@@ -223,6 +254,34 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
       } catch (err) {
         throw dbFailure(err);
       }
+    },
+
+    /**
+     * The whole create as one local activity (one workflow activation before the launch is answered, and no
+     * signal or activity task of the workflow's own after it): `prepareLaunch`, then `createAndRecord`, then
+     * the observer told about the instance (signal-with-start); the boot deadline is read meanwhile. A failure
+     * of the first attempt before the ask is counted carries {@link NOTHING_SENT_DETAIL}: nothing is compensated.
+     */
+    async launchAtProvider(input: LaunchInput): Promise<LaunchedAtProvider> {
+      const deadline = input.bootDeadlineMs === undefined ? boots.bootDeadline(input).then((d) => d.ms, () => null) : Promise.resolve(null);
+      let ssh: SshAccess;
+      try {
+        ssh = await activities.prepareLaunch(input);
+      } catch (err) {
+        throw nothingSentYet(err);
+      }
+      const row = await activities.createAndRecord(input, ssh);
+      let observerTold = false;
+      if ((input.observation ?? 'batched') === 'batched' && deps.workflows.watchInstance) {
+        observerTold = await deps.workflows.watchInstance(observerInputOf(input), input.instanceId).then(
+          () => true,
+          (err: unknown) => {
+            deps.logger.warn('launch: could not tell the observer; the workflow will', { instanceId: input.instanceId, err });
+            return false;
+          },
+        );
+      }
+      return { row, bootDeadlineMs: await deadline, observerTold };
     },
 
     /** Step 3: what the provider created, on the row (price fixed from here on). */

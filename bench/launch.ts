@@ -58,8 +58,8 @@ const PHASES: Phase[] = [
   'rest (HTTP, parsing, answer)',
   'observer DB meanwhile (overlaps)',
 ];
-/** The launch's own worker statements: intent row, SSH key, create counter, provider key, created row. */
-const LAUNCH_SQL = /INSERT INTO instances|UPDATE instances SET updated_at = now\(\) WHERE id|FROM ssh_keys|create_attempts|FROM provider_keys|SET provider_instance_id/;
+/** The launch's own worker statements: intent row, SSH key, create counter, provider key, created row, boot deadline. */
+const LAUNCH_SQL = /INSERT INTO instances|UPDATE instances SET updated_at = now\(\) WHERE id|FROM ssh_keys|create_attempts|FROM provider_keys|SET provider_instance_id|started_at - created_at/;
 /** The launch being measured (sequential part only): what each wrapper adds its time to. */
 let current: { phases: Map<Phase, number>; inTemporal: boolean } | undefined;
 const add = (phase: Phase, ms: number) => current?.phases.set(phase, (current.phases.get(phase) ?? 0) + ms);
@@ -83,6 +83,56 @@ function timedMethods<T extends object>(target: T, phaseOf: (args: unknown[]) =>
 const sqlOf = (args: unknown[]) => String((args[0] as { sql?: unknown } | undefined)?.sql ?? '');
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
+
+/** History events by type over `histories`, divided by `per`, as `TYPE n.n` (the types given, in order). */
+async function eventsPer(histories: Promise<{ events?: object[] | null }>[], per: number): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const history of await Promise.all(histories)) {
+    for (const e of history.events ?? []) {
+      // The event's type is the one `…EventAttributes` field it carries.
+      const [field] = Object.entries(e).find(([k, v]) => k.endsWith('EventAttributes') && v) ?? ['unknown'];
+      const type = field.replace(/EventAttributes$/, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      counts.set(type, (counts.get(type) ?? 0) + 1 / per);
+    }
+  }
+  return counts;
+}
+
+/**
+ * What one launch costs Temporal, from the histories (load-independent, unlike the timings): the events of the
+ * sustained phase's launch workflows (a sample, each from start to where it waits after the boot), and the
+ * events of the account's observer (every run of it) over all launches of the bench.
+ */
+async function temporalCostPerLaunch(client: Client, allLaunches: number): Promise<string[]> {
+  // The last launches boot (the simulator's 1 s) and are marked running: let them settle first.
+  await new Promise((r) => setTimeout(r, 6000));
+  const sample: string[] = [];
+  const observerRuns: string[] = [];
+  for await (const w of client.workflow.list()) {
+    if (w.type === 'observeProviderInstances') observerRuns.push(`${w.workflowId}/${w.runId}`);
+    else if (w.type === 'launchInstance' && sample.length < 30) sample.push(w.workflowId);
+  }
+  const launches = await eventsPer(sample.map((id) => client.workflow.getHandle(id).fetchHistory()), sample.length);
+  const observer = await eventsPer(
+    observerRuns.map((ref) => {
+      const [workflowId, runId] = ref.split('/');
+      return client.workflow.getHandle(workflowId!, runId).fetchHistory();
+    }),
+    allLaunches,
+  );
+  const show = (counts: Map<string, number>) =>
+    [...counts.entries()]
+      .filter(([, n]) => n >= 0.05)
+      .sort((a, b) => b[1] - a[1])
+      .map(([type, n]) => `${type.toLowerCase()} ${n.toFixed(1)}`)
+      .join(', ');
+  const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0).toFixed(1);
+  return [
+    `Temporal per launch (history events; workflow tasks = workflow_task_completed):`,
+    `  launch workflow (${sample.length} of the latest, until it waits after the boot): ${total(launches)} events: ${show(launches)}`,
+    `  observer (${observerRuns.length} runs over ${allLaunches} launches): ${total(observer)} events: ${show(observer)}`,
+  ];
+}
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -166,11 +216,13 @@ async function main(): Promise<void> {
   const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
   await fetch(`${api}/v1/settings/providers`, { method: 'POST', headers, body: JSON.stringify({ provider: 'runpod', api_key: simKey }) });
   const body = JSON.stringify({ provider: 'runpod', gpu_type: 'rtx-a6000' });
+  let launchCount = 0;
   const viaApi = async () => {
     const t0 = performance.now();
     const res = await fetch(`${api}/v1/compute/launch`, { method: 'POST', headers, body });
     if (res.status !== 201) throw new Error(`launch answered ${res.status}: ${await res.text()}`);
     await res.arrayBuffer();
+    launchCount++;
     return performance.now() - t0;
   };
   let n = 0;
@@ -208,6 +260,7 @@ async function main(): Promise<void> {
       }
     }),
   );
+  const temporalCost = await temporalCostPerLaunch(client, launchCount);
   const row = (name: string, xs: number[]) => `${name.padEnd(34)} p50 ${pct(xs, 50).toFixed(1).padStart(6)} ms   p99 ${pct(xs, 99).toFixed(1).padStart(6)} ms`;
   process.stdout.write(
     [
@@ -218,6 +271,7 @@ async function main(): Promise<void> {
       'phases of one launch (p50 each; the p50s need not add up to the total):',
       ...PHASES.map((p) => `  ${p.padEnd(32)} ${pct(phases.get(p)!, 50).toFixed(1).padStart(6)} ms`),
       `sustained: ${(launched / SECONDS).toFixed(1)} launches/s with ${CONCURRENCY} concurrent clients over ${SECONDS}s (${launched} launches, each a workflow)`,
+      ...temporalCost,
       `load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`,
       '',
     ].join('\n'),
