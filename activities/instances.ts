@@ -24,7 +24,7 @@ export interface SshAccess {
   sshKeyName?: string;
 }
 
-/** What `launchAtProvider` answers: the created row, the boot deadline (null: not read), whether the observer was told. */
+/** What the one-step `createAndRecord` answers: the created row, the boot deadline (null: not read), whether the observer was told. */
 export interface LaunchedAtProvider {
   row: InstanceRow;
   bootDeadlineMs: number | null;
@@ -179,6 +179,16 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
     }, key);
   }
 
+  /** The counted create, then its answer on the row. */
+  async function createdRow(input: LaunchInput, ssh: SshAccess): Promise<InstanceRow> {
+    const { instance, fingerprint } = await createCounted(input, ssh);
+    try {
+      return await instances.recordCreated(input.instanceId, instance, fingerprint);
+    } catch (err) {
+      throw dbFailure(err);
+    }
+  }
+
   async function rowOf(id: string): Promise<InstanceRow> {
     const row = await instances.findById(id);
     if (!row) throw ApplicationFailure.nonRetryable(`instance ${id} has no row`, 'instance_missing');
@@ -242,35 +252,27 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
     },
 
     /**
-     * Steps 2 and 3 in one local activity (one workflow activation less before the launch is answered): the
-     * counted create, then its answer on the row. A retry counts again, so it looks for the instance an earlier
-     * attempt created (and perhaps could not record) before creating; a failure after the create is not one of
-     * the nothing-created refusals, so the workflow compensates.
+     * With `ssh` (runs started before `launch-one-step`): steps 2 and 3 in one local activity, the counted
+     * create, then its answer on the row. A retry counts again, so it looks for the instance an earlier attempt
+     * created (and perhaps could not record) before creating; a failure after the create is not one of the
+     * nothing-created refusals, so the workflow compensates.
+     *
+     * Without `ssh`: the whole create in one local activity (one workflow activation before the launch is
+     * answered, and no signal or activity task of the workflow's own after it): `prepareLaunch`, the same
+     * counted create and record, then the observer told about the instance (signal-with-start); the boot
+     * deadline is read meanwhile. A failure of the first attempt before the ask is counted carries
+     * {@link NOTHING_SENT_DETAIL}: nothing is compensated.
      */
-    async createAndRecord(input: LaunchInput, ssh: SshAccess): Promise<InstanceRow> {
-      const { instance, fingerprint } = await createCounted(input, ssh);
-      try {
-        return await instances.recordCreated(input.instanceId, instance, fingerprint);
-      } catch (err) {
-        throw dbFailure(err);
-      }
-    },
-
-    /**
-     * The whole create as one local activity (one workflow activation before the launch is answered, and no
-     * signal or activity task of the workflow's own after it): `prepareLaunch`, then `createAndRecord`, then
-     * the observer told about the instance (signal-with-start); the boot deadline is read meanwhile. A failure
-     * of the first attempt before the ask is counted carries {@link NOTHING_SENT_DETAIL}: nothing is compensated.
-     */
-    async launchAtProvider(input: LaunchInput): Promise<LaunchedAtProvider> {
+    async createAndRecord(input: LaunchInput, ssh?: SshAccess): Promise<InstanceRow | LaunchedAtProvider> {
+      if (ssh) return createdRow(input, ssh);
       const deadline = input.bootDeadlineMs === undefined ? boots.bootDeadline(input).then((d) => d.ms, () => null) : Promise.resolve(null);
-      let ssh: SshAccess;
+      let access: SshAccess;
       try {
-        ssh = await activities.prepareLaunch(input);
+        access = await activities.prepareLaunch(input);
       } catch (err) {
         throw nothingSentYet(err);
       }
-      const row = await activities.createAndRecord(input, ssh);
+      const row = await createdRow(input, access);
       let observerTold = false;
       if ((input.observation ?? 'batched') === 'batched' && deps.workflows.watchInstance) {
         observerTold = await deps.workflows.watchInstance(observerInputOf(input), input.instanceId).then(

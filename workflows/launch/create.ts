@@ -6,6 +6,7 @@
  */
 import { allHandlersFinished, ApplicationFailure, condition, patched, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { SshAccess } from '../../activities/instances';
+import type { InstanceRow } from '../../src/db/queries/instances';
 import type { ProviderInstance } from '../../src/providers/types';
 import { INSTANCE_ID_ATTRIBUTE } from '../contracts/search-attributes';
 import { tellProgress } from './progress';
@@ -15,8 +16,8 @@ import type { LaunchContext } from './state';
 /** Marks runs whose create and its record are one local activity (`createAndRecord`). */
 const CREATE_AND_RECORD_PATCH = 'launch-create-and-record';
 /**
- * Marks runs whose whole create is one local activity (`launchAtProvider`: intent, SSH key, create, record,
- * the observer told, the boot deadline read), and whose boot is marked running by a local activity.
+ * Marks runs whose whole create is one local activity (`createAndRecord` without SSH access: intent, SSH key,
+ * create, record, the observer told, the boot deadline read), and whose boot is marked running by a local activity.
  */
 export const ONE_STEP_PATCH = 'launch-one-step';
 
@@ -30,15 +31,20 @@ export async function createInstance(c: LaunchContext): Promise<void> {
     if (patched(ONE_STEP_PATCH)) {
       // Everything before the answer in one activation; a failure says itself whether anything was sent.
       reachedProvider = true;
-      const { row, ...launched } = await launching.launchAtProvider(input);
-      s.row = row;
-      c.launched = launched;
+      const done = await launching.createAndRecord(input);
+      if ('observerTold' in done) {
+        s.row = done.row;
+        c.launched = { bootDeadlineMs: done.bootDeadlineMs, observerTold: done.observerTold };
+      } else {
+        s.row = done;
+        c.launched = { bootDeadlineMs: null, observerTold: false };
+      }
     } else {
       // Runs started before the create was one step (their histories replay this way).
       const ssh: SshAccess = await launching.prepareLaunch(input); // the intent row, then the SSH key
       reachedProvider = true;
       if (patched(CREATE_AND_RECORD_PATCH)) {
-        s.row = await launching.createAndRecord(input, ssh); // steps 2 and 3 in one local activity
+        s.row = (await launching.createAndRecord(input, ssh)) as InstanceRow; // steps 2 and 3 in one local activity
       } else {
         created = await launching.createAtProvider(input, ssh);
         s.row = await launching.recordCreated(id, created);

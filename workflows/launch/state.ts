@@ -92,7 +92,7 @@ export interface LaunchContext {
   acts: ReturnType<typeof launchActivities>;
   settings: LaunchSettings;
   /**
-   * Runs whose create was one local activity (`launchAtProvider`, patch `launch-one-step`): what it also
+   * Runs whose create was one local activity (`createAndRecord(input)`, patch `launch-one-step`): what it also
    * answered. Null in runs that created otherwise (older histories), were continued as new, or were adopted.
    */
   launched: { bootDeadlineMs: number | null; observerTold: boolean } | null;
