@@ -11,6 +11,7 @@
  * no production code is instrumented.
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -83,6 +84,43 @@ function timedMethods<T extends object>(target: T, phaseOf: (args: unknown[]) =>
 const sqlOf = (args: unknown[]) => String((args[0] as { sql?: unknown } | undefined)?.sql ?? '');
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
+
+/**
+ * CPU time (ms) so far of this process and of every process it started, by name: the Temporal dev server,
+ * Postgres (its backends are the embedded server's children), this node process (API, worker, simulators,
+ * clients). Read from /proc (Linux); utime + stime in clock ticks of 10 ms (CLK_TCK 100).
+ */
+function cpuMsByProcess(): Map<string, number> {
+  const stats = new Map<number, { ppid: number; name: string; ms: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(entry), { ppid: Number(fields[1]), name, ms: (Number(fields[11]) + Number(fields[12])) * 10 });
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const mine = new Set([process.pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, st] of stats) {
+      if (!mine.has(pid) && mine.has(st.ppid)) {
+        mine.add(pid);
+        grew = true;
+      }
+    }
+  }
+  const byName = new Map<string, number>();
+  for (const pid of mine) {
+    const st = stats.get(pid)!;
+    const name = pid === process.pid ? 'node (API, worker, simulators, clients)' : st.name.startsWith('postgres') ? 'postgres' : st.name.startsWith('temporal') ? 'temporal dev server' : st.name;
+    byName.set(name, (byName.get(name) ?? 0) + st.ms);
+  }
+  return byName;
+}
 
 /** History events by type over `histories`, divided by `per`, as `TYPE n.n` (the types given, in order). */
 async function eventsPer(histories: Promise<{ events?: object[] | null }>[], per: number): Promise<Map<string, number>> {
@@ -251,6 +289,7 @@ async function main(): Promise<void> {
     for (const p of PHASES) phases.get(p)!.push(measured.get(p) ?? 0);
   }
   let launched = 0;
+  const cpuBefore = cpuMsByProcess();
   const until = Date.now() + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -260,6 +299,12 @@ async function main(): Promise<void> {
       }
     }),
   );
+  const cpuAfter = cpuMsByProcess();
+  const cpuPerLaunch = [...cpuAfter.entries()]
+    .map(([name, ms]) => [name, (ms - (cpuBefore.get(name) ?? 0)) / launched] as const)
+    .filter(([, ms]) => ms >= 0.5)
+    .sort((a, b) => b[1] - a[1]);
+  const cpuTotal = cpuPerLaunch.reduce((a, [, ms]) => a + ms, 0);
   const temporalCost = await temporalCostPerLaunch(client, launchCount);
   const row = (name: string, xs: number[]) => `${name.padEnd(34)} p50 ${pct(xs, 50).toFixed(1).padStart(6)} ms   p99 ${pct(xs, 99).toFixed(1).padStart(6)} ms`;
   process.stdout.write(
@@ -271,6 +316,7 @@ async function main(): Promise<void> {
       'phases of one launch (p50 each; the p50s need not add up to the total):',
       ...PHASES.map((p) => `  ${p.padEnd(32)} ${pct(phases.get(p)!, 50).toFixed(1).padStart(6)} ms`),
       `sustained: ${(launched / SECONDS).toFixed(1)} launches/s with ${CONCURRENCY} concurrent clients over ${SECONDS}s (${launched} launches, each a workflow)`,
+      `CPU per launch in the sustained phase: ${cpuTotal.toFixed(1)} ms (${cpuPerLaunch.map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ')})`,
       ...temporalCost,
       `load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`,
       '',
