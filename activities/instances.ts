@@ -48,7 +48,8 @@ function nothingSentYet(err: unknown): unknown {
   if (attemptNow() !== 1) return err;
   const f = err instanceof ApplicationFailure ? err : ApplicationFailure.create({ message: (err as Error)?.message ?? String(err), type: (err as Error)?.name, cause: err as Error });
   const details = [...(f.details ?? []), NOTHING_SENT_DETAIL];
-  return ApplicationFailure.create({ message: f.message, type: f.type ?? undefined, nonRetryable: f.nonRetryable ?? undefined, details, cause: f.cause });
+  const { message, type, nonRetryable, nextRetryDelay, cause } = f;
+  return ApplicationFailure.create({ message, type: type ?? undefined, nonRetryable: nonRetryable ?? undefined, nextRetryDelay, details, cause });
 }
 
 export interface PollResult {
