@@ -4,7 +4,9 @@
  * to zero makes the account's spend workflow emit `billing.balance_low` and `billing.balance_depleted` and, after
  * a compressed grace period, the account's instances are stopped (runpod) or terminated (others) with the reason
  * recorded; a top-up during the grace keeps them running. The depletion moment itself (a timer, with the default
- * meter interval) is test/billing/depletion-moment.test.ts.
+ * meter interval) is test/billing/depletion-moment.test.ts. Each scenario has its own account, so the scenarios of
+ * a describe block run side by side on the file's one worker (the worker restart included: the other scenarios
+ * must come through it too).
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
@@ -24,7 +26,7 @@ import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal
 jest.setTimeout(180_000);
 
 /** Compressed grace period: long enough to top up in under load, short enough for a test. */
-const GRACE_MS = 8_000;
+const GRACE_MS = 6_000;
 
 let t: TestContext;
 let temporal: TemporalTestEnv;
@@ -107,7 +109,7 @@ async function launch(auth: Auth, provider: ProviderId, extra: Record<string, un
 }
 
 describe('launch needs the next hour of the fleet in the balance', () => {
-  it('answers 402 insufficient_balance below price × 1 h and creates nothing; 201 at exactly one hour', async () => {
+  it.concurrent('answers 402 insufficient_balance below price × 1 h and creates nothing; 201 at exactly one hour', async () => {
     const price = await livePriceMicros('runpod', 'rtx-a6000');
     const poor = await accountWith(['runpod'], (price - 1) / 1e6);
     const refused = await launch(poor.auth, 'runpod');
@@ -125,35 +127,37 @@ describe('launch needs the next hour of the fleet in the balance', () => {
     await t.http.post(`/v1/compute/${ok.body.id}/terminate`).set(exact.auth).expect(200);
   });
 
-  it('answers 402 for an empty balance', async () => {
+  it.concurrent('answers 402 for an empty balance', async () => {
     const empty = await accountWith(['vastai'], 0);
     const res = await launch(empty.auth, 'vastai');
     expect(res.status).toBe(402);
     expect(t.sims.vastai.control.instances(empty.simKeys.vastai!)).toEqual([]);
   });
 
-  it('prices the first hour from the pricing snapshot when it has the offer', async () => {
-    const price = await livePriceMicros('runpod', 'rtx-a6000');
+  it.concurrent('prices the first hour from the pricing snapshot when it has the offer', async () => {
+    // A GPU no other test of this file launches at runpod (they run beside this one): they keep the live price.
+    const gpu = { gpu_type: 'rtx-4090' };
+    const price = await livePriceMicros('runpod', 'rtx-4090');
     const account = await accountWith(['runpod'], (price * 3) / 1e6);
-    const before = await launch(account.auth, 'runpod', { name: 'before-snapshot' });
+    const before = await launch(account.auth, 'runpod', { ...gpu, name: 'before-snapshot' });
     expect(before.status).toBe(201);
     // The snapshot says this GPU now costs 10× as much at runpod: 3 h of the old price no longer covers it.
     await createPricingQueries(t.db.pool).recordRefresh(
       {
-        runpod: { ok: true, offers: [{ provider: 'runpod', gpuType: 'rtx-a6000', spot: false, region: null, pricePerHourMicros: price * 10, availability: 3 }] },
+        runpod: { ok: true, offers: [{ provider: 'runpod', gpuType: 'rtx-4090', spot: false, region: null, pricePerHourMicros: price * 10, availability: 3 }] },
         vastai: { ok: false, error: 'not asked' },
         lambda: { ok: false, error: 'not asked' },
       },
       new Date(),
     );
     await t.deps.pricing.reload();
-    const refused = await launch(account.auth, 'runpod', { name: 'after-snapshot' });
+    const refused = await launch(account.auth, 'runpod', { ...gpu, name: 'after-snapshot' });
     expect(refused.status).toBe(402);
     expect(refused.body.error.message).toContain(`$${((price * 10) / 1e6).toFixed(2)}/h`);
     await t.http.post(`/v1/compute/${before.body.id}/terminate`).set(account.auth).expect(200);
   });
 
-  it('still replays an Idempotency-Key launch after the balance fell', async () => {
+  it.concurrent('still replays an Idempotency-Key launch after the balance fell', async () => {
     const account = await accountWith(['vastai'], 100);
     const first = await t.http.post('/v1/compute/launch').set(account.auth).set('Idempotency-Key', 'enf-replay').send({ provider: 'vastai', gpu_type: 'rtx-a6000' });
     expect(first.status).toBe(201);
@@ -168,7 +172,7 @@ describe('launch needs the next hour of the fleet in the balance', () => {
 });
 
 describe('a depleted balance', () => {
-  it('emits balance_low once and balance_depleted, then ends every instance after the grace period with the reason', async () => {
+  it.concurrent('emits balance_low once and balance_depleted, then ends every instance after the grace period with the reason', async () => {
     const account = await accountWith(['runpod', 'vastai'], 100);
     const pod = await launch(account.auth, 'runpod');
     const box = await launch(account.auth, 'vastai');
@@ -221,7 +225,7 @@ describe('a depleted balance', () => {
     );
   });
 
-  it('keeps the instances running when a top-up arrives during the grace period', async () => {
+  it.concurrent('keeps the instances running when a top-up arrives during the grace period', async () => {
     const account = await accountWith(['vastai'], 100);
     const box = await launch(account.auth, 'vastai');
     expect(box.status).toBe(201);
@@ -257,7 +261,7 @@ describe('a depleted balance', () => {
     expect(await handle.result()).toEqual({ outcome: 'idle', endedInstanceIds: [] });
   });
 
-  it('still ends the instances when the worker is restarted during the grace period', async () => {
+  it.concurrent('still ends the instances when the worker is restarted during the grace period', async () => {
     const account = await accountWith(['vastai'], 100);
     const box = await launch(account.auth, 'vastai');
     expect(box.status).toBe(201);
@@ -279,7 +283,7 @@ describe('a depleted balance', () => {
     expect(ended.data.reason).toMatch(/prepaid balance depleted/);
   });
 
-  it('watches an account while it has live instances and writes nothing while the runway is long', async () => {
+  it.concurrent('watches an account while it has live instances and writes nothing while the runway is long', async () => {
     const account = await accountWith(['vastai'], 100);
     const box = await launch(account.auth, 'vastai');
     await waitForStatus(account.auth, box.body.id, 'running');
