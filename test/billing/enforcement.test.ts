@@ -5,14 +5,16 @@
  * a compressed grace period, the account's instances are stopped (runpod) or terminated (others) with the reason
  * recorded; a top-up during the grace keeps them running. The depletion moment itself (a timer, with the default
  * meter interval) is test/billing/depletion-moment.test.ts. Each scenario has its own account, so the scenarios of
- * a describe block run side by side on the file's one worker (the worker restart included: the other scenarios
- * must come through it too).
+ * a describe block run side by side on the file's one worker; the worker restart has a task queue and worker of
+ * its own, so that only its own worker goes away.
  */
 import { randomBytes } from 'node:crypto';
+import request from 'supertest';
 import { z } from 'zod';
 import { createLedgerQueries, type LedgerQueries } from '../../src/db/queries/ledger';
 import { createPricingQueries } from '../../src/db/queries/pricing';
 import { sql } from '../../src/db/sql';
+import { createApp } from '../../src/http/app';
 import { chargeForElapsed } from '../../src/domain/money';
 import type { ProviderId } from '../../src/providers/types';
 import { createBillingClient } from '../../src/workflow-clients/billing';
@@ -21,7 +23,7 @@ import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
 import { checkoutCompletedEvent, signedDelivery, startTestStripe } from '../helpers/stripe';
-import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+import { createTemporalTestEnv, uniqueTaskQueue, type TemporalTestEnv } from '../helpers/temporal';
 
 jest.setTimeout(180_000);
 
@@ -32,23 +34,17 @@ let t: TestContext;
 let temporal: TemporalTestEnv;
 let stripe: Awaited<ReturnType<typeof startTestStripe>>;
 let ledger: LedgerQueries;
-let worker: Awaited<ReturnType<TemporalTestEnv['startWorker']>>;
 
-function startWorker() {
-  return temporal.startWorker(
-    t.workerDeps({
-      temporal: { client: t.temporal, taskQueue: t.deps.temporal.taskQueue },
-      balanceGraceMs: GRACE_MS,
-    }),
-    t.deps.temporal.taskQueue,
-  );
+/** A worker of this file's settings on `taskQueue` (the one the file's API starts workflows on by default). */
+function startWorker(taskQueue = t.deps.temporal.taskQueue) {
+  return temporal.startWorker(t.workerDeps({ temporal: { client: t.temporal, taskQueue }, balanceGraceMs: GRACE_MS }), taskQueue);
 }
 
 beforeAll(async () => {
   stripe = await startTestStripe();
   t = await createTestContext({ simulators: true, stripe: stripe.settings, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 } });
   temporal = await createTemporalTestEnv();
-  worker = await startWorker();
+  await startWorker();
   for (const p of ['runpod', 'vastai', 'lambda'] as const) t.sims[p].control.setBootDelay(300);
   ledger = createLedgerQueries(t.db.pool);
 });
@@ -260,8 +256,12 @@ describe('a depleted balance', () => {
   });
 
   it.concurrent('still ends the instances when the worker is restarted during the grace period', async () => {
+    // An API and a worker on a task queue of their own: the restart leaves the scenarios beside this one alone.
+    const taskQueue = uniqueTaskQueue();
+    const api = request(createApp({ ...t.deps, temporal: { client: t.temporal, taskQueue } }).callback());
+    const worker = await startWorker(taskQueue);
     const account = await accountWith(['vastai'], 100);
-    const box = await launch(account.auth, 'vastai');
+    const box = await api.post('/v1/compute/launch').set(account.auth).send({ provider: 'vastai', gpu_type: 'rtx-a6000' });
     expect(box.status).toBe(201);
     await waitForStatus(account.auth, box.body.id, 'running');
     await drainTo(account.accountId, 5, box.body.id);
@@ -271,7 +271,7 @@ describe('a depleted balance', () => {
     // The worker goes away mid-grace; the timer lives in Temporal, and a new worker picks the run up.
     worker.worker.shutdown();
     await worker.running;
-    worker = await startWorker();
+    await startWorker(taskQueue); // closed with the file's environment
 
     const result = (await handle.result()) as BalanceDepletionResult;
     expect(result.outcome).toBe('instances_ended');
@@ -288,7 +288,7 @@ describe('a depleted balance', () => {
     await eventually('a metered charge', async () => {
       const res = await t.http.get('/v1/billing/transactions?type=instance_charge').set(account.auth);
       return res.body.data.length > 0 ? true : undefined;
-    }, 60_000); // a deadline for a loaded machine, and for the worker restart that the scenario beside this one makes
+    }, 60_000); // a deadline for a loaded machine
     const handle = t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId));
     expect((await handle.describe()).status.name).toBe('RUNNING');
     const kinds = (await events(account.accountId)).map((e) => e.type);
