@@ -2,8 +2,7 @@
  * Search attributes on the real dev server (registered by test/global-setup.ts like the local default does):
  * a launch carries the account and provider from its start and the provider's instance id once created,
  * across continue-as-new runs too; a refused launch carries account and provider; the pricing schedule and
- * its runs carry the schedule id. Listing by them is what an operator does in the Temporal UI. The tests (own
- * accounts, ids and namespace; the refused launch faults RunPod, the tagged launch runs at Vast.ai) run side by side.
+ * its runs carry the schedule id. Listing by them is what an operator does in the Temporal UI.
  */
 import request from 'supertest';
 import { createApp } from '../../src/http/app';
@@ -59,7 +58,7 @@ async function list(query: string): Promise<Run[]> {
   return runs;
 }
 
-it.concurrent('tags a launch with account and provider at start and the instance id once created, in every run', async () => {
+it('tags a launch with account and provider at start and the instance id once created, in every run', async () => {
   const fast = request(createApp({ ...t.deps, launchTiming: { pollIntervalMs: 100, meterIntervalMs: 250, continueAsNewAfter: 2 } }).callback());
   const a = await t.newAccount();
   await fast.post('/v1/settings/providers').set(a.auth).send({ provider: 'vastai', api_key: t.sims.vastai.createKey() }).expect(201);
@@ -80,7 +79,7 @@ it.concurrent('tags a launch with account and provider at start and the instance
   await fast.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
 });
 
-it.concurrent('tags a refused launch with account and provider (no instance id: nothing was created)', async () => {
+it('tags a refused launch with account and provider (no instance id: nothing was created)', async () => {
   const a = await t.newAccount();
   await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'runpod', api_key: t.sims.runpod.createKey() }).expect(201);
   t.sims.runpod.control.setNoCapacity('rtx-a6000');
@@ -99,7 +98,7 @@ it.concurrent('tags a refused launch with account and provider (no instance id: 
   expect(await list(accountRunsQuery(other.accountId))).toEqual([]);
 });
 
-it.concurrent('tags the pricing schedule and the runs it starts with the schedule id', async () => {
+it('tags the pricing schedule and the runs it starts with the schedule id', async () => {
   const scheduleId = `pricing-refresh-test-${Date.now()}`;
   await ensurePricingSchedule(t.temporal, { taskQueue: t.deps.temporal.taskQueue, everyMs: 3_600_000, scheduleId, triggerNow: true });
   try {
@@ -120,7 +119,7 @@ it.concurrent('tags the pricing schedule and the runs it starts with the schedul
   }
 });
 
-it.concurrent('registers the attributes on a namespace that lacks them (what the worker does at start), idempotently', async () => {
+it('registers the attributes on a namespace that lacks them (what the worker does at start), idempotently', async () => {
   const namespace = `gpuo-sa-${Date.now()}`;
   await t.temporal.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
   const client = new Client({ connection: t.temporal.connection, namespace, dataConverter: TEST_DATA_CONVERTER });
