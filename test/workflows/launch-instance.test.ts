@@ -13,26 +13,20 @@ import { observerWorkflowId } from '../../workflows/contracts/observation';
 import { createFakeCloud, type FakeCloud } from '../helpers/fake-cloud';
 import { createTimeSkippingEnv, type TimeSkippingEnv } from '../helpers/time-skipping';
 
-// Side by side, three test servers share this 2-core machine with the suite's other files: a run under
-// load took over the default 60 s.
-jest.setTimeout(120_000);
-
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const PRICE = 2_000_000; // $2/h
 
 // A test server per test: after a launch (and its observer, an abandoned child) ends, the test server's clock can
-// stay locked for the next workflow on the same server (temporalio/sdk-java#1138, #1540). Each test starts its
-// own inside the test, so the tests (and their servers' start-ups) run side by side.
-async function onOwnServer(body: (ts: TimeSkippingEnv) => Promise<void>): Promise<void> {
-  const ts = await createTimeSkippingEnv();
-  try {
-    await body(ts);
-  } finally {
-    await ts.close();
-  }
-}
+// stay locked for the next workflow on the same server (temporalio/sdk-java#1138, #1540), a few seconds each.
+let ts: TimeSkippingEnv;
+beforeEach(async () => {
+  ts = await createTimeSkippingEnv();
+});
+afterEach(async () => {
+  await ts?.close();
+});
 
 function launchInput(extra: Partial<LaunchInput> = {}): LaunchInput {
   const account = `acct_${Math.random().toString(36).slice(2, 12)}`;
@@ -57,7 +51,7 @@ function launchInput(extra: Partial<LaunchInput> = {}): LaunchInput {
 }
 
 /** Launches, lets `runFor` of workflow time pass after the start, terminates; the workflow's result and ids. */
-async function launchRunTerminate(ts: TimeSkippingEnv, cloud: FakeCloud, input: LaunchInput, runFor: number) {
+async function launchRunTerminate(cloud: FakeCloud, input: LaunchInput, runFor: number) {
   return ts.withWorker(cloud.activities, async (taskQueue) => {
     const handle = await ts.env.client.workflow.start(launchInstance, { taskQueue, workflowId: input.instanceId, args: [input] });
     const startedAtMs = (await handle.describe()).startTime.getTime();
@@ -75,10 +69,10 @@ async function launchRunTerminate(ts: TimeSkippingEnv, cloud: FakeCloud, input: 
 }
 
 describe('launchInstance (time-skipping)', () => {
-  it.concurrent('charges a running instance at every meter interval and up to the confirmed terminate, at the launch price', () => onOwnServer(async (ts) => {
+  it('charges a running instance at every meter interval and up to the confirmed terminate, at the launch price', async () => {
     const cloud = createFakeCloud(ts, { provider: 'runpod', pricePerHourMicros: PRICE, bootMs: 10 * SECOND });
     const input = launchInput();
-    const { result, workflowStartMs } = await launchRunTerminate(ts, cloud, input, 3 * HOUR + 30 * MINUTE);
+    const { result, workflowStartMs } = await launchRunTerminate(cloud, input, 3 * HOUR + 30 * MINUTE);
 
     expect(result).toEqual({ instanceId: input.instanceId, outcome: 'terminated' });
     const row = cloud.rows.get(input.instanceId)!;
@@ -102,12 +96,12 @@ describe('launchInstance (time-skipping)', () => {
     // What the user pays: the price × the time it ran, nothing more.
     expect(Math.abs(cloud.chargedMicros(input.instanceId) - (PRICE * (ended - started)) / HOUR)).toBeLessThanOrEqual(2);
     expect(cloud.events.filter((e) => e.instanceId === input.instanceId).map((e) => e.type)).toEqual(['instance.started', 'instance.terminated']);
-  }));
+  });
 
-  it.concurrent('continues as new with the record and the meter carried over: every interval charged once, the terminate ends the new run', () => onOwnServer(async (ts) => {
+  it('continues as new with the record and the meter carried over: every interval charged once, the terminate ends the new run', async () => {
     const cloud = createFakeCloud(ts, { provider: 'runpod', pricePerHourMicros: PRICE, bootMs: 10 * SECOND });
     const input = launchInput({ continueAsNewAfter: 2 });
-    const { result, workflowStartMs, beforeEnd, firstRunId, lastRunId } = await launchRunTerminate(ts, cloud, input, 5 * HOUR + 30 * MINUTE);
+    const { result, workflowStartMs, beforeEnd, firstRunId, lastRunId } = await launchRunTerminate(cloud, input, 5 * HOUR + 30 * MINUTE);
 
     expect(lastRunId).not.toBe(firstRunId);
     // The new run answers for the instance as the first one left it.
@@ -131,13 +125,13 @@ describe('launchInstance (time-skipping)', () => {
     expect(charges[5]!.throughMs).toBe(ended);
     expect(Math.abs(cloud.chargedMicros(input.instanceId) - (PRICE * (ended - started)) / HOUR)).toBeLessThanOrEqual(3);
     expect(cloud.events.filter((e) => e.type === 'instance.started')).toHaveLength(1);
-  }));
+  });
 
-  it.concurrent('a create whose answer was lost is retried and finds the instance it made: one instance, launched and ended once', () => onOwnServer(async (ts) => {
+  it('a create whose answer was lost is retried and finds the instance it made: one instance, launched and ended once', async () => {
     const cloud = createFakeCloud(ts, { provider: 'vastai', pricePerHourMicros: PRICE, bootMs: 10 * SECOND });
     cloud.loseCreateAnswers(1);
     const input = launchInput({ provider: 'vastai' });
-    const { result } = await launchRunTerminate(ts, cloud, input, 30 * MINUTE);
+    const { result } = await launchRunTerminate(cloud, input, 30 * MINUTE);
 
     expect(result).toEqual({ instanceId: input.instanceId, outcome: 'terminated' });
     const made = [...cloud.created.values()];
@@ -145,5 +139,5 @@ describe('launchInstance (time-skipping)', () => {
     expect(made[0]).toMatchObject({ name: input.providerName, status: 'terminated' });
     expect(cloud.rows.get(input.instanceId)).toMatchObject({ provider_instance_id: made[0]!.id, status: 'terminated' });
     expect(cloud.chargedMicros(input.instanceId)).toBeGreaterThan(0);
-  }));
+  });
 });

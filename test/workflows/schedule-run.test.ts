@@ -12,24 +12,18 @@ import { observerWorkflowId } from '../../workflows/contracts/observation';
 import { createFakeCloud, type FakeCloud } from '../helpers/fake-cloud';
 import { createTimeSkippingEnv, type TimeSkippingEnv } from '../helpers/time-skipping';
 
-// Side by side, two test servers share this 2-core machine with the suite's other files: a run under
-// load took over the default 60 s.
-jest.setTimeout(120_000);
-
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
 // A test server per test (see launch-instance.test.ts): a finished run's abandoned children can hold its clock.
-// Started inside each test, so the tests (and their servers' start-ups) run side by side.
-async function onOwnServer(body: (ts: TimeSkippingEnv) => Promise<void>): Promise<void> {
-  const ts = await createTimeSkippingEnv();
-  try {
-    await body(ts);
-  } finally {
-    await ts.close();
-  }
-}
+let ts: TimeSkippingEnv;
+beforeEach(async () => {
+  ts = await createTimeSkippingEnv();
+});
+afterEach(async () => {
+  await ts?.close();
+});
 
 interface Finished {
   runId: string;
@@ -101,7 +95,7 @@ function schedule(limits: { max_duration_hours?: number; max_cost_micros?: numbe
 }
 
 /** Fires the schedule once and waits (in skipped time) for the run to end; the run's record and its instance. */
-async function fire(ts: TimeSkippingEnv, s: ScheduleRow, pricePerHourMicros: number) {
+async function fire(s: ScheduleRow, pricePerHourMicros: number) {
   const cloud = createFakeCloud(ts, { provider: 'runpod', pricePerHourMicros, bootMs: 20 * SECOND });
   const run = runActivities(cloud, s, pricePerHourMicros);
   const result = await ts.withWorker(run.activities, async (taskQueue) => {
@@ -120,9 +114,9 @@ async function fire(ts: TimeSkippingEnv, s: ScheduleRow, pricePerHourMicros: num
 }
 
 describe('scheduleRun (time-skipping)', () => {
-  it.concurrent('max_duration_hours ends the instance at exactly started_at + the limit, charged for just that', () => onOwnServer(async (ts) => {
+  it('max_duration_hours ends the instance at exactly started_at + the limit, charged for just that', async () => {
     const price = 2_000_000; // $2/h
-    const { result, recorded, cloud, instance } = await fire(ts, schedule({ max_duration_hours: 2.5 }), price);
+    const { result, recorded, cloud, instance } = await fire(schedule({ max_duration_hours: 2.5 }), price);
 
     expect(result).toEqual({ runId: 'run_1', status: 'stopped_max_duration' });
     expect(recorded.finished).toMatchObject({ status: 'stopped_max_duration', stopReason: 'max_duration_hours (2.5) reached' });
@@ -136,11 +130,11 @@ describe('scheduleRun (time-skipping)', () => {
     expect(cloud.chargedMicros(instance.id)).toBeGreaterThanOrEqual(price * 2.5);
     expect(cloud.chargedMicros(instance.id)).toBeLessThan(price * 2.5 + price / 3600);
     expect([...cloud.created.values()].map((i) => i.status)).toEqual(['terminated']);
-  }));
+  });
 
-  it.concurrent('max_cost ends the instance at the moment price × elapsed reaches it: charges stay within the cap', () => onOwnServer(async (ts) => {
+  it('max_cost ends the instance at the moment price × elapsed reaches it: charges stay within the cap', async () => {
     const price = 3_000_000; // $3/h, so a $4.50 cap is reached after 1.5 h
-    const { result, recorded, cloud, instance } = await fire(ts, schedule({ max_cost_micros: 4_500_000 }), price);
+    const { result, recorded, cloud, instance } = await fire(schedule({ max_cost_micros: 4_500_000 }), price);
 
     expect(result).toEqual({ runId: 'run_1', status: 'stopped_max_cost' });
     expect(recorded.finished).toMatchObject({ status: 'stopped_max_cost', stopReason: 'max_cost (4.5) reached' });
@@ -151,5 +145,5 @@ describe('scheduleRun (time-skipping)', () => {
     expect(cloud.chargedMicros(instance.id)).toBeGreaterThanOrEqual(4_500_000);
     expect(cloud.chargedMicros(instance.id)).toBeLessThanOrEqual(4_500_000 + price / 3600);
     expect([...cloud.created.values()].map((i) => i.status)).toEqual(['terminated']);
-  }));
+  });
 });
