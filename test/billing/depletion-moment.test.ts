@@ -60,9 +60,9 @@ async function livePriceMicros(provider: ProviderId): Promise<number> {
   return Math.min(...offers.filter((o) => o.gpuType === 'rtx-a6000' && !o.spot).map((o) => Math.round(o.pricePerHour * 1e6)));
 }
 
-async function fleetAccount(providers: ProviderId[]) {
+async function fleetAccount(providers: ProviderId[], coveredMs = COVERED_MS) {
   const burn = (await Promise.all(providers.map(livePriceMicros))).reduce((a, b) => a + b, 0);
-  const account = await t.newAccount('depleting', { credit: Math.ceil(chargeForElapsed(burn, COVERED_MS)) / 1e6 });
+  const account = await t.newAccount('depleting', { credit: Math.ceil(chargeForElapsed(burn, coveredMs)) / 1e6 });
   for (const provider of providers) {
     await t.http.post('/v1/settings/providers').set(account.auth).send({ provider, api_key: t.sims[provider].createKey() }).expect(201);
   }
@@ -140,7 +140,9 @@ describe('depletion at the computed moment, with the default meter interval', ()
   });
 
   it.concurrent('a top-up during the grace cancels it: the instance keeps running', async () => {
-    const account = await fleetAccount(['vastai']);
+    // Depletes (and is topped up) well before the scenario beside it, so that the other's end after its grace,
+    // timed to 2 s, does not share its moment with this one's top-up.
+    const account = await fleetAccount(['vastai'], COVERED_MS / 2);
     const depleted = await depletedEvent(account.accountId);
 
     const session = await t.http.post('/v1/billing/credit').set(account.auth).send({ amount: 50 });
