@@ -30,7 +30,10 @@ function run(file: string, args: string[], opts: { cwd?: string; input?: string 
     const child = execFile(file, args, { cwd: opts.cwd ?? REPO_ROOT, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
       err ? reject(new Error(`${path.basename(file)} ${args.join(' ')}: ${err.message}\n${stdout}${stderr}`)) : resolve(stdout),
     );
-    child.stdin!.end(opts.input ?? '');
+    // A program that exits without reading its stdin (tsc, node -e) closes the pipe: its exit status tells.
+    child.stdin!.on('error', () => undefined);
+    if (opts.input === undefined) child.stdin!.end();
+    else child.stdin!.end(opts.input);
   });
 }
 
