@@ -198,6 +198,10 @@ async function untilAnswered(what: string, send: () => Promise<request.Response>
 
 it('leaks nothing and meters everything through worker kills, key removals and Postgres pauses', async () => {
   process.stderr.write(`leak test seed ${seed} (LEAK_TEST_SEED=${seed} repeats it)\n`);
+  // Where the time goes, for the summary line.
+  const startedAt = Date.now();
+  const phases: string[] = [];
+  const phase = (name: string) => phases.push(`${name} at ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   const accounts = await Promise.all([0, 1, 2].map(newAccount));
   startWorker();
 
@@ -205,11 +209,13 @@ it('leaks nothing and meters everything through worker kills, key removals and P
   let killing: Promise<void> | null = null;
   const killAndRestart = (why: string) =>
     (killing ??= (async () => {
-      chaosLog.push(`kill worker (${why})`);
+      const entry = chaosLog.push(`kill worker (${why})`) - 1;
       await killWorker();
       await new Promise((r) => setTimeout(r, random() * 500));
+      const restartedAt = Date.now();
       startWorker();
       await workerReady();
+      chaosLog[entry] += ` ready again in ${Date.now() - restartedAt} ms`;
     })().finally(() => (killing = null)));
   /** Kills the worker at a random moment (0–400 ms) after an operation was sent, for KILLED_DURING operations of each kind. */
   const killDuring = (chosen: boolean, what: string) =>
@@ -268,6 +274,7 @@ it('leaks nothing and meters everything through worker kills, key removals and P
     });
     await Promise.all(lanes);
     expect(new Set(launched.map((l) => l.id)).size).toBe(LAUNCHES);
+    phase('launched');
 
     // The background faults have all had their turn before the instances are judged.
     await eventually('a key removal and a Postgres pause', () =>
@@ -282,6 +289,7 @@ it('leaks nothing and meters everything through worker kills, key removals and P
       throw err;
     });
 
+    phase('metered');
     // The providers run exactly what we manage: no duplicate, no unmanaged instance.
     const atProviders = accounts.flatMap((a) => PROVIDERS.flatMap((p) => sims[p].control.instances(a.simKeys[p]).map((i) => `${p}:${i.id}`))).sort();
     const managed = (await sql<{ k: string }>(`SELECT provider || ':' || provider_instance_id AS k FROM instances WHERE status NOT IN ('terminated', 'failed') AND provider_instance_id IS NOT NULL`)).map((r) => r.k).sort();
@@ -298,6 +306,7 @@ it('leaks nothing and meters everything through worker kills, key removals and P
         ]);
       }
     }));
+    phase('terminated');
   } finally {
     chaos = false;
     await chaosLoop;
@@ -305,7 +314,7 @@ it('leaks nothing and meters everything through worker kills, key removals and P
   }
   process.stderr.write(`leak test chaos: ${chaosLog.join('; ')}\n`);
   process.stderr.write(`leak test chaos: ${chaosLog.length} events (${chaosLog.filter((c) => c.startsWith('kill worker')).length} worker kills, ` +
-    `${chaosLog.filter((c) => c.startsWith('remove')).length} key removals, ${chaosLog.filter((c) => c === 'pause postgres').length} Postgres pauses)\n`);
+    `${chaosLog.filter((c) => c.startsWith('remove')).length} key removals, ${chaosLog.filter((c) => c === 'pause postgres').length} Postgres pauses); ${phases.join(', ')}\n`);
 
   // Nothing runs anywhere any more.
   await eventually('every provider to drop every instance', () =>
