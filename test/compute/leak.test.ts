@@ -297,16 +297,20 @@ it('leaks nothing and meters everything through worker kills, key removals and P
     expect(managed).toHaveLength(LAUNCHES);
 
     // The terminates in the same lanes, each retried until the record says terminated.
+    const terminateTimes: string[] = [];
     await Promise.all(Array.from({ length: LANES }, (_, lane) => lane).map(async (lane) => {
       for (const [i, l] of launched.entries()) {
         if (i % LANES !== lane) continue;
+        const sentAt = Date.now();
+        let answers = 0;
         await Promise.all([
-          untilAnswered(`terminate ${l.id}`, () => http.post(`/v1/compute/${l.id}/terminate`).set(l.account.auth), (res) => res.status === 200 && res.body.status === 'terminated', l.id),
+          untilAnswered(`terminate ${l.id}`, () => (answers++, http.post(`/v1/compute/${l.id}/terminate`).set(l.account.auth)), (res) => res.status === 200 && res.body.status === 'terminated', l.id),
           killDuring(chosenTerminates.has(i), `during terminate ${i}`),
         ]);
+        terminateTimes.push(`${((Date.now() - sentAt) / 1000).toFixed(1)} s/${answers} asks`);
       }
     }));
-    phase('terminated');
+    phase(`terminated (each: ${terminateTimes.join(', ')})`);
   } finally {
     chaos = false;
     await chaosLoop;
