@@ -54,9 +54,10 @@ async function accountWithInstances(perProvider: number) {
 const observerRounds = async (accountId: string, provider: ProviderId) =>
   (await temporal.env.client.workflow.getHandle(observerWorkflowId(accountId, provider)).query(observerStatusQuery)).rounds;
 
-// Each test has its own account and counts only its own keys' requests: the two run side by side.
+// Each test has its own account and counts only its own keys' requests. They stay one after the other: both
+// keep the API busy (100 lists, 20 refreshes), side by side they took longer (12.0 s + 7.3 s vs 5.4 s + 3.4 s).
 describe('lists served from the fleet view', () => {
-  it.concurrent('answers a first list with a round of its own, then 100 lists in a row with no provider request', async () => {
+  it('answers a first list with a round of its own, then 100 lists in a row with no provider request', async () => {
     const a = await accountWithInstances(3);
     const first = await t.http.get('/v1/compute').set(a.auth).expect(200);
     expect(first.body.data.map((i: { id: string }) => i.id).sort()).toEqual([...a.ids].sort());
@@ -73,7 +74,7 @@ describe('lists served from the fleet view', () => {
     expect(await observerRounds(a.accountId, 'vastai')).toBe(1);
   });
 
-  it.concurrent('answers 20 concurrent ?refresh=true with one provider round per provider, all 20 with that round', async () => {
+  it('answers 20 concurrent ?refresh=true with one provider round per provider, all 20 with that round', async () => {
     const a = await accountWithInstances(2);
     await t.http.get('/v1/compute').set(a.auth).expect(200);
     // A pod made at RunPod after the first round: only a refresh can show it within this hour.
