@@ -62,7 +62,8 @@ const observerStatus = (accountId: string, provider: ProviderId): Promise<Observ
 
 /** Waits until the observer has made `more` rounds past the current one; resolves with its status then. */
 async function roundsPass(accountId: string, provider: ProviderId, more: number, timeoutMs = 30_000): Promise<ObserverStatus> {
-  const from = (await observerStatus(accountId, provider)).rounds;
+  // The launch workflow starts the observer after its create: on a loaded machine the row can say running first.
+  const from = (await eventually('the observer', () => observerStatus(accountId, provider), timeoutMs, 100)).rounds;
   return eventually(`${more} observer rounds`, async () => {
     const s = await observerStatus(accountId, provider);
     return s.rounds >= from + more ? s : undefined;
