@@ -3,9 +3,7 @@
  * charged, recorded `failed` with the reason and `instance.failed`; a boot the provider fails (RunPod EXITED,
  * Vast.ai exited, Lambda unhealthy) ends within one look, long before its deadline.
  */
-import request from 'supertest';
-import { createApp } from '../../src/http/app';
-import { PROVIDERS, type ProviderId } from '../../src/providers/types';
+import { type ProviderId } from '../../src/providers/types';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
@@ -32,8 +30,8 @@ afterAll(async () => {
 
 const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
-async function launch(a: { auth: Record<string, string> }, provider: ProviderId, http = t.http): Promise<string> {
-  const res = await http
+async function launch(a: { auth: Record<string, string> }, provider: ProviderId): Promise<string> {
+  const res = await t.http
     .post('/v1/compute/launch')
     .set(a.auth)
     .send({ provider, gpu_type: provider === 'lambda' ? 'h100-80gb-sxm' : 'rtx-a6000', ...(provider === 'lambda' ? { region: 'us-east-1', gpu_count: 8 } : {}) });
@@ -52,41 +50,48 @@ async function failedRow(id: string) {
 const chargesOf = async (rowId: string) => Number((await sql<{ n: string }>('SELECT count(*) AS n FROM ledger_entries WHERE instance_id = $1', [rowId]))[0]!.n);
 const eventsOf = (accountId: string) => sql<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
 
-describe('boots that never end by themselves', () => {
-  // Every provider's boots hang while these tests run (side by side, each with its own account); a boot ends
-  // only at its deadline or when the provider fails it.
-  beforeAll(() => PROVIDERS.forEach((p) => t.sims[p].control.setBootDelay(3_600_000)));
-  afterAll(() => PROVIDERS.forEach((p) => t.sims[p].control.setBootDelay(200)));
-  /** The API of the provider-failure tests: their boots have 60 s, so only the provider's failure ends them early. */
-  const longDeadline = () => request(createApp({ ...t.deps, launchTiming: { ...timing, bootDeadlineMs: 60_000 } }).callback());
+it('terminates a boot that never ends at its deadline, charges nothing, records failed and instance.failed', async () => {
+  const a = await t.connectedAccount('runpod');
+  t.sims.runpod.control.setBootDelay(3_600_000);
+  let id: string;
+  try {
+    id = await launch(a, 'runpod');
+  } finally {
+    t.sims.runpod.control.setBootDelay(200);
+  }
+  const row = await failedRow(id);
+  expect(row.end_reason).toMatch(/did not start within 2.5 s \(boot deadline\)/);
+  const bootMs = row.ended_at.getTime() - row.created_at.getTime();
+  expect(bootMs).toBeGreaterThanOrEqual(DEADLINE_MS);
+  expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]); // terminated at the provider
+  expect(await chargesOf(row.id)).toBe(0);
+  const events = await eventsOf(a.accountId);
+  expect(events.map((e) => e.type)).toEqual(['instance.failed']);
+  expect(events[0]!.data).toMatchObject({ instance_id: id, provider: 'runpod', reason: row.end_reason });
+  const listed = await t.http.get('/v1/compute').set(a.auth);
+  // Listed as failed (until a round no longer lists it at the provider), never as still provisioning.
+  expect(listed.body.data.filter((i: { id: string }) => i.id === id).map((i: { status: string }) => i.status)).toEqual(
+    listed.body.data.some((i: { id: string }) => i.id === id) ? ['failed'] : [],
+  );
+  expect((await temporal.env.client.workflow.getHandle(row.id).result()).outcome).toBe('boot_failed');
+});
 
-  it.concurrent('terminates a boot that never ends at its deadline, charges nothing, records failed and instance.failed', async () => {
-    const a = await t.connectedAccount('runpod');
-    const id = await launch(a, 'runpod');
-    const row = await failedRow(id);
-    expect(row.end_reason).toMatch(/did not start within 2.5 s \(boot deadline\)/);
-    const bootMs = row.ended_at.getTime() - row.created_at.getTime();
-    expect(bootMs).toBeGreaterThanOrEqual(DEADLINE_MS);
-    expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]); // terminated at the provider
-    expect(await chargesOf(row.id)).toBe(0);
-    const events = await eventsOf(a.accountId);
-    expect(events.map((e) => e.type)).toEqual(['instance.failed']);
-    expect(events[0]!.data).toMatchObject({ instance_id: id, provider: 'runpod', reason: row.end_reason });
-    const listed = await t.http.get('/v1/compute').set(a.auth);
-    // Listed as failed (until a round no longer lists it at the provider), never as still provisioning.
-    expect(listed.body.data.filter((i: { id: string }) => i.id === id).map((i: { status: string }) => i.status)).toEqual(
-      listed.body.data.some((i: { id: string }) => i.id === id) ? ['failed'] : [],
-    );
-    expect((await temporal.env.client.workflow.getHandle(row.id).result()).outcome).toBe('boot_failed');
-  });
-
-  it.concurrent.each([
-    ['runpod', 'EXITED', (key: string, id: string) => t.sims.runpod.control.preempt(key, id)],
-    ['vastai', 'exited', (key: string, id: string) => t.sims.vastai.control.preempt(key, id, 'exited')],
-    ['lambda', 'unhealthy', (key: string, id: string) => t.sims.lambda.control.markUnhealthy(key, id)],
-  ] as const)('%s: ends a boot the provider reports %s within one look, not at the deadline', async (provider, word, fail) => {
+describe.each([
+  ['runpod', 'EXITED', (key: string, id: string) => t.sims.runpod.control.preempt(key, id)],
+  ['vastai', 'exited', (key: string, id: string) => t.sims.vastai.control.preempt(key, id, 'exited')],
+  ['lambda', 'unhealthy', (key: string, id: string) => t.sims.lambda.control.markUnhealthy(key, id)],
+] as const)('%s', (provider, word, fail) => {
+  it(`ends a boot the provider reports ${word} within one look, not at the deadline`, async () => {
+    timing.bootDeadlineMs = 60_000;
     const a = await t.connectedAccount(provider);
-    const id = await launch(a, provider, longDeadline());
+    t.sims[provider].control.setBootDelay(3_600_000);
+    let id: string;
+    try {
+      id = await launch(a, provider);
+    } finally {
+      t.sims[provider].control.setBootDelay(200);
+      timing.bootDeadlineMs = DEADLINE_MS;
+    }
     const failedAt = Date.now();
     fail(a.simKey, id);
     const row = await failedRow(id);
@@ -100,7 +105,6 @@ describe('boots that never end by themselves', () => {
   });
 });
 
-// Vast.ai's boots hang, RunPod's do not: alone, after the tests above.
 it('a scheduled run whose boot passes its deadline moves on to the next offer', async () => {
   const a = await t.connectedAccount('runpod');
   const vastKey = t.sims.vastai.createKey();
