@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bearerKey } from './sim-util';
 
 export { bearerKey, randomChars, now, isoSeconds, testIp } from './sim-util';
 
@@ -13,6 +14,8 @@ export interface RequestMatch {
   method?: string;
   /** Exact path (a trailing slash is ignored) or a pattern, matched against the path without the query. */
   path?: string | RegExp;
+  /** The API key the request carried (a Bearer token, or Vast.ai's `api_key` query): one account's requests only. */
+  key?: string;
 }
 
 export interface RecordedExchange {
@@ -24,6 +27,8 @@ export interface RecordedExchange {
   query: Record<string, string>;
   /** Parsed JSON body (`undefined` when none was sent; the raw text when it was not JSON). */
   body: unknown;
+  /** The API key it carried (Bearer token or `api_key` query), null when none. */
+  key?: string | null;
   /** The route pattern that handled the request (`/v2/pods/:id`), or null for faults and unknown paths. */
   route: string | null;
   status: number;
@@ -89,8 +94,9 @@ interface CountedFault {
   afterHandling: boolean;
 }
 
-function matches(m: RequestMatch | undefined, method: string, path: string): boolean {
+function matches(m: RequestMatch | undefined, method: string, path: string, key: string | null): boolean {
   if (!m) return true;
+  if (m.key !== undefined && m.key !== key) return false;
   if (m.method && m.method.toUpperCase() !== method) return false;
   if (m.path instanceof RegExp) return m.path.test(path);
   if (typeof m.path === 'string') return m.path.replace(/\/+$/, '') === path.replace(/\/+$/, '');
@@ -117,7 +123,8 @@ export class SimServer implements FaultControl {
   private readonly routes: { method: string; pattern: string; re: RegExp; keys: string[]; handler: Handler }[] = [];
   private rateLimits: CountedFault[] = [];
   private errors: CountedFault[] = [];
-  private latency: { ms: number; match?: RequestMatch; afterHandling: boolean } | null = null;
+  /** Per key (`''`: any key), so tests of different accounts can slow their own requests side by side. */
+  private latency = new Map<string, { ms: number; match?: RequestMatch; afterHandling: boolean }>();
   private recorded: RecordedExchange[] = [];
   private seq = 0;
   private readonly timers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
@@ -166,11 +173,14 @@ export class SimServer implements FaultControl {
   }
 
   setLatency(ms: number, opts: { match?: RequestMatch; afterHandling?: boolean } = {}): void {
-    this.latency = ms > 0 ? { ms, match: opts.match, afterHandling: opts.afterHandling ?? false } : null;
+    const slot = opts.match?.key ?? '';
+    if (ms > 0) this.latency.set(slot, { ms, match: opts.match, afterHandling: opts.afterHandling ?? false });
+    else if (opts.match?.key === undefined) this.latency.clear();
+    else this.latency.delete(slot);
   }
 
   requests(match?: RequestMatch): RecordedExchange[] {
-    return this.recorded.filter((r) => matches(match, r.method, r.path));
+    return this.recorded.filter((r) => matches(match, r.method, r.path, r.key ?? null));
   }
 
   clearRequests(): void {
@@ -180,7 +190,7 @@ export class SimServer implements FaultControl {
   resetFaults(): void {
     this.rateLimits = [];
     this.errors = [];
-    this.latency = null;
+    this.latency.clear();
   }
 
   async listen(host: string, port: number): Promise<string> {
@@ -233,8 +243,8 @@ export class SimServer implements FaultControl {
     });
   }
 
-  private takeFault(list: CountedFault[], method: string, path: string, afterHandling: boolean): CountedFault | null {
-    const f = list.find((x) => x.remaining > 0 && x.afterHandling === afterHandling && matches(x.match, method, path));
+  private takeFault(list: CountedFault[], method: string, path: string, key: string | null, afterHandling: boolean): CountedFault | null {
+    const f = list.find((x) => x.remaining > 0 && x.afterHandling === afterHandling && matches(x.match, method, path, key));
     if (!f) return null;
     f.remaining -= 1;
     return f;
@@ -258,14 +268,15 @@ export class SimServer implements FaultControl {
       }
     }
 
-    const latency = this.latency && matches(this.latency.match, method, path) ? this.latency : null;
+    const key = bearerKey(req.headers) ?? url.searchParams.get('api_key');
+    const latency = [...this.latency.values()].find((l) => matches(l.match, method, path, key)) ?? null;
     if (latency && !latency.afterHandling) await this.sleep(latency.ms);
 
     let response: SimResponse;
     let route: string | null = null;
     let fault = false;
-    const limited = this.takeFault(this.rateLimits, method, path, false);
-    const failed = limited ? null : this.takeFault(this.errors, method, path, false);
+    const limited = this.takeFault(this.rateLimits, method, path, key, false);
+    const failed = limited ? null : this.takeFault(this.errors, method, path, key, false);
     if (limited) {
       response = this.faults.rateLimited(limited.retryAfterSeconds);
       fault = true;
@@ -287,7 +298,7 @@ export class SimServer implements FaultControl {
         hit.r.keys.forEach((k, i) => (params[k] = decodeURIComponent(hit.m![i + 1]!)));
         response = await hit.r.handler({ method, path, query: url.searchParams, headers: req.headers, body, params });
       }
-      const lost = this.takeFault(this.errors, method, path, true);
+      const lost = this.takeFault(this.errors, method, path, key, true);
       if (lost) {
         response = this.faults.serverError(lost.status);
         fault = true;
@@ -302,6 +313,7 @@ export class SimServer implements FaultControl {
       method,
       path,
       query: Object.fromEntries(url.searchParams.entries()),
+      key,
       body,
       route,
       status: response.status,

@@ -69,11 +69,12 @@ async function chargedMicros(row: Row, providerId: string): Promise<number> {
   return Number(sum?.micros ?? 0);
 }
 
-describe.each([
-  ['runpod', 'stopped', 'instance.stopped'],
-  ['vastai', 'terminated', 'instance.terminated'],
-] as const)('%s', (provider, ended, plainEvent) => {
-  it(`${ended} once every GPU stayed below the threshold for the minutes, charged to that moment, with the reason and instance.idle_stopped`, async () => {
+// Every test has its own account and instances (utilization is set per instance): they run side by side.
+describe('idle stop', () => {
+  it.concurrent.each([
+    ['runpod', 'stopped', 'instance.stopped'],
+    ['vastai', 'terminated', 'instance.terminated'],
+  ] as const)('%s: %s once every GPU stayed below the threshold for the minutes, charged to that moment, with the reason and instance.idle_stopped', async (provider, ended, plainEvent) => {
     const { a, id } = await launchBusy(provider);
     const idleFrom = Date.now();
     t.sims[provider].control.setUtilization(a.simKey, id, 5);
@@ -106,72 +107,72 @@ describe.each([
       expect(listed).toMatchObject({ status: 'stopped', end_reason: reason, idle_stop: IDLE_STOP });
     }
   });
-});
 
-it('leaves an instance whose GPUs stay at or above the threshold running', async () => {
-  const { a, id } = await launchBusy('runpod');
-  const from = Date.now();
-  t.sims.runpod.control.setUtilization(a.simKey, id, 20); // at the threshold: busy
-  // Rounds keep coming (the fleet view's observed_at moves) well past the 2 s window.
-  await eventually('observer rounds past the window', async () => {
-    const body = (await t.http.get('/v1/compute').set(a.auth).expect(200)).body as { providers: { provider: string; observed_at: string | null }[] };
-    const runpod = body.providers.find((p) => p.provider === 'runpod');
-    return runpod?.observed_at && Date.parse(runpod.observed_at) - from > 3 * 2 * MINUTE_MS ? true : undefined;
-  }, 30_000, 100);
-  expect((await rowOf(id))?.status).toBe('running');
-  expect(t.sims.runpod.control.instances(a.simKey).find((i) => i.id === id)?.status).toMatch(/RUNNING/);
-  expect((await eventTypes(a.auth)).map((e) => e.type)).not.toContain('instance.idle_stopped');
-  await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
-});
+  it.concurrent('leaves an instance whose GPUs stay at or above the threshold running', async () => {
+    const { a, id } = await launchBusy('runpod');
+    const from = Date.now();
+    t.sims.runpod.control.setUtilization(a.simKey, id, 20); // at the threshold: busy
+    // Rounds keep coming (the fleet view's observed_at moves) well past the 2 s window.
+    await eventually('observer rounds past the window', async () => {
+      const body = (await t.http.get('/v1/compute').set(a.auth).expect(200)).body as { providers: { provider: string; observed_at: string | null }[] };
+      const runpod = body.providers.find((p) => p.provider === 'runpod');
+      return runpod?.observed_at && Date.parse(runpod.observed_at) - from > 3 * 2 * MINUTE_MS ? true : undefined;
+    }, 30_000, 100);
+    expect((await rowOf(id))?.status).toBe('running');
+    expect(t.sims.runpod.control.instances(a.simKey).find((i) => i.id === id)?.status).toMatch(/RUNNING/);
+    expect((await eventTypes(a.auth)).map((e) => e.type)).not.toContain('instance.idle_stopped');
+    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  });
 
-it('refuses idle_stop on lambda, and rules out of range, with a 400 that says why', async () => {
-  const a = await t.connectedAccount('lambda');
-  const lambda = await t.http
-    .post('/v1/compute/launch')
-    .set(a.auth)
-    .send({ provider: 'lambda', gpu_type: 'h100-80gb-sxm', gpu_count: 8, region: 'us-east-1', idle_stop: IDLE_STOP });
-  expect(lambda.status).toBe(400);
-  expect(lambda.body.error.code).toBe('validation_error');
-  expect(JSON.stringify(lambda.body.error)).toContain('Lambda reports no GPU utilization');
-  for (const idle_stop of [
-    { utilization_below_percent: 0, for_minutes: 5 },
-    { utilization_below_percent: 101, for_minutes: 5 },
-    { utilization_below_percent: 10, for_minutes: 0 },
-    { utilization_below_percent: 10 },
-  ]) {
-    const res = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'runpod', gpu_type: 'rtx-4090', idle_stop });
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('validation_error');
-  }
-  expect((await sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).length).toBe(0);
-});
+  it.concurrent('refuses idle_stop on lambda, and rules out of range, with a 400 that says why', async () => {
+    const a = await t.connectedAccount('lambda');
+    const lambda = await t.http
+      .post('/v1/compute/launch')
+      .set(a.auth)
+      .send({ provider: 'lambda', gpu_type: 'h100-80gb-sxm', gpu_count: 8, region: 'us-east-1', idle_stop: IDLE_STOP });
+    expect(lambda.status).toBe(400);
+    expect(lambda.body.error.code).toBe('validation_error');
+    expect(JSON.stringify(lambda.body.error)).toContain('Lambda reports no GPU utilization');
+    for (const idle_stop of [
+      { utilization_below_percent: 0, for_minutes: 5 },
+      { utilization_below_percent: 101, for_minutes: 5 },
+      { utilization_below_percent: 10, for_minutes: 0 },
+      { utilization_below_percent: 10 },
+    ]) {
+      const res = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'runpod', gpu_type: 'rtx-4090', idle_stop });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('validation_error');
+    }
+    expect((await sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).length).toBe(0);
+  });
 
-it('a schedule keeps its idle_stop (create, update, clear)', async () => {
-  const a = await t.connectedAccount('runpod');
-  const created = await t.http.post('/v1/schedules').set(a.auth)
-    .send({ name: 'nightly', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 * * *', idle_stop: IDLE_STOP });
-  expect(created.status).toBe(201);
-  expect(created.body.idle_stop).toEqual(IDLE_STOP);
-  const changed = await t.http.put(`/v1/schedules/${created.body.id}`).set(a.auth).send({ idle_stop: { utilization_below_percent: 5, for_minutes: 30 } });
-  expect(changed.body.idle_stop).toEqual({ utilization_below_percent: 5, for_minutes: 30 });
-  const cleared = await t.http.put(`/v1/schedules/${created.body.id}`).set(a.auth).send({ idle_stop: null });
-  expect(cleared.body).not.toHaveProperty('idle_stop');
-  const bad = await t.http.put(`/v1/schedules/${created.body.id}`).set(a.auth).send({ idle_stop: { utilization_below_percent: 5, for_minutes: 0 } });
-  expect(bad.status).toBe(400);
-});
+  it.concurrent('a schedule keeps its idle_stop (create, update, clear)', async () => {
+    const a = await t.connectedAccount('runpod');
+    const created = await t.http.post('/v1/schedules').set(a.auth)
+      .send({ name: 'nightly', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 * * *', idle_stop: IDLE_STOP });
+    expect(created.status).toBe(201);
+    expect(created.body.idle_stop).toEqual(IDLE_STOP);
+    const changed = await t.http.put(`/v1/schedules/${created.body.id}`).set(a.auth).send({ idle_stop: { utilization_below_percent: 5, for_minutes: 30 } });
+    expect(changed.body.idle_stop).toEqual({ utilization_below_percent: 5, for_minutes: 30 });
+    const cleared = await t.http.put(`/v1/schedules/${created.body.id}`).set(a.auth).send({ idle_stop: null });
+    expect(cleared.body).not.toHaveProperty('idle_stop');
+    const bad = await t.http.put(`/v1/schedules/${created.body.id}`).set(a.auth).send({ idle_stop: { utilization_below_percent: 5, for_minutes: 0 } });
+    expect(bad.status).toBe(400);
+  });
 
-it("a scheduled run's instance whose GPUs idle is terminated by the schedule's idle_stop, and the run succeeds with the reason", async () => {
-  const a = await t.connectedAccount('runpod');
-  const schedule = (await t.http.post('/v1/schedules').set(a.auth)
-    .send({ name: 'idle-job', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', prefer_spot: false, idle_stop: IDLE_STOP }).expect(201)).body as { id: string };
-  await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
-  // The simulator reports 0 % utilization unless told otherwise: the job's GPUs idle from the start.
-  const run = await eventually('the run to end', async () => {
-    const [r] = (await t.http.get(`/v1/schedules/${schedule.id}/runs`).set(a.auth).expect(200)).body.data as { status: string; stop_reason: string | null; instance_id: string | null }[];
-    return r && r.status !== 'launching' && r.status !== 'running' ? r : undefined;
-  }, 60_000, 100);
-  expect(run).toMatchObject({ status: 'succeeded', stop_reason: 'idle stop: every GPU below 20% utilization for 2 minutes' });
-  const row = await rowOf(run.instance_id!);
-  expect(row?.status).toBe('terminated'); // a scheduled run's pod is terminated, not kept stopped
-  expect((await eventTypes(a.auth)).map((e) => e.type)).toEqual(expect.arrayContaining(['instance.idle_stopped', 'instance.terminated']));
+  it.concurrent("a scheduled run's instance whose GPUs idle is terminated by the schedule's idle_stop, and the run succeeds with the reason", async () => {
+    const a = await t.connectedAccount('runpod');
+    const schedule = (await t.http.post('/v1/schedules').set(a.auth)
+      .send({ name: 'idle-job', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', prefer_spot: false, idle_stop: IDLE_STOP }).expect(201)).body as { id: string };
+    await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
+    // The simulator reports 0 % utilization unless told otherwise: the job's GPUs idle from the start.
+    const run = await eventually('the run to end', async () => {
+      const [r] = (await t.http.get(`/v1/schedules/${schedule.id}/runs`).set(a.auth).expect(200)).body.data as { status: string; stop_reason: string | null; instance_id: string | null }[];
+      return r && r.status !== 'launching' && r.status !== 'running' ? r : undefined;
+    }, 60_000, 100);
+    expect(run).toMatchObject({ status: 'succeeded', stop_reason: 'idle stop: every GPU below 20% utilization for 2 minutes' });
+    const row = await rowOf(run.instance_id!);
+    expect(row?.status).toBe('terminated'); // a scheduled run's pod is terminated, not kept stopped
+    expect((await eventTypes(a.auth)).map((e) => e.type)).toEqual(expect.arrayContaining(['instance.idle_stopped', 'instance.terminated']));
+  });
 });

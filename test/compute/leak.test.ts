@@ -1,8 +1,8 @@
 /**
- * The leak test: 20 launches and 20 terminates through the API while, at random moments, the worker process
- * is SIGKILLed and restarted, provider keys disappear and come back, and Postgres is paused. Afterwards the
- * providers run exactly the instances we manage (none twice, none unmanaged), every instance that ran was
- * metered exactly, and after the terminates nothing runs anywhere.
+ * The leak test: LEAK_TEST_LAUNCHES launches (default 10; the long run 20) and as many terminates through the
+ * API while, at random moments, the worker process is SIGKILLed and restarted, provider keys disappear and come
+ * back, and Postgres is paused. Afterwards the providers run exactly the instances we manage (none twice, none
+ * unmanaged), every instance that ran was metered exactly, and after the terminates nothing runs anywhere.
  *
  * It has its own Postgres (so pausing it disturbs no other test file) and a real worker process.
  */
@@ -44,6 +44,9 @@ function prng(seed: number) {
 const seed = Number(process.env.LEAK_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const random = prng(seed);
 const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+/** Launches (and terminates); the worker is killed during 30 % of each. The long run: LEAK_TEST_LAUNCHES=20. */
+const LAUNCHES = Number(process.env.LEAK_TEST_LAUNCHES ?? 10);
+const KILLED_DURING = Math.round(LAUNCHES * 0.3);
 
 let pg: ReturnType<typeof runEntry>;
 let dbUrl: string;
@@ -195,6 +198,10 @@ async function untilAnswered(what: string, send: () => Promise<request.Response>
 
 it('leaks nothing and meters everything through worker kills, key removals and Postgres pauses', async () => {
   process.stderr.write(`leak test seed ${seed} (LEAK_TEST_SEED=${seed} repeats it)\n`);
+  // Where the time goes, for the summary line.
+  const startedAt = Date.now();
+  const phases: string[] = [];
+  const phase = (name: string) => phases.push(`${name} at ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   const accounts = await Promise.all([0, 1, 2].map(newAccount));
   startWorker();
 
@@ -202,17 +209,19 @@ it('leaks nothing and meters everything through worker kills, key removals and P
   let killing: Promise<void> | null = null;
   const killAndRestart = (why: string) =>
     (killing ??= (async () => {
-      chaosLog.push(`kill worker (${why})`);
+      const entry = chaosLog.push(`kill worker (${why})`) - 1;
       await killWorker();
       await new Promise((r) => setTimeout(r, random() * 500));
+      const restartedAt = Date.now();
       startWorker();
       await workerReady();
+      chaosLog[entry] += ` ready again in ${Date.now() - restartedAt} ms`;
     })().finally(() => (killing = null)));
-  /** Kills the worker at a random moment (0–400 ms) after an operation was sent, for 6 operations of each kind. */
+  /** Kills the worker at a random moment (0–400 ms) after an operation was sent, for KILLED_DURING operations of each kind. */
   const killDuring = (chosen: boolean, what: string) =>
     chosen ? new Promise((r) => setTimeout(r, random() * 400)).then(() => killAndRestart(what)) : Promise.resolve();
-  const chosenLaunches = new Set(Array.from({ length: 20 }, (_, i) => i).sort(() => random() - 0.5).slice(0, 6));
-  const chosenTerminates = new Set(Array.from({ length: 20 }, (_, i) => i).sort(() => random() - 0.5).slice(0, 6));
+  const chosenLaunches = new Set(Array.from({ length: LAUNCHES }, (_, i) => i).sort(() => random() - 0.5).slice(0, KILLED_DURING));
+  const chosenTerminates = new Set(Array.from({ length: LAUNCHES }, (_, i) => i).sort(() => random() - 0.5).slice(0, KILLED_DURING));
 
   let chaos = true;
   const chaosLoop = (async () => {
@@ -249,10 +258,10 @@ it('leaks nothing and meters everything through worker kills, key removals and P
   })();
 
   try {
-    // 20 launches in 10 lanes, each retried with its Idempotency-Key until it has an instance.
-    const plan = Array.from({ length: 20 }, (_, i) => ({ i, account: pick(accounts), provider: pick(PROVIDERS) }));
+    // The launches in (at most) 10 lanes, each retried with its Idempotency-Key until it has an instance.
+    const plan = Array.from({ length: LAUNCHES }, (_, i) => ({ i, account: pick(accounts), provider: pick(PROVIDERS) }));
     const launched: { account: Account; provider: ProviderId; id: string }[] = [];
-    const LANES = 10;
+    const LANES = Math.min(10, LAUNCHES);
     const lanes = Array.from({ length: LANES }, (_, lane) => lane).map(async (lane) => {
       for (const p of plan.filter((x) => x.i % LANES === lane)) {
         const key = `leak-${seed}-${p.i}`;
@@ -264,37 +273,44 @@ it('leaks nothing and meters everything through worker kills, key removals and P
       }
     });
     await Promise.all(lanes);
-    expect(new Set(launched.map((l) => l.id)).size).toBe(20);
+    expect(new Set(launched.map((l) => l.id)).size).toBe(LAUNCHES);
+    phase('launched');
 
     // The background faults have all had their turn before the instances are judged.
     await eventually('a key removal and a Postgres pause', () =>
       chaosLog.some((c) => c.startsWith('remove')) && chaosLog.includes('pause postgres') ? true : undefined, 120_000, 200);
     // Every launch reaches running and is metered, whatever the chaos does meanwhile.
-    await eventually('all 20 instances metered', async () => {
+    await eventually(`all ${LAUNCHES} instances metered`, async () => {
       const [row] = await sql<{ n: string }>('SELECT count(*) AS n FROM instances WHERE started_at IS NOT NULL AND metered_through > started_at');
-      return Number(row!.n) === 20 ? true : undefined;
+      return Number(row!.n) === LAUNCHES ? true : undefined;
     }, 240_000, 500).catch(async (err) => {
       const rows = await sql('SELECT id, provider, status, started_at, metered_through, lifecycle_warning FROM instances ORDER BY metered_through NULLS FIRST LIMIT 5');
       process.stderr.write(`instances: ${JSON.stringify(rows, null, 1)}\nchaos: ${chaosLog.join('; ')}\nworker: ${worker?.output().slice(-3000)}\n`);
       throw err;
     });
 
+    phase('metered');
     // The providers run exactly what we manage: no duplicate, no unmanaged instance.
     const atProviders = accounts.flatMap((a) => PROVIDERS.flatMap((p) => sims[p].control.instances(a.simKeys[p]).map((i) => `${p}:${i.id}`))).sort();
     const managed = (await sql<{ k: string }>(`SELECT provider || ':' || provider_instance_id AS k FROM instances WHERE status NOT IN ('terminated', 'failed') AND provider_instance_id IS NOT NULL`)).map((r) => r.k).sort();
     expect(atProviders).toEqual(managed);
-    expect(managed).toHaveLength(20);
+    expect(managed).toHaveLength(LAUNCHES);
 
-    // 20 terminates in 10 lanes, each retried until the record says terminated.
+    // The terminates in the same lanes, each retried until the record says terminated.
+    const terminateTimes: string[] = [];
     await Promise.all(Array.from({ length: LANES }, (_, lane) => lane).map(async (lane) => {
       for (const [i, l] of launched.entries()) {
         if (i % LANES !== lane) continue;
+        const sentAt = Date.now();
+        let answers = 0;
         await Promise.all([
-          untilAnswered(`terminate ${l.id}`, () => http.post(`/v1/compute/${l.id}/terminate`).set(l.account.auth), (res) => res.status === 200 && res.body.status === 'terminated', l.id),
+          untilAnswered(`terminate ${l.id}`, () => (answers++, http.post(`/v1/compute/${l.id}/terminate`).set(l.account.auth)), (res) => res.status === 200 && res.body.status === 'terminated', l.id),
           killDuring(chosenTerminates.has(i), `during terminate ${i}`),
         ]);
+        terminateTimes.push(`${((Date.now() - sentAt) / 1000).toFixed(1)} s/${answers} asks`);
       }
     }));
+    phase(`terminated (each: ${terminateTimes.join(', ')})`);
   } finally {
     chaos = false;
     await chaosLoop;
@@ -302,7 +318,7 @@ it('leaks nothing and meters everything through worker kills, key removals and P
   }
   process.stderr.write(`leak test chaos: ${chaosLog.join('; ')}\n`);
   process.stderr.write(`leak test chaos: ${chaosLog.length} events (${chaosLog.filter((c) => c.startsWith('kill worker')).length} worker kills, ` +
-    `${chaosLog.filter((c) => c.startsWith('remove')).length} key removals, ${chaosLog.filter((c) => c === 'pause postgres').length} Postgres pauses)\n`);
+    `${chaosLog.filter((c) => c.startsWith('remove')).length} key removals, ${chaosLog.filter((c) => c === 'pause postgres').length} Postgres pauses); ${phases.join(', ')}\n`);
 
   // Nothing runs anywhere any more.
   await eventually('every provider to drop every instance', () =>
@@ -311,7 +327,7 @@ it('leaks nothing and meters everything through worker kills, key removals and P
   // Every instance was charged exactly price × metered time, no interval twice, metering ended at the terminate.
   const rows = await sql<{ provider_instance_id: string; account_id: string; status: string; started_at: Date; metered_through: Date; ended_at: Date; price_per_hour_micros: string }>(
     `SELECT provider_instance_id, account_id, status, started_at, metered_through, ended_at, price_per_hour_micros FROM instances WHERE provider_instance_id IS NOT NULL`);
-  expect(rows).toHaveLength(20);
+  expect(rows).toHaveLength(LAUNCHES);
   for (const row of rows) {
     expect(row.status).toBe('terminated');
     const expected = Math.round((Number(row.price_per_hour_micros) * (row.metered_through.getTime() - row.started_at.getTime())) / 3_600_000);

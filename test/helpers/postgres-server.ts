@@ -9,7 +9,8 @@ import { migrate } from '../../src/db/migrate';
 async function main(): Promise<void> {
   const dataDir = process.env.PG_DATA_DIR!;
   const port = Number(process.env.PG_PORT);
-  const pg = await startEmbeddedPostgres({ dataDir, port });
+  // A throw-away data directory, as the run's shared Postgres (test/global-setup.ts): no fsync.
+  const pg = await startEmbeddedPostgres({ dataDir, port, fsync: false });
   await ensureDatabase(pg.url(), 'app');
   await migrate(pg.url('app'));
   process.stdout.write(JSON.stringify({ url: pg.url('app'), dataDir }) + '\n');
