@@ -123,6 +123,23 @@ const LOG_FLUSH_INTERVAL_MS = 100;
 /** Where finished lines go instead of stdout/stderr (tests): one call per line, without the newline. */
 export type LogSink = (line: string) => void;
 
+/** The fields of the one `request` line the API writes per request (src/http/edge.ts). */
+export interface RequestLogFields {
+  request_id: string;
+  account_id: string | null;
+  method: string;
+  route: string;
+  path: string;
+  status: number;
+  ms: number;
+}
+
+/** Request lines the standard stdout stream holds back before formatting them in one pass. */
+const REQUEST_QUEUE_LENGTH = 256;
+/** A stream that takes request lines unformatted (the standard stdout stream): see `standardStreams`. */
+const queueRequestLine = Symbol('queueRequestLine');
+type RequestQueueing = { [queueRequestLine]?: (time: string, bindings: string, fields: RequestLogFields) => void };
+
 /**
  * Stdout for everything below error, stderr for errors; both asynchronous, flushed on exit. Pino tells a
  * stream that asks for metadata the level of the line it writes, so one branch replaces pino.multistream's
@@ -138,12 +155,37 @@ function standardStreams(): DestinationStream {
   const err = pino.destination({ dest: 2, sync: false });
   let batch = Buffer.allocUnsafeSlow(LOG_BATCH_BYTES);
   let used = 0;
+  // Request lines (one per API request) are queued as their fields, with the time and bindings of the moment
+  // they were logged, and formatted together: when the queue is full, before any other stdout line (so the
+  // order of lines is kept), and with every hand-over. One tight formatting loop costs the server a fraction
+  // of the same work spread between requests (bench:pricing, docs/performance.md).
+  const queued: (RequestLogFields | undefined)[] = new Array(REQUEST_QUEUE_LENGTH).fill(undefined);
+  const queuedTimes: string[] = new Array<string>(REQUEST_QUEUE_LENGTH).fill('');
+  const queuedBindings: string[] = new Array<string>(REQUEST_QUEUE_LENGTH).fill('');
+  let queuedCount = 0;
+  const drain = () => {
+    const n = queuedCount;
+    queuedCount = 0;
+    for (let i = 0; i < n; i++) {
+      append(requestLineText(queuedTimes[i]!, queuedBindings[i]!, queued[i]!));
+      queued[i] = undefined;
+    }
+  };
   const handOver = () => {
+    if (queuedCount > 0) drain();
     if (used === 0) return;
     const full = batch.subarray(0, used);
     batch = Buffer.allocUnsafeSlow(LOG_BATCH_BYTES);
     used = 0;
     out.write(full as unknown as string);
+  };
+  const append = (line: string) => {
+    // At most 3 bytes per UTF-16 unit: a line that might not fit goes after the batch (alone if it is huge).
+    if (used + 3 * line.length > LOG_BATCH_BYTES) {
+      handOver();
+      if (3 * line.length > LOG_BATCH_BYTES) return void out.write(Buffer.from(line) as unknown as string);
+    }
+    used += (batch as Buffer & { utf8Write(s: string, offset: number): number }).utf8Write(line, used);
   };
   // A quiet process must not hold its last lines back (an operator, or a supervisor waiting for "worker
   // polling", reads them): whatever is gathered goes out within 100 ms.
@@ -165,17 +207,19 @@ function standardStreams(): DestinationStream {
     }
   });
   const ERROR = pino.levels.values.error!;
-  const split = {
+  const split: DestinationStream & RequestQueueing & { lastLevel: number; [k: symbol]: unknown } = {
     [Symbol.for('pino.metadata')]: true,
     lastLevel: 0,
     write(line: string) {
       if (split.lastLevel >= ERROR) return void err.write(line);
-      // At most 3 bytes per UTF-16 unit: a line that might not fit goes after the batch (alone if it is huge).
-      if (used + 3 * line.length > LOG_BATCH_BYTES) {
-        handOver();
-        if (3 * line.length > LOG_BATCH_BYTES) return void out.write(Buffer.from(line) as unknown as string);
-      }
-      used += batch.write(line, used);
+      if (queuedCount > 0) drain();
+      append(line);
+    },
+    [queueRequestLine](time, bindings, fields) {
+      queued[queuedCount] = fields;
+      queuedTimes[queuedCount] = time;
+      queuedBindings[queuedCount] = bindings;
+      if (++queuedCount === REQUEST_QUEUE_LENGTH) drain();
     },
   };
   return split;
@@ -235,20 +279,17 @@ function wrap(p: PinoLogger, scrub: (f: Record<string, unknown>) => Record<strin
   return logger;
 }
 
-/** The fields of the one `request` line the API writes per request (src/http/edge.ts). */
-export interface RequestLogFields {
-  request_id: string;
-  account_id: string | null;
-  method: string;
-  route: string;
-  path: string;
-  status: number;
-  ms: number;
-}
-
 const requestLines = new WeakMap<Logger, (fields: RequestLogFields) => void>();
 const INFO = pino.levels.values.info!;
-const json = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
+/** A string as JSON: quoted as is when it holds only printable ASCII other than `"` and `\\` (ids, most paths). */
+const json = (v: string | null): string => {
+  if (v === null) return 'null';
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(v);
+  }
+  return `"${v}"`;
+};
 /** Route templates and methods come from a closed set: each is escaped once (bounded, in case they do not). */
 const escapedOnce = new Map<string, string>();
 const known = (v: string) => {
@@ -260,6 +301,17 @@ const known = (v: string) => {
   return out;
 };
 const num = (v: number) => (Number.isFinite(v) ? String(v) : 'null');
+/**
+ * Durations (hundredths of a millisecond below 100 ms) and statuses repeat: each one's text is made once
+ * (a double's conversion to text is the dearest part of a request line).
+ */
+const hundredths: string[] = [];
+const ms = (v: number): string => {
+  const h = Math.round(v * 100);
+  return h >= 0 && h < 10_000 && h / 100 === v ? (hundredths[h] ??= String(v)) : num(v);
+};
+const statuses: string[] = [];
+const status = (v: number): string => (v >= 100 && v < 600 && Number.isInteger(v) ? (statuses[v] ??= String(v)) : num(v));
 
 /**
  * The `request` line, written per request: `logger.info('request', fields)`, or, for a logger of this module,
@@ -271,17 +323,28 @@ export function requestLogLine(logger: Logger): (fields: RequestLogFields) => vo
   return requestLines.get(logger) ?? ((fields) => logger.info('request', fields as unknown as Record<string, unknown>));
 }
 
+/** The `request` line's text, newline included: what `logger.info('request', fields)` writes, made directly. */
+function requestLineText(time: string, bindings: string, f: RequestLogFields): string {
+  return (
+    `{"level":"info"${time}${bindings},"request_id":${json(f.request_id)},"account_id":${json(f.account_id)},"method":${known(f.method)},` +
+    `"route":${known(f.route)},"path":${json(f.path)},"status":${status(f.status)},"ms":${ms(f.ms)},"msg":"request"}\n`
+  );
+}
+
 function compiledRequestLine(p: PinoLogger): (f: RequestLogFields) => void {
-  const stream = (p as unknown as Record<symbol, DestinationStream & { lastLevel?: number; [k: symbol]: unknown }>)[pino.symbols.streamSym]!;
+  const stream = (p as unknown as Record<symbol, DestinationStream & RequestQueueing & { lastLevel?: number; [k: symbol]: unknown }>)[pino.symbols.streamSym]!;
   const metadata = stream[pino.symbols.needsMetadataGsym] === true;
   const bindings = (p as unknown as Record<symbol, string>)[pino.symbols.chindingsSym] ?? '';
+  const queue = stream[queueRequestLine];
+  if (queue) {
+    return (f) => {
+      if (p.levelVal <= INFO) queue(isoTime(), bindings, f);
+    };
+  }
   return (f) => {
     if (p.levelVal > INFO) return;
     if (metadata) stream.lastLevel = INFO;
-    stream.write(
-      `{"level":"info"${isoTime()}${bindings},"request_id":${json(f.request_id)},"account_id":${json(f.account_id)},"method":${known(f.method)},` +
-        `"route":${known(f.route)},"path":${json(f.path)},"status":${num(f.status)},"ms":${num(f.ms)},"msg":"request"}\n`,
-    );
+    stream.write(requestLineText(isoTime(), bindings, f));
   };
 }
 
