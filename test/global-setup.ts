@@ -24,7 +24,7 @@ export default async function globalSetup(): Promise<void> {
   const [pgPort, temporalPort] = [await freePort(), await freePort()];
 
   const startPostgres = async () => {
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'postgres'), port: pgPort });
+    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'postgres'), port: pgPort, fsync: false });
     await ensureDatabase(pg.url(), TEMPLATE_DATABASE);
     await migrate(pg.url(TEMPLATE_DATABASE));
     return pg;

@@ -67,6 +67,11 @@ export async function startEmbeddedPostgres(opts: {
   dataDir: string;
   port: number;
   log?: (line: string) => void;
+  /**
+   * false: no fsync (a commit is written to the OS, not flushed to the disk). Survives a crash of Postgres,
+   * not of the machine: for the test suite's throw-away data directory only. Default true.
+   */
+  fsync?: boolean;
 }): Promise<RunningPostgres> {
   const dataDir = path.resolve(opts.dataDir);
   const fresh = !existsSync(path.join(dataDir, 'PG_VERSION'));
@@ -81,7 +86,7 @@ export async function startEmbeddedPostgres(opts: {
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', 'fsync=on'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', `fsync=${opts.fsync === false ? 'off' : 'on'}`],
     onLog: (m: unknown) => opts.log?.(String(m).trim()),
     onError: (m: unknown) => opts.log?.(`[error] ${String(m).trim()}`),
   });

@@ -67,7 +67,8 @@ test('launch through the wizard creates exactly one instance, shows it running, 
   await row.getByText('running').waitFor();
   await row.getByRole('button', { name: 'Terminate' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Terminate' }).click();
-  await row.getByText(/^terminat(ing|ed)$/).waitFor();
+  // The terminate answers within its bound (10 s) and the page reloads the list; 60 s like the launch above, for a loaded machine.
+  await row.getByText(/^terminat(ing|ed)$/).waitFor({ timeout: 60_000 });
   await eventually('the provider to drop the instance', () => (t.sims.runpod.control.instances(a.simKey).length === 0 ? true : undefined));
   expect(t.sims.runpod.control.instances(a.simKey)).toHaveLength(0);
 });
