@@ -19,6 +19,7 @@ import type { Resolver } from '../src/webhooks/webhook-sender';
 import type { AlertsDue } from '../workflows/contracts/alerts';
 import type { SpendChange } from '../workflows/contracts/billing';
 import type { EndInstanceRequest, LaunchInput, LaunchTiming } from '../workflows/contracts/launch';
+import type { ObserverInput } from '../workflows/contracts/observation';
 
 /** Every query module the activities use, one instance each per worker. */
 export interface ActivityQueries {
@@ -38,6 +39,11 @@ export interface ActivityQueries {
 export interface WorkflowPorts {
   /** Tells the alert monitor what landed; starts it when it is not running (signal-with-start). */
   notifyAlertMonitor(due: AlertsDue): Promise<void>;
+  /**
+   * Tells the account's observer about a new instance (`watchInstance`), starting it when it does not run
+   * (signal-with-start). Absent in some tests: the launch workflow then signals or starts the observer itself.
+   */
+  watchInstance?(input: ObserverInput, instanceId: string): Promise<void>;
   /** Asks an instance's launch workflow to stop or terminate it (`endInstance`); a finished one has nothing to end. */
   requestInstanceEnd(rowId: string, request: EndInstanceRequest): Promise<void>;
   /**

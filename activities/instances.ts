@@ -10,15 +10,46 @@ import type { ProviderId, ProviderInstance } from '../src/providers/types';
 import { DEFAULT_LIMITS } from '../src/domain/limits';
 import { LimitReachedError } from '../src/errors';
 import { createSpendWatch } from './billing';
+import { createBootActivities } from './boots';
 import { toActivityFailure } from './provider-failures';
 import { announceChargesToAlertMonitor } from './alerts';
 import { launchIntentOf, type LaunchInput } from '../workflows/contracts/launch';
+import { NOTHING_SENT_DETAIL } from '../workflows/contracts/failures';
+import { observerInputOf } from '../workflows/contracts/observation';
 import { keyMayEnd, keyMismatchWarning, providerKeyFingerprint } from '../src/domain/provider-key-fingerprint';
 import type { ActivityDeps } from './deps';
 
 export interface SshAccess {
   sshPublicKey?: string;
   sshKeyName?: string;
+}
+
+/** What the one-step `createAndRecord` answers: the created row, the boot deadline (null: not read), whether the observer was told. */
+export interface LaunchedAtProvider {
+  row: InstanceRow;
+  bootDeadlineMs: number | null;
+  observerTold: boolean;
+}
+
+/** The attempt of the running activity (1 outside an activity: tests). */
+function attemptNow(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1;
+  }
+}
+
+/**
+ * `err` (a failure before the create was counted) marked as "nothing sent" when this is the first attempt: a
+ * later attempt cannot know what an earlier one sent, so its failures stay unmarked (the workflow compensates).
+ */
+function nothingSentYet(err: unknown): unknown {
+  if (attemptNow() !== 1) return err;
+  const f = err instanceof ApplicationFailure ? err : ApplicationFailure.create({ message: (err as Error)?.message ?? String(err), type: (err as Error)?.name, cause: err as Error });
+  const details = [...(f.details ?? []), NOTHING_SENT_DETAIL];
+  const { message, type, nonRetryable, nextRetryDelay, cause } = f;
+  return ApplicationFailure.create({ message, type: type ?? undefined, nonRetryable: nonRetryable ?? undefined, nextRetryDelay, details, cause });
 }
 
 export interface PollResult {
@@ -62,6 +93,7 @@ async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
 export function createInstanceActivities(deps: ActivityDeps) {
   const { instances, sshKeys } = deps.queries;
   const spend = createSpendWatch(deps);
+  const boots = createBootActivities(deps);
 
   /** Calls the provider with the account's key; `fingerprint` names that key (see `providerKeyFingerprint`). */
   async function withProvider<T>(
@@ -148,6 +180,16 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
     }, key);
   }
 
+  /** The counted create, then its answer on the row. */
+  async function createdRow(input: LaunchInput, ssh: SshAccess): Promise<InstanceRow> {
+    const { instance, fingerprint } = await createCounted(input, ssh);
+    try {
+      return await instances.recordCreated(input.instanceId, instance, fingerprint);
+    } catch (err) {
+      throw dbFailure(err);
+    }
+  }
+
   async function rowOf(id: string): Promise<InstanceRow> {
     const row = await instances.findById(id);
     if (!row) throw ApplicationFailure.nonRetryable(`instance ${id} has no row`, 'instance_missing');
@@ -211,18 +253,38 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
     },
 
     /**
-     * Steps 2 and 3 in one local activity (one workflow activation less before the launch is answered): the
-     * counted create, then its answer on the row. A retry counts again, so it looks for the instance an earlier
-     * attempt created (and perhaps could not record) before creating; a failure after the create is not one of
-     * the nothing-created refusals, so the workflow compensates.
+     * With `ssh` (runs started before `launch-one-step`): steps 2 and 3 in one local activity, the counted
+     * create, then its answer on the row. A retry counts again, so it looks for the instance an earlier attempt
+     * created (and perhaps could not record) before creating; a failure after the create is not one of the
+     * nothing-created refusals, so the workflow compensates.
+     *
+     * Without `ssh`: the whole create in one local activity (one workflow activation before the launch is
+     * answered, and no signal or activity task of the workflow's own after it): `prepareLaunch`, the same
+     * counted create and record, then the observer told about the instance (signal-with-start); the boot
+     * deadline is read meanwhile. A failure of the first attempt before the ask is counted carries
+     * {@link NOTHING_SENT_DETAIL}: nothing is compensated.
      */
-    async createAndRecord(input: LaunchInput, ssh: SshAccess): Promise<InstanceRow> {
-      const { instance, fingerprint } = await createCounted(input, ssh);
+    async createAndRecord(input: LaunchInput, ssh?: SshAccess): Promise<InstanceRow | LaunchedAtProvider> {
+      if (ssh) return createdRow(input, ssh);
+      const deadline = input.bootDeadlineMs === undefined ? boots.bootDeadline(input).then((d) => d.ms, () => null) : Promise.resolve(null);
+      let access: SshAccess;
       try {
-        return await instances.recordCreated(input.instanceId, instance, fingerprint);
+        access = await activities.prepareLaunch(input);
       } catch (err) {
-        throw dbFailure(err);
+        throw nothingSentYet(err);
       }
+      const row = await createdRow(input, access);
+      let observerTold = false;
+      if ((input.observation ?? 'batched') === 'batched' && deps.workflows.watchInstance) {
+        observerTold = await deps.workflows.watchInstance(observerInputOf(input), input.instanceId).then(
+          () => true,
+          (err: unknown) => {
+            deps.logger.warn('launch: could not tell the observer; the workflow will', { instanceId: input.instanceId, err });
+            return false;
+          },
+        );
+      }
+      return { row, bootDeadlineMs: await deadline, observerTold };
     },
 
     /** Step 3: what the provider created, on the row (price fixed from here on). */

@@ -52,6 +52,16 @@ function needsAction(row: InstanceRow, seen: ProviderObservation): boolean {
   return false;
 }
 
+/**
+ * Whether the provider's word differs from the row in what `refreshObserved` writes (its own condition, on the
+ * row the round just read): a steady fleet then costs no statement per instance and round, only a comparison.
+ */
+function observedFieldsDiffer(row: InstanceRow, i: ProviderInstance): boolean {
+  if (row.provider_status !== i.providerStatus) return true;
+  if (i.publicIp !== null && row.public_ip !== i.publicIp) return true;
+  return i.ssh !== null && (row.ssh?.host !== i.ssh.host || row.ssh.port !== i.ssh.port || row.ssh.user !== i.ssh.user);
+}
+
 export function createObservationActivities(deps: ActivityDeps) {
   const { instances } = deps.queries;
   const views = createFleetViewQueries(deps.pool);
@@ -110,7 +120,7 @@ export function createObservationActivities(deps: ActivityDeps) {
         }
         const observation: ProviderObservation = { gone: instance.status === 'terminated', instance, atMs };
         if (needsAction(row, observation)) round.changes.push({ instanceId: row.id, observation });
-        else if (!observation.gone) await instances.refreshObserved(row.id, instance);
+        else if (!observation.gone && observedFieldsDiffer(row, instance)) await instances.refreshObserved(row.id, instance);
       }
       // Confirmations, a few at a time and at most CONFIRMATIONS_PER_ROUND per round (the rest next round), so
       // a mass disappearance cannot make one round outlast its timeout.

@@ -11,6 +11,7 @@
  * no production code is instrumented.
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -58,8 +59,8 @@ const PHASES: Phase[] = [
   'rest (HTTP, parsing, answer)',
   'observer DB meanwhile (overlaps)',
 ];
-/** The launch's own worker statements: intent row, SSH key, create counter, provider key, created row. */
-const LAUNCH_SQL = /INSERT INTO instances|UPDATE instances SET updated_at = now\(\) WHERE id|FROM ssh_keys|create_attempts|FROM provider_keys|SET provider_instance_id/;
+/** The launch's own worker statements: intent row, SSH key, create counter, provider key, created row, boot deadline. */
+const LAUNCH_SQL = /INSERT INTO instances|UPDATE instances SET updated_at = now\(\) WHERE id|FROM ssh_keys|create_attempts|FROM provider_keys|SET provider_instance_id|started_at - created_at/;
 /** The launch being measured (sequential part only): what each wrapper adds its time to. */
 let current: { phases: Map<Phase, number>; inTemporal: boolean } | undefined;
 const add = (phase: Phase, ms: number) => current?.phases.set(phase, (current.phases.get(phase) ?? 0) + ms);
@@ -83,6 +84,93 @@ function timedMethods<T extends object>(target: T, phaseOf: (args: unknown[]) =>
 const sqlOf = (args: unknown[]) => String((args[0] as { sql?: unknown } | undefined)?.sql ?? '');
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
+
+/**
+ * CPU time (ms) so far of this process and of every process it started, by name: the Temporal dev server,
+ * Postgres (its backends are the embedded server's children), this node process (API, worker, simulators,
+ * clients). Read from /proc (Linux); utime + stime in clock ticks of 10 ms (CLK_TCK 100).
+ */
+function cpuMsByProcess(): Map<string, number> {
+  const stats = new Map<number, { ppid: number; name: string; ms: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(entry), { ppid: Number(fields[1]), name, ms: (Number(fields[11]) + Number(fields[12])) * 10 });
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const mine = new Set([process.pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, st] of stats) {
+      if (!mine.has(pid) && mine.has(st.ppid)) {
+        mine.add(pid);
+        grew = true;
+      }
+    }
+  }
+  const byName = new Map<string, number>();
+  for (const pid of mine) {
+    const st = stats.get(pid)!;
+    const name = pid === process.pid ? 'node (API, worker, simulators, clients)' : st.name.startsWith('postgres') ? 'postgres' : st.name.startsWith('temporal') ? 'temporal dev server' : st.name;
+    byName.set(name, (byName.get(name) ?? 0) + st.ms);
+  }
+  return byName;
+}
+
+/** History events by type over `histories`, divided by `per`, as `TYPE n.n` (the types given, in order). */
+async function eventsPer(histories: Promise<{ events?: object[] | null }>[], per: number): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const history of await Promise.all(histories)) {
+    for (const e of history.events ?? []) {
+      // The event's type is the one `…EventAttributes` field it carries.
+      const [field] = Object.entries(e).find(([k, v]) => k.endsWith('EventAttributes') && v) ?? ['unknown'];
+      const type = field.replace(/EventAttributes$/, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      counts.set(type, (counts.get(type) ?? 0) + 1 / per);
+    }
+  }
+  return counts;
+}
+
+/**
+ * What one launch costs Temporal, from the histories (load-independent, unlike the timings): the events of the
+ * sustained phase's launch workflows (a sample, each from start to where it waits after the boot), and the
+ * events of the account's observer (every run of it) over all launches of the bench.
+ */
+async function temporalCostPerLaunch(client: Client, allLaunches: number): Promise<string[]> {
+  // The last launches boot (the simulator's 1 s) and are marked running: let them settle first.
+  await new Promise((r) => setTimeout(r, 6000));
+  const sample: string[] = [];
+  const observerRuns: string[] = [];
+  for await (const w of client.workflow.list()) {
+    if (w.type === 'observeProviderInstances') observerRuns.push(`${w.workflowId}/${w.runId}`);
+    else if (w.type === 'launchInstance' && sample.length < 30) sample.push(w.workflowId);
+  }
+  const launches = await eventsPer(sample.map((id) => client.workflow.getHandle(id).fetchHistory()), sample.length);
+  const observer = await eventsPer(
+    observerRuns.map((ref) => {
+      const [workflowId, runId] = ref.split('/');
+      return client.workflow.getHandle(workflowId!, runId).fetchHistory();
+    }),
+    allLaunches,
+  );
+  const show = (counts: Map<string, number>) =>
+    [...counts.entries()]
+      .filter(([, n]) => n >= 0.05)
+      .sort((a, b) => b[1] - a[1])
+      .map(([type, n]) => `${type.toLowerCase()} ${n.toFixed(1)}`)
+      .join(', ');
+  const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0).toFixed(1);
+  return [
+    `Temporal per launch (history events; workflow tasks = workflow_task_completed):`,
+    `  launch workflow (${sample.length} of the latest, until it waits after the boot): ${total(launches)} events: ${show(launches)}`,
+    `  observer (${observerRuns.length} runs over ${allLaunches} launches): ${total(observer)} events: ${show(observer)}`,
+  ];
+}
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -166,11 +254,13 @@ async function main(): Promise<void> {
   const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
   await fetch(`${api}/v1/settings/providers`, { method: 'POST', headers, body: JSON.stringify({ provider: 'runpod', api_key: simKey }) });
   const body = JSON.stringify({ provider: 'runpod', gpu_type: 'rtx-a6000' });
+  let launchCount = 0;
   const viaApi = async () => {
     const t0 = performance.now();
     const res = await fetch(`${api}/v1/compute/launch`, { method: 'POST', headers, body });
     if (res.status !== 201) throw new Error(`launch answered ${res.status}: ${await res.text()}`);
     await res.arrayBuffer();
+    launchCount++;
     return performance.now() - t0;
   };
   let n = 0;
@@ -199,6 +289,7 @@ async function main(): Promise<void> {
     for (const p of PHASES) phases.get(p)!.push(measured.get(p) ?? 0);
   }
   let launched = 0;
+  const cpuBefore = cpuMsByProcess();
   const until = Date.now() + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -208,6 +299,13 @@ async function main(): Promise<void> {
       }
     }),
   );
+  const cpuAfter = cpuMsByProcess();
+  const cpuPerLaunch = [...cpuAfter.entries()]
+    .map(([name, ms]) => [name, (ms - (cpuBefore.get(name) ?? 0)) / launched] as const)
+    .filter(([, ms]) => ms >= 0.5)
+    .sort((a, b) => b[1] - a[1]);
+  const cpuTotal = cpuPerLaunch.reduce((a, [, ms]) => a + ms, 0);
+  const temporalCost = await temporalCostPerLaunch(client, launchCount);
   const row = (name: string, xs: number[]) => `${name.padEnd(34)} p50 ${pct(xs, 50).toFixed(1).padStart(6)} ms   p99 ${pct(xs, 99).toFixed(1).padStart(6)} ms`;
   process.stdout.write(
     [
@@ -218,6 +316,8 @@ async function main(): Promise<void> {
       'phases of one launch (p50 each; the p50s need not add up to the total):',
       ...PHASES.map((p) => `  ${p.padEnd(32)} ${pct(phases.get(p)!, 50).toFixed(1).padStart(6)} ms`),
       `sustained: ${(launched / SECONDS).toFixed(1)} launches/s with ${CONCURRENCY} concurrent clients over ${SECONDS}s (${launched} launches, each a workflow)`,
+      `CPU per launch in the sustained phase: ${cpuTotal.toFixed(1)} ms (${cpuPerLaunch.map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ')})`,
+      ...temporalCost,
       `load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`,
       '',
     ].join('\n'),

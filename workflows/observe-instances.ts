@@ -3,8 +3,10 @@ import {
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
+  patched,
   proxyActivities,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
@@ -12,11 +14,15 @@ import {
   observeNowSignal,
   observerStatusQuery,
   providerObservedSignal,
+  WAKE_GAP_MS,
   watchInstanceSignal,
   type ObserveNowRequest,
   type ObserverInput,
   type ObserverStatus,
 } from './contracts/observation';
+
+/** Marks runs that space the rounds new instances ask for (runs started before replay without the timer). */
+const WAKE_GAP_PATCH = 'observer-wake-gap';
 
 /**
  * Watches every managed instance of one account at one provider (workflow id `observe-<account>-<provider>`):
@@ -25,7 +31,8 @@ import {
  * nothing; a launch signals `watchInstance` (or starts the observer) to be looked at soon.
  *
  * The wait adapts: 1 s doubling up to `bootMs` while an instance boots, `spotMs` while a spot instance runs, `steadyMs` otherwise;
- * a failed round waits longer (doubling up to `maxBackoffMs`, never less than a 429's `Retry-After`). It ends
+ * a failed round waits longer (doubling up to `maxBackoffMs`, never less than a 429's `Retry-After`). A new
+ * instance wakes it early, but rounds start at most one per second (`bootMs` if shorter) during bursts. It ends
  * when the account has no live managed instance at the provider, and continues as new to bound its history.
  */
 export async function observeProviderInstances(input: ObserverInput): Promise<void> {
@@ -98,8 +105,13 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
     // A new instance or a refresh wakes the observer early, unless the provider asked us to wait; a refresh
     // waits out the shortest gap between rounds (requests arriving meanwhile share the round).
     await condition(() => (woken || refreshWanted) && backoffMs === 0, intervalMs);
-    if (woken) bootStep = 0; // a new instance: start the boot looks short again
-    else if (refreshWanted) {
+    if (woken) {
+      bootStep = 0; // a new instance: start the boot looks short again
+      // During a burst of launches the rounds come at most one per WAKE_GAP_MS (the first boot look's
+      // spacing): the instances that arrive meanwhile share the next round instead of one round each.
+      const gapMs = lastRoundStartMs + Math.min(input.bootMs, WAKE_GAP_MS) - Date.now();
+      if (gapMs > 0 && patched(WAKE_GAP_PATCH)) await sleep(gapMs);
+    } else if (refreshWanted) {
       const gapMs = lastRoundStartMs + refreshMinGapMs - Date.now();
       if (gapMs > 0) await condition(() => woken, gapMs);
       status.refreshRounds = (status.refreshRounds ?? 0) + 1;

@@ -9,7 +9,7 @@ import type { Client } from '@temporalio/client';
 import type { FleetViewQueries, FleetViewRow } from '../db/queries/fleet-views';
 import type { Logger } from '../logger';
 import type { ProviderId } from '../providers/types';
-import { observeNowSignal, observerWorkflowId, type ObserverInput } from '../../workflows/contracts/observation';
+import { observeNowSignal, observerWorkflowId, WAKE_GAP_MS, watchInstanceSignal, type ObserverInput } from '../../workflows/contracts/observation';
 import { runSearchAttributes } from '../../workflows/contracts/search-attributes';
 import { observeProviderInstances } from '../../workflows/observe-instances';
 import { withEngine } from './engine';
@@ -35,6 +35,40 @@ export const DEFAULT_FLEET_SETTINGS: FleetSettings = {
 export type ObserverTiming = Pick<ObserverInput, 'steadyMs' | 'spotMs' | 'bootMs' | 'activityTimeoutMs'>;
 
 const POLL_MS = 50;
+
+/**
+ * Tells the observer of the input's account and provider about a new instance (row id), starting it when it
+ * does not run (signal-with-start): what a launch does once its create is recorded. During a burst this process
+ * sends one such signal per observer and {@link WAKE_GAP_MS} (`bootMs` if shorter): an instance recorded
+ * meanwhile joins the next round, which comes within that gap because the instance told about last still boots.
+ * Throws when the engine cannot be reached (the launch workflow then makes sure of the observer itself).
+ */
+export function createInstanceWatch(temporal: { client: Client; taskQueue: string }) {
+  const { client, taskQueue } = temporal;
+  const lastSentMs = new Map<string, number>();
+  return async (input: ObserverInput, instanceId: string): Promise<void> => {
+    const workflowId = observerWorkflowId(input.accountId, input.provider);
+    const now = Date.now();
+    if (now - (lastSentMs.get(workflowId) ?? -Infinity) < Math.min(WAKE_GAP_MS, input.bootMs)) return;
+    if (lastSentMs.size > 10_000) lastSentMs.clear(); // bounded: forgetting only costs a signal
+    lastSentMs.set(workflowId, now); // before the call: launches at the same moment share it too
+    try {
+      await withEngine(client, () =>
+        client.workflow.signalWithStart(observeProviderInstances, {
+          workflowId,
+          taskQueue,
+          args: [input],
+          signal: watchInstanceSignal,
+          signalArgs: [instanceId],
+          typedSearchAttributes: runSearchAttributes({ accountId: input.accountId, provider: input.provider }),
+        }),
+      );
+    } catch (err) {
+      lastSentMs.delete(workflowId);
+      throw err;
+    }
+  };
+}
 
 export function createFleetClient(deps: {
   temporal: { client: Client; taskQueue: string };

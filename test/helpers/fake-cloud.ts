@@ -174,9 +174,12 @@ export function createFakeCloud(ts: TimeSkippingEnv, opts: { provider: ProviderI
     },
     createAtProvider,
     recordCreated,
-    // The create and its record in one local activity, as the worker runs them (activities/instances.ts).
-    async createAndRecord(input: LaunchInput, ssh: SshAccess) {
-      return recordCreated(input.instanceId, await createAtProvider(input, ssh));
+    // The create and its record in one local activity, as the worker runs them (activities/instances.ts);
+    // without `ssh`, the intent first (the one-step create; this cloud has no observer to tell).
+    async createAndRecord(input: LaunchInput, ssh?: SshAccess) {
+      if (ssh) return recordCreated(input.instanceId, await createAtProvider(input, ssh));
+      const access = await activities.prepareLaunch!(input);
+      return { row: await recordCreated(input.instanceId, await createAtProvider(input, access)), bootDeadlineMs: null, observerTold: false };
     },
     async failLaunch(id: string, reason: string) {
       update(id, { status: 'failed', end_reason: reason });

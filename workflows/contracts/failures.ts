@@ -31,3 +31,13 @@ export const NOTHING_CREATED_FAILURES: readonly FailureType[] = [
   'provider_invalid_request',
   'validation_error',
 ];
+
+/**
+ * The last detail of a launch failure raised before anything was sent to the provider by any attempt (the
+ * intent, the SSH key): nothing can exist there, so nothing is compensated. Never shown to a client.
+ */
+export const NOTHING_SENT_DETAIL = { nothingSent: true } as const;
+
+export function isNothingSentDetail(detail: unknown): boolean {
+  return typeof detail === 'object' && detail !== null && (detail as { nothingSent?: unknown }).nothingSent === true;
+}

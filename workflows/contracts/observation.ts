@@ -5,6 +5,7 @@
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { ProviderId, ProviderInstance } from '../../src/providers/types';
+import type { LaunchInput } from './launch';
 
 /** What the provider said about one instance, and when (metering moves use this moment). */
 export interface ProviderObservation {
@@ -32,6 +33,12 @@ export interface ObserveNowRequest {
 }
 export const observeNowSignal = defineSignal<[ObserveNowRequest]>('observeNow');
 
+/**
+ * Shortest time between the starts of two rounds that new instances ask for (`bootMs` if shorter): during a
+ * burst of launches the instances recorded meanwhile share one round instead of a round each.
+ */
+export const WAKE_GAP_MS = 1_000;
+
 /** The observer of an account's instances at one provider. */
 export function observerWorkflowId(accountId: string, provider: string): string {
   return `observe-${accountId}-${provider}`;
@@ -58,6 +65,23 @@ export interface ObserverInput {
   continueAsNewAfter?: number;
   /** Carried over a continue-as-new. */
   carried?: { backoffMs: number; status: ObserverStatus };
+}
+
+/**
+ * The observer a launch makes sure of (its intervals are the launch's): the same input whether the launch's
+ * own activity signals-with-start it or the workflow starts it as a child.
+ */
+export function observerInputOf(
+  launch: Pick<LaunchInput, 'accountId' | 'provider' | 'pollIntervalMs' | 'spotPollIntervalMs' | 'bootPollMaxMs' | 'activityTimeoutMs'>,
+): ObserverInput {
+  return {
+    accountId: launch.accountId,
+    provider: launch.provider,
+    steadyMs: launch.pollIntervalMs,
+    spotMs: launch.spotPollIntervalMs ?? 10_000,
+    bootMs: launch.bootPollMaxMs ?? 3_000,
+    activityTimeoutMs: launch.activityTimeoutMs ?? 30_000,
+  };
 }
 
 export interface ObserverStatus {

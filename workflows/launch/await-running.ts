@@ -19,7 +19,8 @@ async function onBootObservation(c: LaunchContext, seen: PollResult | ProviderOb
   const failure = seen ? bootFailure(seen) : null;
   if (failure) return { failed: failure };
   if (seen?.instance?.status === 'running') {
-    c.s.row = await c.acts.db.markInstanceRunning(c.id, seen.atMs, seen.instance);
+    // A one-step create's run marks it as a local activity too (no task-queue round trip, no extra task).
+    c.s.row = await (c.launched ? c.acts.localDb : c.acts.db).markInstanceRunning(c.id, seen.atMs, seen.instance);
     await tellProgress(c);
     return 'running';
   }
@@ -42,7 +43,8 @@ export async function awaitRunning(c: LaunchContext): Promise<string | null> {
   const booting = () => !s.row!.started_at && s.row!.status !== 'stopped' && !requested(s);
   if (!booting()) return null;
   const createdAt = Date.parse(s.row!.created_at);
-  const deadlineMs = c.input.bootDeadlineMs ?? (await c.acts.db.bootDeadline({ provider: c.input.provider, gpuType: c.input.gpuType })).ms;
+  const deadlineMs =
+    c.input.bootDeadlineMs ?? c.launched?.bootDeadlineMs ?? (await c.acts.db.bootDeadline({ provider: c.input.provider, gpuType: c.input.gpuType })).ms;
   const deadlineAt = createdAt + deadlineMs;
   const pastDeadline = () => `the instance did not start within ${deadlineMs / 1000} s (boot deadline)`;
   if (c.settings.batched) {

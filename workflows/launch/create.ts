@@ -6,6 +6,7 @@
  */
 import { allHandlersFinished, ApplicationFailure, condition, patched, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { SshAccess } from '../../activities/instances';
+import type { InstanceRow } from '../../src/db/queries/instances';
 import type { ProviderInstance } from '../../src/providers/types';
 import { INSTANCE_ID_ATTRIBUTE } from '../contracts/search-attributes';
 import { tellProgress } from './progress';
@@ -14,6 +15,11 @@ import type { LaunchContext } from './state';
 
 /** Marks runs whose create and its record are one local activity (`createAndRecord`). */
 const CREATE_AND_RECORD_PATCH = 'launch-create-and-record';
+/**
+ * Marks runs whose whole create is one local activity (`createAndRecord` without SSH access: intent, SSH key,
+ * create, record, the observer told, the boot deadline read), and whose boot is marked running by a local activity.
+ */
+export const ONE_STEP_PATCH = 'launch-one-step';
 
 /** Creates the instance and records it on `c.s.row`; on a refusal, fails the row, compensates and throws. */
 export async function createInstance(c: LaunchContext): Promise<void> {
@@ -22,14 +28,27 @@ export async function createInstance(c: LaunchContext): Promise<void> {
   let reachedProvider = false;
   let created: ProviderInstance | null = null;
   try {
-    const ssh: SshAccess = await launching.prepareLaunch(input); // the intent row, then the SSH key
-    reachedProvider = true;
-    if (patched(CREATE_AND_RECORD_PATCH)) {
-      s.row = await launching.createAndRecord(input, ssh); // steps 2 and 3 in one local activity
+    if (patched(ONE_STEP_PATCH)) {
+      // Everything before the answer in one activation; a failure says itself whether anything was sent.
+      reachedProvider = true;
+      const done = await launching.createAndRecord(input);
+      if ('observerTold' in done) {
+        s.row = done.row;
+        c.launched = { bootDeadlineMs: done.bootDeadlineMs, observerTold: done.observerTold };
+      } else {
+        s.row = done;
+        c.launched = { bootDeadlineMs: null, observerTold: false };
+      }
     } else {
-      // Runs started before the two steps were one (their histories replay this way).
-      created = await launching.createAtProvider(input, ssh);
-      s.row = await launching.recordCreated(id, created);
+      // Runs started before the create was one step (their histories replay this way).
+      const ssh: SshAccess = await launching.prepareLaunch(input); // the intent row, then the SSH key
+      reachedProvider = true;
+      if (patched(CREATE_AND_RECORD_PATCH)) {
+        s.row = (await launching.createAndRecord(input, ssh)) as InstanceRow; // steps 2 and 3 in one local activity
+      } else {
+        created = await launching.createAtProvider(input, ssh);
+        s.row = await launching.recordCreated(id, created);
+      }
     }
     await tellProgress(c);
     if (s.row.provider_instance_id) upsertSearchAttributes([{ key: INSTANCE_ID_ATTRIBUTE, value: s.row.provider_instance_id }]);
@@ -39,12 +58,13 @@ export async function createInstance(c: LaunchContext): Promise<void> {
     await db.failLaunch(id, refusal.message);
     s.refused = refusal;
     // Compensation: an instance carrying this launch's name must not outlive a failed launch.
-    if (created || !nothingCreated(refusal, reachedProvider)) {
+    if (created || !nothingCreated(refusal, reachedProvider && !refusal.nothingSent)) {
       await endCompensating(c);
     }
     await condition(allHandlersFinished);
     // Failing the run lets the same Idempotency-Key try again later: no instance exists.
-    throw ApplicationFailure.nonRetryable(refusal.message, refusal.type, ...(refusal.details ?? []));
+    const { type, message, details } = refusal;
+    throw ApplicationFailure.nonRetryable(message, type, ...(details ?? []));
   }
 }
 

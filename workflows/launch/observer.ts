@@ -1,7 +1,7 @@
 /** The launch workflow's side of batched observation: making sure the observer runs, and taking its word. */
 import { ChildWorkflowCancellationType, getExternalWorkflowHandle, ParentClosePolicy, sleep, startChild } from '@temporalio/workflow';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { observerWorkflowId, watchInstanceSignal, type ObserverInput, type ProviderObservation } from '../contracts/observation';
+import { observerInputOf, observerWorkflowId, watchInstanceSignal, type ObserverInput, type ProviderObservation } from '../contracts/observation';
 import { ACCOUNT_ID_ATTRIBUTE, PROVIDER_ATTRIBUTE } from '../contracts/search-attributes';
 import type { LaunchContext, LaunchState } from './state';
 
@@ -13,14 +13,7 @@ import type { LaunchContext, LaunchState } from './state';
 export async function ensureObserver(c: LaunchContext): Promise<void> {
   const { input } = c;
   const observerId = observerWorkflowId(input.accountId, input.provider);
-  const observerInput: ObserverInput = {
-    accountId: input.accountId,
-    provider: input.provider,
-    steadyMs: input.pollIntervalMs,
-    spotMs: input.spotPollIntervalMs ?? 10_000,
-    bootMs: c.settings.bootPollMaxMs,
-    activityTimeoutMs: c.settings.startToCloseTimeout,
-  };
+  const observerInput: ObserverInput = observerInputOf(input);
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       await getExternalWorkflowHandle(observerId).signal(watchInstanceSignal, c.id);

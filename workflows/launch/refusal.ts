@@ -1,17 +1,22 @@
 /** Why a launch was refused, read from an activity's failure, and whether anything can exist at the provider. */
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import { NOTHING_CREATED_FAILURES, type FailureType } from '../contracts/failures';
+import { isNothingSentDetail, NOTHING_CREATED_FAILURES, type FailureType } from '../contracts/failures';
 
 export interface Refusal {
   type: string;
   message: string;
   details?: unknown[];
+  /** The activity said nothing was sent to the provider by any attempt (its marker is not among `details`). */
+  nothingSent?: boolean;
 }
 
 export function failureOf(err: unknown): Refusal {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof ApplicationFailure) {
-    return { type: cause.type ?? 'provider_error', message: cause.message, details: [...(cause.details ?? [])] };
+    const details = [...(cause.details ?? [])];
+    const nothingSent = details.length > 0 && isNothingSentDetail(details[details.length - 1]);
+    if (nothingSent) details.pop();
+    return { type: cause.type ?? 'provider_error', message: cause.message, details, ...(nothingSent ? { nothingSent } : {}) };
   }
   if (cause instanceof Error) return { type: 'provider_unavailable', message: cause.message };
   return { type: 'internal_error', message: String(cause) };

@@ -70,6 +70,11 @@ function launchActivities(input: LaunchInput) {
       localRetryThreshold: '10 seconds',
       retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 6 },
     }),
+    /** Database steps of the boot as local activities (no task-queue round trip); they never give up either. */
+    localDb: proxyLocalActivities<Activities>({
+      startToCloseTimeout: '30 seconds',
+      retry: { initialInterval: '500 milliseconds', maximumInterval: '30 seconds' },
+    }),
     /** Database steps never give up: the database coming back is only a matter of time. */
     db: proxyActivities<Activities>({
       startToCloseTimeout: '30 seconds',
@@ -86,6 +91,11 @@ export interface LaunchContext {
   s: LaunchState;
   acts: ReturnType<typeof launchActivities>;
   settings: LaunchSettings;
+  /**
+   * Runs whose create was one local activity (`createAndRecord(input)`, patch `launch-one-step`): what it also
+   * answered. Null in runs that created otherwise (older histories), were continued as new, or were adopted.
+   */
+  launched: { bootDeadlineMs: number | null; observerTold: boolean } | null;
 }
 
 export function launchContext(input: LaunchInput, s: LaunchState): LaunchContext {
@@ -95,6 +105,7 @@ export function launchContext(input: LaunchInput, s: LaunchState): LaunchContext
     id: input.instanceId,
     s,
     acts: launchActivities(input),
+    launched: null,
     settings: {
       startToCloseTimeout: input.activityTimeoutMs ?? 30_000,
       bootPollMaxMs,
