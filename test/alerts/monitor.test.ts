@@ -154,7 +154,9 @@ describe('price drops', () => {
 });
 
 describe('budgets', () => {
-  it('a notify budget alert triggers once metered charges reach it; the instance keeps running', async () => {
+  // The first three (own accounts, the one monitor) run side by side; the rest stop the worker or the monitor
+  // and run after them, one by one.
+  it.concurrent('a notify budget alert triggers once metered charges reach it; the instance keeps running', async () => {
     const a = await accountWith('runpod');
     const budget = await createAlert(a.auth, { type: 'budget_limit', threshold_dollars: 0.0004 });
     const high = await createAlert(a.auth, { type: 'budget_limit', threshold_dollars: 1000 });
@@ -174,7 +176,7 @@ describe('budgets', () => {
     expect((await events(a.accountId, 'alert.triggered')).length).toBe(1);
   });
 
-  it('stop_instances stops the account\'s runpod instance and terminates its Vast one, with the reason; other accounts run on', async () => {
+  it.concurrent('stop_instances stops the account\'s runpod instance and terminates its Vast one, with the reason; other accounts run on', async () => {
     const a = await accountWith('runpod', 'vastai');
     const other = await accountWith('runpod');
     const otherAlert = await createAlert(other.auth, { type: 'budget_limit', threshold_dollars: 1000, action: 'stop_instances' });
@@ -214,7 +216,7 @@ describe('budgets', () => {
     ]);
   });
 
-  it('a stop request written but never delivered (a crash after the commit) is delivered at the next evaluation', async () => {
+  it.concurrent('a stop request written but never delivered (a crash after the commit) is delivered at the next evaluation', async () => {
     const a = await accountWith('runpod');
     const pod = await launch(a.auth, 'runpod');
     await waitForStatus(a.auth, pod, 'running');

@@ -1,7 +1,9 @@
 /**
  * Spend admission on the real stack (Temporal dev server, Postgres, the Vast.ai simulator): a launch is admitted
  * only when the balance, less uncharged usage, covers the next hour of every live instance plus it, decided
- * under one lock per account, so launches racing one another cannot outrun the balance.
+ * under one lock per account, so launches racing one another cannot outrun the balance. Every test has its own
+ * account (and the Vast.ai GPUs the others launch stay untouched by its faults), so the tests of each block run
+ * side by side.
  */
 import { z } from 'zod';
 import { createPricingQueries } from '../../src/db/queries/pricing';
@@ -47,7 +49,7 @@ const liveRows = (accountId: string) =>
     SELECT count(*)::int AS n FROM instances WHERE account_id = ${accountId} AND status NOT IN ('failed', 'terminated')`);
 
 describe('admission covers the whole fleet for the next hour', () => {
-  it('$5 and a $0.40/h offer: of 12 sequential and 12 concurrent launches exactly 12 are 201 and 12 are 402', async () => {
+  it.concurrent('$5 and a $0.40/h offer: of 12 sequential and 12 concurrent launches exactly 12 are 201 and 12 are 402', async () => {
     const price = await quoteMicros('rtx-4090');
     // The offer is $0.40/h (plus Vast's disk charge): 12 fit in $5, 13 do not.
     expect(price * 12).toBeLessThanOrEqual(5_000_000);
@@ -88,12 +90,10 @@ describe('admission covers the whole fleet for the next hour', () => {
     expect((await launch(500)).status).toBe(201);
     expect(await liveRows(account.accountId)).toBe(12);
 
-    for (const i of t.sims.vastai.control.instances(account.simKey)) {
-      await t.http.post(`/v1/compute/${i.id}/terminate`).set(account.auth).expect(200);
-    }
+    await Promise.all(t.sims.vastai.control.instances(account.simKey).map((i) => t.http.post(`/v1/compute/${i.id}/terminate`).set(account.auth).expect(200)));
   });
 
-  it('counts usage run up and not yet charged against the balance', async () => {
+  it.concurrent('counts usage run up and not yet charged against the balance', async () => {
     const price = await quoteMicros('rtx-4090');
     // Two hours of one instance, less what an earlier instance has run and not been charged: only one more hour fits.
     const account = await fundedVastAccount((2 * price) / 1e6);
@@ -109,9 +109,43 @@ describe('admission covers the whole fleet for the next hour', () => {
     expect(res.body.error.message).toContain(`$${((price / 2) / 1e6).toFixed(2)} of it already run up`);
     await t.db.pool.query(sql.typeAlias('void')`UPDATE instances SET status = 'terminated' WHERE id = ${rowId}`);
     expect((await t.http.post('/v1/compute/launch').set(account.auth).send({ provider: 'vastai', gpu_type: 'rtx-4090' })).status).toBe(201);
-    for (const i of t.sims.vastai.control.instances(account.simKey)) {
-      await t.http.post(`/v1/compute/${i.id}/terminate`).set(account.auth).expect(200);
-    }
+    await Promise.all(t.sims.vastai.control.instances(account.simKey).map((i) => t.http.post(`/v1/compute/${i.id}/terminate`).set(account.auth).expect(200)));
+  });
+
+  it.concurrent('scheduled runs are admitted by the same rule and lock: $5 and a $0.40/h offer, 6 runs racing 18 launches → exactly 12 admitted in all', async () => {
+    // Runs pick their offer from the stored pricing tables: record the simulator's offers as a refresh would.
+    const offers = (await t.deps.adapters.vastai.listOffers(t.sims.vastai.createKey())).map(toStoredOffer);
+    await createPricingQueries(t.db.pool).recordRefresh(
+      { vastai: { ok: true, offers }, runpod: { ok: false, error: 'not asked' }, lambda: { ok: false, error: 'not asked' } },
+      new Date(),
+    );
+    await t.deps.pricing.reload();
+    const account = await fundedVastAccount(5);
+    const created = await Promise.all(Array.from({ length: 6 }, (_, i) =>
+      t.http.post('/v1/schedules').set(account.auth).send({ name: `race-${i}`, gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', prefer_spot: false })));
+    expect(created.map((res) => res.status)).toEqual(created.map(() => 201));
+    const schedules = created.map((res) => res.body.id as string);
+    const [launches] = await Promise.all([
+      Promise.all(Array.from({ length: 18 }, () => t.http.post('/v1/compute/launch').set(account.auth).send({ provider: 'vastai', gpu_type: 'rtx-4090' }))),
+      Promise.all(schedules.map((id) => t.http.post(`/v1/schedules/${id}/trigger`).set(account.auth).expect(202))),
+    ]);
+    type Run = { status: string; error: string | null };
+    const settled = await eventually('every run to be launched or refused', async () => {
+      const all = await Promise.all(schedules.map(async (id) => ((await t.http.get(`/v1/schedules/${id}/runs`).set(account.auth)).body.data as Run[])[0]));
+      return all.every((r) => r && (r.status === 'failed' || r.status === 'launching')) &&
+        (await liveRows(account.accountId)) + all.filter((r) => r!.status === 'failed').length + launches.filter((l) => l.status === 402).length === 24
+        ? (all as Run[])
+        : undefined;
+    }, 60_000, 250);
+    const admittedRuns = settled.filter((r) => r.status !== 'failed').length;
+    const refusedRuns = settled.filter((r) => r.status === 'failed');
+    for (const r of refusedRuns) expect(r.error).toMatch(/^insufficient_balance: The balance is \$5\.00/);
+    expect(launches.filter((l) => l.status === 201).length + admittedRuns).toBe(12);
+    expect(launches.filter((l) => l.status === 402).length + refusedRuns.length).toBe(12);
+    expect(await liveRows(account.accountId)).toBe(12);
+    await eventually('12 instances at the provider', () => (t.sims.vastai.control.instances(account.simKey).length === 12 ? true : undefined), 60_000, 250);
+    await Promise.all(schedules.map((id) => t.http.delete(`/v1/schedules/${id}`).set(account.auth)));
+    await Promise.all(t.sims.vastai.control.instances(account.simKey).map((i) => t.http.post(`/v1/compute/${i.id}/terminate`).set(account.auth)));
   });
 });
 
@@ -119,7 +153,7 @@ describe('an Idempotency-Key is bound to its first body for 24 h', () => {
   const launchWith = (auth: { Authorization: string }, key: string, body: Record<string, unknown>) =>
     t.http.post('/v1/compute/launch').set(auth).set('Idempotency-Key', key).send(body);
 
-  it('after a 402: another body is 409; the same body runs every check again and launches once the balance covers it', async () => {
+  it.concurrent('after a 402: another body is 409; the same body runs every check again and launches once the balance covers it', async () => {
     const account = await fundedVastAccount(0);
     const body = { provider: 'vastai', gpu_type: 'rtx-4090' };
     expect((await launchWith(account.auth, 'bound-1', body)).status).toBe(402);
@@ -136,7 +170,7 @@ describe('an Idempotency-Key is bound to its first body for 24 h', () => {
     await t.http.post(`/v1/compute/${ok.body.id}/terminate`).set(account.auth).expect(200);
   });
 
-  it('after a failed launch: another body is 409 and the record keeps describing the request that created its instance', async () => {
+  it.concurrent('after a failed launch: another body is 409 and the record keeps describing the request that created its instance', async () => {
     const account = await fundedVastAccount(100);
     t.sims.vastai.control.setNoCapacity('RTX 3090', true, { mode: 'unavailable' });
     try {
@@ -157,7 +191,7 @@ describe('an Idempotency-Key is bound to its first body for 24 h', () => {
 });
 
 describe('a provider key cannot be swapped under live instances', () => {
-  it('a key of another provider account is 409 naming the instances; the instance stays managed with the old key', async () => {
+  it.concurrent('a key of another provider account is 409 naming the instances; the instance stays managed with the old key', async () => {
     const account = await fundedVastAccount(100);
     const launched = await t.http.post('/v1/compute/launch').set(account.auth).send({ provider: 'vastai', gpu_type: 'rtx-4090' });
     expect(launched.status).toBe(201);
@@ -178,7 +212,7 @@ describe('a provider key cannot be swapped under live instances', () => {
 
 
 describe('GET /v1/billing/summary', () => {
-  it('agrees with the ledger to the micro-dollar and shows burn, runway and the depletion moment', async () => {
+  it.concurrent('agrees with the ledger to the micro-dollar and shows burn, runway and the depletion moment', async () => {
     const account = await fundedVastAccount(10);
     const price = 2_000_000; // $2/h, running for the last 30 minutes, charged for the first 20 of them
     await t.db.pool.query(sql.typeAlias('void')`
@@ -218,48 +252,5 @@ describe('GET /v1/billing/summary', () => {
     await t.db.pool.query(sql.typeAlias('void')`UPDATE instances SET status = 'terminated' WHERE account_id = ${account.accountId}`);
     const idle = (await t.http.get('/v1/billing/summary').set(account.auth)).body;
     expect(idle).toMatchObject({ burn_rate_per_hour: 0, uncharged: 0, runway_hours: null, depletes_at: null, live_instances: 0 });
-  });
-});
-
-describe('scheduled runs are admitted by the same rule and lock', () => {
-  it('$5 and a $0.40/h offer: 6 scheduled runs racing 18 launches → exactly 12 admitted in all', async () => {
-    // Runs pick their offer from the stored pricing tables: record the simulator's offers as a refresh would.
-    const offers = (await t.deps.adapters.vastai.listOffers(t.sims.vastai.createKey())).map(toStoredOffer);
-    await createPricingQueries(t.db.pool).recordRefresh(
-      { vastai: { ok: true, offers }, runpod: { ok: false, error: 'not asked' }, lambda: { ok: false, error: 'not asked' } },
-      new Date(),
-    );
-    await t.deps.pricing.reload();
-    const account = await fundedVastAccount(5);
-    const schedules: string[] = [];
-    for (let i = 0; i < 6; i++) {
-      const res = await t.http
-        .post('/v1/schedules')
-        .set(account.auth)
-        .send({ name: `race-${i}`, gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', prefer_spot: false });
-      expect(res.status).toBe(201);
-      schedules.push(res.body.id as string);
-    }
-    const [launches] = await Promise.all([
-      Promise.all(Array.from({ length: 18 }, () => t.http.post('/v1/compute/launch').set(account.auth).send({ provider: 'vastai', gpu_type: 'rtx-4090' }))),
-      Promise.all(schedules.map((id) => t.http.post(`/v1/schedules/${id}/trigger`).set(account.auth).expect(202))),
-    ]);
-    type Run = { status: string; error: string | null };
-    const settled = await eventually('every run to be launched or refused', async () => {
-      const all = await Promise.all(schedules.map(async (id) => ((await t.http.get(`/v1/schedules/${id}/runs`).set(account.auth)).body.data as Run[])[0]));
-      return all.every((r) => r && (r.status === 'failed' || r.status === 'launching')) &&
-        (await liveRows(account.accountId)) + all.filter((r) => r!.status === 'failed').length + launches.filter((l) => l.status === 402).length === 24
-        ? (all as Run[])
-        : undefined;
-    }, 60_000, 250);
-    const admittedRuns = settled.filter((r) => r.status !== 'failed').length;
-    const refusedRuns = settled.filter((r) => r.status === 'failed');
-    for (const r of refusedRuns) expect(r.error).toMatch(/^insufficient_balance: The balance is \$5\.00/);
-    expect(launches.filter((l) => l.status === 201).length + admittedRuns).toBe(12);
-    expect(launches.filter((l) => l.status === 402).length + refusedRuns.length).toBe(12);
-    expect(await liveRows(account.accountId)).toBe(12);
-    await eventually('12 instances at the provider', () => (t.sims.vastai.control.instances(account.simKey).length === 12 ? true : undefined), 60_000, 250);
-    for (const id of schedules) await t.http.delete(`/v1/schedules/${id}`).set(account.auth);
-    for (const i of t.sims.vastai.control.instances(account.simKey)) await t.http.post(`/v1/compute/${i.id}/terminate`).set(account.auth);
   });
 });

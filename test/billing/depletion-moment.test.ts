@@ -3,7 +3,8 @@
  * simulators, stripe-mock) with the DEFAULT meter interval (1 h: no charge comes during the test): a balance
  * that covers a few seconds of the fleet gives `billing.balance_depleted` within 2 s of the moment the summary
  * computed, the instances are ended after the (compressed) grace, and the overspend stays within burn × grace
- * + 2 s of burn; a top-up during the grace cancels it.
+ * + 2 s of burn; a top-up during the grace cancels it. The two scenarios use separate accounts and run side by
+ * side on the file's one worker (each waits out its balance and the grace in real time).
  */
 import { z } from 'zod';
 import { chargeForElapsed } from '../../src/domain/money';
@@ -19,8 +20,11 @@ import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal
 jest.setTimeout(180_000);
 
 const GRACE_MS = 4_000;
-/** How long the starting balance covers the whole fleet (both instances running). */
-const COVERED_MS = 15_000;
+/**
+ * How long the starting balance covers the whole fleet (both instances running): long enough that the launches
+ * and boots (200 ms at the simulators) are over before the moment, with room for a loaded machine.
+ */
+const COVERED_MS = 9_000;
 
 let t: TestContext;
 let temporal: TemporalTestEnv;
@@ -56,20 +60,17 @@ async function livePriceMicros(provider: ProviderId): Promise<number> {
   return Math.min(...offers.filter((o) => o.gpuType === 'rtx-a6000' && !o.spot).map((o) => Math.round(o.pricePerHour * 1e6)));
 }
 
-async function fleetAccount(providers: ProviderId[]) {
+async function fleetAccount(providers: ProviderId[], coveredMs = COVERED_MS) {
   const burn = (await Promise.all(providers.map(livePriceMicros))).reduce((a, b) => a + b, 0);
-  const account = await t.newAccount('depleting', { credit: Math.ceil(chargeForElapsed(burn, COVERED_MS)) / 1e6 });
+  const account = await t.newAccount('depleting', { credit: Math.ceil(chargeForElapsed(burn, coveredMs)) / 1e6 });
   for (const provider of providers) {
     await t.http.post('/v1/settings/providers').set(account.auth).send({ provider, api_key: t.sims[provider].createKey() }).expect(201);
   }
   await t.http.post('/v1/ssh-keys').set(account.auth).send({ name: 'laptop', public_key: ed25519Key() }).expect(201);
-  const ids: string[] = [];
-  for (const provider of providers) {
-    const res = await t.http.post('/v1/compute/launch').set(account.auth).send({ provider, gpu_type: 'rtx-a6000' });
-    expect(res.status).toBe(201);
-    ids.push(res.body.id as string);
-  }
-  for (const id of ids) await waitForStatus(account.auth, id, 'running');
+  const launched = await Promise.all(providers.map((provider) => t.http.post('/v1/compute/launch').set(account.auth).send({ provider, gpu_type: 'rtx-a6000' })));
+  expect(launched.map((res) => res.status)).toEqual(providers.map(() => 201));
+  const ids = launched.map((res) => res.body.id as string);
+  await Promise.all(ids.map((id) => waitForStatus(account.auth, id, 'running')));
   return { ...account, ids };
 }
 
@@ -98,7 +99,7 @@ async function summary(auth: Auth) {
 }
 
 describe('depletion at the computed moment, with the default meter interval', () => {
-  it('writes balance_depleted within 2 s of the moment, ends the fleet after the grace, overspend ≤ burn × (grace + 2 s)', async () => {
+  it.concurrent('writes balance_depleted within 2 s of the moment, ends the fleet after the grace, overspend ≤ burn × (grace + 2 s)', async () => {
     const account = await fleetAccount(['runpod', 'vastai']);
     const before = await summary(account.auth);
     expect(before.depletes_at).not.toBeNull();
@@ -138,8 +139,10 @@ describe('depletion at the computed moment, with the default meter interval', ()
     expect((await events(account.accountId)).filter((e) => e.type === 'billing.balance_depleted')).toHaveLength(1);
   });
 
-  it('a top-up during the grace cancels it: the instance keeps running', async () => {
-    const account = await fleetAccount(['vastai']);
+  it.concurrent('a top-up during the grace cancels it: the instance keeps running', async () => {
+    // Depletes (and is topped up) well before the scenario beside it, so that the other's end after its grace,
+    // timed to 2 s, does not share its moment with this one's top-up.
+    const account = await fleetAccount(['vastai'], COVERED_MS / 2);
     const depleted = await depletedEvent(account.accountId);
 
     const session = await t.http.post('/v1/billing/credit').set(account.auth).send({ amount: 50 });

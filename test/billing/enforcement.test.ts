@@ -4,13 +4,17 @@
  * to zero makes the account's spend workflow emit `billing.balance_low` and `billing.balance_depleted` and, after
  * a compressed grace period, the account's instances are stopped (runpod) or terminated (others) with the reason
  * recorded; a top-up during the grace keeps them running. The depletion moment itself (a timer, with the default
- * meter interval) is test/billing/depletion-moment.test.ts.
+ * meter interval) is test/billing/depletion-moment.test.ts. Each scenario has its own account, so the scenarios of
+ * a describe block run side by side on the file's one worker; the worker restart has a task queue and worker of
+ * its own, so that only its own worker goes away.
  */
 import { randomBytes } from 'node:crypto';
+import request from 'supertest';
 import { z } from 'zod';
 import { createLedgerQueries, type LedgerQueries } from '../../src/db/queries/ledger';
 import { createPricingQueries } from '../../src/db/queries/pricing';
 import { sql } from '../../src/db/sql';
+import { createApp } from '../../src/http/app';
 import { chargeForElapsed } from '../../src/domain/money';
 import type { ProviderId } from '../../src/providers/types';
 import { createBillingClient } from '../../src/workflow-clients/billing';
@@ -19,7 +23,7 @@ import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
 import { checkoutCompletedEvent, signedDelivery, startTestStripe } from '../helpers/stripe';
-import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+import { createTemporalTestEnv, uniqueTaskQueue, type TemporalTestEnv } from '../helpers/temporal';
 
 jest.setTimeout(180_000);
 
@@ -30,23 +34,17 @@ let t: TestContext;
 let temporal: TemporalTestEnv;
 let stripe: Awaited<ReturnType<typeof startTestStripe>>;
 let ledger: LedgerQueries;
-let worker: Awaited<ReturnType<TemporalTestEnv['startWorker']>>;
 
-function startWorker() {
-  return temporal.startWorker(
-    t.workerDeps({
-      temporal: { client: t.temporal, taskQueue: t.deps.temporal.taskQueue },
-      balanceGraceMs: GRACE_MS,
-    }),
-    t.deps.temporal.taskQueue,
-  );
+/** A worker of this file's settings on `taskQueue` (the one the file's API starts workflows on by default). */
+function startWorker(taskQueue = t.deps.temporal.taskQueue) {
+  return temporal.startWorker(t.workerDeps({ temporal: { client: t.temporal, taskQueue }, balanceGraceMs: GRACE_MS }), taskQueue);
 }
 
 beforeAll(async () => {
   stripe = await startTestStripe();
   t = await createTestContext({ simulators: true, stripe: stripe.settings, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 } });
   temporal = await createTemporalTestEnv();
-  worker = await startWorker();
+  await startWorker();
   for (const p of ['runpod', 'vastai', 'lambda'] as const) t.sims[p].control.setBootDelay(300);
   ledger = createLedgerQueries(t.db.pool);
 });
@@ -107,7 +105,7 @@ async function launch(auth: Auth, provider: ProviderId, extra: Record<string, un
 }
 
 describe('launch needs the next hour of the fleet in the balance', () => {
-  it('answers 402 insufficient_balance below price × 1 h and creates nothing; 201 at exactly one hour', async () => {
+  it.concurrent('answers 402 insufficient_balance below price × 1 h and creates nothing; 201 at exactly one hour', async () => {
     const price = await livePriceMicros('runpod', 'rtx-a6000');
     const poor = await accountWith(['runpod'], (price - 1) / 1e6);
     const refused = await launch(poor.auth, 'runpod');
@@ -125,35 +123,37 @@ describe('launch needs the next hour of the fleet in the balance', () => {
     await t.http.post(`/v1/compute/${ok.body.id}/terminate`).set(exact.auth).expect(200);
   });
 
-  it('answers 402 for an empty balance', async () => {
+  it.concurrent('answers 402 for an empty balance', async () => {
     const empty = await accountWith(['vastai'], 0);
     const res = await launch(empty.auth, 'vastai');
     expect(res.status).toBe(402);
     expect(t.sims.vastai.control.instances(empty.simKeys.vastai!)).toEqual([]);
   });
 
-  it('prices the first hour from the pricing snapshot when it has the offer', async () => {
-    const price = await livePriceMicros('runpod', 'rtx-a6000');
+  it.concurrent('prices the first hour from the pricing snapshot when it has the offer', async () => {
+    // A GPU no other test of this file launches at runpod (they run beside this one): they keep the live price.
+    const gpu = { gpu_type: 'rtx-4090' };
+    const price = await livePriceMicros('runpod', 'rtx-4090');
     const account = await accountWith(['runpod'], (price * 3) / 1e6);
-    const before = await launch(account.auth, 'runpod', { name: 'before-snapshot' });
+    const before = await launch(account.auth, 'runpod', { ...gpu, name: 'before-snapshot' });
     expect(before.status).toBe(201);
     // The snapshot says this GPU now costs 10× as much at runpod: 3 h of the old price no longer covers it.
     await createPricingQueries(t.db.pool).recordRefresh(
       {
-        runpod: { ok: true, offers: [{ provider: 'runpod', gpuType: 'rtx-a6000', spot: false, region: null, pricePerHourMicros: price * 10, availability: 3 }] },
+        runpod: { ok: true, offers: [{ provider: 'runpod', gpuType: 'rtx-4090', spot: false, region: null, pricePerHourMicros: price * 10, availability: 3 }] },
         vastai: { ok: false, error: 'not asked' },
         lambda: { ok: false, error: 'not asked' },
       },
       new Date(),
     );
     await t.deps.pricing.reload();
-    const refused = await launch(account.auth, 'runpod', { name: 'after-snapshot' });
+    const refused = await launch(account.auth, 'runpod', { ...gpu, name: 'after-snapshot' });
     expect(refused.status).toBe(402);
     expect(refused.body.error.message).toContain(`$${((price * 10) / 1e6).toFixed(2)}/h`);
     await t.http.post(`/v1/compute/${before.body.id}/terminate`).set(account.auth).expect(200);
   });
 
-  it('still replays an Idempotency-Key launch after the balance fell', async () => {
+  it.concurrent('still replays an Idempotency-Key launch after the balance fell', async () => {
     const account = await accountWith(['vastai'], 100);
     const first = await t.http.post('/v1/compute/launch').set(account.auth).set('Idempotency-Key', 'enf-replay').send({ provider: 'vastai', gpu_type: 'rtx-a6000' });
     expect(first.status).toBe(201);
@@ -168,18 +168,16 @@ describe('launch needs the next hour of the fleet in the balance', () => {
 });
 
 describe('a depleted balance', () => {
-  it('emits balance_low once and balance_depleted, then ends every instance after the grace period with the reason', async () => {
+  it.concurrent('emits balance_low once and balance_depleted, then ends every instance after the grace period with the reason', async () => {
     const account = await accountWith(['runpod', 'vastai'], 100);
-    const pod = await launch(account.auth, 'runpod');
-    const box = await launch(account.auth, 'vastai');
+    const [pod, box] = await Promise.all([launch(account.auth, 'runpod'), launch(account.auth, 'vastai')]);
     expect([pod.status, box.status]).toEqual([201, 201]);
-    await waitForStatus(account.auth, pod.body.id, 'running');
-    await waitForStatus(account.auth, box.body.id, 'running');
+    await Promise.all([waitForStatus(account.auth, pod.body.id, 'running'), waitForStatus(account.auth, box.body.id, 'running')]);
 
-    // A few seconds of the fleet left, and the spend workflow told, as metering tells it after its charges:
+    // A second and a half of the fleet left, and the spend workflow told, as metering tells it after its charges:
     // balance_low now, balance_depleted at the moment (or at the charge that crosses zero, whichever is first).
     const before = (await t.http.get('/v1/billing/summary').set(account.auth)).body as { uncharged: number; burn_rate_per_hour: number };
-    await drainTo(account.accountId, Math.round(before.uncharged * 1e6) + chargeForElapsed(Math.round(before.burn_rate_per_hour * 1e6), 3_000), pod.body.id);
+    await drainTo(account.accountId, Math.round(before.uncharged * 1e6) + chargeForElapsed(Math.round(before.burn_rate_per_hour * 1e6), 1_500), pod.body.id);
     await createBillingClient({ client: t.temporal, taskQueue: t.deps.temporal.taskQueue }).notifySpendChanged(account.accountId, { cause: 'charge' });
     await eventually('billing.balance_depleted', async () =>
       (await events(account.accountId)).some((e) => e.type === 'billing.balance_depleted') ? true : undefined, 30_000);
@@ -221,7 +219,7 @@ describe('a depleted balance', () => {
     );
   });
 
-  it('keeps the instances running when a top-up arrives during the grace period', async () => {
+  it.concurrent('keeps the instances running when a top-up arrives during the grace period', async () => {
     const account = await accountWith(['vastai'], 100);
     const box = await launch(account.auth, 'vastai');
     expect(box.status).toBe(201);
@@ -230,7 +228,7 @@ describe('a depleted balance', () => {
     await eventually('billing.balance_depleted', async () =>
       (await events(account.accountId)).some((e) => e.type === 'billing.balance_depleted') ? true : undefined, 30_000);
     const handle = t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId));
-    await eventually('the grace period to run', async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined), 10_000);
+    await eventually('the grace period to run', async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined), 30_000);
 
     // Top up through Stripe: checkout session, then the signed webhook Stripe sends once paid.
     const session = await t.http.post('/v1/billing/credit').set(account.auth).send({ amount: 50 });
@@ -248,7 +246,7 @@ describe('a depleted balance', () => {
     // watch goes on while the instance runs.
     await eventually('the depletion episode to close', async () =>
       (await t.db.pool.oneFirst(sql.type(z.object({ open: z.boolean() }))`
-        SELECT depleted_at IS NOT NULL AS open FROM account_balances WHERE account_id = ${account.accountId}`)) ? undefined : true, 10_000, 100);
+        SELECT depleted_at IS NOT NULL AS open FROM account_balances WHERE account_id = ${account.accountId}`)) ? undefined : true, 30_000, 100);
     expect((await waitForStatus(account.auth, box.body.id, 'running')).status).toBe('running');
     expect((await events(account.accountId)).map((e) => e.type)).not.toContain('instance.terminated');
     expect((await handle.describe()).status.name).toBe('RUNNING');
@@ -257,9 +255,13 @@ describe('a depleted balance', () => {
     expect(await handle.result()).toEqual({ outcome: 'idle', endedInstanceIds: [] });
   });
 
-  it('still ends the instances when the worker is restarted during the grace period', async () => {
+  it.concurrent('still ends the instances when the worker is restarted during the grace period', async () => {
+    // An API and a worker on a task queue of their own: the restart leaves the scenarios beside this one alone.
+    const taskQueue = uniqueTaskQueue();
+    const api = request(createApp({ ...t.deps, temporal: { client: t.temporal, taskQueue } }).callback());
+    const worker = await startWorker(taskQueue);
     const account = await accountWith(['vastai'], 100);
-    const box = await launch(account.auth, 'vastai');
+    const box = await api.post('/v1/compute/launch').set(account.auth).send({ provider: 'vastai', gpu_type: 'rtx-a6000' });
     expect(box.status).toBe(201);
     await waitForStatus(account.auth, box.body.id, 'running');
     await drainTo(account.accountId, 5, box.body.id);
@@ -269,7 +271,7 @@ describe('a depleted balance', () => {
     // The worker goes away mid-grace; the timer lives in Temporal, and a new worker picks the run up.
     worker.worker.shutdown();
     await worker.running;
-    worker = await startWorker();
+    await startWorker(taskQueue); // closed with the file's environment
 
     const result = (await handle.result()) as BalanceDepletionResult;
     expect(result.outcome).toBe('instances_ended');
@@ -279,14 +281,14 @@ describe('a depleted balance', () => {
     expect(ended.data.reason).toMatch(/prepaid balance depleted/);
   });
 
-  it('watches an account while it has live instances and writes nothing while the runway is long', async () => {
+  it.concurrent('watches an account while it has live instances and writes nothing while the runway is long', async () => {
     const account = await accountWith(['vastai'], 100);
     const box = await launch(account.auth, 'vastai');
     await waitForStatus(account.auth, box.body.id, 'running');
     await eventually('a metered charge', async () => {
       const res = await t.http.get('/v1/billing/transactions?type=instance_charge').set(account.auth);
       return res.body.data.length > 0 ? true : undefined;
-    }, 15_000);
+    }, 60_000); // a deadline for a loaded machine
     const handle = t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId));
     expect((await handle.describe()).status.name).toBe('RUNNING');
     const kinds = (await events(account.accountId)).map((e) => e.type);

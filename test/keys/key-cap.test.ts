@@ -1,7 +1,8 @@
 /**
  * A spend-capped key on the real stack (Temporal, Postgres, simulators): its launches are admitted until the
  * next hour would pass the cap (402 naming the cap), another key of the same account is unaffected, and when
- * the key's charges reach the cap its instances are ended like a budget stop, with the reason.
+ * the key's charges reach the cap its instances are ended like a budget stop, with the reason. The two tests (own
+ * accounts and keys) run side by side.
  */
 import { createInstanceQueries } from '../../src/db/queries/instances';
 import { createAlertMonitorClient } from '../../src/workflow-clients/alerts';
@@ -31,7 +32,7 @@ afterAll(async () => {
 
 const body = { provider: 'runpod', gpu_type: 'rtx-a6000' };
 
-it('admits launches until the next hour would pass $1/day, then 402; ends its instances at the cap; another key runs on', async () => {
+it.concurrent('admits launches until the next hour would pass $1/day, then 402; ends its instances at the cap; another key runs on', async () => {
   const a = await t.connectedAccount('runpod');
   const created = await t.http.post('/v1/api-keys').set(a.auth).send({ name: 'agent', scopes: ['read', 'compute:write'], spend_limit: { amount: 1, period: 'day' } });
   expect(created.status).toBe(201);
@@ -84,7 +85,7 @@ it('admits launches until the next hour would pass $1/day, then 402; ends its in
   expect(keys.find((k) => k.name === 'agent')!.spend_in_period).toBeGreaterThanOrEqual(1);
 });
 
-it('concurrent launches of one capped key at its cap: exactly the number that fits is admitted', async () => {
+it.concurrent('concurrent launches of one capped key at its cap: exactly the number that fits is admitted', async () => {
   const a = await t.connectedAccount('runpod');
   const created = await t.http.post('/v1/api-keys').set(a.auth).send({ name: 'racer', scopes: ['read', 'compute:write'], spend_limit: { amount: 1, period: 'day' } });
   expect(created.status).toBe(201);

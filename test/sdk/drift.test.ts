@@ -1,9 +1,10 @@
 /**
  * The SDK stays true to the API: the OpenAPI document in the repo (sdk/openapi.json) is the one the API serves,
  * the SDK's types (sdk/src/schema.ts) are what openapi-typescript generates from it (both fail after an API
- * change until `npm run sdk:generate`), and the package builds and is importable from another project.
+ * change until `npm run sdk:generate`), and the package builds and is importable from another project. The
+ * child processes (the generator, tsc) of the three tests run side by side.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, symlink, writeFile, copyFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,27 +24,36 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-it('sdk/openapi.json is the served document (run `npm run sdk:generate` after changing the API)', async () => {
+/** Runs a program to its end (failing on a non-zero exit) and gives its stdout; `input` is written to its stdin. */
+function run(file: string, args: string[], opts: { cwd?: string; input?: string } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(file, args, { cwd: opts.cwd ?? REPO_ROOT, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${path.basename(file)} ${args.join(' ')}: ${err.message}\n${stdout}${stderr}`)) : resolve(stdout),
+    );
+    // A program that exits without reading its stdin (tsc, node -e) closes the pipe: its exit status tells.
+    child.stdin!.on('error', () => undefined);
+    if (opts.input === undefined) child.stdin!.end();
+    else child.stdin!.end(opts.input);
+  });
+}
+
+it.concurrent('sdk/openapi.json is the served document (run `npm run sdk:generate` after changing the API)', async () => {
   const inRepo = JSON.parse(await readFile(path.join(REPO_ROOT, 'sdk', 'openapi.json'), 'utf8'));
   expect(inRepo).toEqual(served);
 });
 
-it('sdk/src/schema.ts is what openapi-typescript generates from the served document', async () => {
+it.concurrent('sdk/src/schema.ts is what openapi-typescript generates from the served document', async () => {
   const inRepo = await readFile(path.join(REPO_ROOT, 'sdk', 'src', 'schema.ts'), 'utf8');
-  const generated = execFileSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'sdk', 'generate.ts')], {
-    cwd: REPO_ROOT,
-    input: JSON.stringify(served),
-    maxBuffer: 64 * 1024 * 1024,
-  }).toString();
+  const generated = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'sdk', 'generate.ts')], { input: JSON.stringify(served) });
   expect(inRepo).toBe(generated);
 });
 
-it('builds, and another project imports it and type-checks against it', async () => {
+it.concurrent('builds, and another project imports it and type-checks against it', async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-sdk-consumer-'));
   const pkg = path.join(dir, 'node_modules', '@gpuo', 'sdk');
   await mkdir(pkg, { recursive: true });
   const tsc = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsc');
-  execFileSync(tsc, ['-p', path.join(REPO_ROOT, 'sdk', 'tsconfig.json'), '--outDir', path.join(pkg, 'dist')], { stdio: 'pipe' });
+  await run(tsc, ['-p', path.join(REPO_ROOT, 'sdk', 'tsconfig.json'), '--outDir', path.join(pkg, 'dist')]);
   await copyFile(path.join(REPO_ROOT, 'sdk', 'package.json'), path.join(pkg, 'package.json'));
   // The consumer's own install of the SDK's one dependency.
   await symlink(path.join(REPO_ROOT, 'node_modules', 'openapi-fetch'), path.join(dir, 'node_modules', 'openapi-fetch'));
@@ -60,7 +70,7 @@ it('builds, and another project imports it and type-checks against it', async ()
       '',
     ].join('\n'),
   );
-  execFileSync(tsc, ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--lib', 'ES2022,DOM', 'main.ts'], { cwd: dir, stdio: 'pipe' });
-  const out = execFileSync(process.execPath, ['-e', "const s = require('@gpuo/sdk'); console.log(typeof s.createGpuoClient, typeof s.InsufficientBalanceError)"], { cwd: dir }).toString();
+  await run(tsc, ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--lib', 'ES2022,DOM', 'main.ts'], { cwd: dir });
+  const out = await run(process.execPath, ['-e', "const s = require('@gpuo/sdk'); console.log(typeof s.createGpuoClient, typeof s.InsufficientBalanceError)"], { cwd: dir });
   expect(out.trim()).toBe('function function');
 });

@@ -136,36 +136,46 @@ it('keeps the onstart_cmd, the startup_script, the webhook URL and the instance 
   await api.post('/v1/settings/providers').set(a.auth).send({ provider: 'vastai', api_key: t.sims.vastai.createKey() }).expect(201);
   await api.post('/v1/ssh-keys').set(a.auth).send({ name: 'laptop', public_key: ed25519Key() }).expect(201);
 
+  // Three workflows that carry the marker, brought about side by side:
   // 1. A launch with a token in its onstart_cmd, until it runs and has an IP.
-  const launch = await api.post('/v1/compute/launch').set(a.auth).send({ provider: 'vastai', gpu_type: 'rtx-4090', onstart_cmd: `export HF_TOKEN=${marker}-launch` });
-  expect(launch.status).toBe(201);
-  const instanceId = launch.body.id as string;
-  let last: unknown;
-  const ip = await eventually('the instance running with an IP', async () => {
-    const res = await api.get('/v1/compute').set(a.auth);
-    last = res.body;
-    const mine = (res.body.data as { id: string; status: string; public_ip: string | null }[]).find((i) => i.id === instanceId);
-    return mine?.status === 'running' && mine.public_ip ? mine.public_ip : undefined;
-  }, 60_000, 200).catch((err: Error) => {
-    throw new Error(`${err.message}; last: ${JSON.stringify(last)}`);
-  });
+  const launched = (async () => {
+    const launch = await api.post('/v1/compute/launch').set(a.auth).send({ provider: 'vastai', gpu_type: 'rtx-4090', onstart_cmd: `export HF_TOKEN=${marker}-launch` });
+    expect(launch.status).toBe(201);
+    const instanceId = launch.body.id as string;
+    let last: unknown;
+    const ip = await eventually('the instance running with an IP', async () => {
+      const res = await api.get('/v1/compute').set(a.auth);
+      last = res.body;
+      const mine = (res.body.data as { id: string; status: string; public_ip: string | null }[]).find((i) => i.id === instanceId);
+      return mine?.status === 'running' && mine.public_ip ? mine.public_ip : undefined;
+    }, 60_000, 200).catch((err: Error) => {
+      throw new Error(`${err.message}; last: ${JSON.stringify(last)}`);
+    });
+    return { instanceId, ip };
+  })();
 
   // 2. A scheduled run with a startup script (a cron that never fires by itself; `trigger` starts the run).
-  const schedule = await api.post('/v1/schedules').set(a.auth).send({ name: 'nightly', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', startup_script: `python train.py --token ${marker}-schedule` });
-  expect(schedule.status).toBe(201);
-  await api.post(`/v1/schedules/${schedule.body.id}/trigger`).set(a.auth).expect(202);
-  await eventually('the scheduled run running', async () => {
-    const runs = (await api.get(`/v1/schedules/${schedule.body.id}/runs`).set(a.auth)).body.data as { status: string }[];
-    return runs.some((r) => r.status === 'running') ? true : undefined;
-  }, 60_000, 200);
+  const scheduled = (async () => {
+    const schedule = await api.post('/v1/schedules').set(a.auth).send({ name: 'nightly', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', startup_script: `python train.py --token ${marker}-schedule` });
+    expect(schedule.status).toBe(201);
+    await api.post(`/v1/schedules/${schedule.body.id}/trigger`).set(a.auth).expect(202);
+    await eventually('the scheduled run running', async () => {
+      const runs = (await api.get(`/v1/schedules/${schedule.body.id}/runs`).set(a.auth)).body.data as { status: string }[];
+      return runs.some((r) => r.status === 'running') ? true : undefined;
+    }, 60_000, 200);
+    return schedule;
+  })();
 
   // 3. A webhook delivery that fails once (a retry workflow then owns it) and then arrives.
-  const path = `/hook-${marker}-webhook`;
-  receiver.plan(path, [500, 200]);
-  const hook = await api.post('/v1/webhooks').set(a.auth).send({ url: receiver.url(path), events: ['webhook.test'] });
-  expect(hook.status).toBe(201);
-  await api.post(`/v1/webhooks/${hook.body.id}/test`).set(a.auth).expect(202);
-  await eventually('the delivery to arrive after its retry', async () => (receiver.arrivals(path) >= 2 ? true : undefined), 60_000, 100);
+  const delivered = (async () => {
+    const path = `/hook-${marker}-webhook`;
+    receiver.plan(path, [500, 200]);
+    const hook = await api.post('/v1/webhooks').set(a.auth).send({ url: receiver.url(path), events: ['webhook.test'] });
+    expect(hook.status).toBe(201);
+    await api.post(`/v1/webhooks/${hook.body.id}/test`).set(a.auth).expect(202);
+    await eventually('the delivery to arrive after its retry', async () => (receiver.arrivals(path) >= 2 ? true : undefined), 60_000, 100);
+  })();
+  const [{ instanceId, ip }, schedule] = await Promise.all([launched, scheduled, delivered]);
 
   const [row] = await queryRows<{ id: string }>(t.db.url, 'SELECT id FROM instances WHERE provider_instance_id = $1', [instanceId]);
   const launchWorkflowId = row!.id;
@@ -207,7 +217,7 @@ it('keeps the onstart_cmd, the startup_script, the webhook URL and the instance 
 });
 
 describe('the operations listener', () => {
-  it('serves /metrics there only: 404 on the API port, 401 without the token, 200 with it', async () => {
+  it.concurrent('serves /metrics there only: 404 on the API port, 401 without the token, 200 with it', async () => {
     expect((await api.get('/metrics')).status).toBe(404);
     const refused = await ops.get('/metrics');
     expect(refused.status).toBe(401);
@@ -219,7 +229,7 @@ describe('the operations listener', () => {
     expect((await api.post('/codec/decode').send({ payloads: [] })).status).toBe(404);
   });
 
-  it('round-trips encode and decode in the codec-server convention, with CORS for the UI origin only', async () => {
+  it.concurrent('round-trips encode and decode in the codec-server convention, with CORS for the UI origin only', async () => {
     const original = { metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: Buffer.from('{"hello":"world"}').toString('base64') };
     const encoded = await ops.post('/codec/encode').set('Authorization', `Bearer ${OPS_TOKEN}`).send({ payloads: [original] });
     expect(encoded.status).toBe(200);
@@ -241,7 +251,7 @@ describe('the operations listener', () => {
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  it("guards the worker's /metrics with the same token, liveness stays open", async () => {
+  it.concurrent("guards the worker's /metrics with the same token, liveness stays open", async () => {
     const port = await freePort();
     const server = serveWorkerHealth(worker, port, '127.0.0.1', silentLogger, OPS_TOKEN);
     try {
@@ -256,7 +266,7 @@ describe('the operations listener', () => {
     }
   });
 
-  it('says ready or not ready, nothing more', async () => {
+  it.concurrent('says ready or not ready, nothing more', async () => {
     const down = request(
       createOpsApp({ logger: silentLogger, codec: new PayloadEncryptionCodec(TEST_TEMPORAL_VAULT), corsOrigins: [], metrics: () => renderMetrics(), ready: async () => false }).callback(),
     );
