@@ -13,6 +13,9 @@
  */
 import { types } from 'node:util';
 import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { requestLineText, type RequestLogFields } from './request-line';
+
+export type { RequestLogFields } from './request-line';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -116,12 +119,19 @@ function scrubber(withStack: boolean) {
 }
 
 /** Stdout lines are written every LOG_FLUSH_INTERVAL_MS, or sooner once a batch of this many bytes is full. */
-const LOG_BATCH_BYTES = 256 * 1024;
+const LOG_BATCH_BYTES = 64 * 1024;
 /** The longest a written line waits in the stdout buffer. */
 const LOG_FLUSH_INTERVAL_MS = 100;
 
 /** Where finished lines go instead of stdout/stderr (tests): one call per line, without the newline. */
 export type LogSink = (line: string) => void;
+
+
+/** Request lines the standard stdout stream holds back before formatting them in one pass. */
+const REQUEST_QUEUE_LENGTH = 256;
+/** A stream that takes request lines unformatted (the standard stdout stream): see `standardStreams`. */
+const queueRequestLine = Symbol('queueRequestLine');
+type RequestQueueing = { [queueRequestLine]?: (time: string, bindings: string, fields: RequestLogFields) => void };
 
 /**
  * Stdout for everything below error, stderr for errors; both asynchronous, flushed on exit. Pino tells a
@@ -136,14 +146,48 @@ function standardStreams(): DestinationStream {
   // writes a second, whatever the request rate (bench:pricing, docs/performance.md).
   const out = pino.destination({ dest: 1, sync: false, minLength: 0, contentMode: 'buffer' });
   const err = pino.destination({ dest: 2, sync: false });
-  let batch = Buffer.allocUnsafeSlow(LOG_BATCH_BYTES);
+  // Batches are reused once written (sonic-boom says 'drain' when it has written everything handed to it):
+  // a fresh buffer per batch cost page faults on every line's first bytes, and garbage.
+  const spare: Buffer[] = [];
+  const writing: Buffer[] = [];
+  out.on('drain', () => {
+    for (const written of writing) if (spare.length < 2) spare.push(written);
+    writing.length = 0;
+  });
+  let batch: Buffer = Buffer.allocUnsafeSlow(LOG_BATCH_BYTES);
   let used = 0;
+  // Request lines (one per API request) are queued as their fields, with the time and bindings of the moment
+  // they were logged, and formatted together: when the queue is full, before any other stdout line (so the
+  // order of lines is kept), and with every hand-over. One tight formatting loop costs the server a fraction
+  // of the same work spread between requests (bench:pricing, docs/performance.md).
+  const queued: (RequestLogFields | undefined)[] = new Array(REQUEST_QUEUE_LENGTH).fill(undefined);
+  const queuedTimes: string[] = new Array<string>(REQUEST_QUEUE_LENGTH).fill('');
+  const queuedBindings: string[] = new Array<string>(REQUEST_QUEUE_LENGTH).fill('');
+  let queuedCount = 0;
+  const drain = () => {
+    const n = queuedCount;
+    queuedCount = 0;
+    for (let i = 0; i < n; i++) {
+      append(requestLineText(queuedTimes[i]!, queuedBindings[i]!, queued[i]!));
+      queued[i] = undefined;
+    }
+  };
   const handOver = () => {
+    if (queuedCount > 0) drain();
     if (used === 0) return;
     const full = batch.subarray(0, used);
-    batch = Buffer.allocUnsafeSlow(LOG_BATCH_BYTES);
+    writing.push(batch);
+    batch = spare.pop() ?? Buffer.allocUnsafeSlow(LOG_BATCH_BYTES);
     used = 0;
     out.write(full as unknown as string);
+  };
+  const append = (line: string) => {
+    // At most 3 bytes per UTF-16 unit: a line that might not fit goes after the batch (alone if it is huge).
+    if (used + 3 * line.length > LOG_BATCH_BYTES) {
+      handOver();
+      if (3 * line.length > LOG_BATCH_BYTES) return void out.write(Buffer.from(line) as unknown as string);
+    }
+    used += (batch as Buffer & { utf8Write(s: string, offset: number): number }).utf8Write(line, used);
   };
   // A quiet process must not hold its last lines back (an operator, or a supervisor waiting for "worker
   // polling", reads them): whatever is gathered goes out within 100 ms.
@@ -165,17 +209,19 @@ function standardStreams(): DestinationStream {
     }
   });
   const ERROR = pino.levels.values.error!;
-  const split = {
+  const split: DestinationStream & RequestQueueing & { lastLevel: number; [k: symbol]: unknown } = {
     [Symbol.for('pino.metadata')]: true,
     lastLevel: 0,
     write(line: string) {
       if (split.lastLevel >= ERROR) return void err.write(line);
-      // At most 3 bytes per UTF-16 unit: a line that might not fit goes after the batch (alone if it is huge).
-      if (used + 3 * line.length > LOG_BATCH_BYTES) {
-        handOver();
-        if (3 * line.length > LOG_BATCH_BYTES) return void out.write(Buffer.from(line) as unknown as string);
-      }
-      used += batch.write(line, used);
+      if (queuedCount > 0) drain();
+      append(line);
+    },
+    [queueRequestLine](time, bindings, fields) {
+      queued[queuedCount] = fields;
+      queuedTimes[queuedCount] = time;
+      queuedBindings[queuedCount] = bindings;
+      if (++queuedCount === REQUEST_QUEUE_LENGTH) drain();
     },
   };
   return split;
@@ -235,53 +281,33 @@ function wrap(p: PinoLogger, scrub: (f: Record<string, unknown>) => Record<strin
   return logger;
 }
 
-/** The fields of the one `request` line the API writes per request (src/http/edge.ts). */
-export interface RequestLogFields {
-  request_id: string;
-  account_id: string | null;
-  method: string;
-  route: string;
-  path: string;
-  status: number;
-  ms: number;
-}
-
 const requestLines = new WeakMap<Logger, (fields: RequestLogFields) => void>();
 const INFO = pino.levels.values.info!;
-const json = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
-/** Route templates and methods come from a closed set: each is escaped once (bounded, in case they do not). */
-const escapedOnce = new Map<string, string>();
-const known = (v: string) => {
-  let out = escapedOnce.get(v);
-  if (out === undefined) {
-    out = JSON.stringify(v);
-    if (escapedOnce.size < 1_000) escapedOnce.set(v, out);
-  }
-  return out;
-};
-const num = (v: number) => (Number.isFinite(v) ? String(v) : 'null');
-
 /**
  * The `request` line, written per request: `logger.info('request', fields)`, or, for a logger of this module,
  * the very same bytes serialised by a function made for these seven fields (none secret-named, all
  * primitives, so the scrubber and redaction have nothing to do) instead of pino's generic pass over any
  * object: under load that pass was most of what the request log cost (bench:pricing, docs/performance.md).
+ * The standard stdout stream keeps the fields object until it formats its queue: pass a fresh one per line.
  */
 export function requestLogLine(logger: Logger): (fields: RequestLogFields) => void {
   return requestLines.get(logger) ?? ((fields) => logger.info('request', fields as unknown as Record<string, unknown>));
 }
 
 function compiledRequestLine(p: PinoLogger): (f: RequestLogFields) => void {
-  const stream = (p as unknown as Record<symbol, DestinationStream & { lastLevel?: number; [k: symbol]: unknown }>)[pino.symbols.streamSym]!;
+  const stream = (p as unknown as Record<symbol, DestinationStream & RequestQueueing & { lastLevel?: number; [k: symbol]: unknown }>)[pino.symbols.streamSym]!;
   const metadata = stream[pino.symbols.needsMetadataGsym] === true;
   const bindings = (p as unknown as Record<symbol, string>)[pino.symbols.chindingsSym] ?? '';
+  const queue = stream[queueRequestLine];
+  if (queue) {
+    return (f) => {
+      if (p.levelVal <= INFO) queue(isoTime(), bindings, f);
+    };
+  }
   return (f) => {
     if (p.levelVal > INFO) return;
     if (metadata) stream.lastLevel = INFO;
-    stream.write(
-      `{"level":"info"${isoTime()}${bindings},"request_id":${json(f.request_id)},"account_id":${json(f.account_id)},"method":${known(f.method)},` +
-        `"route":${known(f.route)},"path":${json(f.path)},"status":${num(f.status)},"ms":${num(f.ms)},"msg":"request"}\n`,
-    );
+    stream.write(requestLineText(isoTime(), bindings, f));
   };
 }
 

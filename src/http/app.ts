@@ -28,7 +28,7 @@ import { sql } from '../db/sql';
 import type { Logger } from '../logger';
 import { bearerAuth } from './auth';
 import { serveConsole } from './console';
-import { edge, logApplicationError } from './edge';
+import { edge, logApplicationError, sequence } from './edge';
 import { publicRequestLimit, RateLimiter, type RateLimitSettings } from './rate-limit';
 import { SharedWindowLimits } from './shared-rate-limit';
 import { createRateLimitQueries, type RateLimitStore } from '../db/queries/rate-limits';
@@ -234,9 +234,8 @@ export function createApp(deps: AppDeps): Koa {
   });
 
   app.on('error', logApplicationError(deps.logger));
-  app.use(edge(deps.logger));
-  app.use(serveConsole(deps.consoleDir));
-  app.use(api.routes());
+  // One Koa middleware: the edge runs the console and the routes itself (no compose promise per layer).
+  app.use(edge(deps.logger, sequence(serveConsole(deps.consoleDir), api.routes())));
   return app;
 }
 

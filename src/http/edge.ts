@@ -3,14 +3,18 @@
  * and metrics sample per request. One Koa layer instead of several keeps the per-request cost of the hot read
  * paths low (see bench:pricing). Bodies are read by the routes, after authentication (route.ts).
  */
-import type { Context, Next } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import { NotFoundError } from '../errors';
 import { requestLogLine, type Logger } from '../logger';
 import { recordHttpRequest } from '../metrics';
 import { respondWithError } from './error-handler';
 import { assignRequestId, setRequestIdHeader } from './request-id';
 
-export function edge(logger: Logger) {
+/**
+ * `inner` is the rest of the pipeline (the console, then the routes): called here directly, so that Koa's
+ * application holds one middleware.
+ */
+export function edge(logger: Logger, inner: Middleware) {
   const logRequest = requestLogLine(logger);
   /** After the rest of the pipeline: the request id header, the metrics sample and the request line. */
   const finish = (ctx: Context, started: number, requestId: string) => {
@@ -43,12 +47,24 @@ export function edge(logger: Logger) {
       respondWithError(ctx, failure, logger);
     }
   };
-  // Promise callbacks rather than an async function: one promise per request less (each also passes the
-  // async hooks the database client's AsyncLocalStorage installs), on every path through the API.
-  return (ctx: Context, next: Next): Promise<void> => {
+  // Not an async function, and the rest of the pipeline called directly rather than through Koa's compose:
+  // a request answered synchronously (GET /v1/pricing) passes without a single promise of ours (each one
+  // also runs the async hooks of the AsyncLocalStorage the database client installs).
+  return (ctx: Context, next: Next): Promise<void> | void => {
     const started = performance.now();
     const requestId = assignRequestId(ctx);
-    return next().then(
+    let result: Promise<void> | void;
+    try {
+      result = inner(ctx, next) as Promise<void> | void;
+    } catch (err) {
+      settle(ctx, err ?? new Error('a middleware threw without a reason'));
+      return finish(ctx, started, requestId);
+    }
+    if (result === undefined || typeof (result as { then?: unknown }).then !== 'function') {
+      settle(ctx, undefined);
+      return finish(ctx, started, requestId);
+    }
+    return (result as Promise<void>).then(
       () => {
         settle(ctx, undefined);
         finish(ctx, started, requestId);
@@ -59,6 +75,14 @@ export function edge(logger: Logger) {
       },
     );
   };
+}
+
+/**
+ * Two middlewares as one, without Koa's compose between them (which wraps each call in a promise and binds
+ * a `next` per request): `first` gets a `next` that runs `second`.
+ */
+export function sequence(first: Middleware, second: Middleware): Middleware {
+  return (ctx, next) => first(ctx, () => second(ctx, next));
 }
 
 /** Socket-level failures that mean the client went away or sent a broken request, not that we failed. */

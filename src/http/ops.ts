@@ -98,22 +98,23 @@ export function createOpsApp(deps: OpsDeps): Koa {
   };
 
   app.on('error', logApplicationError(deps.logger));
-  app.use(edge(deps.logger));
-  app.use(async (ctx) => {
-    if (ctx.path.startsWith('/codec/')) cors(ctx);
-    // The browser's preflight carries no credentials: answered for allowed origins only, and reveals nothing.
-    if (ctx.method === 'OPTIONS' && ctx.path.startsWith('/codec/')) {
-      ctx.status = 204;
-      return;
-    }
-    const route = routes[`${ctx.method} ${ctx.path}`];
-    if (!route) throw new NotFoundError(`No route matches ${ctx.method} ${ctx.path}.`);
-    ctx.state.route = ctx.path;
-    if (deps.token && !bearerMatches(ctx.get('authorization'), deps.token)) {
-      throw new UnauthenticatedError('This operations endpoint requires "Authorization: Bearer <OPS_TOKEN>".');
-    }
-    await route(ctx);
-  });
+  app.use(
+    edge(deps.logger, async (ctx) => {
+      if (ctx.path.startsWith('/codec/')) cors(ctx);
+      // The browser's preflight carries no credentials: answered for allowed origins only, and reveals nothing.
+      if (ctx.method === 'OPTIONS' && ctx.path.startsWith('/codec/')) {
+        ctx.status = 204;
+        return;
+      }
+      const route = routes[`${ctx.method} ${ctx.path}`];
+      if (!route) throw new NotFoundError(`No route matches ${ctx.method} ${ctx.path}.`);
+      ctx.state.route = ctx.path;
+      if (deps.token && !bearerMatches(ctx.get('authorization'), deps.token)) {
+        throw new UnauthenticatedError('This operations endpoint requires "Authorization: Bearer <OPS_TOKEN>".');
+      }
+      await route(ctx);
+    }),
+  );
   return app;
 }
 

@@ -3,7 +3,7 @@
  * rate (`perMinute`) is counted across every API process through {@link SharedWindowLimits} (one-minute
  * windows in Postgres, reserved in blocks: no database round trip per request).
  */
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { RateLimitedError } from '../errors';
 import type { SharedWindowLimits } from './shared-rate-limit';
 
@@ -14,8 +14,23 @@ import type { SharedWindowLimits } from './shared-rate-limit';
 export function publicRequestLimit(limits: SharedWindowLimits, perMinute: number): Middleware {
   const refusal = () =>
     new RateLimitedError(`Too many unauthenticated requests from this address: at most ${perMinute} a minute.`, limits.retryAfterSeconds());
+  // The key of a connection's address, made once per connection: without a forwarding header the address
+  // is the socket's, so no request builds (and hashes) a new key string.
+  const socketKeys = new WeakMap<object, string>();
+  let header = '';
+  let headerLower = '';
+  const keyOf = (ctx: Context): string => {
+    if (ctx.app.proxy) {
+      if (ctx.app.proxyIpHeader !== header) headerLower = (header = ctx.app.proxyIpHeader).toLowerCase();
+      if (ctx.req.headers[headerLower] !== undefined) return `ip:${ctx.ip}`;
+    }
+    const socket = ctx.req.socket;
+    let key = socketKeys.get(socket);
+    if (key === undefined) socketKeys.set(socket, (key = `ip:${ctx.ip}`));
+    return key;
+  };
   return (ctx, next) => {
-    const accepted = limits.take(`ip:${ctx.ip}`, perMinute);
+    const accepted = limits.take(keyOf(ctx), perMinute);
     if (accepted === true) return next();
     if (accepted === false) throw refusal();
     return accepted.then((ok) => {

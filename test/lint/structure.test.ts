@@ -26,7 +26,7 @@ const LAYERS: { name: string; rank: number; pattern: RegExp }[] = [
   { name: 'workflow', rank: 4, pattern: /^workflows\// },
   { name: 'activity', rank: 3, pattern: /^activities\// },
   // The provider interface and the GPU slug table are pure data and types: domain, though they live beside the adapters.
-  { name: 'domain', rank: 0, pattern: /^src\/(domain\/.*|providers\/(types|gpu-catalog)\.ts|errors\.ts|config\.ts|logger\.ts)$/ },
+  { name: 'domain', rank: 0, pattern: /^src\/(domain\/.*|providers\/(types|gpu-catalog)\.ts|errors\.ts|config\.ts|logger\.ts|request-line\.ts)$/ },
   // Adapters and queries: Postgres (query modules, the LISTEN-fed pricing cache), provider adapters and
   // credentials, Stripe, the webhook sender and outbox listener, and launch admission (balance guard, key caps).
   { name: 'adapter or query', rank: 1, pattern: /^src\/(db|providers|billing|webhooks|admission)\/|^src\/metrics\.ts$/ },
