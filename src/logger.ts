@@ -1,7 +1,7 @@
 /**
  * The structured logger: pino underneath, one JSON object per line (`time`, `level`, `msg`, then fields) on
- * stdout, errors on stderr, written through asynchronous destinations so a request never waits on a `write`
- * (the buffers are flushed synchronously when the process exits). Secrets never reach a line: any field whose
+ * stdout, errors on stderr. A request never waits on a `write`: stdout lines are gathered in a batch written
+ * whole a few times a second (and when the process exits), in the order they were logged. Secrets never reach a line: any field whose
  * name looks like a secret (`api_key`, `authorization`, `token`, ...) is replaced by `[redacted]`, at the top
  * level and nested up to four levels (the scrubber), and pino's redaction paths cover the credential
  * containers (`headers.authorization`, `body.api_key`, ...). An Error in a field becomes
@@ -134,7 +134,7 @@ const queueRequestLine = Symbol('queueRequestLine');
 type RequestQueueing = { [queueRequestLine]?: (time: string, bindings: string, fields: RequestLogFields) => void };
 
 /**
- * Stdout for everything below error, stderr for errors; both asynchronous, flushed on exit. Pino tells a
+ * Stdout (batched) for everything below error, stderr for errors; both written synchronously. Pino tells a
  * stream that asks for metadata the level of the line it writes, so one branch replaces pino.multistream's
  * loop over its streams on every line.
  */
@@ -144,9 +144,14 @@ function standardStreams(): DestinationStream {
   // strings until written outlive the young generation, and each write is a libuv pool request (an async
   // resource, a thread wake-up that the main thread paid for like a whole request under load). So: a few
   // writes a second, whatever the request rate (bench:pricing, docs/performance.md).
-  const out = pino.destination({ dest: 1, sync: false, minLength: 0, contentMode: 'buffer' });
-  const err = pino.destination({ dest: 2, sync: false });
-  // Batches are reused once written (sonic-boom says 'drain' when it has written everything handed to it):
+  // Synchronous: a batch is written whole when it is handed over, so lines keep their order also when the
+  // process exits (by process.exit included) while a batch is on its way; an asynchronous write in flight at
+  // exit let the exit's synchronous flush overtake it (lines reordered, one cut: test/process/request-log).
+  // A few writes a second, so the event loop pays little for it.
+  const out = pino.destination({ dest: 1, sync: true, minLength: 0, contentMode: 'buffer' });
+  // Errors are rare and matter most when the process is about to die: each is written before the call returns.
+  const err = pino.destination({ dest: 2, sync: true });
+  // Batches are reused once written (sonic-boom says 'drain', on the next tick, when all is written):
   // a fresh buffer per batch cost page faults on every line's first bytes, and garbage.
   const spare: Buffer[] = [];
   const writing: Buffer[] = [];
