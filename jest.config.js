@@ -15,7 +15,7 @@ module.exports = {
   testSequencer: '<rootDir>/test/sequencer.js',
   reporters: ['default', '<rootDir>/test/reporters/summary-line.js'],
   testTimeout: 60_000,
-  // 3 workers ran six timing-sensitive e2e files in 0.77× the wall time of 2, but a whole run with 3 lost a
-  // browser test's 30 s wait that passes alone in 4 s (docs/testing.md): 2 until the suite is lighter.
-  maxWorkers: 2,
+  // Most files wait (boots, rounds, child processes) more than they compute: 4 workers on this 2-core machine ran
+  // the whole suite in 286 s (827 passed; 3 workers 315 s, 2 workers 397 s; docs/testing.md "Whole suite").
+  maxWorkers: 4,
 };
