@@ -17,8 +17,14 @@ import type { ActivityDeps } from './deps';
 export interface ObservationRound {
   /** Row ids of the managed instances watched (live rows that have a provider id). */
   watchedIds: string[];
-  /** Some instance has not started yet: the observer looks again soon. */
+  /** Some instance has not started yet, or is still being created: the observer looks again soon. */
   booting: boolean;
+  /**
+   * A live row without a provider id yet: a launch between its intent and its recorded create. The observer
+   * does not end while one is there (the launch may not tell it again: a process tells an observer at most once
+   * per `WAKE_GAP_MS`), and looks again soon.
+   */
+  launching?: boolean;
   /** A spot instance runs: the observer looks often enough to notice a preemption quickly. */
   spotRunning: boolean;
   /** Instances whose workflow must act, with what the provider said. */
@@ -76,10 +82,13 @@ export function createObservationActivities(deps: ActivityDeps) {
      * Without managed instances the provider is asked only while someone looks at the list.
      */
     async observeAccountProvider(input: { accountId: string; provider: ProviderId }): Promise<ObservationRound> {
-      const rows = (await instances.listLive(input.accountId, input.provider)).filter((r) => r.provider_instance_id !== null);
+      const live = await instances.listLive(input.accountId, input.provider);
+      const rows = live.filter((r) => r.provider_instance_id !== null);
+      const launching = rows.length < live.length;
       const round: ObservationRound = {
         watchedIds: rows.map((r) => r.id),
-        booting: rows.some((r) => !r.started_at && r.status !== 'stopped'),
+        booting: launching || rows.some((r) => !r.started_at && r.status !== 'stopped'),
+        launching,
         spotRunning: rows.some((r) => r.spot && r.status === 'running'),
         changes: [],
         providerCalls: 0,

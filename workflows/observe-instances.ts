@@ -81,7 +81,8 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
       ),
     );
     status.signalsSent += delivered.reduce<number>((a, b) => a + b, 0);
-    if (round.watchedIds.length === 0 && !round.viewed && !woken && !viewerArrived && !refreshWanted) {
+    // `launching` is absent from rounds recorded before it existed: they replay the same decision.
+    if (round.watchedIds.length === 0 && !round.launching && !round.viewed && !woken && !viewerArrived && !refreshWanted) {
       await condition(allHandlersFinished);
       return; // a launch that raced this end signals a closed workflow, and starts a new observer
     }

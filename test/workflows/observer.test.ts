@@ -29,8 +29,10 @@ interface Round {
   booting?: boolean;
   spotRunning?: boolean;
   failure?: { kind: FailureType; message: string; retryAfterMs?: number };
-  /** Nothing left to watch: the observer ends after this round. */
+  /** Nothing left to watch: the observer ends after this round (unless a launch is between its intent and its create). */
   empty?: boolean;
+  /** A live row without a provider id yet (a launch being created). */
+  launching?: boolean;
 }
 
 /** The round activity answering from a script, recording when each round ran (in workflow time). */
@@ -45,6 +47,7 @@ function scripted(rounds: Round[]) {
         return {
           watchedIds: round.empty ? [] : ['launch-acct_x-1'],
           booting: round.booting ?? false,
+          ...(round.launching ? { launching: true } : {}),
           spotRunning: round.spotRunning ?? false,
           changes: [],
           ...(round.failure ? { failure: round.failure } : {}),
@@ -90,6 +93,14 @@ describe('observeProviderInstances (time-skipping)', () => {
     ]);
     expect(rounds).toBe(9);
     expect(g).toEqual([1, 2, 3, 3].map((s) => s * SECOND).concat([SPOT_MS, SPOT_MS, STEADY_MS, STEADY_MS]));
+  });
+
+  it('does not end while a launch is being created (a row without a provider id), and looks again at the boot pace', async () => {
+    // The launch's own word may not come (a process tells an observer at most once per wake gap): the round's
+    // rows are what keeps it. Without `launching` the first round would end it.
+    const { gaps: g, rounds } = await observe([{ empty: true, launching: true, booting: true }, { booting: true }, { empty: true }]);
+    expect(rounds).toBe(3);
+    expect(g).toEqual([1 * SECOND, 2 * SECOND]);
   });
 
   it('backs off after failures (double, at least Retry-After, at most the maximum) and one good round restores it', async () => {
