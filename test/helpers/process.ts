@@ -20,7 +20,14 @@ export function runEntry(
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'exit' can come before the last of the output is read: wait for the pipes to close too, at most 2 s (a
+  // grandchild left running, e.g. under a killed `npm`, may hold them open).
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      void Promise.race([closed, new Promise((r) => setTimeout(r, 2000).unref())]).then(() => resolve(code));
+    }),
+  );
   return { child, output: () => out, exited };
 }
 
