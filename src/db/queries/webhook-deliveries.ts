@@ -220,8 +220,10 @@ export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, '
           const ep = await tx.maybeOne(sql.type(z.object({ active: z.boolean() }))`
             UPDATE webhook_endpoints SET
               failing_since = coalesce(failing_since, ${attempt.attemptedAt.toISOString()}::timestamptz),
+              -- The streak's length as the attempts' own times say it (what the deliveries list shows), not the
+              -- moment this failure is recorded, which a busy worker reaches later.
               active = active AND coalesce(failing_since, ${attempt.attemptedAt.toISOString()}::timestamptz)
-                                  > now() - ${onFailure.disableAfterMs} * interval '1 millisecond',
+                                  > ${attempt.attemptedAt.toISOString()}::timestamptz - ${onFailure.disableAfterMs} * interval '1 millisecond',
               updated_at = CASE WHEN active THEN now() ELSE updated_at END
             WHERE id = ${delivery.endpoint_id} RETURNING active`);
           endpointDeactivated = ep !== null && !ep.active;
