@@ -5,7 +5,6 @@
  */
 import { type ProviderId } from '../../src/providers/types';
 import { createTestContext, type TestContext } from '../helpers/context';
-import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 
@@ -28,7 +27,6 @@ afterAll(async () => {
   await t.close();
 });
 
-const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
 async function launch(a: { auth: Record<string, string> }, provider: ProviderId): Promise<string> {
   const res = await t.http
@@ -41,14 +39,14 @@ async function launch(a: { auth: Record<string, string> }, provider: ProviderId)
 
 async function failedRow(id: string) {
   return eventually(`instance ${id} to fail`, async () => {
-    const [row] = await sql<{ id: string; status: string; end_reason: string; ended_at: Date; created_at: Date; account_id: string }>(
+    const [row] = await t.sql<{ id: string; status: string; end_reason: string; ended_at: Date; created_at: Date; account_id: string }>(
       'SELECT id, status, end_reason, ended_at, created_at, account_id FROM instances WHERE provider_instance_id = $1', [id]);
     return row?.status === 'failed' ? row : undefined;
   }, 30_000, 50);
 }
 
-const chargesOf = async (rowId: string) => Number((await sql<{ n: string }>('SELECT count(*) AS n FROM ledger_entries WHERE instance_id = $1', [rowId]))[0]!.n);
-const eventsOf = (accountId: string) => sql<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
+const chargesOf = async (rowId: string) => Number((await t.sql<{ n: string }>('SELECT count(*) AS n FROM ledger_entries WHERE instance_id = $1', [rowId]))[0]!.n);
+const eventsOf = (accountId: string) => t.sql<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
 
 it('terminates a boot that never ends at its deadline, charges nothing, records failed and instance.failed', async () => {
   const a = await t.connectedAccount('runpod');
@@ -121,7 +119,7 @@ it('a scheduled run whose boot passes its deadline moves on to the next offer', 
     }, 60_000, 200);
     expect(run.provider).toBe('runpod');
     // The Vast.ai attempt: terminated at its deadline, failed with the reason, never charged.
-    const [vast] = await sql<{ id: string; status: string; end_reason: string }>(
+    const [vast] = await t.sql<{ id: string; status: string; end_reason: string }>(
       "SELECT id, status, end_reason FROM instances WHERE account_id = $1 AND provider = 'vastai'", [a.accountId]);
     expect(vast).toMatchObject({ status: 'failed', end_reason: expect.stringMatching(/boot deadline/) });
     expect(await chargesOf(vast!.id)).toBe(0);

@@ -8,7 +8,6 @@
  */
 import { type ProviderId } from '../../src/providers/types';
 import { createTestContext, type TestContext } from '../helpers/context';
-import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 
@@ -32,7 +31,6 @@ afterAll(async () => {
   await t.close();
 });
 
-const sql = <T = Record<string, unknown>>(text: string, values: unknown[] = []) => queryRows<T>(t.db.url, text, values);
 
 interface Row {
   id: string;
@@ -43,7 +41,7 @@ interface Row {
   price_per_hour_micros: string;
 }
 const rowOf = async (providerId: string) =>
-  (await sql<Row>('SELECT id, status, end_reason, started_at, metered_through, price_per_hour_micros FROM instances WHERE provider_instance_id = $1', [providerId]))[0];
+  (await t.sql<Row>('SELECT id, status, end_reason, started_at, metered_through, price_per_hour_micros FROM instances WHERE provider_instance_id = $1', [providerId]))[0];
 
 /** Launches with the idle-stop rule, the GPUs busy (the simulators report 0 % unless told), and waits for running. */
 async function launchBusy(provider: Extract<ProviderId, 'runpod' | 'vastai'>) {
@@ -62,7 +60,7 @@ async function eventTypes(auth: Record<string, string>): Promise<{ type: string;
 }
 
 async function chargedMicros(row: Row, providerId: string): Promise<number> {
-  const [sum] = await sql<{ micros: string | null }>(
+  const [sum] = await t.sql<{ micros: string | null }>(
     "SELECT -sum(amount_micros) AS micros FROM ledger_entries WHERE type = 'instance_charge' AND instance_id IN ($1, $2)",
     [row.id, providerId],
   );
@@ -143,7 +141,7 @@ describe('idle stop', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('validation_error');
     }
-    expect((await sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).length).toBe(0);
+    expect((await t.sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).length).toBe(0);
   });
 
   it.concurrent('a schedule keeps its idle_stop (create, update, clear)', async () => {
