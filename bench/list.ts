@@ -3,7 +3,9 @@
  * served from the fleet view (what the observers last listed) beside today's live fan-out to every provider
  * (`COMPUTE_LIST_SOURCE=live`), in one run: p50/p99 of sequential lists (alternating), throughput with N
  * concurrent clients, and provider requests per list (counted at the simulators, the observers' own rounds
- * included). Real parts: embedded Postgres, the Temporal dev server, the worker's activities, the simulators.
+ * included). Then the console's fleet page with the same fleet in Chromium beside the same rows as static HTML
+ * (`bench/console-page.ts`). Real parts: embedded Postgres, the Temporal dev server, the worker's activities, the
+ * simulators, Debian's Chromium.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
@@ -33,6 +35,8 @@ import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
 import { DEFAULT_LIMITS } from '../src/domain/limits';
 import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
 import { simulatorBaseUrls, startSimulators } from '../simulators';
+import { buildConsole } from '../console/build';
+import { consoleFleetReport, measureConsoleFleet } from './console-page';
 
 const INSTANCES = Number(process.env.LIST_INSTANCES ?? 1000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 60);
@@ -64,6 +68,7 @@ async function main(): Promise<void> {
   const vault = new KeyVault('bench', randomBytes(32));
   const credentials = createProviderCredentials(createProviderKeyQueries(pool), vault);
   const taskQueue = 'bench-list';
+  const consoleBuild = await buildConsole(path.join(dir, 'console'));
   const nativeConnection = await NativeConnection.connect({ address });
   const worker = await createWorker({
     connection: nativeConnection,
@@ -87,6 +92,7 @@ async function main(): Promise<void> {
     launchTiming: { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 },
     rateLimit: { burst: 100_000, perMinute: 1_000_000 },
     fleet: { listSource },
+    consoleDir: consoleBuild.outDir,
   });
   const observed = await listen(createApp(appDeps('observed')));
   const live = await listen(createApp(appDeps('live')));
@@ -158,6 +164,7 @@ async function main(): Promise<void> {
   };
   const sustainedLive = await sustained(live.url);
   const sustainedObserved = await sustained(observed.url);
+  const consolePage = await measureConsoleFleet(observed.url, apiKey, INSTANCES);
 
   const row = (name: string, xs: number[], reqs: number) =>
     `${name.padEnd(30)} p50 ${pct(xs, 50).toFixed(1).padStart(7)} ms   p99 ${pct(xs, 99).toFixed(1).padStart(7)} ms   provider requests per list ${(reqs / xs.length).toFixed(2)}`;
@@ -171,6 +178,7 @@ async function main(): Promise<void> {
       `  fleet view   ${sustainedObserved.perSecond.toFixed(1).padStart(7)} lists/s  (${sustainedObserved.lists} lists, ${sustainedObserved.requests} provider requests, observer rounds included)`,
       `  live fan-out ${sustainedLive.perSecond.toFixed(1).padStart(7)} lists/s  (${sustainedLive.lists} lists, ${sustainedLive.requests} provider requests: ${(sustainedLive.requests / Math.max(1, sustainedLive.lists)).toFixed(1)} per list)`,
       `throughput observed / live: ${(sustainedObserved.perSecond / Math.max(0.001, sustainedLive.perSecond)).toFixed(1)}×`,
+      ...consoleFleetReport(consolePage),
       '',
     ].join('\n'),
   );

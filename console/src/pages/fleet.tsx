@@ -90,7 +90,8 @@ export function FleetPage({ api, onAuthError }: { api: Api; onAuthError: (e: unk
               {data.data.map((i) => {
                 const u = usage(i, now);
                 const ssh = sshCommand(i);
-                const live = !ENDED.has(i.status);
+                // The API acts only on instances launched through it; one made at the provider is managed there.
+                const live = !ENDED.has(i.status) && i.managed;
                 return (
                   <tr key={`${i.provider}:${i.id}`} data-instance-id={i.id}>
                     <td><span class="name">{i.name ?? i.id}</span>{i.managed ? null : <small class="tag">unmanaged</small>}</td>
@@ -102,7 +103,7 @@ export function FleetPage({ api, onAuthError }: { api: Api; onAuthError: (e: unk
                     <td title="Estimated from the price since launch; the transactions are exact">{u.cost}</td>
                     <td>{ssh ? <><code>{ssh}</code> <CopyButton text={ssh} /></> : '—'}</td>
                     <td class="actions">
-                      {i.provider === 'runpod' && i.status === 'running' ? (
+                      {live && i.provider === 'runpod' && i.status === 'running' ? (
                         <button type="button" class="secondary" disabled={busy === i.id || !scopes.allowed('compute:write')} title={scopes.why('compute:write')}
                           onClick={() => setPending({ action: 'stop', instance: i })}>Stop</button>
                       ) : null}
@@ -110,6 +111,7 @@ export function FleetPage({ api, onAuthError }: { api: Api; onAuthError: (e: unk
                         <button type="button" class="danger" disabled={busy === i.id || !scopes.allowed('compute:write')} title={scopes.why('compute:write')}
                           onClick={() => setPending({ action: 'terminate', instance: i })}>Terminate</button>
                       ) : null}
+                      {i.managed ? null : <small title={`Made outside this service: stop or terminate it at ${PROVIDER_NAMES[i.provider] ?? i.provider}`}>at the provider</small>}
                     </td>
                   </tr>
                 );
