@@ -253,10 +253,17 @@ describe('two APIs and three workers on one database and one task queue', () => 
     }, 60_000, 250);
     note('wave 1: every instance running and charged');
 
-    // Wave 2, all at once; as soon as the first of its creates reaches a provider, a worker is SIGKILLed.
+    // The worker to kill: the one holding the most wave-1 workflows (they are cached on the worker that ran their
+    // last task, and local activities run there too); with 6 launches over 3 workers, one may otherwise hold none.
+    const historyOf = (l: Launch) => temporal.workflow.getHandle(`launch-${l.account.accountId}-${l.key}`).fetchHistory();
+    const wave1Text = (await Promise.all(wave1.map(historyOf))).map((h) => JSON.stringify(h.events ?? []));
+    const held = (w: Proc) => wave1Text.filter((text) => text.includes(`${w.child.pid}@${os.hostname()}`)).length;
+    const victim = [...workers].sort((a, b) => held(b) - held(a))[0]!;
+    note(`wave-1 workflows per worker: ${workers.map(held).join('/')}; the one with ${held(victim)} is killed`);
+
+    // Wave 2, all at once; as soon as the first of its creates reaches a provider, that worker is SIGKILLed.
     const wave2Done = Promise.all(wave2.map(async (l) => (l.record = await launch(l))));
     await eventually('a wave-2 create to reach its provider', () => (wave2.some((l) => atProvider(l).length > 0) ? true : undefined), 60_000, 20);
-    const victim = workers[1]!;
     killed = { pid: victim.child.pid!, at: Date.now() };
     await killProcess(victim);
     note(`worker pid ${killed.pid} SIGKILLed with ${wave2.filter((l) => atProvider(l).length > 0).length}/${wave2.length} wave-2 creates at the providers`);
@@ -285,8 +292,7 @@ describe('two APIs and three workers on one database and one task queue', () => 
     // The killed worker had taken part: some launch's history has work done by it (its identity is pid@host).
     const identity = `${killed.pid}@${os.hostname()}`;
     const touched = await Promise.all(launches.map(async (l) => {
-      const history = await temporal.workflow.getHandle(`launch-${l.account.accountId}-${l.key}`).fetchHistory();
-      return JSON.stringify(history.events ?? []).includes(identity);
+      return JSON.stringify((await historyOf(l)).events ?? []).includes(identity);
     }));
     note(`the killed worker had worked on ${touched.filter(Boolean).length}/${LAUNCHES} launch workflows`);
     expect(touched.some(Boolean)).toBe(true);
