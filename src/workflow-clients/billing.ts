@@ -13,6 +13,7 @@ import {
   type SpendChange,
 } from '../../workflows/contracts/billing';
 import { runSearchAttributes } from '../../workflows/contracts/search-attributes';
+import { coalescing } from './coalesce';
 import { withEngine } from './engine';
 
 /** BALANCE_GRACE_PERIOD and BALANCE_LOW_RUNWAY, as the workflow is started with them. */
@@ -23,22 +24,28 @@ export interface SpendWatchSettings {
 
 export function createBillingClient(temporal: { client: Client; taskQueue: string }, settings?: SpendWatchSettings) {
   const { client, taskQueue } = temporal;
+  // The workflow reads the account afresh on any signal: the signals of one account's burst (instances starting
+  // together, an hour's meter ticks) are merged, each caller still covered by a signal sent after its change.
+  const signalWithStart = coalescing(async (accountId: string, change: SpendChange) => {
+    await withEngine(client, () =>
+      client.workflow.signalWithStart(balanceDepletion, {
+        workflowId: depletionWorkflowId(accountId),
+        taskQueue,
+        args: [{ accountId, graceMs: settings?.graceMs ?? DEFAULT_BALANCE_GRACE_MS, lowRunwayMs: settings?.lowRunwayMs ?? DEFAULT_BALANCE_LOW_RUNWAY_MS }],
+        typedSearchAttributes: runSearchAttributes({ accountId }),
+        signal: spendChangedSignal,
+        signalArgs: [change],
+      }),
+    );
+  });
   return {
     /**
      * The worker's call: tells the account's spend workflow that its burn or balance moved, starting it (with
      * this worker's settings) when none runs; it reads the account and finishes at once when nothing is live.
+     * Calls made while this worker's signal for the account is under way share the next one.
      */
     async notifySpendChanged(accountId: string, change: SpendChange): Promise<void> {
-      await withEngine(client, () =>
-        client.workflow.signalWithStart(balanceDepletion, {
-          workflowId: depletionWorkflowId(accountId),
-          taskQueue,
-          args: [{ accountId, graceMs: settings?.graceMs ?? DEFAULT_BALANCE_GRACE_MS, lowRunwayMs: settings?.lowRunwayMs ?? DEFAULT_BALANCE_LOW_RUNWAY_MS }],
-          typedSearchAttributes: runSearchAttributes({ accountId }),
-          signal: spendChangedSignal,
-          signalArgs: [change],
-        }),
-      );
+      await signalWithStart(accountId, change);
     },
 
     /**
