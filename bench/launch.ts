@@ -145,19 +145,23 @@ async function temporalCostPerLaunch(client: Client, allLaunches: number): Promi
   // The last launches boot (the simulator's 1 s) and are marked running: let them settle first.
   await new Promise((r) => setTimeout(r, 6000));
   const sample: string[] = [];
-  const observerRuns: string[] = [];
+  // The account's other workflows that a launch wakes: its observer and its spend workflow (every run of each).
+  const others = new Map<string, string[]>([['observeProviderInstances', []], ['balanceDepletion', []]]);
   for await (const w of client.workflow.list()) {
-    if (w.type === 'observeProviderInstances') observerRuns.push(`${w.workflowId}/${w.runId}`);
+    if (others.has(w.type)) others.get(w.type)!.push(`${w.workflowId}/${w.runId}`);
     else if (w.type === 'launchInstance' && sample.length < 30) sample.push(w.workflowId);
   }
   const launches = await eventsPer(sample.map((id) => client.workflow.getHandle(id).fetchHistory()), sample.length);
-  const observer = await eventsPer(
-    observerRuns.map((ref) => {
-      const [workflowId, runId] = ref.split('/');
-      return client.workflow.getHandle(workflowId!, runId).fetchHistory();
-    }),
-    allLaunches,
-  );
+  const perLaunch = (runs: string[]) =>
+    eventsPer(
+      runs.map((ref) => {
+        const [workflowId, runId] = ref.split('/');
+        return client.workflow.getHandle(workflowId!, runId).fetchHistory();
+      }),
+      allLaunches,
+    );
+  const observer = await perLaunch(others.get('observeProviderInstances')!);
+  const spend = await perLaunch(others.get('balanceDepletion')!);
   const show = (counts: Map<string, number>) =>
     [...counts.entries()]
       .filter(([, n]) => n >= 0.05)
@@ -168,7 +172,8 @@ async function temporalCostPerLaunch(client: Client, allLaunches: number): Promi
   return [
     `Temporal per launch (history events; workflow tasks = workflow_task_completed):`,
     `  launch workflow (${sample.length} of the latest, until it waits after the boot): ${total(launches)} events: ${show(launches)}`,
-    `  observer (${observerRuns.length} runs over ${allLaunches} launches): ${total(observer)} events: ${show(observer)}`,
+    `  observer (${others.get('observeProviderInstances')!.length} runs over ${allLaunches} launches): ${total(observer)} events: ${show(observer)}`,
+    `  spend workflow (${others.get('balanceDepletion')!.length} runs over ${allLaunches} launches): ${total(spend)} events: ${show(spend)}`,
   ];
 }
 
@@ -193,6 +198,8 @@ async function main(): Promise<void> {
   const vault = new KeyVault('bench', randomBytes(32));
   const taskQueue = 'bench-launch';
   const nativeConnection = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection, dataConverter: temporalDataConverter(vault) });
   // The worker's own adapters and pool, timed (the direct calls below use the untimed adapters).
   const workerAdapters = createProviderAdapters({ ...simulatorBaseUrls(sims), timeoutMs: 5000, logger: silentLogger });
   workerAdapters.runpod = timedMethods(workerAdapters.runpod, () => 'create at provider');
@@ -214,11 +221,11 @@ async function main(): Promise<void> {
       credentials: createProviderCredentials(createProviderKeyQueries(workerPool), vault),
       pricingKeys: {},
       limits: { ...DEFAULT_LIMITS, live_instances: 1_000_000 },
+      // As src/main-worker.ts gives it: a started instance wakes the account's spend workflow (its depletion moment).
+      temporal: { client, taskQueue },
     },
   });
   const running = worker.run();
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection, dataConverter: temporalDataConverter(vault) });
   // The update-with-start call: everything from the API's call to Temporal until the update's answer.
   const updateWithStart = client.workflow.executeUpdateWithStart.bind(client.workflow);
   client.workflow.executeUpdateWithStart = (async (...args: Parameters<typeof updateWithStart>) => {
