@@ -1,6 +1,7 @@
 /** The worker process: runs every workflow and activity on the task queue until SIGINT/SIGTERM. */
 import { NativeConnection } from '@temporalio/worker';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal } from './workflow-clients/connection';
 import { accountLimitsFromConfig, launchTimingFromConfig, loadConfigOrExit, providerAdapterSettings, requireSettings, webhookSettings, ConfigError, type Config } from './config';
 import { createProviderAdapters } from './providers';
 import { createProviderKeyQueries } from './db/queries/provider-keys';
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
   if (sealed) logger.info('webhook secrets sealed with the current master key', { count: sealed, key_id: vault.keyId });
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
   // The worker's own client: the pricing schedule below, and activities that start workflows (balance enforcement).
-  const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS! });
+  const clientConnection = await connectTemporal({ address: config.TEMPORAL_ADDRESS! });
   const client = new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
   const webhooks = webhookSettings(config);
   const worker = await createWorker({

@@ -13,6 +13,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { connectTemporal } from '../../src/workflow-clients/connection';
 import request from 'supertest';
 import { createDatabasePool, type Pool } from '../../src/db/pool';
 import { createAccountQueries } from '../../src/db/queries/accounts';
@@ -127,7 +128,7 @@ beforeAll(async () => {
     return line ? (JSON.parse(line) as { url: string }).url : undefined;
   }, 60_000, 200);
   pool = await createDatabasePool(dbUrl, { maximumPoolSize: 10 });
-  connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  connection = await connectTemporal({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   const app = createApp(
     testAppDeps(pool, {
       temporal: { client: new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('leak', masterKey)) }), taskQueue },

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { connectTemporal } from '../../src/workflow-clients/connection';
 import request from 'supertest';
 import { createApp } from '../../src/http/app';
 import { KeyVault } from '../../src/domain/key-vault';
@@ -50,7 +51,7 @@ const killWorker = killProcess;
 
 beforeAll(async () => {
   [db, sims] = await Promise.all([createTestDatabase(), startSimulators({ bootDelayMs: 300 })]);
-  connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  connection = await connectTemporal({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   const app = createApp(
     testAppDeps(db.pool, {
       temporal: { client: new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('crash', masterKey)) }), taskQueue },

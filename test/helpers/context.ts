@@ -4,7 +4,8 @@
  * supertest. `newAccount()` returns an account and a ready authorization header.
  */
 import { createHash } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal } from '../../src/workflow-clients/connection';
 import request from 'supertest';
 import type Koa from 'koa';
 import { createAccountQueries } from '../../src/db/queries/accounts';
@@ -110,7 +111,7 @@ export async function createTestContext(
   } = {},
 ): Promise<TestContext> {
   const db = await createTestDatabase();
-  const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  const connection = await connectTemporal({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   const temporal = new Client({ connection, dataConverter: TEST_DATA_CONVERTER });
   const sims = options.simulators ? await startSimulators({ bootDelayMs: 200 }) : undefined;
   const deps = testAppDeps(db.pool, {

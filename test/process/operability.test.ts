@@ -13,7 +13,8 @@ import { mkdtemp } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal } from '../../src/workflow-clients/connection';
 import { KeyVault } from '../../src/domain/key-vault';
 import { temporalDataConverter } from '../../src/workflow-clients/payload-codec';
 import { ed25519Key } from '../fixtures/ssh-keys';
@@ -294,7 +295,7 @@ it('answers a bad request and a failing launch with documented errors, and both 
 it('lists the account\'s runs, a provider instance\'s run and the schedule\'s runs through the search attributes', async () => {
   // A client of its own, closed when this test ends: closed in afterAll instead, after Ctrl-C had stopped the dev
   // server, a call of its retry interceptor fired on the closed channel once ("Channel has been shut down").
-  const temporal = new Client({ connection: await Connection.connect({ address: `127.0.0.1:${ports.temporal}` }), dataConverter: temporalConverter });
+  const temporal = new Client({ connection: await connectTemporal({ address: `127.0.0.1:${ports.temporal}` }), dataConverter: temporalConverter });
   try {
     await listRunsBySearchAttributes(temporal);
   } finally {

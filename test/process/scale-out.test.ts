@@ -14,7 +14,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal } from '../../src/workflow-clients/connection';
 import { createAccountQueries } from '../../src/db/queries/accounts';
 import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { startSimulators, type Simulators } from '../../simulators';
@@ -86,7 +87,7 @@ beforeAll(async () => {
   pricingKeys.runpod = sims.runpod.createKey();
   pricingKeys.lambda = sims.lambda.createKey();
   temporal = new Client({
-    connection: await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! }),
+    connection: await connectTemporal({ address: process.env.TEST_TEMPORAL_ADDRESS! }),
     dataConverter: temporalDataConverter(KeyVault.fromConfig('scale', masterKey)),
   });
   const ports = [await freePort(), await freePort()];

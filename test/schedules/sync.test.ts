@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { connectTemporal } from '../../src/workflow-clients/connection';
 import request from 'supertest';
 import { createApp } from '../../src/http/app';
 import { createLimitQueries } from '../../src/db/queries/limits';
@@ -29,7 +30,7 @@ let sync: ReturnType<typeof createScheduleSync>;
 
 beforeAll(async () => {
   t = await createTestContext({ launchTiming: TIMING });
-  refusingEngine = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  refusingEngine = await connectTemporal({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   const queries = createScheduleQueries(t.deps.pool);
   sync = createScheduleSync({
     queries,

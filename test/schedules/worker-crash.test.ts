@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { Client, Connection } from '@temporalio/client';
+import { connectTemporal } from '../../src/workflow-clients/connection';
 import request from 'supertest';
 import { createApp } from '../../src/http/app';
 import { KeyVault } from '../../src/domain/key-vault';
@@ -84,7 +85,7 @@ async function holderOf(workflowId: string) {
 
 beforeAll(async () => {
   [db, sims] = await Promise.all([createTestDatabase(), startSimulators({ bootDelayMs: 300 })]);
-  connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  connection = await connectTemporal({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   temporal = new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('crash', masterKey)) });
   const deps = testAppDeps(db.pool, {
     temporal: { client: temporal, taskQueue },

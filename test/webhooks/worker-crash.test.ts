@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { connectTemporal } from '../../src/workflow-clients/connection';
 import { Client as PgClient } from 'pg';
 import { createAccountQueries } from '../../src/db/queries/accounts';
 import { insertEvent } from '../../src/db/queries/events';
@@ -68,7 +69,7 @@ async function count(text: string, values: unknown[]): Promise<number> {
 beforeAll(async () => {
   db = await createTestDatabase();
   receiver = await startReceiver();
-  connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  connection = await connectTemporal({ address: process.env.TEST_TEMPORAL_ADDRESS! });
 });
 
 afterAll(async () => {
