@@ -78,6 +78,7 @@ export function launchInputOf(request: LaunchRequest, timing: LaunchTiming = DEF
     warnings: request.warnings,
     apiKeyId: request.apiKeyId,
     ...(body.idle_stop ? { idleStop: body.idle_stop } : {}),
+    createInOneStep: true,
     ...timing,
   };
 }

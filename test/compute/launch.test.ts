@@ -103,6 +103,21 @@ it.concurrent.each(PROVIDERS)('launch → running → charges → terminate: %s:
   expect((await transactions(a.auth)).length).toBe(charges.length);
 });
 
+it.concurrent('a launch through the API records no version marker: its only markers are its two local activities, its only search-attribute upsert the instance id', async () => {
+  const a = await t.connectedAccount('runpod');
+  await t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'no-marker').send(launchBody('runpod')).expect(201);
+  const handle = t.deps.temporal.client.workflow.getHandle(`launch-${a.accountId}-no-marker`);
+  const history = await eventually('the launch to be marked running', async () => {
+    const h = await handle.fetchHistory();
+    const markers = (h.events ?? []).filter((e) => e.markerRecordedEventAttributes).map((e) => e.markerRecordedEventAttributes!.markerName);
+    return markers.length >= 2 ? { h, markers } : undefined;
+  }, 30_000, 150);
+  expect(history.markers).toEqual(['core_local_activity', 'core_local_activity']);
+  const upserts = (history.h.events ?? []).filter((e) => e.upsertWorkflowSearchAttributesEventAttributes);
+  expect(upserts.map((e) => Object.keys(e.upsertWorkflowSearchAttributesEventAttributes!.searchAttributes?.indexedFields ?? {}))).toEqual([['GpuoInstanceId']]);
+  await t.http.post(`/v1/compute/${(await handle.query<{ provider_instance_id: string }>('instance')).provider_instance_id}/terminate`).set(a.auth).expect(200);
+});
+
 it.concurrent('stop: stops a runpod instance and ends its metering; the others answer 422 and say to terminate', async () => {
   const a = await t.connectedAccount('runpod');
   const id = (await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod')).expect(201)).body.id;

@@ -17,6 +17,9 @@ const HISTORIES = path.join(__dirname, '../fixtures/histories');
 it.each([
   ['launchInstance: intent, create and record as two local activities, the observer signalled, booted, metered', 'launch-instance-before-one-step.pb'],
   ['observeProviderInstances: rounds woken by each new instance at once', 'observer-before-wake-gap.pb'],
+  // Recorded on `a66a158` the same way (one launch, booted, charged twice): the one-step create decided by the
+  // `launch-one-step` patch marker, before the API's launches said so in their input (`createInOneStep`).
+  ['launchInstance: the one-step create under its patch marker, booted, charged twice', 'launch-instance-one-step-patch.pb'],
 ])('%s', async (_what, file) => {
   // Binary protobuf (as fetched from the server): this install's JSON history reader trips over two protobufjs copies.
   const history = temporal.api.history.v1.History.decode(readFileSync(path.join(HISTORIES, file)));

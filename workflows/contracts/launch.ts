@@ -59,6 +59,13 @@ export interface LaunchInput {
   endWhenStoppedByProvider?: boolean;
   /** A workflow to tell (`instanceProgressSignal`) when the create is accepted and when the instance started. */
   progressWorkflowId?: string;
+  /**
+   * Set by the API on every launch it starts: the create is one local activity (`createAndRecord(input)`).
+   * The input says so, so the run records no version marker for it (a `patched()` call costs a marker and an
+   * upsert of `TemporalChangeVersion` per launch); runs without it (started earlier, and scheduled runs'
+   * launches) decide by the `launch-one-step` patch as before.
+   */
+  createInOneStep?: true;
   /** Loop turns before the workflow continues as new (bounded history); default 500. */
   continueAsNewAfter?: number;
   /**

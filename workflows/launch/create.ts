@@ -28,7 +28,8 @@ export async function createInstance(c: LaunchContext): Promise<void> {
   let reachedProvider = false;
   let created: ProviderInstance | null = null;
   try {
-    if (patched(ONE_STEP_PATCH)) {
+    // The input's word first: a launch that carries it records no marker (replays of runs without it see the patch).
+    if (input.createInOneStep || patched(ONE_STEP_PATCH)) {
       // Everything before the answer in one activation; a failure says itself whether anything was sent.
       reachedProvider = true;
       const done = await launching.createAndRecord(input);
