@@ -115,6 +115,17 @@ async function postgresPids(dataDir: string): Promise<number[]> {
   return [postmaster, ...children];
 }
 
+/** Sends `signal` to each process; one that has ended meanwhile (a backend that exited and was reaped) is skipped. */
+function signalEach(pids: number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    }
+  }
+}
+
 let dataDir: string;
 
 beforeAll(async () => {
@@ -259,9 +270,14 @@ it('leaks nothing and meters everything through worker kills, key removals and P
       } else {
         chaosLog.push('pause postgres');
         const pids = await postgresPids(dataDir);
-        for (const pid of pids) process.kill(pid, 'SIGSTOP');
-        await new Promise((r) => setTimeout(r, 1_000 + random() * 2_000));
-        for (const pid of pids) process.kill(pid, 'SIGCONT');
+        try {
+          signalEach(pids, 'SIGSTOP');
+          await new Promise((r) => setTimeout(r, 1_000 + random() * 2_000));
+        } finally {
+          // Every one of them, whatever happens: a clean-clone CI run stopped at the first backend the
+          // postmaster had reaped meanwhile (ESRCH), left the rest stopped, and hung for 10 minutes.
+          signalEach(pids, 'SIGCONT');
+        }
       }
     }
   })();
