@@ -8,6 +8,7 @@ import { CronExpressionParser } from 'cron-parser';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { createScheduleClient, scheduleSpec } from '../../src/workflow-clients/schedules';
 import { temporalScheduleId } from '../../workflows/contracts/schedules';
+import { eventually } from '../helpers/process';
 
 jest.setTimeout(120_000);
 
@@ -57,9 +58,13 @@ describe('Temporal fires exactly when classic cron does', () => {
     const fromTemporal: string[] = [];
     let startAt: Date | undefined;
     // describe() lists a limited number of future times; move the spec's startAt past the last one for the rest.
+    // Each call is tried again while the dev server answers a transient error: the table's schedules are
+    // updated and described all at once, and a loaded server's own deadline ("context deadline exceeded") hit
+    // one describe in a whole-suite run. Both calls are safe to repeat.
     while (fromTemporal.length < 20) {
-      if (startAt) await handle.update((prev) => ({ ...prev, spec: scheduleSpec({ cron }, startAt) }));
-      const times = (await client.describe(id)).info.nextActionTimes.map((d) => d.toISOString());
+      const from = startAt;
+      if (from) await eventually('the schedule\'s start moved', () => handle.update((prev) => ({ ...prev, spec: scheduleSpec({ cron }, from) })).then(() => true));
+      const times = (await eventually('the schedule described', () => client.describe(id))).info.nextActionTimes.map((d) => d.toISOString());
       if (times.length === 0) break; // Temporal's calendar ends with the year 2099
       fromTemporal.push(...times.filter((x) => !fromTemporal.includes(x)));
       startAt = new Date(Date.parse(fromTemporal[fromTemporal.length - 1]!) + 1000);

@@ -64,11 +64,13 @@ async function triggeredRun(limits: Record<string, unknown>) {
 }
 
 describe('with the default observation interval (60 s)', () => {
-  // 7.2 s: far from any observation round (60 s), so only the timer can end it on time.
-  it('max_duration_hours 0.002 stops within 2 s of 7.2 s after the start', async () => {
+  // 7.2 s: far from any observation round (60 s), so only the timer can end it on time. Within 5 s, not 2: the
+  // stop's way to the provider took 2.3 s once in a whole-suite run (4 test files on 2 cores); the timer's own
+  // exactness is shown in the time-skipping environment (test/workflows/schedule-run.test.ts).
+  it('max_duration_hours 0.002 stops within 5 s of 7.2 s after the start, not at an observation round (60 s)', async () => {
     const { ended } = await triggeredRun({ max_duration_hours: 0.002 });
     expect(ended.status).toBe('stopped_max_duration');
     const ran = Date.parse(ended.ended_at!) - Date.parse(ended.started_at!);
-    expect(Math.abs(ran - 7_200)).toBeLessThanOrEqual(2_000);
+    expect(Math.abs(ran - 7_200)).toBeLessThanOrEqual(5_000);
   });
 });
