@@ -15,6 +15,7 @@ import type { ProviderId, ProviderInstance } from '../../src/providers/types';
 import { launchInstance, observeProviderInstances } from '../../workflows';
 import { observerWorkflowId } from '../../workflows/contracts/observation';
 import { instanceQuery, type LaunchInput, type LaunchResult } from '../../workflows/contracts/launch';
+import { launchInputFixture } from '../fixtures/launch-input';
 import { activityScheduledAtMs, createTimeSkippingEnv, type TimeSkippingEnv } from '../helpers/time-skipping';
 
 const MINUTE = 60_000;
@@ -135,21 +136,17 @@ async function launchRunning(provider: ProviderId, script: Script, body: (h: Wor
   const id = `launch-${accountId}-idle`;
   const world: World = { firstRoundAt: null, stops: [], terminates: [], charges: [], ends: [] };
   const row = { current: runningRow(id, accountId, provider, await ts.now()) };
-  const input: LaunchInput = {
+  const input: LaunchInput = launchInputFixture({
     instanceId: id,
     accountId,
-    requestHash: 'h',
     provider,
-    gpuType: 'rtx-4090',
     gpuCount: 2,
-    spot: false,
     name: 'idle-test',
     providerName: 'idle-test',
-    warnings: [],
     pollIntervalMs: MINUTE, // the observer's steady interval (INSTANCE_OBSERVE_INTERVAL)
     meterIntervalMs: 60 * MINUTE,
     idleStop: RULE,
-  };
+  });
   await ts.withWorker(activitiesFor(world, row, script), async (taskQueue) => {
     // The observer as a launch starts it, minus the search attributes (the test server has none registered).
     await ts.env.client.workflow.start(observeProviderInstances, {

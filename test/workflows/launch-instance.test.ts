@@ -9,6 +9,7 @@
  */
 import { launchInstance } from '../../workflows';
 import { endInstanceSignal, instanceQuery, type LaunchInput } from '../../workflows/contracts/launch';
+import { launchInputFixture } from '../fixtures/launch-input';
 import { observerWorkflowId } from '../../workflows/contracts/observation';
 import { createFakeCloud, type FakeCloud } from '../helpers/fake-cloud';
 import { createTimeSkippingEnv, type TimeSkippingEnv } from '../helpers/time-skipping';
@@ -28,27 +29,8 @@ afterEach(async () => {
   await ts?.close();
 });
 
-function launchInput(extra: Partial<LaunchInput> = {}): LaunchInput {
-  const account = `acct_${Math.random().toString(36).slice(2, 12)}`;
-  const key = Math.random().toString(36).slice(2, 10);
-  return {
-    instanceId: `launch-${account}-${key}`,
-    accountId: account,
-    requestHash: 'hash',
-    provider: 'runpod',
-    gpuType: 'rtx-4090',
-    gpuCount: 1,
-    spot: false,
-    name: 'trainer',
-    providerName: `gpuo-${key}`,
-    warnings: [],
-    // Production intervals: the test server skips them.
-    pollIntervalMs: MINUTE,
-    meterIntervalMs: HOUR,
-    bootDeadlineMs: HOUR,
-    ...extra,
-  };
-}
+/** Production intervals (the test server skips them), an hour's boot deadline. */
+const launchInput = (extra: Partial<LaunchInput> = {}) => launchInputFixture({ pollIntervalMs: MINUTE, meterIntervalMs: HOUR, bootDeadlineMs: HOUR, ...extra });
 
 /** Launches, lets `runFor` of workflow time pass after the start, terminates; the workflow's result and ids. */
 async function launchRunTerminate(cloud: FakeCloud, input: LaunchInput, runFor: number) {

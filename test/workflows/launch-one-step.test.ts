@@ -14,24 +14,16 @@ import type { InstanceRow } from '../../src/db/queries/instances';
 import { LimitReachedError, ProviderRequestError } from '../../src/errors';
 import type { ProviderInstance } from '../../src/providers/types';
 import type { LaunchInput } from '../../workflows/contracts/launch';
+import { launchInputFixture } from '../fixtures/launch-input';
 import { observerInputOf, type ObserverInput } from '../../workflows/contracts/observation';
 import { failureOf, nothingCreated } from '../../workflows/launch/refusal';
 
-const input: LaunchInput = {
+const input: LaunchInput = launchInputFixture({
   instanceId: 'launch-acct_one-key1',
   accountId: 'acct_one',
-  requestHash: 'hash',
-  provider: 'runpod',
-  gpuType: 'rtx-4090',
-  gpuCount: 1,
-  spot: false,
-  name: 'trainer',
   providerName: 'gpuo-key1',
-  warnings: [],
-  pollIntervalMs: 60_000,
-  meterIntervalMs: 3_600_000,
   bootDeadlineMs: 600_000,
-};
+});
 
 const instance = { id: 'pod-1', name: 'gpuo-key1', status: 'provisioning', providerStatus: 'PROVISIONING', pricePerHour: 0.5 } as ProviderInstance;
 
