@@ -29,8 +29,12 @@ afterEach(async () => {
   await ts?.close();
 });
 
-/** Production intervals (the test server skips them), an hour's boot deadline. */
-const launchInput = (extra: Partial<LaunchInput> = {}) => launchInputFixture({ pollIntervalMs: MINUTE, meterIntervalMs: HOUR, bootDeadlineMs: HOUR, ...extra });
+/**
+ * The production meter (an hour) and boot deadline; the observer's steady round every 20 min instead of 60 s:
+ * each round is a workflow task and an activity the test server runs, 180 of them over 3 simulated hours (8–10 s
+ * a test), and what these tests assert is the meter's.
+ */
+const launchInput = (extra: Partial<LaunchInput> = {}) => launchInputFixture({ pollIntervalMs: 20 * MINUTE, meterIntervalMs: HOUR, bootDeadlineMs: HOUR, ...extra });
 
 /** Launches, lets `runFor` of workflow time pass after the start, terminates; the workflow's result and ids. */
 async function launchRunTerminate(cloud: FakeCloud, input: LaunchInput, runFor: number) {

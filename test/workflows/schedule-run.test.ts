@@ -105,7 +105,9 @@ async function fire(s: ScheduleRow, pricePerHourMicros: number) {
     const handle = await ts.env.client.workflow.start(scheduleRun, {
       taskQueue,
       workflowId: `${s.id}-run-2026-11-24T03:00:00Z`,
-      args: [{ scheduleId: s.id, accountId: s.account_id, launch: { pollIntervalMs: MINUTE, meterIntervalMs: HOUR } }],
+      // The production meter; the observer's round every 20 min, not 60 s (each round is work the test server
+      // runs: 150 of them over 2.5 simulated hours): the run's own timers end it, which is what is asserted.
+      args: [{ scheduleId: s.id, accountId: s.account_id, launch: { pollIntervalMs: 20 * MINUTE, meterIntervalMs: HOUR } }],
     });
     return handle.result();
   });
