@@ -40,7 +40,7 @@ import { silentLogger } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
 import type { ProviderId } from '../src/providers/types';
 import { PricingCache } from '../src/db/pricing-cache';
-import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
+import { devServerArgs } from '../src/local/dev-server';
 import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../simulators';
 import type { LaunchTiming } from '../workflows/contracts/launch';
@@ -136,7 +136,7 @@ async function startTemporal(dir: string): Promise<{ address: string; metricsUrl
     const out = openSync(path.join(dir, `temporal-${attempt}.log`), 'a');
     const child = track(spawn(
       cli,
-      ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--log-level', 'error', ...devServerSearchAttributeArgs()],
+      ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--log-level', 'error', ...devServerArgs()],
       { stdio: ['ignore', out, out] },
     ));
     closeSync(out);

@@ -33,7 +33,7 @@ import { createProviderCredentials } from '../src/providers/provider-credentials
 import { createWorker } from '../src/worker';
 import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
 import { DEFAULT_LIMITS } from '../src/domain/limits';
-import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
+import { devServerArgs } from '../src/local/dev-server';
 import { simulatorBaseUrls, startSimulators } from '../simulators';
 import { buildConsole } from '../console/build';
 import { consoleFleetReport, measureConsoleFleet } from './console-page';
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const pool = await createDatabasePool(pg.url('bench'), { maximumPoolSize: 20 });
   const cli = await findOrBuildTool(TEMPORAL_CLI);
   const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' }, ip: '127.0.0.1', extraArgs: ['--log-level', 'error', ...devServerSearchAttributeArgs()] },
+    server: { executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' }, ip: '127.0.0.1', extraArgs: ['--log-level', 'error', ...devServerArgs()] },
   });
   const address = env.connection.options.address;
   const sims = await startSimulators({ bootDelayMs: 200, recordLimit: 1_000_000 });

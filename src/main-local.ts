@@ -31,7 +31,7 @@ import { findOrBuildTool, TEMPORAL_CLI } from './local/tool-binaries';
 import { createLogger, type Logger } from './logger';
 import { connectTemporalClient } from './workflow-clients/connection';
 import { temporalDataConverter } from './workflow-clients/payload-codec';
-import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
+import { devServerArgs } from './local/dev-server';
 import { installTemporalRuntime } from './worker';
 import { LOCAL_DATABASE_NAME, type LocalState } from './local/local-state';
 
@@ -121,7 +121,7 @@ async function startTemporal(config: Config, dataDir: string, logger: Logger, co
       namespace: config.TEMPORAL_NAMESPACE,
       // Our search attributes are registered at every start (the flag is idempotent on an existing database).
       // The UI asks the API's operations listener to decode our encrypted payloads (docs/security.md).
-      extraArgs: ['--log-level', 'error', '--ui-codec-endpoint', codecEndpoint, ...devServerSearchAttributeArgs()],
+      extraArgs: ['--log-level', 'error', '--ui-codec-endpoint', codecEndpoint, ...devServerArgs()],
     },
   });
   return {

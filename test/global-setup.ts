@@ -12,7 +12,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-pos
 import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/worker';
 import { FAILURE_CONVERTER_PATH } from '../src/workflow-clients/payload-codec';
-import { devServerSearchAttributeArgs } from '../workflows/contracts/search-attributes';
+import { devServerArgs } from '../src/local/dev-server';
 import { freePort } from './helpers/ports';
 import { ensureTimeSkippingServer } from './helpers/time-skipping';
 
@@ -37,7 +37,7 @@ export default async function globalSetup(): Promise<void> {
         ip: '127.0.0.1',
         port: temporalPort,
         ui: false,
-        extraArgs: ['--log-level', 'error', ...devServerSearchAttributeArgs()],
+        extraArgs: ['--log-level', 'error', ...devServerArgs()],
       },
     });
   };
