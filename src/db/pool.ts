@@ -13,12 +13,16 @@ import {
 
 export type Pool = DatabasePool;
 
+/**
+ * Synchronous on purpose: no row schema has an asynchronous refinement, and zod's asynchronous parse (with
+ * slonik's per-row concurrency limit around it) makes a promise for every field of every row.
+ */
 const resultParserInterceptor: Interceptor = {
   name: 'result-parser',
-  transformRowAsync: async (context, query, row) => {
+  transformRow: (context, query, row) => {
     const parser = context.resultParser;
     if (!parser) return row;
-    const result = await parser.safeParseAsync(row);
+    const result = parser.safeParse(row);
     if (!result.success) throw new SchemaValidationError(query, row, result.error.issues);
     return result.data as QueryResultRow;
   },
@@ -48,6 +52,12 @@ export async function createDatabasePool(url: string, options: { maximumPoolSize
     maximumPoolSize: options.maximumPoolSize ?? 10,
     connectionTimeout: 10_000,
     statementTimeout: 30_000,
+    // slonik's default runs `DISCARD ALL` each time a connection goes back to the pool: a round trip per
+    // query or transaction (about 10 per launch). The pool's connections carry no session state to discard:
+    // no session `SET`, no session advisory lock (only `pg_advisory_xact_lock`), no `LISTEN` (the listeners
+    // and the migrator use clients of their own), no temporary table; `test/lint/pool-session-state.test.ts`
+    // keeps it so.
+    resetConnection: async () => undefined,
   });
   // slonik also emits every query error on the pool; the same error is thrown to the caller, who handles it.
   // Without a listener, EventEmitter would replace the thrown error with ERR_UNHANDLED_ERROR.
