@@ -122,6 +122,26 @@ function cpuMsByProcess(): Map<string, number> {
   return byName;
 }
 
+/**
+ * CPU time (ms) so far of each thread of this process: `main` (API, activities, simulators, clients) and the
+ * others by name and id. Node 20 names its own threads (the workflow thread, V8's and libuv's helpers) all
+ * `node`; the workflow thread is the busiest of those. The worker's Rust core runs in `tokio-runtime-w`.
+ */
+function cpuMsByThread(): Map<string, number> {
+  const byThread = new Map<string, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byThread.set(Number(tid) === process.pid ? 'main' : `${name}#${tid}`, (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return byThread;
+}
+
 /** History events by type over `histories`, divided by `per`, as `TYPE n.n` (the types given, in order). */
 async function eventsPer(histories: Promise<{ events?: object[] | null }>[], per: number): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
@@ -297,6 +317,7 @@ async function main(): Promise<void> {
   }
   let launched = 0;
   const cpuBefore = cpuMsByProcess();
+  const threadsBefore = cpuMsByThread();
   const until = Date.now() + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -307,6 +328,15 @@ async function main(): Promise<void> {
     }),
   );
   const cpuAfter = cpuMsByProcess();
+  const threadsAfter = cpuMsByThread();
+  // Grouped by name, except `main` and the busiest other `node` thread (the workflow thread).
+  const threadDeltas = [...threadsAfter.entries()].map(([t, ms]) => [t, (ms - (threadsBefore.get(t) ?? 0)) / launched] as const);
+  const busiestNode = threadDeltas.filter(([t]) => t.startsWith('node#')).sort((a, b) => b[1] - a[1])[0]?.[0];
+  const cpuPerThread = new Map<string, number>();
+  for (const [t, ms] of threadDeltas) {
+    const group = t === 'main' ? 'main' : t === busiestNode ? 'workflow thread (busiest other node thread)' : `other ${t.slice(0, t.indexOf('#'))} threads`;
+    cpuPerThread.set(group, (cpuPerThread.get(group) ?? 0) + ms);
+  }
   const cpuPerLaunch = [...cpuAfter.entries()]
     .map(([name, ms]) => [name, (ms - (cpuBefore.get(name) ?? 0)) / launched] as const)
     .filter(([, ms]) => ms >= 0.5)
@@ -324,6 +354,11 @@ async function main(): Promise<void> {
       ...PHASES.map((p) => `  ${p.padEnd(32)} ${pct(phases.get(p)!, 50).toFixed(1).padStart(6)} ms`),
       `sustained: ${(launched / SECONDS).toFixed(1)} launches/s with ${CONCURRENCY} concurrent clients over ${SECONDS}s (${launched} launches, each a workflow)`,
       `CPU per launch in the sustained phase: ${cpuTotal.toFixed(1)} ms (${cpuPerLaunch.map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ')})`,
+      `  of it in this node process, by thread: ${[...cpuPerThread.entries()]
+        .filter(([, ms]) => ms >= 0.1)
+        .sort((a, b) => b[1] - a[1])
+        .map(([t, ms]) => `${t} ${ms.toFixed(1)}`)
+        .join(', ')}`,
       ...temporalCost,
       `load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`,
       '',
