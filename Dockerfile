@@ -13,6 +13,8 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
+# src/local/node-flags.ts: the V8 flags the API and worker run with everywhere.
+ENV NODE_OPTIONS=--max-semi-space-size=64
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

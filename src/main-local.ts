@@ -32,6 +32,7 @@ import { createLogger, type Logger } from './logger';
 import { connectTemporalClient } from './workflow-clients/connection';
 import { temporalDataConverter } from './workflow-clients/payload-codec';
 import { devServerArgs } from './local/dev-server';
+import { NODE_FLAGS } from './local/node-flags';
 import { installTemporalRuntime } from './worker';
 import { LOCAL_DATABASE_NAME, type LocalState } from './local/local-state';
 
@@ -136,7 +137,7 @@ function superviseChild(name: 'api' | 'worker', entry: string, env: NodeJS.Proce
     name,
     // One process per child (no tsx CLI wrapper in between), so our signals reach the program itself.
     command: process.execPath,
-    args: ['--import', 'tsx', path.resolve(__dirname, entry)],
+    args: [...NODE_FLAGS, '--import', 'tsx', path.resolve(__dirname, entry)],
     env,
     logFile: path.join(dataDir, 'logs', `${name}.log`),
     pidFile: path.join(dataDir, 'run', `${name}.pid`),

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { NODE_FLAGS } from '../../src/local/node-flags';
 
 export const REPO_ROOT = path.resolve(__dirname, '../..');
 
-/** Runs a TypeScript entry point the way the npm scripts do (`node --import tsx`). */
+/** Runs a TypeScript entry point the way the npm scripts do (`node <NODE_FLAGS> --import tsx`). */
 export function runEntry(
   entry: string,
   args: string[] = [],
@@ -11,7 +12,7 @@ export function runEntry(
   /** `detached`: its own process group, as a terminal runs it (send Ctrl-C with `process.kill(-pid, 'SIGINT')`). */
   opts: { detached?: boolean } = {},
 ): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, entry), ...args], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', path.join(REPO_ROOT, entry), ...args], {
     cwd: REPO_ROOT,
     detached: opts.detached ?? false,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
