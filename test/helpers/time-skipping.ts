@@ -161,26 +161,42 @@ export interface TimeSkippingEnv {
   close(): Promise<void>;
 }
 
+/**
+ * A test server and an environment connected to it. The port was free a moment before the server took it; if
+ * another process (a test's HTTP server) took it in between, the server cannot bind, and what answers is not
+ * it (seen: a GOAWAY FRAME_SIZE_ERROR from an HTTP/1 server). Then a new server on a new port, at most 3 times.
+ */
+async function startAndConnect(executable: string): Promise<{ server: Awaited<ReturnType<typeof startTestServer>>; env: TestWorkflowEnvironment }> {
+  for (let attempt = 1; ; attempt++) {
+    const server = await startTestServer(executable);
+    try {
+      const env = await connectTimeSkipping(server.address);
+      try {
+        // As on the dev server: a workflow that sets one of our search attributes fails its task without them. (The
+        // test server implements AddSearchAttributes but not the List that ensureSearchAttributes starts with.)
+        await env.connection.operatorService.addSearchAttributes({
+          namespace: 'default',
+          searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((key) => [key.name, INDEXED_VALUE_TYPE_KEYWORD])),
+        });
+      } catch (err) {
+        await env.teardown().catch(() => undefined);
+        throw err;
+      }
+      return { server, env };
+    } catch (err) {
+      await server.stop();
+      if (attempt >= 3) throw err;
+    }
+  }
+}
+
 export async function createTimeSkippingEnv(): Promise<TimeSkippingEnv> {
   if (!runtimeInstalled) {
     runtimeInstalled = true;
     Runtime.install({ logger: new DefaultLogger('ERROR') }); // tests fail activities on purpose
   }
   const executable = await ensureTimeSkippingServer();
-  const server = await startTestServer(executable);
-  let env: TestWorkflowEnvironment;
-  try {
-    env = await connectTimeSkipping(server.address);
-    // As on the dev server: a workflow that sets one of our search attributes fails its task without them. (The
-    // test server implements AddSearchAttributes but not the List that ensureSearchAttributes starts with.)
-    await env.connection.operatorService.addSearchAttributes({
-      namespace: 'default',
-      searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((key) => [key.name, INDEXED_VALUE_TYPE_KEYWORD])),
-    });
-  } catch (err) {
-    await server.stop();
-    throw err;
-  }
+  const { server, env } = await startAndConnect(executable);
   let cleanups: (() => Promise<void>)[] = [];
   return {
     env,
