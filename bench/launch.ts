@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -388,6 +388,7 @@ async function main(): Promise<void> {
   await Promise.allSettled([connection.close(), nativeConnection.close()]);
   await Promise.allSettled([env.teardown(), sims.close(), pool.end()]);
   await pg.stop();
+  await rm(dir, { recursive: true, force: true });
 }
 
 main().catch((err) => {

@@ -8,7 +8,7 @@
  * simulators, Debian's Chromium.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -190,6 +190,7 @@ async function main(): Promise<void> {
   await Promise.allSettled([connection.close(), nativeConnection.close()]);
   await Promise.allSettled([env.teardown(), sims.close(), pool.end()]);
   await pg.stop();
+  await rm(dir, { recursive: true, force: true });
 }
 
 main().catch((err) => {

@@ -4,7 +4,7 @@
  * logger as shipped: one JSON line per request on stdout, which the benchmark points at a file) and a bare
  * Koa handler returning the very same bytes. Sends `{api, bare, bytes, gpu_types}` to the parent when ready.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { Session } from 'node:inspector';
 import os from 'node:os';
 import path from 'node:path';
@@ -97,6 +97,7 @@ async function main(): Promise<void> {
     await sims.close();
     await pool.end();
     await pg.stop();
+    await rm(dir, { recursive: true, force: true });
     process.exit(0);
   });
 }

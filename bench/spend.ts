@@ -12,7 +12,7 @@
  * This measures the admission step itself (what the guard adds to a launch), not the provider create or the
  * workflow start behind it (bench:launch), which the guard leaves alone.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { admitLaunch, type LaunchIntent } from '../src/db/queries/admission';
@@ -143,6 +143,7 @@ async function main(): Promise<void> {
     await pool.end();
     await otherPool.end();
     await pg.stop();
+    await rm(dir, { recursive: true, force: true });
   }
 }
 

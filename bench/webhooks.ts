@@ -11,7 +11,7 @@
  *      BENCH_BATCH_WAIT_MS sets the dispatcher's batch wait (WEBHOOK_BATCH_WAIT; 60000 = the old behaviour).
  * Real embedded Postgres and the real Temporal dev server; everything on 127.0.0.1.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -268,6 +268,7 @@ async function main(): Promise<void> {
   await Promise.allSettled([connection.close(), nativeConnection.close()]);
   await Promise.allSettled([env.teardown(), pool.end()]);
   await pg.stop();
+  await rm(dir, { recursive: true, force: true });
 }
 
 main().catch((err) => {
