@@ -121,7 +121,10 @@ describe('lambda adapter against the simulator', () => {
 
   test('launch → booting → active, then list, get, find and terminate', async () => {
     const k = await keyWithSsh();
-    const launched = await adapter.launch(k, spec('trainer'));
+    // Long enough a `terminating` for the look right after the terminate to see it on a loaded machine (60 ms was
+    // not, once); an instance keeps the delay it was launched with.
+    sims.lambda.control.setTerminateDelay(1_500);
+    const launched = await adapter.launch(k, spec('trainer')).finally(() => sims.lambda.control.setTerminateDelay(60));
     expect(launched).toMatchObject({ provider: 'lambda', name: 'trainer', gpuType: 'h100-80gb-pcie', gpuCount: 1, status: 'provisioning', region: 'us-east-1', spot: false });
     expect(launched.pricePerHour).toBeCloseTo(2.49, 6);
     const sent = sims.lambda.control.requests({ method: 'POST', path: '/api/v1/instance-operations/launch' }).at(-1)!;
