@@ -9,6 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -20,6 +21,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PROFILE = process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'bare';
 /** `BENCH_PROFILE=bare`: the same profile of the bare Koa server, to compare with. */
 const PROFILE_BARE = process.env.BENCH_PROFILE === 'bare';
+/** `BENCH_KEEP_LOG=1`: leave the API's request log (one JSON line per request) in its folder for a look. */
+const KEEP_LOG = process.env.BENCH_KEEP_LOG === '1';
 
 interface Round {
   /** The server process's CPU time per answered request (user + system), µs: what load on the machine disturbs least. */
@@ -75,12 +78,17 @@ async function main(): Promise<void> {
         `throughput ratio (API / bare): ${(a.rps / b.rps).toFixed(2)}   (per round: ${api.map((r, i) => (r.rps / bare[i]!.rps).toFixed(2)).join(', ')})`,
         `server CPU per request: API ${median(api.map((r) => r.cpuUs!)).toFixed(1)} µs, bare ${median(bare.map((r) => r.cpuUs!)).toFixed(1)} µs; ` +
           `CPU ratio (bare / API): ${(median(bare.map((r) => r.cpuUs!)) / median(api.map((r) => r.cpuUs!))).toFixed(2)}`,
-        `request log: ${statSync(logFile).size} bytes written to ${logFile}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`,
+        `request log: ${statSync(logFile).size} bytes written to ${KEEP_LOG ? logFile : 'a file removed at the end (BENCH_KEEP_LOG=1 keeps it)'}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`,
         '',
       ].join('\n'),
     );
   } finally {
     child.kill('SIGTERM');
+    // The request log of a run is 10–120 MB: kept only when asked for (it filled /tmp over many runs).
+    if (!KEEP_LOG) {
+      if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve));
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 }
 
