@@ -1,8 +1,9 @@
 /**
  * The pool hands a connection from one caller to the next without `DISCARD ALL` (`src/db/pool.ts`), so no
  * code may leave session state on a pooled connection: no session `SET` or `set_config(…, false)`, no session
- * advisory lock, no `LISTEN`, no temporary table, no `PREPARE`. A file that needs one of them opens a `pg`
- * `Client` of its own (the LISTEN-fed pricing cache and outbox listener, the migrator's advisory lock).
+ * advisory lock, no `LISTEN`, no temporary table, no `PREPARE`, no transaction opened by hand. A file that
+ * needs one of them opens a `pg` `Client` of its own (the LISTEN-fed pricing cache and outbox listener, the
+ * migrator's advisory lock and transactions).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +19,8 @@ const SESSION_STATE: { what: string; pattern: RegExp }[] = [
   { what: 'LISTEN', pattern: /[`'"]\s*LISTEN\s/i },
   { what: 'a temporary table', pattern: /CREATE\s+(?:LOCAL\s+|GLOBAL\s+)?TEMP(?:ORARY)?\s+TABLE/i },
   { what: 'PREPARE', pattern: /[`'"]\s*PREPARE\s+\w+/i },
+  // A transaction opened by hand could go back to the pool still open; `pool.transaction` commits or rolls back.
+  { what: 'a transaction opened by hand', pattern: /[`'"]\s*(?:BEGIN|START\s+TRANSACTION)\b/i },
 ];
 
 /** A file that opens a `pg` Client of its own keeps its session to itself. */
@@ -54,6 +57,7 @@ describe('pooled connections carry no session state', () => {
     expect(sessionStateIn('sql.unsafe`SELECT FROM pg_advisory_xact_lock(1)`')).toEqual([]);
     expect(sessionStateIn("pool.query(sql.unsafe`LISTEN events_outbox`)")).toEqual(['LISTEN']);
     expect(sessionStateIn('sql.unsafe`CREATE TEMP TABLE t (x int)`')).toEqual(['a temporary table']);
+    expect(sessionStateIn("await connection.query(sql.unsafe`BEGIN`)")).toEqual(['a transaction opened by hand']);
     expect(sessionStateIn("const c = new Client({ connectionString: url }); c.query('LISTEN x')")).toEqual([]);
   });
 });
