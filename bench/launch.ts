@@ -86,6 +86,13 @@ const sqlOf = (args: unknown[]) => String((args[0] as { sql?: unknown } | undefi
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 
+/** A `/proc/…/stat` file: the name, the parent's pid, utime + stime in ms (clock ticks of 10 ms, CLK_TCK 100). */
+function readStat(file: string): { ppid: number; name: string; ms: number } {
+  const stat = readFileSync(file, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { ppid: Number(fields[1]), name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ms: (Number(fields[11]) + Number(fields[12])) * 10 };
+}
+
 /**
  * CPU time (ms) so far of this process and of every process it started, by name: the Temporal dev server,
  * Postgres (its backends are the embedded server's children), this node process (API, worker, simulators,
@@ -96,10 +103,7 @@ function cpuMsByProcess(): Map<string, number> {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      stats.set(Number(entry), { ppid: Number(fields[1]), name, ms: (Number(fields[11]) + Number(fields[12])) * 10 });
+      stats.set(Number(entry), readStat(`/proc/${entry}/stat`));
     } catch {
       // ended meanwhile
     }
@@ -132,10 +136,8 @@ function cpuMsByThread(): Map<string, number> {
   const byThread = new Map<string, number>();
   for (const tid of readdirSync('/proc/self/task')) {
     try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      byThread.set(Number(tid) === process.pid ? 'main' : `${name}#${tid}`, (Number(fields[11]) + Number(fields[12])) * 10);
+      const { name, ms } = readStat(`/proc/self/task/${tid}/stat`);
+      byThread.set(Number(tid) === process.pid ? 'main' : `${name}#${tid}`, ms);
     } catch {
       // ended meanwhile
     }
