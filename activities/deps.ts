@@ -19,7 +19,7 @@ import type { Resolver } from '../src/webhooks/webhook-sender';
 import type { AlertsDue } from '../workflows/contracts/alerts';
 import type { SpendChange } from '../workflows/contracts/billing';
 import type { EndInstanceRequest, LaunchInput, LaunchTiming } from '../workflows/contracts/launch';
-import type { ObserverInput } from '../workflows/contracts/observation';
+import type { ObservationDelivery, ObserverInput, ProviderObservation } from '../workflows/contracts/observation';
 
 /** Every query module the activities use, one instance each per worker. */
 export interface ActivityQueries {
@@ -44,6 +44,11 @@ export interface WorkflowPorts {
    * (signal-with-start). Absent in some tests: the launch workflow then signals or starts the observer itself.
    */
   watchInstance?(input: ObserverInput, instanceId: string): Promise<void>;
+  /**
+   * Tells an instance's launch workflow (row id) what the provider said (`providerObserved`): how an observation
+   * round delivers its changes. Absent in some tests: the observer workflow then signals every change itself.
+   */
+  tellInstanceObserved?(rowId: string, observation: ProviderObservation): Promise<ObservationDelivery>;
   /** Asks an instance's launch workflow to stop or terminate it (`endInstance`); a finished one has nothing to end. */
   requestInstanceEnd(rowId: string, request: EndInstanceRequest): Promise<void>;
   /**

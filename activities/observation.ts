@@ -1,8 +1,9 @@
 /**
  * Batched observation: one provider list call per (account, provider) and interval tells every managed
  * instance's workflow what changed at the provider, instead of one poll per instance. The activity compares
- * the provider's list with the rows and returns only what a workflow must act on; the observer workflow
- * (workflows/observe-instances.ts) delivers those as signals.
+ * the provider's list with the rows and tells each workflow that must act what the provider said (a signal
+ * through the worker's port); what the engine could not take in time goes back to the observer workflow
+ * (workflows/observe-instances.ts), which signals it durably itself.
  */
 import { createFleetViewQueries } from '../src/db/queries/fleet-views';
 import type { InstanceRow } from '../src/db/queries/instances';
@@ -11,7 +12,7 @@ import { ProviderRequestError } from '../src/errors';
 import type { ProviderId, ProviderInstance } from '../src/providers/types';
 import { keyMayEnd, keyMismatchWarning, providerKeyFingerprint } from '../src/domain/provider-key-fingerprint';
 import { providerFailureType, type FailureType } from '../workflows/contracts/failures';
-import type { ProviderObservation } from '../workflows/contracts/observation';
+import type { ObservationDelivery, ProviderObservation } from '../workflows/contracts/observation';
 import type { ActivityDeps } from './deps';
 
 export interface ObservationRound {
@@ -27,8 +28,14 @@ export interface ObservationRound {
   launching?: boolean;
   /** A spot instance runs: the observer looks often enough to notice a preemption quickly. */
   spotRunning: boolean;
-  /** Instances whose workflow must act, with what the provider said. */
-  changes: { instanceId: string; observation: ProviderObservation }[];
+  /**
+   * Instances whose workflow must act, with what the provider said, that the round did not deliver itself: the
+   * observer workflow signals these (all of them when the worker has no port to deliver, or in rounds recorded
+   * before the round delivered).
+   */
+  changes: ObservedChange[];
+  /** Changes the round delivered itself (signals the launch workflows received). */
+  delivered?: number;
   /**
    * Why the provider could not be asked this round; `code` is the API error code a list shows in `errors`
    * (with `publicMessage`), `retryAfterMs` the provider's own wait (429).
@@ -38,6 +45,36 @@ export interface ObservationRound {
   providerCalls: number;
   /** Someone lists the account's instances (GET /v1/compute lately): the observer keeps its cadence for them. */
   viewed?: boolean;
+}
+
+export interface ObservedChange {
+  instanceId: string;
+  observation: ProviderObservation;
+}
+
+/** Signals sent at once by one round. */
+const DELIVERY_CONCURRENCY = 32;
+
+/**
+ * Tells each change's workflow, a few at a time. Returns how many were delivered and the changes the engine
+ * could not take (for the observer workflow to send); a workflow that has ended is dropped, as nothing is left
+ * to act on.
+ */
+export async function deliverChanges(
+  changes: ObservedChange[],
+  tell: (rowId: string, observation: ProviderObservation) => Promise<ObservationDelivery>,
+): Promise<{ delivered: number; undelivered: ObservedChange[] }> {
+  let delivered = 0;
+  const undelivered: ObservedChange[] = [];
+  for (let i = 0; i < changes.length; i += DELIVERY_CONCURRENCY) {
+    const batch = changes.slice(i, i + DELIVERY_CONCURRENCY);
+    const outcomes = await Promise.all(batch.map((c) => tell(c.instanceId, c.observation).catch((): ObservationDelivery => 'undelivered')));
+    outcomes.forEach((outcome, j) => {
+      if (outcome === 'delivered') delivered++;
+      else if (outcome === 'undelivered') undelivered.push(batch[j]!);
+    });
+  }
+  return { delivered, undelivered };
 }
 
 /** Instances missing from a list are confirmed one by one: at most this many per round, this many at once. */
@@ -155,6 +192,12 @@ export function createObservationActivities(deps: ActivityDeps) {
             if (needsAction(row, observation)) round.changes.push({ instanceId: row.id, observation });
           }),
         );
+      }
+      const tell = deps.workflows.tellInstanceObserved;
+      if (tell && round.changes.length > 0) {
+        const { delivered, undelivered } = await deliverChanges(round.changes, tell);
+        round.delivered = delivered;
+        round.changes = undelivered;
       }
       return round;
     },

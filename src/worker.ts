@@ -28,7 +28,7 @@ import { createWebhookQueries } from './db/queries/webhooks';
 import type { Logger } from './logger';
 import { createAlertMonitorClient } from './workflow-clients/alerts';
 import { createBillingClient } from './workflow-clients/billing';
-import { createInstanceWatch } from './workflow-clients/fleet';
+import { createInstanceWatch, createObservationDelivery } from './workflow-clients/fleet';
 import { createInstanceClient } from './workflow-clients/instances';
 import { recordActivityExecution, recordWorkflowCompletion, renderMetrics } from './metrics';
 import { bearerMatches } from './http/ops-token';
@@ -147,6 +147,7 @@ export function createWorkflowPorts(deps: WorkerDeps, own: { client: Client; tas
   const ports: WorkflowPorts = {
     notifyAlertMonitor: (due) => monitor.notify(due),
     watchInstance: createInstanceWatch(own),
+    tellInstanceObserved: createObservationDelivery(own),
     requestInstanceEnd: (rowId, request) => ownInstances.requestEnd(rowId, request),
   };
   if (deps.temporal) {

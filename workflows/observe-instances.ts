@@ -27,7 +27,8 @@ const WAKE_GAP_PATCH = 'observer-wake-gap';
 /**
  * Watches every managed instance of one account at one provider (workflow id `observe-<account>-<provider>`):
  * each round lists the provider's instances with one call and signals the launch workflows whose instance
- * booted, stopped, came back or vanished. The rows are the watch list, so a lost signal or a restart loses
+ * booted, stopped, came back or vanished (the round's activity sends those signals; this workflow sends only
+ * what the activity could not). The rows are the watch list, so a lost signal or a restart loses
  * nothing; a launch signals `watchInstance` (or starts the observer) to be looked at soon.
  *
  * The wait adapts: 1 s doubling up to `bootMs` while an instance boots, `spotMs` while a spot instance runs, `steadyMs` otherwise;
@@ -72,7 +73,9 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
     status.rounds++;
     status.watched = round.watchedIds.length;
     status.providerCalls += round.providerCalls;
-    // A workflow that has ended (its instance was ended meanwhile) cannot be signalled: nothing to do.
+    // The round told the launch workflows itself; what it could not (the engine was away, or a worker without
+    // the port, or a round recorded before rounds delivered) is signalled from here. A workflow that has ended
+    // (its instance was ended meanwhile) cannot be signalled: nothing to do.
     const delivered = await Promise.all(
       round.changes.map(({ instanceId, observation }) =>
         getExternalWorkflowHandle(instanceId)
@@ -80,7 +83,7 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
           .then(() => 1, () => 0),
       ),
     );
-    status.signalsSent += delivered.reduce<number>((a, b) => a + b, 0);
+    status.signalsSent += (round.delivered ?? 0) + delivered.reduce<number>((a, b) => a + b, 0);
     // `launching` is absent from rounds recorded before it existed: they replay the same decision.
     if (round.watchedIds.length === 0 && !round.launching && !round.viewed && !woken && !viewerArrived && !refreshWanted) {
       await condition(allHandlersFinished);

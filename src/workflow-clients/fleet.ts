@@ -5,11 +5,20 @@
  * provider in this process share one signal and one wait; the observer makes requests from several processes
  * share one round and spaces refresh rounds by the provider's rate limit.
  */
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { FleetViewQueries, FleetViewRow } from '../db/queries/fleet-views';
 import type { Logger } from '../logger';
 import type { ProviderId } from '../providers/types';
-import { observeNowSignal, observerWorkflowId, WAKE_GAP_MS, watchInstanceSignal, type ObserverInput } from '../../workflows/contracts/observation';
+import {
+  observeNowSignal,
+  observerWorkflowId,
+  providerObservedSignal,
+  WAKE_GAP_MS,
+  watchInstanceSignal,
+  type ObservationDelivery,
+  type ObserverInput,
+  type ProviderObservation,
+} from '../../workflows/contracts/observation';
 import { runSearchAttributes } from '../../workflows/contracts/search-attributes';
 import { observeProviderInstances } from '../../workflows/observe-instances';
 import { withEngine } from './engine';
@@ -66,6 +75,28 @@ export function createInstanceWatch(temporal: { client: Client; taskQueue: strin
     } catch (err) {
       lastSentMs.delete(workflowId);
       throw err;
+    }
+  };
+}
+
+/** How long one `providerObserved` signal waits for the engine before the observer workflow is left to send it. */
+const DELIVERY_DEADLINE_MS = 5_000;
+
+/**
+ * Tells an instance's launch workflow (workflow id = row id) what the provider said: the signal the observer's
+ * round sends from its activity, so the observer workflow's history does not carry a signal command and its
+ * answer per change. `ended`: the workflow has finished (nothing left to act on). `undelivered`: the engine
+ * could not be reached or did not answer in time; the round then hands the change to the observer workflow,
+ * which signals it durably itself.
+ */
+export function createObservationDelivery(temporal: { client: Client }, deadlineMs = DELIVERY_DEADLINE_MS) {
+  const { client } = temporal;
+  return async (rowId: string, observation: ProviderObservation): Promise<ObservationDelivery> => {
+    try {
+      await withEngine(client, () => client.workflow.getHandle(rowId).signal(providerObservedSignal, observation), deadlineMs);
+      return 'delivered';
+    } catch (err) {
+      return err instanceof WorkflowNotFoundError ? 'ended' : 'undelivered';
     }
   };
 }

@@ -144,6 +144,11 @@ it.concurrent('what the observer tells a workflow: a pod stopped at RunPod is ch
   });
   const [resumed] = await t.sql<{ metered_through: Date }>('SELECT metered_through FROM instances WHERE provider_instance_id = $1', [id]);
   expect(resumed!.metered_through.getTime()).toBeGreaterThan(restartedAt);
+  // The rounds told the workflow themselves (started, stopped, started again): the observer's history carries no
+  // signal of its own for them.
+  expect((await observerStatus(a.accountId, 'runpod')).signalsSent).toBeGreaterThanOrEqual(3);
+  const observerEvents = (await observer(a.accountId, 'runpod').fetchHistory()).events ?? [];
+  expect(observerEvents.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
   await terminated(a.auth, id);
   // Charged for the two running spans only: what was charged equals price × (first span + second span).
   const [ended] = await t.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(

@@ -19,6 +19,13 @@ export interface ProviderObservation {
 /** Observer → launch workflow: what the provider says about its instance, sent when the workflow must act. */
 export const providerObservedSignal = defineSignal<[ProviderObservation]>('providerObserved');
 
+/**
+ * What became of one observation the observer's round sent to a launch workflow itself (the worker's port
+ * `tellInstanceObserved`): `delivered`; `ended`, the workflow has finished; `undelivered`, the engine could not
+ * be reached in time, and the round hands the change to the observer workflow, which signals it durably.
+ */
+export type ObservationDelivery = 'delivered' | 'ended' | 'undelivered';
+
 /** Launch workflow → observer: watch this instance (row id); wakes the observer when the instance is new to it. */
 export const watchInstanceSignal = defineSignal<[string]>('watchInstance');
 
