@@ -5,6 +5,7 @@ import { chargeForElapsed } from '../../domain/money';
 import { INSTANCE_STATUSES, type InstanceStatus, type ProviderId, type ProviderInstance, PROVIDERS } from '../../providers/types';
 import { LIVE_INSTANCE_STATUSES, limitReachedMessage } from '../../domain/limits';
 import { BILLS_FROM_CREATE } from '../../domain/providers';
+import { newId } from '../../domain/ids';
 import { LimitReachedError } from '../../errors';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
@@ -260,33 +261,32 @@ export function createInstanceQueries(pool: Pool) {
 
     /**
      * First time running: metering starts when the provider says the instance started (where its API says so
-     * and the time is plausible: after the row was written, not after we saw it), else at `observedAt`;
-     * `instance.started` is written in the same transaction. A provider that reports no start and bills from
-     * the create (Lambda) is metered from when it accepted the create.
+     * and the time is plausible: not more than 1 s before the row was written, not after we saw it), else at
+     * `observedAt`; a provider that reports no start and bills from the create (Lambda) is metered from when it
+     * accepted the create. Moments to the millisecond. `instance.started` is written by the same statement.
      */
     async markRunning(id: string, observedAt: Date, i: ProviderInstance): Promise<InstanceRow> {
-      return pool.transaction(async (tx) => {
-        const current = await tx.one(sql.type(InstanceRow)`SELECT ${COLUMNS} FROM instances WHERE id = ${id} FOR UPDATE`);
-        const billedFrom = i.startedAt ?? (BILLS_FROM_CREATE.has(current.provider) ? current.accepted_at : null);
-        const reported = billedFrom ? Date.parse(billedFrom) : NaN;
-        const at =
-          Number.isFinite(reported) && reported <= observedAt.getTime() && reported >= Date.parse(current.created_at) - 1000
-            ? new Date(reported)
-            : observedAt;
-        const row = await tx.one(sql.type(InstanceRow)`
+      const reportedMs = i.startedAt === null ? NaN : Date.parse(i.startedAt);
+      const seen = sql.fragment`${observedAt.toISOString()}::timestamptz`;
+      const billed = i.startedAt !== null
+        ? sql.fragment`${Number.isFinite(reportedMs) ? new Date(reportedMs).toISOString() : null}::timestamptz`
+        : sql.fragment`CASE WHEN provider = ANY(${sql.array([...BILLS_FROM_CREATE], 'text')}) THEN date_trunc('milliseconds', accepted_at) END`;
+      const at = sql.fragment`(SELECT CASE WHEN b <= ${seen} AND b >= date_trunc('milliseconds', created_at) - interval '1 second' THEN b ELSE ${seen} END
+        FROM (SELECT ${billed} AS b) billed)`;
+      return pool.one(sql.type(InstanceRow)`
+        WITH started AS (
           UPDATE instances SET status = 'running', provider_status = ${i.providerStatus},
             public_ip = coalesce(${i.publicIp}, public_ip), ssh = coalesce(${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb, ssh),
-            started_at = coalesce(started_at, ${at.toISOString()}), metered_through = coalesce(metered_through, ${at.toISOString()}),
-            updated_at = now()
-          WHERE id = ${id} RETURNING ${COLUMNS}`);
-        await insertEvent(tx, {
-          accountId: row.account_id,
-          type: 'instance.started',
-          data: { instance_id: row.provider_instance_id, provider: row.provider, gpu_type: row.gpu_type, started_at: row.started_at },
-          dedupeKey: `instance.started:${id}`,
-        });
-        return row;
-      });
+            started_at = coalesce(started_at, ${at}), metered_through = coalesce(metered_through, ${at}), updated_at = now()
+          WHERE id = ${id} RETURNING ${COLUMNS}
+        ), written AS (
+          INSERT INTO events (id, account_id, type, data, dedupe_key)
+          SELECT ${newId('evt')}, account_id, ${'instance.started' satisfies EventType}, jsonb_build_object('instance_id', provider_instance_id,
+            'provider', provider, 'gpu_type', gpu_type, 'started_at', to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+            ${`instance.started:${id}`} FROM started
+          ON CONFLICT (account_id, dedupe_key) DO NOTHING
+        )
+        SELECT * FROM started`);
     },
 
     /**
