@@ -202,7 +202,10 @@ export class SimServer implements FaultControl {
         }
       });
     });
-    server.keepAliveTimeout = 1000;
+    // Connections stay open between requests, as at the real APIs: an idle one is closed after 5 s (Node's
+    // default). fetch keeps a connection for the server's keep-alive time less 1 s, so a 1 s timeout made every
+    // request open a new connection.
+    server.keepAliveTimeout = 5000;
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
