@@ -57,8 +57,9 @@ const DELIVERY_CONCURRENCY = 32;
 
 /**
  * Tells each change's workflow, a few at a time. Returns how many were delivered and the changes the engine
- * could not take (for the observer workflow to send); a workflow that has ended is dropped, as nothing is left
- * to act on.
+ * did not take (for the observer workflow to send); a workflow that has ended is dropped, as nothing is left
+ * to act on. Once the engine has not taken one, the later batches are not tried (each would wait out its
+ * deadline): they go back to the observer workflow too.
  */
 export async function deliverChanges(
   changes: ObservedChange[],
@@ -67,6 +68,10 @@ export async function deliverChanges(
   let delivered = 0;
   const undelivered: ObservedChange[] = [];
   for (let i = 0; i < changes.length; i += DELIVERY_CONCURRENCY) {
+    if (undelivered.length > 0) {
+      undelivered.push(...changes.slice(i));
+      break;
+    }
     const batch = changes.slice(i, i + DELIVERY_CONCURRENCY);
     const outcomes = await Promise.all(batch.map((c) => tell(c.instanceId, c.observation).catch((): ObservationDelivery => 'undelivered')));
     outcomes.forEach((outcome, j) => {

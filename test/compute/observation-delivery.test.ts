@@ -23,29 +23,46 @@ afterAll(async () => {
 
 const observation = (atMs: number): ProviderObservation => ({ gone: true, instance: null, atMs });
 
-it('a round delivers its changes a few at a time, keeps for the observer what the engine did not take, and drops ended workflows', async () => {
-  const changes: ObservedChange[] = Array.from({ length: 70 }, (_, i) => ({ instanceId: `launch-acct_x-${i}`, observation: observation(i) }));
-  const outcomeOf = (i: number): ObservationDelivery | 'throws' => (['delivered', 'ended', 'undelivered', 'throws'] as const)[i % 4]!;
+/** A `tell` answering from `outcomeOf` (by the observation's `atMs`), counting calls and the most at once. */
+function recordingTell(outcomeOf: (i: number) => ObservationDelivery | 'throws') {
   const told: string[] = [];
   let inFlight = 0;
-  let mostInFlight = 0;
-  const result = await deliverChanges(changes, async (rowId, seen) => {
+  const seen = { told, mostInFlight: 0 };
+  const tell = async (rowId: string, observation: ProviderObservation): Promise<ObservationDelivery> => {
     told.push(rowId);
     inFlight++;
-    mostInFlight = Math.max(mostInFlight, inFlight);
+    seen.mostInFlight = Math.max(seen.mostInFlight, inFlight);
     await new Promise((resolve) => setImmediate(resolve));
     inFlight--;
-    const outcome = outcomeOf(seen.atMs);
+    const outcome = outcomeOf(observation.atMs);
     if (outcome === 'throws') throw new Error('engine away');
     return outcome;
-  });
-  expect(told).toHaveLength(70);
-  expect(new Set(told).size).toBe(70);
-  expect(mostInFlight).toBeGreaterThan(1);
-  expect(mostInFlight).toBeLessThanOrEqual(32);
-  expect(result.delivered).toBe(18); // i % 4 === 0 for i < 70
-  // Not taken (an answer of `undelivered`, or a failure): back to the observer, with what the provider said.
-  expect(result.undelivered.map((c) => c.observation.atMs)).toEqual(changes.map((_, i) => i).filter((i) => i % 4 === 2 || i % 4 === 3));
+  };
+  return { tell, seen };
+}
+
+const changesFor = (n: number): ObservedChange[] => Array.from({ length: n }, (_, i) => ({ instanceId: `launch-acct_x-${i}`, observation: observation(i) }));
+
+it('a round delivers its changes a few at a time, and drops those whose workflow has ended', async () => {
+  const changes = changesFor(70);
+  const { tell, seen } = recordingTell((i) => (i % 3 === 1 ? 'ended' : 'delivered'));
+  const result = await deliverChanges(changes, tell);
+  expect(seen.told).toHaveLength(70);
+  expect(new Set(seen.told).size).toBe(70);
+  expect(seen.mostInFlight).toBeGreaterThan(1);
+  expect(seen.mostInFlight).toBeLessThanOrEqual(32);
+  expect(result).toEqual({ delivered: 70 - 23, undelivered: [] }); // 23 of i < 70 have i % 3 === 1
+});
+
+it('what the engine did not take goes back to the observer, with the batches after it untried', async () => {
+  const changes = changesFor(70);
+  // In the first batch (32 at once): an answer of `undelivered` and a failure.
+  const { tell, seen } = recordingTell((i) => (i === 5 ? 'undelivered' : i === 9 ? 'throws' : i === 2 ? 'ended' : 'delivered'));
+  const result = await deliverChanges(changes, tell);
+  expect(seen.told).toHaveLength(32); // one batch tried; each later one would have waited out its deadline
+  expect(result.delivered).toBe(29); // 32 less the undelivered one, the failure and the ended one
+  // Back to the observer with what the provider said: the two of the first batch, then every untried one.
+  expect(result.undelivered.map((c) => c.observation.atMs)).toEqual([5, 9, ...Array.from({ length: 38 }, (_, k) => 32 + k)]);
 });
 
 it('the signal: delivered to a running workflow, `ended` for one that does not run, `undelivered` when the engine cannot be reached', async () => {
