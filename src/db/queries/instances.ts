@@ -263,7 +263,8 @@ export function createInstanceQueries(pool: Pool) {
      * First time running: metering starts when the provider says the instance started (where its API says so
      * and the time is plausible: not more than 1 s before the row was written, not after we saw it), else at
      * `observedAt`; a provider that reports no start and bills from the create (Lambda) is metered from when it
-     * accepted the create. Moments to the millisecond. `instance.started` is written by the same statement.
+     * accepted the create. Moments to the millisecond. `instance.started` is written by the same statement (the row
+     * `insertEvent` would write, its `started_at` formatted as the API shows it).
      */
     async markRunning(id: string, observedAt: Date, i: ProviderInstance): Promise<InstanceRow> {
       const reportedMs = i.startedAt === null ? NaN : Date.parse(i.startedAt);
