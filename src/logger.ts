@@ -24,8 +24,8 @@ const SECRET_FIELD = /(api_?key|authorization|password|secret|token|cookie)/i;
 /**
  * Pino redaction paths for the containers that carry credentials by nature (HTTP headers, request bodies,
  * provider call configs). Each path is keyed by its container, so a line without such a field pays nothing
- * (wildcard-first paths like `*.api_key` cost a third of the API's CPU on GET /v1/pricing: see
- * docs/performance.md). Secret-named keys anywhere else are caught by the scrubber below.
+ * (pino runs a wildcard-first path like `*.api_key` on every top-level value of every line, which cost a
+ * third of the API's CPU on GET /v1/pricing). Secret-named keys anywhere else are caught by the scrubber below.
  */
 const SECRET_NAMES = ['authorization', 'Authorization', 'api_key', 'apiKey', 'x-api-key', 'cookie', 'Cookie', 'secret', 'password', 'token'];
 const CONTAINERS = ['headers', 'body', 'config', 'request.headers', 'request.body', 'config.headers', 'input', 'params'];
@@ -143,7 +143,7 @@ function standardStreams(): DestinationStream {
   // sonic-boom's string mode measures the byte length of its whole pending batch on every line, lines kept as
   // strings until written outlive the young generation, and each write is a libuv pool request (an async
   // resource, a thread wake-up that the main thread paid for like a whole request under load). So: a few
-  // writes a second, whatever the request rate (bench:pricing, docs/performance.md).
+  // writes a second, whatever the request rate.
   // Synchronous: a batch is written whole when it is handed over, so lines keep their order also when the
   // process exits (by process.exit included) while a batch is on its way; an asynchronous write in flight at
   // exit let the exit's synchronous flush overtake it (lines reordered, one cut: test/process/request-log).
@@ -164,7 +164,7 @@ function standardStreams(): DestinationStream {
   // Request lines (one per API request) are queued as their fields, with the time and bindings of the moment
   // they were logged, and formatted together: when the queue is full, before any other stdout line (so the
   // order of lines is kept), and with every hand-over. One tight formatting loop costs the server a fraction
-  // of the same work spread between requests (bench:pricing, docs/performance.md).
+  // of the same work spread between requests.
   const queued: (RequestLogFields | undefined)[] = new Array(REQUEST_QUEUE_LENGTH).fill(undefined);
   const queuedTimes: string[] = new Array<string>(REQUEST_QUEUE_LENGTH).fill('');
   const queuedBindings: string[] = new Array<string>(REQUEST_QUEUE_LENGTH).fill('');
@@ -292,7 +292,7 @@ const INFO = pino.levels.values.info!;
  * The `request` line, written per request: `logger.info('request', fields)`, or, for a logger of this module,
  * the very same bytes serialised by a function made for these seven fields (none secret-named, all
  * primitives, so the scrubber and redaction have nothing to do) instead of pino's generic pass over any
- * object: under load that pass was most of what the request log cost (bench:pricing, docs/performance.md).
+ * object: under load that pass was most of what the request log cost.
  * The standard stdout stream keeps the fields object until it formats its queue: pass a fresh one per line.
  */
 export function requestLogLine(logger: Logger): (fields: RequestLogFields) => void {

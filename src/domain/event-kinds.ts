@@ -4,7 +4,7 @@ export const EVENT_KINDS = [
   'instance.stopped',
   'instance.terminated',
   'instance.failed',
-  /** An instance stopped (runpod) or terminated (vastai) by its idle-stop rule; beyond the spec (issue 20). */
+  /** An instance stopped (runpod) or terminated (vastai) by its idle-stop rule; beyond the spec. */
   'instance.idle_stopped',
   'spot.preempted',
   'alert.triggered',

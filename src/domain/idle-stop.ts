@@ -1,5 +1,5 @@
 /**
- * Idle stop (issue 20, beyond the spec): an instance whose every GPU reports utilization below a threshold,
+ * Idle stop (beyond the spec): an instance whose every GPU reports utilization below a threshold,
  * continuously for a while, is stopped (runpod) or terminated (vastai) by its launch workflow. Pure rules,
  * used by the workflow (deterministic) and by the API's validation; no I/O.
  *

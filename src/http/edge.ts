@@ -1,7 +1,8 @@
 /**
  * The outermost middleware: request id, the one place errors become responses, and the one request log line
  * and metrics sample per request. One Koa layer instead of several keeps the per-request cost of the hot read
- * paths low (see bench:pricing). Bodies are read by the routes, after authentication (route.ts).
+ * paths low: Koa wraps each layer in a promise and binds a `next` per request. Bodies are read by the routes,
+ * after authentication (route.ts).
  */
 import type { Context, Middleware, Next } from 'koa';
 import { NotFoundError } from '../errors';

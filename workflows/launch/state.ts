@@ -64,7 +64,7 @@ function launchActivities(input: LaunchInput) {
     /** A few quick attempts per round; the workflow's own loop keeps trying ends for as long as it takes. */
     ending: proxyActivities<Activities>({ startToCloseTimeout, heartbeatTimeout, retry: fewAttempts }),
     // The launch answer waits on these steps, so they run as local activities: no task-queue round trip
-    // per step (bench:launch). All are idempotent, so re-running them after a lost worker is safe.
+    // per step. All are idempotent, so re-running them after a lost worker is safe.
     launching: proxyLocalActivities<Activities>({
       startToCloseTimeout,
       localRetryThreshold: '10 seconds',

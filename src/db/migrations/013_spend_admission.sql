@@ -1,4 +1,4 @@
--- Spend admission (issue 17): a launch is admitted only when the balance, less what live instances have run up
+-- Spend admission: a launch is admitted only when the balance, less what live instances have run up
 -- and not been charged yet, covers the admission window of every live instance plus the new one. The launch
 -- writes its row (its reservation) in the admission's own transaction, before its workflow starts, and the
 -- price it was admitted at is kept here: it counts toward the burn rate until the provider's own price is

@@ -1,4 +1,4 @@
--- API keys as a resource (issue 21): a name, scopes per resource family and verb, an optional spend cap per
+-- API keys as a resource: a name, scopes per resource family and verb, an optional spend cap per
 -- day or month, an optional expiry, and when the key was last used (written at most once a minute per key).
 -- Existing keys (and the one account:create prints) hold every scope.
 ALTER TABLE service_keys

@@ -1,4 +1,4 @@
--- Spend admission in one statement (issues 17 and 21). `admit_launch` takes the account's balance-row lock,
+-- Spend admission in one statement. `admit_launch` takes the account's balance-row lock,
 -- binds the Idempotency-Key, finds a replay, counts the fleet (burn, uncharged usage, live instances), checks
 -- the launching API key's spend cap and the balance rule, and writes the reservation, all in one call: the lock
 -- is held for one round trip (plus the commit), so admissions of one account queue for as little as possible,

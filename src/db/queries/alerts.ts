@@ -249,7 +249,7 @@ export function createAlertQueries(pool: Pool) {
      * once however many evaluations race (the second waits for the first's row locks, then finds them
      * triggered). Its `alert.triggered` event (deduplicated per alert) and, for `stop_instances`, one stop
      * request per running instance of the account are written by the same statement. Everything stays in
-     * Postgres: no row travels to Node and back (bench:alerts).
+     * Postgres: no row travels to Node and back, so the cost grows with the alerts triggered, not those watched.
      */
     async evaluate(kinds: { price: boolean; budget: boolean }): Promise<EvaluationResult> {
       return pool.transaction(async (tx) => {

@@ -1,5 +1,5 @@
 /**
- * The spend workflow's one look at an account (issue 17 item 2, "depletion is a moment"): balance, uncharged
+ * The spend workflow's one look at an account ("depletion is a moment"): balance, uncharged
  * usage and the burn of what accrues now, and the episode bookkeeping that makes each balance event happen once.
  * Everything happens in one transaction holding the account's balance row lock (the lock every ledger entry
  * takes), so a charge or a credit cannot slip between the reading and the decision.

@@ -1,5 +1,5 @@
 /**
- * The data migration of webhook signing secrets (issue 18): every `webhook_endpoints.secret` not sealed with
+ * The data migration of webhook signing secrets: every `webhook_endpoints.secret` not sealed with
  * the vault's current key is sealed with it, in batches, each row under its own lock. That covers the rows
  * written in plaintext before sealing existed and, after a master-key rotation (MASTER_ENCRYPTION_KEY_ID
  * changed, the old key in _PREVIOUS_KEYS), the rows sealed with an older key. The secret itself never
