@@ -44,7 +44,9 @@ export async function recordedDocumentSha256(): Promise<string | undefined> {
 function run(file: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(file, args, { cwd: PYTHON_SDK, env, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`${path.basename(file)} ${args.join(' ')}: ${err.message}\n${stdout}${stderr}`)) : resolve(stdout + stderr),
+      err
+        ? reject(new Error(`${path.basename(file)} ${args.join(' ')}: ${err.message}\n${stdout}${stderr}`))
+        : resolve(stdout + stderr),
     );
   });
 }
@@ -65,7 +67,10 @@ export async function ensurePythonVenv(): Promise<void> {
 /** The document as the generator is given it: the repeated error schema as one component (see the top). */
 export function withSharedErrorSchema(document: object): object {
   const doc = structuredClone(document) as {
-    paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>;
+    paths: Record<
+      string,
+      Record<string, { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>
+    >;
     components?: { schemas?: Record<string, unknown> };
   };
   const errorContents: { schema?: unknown }[] = [];
@@ -82,7 +87,8 @@ export function withSharedErrorSchema(document: object): object {
   const [errorSchema] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? [];
   if (errorSchema === undefined) return doc;
   doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ErrorBody: JSON.parse(errorSchema) } };
-  for (const c of errorContents) if (JSON.stringify(c.schema) === errorSchema) c.schema = { $ref: '#/components/schemas/ErrorBody' };
+  for (const c of errorContents)
+    if (JSON.stringify(c.schema) === errorSchema) c.schema = { $ref: '#/components/schemas/ErrorBody' };
   return doc;
 }
 
@@ -93,10 +99,25 @@ export async function generatePythonClient(document: object, outputDir = GENERAT
     const input = path.join(tmp, 'openapi.json');
     await writeFile(input, JSON.stringify(withSharedErrorSchema(document)));
     // The generator formats its output with ruff (a dependency of it) found on PATH; no cache left in the package.
-    const env = { ...process.env, PATH: `${VENV_BIN}${path.delimiter}${process.env.PATH ?? ''}`, RUFF_NO_CACHE: 'true' };
+    const env = {
+      ...process.env,
+      PATH: `${VENV_BIN}${path.delimiter}${process.env.PATH ?? ''}`,
+      RUFF_NO_CACHE: 'true',
+    };
     const out = await run(
       path.join(VENV_BIN, 'openapi-python-client'),
-      ['generate', '--path', input, '--config', 'openapi-python-client.yaml', '--meta', 'none', '--output-path', outputDir, '--overwrite'],
+      [
+        'generate',
+        '--path',
+        input,
+        '--config',
+        'openapi-python-client.yaml',
+        '--meta',
+        'none',
+        '--output-path',
+        outputDir,
+        '--overwrite',
+      ],
       env,
     );
     // It reports what it could not generate and still exits 0: a client with pieces missing is a failure here.
@@ -116,7 +137,8 @@ export async function generatePythonClient(document: object, outputDir = GENERAT
 }
 
 if (require.main === module) {
-  const [documentPath = path.join(PYTHON_SDK, '..', 'openapi.json'), outputDir = GENERATED_PACKAGE] = process.argv.slice(2);
+  const [documentPath = path.join(PYTHON_SDK, '..', 'openapi.json'), outputDir = GENERATED_PACKAGE] =
+    process.argv.slice(2);
   readFile(documentPath, 'utf8')
     .then((text) => generatePythonClient(JSON.parse(text) as object, path.resolve(outputDir)))
     .catch((err: unknown) => {

@@ -40,12 +40,16 @@ def stack() -> Iterator[Stack]:
     stdout, stdin = process.stdout, process.stdin
     assert stdout is not None and stdin is not None
     first_line: list[str] = []
-    reader = threading.Thread(target=lambda: first_line.append(stdout.readline()), daemon=True)
+    reader = threading.Thread(
+        target=lambda: first_line.append(stdout.readline()), daemon=True
+    )
     reader.start()
     reader.join(STACK_START_TIMEOUT_S)
     try:
         if not first_line or not first_line[0]:
-            raise RuntimeError(f"the stack did not start within {STACK_START_TIMEOUT_S} s (see its stderr above)")
+            raise RuntimeError(
+                f"the stack did not start within {STACK_START_TIMEOUT_S} s (see its stderr above)"
+            )
         started = json.loads(first_line[0])
         yield Stack(started["base_url"], started["api_key"])
     finally:
@@ -64,7 +68,9 @@ def client(stack: Stack) -> Iterator[gpuo.Client]:
         yield c
 
 
-def eventually(check: Callable[[], T | None], *, timeout: float = 20.0, interval: float = 0.2) -> T:
+def eventually(
+    check: Callable[[], T | None], *, timeout: float = 20.0, interval: float = 0.2
+) -> T:
     """Polls ``check`` until it returns something other than None (or False), or fails after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:
@@ -72,5 +78,7 @@ def eventually(check: Callable[[], T | None], *, timeout: float = 20.0, interval
         if result is not None and result is not False:
             return result
         if time.monotonic() > deadline:
-            raise AssertionError(f"not true within {timeout} s: {check.__doc__ or check}")
+            raise AssertionError(
+                f"not true within {timeout} s: {check.__doc__ or check}"
+            )
         time.sleep(interval)

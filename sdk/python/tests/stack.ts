@@ -28,7 +28,18 @@ const TEMPLATE_DATABASE = 'gpuo_python_template';
 async function startTemporalDevServer(port: number, log: (m: string) => void): Promise<{ stop(): Promise<void> }> {
   const cli = await findOrBuildTool(TEMPORAL_CLI, log);
   if (!cli) throw new Error('no Temporal CLI and no Go toolchain to build it: run `npm run tools:install`');
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--log-level', 'error', ...devServerArgs()];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--headless',
+    '--log-level',
+    'error',
+    ...devServerArgs(),
+  ];
   // Its banner would mix with the JSON line this program prints.
   const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -90,7 +101,11 @@ async function main(): Promise<void> {
 
     const account = await svc.t.connectedAccount('runpod');
     for (const provider of ['vastai', 'lambda'] as const) {
-      await svc.t.http.post('/v1/settings/providers').set(account.auth).send({ provider, api_key: svc.t.sims[provider].createKey() }).expect(201);
+      await svc.t.http
+        .post('/v1/settings/providers')
+        .set(account.auth)
+        .send({ provider, api_key: svc.t.sims[provider].createKey() })
+        .expect(201);
     }
     process.stdout.write(JSON.stringify({ base_url: svc.baseUrl, api_key: account.apiKey }) + '\n');
   } catch (err) {
