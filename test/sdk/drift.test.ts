@@ -1,8 +1,11 @@
 /**
- * The SDK stays true to the API: the OpenAPI document in the repo (sdk/openapi.json) is the one the API serves,
- * the SDK's types (sdk/src/schema.ts) are what openapi-typescript generates from it (both fail after an API
- * change until `npm run sdk:generate`), and the package builds and is importable from another project. The
- * child processes (the generator, tsc) of the three tests run side by side.
+ * The SDKs stay true to the API: the OpenAPI document in the repo (sdk/openapi.json) is the one the API serves,
+ * the TypeScript SDK's types (sdk/src/schema.ts) are what openapi-typescript generates from it, and the Python
+ * client's generated package (sdk/python/src/gpuo/openapi) was generated from it (all fail after an API change
+ * until `npm run sdk:generate`), and the TypeScript package builds and is importable from another project. The
+ * child processes (the generator, tsc) of the tests run side by side. That the Python package is exactly what
+ * its generator makes from sdk/openapi.json is checked by its own tests (`npm run test:python`), which have
+ * Python.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, symlink, writeFile, copyFile } from 'node:fs/promises';
@@ -10,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { createApp } from '../../src/http/app';
+import { documentSha256, recordedDocumentSha256 } from '../../sdk/python/generate';
 import { testAppDeps } from '../helpers/context';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { REPO_ROOT } from '../helpers/process';
@@ -46,6 +50,11 @@ it.concurrent('sdk/src/schema.ts is what openapi-typescript generates from the s
   const inRepo = await readFile(path.join(REPO_ROOT, 'sdk', 'src', 'schema.ts'), 'utf8');
   const generated = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'sdk', 'generate.ts')], { input: JSON.stringify(served) });
   expect(inRepo).toBe(generated);
+});
+
+it.concurrent('sdk/python/src/gpuo/openapi was generated from the served document', async () => {
+  // The generator records the SHA-256 of the document text (as sdk/openapi.json holds it) in _source.py.
+  expect(await recordedDocumentSha256()).toBe(documentSha256(served));
 });
 
 it.concurrent('builds, and another project imports it and type-checks against it', async () => {

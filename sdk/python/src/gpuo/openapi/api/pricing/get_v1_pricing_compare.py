@@ -1,0 +1,186 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_body import ErrorBody
+from ...models.get_v1_pricing_compare_response_200 import GetV1PricingCompareResponse200
+from ...types import UNSET, Response
+
+
+def _get_kwargs(
+    *,
+    gpu: str,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["gpu"] = gpu
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/pricing/compare",
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorBody | GetV1PricingCompareResponse200 | None:
+    if response.status_code == 200:
+        response_200 = GetV1PricingCompareResponse200.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = ErrorBody.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = ErrorBody.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorBody | GetV1PricingCompareResponse200]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    gpu: str,
+) -> Response[ErrorBody | GetV1PricingCompareResponse200]:
+    """Prices of one GPU type across the providers, with the cheapest available offer (public)
+
+    Args:
+        gpu (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | GetV1PricingCompareResponse200]
+    """
+
+    kwargs = _get_kwargs(
+        gpu=gpu,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    gpu: str,
+) -> ErrorBody | GetV1PricingCompareResponse200 | None:
+    """Prices of one GPU type across the providers, with the cheapest available offer (public)
+
+    Args:
+        gpu (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | GetV1PricingCompareResponse200
+    """
+
+    return sync_detailed(
+        client=client,
+        gpu=gpu,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    gpu: str,
+) -> Response[ErrorBody | GetV1PricingCompareResponse200]:
+    """Prices of one GPU type across the providers, with the cheapest available offer (public)
+
+    Args:
+        gpu (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | GetV1PricingCompareResponse200]
+    """
+
+    kwargs = _get_kwargs(
+        gpu=gpu,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    gpu: str,
+) -> ErrorBody | GetV1PricingCompareResponse200 | None:
+    """Prices of one GPU type across the providers, with the cheapest available offer (public)
+
+    Args:
+        gpu (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | GetV1PricingCompareResponse200
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            gpu=gpu,
+        )
+    ).parsed

@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..models.delete_v1_api_keys_id_response_200_spend_limit_type_0_period import (
+    DeleteV1ApiKeysIdResponse200SpendLimitType0Period,
+)
+
+T = TypeVar("T", bound="DeleteV1ApiKeysIdResponse200SpendLimitType0")
+
+
+@_attrs_define
+class DeleteV1ApiKeysIdResponse200SpendLimitType0:
+    """
+    Attributes:
+        amount (float): dollars per period
+        period (DeleteV1ApiKeysIdResponse200SpendLimitType0Period): UTC calendar day or month
+    """
+
+    amount: float
+    period: DeleteV1ApiKeysIdResponse200SpendLimitType0Period
+
+    def to_dict(self) -> dict[str, Any]:
+        amount = self.amount
+
+        period = self.period.value
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "amount": amount,
+                "period": period,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        amount = d.pop("amount")
+
+        period = DeleteV1ApiKeysIdResponse200SpendLimitType0Period(d.pop("period"))
+
+        delete_v1_api_keys_id_response_200_spend_limit_type_0 = cls(
+            amount=amount,
+            period=period,
+        )
+
+        return delete_v1_api_keys_id_response_200_spend_limit_type_0

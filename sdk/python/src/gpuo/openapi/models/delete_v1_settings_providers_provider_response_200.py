@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.delete_v1_settings_providers_provider_response_200_id import (
+    DeleteV1SettingsProvidersProviderResponse200Id,
+)
+
+T = TypeVar("T", bound="DeleteV1SettingsProvidersProviderResponse200")
+
+
+@_attrs_define
+class DeleteV1SettingsProvidersProviderResponse200:
+    """
+    Attributes:
+        id (DeleteV1SettingsProvidersProviderResponse200Id):
+        deleted (bool):
+    """
+
+    id: DeleteV1SettingsProvidersProviderResponse200Id
+    deleted: bool
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        id = self.id.value
+
+        deleted = self.deleted
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "id": id,
+                "deleted": deleted,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        id = DeleteV1SettingsProvidersProviderResponse200Id(d.pop("id"))
+
+        deleted = d.pop("deleted")
+
+        delete_v1_settings_providers_provider_response_200 = cls(
+            id=id,
+            deleted=deleted,
+        )
+
+        delete_v1_settings_providers_provider_response_200.additional_properties = d
+        return delete_v1_settings_providers_provider_response_200
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class GetV1ApiKeysCurrentResponse200SpendLimitType0Period(StrEnum):
+    DAY = "day"
+    MONTH = "month"
+
+    def __str__(self) -> str:
+        return str(self.value)

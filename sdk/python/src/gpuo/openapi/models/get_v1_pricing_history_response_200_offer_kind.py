@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class GetV1PricingHistoryResponse200OfferKind(StrEnum):
+    ON_DEMAND = "on_demand"
+
+    def __str__(self) -> str:
+        return str(self.value)

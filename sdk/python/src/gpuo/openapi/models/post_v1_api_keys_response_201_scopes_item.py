@@ -1,0 +1,15 @@
+from enum import StrEnum
+
+
+class PostV1ApiKeysResponse201ScopesItem(StrEnum):
+    ALERTSWRITE = "alerts:write"
+    BILLINGWRITE = "billing:write"
+    COMPUTEWRITE = "compute:write"
+    KEYSADMIN = "keys:admin"
+    READ = "read"
+    SCHEDULESWRITE = "schedules:write"
+    SETTINGSWRITE = "settings:write"
+    WEBHOOKSWRITE = "webhooks:write"
+
+    def __str__(self) -> str:
+        return str(self.value)
