@@ -87,11 +87,8 @@ export interface AppDeps {
   bodyTimeoutMs?: number;
   /** Stripe for credit top-ups (STRIPE_*); without a secret key POST /v1/billing/credit answers 503. */
   stripe?: StripeSettings;
-  /**
-   * The fleet view behind GET /v1/compute: `listSource` `observed` (default) reads it, `live` asks every provider
-   * per list (COMPUTE_LIST_SOURCE, for comparison); view lease, refresh wait and refresh gaps (FLEET_*).
-   */
-  fleet?: Partial<FleetSettings> & { listSource?: 'observed' | 'live' };
+  /** The fleet view behind GET /v1/compute: view lease, refresh wait and refresh gaps (FLEET_*). */
+  fleet?: Partial<FleetSettings>;
   /** Where the built console lives (default: dist/web, see console/build.ts). */
   consoleDir?: string;
   /** Webhook URL policy: hosts allowed over http and at non-public addresses (default none), and DNS. */
@@ -148,7 +145,6 @@ export function createApp(deps: AppDeps): Koa {
   registerPlanRoutes(api, { adapters: deps.adapters, credentials, sshKeys, balance, instances, schedules: scheduleQueries });
   const fleetViews = createFleetViewQueries(deps.pool);
   const timing = deps.launchTiming ?? DEFAULT_LAUNCH_TIMING;
-  const { listSource, ...fleetSettings } = deps.fleet ?? {};
   const computeDeps: ComputeDeps = {
     workflows: createInstanceClient({ temporal: deps.temporal, instances, bounds: deps.answerBounds, launchTiming: timing }),
     adapters: deps.adapters,
@@ -157,7 +153,6 @@ export function createApp(deps: AppDeps): Koa {
     sshKeys,
     balance,
     providerKeys,
-    listSource,
     fleet: {
       views: fleetViews,
       client: createFleetClient({
@@ -170,7 +165,7 @@ export function createApp(deps: AppDeps): Koa {
           bootMs: timing.bootPollMaxMs ?? 3_000,
           activityTimeoutMs: timing.activityTimeoutMs ?? 30_000,
         },
-        settings: fleetSettings,
+        settings: deps.fleet ?? {},
         logger: deps.logger,
       }),
     },

@@ -113,10 +113,8 @@ export interface ComputeDeps {
   balance: BalanceGuard;
   /** Which providers the account connected (the list needs no key opened). */
   providerKeys: Pick<ProviderKeyQueries, 'listProviderKeys'>;
-  /** The fleet view GET /v1/compute reads; without it (or with `listSource: 'live'`) every provider is asked per list. */
-  fleet?: { views: FleetViewQueries; client: FleetClient };
-  /** `observed` (default): the list reads the fleet view; `live`: it asks every provider (COMPUTE_LIST_SOURCE). */
-  listSource?: 'observed' | 'live';
+  /** The fleet view GET /v1/compute reads. */
+  fleet: { views: FleetViewQueries; client: FleetClient };
 }
 
 /** The warnings a launch gives: capability fields the chosen provider does not use (accepted, ignored). */
