@@ -4,12 +4,14 @@
  * `?refresh=true` asks for a round now and answers when it lands or after a short bound.
  */
 import { z } from 'zod';
-import type { FleetViewRow } from '../../db/queries/fleet-views';
-import type { InstanceRow } from '../../db/queries/instances';
+import type { FleetViewQueries, FleetViewRow } from '../../db/queries/fleet-views';
+import type { InstanceQueries, InstanceRow } from '../../db/queries/instances';
+import type { ProviderKeyQueries } from '../../db/queries/provider-keys';
 import { PROVIDERS, type ProviderId, type ProviderInstance } from '../../providers/types';
+import type { FleetClient } from '../../workflow-clients/fleet';
+import { fromProvider, InstanceRecord, toInstanceRecord } from '../records/instances';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
-import { fromProvider, InstanceRecord, toInstanceRecord, type ComputeDeps } from './compute';
 
 /** `fresh`: the last round succeeded; `stale`: it failed (the last good view is shown); `pending`: no round has answered yet. */
 const VIEW_STATUSES = ['fresh', 'stale', 'pending'] as const;
@@ -92,7 +94,15 @@ function managedRecord(row: InstanceRow, i: ProviderInstance): InstanceRecord {
 const MAX_CACHED_ANSWERS = 1_000;
 const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
 
-export function registerComputeListRoute(api: ApiRouter, deps: ComputeDeps): void {
+export interface ComputeListDeps {
+  instances: Pick<InstanceQueries, 'listForAccount'>;
+  /** Which providers the account connected (the list needs no key opened). */
+  providerKeys: Pick<ProviderKeyQueries, 'listProviderKeys'>;
+  /** The fleet view the list reads, and the observers' lease and refresh. */
+  fleet: { views: FleetViewQueries; client: FleetClient };
+}
+
+export function registerComputeListRoute(api: ApiRouter, deps: ComputeListDeps): void {
   /** The last answer per account with what it was built from: a dashboard polling an unchanged fleet costs no rebuild. */
   const answers = new Map<string, { version: string; body: string }>();
   api.add({
