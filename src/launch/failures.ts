@@ -61,7 +61,10 @@ const TO_HTTP: { [T in FailureType]: (f: LaunchRefusal, provider: ProviderId) =>
 };
 
 /** The documented error for a launch refused with `refusal` at `provider`; a type outside the union is ours (500). */
-export function launchRefusalError(refusal: { type?: string | null; message: string; details?: readonly unknown[] | null }, provider: ProviderId): ApiError {
+export function launchRefusalError(
+  refusal: { type?: string | null; message: string; details?: readonly unknown[] | null },
+  provider: ProviderId,
+): ApiError {
   const type = refusal.type ?? '';
   if (Object.hasOwn(TO_HTTP, type)) return TO_HTTP[type as FailureType](refusal as LaunchRefusal, provider);
   // A provider's own answer the union does not name yet is still the provider's; anything else is ours.

@@ -96,7 +96,8 @@ export function createLaunchLibrary(deps: LaunchLibraryDeps) {
         await deps.admission.check({ ...costOf(input), intent: launchIntentOf(input) });
         if (!known) {
           availability = await liveAvailability(accountId, body);
-          if (availability <= 0) throw new NoCapacityError(PROVIDER_NAMES[body.provider], `no ${body.gpu_type}${body.spot ? ' spot' : ''} offer is available right now`);
+          const offer = `${body.gpu_type}${body.spot ? ' spot' : ''}`;
+          if (availability <= 0) throw new NoCapacityError(PROVIDER_NAMES[body.provider], `no ${offer} offer is available right now`);
         }
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;

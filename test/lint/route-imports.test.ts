@@ -20,7 +20,9 @@ export function siblingRouteImports(file: string, text: string): string[] {
     if (path.posix.dirname(target) === ROUTES || target === ROUTES) found.push(`${file} -> ${spec}`);
   };
   const visit = (n: ts.Node) => {
-    if ((ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) check(n.moduleSpecifier.text);
+    if ((ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) {
+      check(n.moduleSpecifier.text);
+    }
     if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword && n.arguments[0] && ts.isStringLiteral(n.arguments[0])) {
       check(n.arguments[0].text);
     }
@@ -38,7 +40,8 @@ it('finds a route importing a sibling route, whatever the form of the import', (
   expect(siblingRouteImports(file, "import type { ComputeDeps } from '../routes/compute';")).toEqual([`${file} -> ../routes/compute`]);
   expect(siblingRouteImports(file, "type D = import('./compute').ComputeDeps;")).toEqual([`${file} -> ./compute`]);
   expect(siblingRouteImports(file, "const m = await import('./compute');")).toEqual([`${file} -> ./compute`]);
-  expect(siblingRouteImports(file, "import { InstanceRecord } from '../records/instances';\nimport type { LaunchLibrary } from '../../launch/launches';")).toEqual([]);
+  const library = "import { InstanceRecord } from '../records/instances';\nimport type { LaunchLibrary } from '../../launch/launches';";
+  expect(siblingRouteImports(file, library)).toEqual([]);
 });
 
 it('src/http/routes/*.ts import nothing from each other', () => {
