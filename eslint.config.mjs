@@ -35,7 +35,7 @@ export default tseslint.config(
             name,
             message: 'Workflow code must be deterministic: do I/O in an activity.',
           })),
-          patterns: [{ group: ['../src/db/pool', '../src/db/sql', '../src/db/migrate', '../src/http/*', '../src/providers/*', '!../src/providers/types', '../src/local/*', '../src/admission/*', '../src/billing/*', '../src/webhooks/*', '../src/db/pricing-cache'], message: 'Workflows may import only types and pure domain code.' }],
+          patterns: [{ group: ['../src/db/pool', '../src/db/sql', '../src/db/migrate', '../src/http/*', '../src/providers/*', '!../src/providers/types', '../src/local/*', '../src/launch/*', '../src/billing/*', '../src/webhooks/*', '../src/db/pricing-cache'], message: 'Workflows may import only types and pure domain code.' }],
         },
       ],
     },

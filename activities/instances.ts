@@ -275,7 +275,7 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
       }
       const row = await createdRow(input, access);
       let observerTold = false;
-      if ((input.observation ?? 'batched') === 'batched' && deps.workflows.watchInstance) {
+      if (deps.workflows.watchInstance) {
         observerTold = await deps.workflows.watchInstance(observerInputOf(input), input.instanceId).then(
           () => true,
           (err: unknown) => {

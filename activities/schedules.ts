@@ -12,9 +12,9 @@ import type {
 import { TEMPLATES } from '../src/domain/templates';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
 import type { ActivityDeps } from './deps';
-import { admitLaunch, type LaunchIntent } from '../src/db/queries/admission';
-import { DEFAULT_LIMITS } from '../src/domain/limits';
-import { DEFAULT_ADMISSION_WINDOW_MS } from '../src/domain/admission';
+import type { LaunchIntent } from '../src/db/queries/admission';
+import { admitScheduledRun } from '../src/launch/admission';
+import { launchableOffer } from '../src/launch/policy';
 
 /**
  * Providers a scheduled job can run on: both run a container image and a startup command (runpod as the
@@ -22,8 +22,6 @@ import { DEFAULT_ADMISSION_WINDOW_MS } from '../src/domain/admission';
  * its API, so it cannot run a schedule's job.
  */
 export const SCHEDULE_PROVIDERS: readonly ProviderId[] = ['runpod', 'vastai'];
-/** Spot only where the provider sells it today (decisions.md: vastai interruptible bids). */
-const SPOT_PROVIDERS: readonly ProviderId[] = ['vastai'];
 
 export interface BegunRun {
   run: RunRow;
@@ -44,51 +42,19 @@ export interface RunInstanceState {
 }
 
 /**
- * The run's admission, by the same rule and lock as an API launch (`admitLaunch`): the balance, and the cap of
- * the key that made the schedule (`intent.apiKeyId`). When admitted, the launch's row is written as its
- * reservation before the launch workflow starts. Returns the run's failure reason, its code first
- * (`insufficient_balance: …` for the balance or the key's cap, `api_key_unusable: …` for a key revoked or expired
- * since, `limit_reached: …`, `conflict: …`), or null when admitted (or when the launch exists already: a
+ * The run's admission, by the same rule and lock as an API launch (`admitScheduledRun`, the launch library):
+ * the balance, and the cap of the key that made the schedule (`intent.apiKeyId`). When admitted, the launch's
+ * row is written as its reservation before the launch workflow starts. Returns the run's failure reason, its
+ * failure type first (`insufficient_balance: …` for the balance or the key's cap, `api_key_unusable: …` for a key
+ * revoked or expired since, `limit_reached: …`), or null when admitted (or when the launch exists already: a
  * replayed step).
  */
 export async function admitRun(
   deps: ActivityDeps,
   input: { accountId: string; pricePerHourMicros: number; intent?: LaunchIntent },
 ): Promise<string | null> {
-  const intent: LaunchIntent = input.intent ?? {
-    // A run started before reservations existed: decide only.
-    id: `admission-check-${input.accountId}`,
-    accountId: input.accountId,
-    requestHash: 'admission-check',
-    provider: 'runpod',
-    providerName: '',
-    name: '',
-    gpuType: '',
-    gpuCount: 1,
-    spot: false,
-    region: null,
-    dockerImage: null,
-    warnings: [],
-  };
-  const decision = await admitLaunch(deps.pool, {
-    intent,
-    quotePerHourMicros: input.pricePerHourMicros,
-    windowMs: deps.admissionWindowMs ?? DEFAULT_ADMISSION_WINDOW_MS,
-    reserve: input.intent !== undefined,
-    maxLive: (deps.limits ?? DEFAULT_LIMITS).live_instances,
-  });
-  switch (decision.outcome) {
-    case 'refused':
-      return `insufficient_balance: ${decision.message}`;
-    case 'key_refused':
-      return `${decision.keyCap ? 'insufficient_balance' : 'api_key_unusable'}: ${decision.message}`;
-    case 'limited':
-      return `limit_reached: ${decision.message}`;
-    case 'conflict':
-      return `conflict: ${decision.message}`;
-    default:
-      return null;
-  }
+  const refusal = await admitScheduledRun({ pool: deps.pool, windowMs: deps.admissionWindowMs, maxLive: deps.limits?.live_instances }, input);
+  return refusal && `${refusal.type}: ${refusal.message}`;
 }
 
 export function createScheduleActivities(deps: ActivityDeps) {
@@ -118,7 +84,8 @@ export function createScheduleActivities(deps: ActivityDeps) {
         if ((await deps.credentials.findApiKey(input.accountId, provider)) !== null) connected.push(provider);
       }
       const offers = await schedules.findRunOffers(input.gpu, connected, input.preferSpot, new Date());
-      return offers.filter((o) => !o.spot || SPOT_PROVIDERS.includes(o.provider));
+      // Spot only where the provider sells it: the same rule an API launch is held to.
+      return offers.filter(launchableOffer);
     },
 
     /** The run's spend admission and reservation (see `admitRun`); the run's failure reason when refused. */

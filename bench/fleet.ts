@@ -1,9 +1,8 @@
 /**
- * `npm run bench:fleet`: what a fleet of managed instances costs to watch, batched observation (one observer
- * workflow per (account, provider) listing its instances) beside per-instance polling (every launch workflow
- * polls its own instance), in the same run.
+ * `npm run bench:fleet`: what a fleet of managed instances costs to watch (one observer workflow per (account,
+ * provider) listing its instances).
  *
- * For each size N in FLEET_SIZES and each mode: N instances launched through the API (POST /v1/compute/launch,
+ * For each size N in FLEET_SIZES: N instances launched through the API (POST /v1/compute/launch,
  * the real launch workflow) over FLEET_ACCOUNTS accounts and the three simulated providers, half of the Vast
  * instances spot; once all run, a window of FLEET_WINDOW during which a few spot instances are preempted at the
  * simulator. Counted over the window: requests at the simulators, the Temporal dev server's `action` counter,
@@ -45,8 +44,6 @@ import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
 import { simulatorBaseUrls, startSimulators, type Simulators } from '../simulators';
 import type { LaunchTiming } from '../workflows/contracts/launch';
 
-type Mode = 'per-instance' | 'batched';
-const MODES: Mode[] = ['per-instance', 'batched'];
 const PROVIDERS: ProviderId[] = ['runpod', 'vastai', 'lambda'];
 
 const SIZES = (process.env.FLEET_SIZES ?? '100,300,1000').split(',').map((s) => Number(s.trim()));
@@ -237,7 +234,6 @@ interface Infra {
 
 interface PhaseResult {
   n: number;
-  mode: Mode;
   launchSeconds: number;
   spot: number;
   instanceHours: number;
@@ -252,9 +248,6 @@ interface PhaseResult {
   /** The machine's 1-minute load average at the end of the window (it is shared). */
   loadAverage: number;
   windowMs: number;
-  /** GETs of one instance by id at the providers, and how many per-instance polling is configured to make. */
-  instanceLooks: number;
-  nominalLooks: number;
   /** Per preemption: to the event row, to the workflow noticing (ended_at), and from noticing to the row. */
   preemptions: { measuredMs: number; detectMs: number; recordMs: number }[];
   preemptionsMissed: number;
@@ -262,7 +255,7 @@ interface PhaseResult {
 
 /**
  * The meter probe: a short window in which metering is all that happens (observation intervals of a day, a
- * meter interval of a second or two), giving what one meter tick costs in each mode. A fleet window is far
+ * meter interval of a second or two), giving what one meter tick costs. A fleet window is far
  * shorter than a compressed meter interval and all its instances were launched within a few minutes, so its
  * ticks fall in it all at once or (usually) not at all; the fleet figures therefore count the ticks that fell in
  * the window out and the expected number (one per instance per real METER_INTERVAL) in, at the probe's cost.
@@ -273,14 +266,14 @@ interface Probe {
 }
 const PROBE: Probe = { meterMs: 2_000, windowMs: 20_000 };
 
-async function runPhase(infra: Infra, n: number, mode: Mode, probe?: Probe): Promise<PhaseResult> {
+async function runPhase(infra: Infra, n: number, probe?: Probe): Promise<PhaseResult> {
   const { pool, sims, client } = infra;
-  const taskQueue = probe ? `fleet-meter-probe-${mode}` : `fleet-${n}-${mode}`;
+  const taskQueue = probe ? 'fleet-meter-probe' : `fleet-${n}`;
   const timing: typeof TIMING = probe ? { ...TIMING, pollIntervalMs: 86_400_000, meterIntervalMs: probe.meterMs } : TIMING;
   const windowLength = probe?.windowMs ?? WINDOW_MS;
   const label = probe ? `meter probe (${n} instances, meter ${probe.meterMs} ms)` : `N=${n}`;
-  log(`${label} ${mode}: starting the worker (task queue ${taskQueue})`);
-  const workerLog = path.join(infra.dir, `worker-${n}-${mode}.log`);
+  log(`${label}: starting the worker (task queue ${taskQueue})`);
+  const workerLog = path.join(infra.dir, `worker-${n}${probe ? '-probe' : ''}.log`);
   const out = openSync(workerLog, 'a');
   const worker = track(spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/main-worker.ts')], {
     cwd: REPO_ROOT,
@@ -295,7 +288,6 @@ async function runPhase(infra: Infra, n: number, mode: Mode, probe?: Probe): Pro
       MASTER_ENCRYPTION_KEY: infra.masterKey.toString('base64'),
       MASTER_ENCRYPTION_KEY_ID: 'k1',
       ...Object.fromEntries(Object.entries(simulatorBaseUrls(sims)).map(([k, v]) => [k.replace('BaseUrl', '').toUpperCase() + '_API_BASE_URL', v])),
-      INSTANCE_OBSERVATION: mode,
       INSTANCE_OBSERVE_INTERVAL: durationEnv(TIMING.pollIntervalMs),
       INSTANCE_OBSERVE_SPOT_INTERVAL: durationEnv(TIMING.spotPollIntervalMs),
       METER_INTERVAL: durationEnv(TIMING.meterIntervalMs),
@@ -321,7 +313,7 @@ async function runPhase(infra: Infra, n: number, mode: Mode, probe?: Probe): Pro
       120_000,
     );
 
-    // The API in this process, handing the mode to every launch it starts.
+    // The API in this process, handing the compressed timing to every launch it starts.
     const app = createApp({
       pool,
       logger: silentLogger,
@@ -330,7 +322,7 @@ async function runPhase(infra: Infra, n: number, mode: Mode, probe?: Probe): Pro
       vault: infra.vault,
       pricing: new PricingCache(createPricingQueries(pool), silentLogger),
       rateLimit: { burst: 1_000_000, perMinute: 1_000_000 },
-      launchTiming: { ...timing, observation: mode },
+      launchTiming: timing,
     });
     server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server!.once('listening', r));
@@ -339,7 +331,7 @@ async function runPhase(infra: Infra, n: number, mode: Mode, probe?: Probe): Pro
     // Accounts, each with its own key at every provider and a default SSH key (Lambda needs one).
     const accounts: { id: string; headers: Record<string, string>; simKeys: Record<ProviderId, string> }[] = [];
     for (let a = 0; a < ACCOUNTS; a++) {
-      const { account, apiKey } = await createAccountQueries(pool).insertAccountWithKey(`fleet-${n}-${mode}-${a}`, { startingCreditMicros: 1_000_000_000_000 });
+      const { account, apiKey } = await createAccountQueries(pool).insertAccountWithKey(`fleet-${n}${probe ? '-probe' : ''}-${a}`, { startingCreditMicros: 1_000_000_000_000 });
       const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
       const simKeys = { runpod: sims.runpod.createKey(), vastai: sims.vastai.createKey(), lambda: sims.lambda.createKey() };
       for (const provider of PROVIDERS) {
@@ -353,7 +345,7 @@ async function runPhase(infra: Infra, n: number, mode: Mode, probe?: Probe): Pro
     const accountIds = accounts.map((a) => a.id);
 
     // Launch: instance i goes to account i % A and, round-robin per account, to a provider; every other Vast one is spot.
-    log(`${label} ${mode}: launching ${n} instances through the API (${LAUNCH_CONCURRENCY} concurrent)`);
+    log(`${label}: launching ${n} instances through the API (${LAUNCH_CONCURRENCY} concurrent)`);
     const launchStarted = performance.now();
     const launchCpu = [cpuSeconds(worker.pid!), cpuSeconds(infra.temporal.child.pid!), process.cpuUsage()] as const;
     let next = 0;
@@ -406,7 +398,7 @@ async function runPhase(infra: Infra, n: number, mode: Mode, probe?: Probe): Pro
     const allRunning = (performance.now() - launchStarted) / 1000;
     const benchCpu = process.cpuUsage(launchCpu[2]);
     log(
-      `${label} ${mode}: launched in ${fmt(launchSeconds)} s (${fmt(n / launchSeconds)}/s), all running after ${fmt(allRunning)} s; CPU meanwhile: ` +
+      `${label}: launched in ${fmt(launchSeconds)} s (${fmt(n / launchSeconds)}/s), all running after ${fmt(allRunning)} s; CPU meanwhile: ` +
         `worker ${fmt(cpuSeconds(worker.pid!) - launchCpu[0])} s, Temporal ${fmt(cpuSeconds(infra.temporal.child.pid!) - launchCpu[1])} s, ` +
         `this process (API, simulators, Postgres client) ${fmt((benchCpu.user + benchCpu.system) / 1e6)} s; load average ${fmt(os.loadavg()[0]!)}`,
     );
@@ -417,7 +409,7 @@ async function runPhase(infra: Infra, n: number, mode: Mode, probe?: Probe): Pro
       SELECT account_id, provider_instance_id FROM instances
       WHERE spot AND status = 'running' AND account_id = ANY(${sql.array(accountIds, 'text')})`);
     const victims = [...spotRows].sort(() => Math.random() - 0.5).slice(0, probe ? 0 : PREEMPTIONS);
-    // Preempted within the window, early enough for the slowest mode to notice before it closes.
+    // Preempted within the window, early enough to be noticed before it closes.
     const latestOffset = Math.max(1000, windowLength - 2 * TIMING.pollIntervalMs - 2000);
     const offsets = victims.map(() => Math.floor(500 + Math.random() * (latestOffset - 500))).sort((a, b) => a - b);
 
@@ -445,13 +437,11 @@ async function runPhase(infra: Infra, n: number, mode: Mode, probe?: Probe): Pro
     const workerCpu = cpuSeconds(worker.pid!) - workerCpuBefore;
     const temporalCpu = cpuSeconds(infra.temporal.child.pid!) - temporalCpuBefore;
     const requests = new Map<string, number>();
-    let instanceLooks = 0;
     for (const provider of PROVIDERS) {
       for (const r of sims[provider].control.requests()) {
         if (r.at > windowStart + windowMs) continue;
         const label = `${provider} ${r.method} ${r.route ?? r.path}`;
         requests.set(label, (requests.get(label) ?? 0) + 1);
-        if (r.method === 'GET' && (r.route?.endsWith('/instances/:id') || r.route === '/v2/pods/:id')) instanceLooks++;
       }
       sims[provider].control.clearRequests();
     }
@@ -485,12 +475,9 @@ async function runPhase(infra: Infra, n: number, mode: Mode, probe?: Probe): Pro
     // Real-scale exposure: every instance ran the whole window, except the preempted ones after their preemption.
     const lostMs = preempted.reduce((sum, p) => sum + (windowStart + windowMs - p.at), 0);
     const instanceHours = ((n * windowMs - lostMs) * SCALE) / 3_600_000;
-    // Per-instance polling's own yardstick: one look per instance and interval is what it is configured to do.
-    const nominalLooks = (n * windowMs - lostMs) / timing.pollIntervalMs;
     const accountProviderMinutes = (ACCOUNTS * PROVIDERS.length * windowMs * SCALE) / 60_000;
     return {
       n,
-      mode,
       launchSeconds,
       spot: spotRows.length,
       instanceHours,
@@ -504,14 +491,12 @@ async function runPhase(infra: Infra, n: number, mode: Mode, probe?: Probe): Pro
       temporalCpu,
       loadAverage,
       windowMs,
-      instanceLooks,
-      nominalLooks,
       preemptions,
       preemptionsMissed: preempted.length - preemptions.length,
     };
   } finally {
     // Nothing of this phase may run on into the next: every open workflow is terminated, then the worker stops.
-    log(`${label} ${mode}: tearing down`);
+    log(`${label}: tearing down`);
     server?.close();
     await terminateAllWorkflows(client).catch((err: unknown) => log(`terminating workflows failed: ${(err as Error).message}`));
     await stopChild(worker);
@@ -548,18 +533,11 @@ function describe(r: PhaseResult): string[] {
   const req = total(r.requests);
   const act = total(r.actions);
   return [
-    `N=${r.n} ${r.mode}: ${r.n} instances (${r.spot} spot) over ${ACCOUNTS} accounts × ${PROVIDERS.length} providers; launched through the API in ${fmt(r.launchSeconds)} s (${fmt(r.n / r.launchSeconds)}/s)`,
+    `N=${r.n}: ${r.n} instances (${r.spot} spot) over ${ACCOUNTS} accounts × ${PROVIDERS.length} providers; launched through the API in ${fmt(r.launchSeconds)} s (${fmt(r.n / r.launchSeconds)}/s)`,
     `  window: ${fmt(r.windowMs / 1000, 0)} s = ${fmt((r.windowMs * SCALE) / 60_000)} min at real scale, ${fmt(r.instanceHours, 2)} real-scale instance-hours, ${fmt(r.accountProviderMinutes, 0)} account-provider-minutes; load average ${fmt(r.loadAverage, 1)}`,
     `  provider requests ${String(req).padStart(7)}  ${fmt(req / r.instanceHours, 2).padStart(8)} per instance-hour  ${fmt(req / r.accountProviderMinutes, 2).padStart(7)} per account-provider-minute   (${top(r.requests)})`,
     `  meter ticks in the window ${r.meterTicks}, ${fmt(expectedTicks(r), 1)} expected at real scale (one per instance per ${REAL.meterMs / 60_000} min): the summary below counts those at the meter probe's cost`,
     `  Temporal actions  ${String(act).padStart(7)}  ${fmt(act / r.instanceHours, 2).padStart(8)} per instance-hour   (${top(r.actions)}); workflow tasks ${r.workflowTasks} (${fmt(r.workflowTasks / r.instanceHours, 2)} per instance-hour)`,
-    ...(r.mode === 'per-instance'
-      ? [
-          `  polls: ${r.instanceLooks} looks at single instances = ${fmt((100 * r.instanceLooks) / r.nominalLooks, 0)}% of the ${fmt(r.nominalLooks, 0)} configured (one per instance per ${TIMING.pollIntervalMs} ms); ` +
-            `${fmt(r.instanceLooks / (r.windowMs / 1000), 1)} polls/s, i.e. a fleet of ${fmt((r.instanceLooks / (r.windowMs / 1000)) * (REAL.observeMs / 1000), 0)} instances at the real ${REAL.observeMs / 1000} s interval` +
-            (r.instanceLooks < 0.9 * r.nominalLooks ? ' — SATURATED: fewer polls than configured, so this mode\'s costs here are lower bounds' : ''),
-        ]
-      : []),
     `  worker CPU        ${fmt(r.workerCpu, 2).padStart(7)} s ${fmt(r.workerCpu / r.instanceHours, 3).padStart(8)} s per instance-hour  (${fmt((100 * r.workerCpu) / (r.windowMs / 1000), 0)}% of one core); Temporal server CPU ${fmt(r.temporalCpu, 2)} s (${fmt(r.temporalCpu / r.instanceHours, 3)} s per instance-hour)`,
     `  preemption → spot.preempted row, ${r.preemptions.length} preemptions${r.preemptionsMissed ? ` (${r.preemptionsMissed} more never recorded)` : ''}: ` +
       `measured p50 ${fmt(pct(r.preemptions.map((p) => p.measuredMs), 50) / 1000, 2)} s (max ${fmt(Math.max(...r.preemptions.map((p) => p.measuredMs)) / 1000, 2)} s) = ` +
@@ -588,7 +566,7 @@ interface TickCost {
   workflowTasks: number;
 }
 
-/** What one meter tick costs in a mode, from its probe. */
+/** What one meter tick costs, from the probe. */
 function tickCost(probe: PhaseResult): TickCost {
   const ticks = Math.max(1, probe.meterTicks);
   return {
@@ -620,7 +598,7 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-bench-fleet-'));
   const cleanups: (() => Promise<unknown>)[] = [];
   const results: PhaseResult[] = [];
-  const probes = new Map<Mode, TickCost>();
+  let tick: TickCost | undefined;
   // Ctrl-C or SIGTERM: nothing of the bench may outlive it (worker, Temporal, Postgres, the data directory).
   let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -658,21 +636,18 @@ async function main(): Promise<void> {
     log(
       `time compressed ${SCALE}×: observe ${TIMING.pollIntervalMs} ms, spot ${TIMING.spotPollIntervalMs} ms, meter ${TIMING.meterIntervalMs} ms, boot polls ≤ ${TIMING.bootPollMaxMs} ms; window ${WINDOW_MS} ms`,
     );
-    for (const mode of MODES) {
-      const r = await runPhase(infra, ACCOUNTS * PROVIDERS.length, mode, PROBE);
-      probes.set(mode, tickCost(r));
-      const t = probes.get(mode)!;
+    {
+      const r = await runPhase(infra, ACCOUNTS * PROVIDERS.length, PROBE);
+      const t = (tick = tickCost(r));
       process.stdout.write(
-        `meter probe ${mode}: ${r.meterTicks} ticks in ${fmt(r.windowMs / 1000, 0)} s; per tick ${fmt(t.actions, 2)} Temporal actions (${top(r.actions, 8)}), ` +
+        `meter probe: ${r.meterTicks} ticks in ${fmt(r.windowMs / 1000, 0)} s; per tick ${fmt(t.actions, 2)} Temporal actions (${top(r.actions, 8)}), ` +
           `${fmt(t.workflowTasks, 2)} workflow tasks, ${fmt(t.requests, 2)} provider requests, ${fmt(t.workerCpu * 1000, 1)} ms worker CPU\n`,
       );
     }
     for (const n of SIZES) {
-      for (const mode of MODES) {
-        const r = await runPhase(infra, n, mode);
-        results.push(r);
-        process.stdout.write(`${describe(r).join('\n')}\n`);
-      }
+      const r = await runPhase(infra, n);
+      results.push(r);
+      process.stdout.write(`${describe(r).join('\n')}\n`);
     }
   } finally {
     for (const c of cleanups) await c().catch((err: unknown) => log(`cleanup failed: ${(err as Error).message}`));
@@ -688,18 +663,9 @@ async function main(): Promise<void> {
   ];
   const final: string[] = [];
   for (const n of SIZES) {
-    const perRun = results.find((r) => r.n === n && r.mode === 'per-instance')!;
-    const per = figures(perRun, probes.get('per-instance')!);
-    const saturated =
-      perRun.instanceLooks < 0.9 * perRun.nominalLooks
-        ? ` (SATURATED: ${fmt((100 * perRun.instanceLooks) / perRun.nominalLooks, 0)}% of the configured polls ran; lower bounds, and the ratios understate per-instance polling)`
-        : '';
-    const bat = figures(results.find((r) => r.n === n && r.mode === 'batched')!, probes.get('batched')!);
-    const ratio = (a: number, b: number) => (b > 0 ? `${fmt(a / b, 2)}×` : 'n/a');
+    const bat = figures(results.find((r) => r.n === n)!, tick!);
     lines.push(
-      `per-instance N=${n}: ${fmt(per.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ${fmt(per.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, preemption to event p50 ${fmt(per.preemptionP50s)} s; worker ${fmt(per.cpuPerInstanceHour, 3)} CPU s per instance-hour${saturated}`,
-      `batched      N=${n}: ${fmt(bat.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ${fmt(bat.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, preemption to event p50 ${fmt(bat.preemptionP50s)} s; worker ${fmt(bat.cpuPerInstanceHour, 3)} CPU s per instance-hour`,
-      `ratios per-instance / batched N=${n}: provider requests ${ratio(per.perAccountProviderMinute, bat.perAccountProviderMinute)}, Temporal actions ${ratio(per.actionsPerInstanceHour, bat.actionsPerInstanceHour)}, worker CPU ${ratio(per.cpuPerInstanceHour, bat.cpuPerInstanceHour)}, preemption p50 ${ratio(per.preemptionP50s, bat.preemptionP50s)}`,
+      `N=${n}: ${fmt(bat.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ${fmt(bat.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, preemption to event p50 ${fmt(bat.preemptionP50s)} s; worker ${fmt(bat.cpuPerInstanceHour, 3)} CPU s per instance-hour`,
     );
     final.push(
       `fleet N=${n}: ${fmt(bat.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ${fmt(bat.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, preemption to event p50 ${fmt(bat.preemptionP50s)} s`,

@@ -1,7 +1,6 @@
 /**
  * `npm run bench:list`: GET /v1/compute for an account with 1,000 instances across the three providers,
- * served from the fleet view (what the observers last listed) beside today's live fan-out to every provider
- * (`COMPUTE_LIST_SOURCE=live`), in one run: p50/p99 of sequential lists (alternating), throughput with N
+ * served from the fleet view (what the observers last listed): p50/p99 of sequential lists, throughput with N
  * concurrent clients, and provider requests per list (counted at the simulators, the observers' own rounds
  * included). Then the console's fleet page with the same fleet in Chromium beside the same rows as static HTML
  * (`bench/console-page.ts`). Real parts: embedded Postgres, the Temporal dev server, the worker's activities, the
@@ -80,7 +79,7 @@ async function main(): Promise<void> {
   });
   const running = worker.run();
   const connection = await Connection.connect({ address });
-  const appDeps = (listSource: 'observed' | 'live') => ({
+  const appDeps = {
     pool,
     logger: silentLogger,
     temporal: { client: new Client({ connection, dataConverter: temporalDataConverter(vault) }), taskQueue },
@@ -91,11 +90,9 @@ async function main(): Promise<void> {
     // The real intervals: the observer lists every 60 s (its rounds are counted with the lists).
     launchTiming: { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 },
     rateLimit: { burst: 100_000, perMinute: 1_000_000 },
-    fleet: { listSource },
     consoleDir: consoleBuild.outDir,
-  });
-  const observed = await listen(createApp(appDeps('observed')));
-  const live = await listen(createApp(appDeps('live')));
+  };
+  const observed = await listen(createApp(appDeps));
 
   // One account, its three keys, 1,000 instances made at the providers (a third each).
   const { apiKey } = await createAccountQueries(pool).insertAccountWithKey('bench', { startingCreditMicros: 1_000_000_000 });
@@ -128,25 +125,22 @@ async function main(): Promise<void> {
     const ms = performance.now() - t0;
     return { ms, count: parse ? (JSON.parse(text) as { data: unknown[] }).data.length : INSTANCES };
   };
-  // The first list waits for the account's first rounds; then warm-up (JIT, pools) on both.
+  // The first list waits for the account's first rounds; then warm-up (JIT, pools).
   let first = await list(observed.url, '?refresh=true', true);
   for (let i = 0; first.count !== INSTANCES && i < 20; i++) first = await list(observed.url, '?refresh=true', true);
-  if ((await list(live.url, '', true)).count !== INSTANCES) throw new Error('the live list does not list every instance');
   if (first.count !== INSTANCES) throw new Error(`the fleet view lists ${first.count} of ${INSTANCES} instances`);
-  for (let i = 0; i < 5; i++) await Promise.all([list(observed.url), list(live.url)]);
+  for (let i = 0; i < 5; i++) await list(observed.url);
 
   const providerRequests = () => sims.runpod.control.requests().length + sims.vastai.control.requests().length + sims.lambda.control.requests().length;
   const clear = () => (['runpod', 'vastai', 'lambda'] as const).forEach((p) => sims[p].control.clearRequests());
-  const sequential = { observed: [] as number[], live: [] as number[] };
-  const requests = { observed: 0, live: 0 };
+  const sequential: number[] = [];
+  let requests = 0;
   for (let i = 0; i < SAMPLES; i++) {
-    for (const mode of ['observed', 'live'] as const) {
-      clear();
-      const { ms, count } = await list(mode === 'observed' ? observed.url : live.url, '', i % 10 === 0);
-      if (count !== INSTANCES) throw new Error(`${mode} listed ${count} instances`);
-      sequential[mode].push(ms);
-      requests[mode] += providerRequests();
-    }
+    clear();
+    const { ms, count } = await list(observed.url, '', i % 10 === 0);
+    if (count !== INSTANCES) throw new Error(`the fleet view listed ${count} instances`);
+    sequential.push(ms);
+    requests += providerRequests();
   }
   const sustained = async (url: string) => {
     clear();
@@ -162,7 +156,6 @@ async function main(): Promise<void> {
     );
     return { perSecond: lists / SECONDS, lists, requests: providerRequests() };
   };
-  const sustainedLive = await sustained(live.url);
   const sustainedObserved = await sustained(observed.url);
   const consolePage = await measureConsoleFleet(observed.url, apiKey, INSTANCES);
 
@@ -170,21 +163,16 @@ async function main(): Promise<void> {
     `${name.padEnd(30)} p50 ${pct(xs, 50).toFixed(1).padStart(7)} ms   p99 ${pct(xs, 99).toFixed(1).padStart(7)} ms   provider requests per list ${(reqs / xs.length).toFixed(2)}`;
   process.stdout.write(
     [
-      `GET /v1/compute, ${INSTANCES} instances over runpod, vastai, lambda (one account), ${SAMPLES} sequential lists each (alternating)`,
-      row('fleet view (observed)', sequential.observed, requests.observed),
-      row('live fan-out (live)', sequential.live, requests.live),
-      `p50 live / observed: ${(pct(sequential.live, 50) / pct(sequential.observed, 50)).toFixed(1)}×`,
-      `sustained, ${CONCURRENCY} concurrent clients for ${SECONDS}s each:`,
+      `GET /v1/compute, ${INSTANCES} instances over runpod, vastai, lambda (one account), ${SAMPLES} sequential lists`,
+      row('fleet view', sequential, requests),
+      `sustained, ${CONCURRENCY} concurrent clients for ${SECONDS}s:`,
       `  fleet view   ${sustainedObserved.perSecond.toFixed(1).padStart(7)} lists/s  (${sustainedObserved.lists} lists, ${sustainedObserved.requests} provider requests, observer rounds included)`,
-      `  live fan-out ${sustainedLive.perSecond.toFixed(1).padStart(7)} lists/s  (${sustainedLive.lists} lists, ${sustainedLive.requests} provider requests: ${(sustainedLive.requests / Math.max(1, sustainedLive.lists)).toFixed(1)} per list)`,
-      `throughput observed / live: ${(sustainedObserved.perSecond / Math.max(0.001, sustainedLive.perSecond)).toFixed(1)}×`,
       ...consoleFleetReport(consolePage),
       '',
     ].join('\n'),
   );
 
   observed.server.close();
-  live.server.close();
   worker.shutdown();
   await running.catch(() => undefined);
   await Promise.allSettled([connection.close(), nativeConnection.close()]);

@@ -134,22 +134,19 @@ export const configSchema = z.object({
 
   /**
    * Managed instances: how often each (account, provider) observer lists the provider's instances when all is
-   * steady, and while a spot instance runs (preemption is noticed within this); metering's charge interval;
-   * `per-instance` brings back one provider poll per instance (the old design, kept for comparison).
+   * steady, and while a spot instance runs (preemption is noticed within this); metering's charge interval.
    */
   INSTANCE_OBSERVE_INTERVAL: positiveDuration.default('60s'),
   INSTANCE_OBSERVE_SPOT_INTERVAL: positiveDuration.default('10s'),
   /** The length of one idle-stop minute (an instance's `idle_stop.for_minutes`); shorter only to compress tests. */
   IDLE_STOP_MINUTE: positiveDuration.default('60s'),
   METER_INTERVAL: positiveDuration.default('1h'),
-  INSTANCE_OBSERVATION: z.enum(['batched', 'per-instance']).default('batched'),
 
   /**
-   * GET /v1/compute: `observed` serves the fleet view the observers write (no provider call per list); `live`
-   * asks every provider per list (the earlier design, kept for comparison). A list keeps the account's observers
-   * going for FLEET_VIEW_LEASE; `?refresh=true` (and a first list) waits at most FLEET_REFRESH_WAIT for its round.
+   * GET /v1/compute serves the fleet view the observers write (no provider call per list). A list keeps the
+   * account's observers going for FLEET_VIEW_LEASE; `?refresh=true` (and a first list) waits at most
+   * FLEET_REFRESH_WAIT for its round.
    */
-  COMPUTE_LIST_SOURCE: z.enum(['observed', 'live']).default('observed'),
   FLEET_VIEW_LEASE: positiveDuration.default('5m'),
   FLEET_REFRESH_WAIT: duration.default('5s'),
 
@@ -264,7 +261,6 @@ export function providerAdapterSettings(config: Config, logger: import('./logger
 /** The fleet view's settings from config (see `FleetSettings`). */
 export function fleetSettingsFromConfig(config: Config) {
   return {
-    listSource: config.COMPUTE_LIST_SOURCE,
     viewLeaseMs: config.FLEET_VIEW_LEASE,
     refreshWaitMs: config.FLEET_REFRESH_WAIT,
   };
@@ -276,7 +272,6 @@ export function launchTimingFromConfig(config: Config) {
     pollIntervalMs: config.INSTANCE_OBSERVE_INTERVAL,
     spotPollIntervalMs: config.INSTANCE_OBSERVE_SPOT_INTERVAL,
     meterIntervalMs: config.METER_INTERVAL,
-    observation: config.INSTANCE_OBSERVATION,
     idleStopMinuteMs: config.IDLE_STOP_MINUTE,
   };
 }

@@ -79,9 +79,9 @@ export async function launchInstance(input: LaunchInput, carried?: LaunchCarried
   });
 
   if (!s.row) await createInstance(c);
-  // The observer watches from here on (batched); a continued-as-new or adopted run makes sure of it too. A
-  // one-step create has told it already (signal-with-start from its activity), unless the engine was away.
-  if (c.settings.batched && !c.launched?.observerTold) await ensureObserver(c);
+  // The observer watches from here on; a continued-as-new or adopted run makes sure of it too. A one-step
+  // create has told it already (signal-with-start from its activity), unless the engine was away.
+  if (!c.launched?.observerTold) await ensureObserver(c);
   const bootFailed = await awaitRunning(c);
   if (bootFailed !== null) {
     await condition(allHandlersFinished);

@@ -19,7 +19,9 @@ import { createPricingQueries } from '../db/queries/pricing';
 import { createRecommendationInputQueries } from '../db/queries/recommendation-inputs';
 import type { ProviderAdapter, ProviderId } from '../providers/types';
 import type { PricingCache } from '../db/pricing-cache';
-import { createBalanceGuard, DEFAULT_ADMISSION_WINDOW_MS } from '../admission/balance-guard';
+import { createLaunchAdmission, DEFAULT_ADMISSION_WINDOW_MS } from '../launch/admission';
+import { DEFAULT_LAUNCH_TIMING } from '../launch/input';
+import { createLaunchLibrary } from '../launch/launches';
 import { createProviderCredentials } from '../providers/provider-credentials';
 import { createStripeClient, type StripeSettings } from '../billing/stripe';
 import { createBillingClient } from '../workflow-clients/billing';
@@ -38,11 +40,10 @@ import { registerAlertRoutes } from './routes/alerts';
 import { registerApiKeyRoutes } from './routes/api-keys';
 import { registerPlanRoutes } from './routes/plan';
 import { registerBillingRoutes } from './routes/billing';
-import { registerComputeRoutes, type ComputeDeps } from './routes/compute';
+import { registerComputeRoutes } from './routes/compute';
 import { registerComputeListRoute } from './routes/compute-list';
 import { createInstanceQueries } from '../db/queries/instances';
 import { createInstanceClient, type AnswerBounds } from '../workflow-clients/instances';
-import { DEFAULT_LAUNCH_TIMING } from '../workflow-clients/launch-input';
 import { createFleetViewQueries } from '../db/queries/fleet-views';
 import { createFleetClient, type FleetSettings } from '../workflow-clients/fleet';
 import type { LaunchTiming } from '../../workflows/contracts/launch';
@@ -87,11 +88,8 @@ export interface AppDeps {
   bodyTimeoutMs?: number;
   /** Stripe for credit top-ups (STRIPE_*); without a secret key POST /v1/billing/credit answers 503. */
   stripe?: StripeSettings;
-  /**
-   * The fleet view behind GET /v1/compute: `listSource` `observed` (default) reads it, `live` asks every provider
-   * per list (COMPUTE_LIST_SOURCE, for comparison); view lease, refresh wait and refresh gaps (FLEET_*).
-   */
-  fleet?: Partial<FleetSettings> & { listSource?: 'observed' | 'live' };
+  /** The fleet view behind GET /v1/compute: view lease, refresh wait and refresh gaps (FLEET_*). */
+  fleet?: Partial<FleetSettings>;
   /** Where the built console lives (default: dist/web, see console/build.ts). */
   consoleDir?: string;
   /** Webhook URL policy: hosts allowed over http and at non-public addresses (default none), and DNS. */
@@ -133,31 +131,35 @@ export function createApp(deps: AppDeps): Koa {
   registerProviderKeyRoutes(api, { queries: providerKeys, credentials, adapters: deps.adapters, instances });
   registerTemplateRoutes(api);
   const ledger = createLedgerQueries(deps.pool);
-  // One admission for launches and plans: the balance (and live-instance limit) under the account's lock.
-  const balance = createBalanceGuard({
-    pool: deps.pool,
-    instances,
-    windowMs: deps.admissionWindowMs ?? DEFAULT_ADMISSION_WINDOW_MS,
-    maxLive: (deps.limits ?? DEFAULT_LIMITS).live_instances,
-    pricing: deps.pricing,
-    adapters: deps.adapters,
+  const timing = deps.launchTiming ?? DEFAULT_LAUNCH_TIMING;
+  const instanceClient = createInstanceClient({ temporal: deps.temporal, instances, bounds: deps.answerBounds });
+  // One launch library for launches and plans: the policy, and admission (the balance, the live-instance limit
+  // and the key's cap under the account's lock).
+  const launches = createLaunchLibrary({
     credentials,
-    logger: deps.logger,
+    sshKeys,
+    adapters: deps.adapters,
+    timing,
+    admission: createLaunchAdmission({
+      pool: deps.pool,
+      instances,
+      windowMs: deps.admissionWindowMs ?? DEFAULT_ADMISSION_WINDOW_MS,
+      maxLive: (deps.limits ?? DEFAULT_LIMITS).live_instances,
+      pricing: deps.pricing,
+      adapters: deps.adapters,
+      credentials,
+      logger: deps.logger,
+    }),
+    start: (input) => instanceClient.launch(input),
   });
   const scheduleQueries = createScheduleQueries(deps.pool);
-  registerPlanRoutes(api, { adapters: deps.adapters, credentials, sshKeys, balance, instances, schedules: scheduleQueries });
+  registerPlanRoutes(api, { launches, schedules: scheduleQueries });
   const fleetViews = createFleetViewQueries(deps.pool);
-  const timing = deps.launchTiming ?? DEFAULT_LAUNCH_TIMING;
-  const { listSource, ...fleetSettings } = deps.fleet ?? {};
-  const computeDeps: ComputeDeps = {
-    workflows: createInstanceClient({ temporal: deps.temporal, instances, bounds: deps.answerBounds, launchTiming: timing }),
-    adapters: deps.adapters,
-    credentials,
+  registerComputeRoutes(api, { launches, workflows: instanceClient, instances });
+  // After launch (the OpenAPI document keeps the order): GET /v1/compute, served from the fleet view.
+  registerComputeListRoute(api, {
     instances,
-    sshKeys,
-    balance,
     providerKeys,
-    listSource,
     fleet: {
       views: fleetViews,
       client: createFleetClient({
@@ -170,14 +172,11 @@ export function createApp(deps: AppDeps): Koa {
           bootMs: timing.bootPollMaxMs ?? 3_000,
           activityTimeoutMs: timing.activityTimeoutMs ?? 30_000,
         },
-        settings: fleetSettings,
+        settings: deps.fleet ?? {},
         logger: deps.logger,
       }),
     },
-  };
-  registerComputeRoutes(api, computeDeps);
-  // After launch (the OpenAPI document keeps the order): GET /v1/compute, served from the fleet view.
-  registerComputeListRoute(api, computeDeps);
+  });
   // Runs launch with the same poll and meter intervals as API launches.
   const scheduleEngine = createScheduleClient({ temporal: deps.temporal, timing, engineMs: deps.answerBounds?.engineMs });
   registerScheduleRoutes(api, {

@@ -22,26 +22,13 @@ import {
   terminateInstanceUpdate,
   type EndInstanceRequest,
   type LaunchInput,
-  type LaunchTiming,
 } from '../../workflows/contracts/launch';
-import type { FailureType } from '../../workflows/contracts/failures';
 import { runSearchAttributes } from '../../workflows/contracts/search-attributes';
 import { launchInstance } from '../../workflows/launch-instance';
 import type { InstanceQueries, InstanceRow } from '../db/queries/instances';
-import {
-  ApiError,
-  ConflictError,
-  LimitReachedError,
-  NoCapacityError,
-  ProviderApiError,
-  ProviderNotConnectedError,
-  ProviderUnavailableError,
-  ServiceUnavailableError,
-  ValidationError,
-} from '../errors';
-import type { ProviderId } from '../providers/types';
+import { ConflictError, ServiceUnavailableError } from '../errors';
+import { launchRefusalError } from '../launch/failures';
 import { isEngineUnavailable, withEngine } from './engine';
-import { DEFAULT_LAUNCH_TIMING, launchInputOf, type LaunchRequest } from './launch-input';
 
 /** How long the API waits on the workflow before answering with what it knows; the work goes on either way. */
 export interface AnswerBounds {
@@ -60,55 +47,14 @@ export interface EndResult {
   done: boolean;
 }
 
-/** The documented error for a launch the workflow refused (its ApplicationFailure type). */
-function launchRefusal(provider: ProviderId, failure: ApplicationFailure): ApiError {
-  switch (failure.type as FailureType | undefined) {
-    case 'idempotency_conflict':
-      return new ConflictError(failure.message);
-    case 'provider_no_capacity':
-      return new NoCapacityError(provider, failure.message);
-    case 'limit_reached': {
-      const detail = failure.details?.[0] as { limit?: string; max?: number } | undefined;
-      return new LimitReachedError(detail?.limit ?? 'live_instances', detail?.max ?? 0, failure.message);
-    }
-    case 'provider_not_connected':
-      return new ProviderNotConnectedError(provider);
-    case 'validation_error':
-      return new ValidationError(failure.message);
-    case 'provider_invalid_request':
-      return new ValidationError(`${provider} refused the request's parameters: ${failure.message}`);
-    case 'service_unavailable':
-      return new ServiceUnavailableError('The database could not be reached; retrying with the same Idempotency-Key is safe.');
-    case 'internal_error':
-      return new ApiError(500, 'internal_error', 'An internal error occurred; nothing was left running at the provider.');
-    case 'provider_rate_limited':
-    case 'provider_transient':
-    case 'provider_unavailable':
-      return new ProviderUnavailableError(provider, failure.message);
-    default: {
-      // Only a provider's own answer is a provider_error; anything else (the database, a bug) is ours.
-      if (!failure.type?.startsWith('provider_')) return new ApiError(500, 'internal_error', 'An internal error occurred. Quote the request_id if you contact support.');
-      const detail = failure.details?.[0] as { providerStatus?: number | null } | undefined;
-      return new ProviderApiError(provider, detail?.providerStatus ?? 0, failure.message);
-    }
-  }
-}
-
 export function createInstanceClient(deps: {
   temporal: { client: Client; taskQueue: string };
   instances: InstanceQueries;
   bounds?: Partial<AnswerBounds>;
-  /** Poll and meter intervals given to the launches this client builds (hours in production; short in tests). */
-  launchTiming?: LaunchTiming;
 }) {
   const { client, taskQueue } = deps.temporal;
   const bounds = { ...DEFAULT_ANSWER_BOUNDS, ...deps.bounds };
   return {
-    /** The workflow input for a launch request the route parsed (see `launchInputOf`); admission reserves its intent. */
-    launchInput(request: LaunchRequest): LaunchInput {
-      return launchInputOf(request, deps.launchTiming ?? DEFAULT_LAUNCH_TIMING);
-    },
-
     /**
      * Starts (or joins) the launch workflow for `input.instanceId` and resolves once the provider accepted
      * the create. The same id and request hash replay the instance; another hash is 409.
@@ -135,7 +81,7 @@ export function createInstanceClient(deps: {
           throw new ServiceUnavailableError('The launch is still waiting for the provider; retry with the same Idempotency-Key to get its result.');
         }
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-          throw launchRefusal(input.provider, err.cause);
+          throw launchRefusalError(err.cause, input.provider);
         }
         if (err instanceof WorkflowExecutionAlreadyStartedError) {
           // The key's launch has run its course: replay its record.

@@ -1,9 +1,9 @@
 /**
- * What the launch workflow is given for a parsed launch request (`launchInputOf`, the instance client module):
+ * What the launch workflow is given for a parsed launch request (`launchInputOf`, the launch library):
  * replays are recognised by the body whatever its key order, a provider only gets the fields it uses, and a
  * retried request (same key) names the same instance at the provider.
  */
-import { launchInputOf, type LaunchRequest } from '../../src/workflow-clients/launch-input';
+import { launchInputOf, type LaunchRequest } from '../../src/launch/input';
 
 const request = (over: Partial<LaunchRequest> = {}, body: Partial<LaunchRequest['body']> = {}): LaunchRequest => ({
   accountId: 'acct_1',

@@ -21,7 +21,7 @@ import { observerWorkflowId } from '../../workflows/contracts/observation';
 jest.setTimeout(120_000);
 
 let t: TestContext;
-/** The hanging-poll tests' own stack: provider calls may take up to 30 s there, so a hanging poll really hangs. */
+/** The hanging-list test's own stack: provider calls may take up to 30 s there, so a hanging list really hangs. */
 let slow: TestContext;
 let temporal: TemporalTestEnv;
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
     createTestContext({
       simulators: true,
       providerTimeoutMs: 30_000,
-      launchTiming: { ...timing, observation: 'per-instance' },
+      launchTiming: timing,
       answerBounds: { lifecycleMs: 6_000 },
     }),
     createTemporalTestEnv(),
@@ -332,46 +332,11 @@ it.concurrent('the workflow engine unreachable: answers launch, stop and termina
   for (const i of [id, retried.body.id]) await terminated(a.auth, i);
 });
 
-async function slowRowId(providerInstanceId: string): Promise<string> {
-  const client = new PgClient({ connectionString: slow.db.url });
-  await client.connect();
-  try {
-    return (await client.query('SELECT id FROM instances WHERE provider_instance_id = $1', [providerInstanceId])).rows[0].id;
-  } finally {
-    await client.end();
-  }
-}
-
-it.concurrent('a provider poll that hangs: per-instance polling: does not hold up a terminate, the request interrupts the wait (200, not 202)', async () => {
+it.concurrent('a provider list that hangs: a hanging list call of the observer holds up nothing (200, not 202)', async () => {
   const account = await slow.newAccount();
   const simKey = slow.sims.runpod.createKey();
   await slow.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'runpod', api_key: simKey }).expect(201);
   const launched = await slow.http.post('/v1/compute/launch').set(account.auth).send({ provider: 'runpod', gpu_type: 'rtx-a6000' });
-  expect(launched.status).toBe(201);
-  const id = launched.body.id as string;
-  // Every look at this pod now takes 25 s; the workflow is inside one when the terminate arrives.
-  slow.sims.runpod.control.setLatency(25_000, { match: { method: 'GET', path: new RegExp(`^/v2/pods/${id}$`), key: simKey } });
-  try {
-    const workflowId = await slowRowId(id);
-    await eventually('a poll to be in flight', async () => {
-      const d = await slow.temporal.workflow.getHandle(workflowId).describe();
-      return d.raw.pendingActivities?.some((p) => p.activityType?.name === 'pollInstance') ? true : undefined;
-    });
-    const res = await slow.http.post(`/v1/compute/${id}/terminate`).set(account.auth);
-    expect(res.status).toBe(200);
-    expect(res.body.status).toBe('terminated');
-    expect(slow.sims.runpod.control.instances(simKey)).toEqual([]);
-  } finally {
-    slow.sims.runpod.control.setLatency(0, { match: { key: simKey } });
-  }
-});
-
-it.concurrent('a provider poll that hangs: batched observation: a hanging list call of the observer holds up nothing (200, not 202)', async () => {
-  const batched = request(createApp({ ...slow.deps, launchTiming: timing }).callback());
-  const account = await slow.newAccount();
-  const simKey = slow.sims.runpod.createKey();
-  await batched.post('/v1/settings/providers').set(account.auth).send({ provider: 'runpod', api_key: simKey }).expect(201);
-  const launched = await batched.post('/v1/compute/launch').set(account.auth).send({ provider: 'runpod', gpu_type: 'rtx-a6000' });
   expect(launched.status).toBe(201);
   const id = launched.body.id as string;
   await eventually(`${id} running`, async () => {
@@ -390,7 +355,7 @@ it.concurrent('a provider poll that hangs: batched observation: a hanging list c
       const d = await slow.temporal.workflow.getHandle(observerWorkflowId(account.accountId, 'runpod')).describe();
       return d.raw.pendingActivities?.some((p) => p.activityType?.name === 'observeAccountProvider' && p.state === 2) ? true : undefined;
     });
-    const res = await batched.post(`/v1/compute/${id}/terminate`).set(account.auth);
+    const res = await slow.http.post(`/v1/compute/${id}/terminate`).set(account.auth);
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('terminated');
     expect(slow.sims.runpod.control.instances(simKey)).toEqual([]);

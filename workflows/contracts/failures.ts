@@ -1,17 +1,25 @@
 /**
  * The one union of failure types: what activities raise (`ApplicationFailure.type`, an observation round's
- * `failure.kind`) and what the workflows and client modules match on. A leaf.
+ * `failure.kind`), what admission refuses with, and what the workflows and client modules match on. HTTP
+ * answers them in one table (`src/launch/failures.ts`). A leaf.
  */
 import type { ProviderFailureKind } from '../../src/errors';
 
-/** A provider's failure, `provider_<kind>`; plus no key connected, and a provider that could not be reached. */
-export type ProviderFailureType = `provider_${ProviderFailureKind}` | 'provider_not_connected' | 'provider_unavailable';
+/**
+ * A provider's failure, `provider_<kind>`; plus no key connected, a provider that could not be reached, and a key
+ * that cannot see an instance another key of the account created.
+ */
+export type ProviderFailureType = `provider_${ProviderFailureKind}` | 'provider_not_connected' | 'provider_unavailable' | 'provider_key_mismatch';
 
 export type FailureType =
   | ProviderFailureType
   | 'validation_error'
   /** A per-account limit (live instances) refused the launch before anything was sent. */
   | 'limit_reached'
+  /** Admission: the balance, or the launching key's spend cap, cannot cover the launch. */
+  | 'insufficient_balance'
+  /** Admission: the key a scheduled run launches with was revoked or expired since its schedule was made. */
+  | 'api_key_unusable'
   | 'idempotency_conflict'
   | 'service_unavailable'
   | 'internal_error'

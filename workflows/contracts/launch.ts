@@ -68,12 +68,6 @@ export interface LaunchInput {
   createInOneStep?: true;
   /** Loop turns before the workflow continues as new (bounded history); default 500. */
   continueAsNewAfter?: number;
-  /**
-   * `batched` (default): the (account, provider) observer lists the provider's instances once per interval and
-   * signals this workflow what changed; the workflow itself only keeps its meter timer. `per-instance`: the
-   * workflow polls its own instance every `pollIntervalMs` (the earlier design, kept for comparison).
-   */
-  observation?: 'batched' | 'per-instance';
   /** The observer's interval while a spot instance runs (how late a preemption may be noticed); default 10 s. */
   spotPollIntervalMs?: number;
   /** The boot deadline (ms from the launch), replacing the learned or configured one (tests compress it). */
@@ -98,7 +92,6 @@ export type LaunchTiming = Pick<LaunchInput, 'pollIntervalMs' | 'meterIntervalMs
       | 'endRetryInitialMs'
       | 'endRetryMaxMs'
       | 'continueAsNewAfter'
-      | 'observation'
       | 'spotPollIntervalMs'
       | 'bootDeadlineMs'
       | 'idleStopMinuteMs'

@@ -1,21 +1,19 @@
 /**
  * Wait for running: told by the observer (while something boots it looks 1 s, 2 s, … up to `bootPollMaxMs`
- * apart), or, per instance, looking just as often. Metering starts at the provider's reported start.
+ * apart). Metering starts at the provider's reported start.
  * A boot the provider fails, or that passes its deadline (learned or configured, `bootDeadline`), ends the
  * launch: terminated at the provider, `failed` with the reason and `instance.failed`, never charged.
  */
 import { condition } from '@temporalio/workflow';
-import type { PollResult } from '../../activities/instances';
 import { bootFailure } from '../../src/domain/boot-deadlines';
 import type { ProviderObservation } from '../contracts/observation';
 import { endAtProvider } from './charges';
 import { ensureObserver, takeObservation } from './observer';
-import { look } from './per-instance';
 import { tellProgress } from './progress';
-import { INTERRUPTED, requested, type LaunchContext } from './state';
+import { requested, type LaunchContext } from './state';
 
 /** Acts on one word about a booting instance: a failed boot (its reason), running (metering starts), or still booting. */
-async function onBootObservation(c: LaunchContext, seen: PollResult | ProviderObservation | null): Promise<{ failed: string } | 'running' | 'booting'> {
+async function onBootObservation(c: LaunchContext, seen: ProviderObservation | null): Promise<{ failed: string } | 'running' | 'booting'> {
   const failure = seen ? bootFailure(seen) : null;
   if (failure) return { failed: failure };
   if (seen?.instance?.status === 'running') {
@@ -47,31 +45,16 @@ export async function awaitRunning(c: LaunchContext): Promise<string | null> {
     c.input.bootDeadlineMs ?? c.launched?.bootDeadlineMs ?? (await c.acts.db.bootDeadline({ provider: c.input.provider, gpuType: c.input.gpuType })).ms;
   const deadlineAt = createdAt + deadlineMs;
   const pastDeadline = () => `the instance did not start within ${deadlineMs / 1000} s (boot deadline)`;
-  if (c.settings.batched) {
-    while (booting()) {
-      if (Date.now() >= deadlineAt) return failBoot(c, pastDeadline());
-      if (!(await condition(() => requested(s) || s.observed !== null, Math.max(1, Math.min(c.settings.bootSilenceMs, deadlineAt - Date.now()))))) {
-        if (Date.now() < deadlineAt) await ensureObserver(c);
-        continue;
-      }
-      if (requested(s)) break;
-      const step = await onBootObservation(c, takeObservation(s));
-      if (typeof step === 'object') return failBoot(c, step.failed);
-      if (step === 'running') break;
-    }
-    return null;
-  }
-  let delay = Math.min(1000, c.settings.bootPollMaxMs);
   while (booting()) {
     if (Date.now() >= deadlineAt) return failBoot(c, pastDeadline());
-    const seen = await look(c);
-    if (seen === INTERRUPTED) break;
-    const step = await onBootObservation(c, seen);
+    if (!(await condition(() => requested(s) || s.observed !== null, Math.max(1, Math.min(c.settings.bootSilenceMs, deadlineAt - Date.now()))))) {
+      if (Date.now() < deadlineAt) await ensureObserver(c);
+      continue;
+    }
+    if (requested(s)) break;
+    const step = await onBootObservation(c, takeObservation(s));
     if (typeof step === 'object') return failBoot(c, step.failed);
     if (step === 'running') break;
-    if (seen && 'row' in seen) s.row = seen.row;
-    await condition(() => requested(s), Math.max(1, Math.min(delay, deadlineAt - Date.now())));
-    delay = Math.min(delay * 2, c.settings.bootPollMaxMs);
   }
   return null;
 }

@@ -6,17 +6,15 @@
  * it says why in the record, keeps metering what still runs, and retries with backoff until it goes through.
  */
 import { condition } from '@temporalio/workflow';
-import type { PollResult } from '../../activities/instances';
 import type { LaunchResult } from '../contracts/launch';
 import type { ProviderObservation } from '../contracts/observation';
 import { chargeDue, endAtProvider } from './charges';
 import { checkIdle, endEvents, endExtra } from './idle';
 import { ensureObserver, takeObservation } from './observer';
-import { pollWhileRunning } from './per-instance';
 import { catchUpStart } from './progress';
 import { continueAsNewIfDue, requested, type LaunchContext } from './state';
 
-/** Batched: only the meter timer, the observer's word and a request wake the workflow. */
+/** Only the meter timer, the observer's word and a request wake the workflow. */
 async function awaitObservation(c: LaunchContext, turn: number): Promise<ProviderObservation | null> {
   const { s } = c;
   const woken = await condition(() => requested(s) || s.observed !== null, Math.max(1, s.nextChargeAt - Date.now()));
@@ -68,7 +66,7 @@ async function onRequest(c: LaunchContext): Promise<LaunchResult['outcome'] | nu
  */
 async function onObservation(
   c: LaunchContext,
-  seen: PollResult | ProviderObservation,
+  seen: ProviderObservation,
 ): Promise<{ ended: LaunchResult['outcome'] } | 'acted' | 'nothing'> {
   const { s, id, input } = c;
   const { db } = c.acts;
@@ -104,7 +102,6 @@ async function onObservation(
     s.nextChargeAt = seenAt + input.meterIntervalMs;
     return 'acted';
   }
-  if ('row' in seen && !seen.gone && seen.row.status !== 'terminated') s.row = seen.row;
   return 'nothing';
 }
 
@@ -116,7 +113,7 @@ export async function meterUntilEnd(c: LaunchContext): Promise<LaunchResult['out
       if (ended) return ended;
       continue;
     }
-    const seen = c.settings.batched ? await awaitObservation(c, turn) : await pollWhileRunning(c);
+    const seen = await awaitObservation(c, turn);
     if (!seen) continue;
     const acted = await onObservation(c, seen);
     if (typeof acted === 'object') return acted.ended;

@@ -3,9 +3,7 @@
  * loops read and write (the record as it stands and what has been asked of the workflow).
  */
 import {
-  ActivityCancellationType,
   allHandlersFinished,
-  CancellationScope,
   condition,
   continueAsNew,
   proxyActivities,
@@ -18,7 +16,6 @@ import type { LaunchInput, LaunchWorkflow } from '../contracts/launch';
 import type { ProviderObservation } from '../contracts/observation';
 import type { Refusal } from './refusal';
 
-export const INTERRUPTED = 'interrupted' as const;
 const CONTINUE_AS_NEW_AFTER = 500;
 
 export interface LaunchState {
@@ -41,8 +38,6 @@ export interface LaunchSettings {
   bootPollMaxMs: number;
   endRetryInitialMs: number;
   endRetryMaxMs: number;
-  /** Batched observation (the default) rather than the per-instance polling kept for comparison. */
-  batched: boolean;
   /** Without a word from the observer for this long while booting, the workflow makes sure one runs. */
   bootSilenceMs: number;
 }
@@ -52,13 +47,6 @@ function launchActivities(input: LaunchInput) {
   const heartbeatTimeout = input.heartbeatTimeoutMs ?? 5_000;
   const fewAttempts = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 };
   return {
-    /** Looks at the provider; cancelled (and not waited for) when a stop or terminate arrives. */
-    observe: proxyActivities<Activities>({
-      startToCloseTimeout,
-      heartbeatTimeout,
-      cancellationType: ActivityCancellationType.TRY_CANCEL,
-      retry: fewAttempts,
-    }),
     /** One short look before an end (catchUpStart): never holds the end up for long. */
     glance: proxyActivities<Activities>({ startToCloseTimeout: Math.min(startToCloseTimeout, 3_000), retry: { maximumAttempts: 1 } }),
     /** A few quick attempts per round; the workflow's own loop keeps trying ends for as long as it takes. */
@@ -111,24 +99,12 @@ export function launchContext(input: LaunchInput, s: LaunchState): LaunchContext
       bootPollMaxMs,
       endRetryInitialMs: input.endRetryInitialMs ?? 5_000,
       endRetryMaxMs: input.endRetryMaxMs ?? 300_000,
-      batched: (input.observation ?? 'batched') === 'batched',
       bootSilenceMs: Math.max(10 * bootPollMaxMs, 30_000),
     },
   };
 }
 
 export const requested = (s: LaunchState): boolean => s.terminateRequested || s.stopRequested;
-
-/** Runs `fn` unless a stop or terminate arrives first, in which case it is abandoned. */
-export async function interruptible<T>(s: LaunchState, fn: () => Promise<T>): Promise<T | typeof INTERRUPTED> {
-  if (requested(s)) return INTERRUPTED;
-  const scope = new CancellationScope();
-  try {
-    return await scope.run(() => Promise.race([fn(), condition(() => requested(s)).then(() => INTERRUPTED)]));
-  } finally {
-    scope.cancel();
-  }
-}
 
 /** Continues as new (bounded history) after `continueAsNewAfter` loop turns or when Temporal suggests it. */
 export async function continueAsNewIfDue(c: LaunchContext, turn: number): Promise<void> {

@@ -4,13 +4,14 @@
  * `?refresh=true` asks for a round now and answers when it lands or after a short bound.
  */
 import { z } from 'zod';
-import type { FleetViewRow } from '../../db/queries/fleet-views';
-import type { InstanceRow } from '../../db/queries/instances';
-import { ApiError } from '../../errors';
+import type { FleetViewQueries, FleetViewRow } from '../../db/queries/fleet-views';
+import type { InstanceQueries, InstanceRow } from '../../db/queries/instances';
+import type { ProviderKeyQueries } from '../../db/queries/provider-keys';
 import { PROVIDERS, type ProviderId, type ProviderInstance } from '../../providers/types';
+import type { FleetClient } from '../../workflow-clients/fleet';
+import { fromProvider, InstanceRecord, toInstanceRecord } from '../records/instances';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
-import { fromProvider, InstanceRecord, toInstanceRecord, type ComputeDeps } from './compute';
 
 /** `fresh`: the last round succeeded; `stale`: it failed (the last good view is shown); `pending`: no round has answered yet. */
 const VIEW_STATUSES = ['fresh', 'stale', 'pending'] as const;
@@ -89,37 +90,19 @@ function managedRecord(row: InstanceRow, i: ProviderInstance): InstanceRecord {
   return { ...record, public_ip: record.public_ip ?? i.publicIp, ssh: record.ssh ?? i.ssh, provider_status: record.provider_status ?? i.providerStatus };
 }
 
-/** Today's design, kept for comparison (`COMPUTE_LIST_SOURCE=live`, bench:list): every connected provider asked per request. */
-async function liveList(deps: ComputeDeps, accountId: string) {
-  const managed = await deps.instances.listForAccount(accountId);
-  const byProviderId = new Map(managed.filter((r) => r.provider_instance_id).map((r) => [`${r.provider}:${r.provider_instance_id}`, r]));
-  const results = await Promise.all(
-    PROVIDERS.map(async (provider) => {
-      const apiKey = await deps.credentials.findApiKey(accountId, provider);
-      if (apiKey === null) return { provider, instances: [] as ProviderInstance[] };
-      try {
-        return { provider, instances: await deps.adapters[provider].listInstances(apiKey) };
-      } catch (err) {
-        const apiError = err instanceof ApiError ? err : (err as { toApiError?: () => ApiError }).toApiError?.();
-        // Anything but a provider failure is ours (a bug, the database): never reported as "unreachable".
-        return { provider, error: { provider, code: apiError?.code ?? 'internal_error', message: apiError?.message ?? 'An internal error occurred.' } };
-      }
-    }),
-  );
-  const data = results
-    .flatMap((r) => ('instances' in r ? (r.instances ?? []) : []))
-    .filter((i) => i.status !== 'terminated')
-    .map((i) => fromProvider(i, byProviderId.get(`${i.provider}:${i.id}`)))
-    .sort(newestFirst);
-  const errors = results.flatMap((r) => ('error' in r && r.error ? [r.error] : []));
-  return { data, ...(errors.length ? { errors } : {}) };
-}
-
 /** Accounts whose last list answer is kept (serialized), least recently listed dropped first. */
 const MAX_CACHED_ANSWERS = 1_000;
 const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
 
-export function registerComputeListRoute(api: ApiRouter, deps: ComputeDeps): void {
+export interface ComputeListDeps {
+  instances: Pick<InstanceQueries, 'listForAccount'>;
+  /** Which providers the account connected (the list needs no key opened). */
+  providerKeys: Pick<ProviderKeyQueries, 'listProviderKeys'>;
+  /** The fleet view the list reads, and the observers' lease and refresh. */
+  fleet: { views: FleetViewQueries; client: FleetClient };
+}
+
+export function registerComputeListRoute(api: ApiRouter, deps: ComputeListDeps): void {
   /** The last answer per account with what it was built from: a dashboard polling an unchanged fleet costs no rebuild. */
   const answers = new Map<string, { version: string; body: string }>();
   api.add({
@@ -135,7 +118,6 @@ export function registerComputeListRoute(api: ApiRouter, deps: ComputeDeps): voi
     query: ListQuery,
     responses: { 200: { description: 'Instances', schema: ListResponse } },
     handler: async ({ accountId, query }) => {
-      if (!deps.fleet || deps.listSource === 'live') return { body: await liveList(deps, accountId) };
       const { fleet } = deps;
       const connected = (await deps.providerKeys.listProviderKeys(accountId)).map((k) => k.provider);
       let meta = await fleet.views.listMeta(accountId);

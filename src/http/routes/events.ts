@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { decodePageCursor, type WebhookQueries } from '../../db/queries/webhooks';
 import { EVENT_KINDS } from '../../domain/event-kinds';
 import type { ApiRouter } from '../route';
-import { EventRecord, toEventRecord } from './webhooks';
+import { EventRecord, toEventRecord } from '../records/events';
 
 const EventsQuery = z
   .object({

@@ -8,16 +8,14 @@
  * (cheapest first, spot first when asked), admitted ones first, each with a ready `launch` body.
  */
 import { z } from 'zod';
-import type { LaunchIntent } from '../../db/queries/admission';
-import type { ApiKeyRow } from '../../db/queries/api-keys';
 import type { RunOffer, ScheduleQueries } from '../../db/queries/schedules';
-import { randomToken } from '../../domain/ids';
 import { dollarsToMicros, microsToDollars } from '../../domain/money';
 import { ApiError, NoCapacityError } from '../../errors';
+import type { LaunchLibrary } from '../../launch/launches';
+import { launchableOffer } from '../../launch/policy';
 import { PROVIDER_NAMES, PROVIDERS, type ProviderId } from '../../providers/types';
 import type { ApiRouter } from '../route';
 import { LaunchBody, PlanSearchBody } from '../launch-schemas';
-import { assertAdmitted, assertLaunchAllowed, launchWarnings, type ComputeDeps } from './compute';
 
 const PlanBody = z.union([LaunchBody, PlanSearchBody]).describe('a launch body (with `provider`), or a search (without)');
 
@@ -40,78 +38,30 @@ const PlannedLaunch = z.object({
 });
 type PlannedLaunch = z.infer<typeof PlannedLaunch>;
 
-export interface PlanDeps extends Pick<ComputeDeps, 'adapters' | 'credentials' | 'sshKeys' | 'balance' | 'instances'> {
+export interface PlanDeps {
+  /** What a launch would do (src/launch): the launch's own checks, admission without a reservation. */
+  launches: Pick<LaunchLibrary, 'assess'>;
   schedules: Pick<ScheduleQueries, 'findRunOffers'>;
 }
 
-function refusalOf(err: unknown): z.infer<typeof Refusal> {
-  if (!(err instanceof ApiError)) throw err;
+function refusalOf(err: ApiError): z.infer<typeof Refusal> {
   return { status: err.status, code: err.code, message: err.message, ...(err.details ? { details: err.details.map((d) => ({ ...d })) } : {}) };
 }
 
-/** Live availability of the launch's offer at its provider (the launch would meet no capacity at 0). */
-async function liveAvailability(deps: PlanDeps, accountId: string, body: LaunchBody): Promise<number> {
-  const apiKey = await deps.credentials.findApiKey(accountId, body.provider);
-  const offers = await deps.adapters[body.provider].listOffers(apiKey ?? undefined);
-  return offers
-    .filter((o) => o.gpuType === body.gpu_type && o.spot === body.spot && (!body.region || !o.region || o.region === body.region))
-    .reduce((sum, o) => sum + o.availability, 0);
-}
-
-/** What admission reads of a plan: the launch it would be, under an id no launch has (never a replay). */
-function planIntent(cost: { instanceId: string; accountId: string }, body: LaunchBody): LaunchIntent {
-  return {
-    id: cost.instanceId,
-    accountId: cost.accountId,
-    requestHash: 'plan',
-    provider: body.provider,
-    providerName: '',
-    name: '',
-    gpuType: body.gpu_type,
-    gpuCount: body.gpu_count,
-    spot: body.spot,
-    region: body.region ?? null,
-    dockerImage: body.docker_image ?? null,
-    warnings: [],
-  };
-}
-
 /** Plans one launch body: the launch's checks, its price, capacity; never creates anything. */
-async function planLaunch(deps: PlanDeps, accountId: string, apiKey: ApiKeyRow, body: LaunchBody, known?: RunOffer): Promise<PlannedLaunch> {
-  const cost = {
-    // An id no launch has: admission never mistakes the plan for a replay of an existing launch.
-    instanceId: `plan-${accountId}-${randomToken(64)}`,
-    accountId,
-    provider: body.provider,
-    gpuType: body.gpu_type,
-    gpuCount: body.gpu_count,
-    spot: body.spot,
-    region: body.region,
-  };
-  let refusal: z.infer<typeof Refusal> | null = null;
-  let availability: number | null = known?.availability ?? null;
-  const priceMicros = known ? known.pricePerHourMicros * body.gpu_count : await deps.balance.hourlyPriceMicros(cost);
-  try {
-    await assertLaunchAllowed(deps, body, accountId);
-    await assertAdmitted(deps, { ...cost, intent: planIntent(cost, body) }, apiKey, { reserve: false });
-    if (!known) {
-      availability = await liveAvailability(deps, accountId, body);
-      if (availability <= 0) throw new NoCapacityError(PROVIDER_NAMES[body.provider], `no ${body.gpu_type}${body.spot ? ' spot' : ''} offer is available right now`);
-    }
-  } catch (err) {
-    refusal = refusalOf(err);
-  }
+async function planLaunch(deps: PlanDeps, accountId: string, apiKeyId: string, body: LaunchBody, known?: RunOffer): Promise<PlannedLaunch> {
+  const plan = await deps.launches.assess({ accountId, apiKeyId, body }, known);
   return {
     provider: body.provider,
     gpu_type: body.gpu_type,
     gpu_count: body.gpu_count,
     spot: body.spot,
     region: body.region ?? null,
-    price_per_hour: priceMicros === null ? null : microsToDollars(priceMicros),
-    availability,
-    warnings: launchWarnings(body),
-    admitted: refusal === null,
-    refusal,
+    price_per_hour: plan.priceMicros === null ? null : microsToDollars(plan.priceMicros),
+    availability: plan.availability,
+    warnings: plan.warnings,
+    admitted: plan.refusal === null,
+    refusal: plan.refusal && refusalOf(plan.refusal),
     launch: Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)),
   };
 }
@@ -139,10 +89,10 @@ export function registerPlanRoutes(api: ApiRouter, deps: PlanDeps): void {
     },
     errors: [402, 422],
     handler: async ({ body, accountId, apiKey }) => {
-      if ('provider' in body) return { body: await planLaunch(deps, accountId, apiKey, body) };
+      if ('provider' in body) return { body: await planLaunch(deps, accountId, apiKey.id, body) };
       const providers: ProviderId[] = body.providers ?? [...PROVIDERS];
       const offers = (await deps.schedules.findRunOffers(body.gpu_type, providers, body.spot, new Date()))
-        .filter((o) => !o.spot || o.provider === 'vastai')
+        .filter(launchableOffer)
         .filter((o) => body.max_price_per_hour === undefined || o.pricePerHourMicros * body.gpu_count <= dollarsToMicros(body.max_price_per_hour));
       // One candidate per provider, spot and region: the cheapest (the ranking keeps it first).
       const seen = new Set<string>();
@@ -157,7 +107,7 @@ export function registerPlanRoutes(api: ApiRouter, deps: PlanDeps): void {
       const planned = await Promise.all(
         distinct.map((o) => {
           const launch = LaunchBody.safeParse({ provider: o.provider, gpu_type: body.gpu_type, gpu_count: body.gpu_count, spot: o.spot, ...(o.region ? { region: o.region } : {}) });
-          return launch.success ? planLaunch(deps, accountId, apiKey, launch.data, o) : null;
+          return launch.success ? planLaunch(deps, accountId, apiKey.id, launch.data, o) : null;
         }),
       );
       const ranked = planned.filter((p): p is PlannedLaunch => p !== null).sort((a, b) => Number(b.admitted) - Number(a.admitted));

@@ -18,7 +18,7 @@ import type { ScheduleClient } from '../../workflow-clients/schedules';
 import type { ScheduleSync } from '../../workflow-clients/schedule-sync';
 import { ListQuery, pageOf } from '../paging';
 import type { ApiRouter } from '../route';
-import { RunRecord, ScheduleRecord, toRunRecord, toScheduleRecord } from './schedule-records';
+import { RunRecord, ScheduleRecord, toRunRecord, toScheduleRecord } from '../records/schedules';
 import { Deleted, isoTimestamp } from '../schemas';
 
 /** Printable text (the shared text rules: no NUL, control or bidi characters; NFC). */

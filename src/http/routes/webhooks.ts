@@ -10,6 +10,7 @@ import { resolveSafeAddress, systemResolver, UnsafeDestinationError, type Resolv
 import type { WebhookClient } from '../../workflow-clients/webhooks';
 import { ListQuery, pageOf } from '../paging';
 import type { ApiRouter } from '../route';
+import { EventRecord, toEventRecord } from '../records/events';
 import { Deleted, isoTimestamp } from '../schemas';
 
 const noControlChars = (s: string) => !/\p{Cc}/u.test(s);
@@ -57,12 +58,6 @@ const DeliveriesQuery = z
   .object({ status: DeliveryStatus.optional(), limit: z.coerce.number().int().min(1).max(200).default(50), cursor })
   .strict();
 
-export const EventRecord = z.object({
-  id: z.string(),
-  type: z.string(),
-  created_at: isoTimestamp,
-  data: z.record(z.unknown()),
-});
 const Attempt = z.object({
   attempted_at: isoTimestamp,
   status_code: z.number().nullable().describe('null when no HTTP answer came (refused, timeout, connection error)'),
@@ -93,10 +88,6 @@ function toRecord(row: EndpointRow): z.infer<typeof WebhookRecord> {
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
-}
-
-export function toEventRecord(e: EventRow): z.infer<typeof EventRecord> {
-  return { id: e.id, type: e.type, created_at: e.created_at, data: e.data };
 }
 
 function toDeliveryRecord(d: DeliveryRow & { event: EventRow; attempts: AttemptRow[] }): z.infer<typeof DeliveryRecord> {

@@ -1,7 +1,7 @@
 /**
- * Builds the launch workflow's input from a launch as the API parsed it: the route parses and checks the
- * request, this module decides what the workflow is given (ids, names at the provider, the request hash a
- * replay is compared by, which capability fields reach which provider, the timing knobs). Pure.
+ * Builds the launch workflow's input from a launch as the API parsed it: the route parses the request, this
+ * module decides what the workflow is given (ids, names at the provider, the request hash a replay is compared
+ * by, which capability fields reach which provider, the timing knobs). Pure.
  */
 import { createHash } from 'node:crypto';
 import { launchWorkflowId, type LaunchInput, type LaunchTiming } from '../../workflows/contracts/launch';
@@ -28,7 +28,7 @@ export interface ParsedLaunchBody {
   idle_stop?: IdleStopRule;
 }
 
-/** One launch request, parsed and checked by the route. */
+/** One launch request, as the route parsed it. */
 export interface LaunchRequest {
   accountId: string;
   /** The Idempotency-Key sent, or the one generated for this request (the route echoes it). */

@@ -1,8 +1,9 @@
 /**
- * Launch-time enforcement of the prepaid balance and of the launching key's spend cap: the launch is quoted
- * here and admitted by `admitLaunch` (balance − uncharged usage ≥ window × (every live instance + this one), and
- * the key's spend this period + the next hour of its live instances + this one ≤ its cap), else refused with
- * 402 `insufficient_balance` naming the numbers before anything is created at the provider.
+ * Spend admission, the one module launches, plans and scheduled runs call: the launch is quoted here and
+ * decided by `admitLaunch` (balance − uncharged usage ≥ window × (every live instance + this one), the
+ * account's live-instance limit, and the key's spend this period + the next hour of its live instances + this
+ * one ≤ its cap), under the account's lock, before anything is created at the provider. The arithmetic is
+ * `src/domain/admission.ts`, the statement `src/db/queries/admission.ts`.
  *
  * The launch is priced from the current pricing snapshot (the offer of that provider for that GPU, spot
  * or on-demand as asked, in the asked region when the offer has one; the cheapest such offer) × gpu_count.
@@ -13,13 +14,16 @@
 import { admitLaunch, releaseReservation, type AdmissionDecision, type LaunchIntent } from '../db/queries/admission';
 import type { InstanceQueries } from '../db/queries/instances';
 import type { Pool } from '../db/pool';
+import { DEFAULT_ADMISSION_WINDOW_MS } from '../domain/admission';
+import { DEFAULT_LIMITS } from '../domain/limits';
 import { dollarsToMicros } from '../domain/money';
-export { DEFAULT_ADMISSION_WINDOW_MS } from '../domain/admission';
-import { ConflictError, InsufficientBalanceError, LimitReachedError, UnauthenticatedError } from '../errors';
 import type { Logger } from '../logger';
 import type { ProviderAdapter, ProviderId, ProviderOffer } from '../providers/types';
 import type { PricingCache } from '../db/pricing-cache';
 import type { ProviderCredentials } from '../providers/provider-credentials';
+import { launchRefusalError, type LaunchRefusal } from './failures';
+
+export { DEFAULT_ADMISSION_WINDOW_MS };
 
 export interface LaunchCost {
   /** Launch workflow id / instance row id: a replayed launch (Idempotency-Key) is never refused. */
@@ -51,19 +55,78 @@ export function matchOffer(offers: readonly PricedOffer[], launch: Pick<LaunchCo
 const LIVE_PRICE_TTL_MS = 60_000;
 
 /**
- * The launch's answer to a refusal: 422 at the live-instance limit, 402 naming the numbers for the balance or
- * the key's cap, 401 for a key revoked or expired since the request was authenticated.
+ * Why admission refused, as a failure type: `limit_reached` at the live-instance limit (422),
+ * `insufficient_balance` naming the numbers for the balance or the key's cap (402), `api_key_unusable` for a key
+ * revoked or expired since the request was authenticated (401), `idempotency_conflict` for a key first used
+ * with another body (409). Null when admitted (or a replay).
  */
-function refuseUnlessAdmitted(decision: AdmissionDecision): AdmissionDecision {
-  if (decision.outcome === 'limited') throw new LimitReachedError('live_instances', decision.max, decision.message);
-  if (decision.outcome === 'refused') throw new InsufficientBalanceError(decision.message!);
-  if (decision.outcome === 'key_refused') {
-    throw decision.keyCap ? new InsufficientBalanceError(decision.message) : new UnauthenticatedError(decision.message);
+export function admissionRefusal(decision: AdmissionDecision): LaunchRefusal | null {
+  switch (decision.outcome) {
+    case 'limited':
+      return { type: 'limit_reached', message: decision.message, details: [{ limit: 'live_instances', max: decision.max }] };
+    case 'refused':
+      return { type: 'insufficient_balance', message: decision.message! };
+    case 'key_refused':
+      return { type: decision.keyCap ? 'insufficient_balance' : 'api_key_unusable', message: decision.message };
+    case 'conflict':
+      return { type: 'idempotency_conflict', message: decision.message! };
+    default:
+      return null;
   }
+}
+
+/** Throws what the launch answers for a refusal (see {@link admissionRefusal}); returns an admitted decision. */
+function refuseUnlessAdmitted(decision: AdmissionDecision, provider: ProviderId): AdmissionDecision {
+  const refusal = admissionRefusal(decision);
+  if (refusal) throw launchRefusalError(refusal, provider);
   return decision;
 }
 
-export function createBalanceGuard(deps: {
+/** What admission reads besides the launch: the lock's pool, the window and the live-instance limit. */
+export interface AdmissionRules {
+  pool: Pool;
+  /** BALANCE_ADMISSION_WINDOW: how far ahead the balance must cover the whole fleet (1 h). */
+  windowMs?: number;
+  /** LIMIT_LIVE_INSTANCES: admission refuses (422 limit_reached) at this many live instances. Default: DEFAULT_LIMITS. */
+  maxLive?: number;
+}
+
+/**
+ * A scheduled run's admission, by the same rule and lock as an API launch: the balance, and the cap of the key
+ * that made the schedule (`intent.apiKeyId`). When admitted, the launch's row is written as its reservation
+ * before the launch workflow starts. Returns the refusal, or null when admitted (or when the launch exists
+ * already: a replayed step). Without `intent` (a run started before reservations existed) it decides only.
+ */
+export async function admitScheduledRun(
+  rules: AdmissionRules,
+  run: { accountId: string; pricePerHourMicros: number; intent?: LaunchIntent },
+): Promise<LaunchRefusal | null> {
+  const intent: LaunchIntent = run.intent ?? {
+    id: `admission-check-${run.accountId}`,
+    accountId: run.accountId,
+    requestHash: 'admission-check',
+    provider: 'runpod',
+    providerName: '',
+    name: '',
+    gpuType: '',
+    gpuCount: 1,
+    spot: false,
+    region: null,
+    dockerImage: null,
+    warnings: [],
+  };
+  const decision = await admitLaunch(rules.pool, {
+    intent,
+    quotePerHourMicros: run.pricePerHourMicros,
+    windowMs: rules.windowMs ?? DEFAULT_ADMISSION_WINDOW_MS,
+    reserve: run.intent !== undefined,
+    maxLive: rules.maxLive ?? DEFAULT_LIMITS.live_instances,
+  });
+  return admissionRefusal(decision);
+}
+
+/** Quotes and admits the API's launches and plans (see the module's head): reserves, checks, releases. */
+export function createLaunchAdmission(deps: {
   pool: Pool;
   instances: InstanceQueries;
   /** BALANCE_ADMISSION_WINDOW: how far ahead the balance must cover the whole fleet (1 h). */
@@ -157,8 +220,7 @@ export function createBalanceGuard(deps: {
         windowMs: deps.windowMs,
         maxLive: deps.maxLive,
       });
-      if (decision.outcome === 'conflict') throw new ConflictError(decision.message!);
-      return refuseUnlessAdmitted(decision);
+      return refuseUnlessAdmitted(decision, launch.provider);
     },
     /**
      * The same decision as {@link admit}, writing nothing (a plan): throws what the launch would answer (402
@@ -173,10 +235,10 @@ export function createBalanceGuard(deps: {
         reserve: false,
         maxLive: deps.maxLive,
       });
-      return refuseUnlessAdmitted(decision);
+      return refuseUnlessAdmitted(decision, launch.provider);
     },
     /** Gives back the reservation of a launch refused before its workflow could record why. */
     release: (instanceId: string, reason: string) => releaseReservation(deps.pool, instanceId, reason),
   };
 }
-export type BalanceGuard = ReturnType<typeof createBalanceGuard>;
+export type LaunchAdmission = ReturnType<typeof createLaunchAdmission>;
