@@ -11,7 +11,8 @@ import { z } from 'zod';
 import { GpuoError, type GpuoClient, type LaunchBody, type PlanBody } from '../../../sdk/src';
 import { LaunchBody as LaunchSchema, PlanSearchBody } from '../../http/launch-schemas';
 import { readConfig } from './config';
-import { client, spendSummary } from './commands';
+import { connect } from './api';
+import { spendSummary } from './commands';
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
 const ok = (value: unknown, summary?: string): ToolResult => ({
@@ -45,7 +46,7 @@ async function keyBounds(sdk: GpuoClient): Promise<string> {
 const launchShape = LaunchSchema.innerType().shape;
 
 export async function serveMcp(): Promise<void> {
-  const sdk = await client();
+  const sdk = await connect();
   const bounds = await keyBounds(sdk);
   const server = new McpServer({ name: 'gpuo', version: '0.1.0' });
 
