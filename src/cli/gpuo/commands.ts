@@ -228,7 +228,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       key: { type: 'string', value: '<API key>', description: 'the key (default: GPUO_API_KEY)' },
       url: { type: 'string', value: '<API URL>', description: `the API (default: the saved one, else ${DEFAULT_API_URL})` },
     },
-    examples: ['login --key gpuo_sk_xxxxxxxxxxxxxxxxxxxxxxxx --url http://127.0.0.1:3000'],
+    examples: ['login --key gpuo_sk_xxxxxxxxxxxxxxxxxxxxxxxx'],
     async run(ctx) {
       const key = str(ctx, 'key') ?? ctx.io.env.GPUO_API_KEY;
       if (!key) throw new UsageError('needs --key <API key> (or GPUO_API_KEY)');

@@ -96,6 +96,6 @@ export function reportError(err: unknown, format: OutputFormat, io: Io): number 
   const message = (err as Error)?.message ?? String(err);
   if (json) io.stdout.write(JSON.stringify({ error: { code: code === EXIT.usage ? 'usage' : code === EXIT.refused ? 'refused' : 'error', message } }) + '\n');
   else io.stderr.write(`error: ${message}\n`);
-  if (err instanceof UsageError && err.usage) io.stderr.write(`\n${err.usage}`);
+  if (err instanceof UsageError && err.usage) io.stderr.write(json ? err.usage : `\n${err.usage}`);
   return code;
 }

@@ -188,7 +188,6 @@ export function parseCommandLine(spec: CommandSpec, positionals: readonly string
   const all = [...positionals, ...parsed.positionals];
   const argSpecs = spec.args ?? [];
   if (!help) {
-    if (!['json', 'table'].includes(format)) throw new UsageError(`--output must be table or json (got ${JSON.stringify(values.output)})`);
     if (all.length > argSpecs.length && !spec.rest) throw new UsageError(`unexpected argument ${JSON.stringify(all[argSpecs.length])}`);
     argSpecs.forEach((a, k) => {
       if (a.required && all[k] === undefined) throw new UsageError(`missing <${a.name}>`);
@@ -196,7 +195,7 @@ export function parseCommandLine(spec: CommandSpec, positionals: readonly string
     });
     const missing = Object.entries(spec.options ?? {}).filter(([name, o]) => o.required && values[name] === undefined);
     if (missing.length) throw new UsageError(`missing ${missing.map(([name]) => `--${name}`).join(', ')}`);
-    for (const [name, o] of Object.entries(spec.options ?? {})) {
+    for (const [name, o] of Object.entries(options)) {
       const v = values[name];
       if (o.choices && typeof v === 'string' && !o.choices.includes(v)) throw new UsageError(`--${name} must be one of ${o.choices.join(', ')} (got ${JSON.stringify(v)})`);
       if (o.type === 'string' && v === '') throw new UsageError(`--${name} needs a value`);
