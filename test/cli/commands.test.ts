@@ -80,6 +80,15 @@ it('gpuo --help lists every command of the table, and every served API operation
   }
 });
 
+it('the binary: gpuo schedules create --name x exits 2 with the usage on stderr and nothing on stdout', async () => {
+  const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = execFile(process.execPath, [path.join(REPO_ROOT, 'bin', 'gpuo.js'), 'schedules', 'create', '--name', 'x'], { cwd: REPO_ROOT, env: { ...process.env, ...env } }, (_err, stdout, stderr) =>
+      resolve({ code: child.exitCode, stdout, stderr }),
+    );
+  });
+  expect(result).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/^error: missing --gpu, --template, --cron\n\nusage: gpuo schedules create --name <name> /) });
+});
+
 it.each([
   ['schedules create', 'missing --name, --gpu, --template, --cron'],
   ['schedules create --name x', 'missing --gpu, --template, --cron'],
@@ -118,6 +127,11 @@ it('other bad command lines exit 2 with the usage and call nothing; --output jso
   expect(api.seen).toEqual(['GET /v1/schedules']);
   const help = await run('schedules pause --help');
   expect([help.code, help.stdout]).toEqual([0, expect.stringMatching(/^usage: gpuo schedules pause <id>\n/)]);
+  const group = await run('schedules --help');
+  expect([group.code, group.stdout]).toEqual([0, expect.stringMatching(/^usage: gpuo schedules ls .*\n.*\nusage: gpuo schedules show <id>\n/)]);
+  const flagOnly = await run('--bogus');
+  expect([flagOnly.code, flagOnly.stderr]).toEqual([2, expect.stringMatching(/^error: no command \(gpuo --help lists them\)\n/)]);
+  expect(api.seen).toEqual(['GET /v1/schedules']);
 });
 
 it('the bash completion offers command words, then the command’s options, then fixed values', async () => {

@@ -17,7 +17,7 @@ export async function runGpuo(argv: readonly string[], io: Io, table: readonly C
   }
   // `gpuo help schedules create` is `gpuo schedules create --help`.
   const words = argv[0] === 'help' ? [...argv.slice(1), '--help'] : argv;
-  const { spec, positionals, rest, group } = resolveCommand(table, words);
+  const { spec, words: named, positionals, rest, group } = resolveCommand(table, words);
   if (!spec) {
     const asked = words.includes('--help') || words.includes('-h');
     const text = group ? groupHelp(table, group) : overallHelp(table);
@@ -25,8 +25,8 @@ export async function runGpuo(argv: readonly string[], io: Io, table: readonly C
       io.stdout.write(text);
       return EXIT.ok;
     }
-    const unknown = words.filter((w) => !w.startsWith('-')).join(' ');
-    return reportError(Object.assign(new UsageError(`unknown command "${unknown}" (gpuo --help lists them)`), { usage: text }), wantsJson ? 'json' : 'table', io);
+    const problem = named.length ? `unknown command "${named.join(' ')}"` : 'no command';
+    return reportError(Object.assign(new UsageError(`${problem} (gpuo --help lists them)`), { usage: text }), wantsJson ? 'json' : 'table', io);
   }
   let format: 'json' | 'table' = wantsJson ? 'json' : 'table';
   try {

@@ -89,13 +89,13 @@ export function resolveCommand(table: readonly CommandSpec[], argv: readonly str
       if (w.length <= leading.length && w.every((word, k) => leading[k] === word) && w.length > (best?.length ?? 0)) best = { spec, length: w.length };
     }
   }
-  // A group named alone runs its `ls` (`gpuo alerts` lists alerts).
-  if (!best && leading.length === 1) {
+  // A group named alone runs its `ls` (`gpuo alerts` lists alerts); `gpuo alerts --help` shows the group.
+  if (!best && leading.length === 1 && !rest.includes('--help') && !rest.includes('-h')) {
     const ls = table.find((s) => s.path.length === 2 && s.path[0] === leading[0] && s.path[1] === 'ls');
     if (ls) best = { spec: ls, length: 1 };
   }
   const group = leading[0] && table.some((s) => s.path.length > 1 && s.path[0] === leading[0]) ? leading[0] : undefined;
-  return { spec: best?.spec, positionals: leading.slice(best?.length ?? 0), rest, group };
+  return { spec: best?.spec, words: leading, positionals: leading.slice(best?.length ?? 0), rest, group };
 }
 
 const optionUsage = (name: string, o: OptionSpec) => {
