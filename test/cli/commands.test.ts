@@ -26,7 +26,9 @@ async function recorder() {
   const server = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url!.split('?')[0]}`);
     req.resume();
-    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'not_found', message: 'recorded', request_id: 'req_test' } }));
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: { code: 'not_found', message: 'recorded', request_id: 'req_test' } }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -50,13 +52,20 @@ const run = (line: string, stdin = 'a_key_from_stdin\n') => gpuoInProcess(exampl
 
 it('gpuo --help lists every command of the table, and every served API operation has a command', async () => {
   const help = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, [path.join(REPO_ROOT, 'bin', 'gpuo.js'), '--help'], { cwd: REPO_ROOT }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    execFile(process.execPath, [path.join(REPO_ROOT, 'bin', 'gpuo.js'), '--help'], { cwd: REPO_ROOT }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    ),
   );
   const listed = [...help.matchAll(/^ {2}(\S+(?: \S+)?) {2,}\S/gm)].map((m) => m[1]);
   expect(listed).toEqual(COMMANDS.map((c) => c.path.join(' ')));
 
   const doc = (await servedOpenApiDocument()) as { paths: Record<string, Record<string, unknown>> };
-  const operations = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => ({ op: `${m.toUpperCase()} ${p}`, re: new RegExp(`^${m.toUpperCase()} ${p.replace(/\{[^}]+\}/g, '[^/]+')}$`) })));
+  const operations = Object.entries(doc.paths).flatMap(([p, ops]) =>
+    Object.keys(ops).map((m) => ({
+      op: `${m.toUpperCase()} ${p}`,
+      re: new RegExp(`^${m.toUpperCase()} ${p.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    })),
+  );
 
   // What each command calls, learned by running its examples (each stops at the recorder's 404).
   const calledBy = new Map<string, string[]>();
@@ -65,7 +74,11 @@ it('gpuo --help lists every command of the table, and every served API operation
       api.seen.length = 0;
       const result = await run(example);
       const completion = command.path[0] === 'completion';
-      expect([example, result.code, result.stdout + result.stderr]).toEqual([example, completion ? 0 : 4, completion ? expect.stringContaining('complete -F _gpuo gpuo') : expect.stringContaining('not_found')]);
+      expect([example, result.code, result.stdout + result.stderr]).toEqual([
+        example,
+        completion ? 0 : 4,
+        completion ? expect.stringContaining('complete -F _gpuo gpuo') : expect.stringContaining('not_found'),
+      ]);
       for (const request of api.seen) {
         const op = operations.find((o) => o.re.test(request));
         expect([request, op?.op]).toEqual([request, expect.any(String)]); // a call to something the document does not have
@@ -82,26 +95,46 @@ it('gpuo --help lists every command of the table, and every served API operation
 
 it('the binary: gpuo schedules create --name x exits 2 with the usage on stderr and nothing on stdout', async () => {
   const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = execFile(process.execPath, [path.join(REPO_ROOT, 'bin', 'gpuo.js'), 'schedules', 'create', '--name', 'x'], { cwd: REPO_ROOT, env: { ...process.env, ...env } }, (_err, stdout, stderr) =>
-      resolve({ code: child.exitCode, stdout, stderr }),
+    const child = execFile(
+      process.execPath,
+      [path.join(REPO_ROOT, 'bin', 'gpuo.js'), 'schedules', 'create', '--name', 'x'],
+      { cwd: REPO_ROOT, env: { ...process.env, ...env } },
+      (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
     );
   });
-  expect(result).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/^error: missing --gpu, --template, --cron\n\nusage: gpuo schedules create --name <name> /) });
+  expect(result).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: expect.stringMatching(
+      /^error: missing --gpu, --template, --cron\n\nusage: gpuo schedules create --name <name> /,
+    ),
+  });
 });
 
 it.each([
   ['schedules create', 'missing --name, --gpu, --template, --cron'],
   ['schedules create --name x', 'missing --gpu, --template, --cron'],
-  ["schedules create --name x --gpu rtx-a6000 --template pytorch --cron '0 2 * * *' --colour blue", "Unknown option '--colour'."],
-  ["schedules create --name x --gpu rtx-a6000 --template pytorch --cron '0 2 * * *' --max-cost ten", '--max-cost must be a number (got "ten")'],
-  ["schedules create --name x --gpu rtx-a6000 --template pytorch --cron '0 2 * * *' --idle-below 5", '--idle-below and --idle-minutes go together'],
+  [
+    "schedules create --name x --gpu rtx-a6000 --template pytorch --cron '0 2 * * *' --colour blue",
+    "Unknown option '--colour'.",
+  ],
+  [
+    "schedules create --name x --gpu rtx-a6000 --template pytorch --cron '0 2 * * *' --max-cost ten",
+    '--max-cost must be a number (got "ten")',
+  ],
+  [
+    "schedules create --name x --gpu rtx-a6000 --template pytorch --cron '0 2 * * *' --idle-below 5",
+    '--idle-below and --idle-minutes go together',
+  ],
   ['schedules create extra --name x --gpu g --template t --cron c', 'unexpected argument "extra"'],
 ])('gpuo %s exits 2 with the usage and calls nothing', async (line, problem) => {
   api.seen.length = 0;
   const result = await run(line);
   expect([result.code, result.stdout]).toEqual([2, '']);
   expect(result.stderr.startsWith(`error: ${problem}\n\n`)).toBe(true);
-  expect(result.stderr).toMatch(/^usage: gpuo schedules create --name <name> --gpu <type> --template <slug> --cron <cron> \[--max-hours <hours>\]/m);
+  expect(result.stderr).toMatch(
+    /^usage: gpuo schedules create --name <name> --gpu <type> --template <slug> --cron <cron> \[--max-hours <hours>\]/m,
+  );
   expect(result.stderr).toContain('\nexamples:\n  gpuo schedules create --name nightly');
   expect(api.seen).toEqual([]);
 });
@@ -109,16 +142,34 @@ it.each([
 it('other bad command lines exit 2 with the usage and call nothing; --output json makes the error JSON', async () => {
   api.seen.length = 0;
   const providers = await run('providers connect aws');
-  expect([providers.code, providers.stderr]).toEqual([2, expect.stringMatching(/^error: <provider> must be one of runpod, vastai, lambda \(got "aws"\)\n\nusage: gpuo providers connect <runpod\|vastai\|lambda>/)]);
+  expect([providers.code, providers.stderr]).toEqual([
+    2,
+    expect.stringMatching(
+      /^error: <provider> must be one of runpod, vastai, lambda \(got "aws"\)\n\nusage: gpuo providers connect <runpod\|vastai\|lambda>/,
+    ),
+  ]);
   const unknown = await run('frobnicate');
-  expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringMatching(/^error: unknown command "frobnicate" \(gpuo --help lists them\)\n\ngpuo: rent GPUs/)]);
+  expect([unknown.code, unknown.stderr]).toEqual([
+    2,
+    expect.stringMatching(/^error: unknown command "frobnicate" \(gpuo --help lists them\)\n\ngpuo: rent GPUs/),
+  ]);
   const subcommand = await run('alerts mute');
-  expect([subcommand.code, subcommand.stderr]).toEqual([2, expect.stringMatching(/^error: unknown command "alerts mute".*\n\nusage: gpuo alerts ls .*\n.*\nusage: gpuo alerts create/)]);
+  expect([subcommand.code, subcommand.stderr]).toEqual([
+    2,
+    expect.stringMatching(
+      /^error: unknown command "alerts mute".*\n\nusage: gpuo alerts ls .*\n.*\nusage: gpuo alerts create/,
+    ),
+  ]);
   const format = await run('ls --output yaml');
-  expect([format.code, format.stderr]).toEqual([2, expect.stringContaining('error: --output must be one of table, json (got "yaml")')]);
+  expect([format.code, format.stderr]).toEqual([
+    2,
+    expect.stringContaining('error: --output must be one of table, json (got "yaml")'),
+  ]);
   const json = await run('alerts create --type price_drop --threshold 0.5 --output json');
   expect(json.code).toBe(2);
-  expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'usage', message: 'a price_drop alert needs --gpu <type>' } });
+  expect(JSON.parse(json.stdout)).toEqual({
+    error: { code: 'usage', message: 'a price_drop alert needs --gpu <type>' },
+  });
   expect(json.stderr).toMatch(/^usage: gpuo alerts create/);
   expect(api.seen).toEqual([]);
 
@@ -128,9 +179,15 @@ it('other bad command lines exit 2 with the usage and call nothing; --output jso
   const help = await run('schedules pause --help');
   expect([help.code, help.stdout]).toEqual([0, expect.stringMatching(/^usage: gpuo schedules pause <id>\n/)]);
   const group = await run('schedules --help');
-  expect([group.code, group.stdout]).toEqual([0, expect.stringMatching(/^usage: gpuo schedules ls .*\n.*\nusage: gpuo schedules show <id>\n/)]);
+  expect([group.code, group.stdout]).toEqual([
+    0,
+    expect.stringMatching(/^usage: gpuo schedules ls .*\n.*\nusage: gpuo schedules show <id>\n/),
+  ]);
   const flagOnly = await run('--bogus');
-  expect([flagOnly.code, flagOnly.stderr]).toEqual([2, expect.stringMatching(/^error: no command \(gpuo --help lists them\)\n/)]);
+  expect([flagOnly.code, flagOnly.stderr]).toEqual([
+    2,
+    expect.stringMatching(/^error: no command \(gpuo --help lists them\)\n/),
+  ]);
   expect(api.seen).toEqual(['GET /v1/schedules']);
 });
 
@@ -148,7 +205,8 @@ it('the bash completion offers command words, then the command’s options, then
     ['gpuo completion ', ['bash', 'zsh']],
   ];
   // Every command is reachable word by word too.
-  for (const c of COMMANDS) c.path.forEach((w, i) => cases.push([`gpuo ${c.path.slice(0, i).join(' ')}${i ? ' ' : ''}${w}`, [w]]));
+  for (const c of COMMANDS)
+    c.path.forEach((w, i) => cases.push([`gpuo ${c.path.slice(0, i).join(' ')}${i ? ' ' : ''}${w}`, [w]]));
   const driver = cases
     .map(([line]) => {
       const words = line.split(' ');
@@ -156,7 +214,9 @@ it('the bash completion offers command words, then the command’s options, then
     })
     .join('\n');
   const out = await new Promise<string>((resolve, reject) =>
-    execFile('bash', ['-c', `${script}\n${driver}`], (err, stdout, stderr) => (err || stderr ? reject(err ?? new Error(stderr)) : resolve(stdout))),
+    execFile('bash', ['-c', `${script}\n${driver}`], (err, stdout, stderr) =>
+      err || stderr ? reject(err ?? new Error(stderr)) : resolve(stdout),
+    ),
   );
   const offered = out.split('\n').slice(0, cases.length);
   cases.forEach(([line, expected], i) => {

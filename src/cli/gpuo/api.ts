@@ -5,7 +5,8 @@ import { UsageError } from './output';
 
 export async function connect(env: NodeJS.ProcessEnv = process.env): Promise<GpuoClient> {
   const config = await readConfig(env);
-  if (!config.api_key) throw new UsageError('not logged in: run `gpuo login --key <API key> [--url <API URL>]` (or set GPUO_API_KEY)');
+  if (!config.api_key)
+    throw new UsageError('not logged in: run `gpuo login --key <API key> [--url <API URL>]` (or set GPUO_API_KEY)');
   return createGpuoClient({ baseUrl: config.api_url ?? DEFAULT_API_URL, apiKey: config.api_key });
 }
 

@@ -11,7 +11,8 @@ import { record, RefusedError, table, UsageError, type Io } from './output';
 import type { CommandSpec, Context, OptionSpec } from './spec';
 
 const PROVIDERS = ['runpod', 'vastai', 'lambda'] as const;
-const SCOPES = 'read, compute:write, schedules:write, alerts:write, webhooks:write, settings:write, billing:write, keys:admin';
+const SCOPES =
+  'read, compute:write, schedules:write, alerts:write, webhooks:write, settings:write, billing:write, keys:admin';
 
 // ---- reading the command line -------------------------------------------------------------------------
 
@@ -38,7 +39,8 @@ const list = (value: string) =>
 function idleStop(ctx: Context) {
   const below = num(ctx, 'idle-below');
   const minutes = num(ctx, 'idle-minutes', { integer: true });
-  if ((below === undefined) !== (minutes === undefined)) throw new UsageError('--idle-below and --idle-minutes go together');
+  if ((below === undefined) !== (minutes === undefined))
+    throw new UsageError('--idle-below and --idle-minutes go together');
   return below === undefined ? {} : { idle_stop: { utilization_below_percent: below, for_minutes: minutes! } };
 }
 
@@ -99,7 +101,12 @@ type Row = Record<string, unknown>;
 type Paged = Page<Row> & { has_more?: boolean; next_cursor?: string | null };
 
 /** One page (or `--all` pages) of a cursor-paged list, as a table or as the API's JSON. */
-async function printPaged(ctx: Context, fetchPage: (query: { limit?: number; cursor?: string }) => Promise<unknown>, columns: string[], row: (r: Row) => Row = (r) => r) {
+async function printPaged(
+  ctx: Context,
+  fetchPage: (query: { limit?: number; cursor?: string }) => Promise<unknown>,
+  columns: string[],
+  row: (r: Row) => Row = (r) => r,
+) {
   const limit = num(ctx, 'limit', { integer: true });
   if (flag(ctx, 'all')) {
     const data: Row[] = [];
@@ -122,14 +129,30 @@ async function printPaged(ctx: Context, fetchPage: (query: { limit?: number; cur
 type Instance = Awaited<ReturnType<GpuoClient['launch']>>;
 const instanceRow = (i: Row) => ({ ...i, price_per_hour: money(i.price_per_hour) });
 const INSTANCE_COLUMNS = ['id', 'provider', 'name', 'status', 'gpu_type', 'gpu_count', 'price_per_hour', 'public_ip'];
-const printInstance = (ctx: Context, instance: Row) => ctx.out.print(instance, () => table([instanceRow(instance)], INSTANCE_COLUMNS));
+const printInstance = (ctx: Context, instance: Row) =>
+  ctx.out.print(instance, () => table([instanceRow(instance)], INSTANCE_COLUMNS));
 
 const SCHEDULE_COLUMNS = ['id', 'name', 'gpu', 'template', 'cron', 'status', 'next_run_at', 'last_run_at'];
 const printSchedule = (ctx: Context, s: Row) => ctx.out.print(s, () => record(s));
 const WEBHOOK_COLUMNS = ['id', 'url', 'events', 'active', 'created_at'];
-const keyRow = (k: Row) => ({ ...k, spend_limit: k.spend_limit ? `$${(k.spend_limit as { amount: number }).amount}/${(k.spend_limit as { period: string }).period}` : '-' });
-const KEY_COLUMNS = ['id', 'name', 'key_prefix', 'scopes', 'spend_limit', 'spend_in_period', 'last_used_at', 'expires_at'];
-const deleted = (ctx: Context, what: string, answer: Row) => ctx.out.print(answer, () => `deleted ${what} ${String(answer.id)}\n`);
+const keyRow = (k: Row) => ({
+  ...k,
+  spend_limit: k.spend_limit
+    ? `$${(k.spend_limit as { amount: number }).amount}/${(k.spend_limit as { period: string }).period}`
+    : '-',
+});
+const KEY_COLUMNS = [
+  'id',
+  'name',
+  'key_prefix',
+  'scopes',
+  'spend_limit',
+  'spend_in_period',
+  'last_used_at',
+  'expires_at',
+];
+const deleted = (ctx: Context, what: string, answer: Row) =>
+  ctx.out.print(answer, () => `deleted ${what} ${String(answer.id)}\n`);
 
 // ---- shared options -------------------------------------------------------------------------------------
 
@@ -143,7 +166,11 @@ const LAUNCH_OPTIONS: Record<string, OptionSpec> = {
   image: { type: 'string', value: '<image>', description: 'Docker image' },
   'volume-gb': { type: 'string', value: '<GB>', description: 'persistent volume size' },
   'disk-gb': { type: 'string', value: '<GB>', description: 'container disk size' },
-  'ssh-key': { type: 'string', value: '<name>', description: 'the SSH key to attach (default: the account’s default key)' },
+  'ssh-key': {
+    type: 'string',
+    value: '<name>',
+    description: 'the SSH key to attach (default: the account’s default key)',
+  },
   onstart: { type: 'string', value: '<command>', description: 'a command run when the instance starts' },
   'idle-below': { type: 'string', value: '<percent>', description: 'stop when every GPU is below this utilization…' },
   'idle-minutes': { type: 'string', value: '<minutes>', description: '…for this many minutes' },
@@ -174,10 +201,18 @@ const scheduleOptions = (required: boolean): Record<string, OptionSpec> => ({
   cron: { type: 'string', value: '<cron>', description: 'five-field cron, UTC (quote it: "0 2 * * *")', required },
   'max-hours': { type: 'string', value: '<hours>', description: 'end each run after this long' },
   'max-cost': { type: 'string', value: '<dollars>', description: 'end each run when it has cost this much' },
-  'prefer-spot': { type: 'string', choices: ['true', 'false'], description: 'take a spot offer when it is the cheapest (the API’s default: true)' },
+  'prefer-spot': {
+    type: 'string',
+    choices: ['true', 'false'],
+    description: 'take a spot offer when it is the cheapest (the API’s default: true)',
+  },
   image: { type: 'string', value: '<image>', description: 'Docker image (default: the template’s)' },
   'startup-script': { type: 'string', value: '<script>', description: 'run when the instance starts' },
-  'idle-below': { type: 'string', value: '<percent>', description: 'stop a run when every GPU is below this utilization…' },
+  'idle-below': {
+    type: 'string',
+    value: '<percent>',
+    description: 'stop a run when every GPU is below this utilization…',
+  },
   'idle-minutes': { type: 'string', value: '<minutes>', description: '…for this many minutes' },
 });
 
@@ -226,7 +261,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'check an API key and save it (config dir, mode 0600) with the API URL',
     options: {
       key: { type: 'string', value: '<API key>', description: 'the key (default: GPUO_API_KEY)' },
-      url: { type: 'string', value: '<API URL>', description: `the API (default: the saved one, else ${DEFAULT_API_URL})` },
+      url: {
+        type: 'string',
+        value: '<API URL>',
+        description: `the API (default: the saved one, else ${DEFAULT_API_URL})`,
+      },
     },
     examples: ['login --key gpuo_sk_xxxxxxxxxxxxxxxxxxxxxxxx'],
     async run(ctx) {
@@ -236,7 +275,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       // Checked before it is saved: a mistyped key fails here, not at the next command.
       await createGpuoClient({ baseUrl: url, apiKey: key }).balance();
       const file = await writeConfig({ api_url: url, api_key: key }, ctx.io.env);
-      ctx.out.print({ api_url: url, config_file: file }, () => `logged in to ${url}; key saved to ${file} (mode 0600)\n`);
+      ctx.out.print(
+        { api_url: url, config_file: file },
+        () => `logged in to ${url}; key saved to ${file} (mode 0600)\n`,
+      );
     },
   },
 
@@ -252,7 +294,12 @@ export const COMMANDS: readonly CommandSpec[] = [
       const gpu = ctx.args.gpu;
       if (gpu) {
         const compare = await call(sdk.raw.GET('/v1/pricing/compare', { params: { query: { gpu } } }));
-        ctx.out.print(compare, () => table(compare.offers.map((o) => ({ ...o, price_per_hour: money(o.price_per_hour) })), ['provider', 'price_per_hour', 'availability', 'spot', 'region']));
+        ctx.out.print(compare, () =>
+          table(
+            compare.offers.map((o) => ({ ...o, price_per_hour: money(o.price_per_hour) })),
+            ['provider', 'price_per_hour', 'availability', 'spot', 'region'],
+          ),
+        );
         return;
       }
       const all = await call(sdk.raw.GET('/v1/pricing'));
@@ -260,7 +307,11 @@ export const COMMANDS: readonly CommandSpec[] = [
         table(
           all.gpu_types.map((g) => {
             const available = g.offers.filter((o) => o.availability > 0);
-            return { gpu_type: g.gpu_type, offers: g.offers.length, cheapest_available: available.length ? money(Math.min(...available.map((o) => o.price_per_hour))) : '-' };
+            return {
+              gpu_type: g.gpu_type,
+              offers: g.offers.length,
+              cheapest_available: available.length ? money(Math.min(...available.map((o) => o.price_per_hour))) : '-',
+            };
           }),
           ['gpu_type', 'offers', 'cheapest_available'],
         ),
@@ -275,8 +326,15 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['prices history rtx-a6000 --period 24h'],
     async run(ctx) {
       const period = (str(ctx, 'period') ?? '7d') as '24h' | '7d' | '30d';
-      const history = await call((await ctx.api()).raw.GET('/v1/pricing/history', { params: { query: { gpu: ctx.args.gpu!, period } } }));
-      ctx.out.print(history, () => table(history.data.map((p) => ({ ...p, min_price_per_hour: money(p.min_price_per_hour) })), ['timestamp', 'provider', 'min_price_per_hour']));
+      const history = await call(
+        (await ctx.api()).raw.GET('/v1/pricing/history', { params: { query: { gpu: ctx.args.gpu!, period } } }),
+      );
+      ctx.out.print(history, () =>
+        table(
+          history.data.map((p) => ({ ...p, min_price_per_hour: money(p.min_price_per_hour) })),
+          ['timestamp', 'provider', 'min_price_per_hour'],
+        ),
+      );
     },
   },
 
@@ -286,21 +344,47 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'what a launch would cost and whether it would be admitted (creates nothing)',
     options: {
       ...LAUNCH_OPTIONS,
-      provider: { ...LAUNCH_OPTIONS.provider!, required: false, description: 'plan this launch (without: ranked candidates across providers)' },
-      'max-price': { type: 'string', value: '<$/h>', description: 'leave out candidates above this price (without --provider)' },
+      provider: {
+        ...LAUNCH_OPTIONS.provider!,
+        required: false,
+        description: 'plan this launch (without: ranked candidates across providers)',
+      },
+      'max-price': {
+        type: 'string',
+        value: '<$/h>',
+        description: 'leave out candidates above this price (without --provider)',
+      },
     },
     examples: ['plan --gpu rtx-a6000', 'plan --provider runpod --gpu rtx-a6000 --count 2'],
     async run(ctx) {
       const body: PlanBody = str(ctx, 'provider')
         ? launchBody(ctx)
-        : { gpu_type: str(ctx, 'gpu')!, gpu_count: num(ctx, 'count', { integer: true }) ?? 1, spot: flag(ctx, 'spot'), ...(str(ctx, 'max-price') ? { max_price_per_hour: num(ctx, 'max-price')! } : {}) };
+        : {
+            gpu_type: str(ctx, 'gpu')!,
+            gpu_count: num(ctx, 'count', { integer: true }) ?? 1,
+            spot: flag(ctx, 'spot'),
+            ...(str(ctx, 'max-price') ? { max_price_per_hour: num(ctx, 'max-price')! } : {}),
+          };
       const planned = (await (await ctx.api()).plan(body)) as Row & { candidates?: Row[] };
       const rows = (planned.candidates ?? [planned]).map((c) => ({
         ...c,
         price_per_hour: money(c.price_per_hour),
-        verdict: c.admitted ? 'admitted' : `refused: ${(c.refusal as { code: string }).code}: ${(c.refusal as { message: string }).message}`,
+        verdict: c.admitted
+          ? 'admitted'
+          : `refused: ${(c.refusal as { code: string }).code}: ${(c.refusal as { message: string }).message}`,
       }));
-      ctx.out.print(planned, () => table(rows, ['provider', 'gpu_type', 'gpu_count', 'spot', 'region', 'price_per_hour', 'availability', 'verdict']));
+      ctx.out.print(planned, () =>
+        table(rows, [
+          'provider',
+          'gpu_type',
+          'gpu_count',
+          'spot',
+          'region',
+          'price_per_hour',
+          'availability',
+          'verdict',
+        ]),
+      );
     },
   },
   {
@@ -320,8 +404,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       if (flag(ctx, 'wait')) {
         const deadline = Date.now() + timeout * 1000;
         while (instance.status !== 'running') {
-          if (['failed', 'terminated', 'stopped'].includes(instance.status)) throw new Error(`instance ${instance.id} ended as ${instance.status} before running`);
-          if (Date.now() > deadline) throw new Error(`instance ${instance.id} was not running within --timeout (status ${instance.status})`);
+          if (['failed', 'terminated', 'stopped'].includes(instance.status))
+            throw new Error(`instance ${instance.id} ended as ${instance.status} before running`);
+          if (Date.now() > deadline)
+            throw new Error(`instance ${instance.id} was not running within --timeout (status ${instance.status})`);
           ctx.out.progress('.');
           await new Promise((r) => setTimeout(r, 1000));
           instance = (await sdk.instances()).data.find((i) => i.id === instance.id) ?? instance;
@@ -337,7 +423,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: { refresh: { type: 'boolean', description: 'ask the providers now instead of the last observation' } },
     examples: ['ls', 'ls --refresh --output json'],
     async run(ctx) {
-      const listed = await call((await ctx.api()).raw.GET('/v1/compute', { params: { query: flag(ctx, 'refresh') ? { refresh: 'true' } : {} } }));
+      const listed = await call(
+        (await ctx.api()).raw.GET('/v1/compute', {
+          params: { query: flag(ctx, 'refresh') ? { refresh: 'true' } : {} },
+        }),
+      );
       ctx.out.print(listed, () => table(listed.data.map(instanceRow), INSTANCE_COLUMNS));
       for (const e of listed.errors ?? []) ctx.out.progress(`${e.provider}: ${e.code}: ${e.message}\n`);
     },
@@ -375,12 +465,22 @@ export const COMMANDS: readonly CommandSpec[] = [
       const { data } = await (await ctx.api()).instances();
       const byId = data.find((i) => i.id === wanted);
       const byName = data.filter((i) => i.name === wanted && !['terminated', 'failed'].includes(i.status));
-      if (!byId && byName.length > 1) throw new UsageError(`${byName.length} instances are named ${JSON.stringify(wanted)}: give the id (${byName.map((i) => i.id).join(', ')})`);
+      if (!byId && byName.length > 1)
+        throw new UsageError(
+          `${byName.length} instances are named ${JSON.stringify(wanted)}: give the id (${byName.map((i) => i.id).join(', ')})`,
+        );
       const instance = byId ?? byName[0];
       if (!instance) throw new RefusedError(`no instance ${JSON.stringify(wanted)} (gpuo ls lists them)`);
-      if (!instance.ssh) throw new RefusedError(`instance ${instance.id} has no SSH details yet (status ${instance.status})`);
+      if (!instance.ssh)
+        throw new RefusedError(`instance ${instance.id} has no SSH details yet (status ${instance.status})`);
       const { host, port, user } = instance.ssh;
-      const argv = ['-p', String(port), ...(str(ctx, 'identity') ? ['-i', str(ctx, 'identity')!] : []), `${user}@${host}`, ...ctx.rest];
+      const argv = [
+        '-p',
+        String(port),
+        ...(str(ctx, 'identity') ? ['-i', str(ctx, 'identity')!] : []),
+        `${user}@${host}`,
+        ...ctx.rest,
+      ];
       if (flag(ctx, 'dry-run')) {
         ctx.out.print({ command: ['ssh', ...argv] }, () => ['ssh', ...argv].map(shellWord).join(' ') + '\n');
         return;
@@ -402,7 +502,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['ssh-keys ls'],
     async run(ctx) {
       const sdk = await ctx.api();
-      await printPaged(ctx, (query) => call(sdk.raw.GET('/v1/ssh-keys', { params: { query } })), ['id', 'name', 'key_type', 'fingerprint', 'is_default', 'created_at']);
+      await printPaged(ctx, (query) => call(sdk.raw.GET('/v1/ssh-keys', { params: { query } })), [
+        'id',
+        'name',
+        'key_type',
+        'fingerprint',
+        'is_default',
+        'created_at',
+      ]);
     },
   },
   {
@@ -415,7 +522,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['ssh-keys add --name laptop'],
     async run(ctx) {
       const publicKey = await readInput(ctx, 'file', 'SSH public key');
-      const added = await call((await ctx.api()).raw.POST('/v1/ssh-keys', { body: { name: str(ctx, 'name')!, public_key: publicKey } }));
+      const added = await call(
+        (await ctx.api()).raw.POST('/v1/ssh-keys', { body: { name: str(ctx, 'name')!, public_key: publicKey } }),
+      );
       ctx.out.print(added, () => record(added, ['id', 'name', 'key_type', 'fingerprint', 'is_default']));
     },
   },
@@ -425,7 +534,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     args: ID,
     examples: ['ssh-keys default key_123'],
     async run(ctx) {
-      const key = await call((await ctx.api()).raw.PUT('/v1/ssh-keys/{id}/default', { params: { path: { id: ctx.args.id! } } }));
+      const key = await call(
+        (await ctx.api()).raw.PUT('/v1/ssh-keys/{id}/default', { params: { path: { id: ctx.args.id! } } }),
+      );
       ctx.out.print(key, () => `default SSH key: ${key.name} (${key.id})\n`);
     },
   },
@@ -435,7 +546,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     args: ID,
     examples: ['ssh-keys rm key_123'],
     async run(ctx) {
-      deleted(ctx, 'SSH key', await call((await ctx.api()).raw.DELETE('/v1/ssh-keys/{id}', { params: { path: { id: ctx.args.id! } } })));
+      deleted(
+        ctx,
+        'SSH key',
+        await call((await ctx.api()).raw.DELETE('/v1/ssh-keys/{id}', { params: { path: { id: ctx.args.id! } } })),
+      );
     },
   },
 
@@ -446,7 +561,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['providers ls'],
     async run(ctx) {
       const listed = await call((await ctx.api()).raw.GET('/v1/settings/providers'));
-      ctx.out.print(listed, () => table(listed.data, ['provider', 'display_label', 'key_hint', 'status', 'last_verified_at', 'updated_at']));
+      ctx.out.print(listed, () =>
+        table(listed.data, ['provider', 'display_label', 'key_hint', 'status', 'last_verified_at', 'updated_at']),
+      );
     },
   },
   {
@@ -454,7 +571,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'connect (or replace) a provider key, read from stdin or a file, never from the command line',
     args: PROVIDER_ARG,
     options: {
-      'key-file': { type: 'string', value: '<file>', description: 'read the key from this file (default: stdin; typed at a terminal, it is not echoed)' },
+      'key-file': {
+        type: 'string',
+        value: '<file>',
+        description: 'read the key from this file (default: stdin; typed at a terminal, it is not echoed)',
+      },
       label: { type: 'string', value: '<label>', description: 'a label for the key' },
     },
     examples: ['providers connect runpod --label work'],
@@ -473,8 +594,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['providers verify runpod'],
     async run(ctx) {
       const provider = ctx.args.provider as (typeof PROVIDERS)[number];
-      const checked = await call((await ctx.api()).raw.POST('/v1/settings/providers/{provider}/verify', { params: { path: { provider } } }));
-      ctx.out.print(checked, () => `${checked.provider}: ${checked.valid ? 'valid' : 'invalid'} (${checked.status})${checked.message ? `: ${checked.message}` : ''}\n`);
+      const checked = await call(
+        (await ctx.api()).raw.POST('/v1/settings/providers/{provider}/verify', { params: { path: { provider } } }),
+      );
+      ctx.out.print(
+        checked,
+        () =>
+          `${checked.provider}: ${checked.valid ? 'valid' : 'invalid'} (${checked.status})${checked.message ? `: ${checked.message}` : ''}\n`,
+      );
       if (!checked.valid) return 5;
     },
   },
@@ -485,7 +612,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['providers disconnect vastai'],
     async run(ctx) {
       const provider = ctx.args.provider as (typeof PROVIDERS)[number];
-      const answer = await call((await ctx.api()).raw.DELETE('/v1/settings/providers/{provider}', { params: { path: { provider } } }));
+      const answer = await call(
+        (await ctx.api()).raw.DELETE('/v1/settings/providers/{provider}', { params: { path: { provider } } }),
+      );
       ctx.out.print(answer, () => `disconnected ${provider}\n`);
     },
   },
@@ -526,7 +655,10 @@ export const COMMANDS: readonly CommandSpec[] = [
     args: ID,
     examples: ['schedules show sch_123'],
     async run(ctx) {
-      printSchedule(ctx, await call((await ctx.api()).raw.GET('/v1/schedules/{id}', { params: { path: { id: ctx.args.id! } } })));
+      printSchedule(
+        ctx,
+        await call((await ctx.api()).raw.GET('/v1/schedules/{id}', { params: { path: { id: ctx.args.id! } } })),
+      );
     },
   },
   {
@@ -548,29 +680,34 @@ export const COMMANDS: readonly CommandSpec[] = [
     async run(ctx) {
       const body = scheduleBody(ctx);
       if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give at least one option');
-      printSchedule(ctx, await call((await ctx.api()).raw.PUT('/v1/schedules/{id}', { params: { path: { id: ctx.args.id! } }, body })));
+      printSchedule(
+        ctx,
+        await call((await ctx.api()).raw.PUT('/v1/schedules/{id}', { params: { path: { id: ctx.args.id! } }, body })),
+      );
     },
   },
-  ...(['pause', 'resume'] as const).map(
-    (verb): CommandSpec => ({
-      path: ['schedules', verb],
-      summary: verb === 'pause' ? 'pause a schedule (it stops firing; a live run goes on)' : 'resume a paused schedule',
-      args: ID,
-      examples: [`schedules ${verb} sch_123`],
-      async run(ctx) {
-        const status = verb === 'pause' ? 'paused' : 'active';
-        const s = await call((await ctx.api()).raw.PUT('/v1/schedules/{id}', { params: { path: { id: ctx.args.id! } }, body: { status } }));
-        ctx.out.print(s, () => `${s.id} ${s.status}${s.next_run_at ? `, next run ${s.next_run_at}` : ''}\n`);
-      },
-    }),
-  ),
+  ...(['pause', 'resume'] as const).map((verb): CommandSpec => ({
+    path: ['schedules', verb],
+    summary: verb === 'pause' ? 'pause a schedule (it stops firing; a live run goes on)' : 'resume a paused schedule',
+    args: ID,
+    examples: [`schedules ${verb} sch_123`],
+    async run(ctx) {
+      const status = verb === 'pause' ? 'paused' : 'active';
+      const s = await call(
+        (await ctx.api()).raw.PUT('/v1/schedules/{id}', { params: { path: { id: ctx.args.id! } }, body: { status } }),
+      );
+      ctx.out.print(s, () => `${s.id} ${s.status}${s.next_run_at ? `, next run ${s.next_run_at}` : ''}\n`);
+    },
+  })),
   {
     path: ['schedules', 'trigger'],
     summary: 'start a run now (a run still live makes it skipped)',
     args: ID,
     examples: ['schedules trigger sch_123'],
     async run(ctx) {
-      const t = await call((await ctx.api()).raw.POST('/v1/schedules/{id}/trigger', { params: { path: { id: ctx.args.id! } } }));
+      const t = await call(
+        (await ctx.api()).raw.POST('/v1/schedules/{id}/trigger', { params: { path: { id: ctx.args.id! } } }),
+      );
       ctx.out.print(t, () => `triggered ${t.schedule_id} at ${t.triggered_at}\n`);
     },
   },
@@ -583,10 +720,15 @@ export const COMMANDS: readonly CommandSpec[] = [
     async run(ctx) {
       const sdk = await ctx.api();
       const id = ctx.args.id!;
-      await printPaged(ctx, (query) => call(sdk.raw.GET('/v1/schedules/{id}/runs', { params: { path: { id }, query } })), ['id', 'status', 'scheduled_at', 'provider', 'instance_id', 'cost', 'stop_reason', 'error'], (r) => ({
-        ...r,
-        cost: money(r.cost),
-      }));
+      await printPaged(
+        ctx,
+        (query) => call(sdk.raw.GET('/v1/schedules/{id}/runs', { params: { path: { id }, query } })),
+        ['id', 'status', 'scheduled_at', 'provider', 'instance_id', 'cost', 'stop_reason', 'error'],
+        (r) => ({
+          ...r,
+          cost: money(r.cost),
+        }),
+      );
     },
   },
   {
@@ -595,7 +737,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     args: ID,
     examples: ['schedules rm sch_123'],
     async run(ctx) {
-      deleted(ctx, 'schedule', await call((await ctx.api()).raw.DELETE('/v1/schedules/{id}', { params: { path: { id: ctx.args.id! } } })));
+      deleted(
+        ctx,
+        'schedule',
+        await call((await ctx.api()).raw.DELETE('/v1/schedules/{id}', { params: { path: { id: ctx.args.id! } } })),
+      );
     },
   },
 
@@ -603,21 +749,20 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     path: ['alerts', 'ls'],
     summary: 'price-drop and budget alerts, newest first',
-    options: { status: { type: 'string', choices: ['active', 'triggered'], description: 'only these' }, ...PAGE_OPTIONS },
+    options: {
+      status: { type: 'string', choices: ['active', 'triggered'], description: 'only these' },
+      ...PAGE_OPTIONS,
+    },
     examples: ['alerts ls --status active'],
     async run(ctx) {
       const sdk = await ctx.api();
       const status = str(ctx, 'status') as 'active' | 'triggered' | undefined;
-      await printPaged(ctx, (query) => call(sdk.raw.GET('/v1/alerts', { params: { query: { ...query, ...(status ? { status } : {}) } } })), [
-        'id',
-        'type',
-        'action',
-        'status',
-        'gpu_type',
-        'threshold',
-        'current_value',
-        'triggered_at',
-      ], (a) => ({ ...a, threshold: money(a.threshold_price ?? a.threshold_dollars) }));
+      await printPaged(
+        ctx,
+        (query) => call(sdk.raw.GET('/v1/alerts', { params: { query: { ...query, ...(status ? { status } : {}) } } })),
+        ['id', 'type', 'action', 'status', 'gpu_type', 'threshold', 'current_value', 'triggered_at'],
+        (a) => ({ ...a, threshold: money(a.threshold_price ?? a.threshold_dollars) }),
+      );
     },
   },
   {
@@ -625,11 +770,23 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'alert when a GPU type’s price drops to a threshold, or when this month’s spend reaches one',
     options: {
       type: { type: 'string', choices: ['price_drop', 'budget_limit'], description: 'which alert', required: true },
-      threshold: { type: 'string', value: '<dollars>', description: 'price_drop: $/GPU/h at or below; budget_limit: $ spent this UTC month', required: true },
+      threshold: {
+        type: 'string',
+        value: '<dollars>',
+        description: 'price_drop: $/GPU/h at or below; budget_limit: $ spent this UTC month',
+        required: true,
+      },
       gpu: { type: 'string', value: '<type>', description: 'the GPU type (price_drop)' },
-      action: { type: 'string', choices: ['notify', 'stop_instances'], description: 'budget_limit: also stop the running instances (default notify)' },
+      action: {
+        type: 'string',
+        choices: ['notify', 'stop_instances'],
+        description: 'budget_limit: also stop the running instances (default notify)',
+      },
     },
-    examples: ['alerts create --type price_drop --gpu rtx-a6000 --threshold 0.3', 'alerts create --type budget_limit --threshold 100 --action stop_instances'],
+    examples: [
+      'alerts create --type price_drop --gpu rtx-a6000 --threshold 0.3',
+      'alerts create --type budget_limit --threshold 100 --action stop_instances',
+    ],
     async run(ctx) {
       const threshold = num(ctx, 'threshold')!;
       const action = str(ctx, 'action') as 'notify' | 'stop_instances' | undefined;
@@ -643,7 +800,9 @@ export const COMMANDS: readonly CommandSpec[] = [
         body = { type: 'budget_limit' as const, threshold_dollars: threshold, ...(action ? { action } : {}) };
       }
       const created = await call((await ctx.api()).raw.POST('/v1/alerts', { body }));
-      ctx.out.print(created, () => record(created, ['id', 'type', 'action', 'status', 'gpu_type', 'threshold_price', 'threshold_dollars']));
+      ctx.out.print(created, () =>
+        record(created, ['id', 'type', 'action', 'status', 'gpu_type', 'threshold_price', 'threshold_dollars']),
+      );
     },
   },
   {
@@ -652,7 +811,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     args: ID,
     examples: ['alerts rm alrt_123'],
     async run(ctx) {
-      deleted(ctx, 'alert', await call((await ctx.api()).raw.DELETE('/v1/alerts/{id}', { params: { path: { id: ctx.args.id! } } })));
+      deleted(
+        ctx,
+        'alert',
+        await call((await ctx.api()).raw.DELETE('/v1/alerts/{id}', { params: { path: { id: ctx.args.id! } } })),
+      );
     },
   },
 
@@ -682,12 +845,25 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'register an endpoint; the signing secret is shown only now (or give your own from a file)',
     options: {
       url: { type: 'string', value: '<https URL>', description: 'where events are POSTed', required: true },
-      events: { type: 'string', value: '<type,type|*>', description: 'event types (see `gpuo events --help`)', required: true },
-      'secret-file': { type: 'string', value: '<file>', description: 'your own signing secret (whsec_…) from a file, `-` for stdin' },
+      events: {
+        type: 'string',
+        value: '<type,type|*>',
+        description: 'event types (see `gpuo events --help`)',
+        required: true,
+      },
+      'secret-file': {
+        type: 'string',
+        value: '<file>',
+        description: 'your own signing secret (whsec_…) from a file, `-` for stdin',
+      },
     },
     examples: ['webhooks create --url https://example.com/hooks --events instance.started,instance.terminated'],
     async run(ctx) {
-      const body = { url: str(ctx, 'url')!, events: list(str(ctx, 'events')!), ...(str(ctx, 'secret-file') ? { secret: await readInput(ctx, 'secret-file', 'signing secret') } : {}) };
+      const body = {
+        url: str(ctx, 'url')!,
+        events: list(str(ctx, 'events')!),
+        ...(str(ctx, 'secret-file') ? { secret: await readInput(ctx, 'secret-file', 'signing secret') } : {}),
+      };
       const created = await call((await ctx.api()).raw.POST('/v1/webhooks', { body: body as never }));
       ctx.out.print(created, () => record(created, ['id', 'url', 'events', 'active', 'secret']));
     },
@@ -699,7 +875,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: {
       url: { type: 'string', value: '<https URL>', description: 'a new URL' },
       events: { type: 'string', value: '<type,type|*>', description: 'the new event types' },
-      'secret-file': { type: 'string', value: '<file>', description: 'a new signing secret from a file, `-` for stdin' },
+      'secret-file': {
+        type: 'string',
+        value: '<file>',
+        description: 'a new signing secret from a file, `-` for stdin',
+      },
       active: { type: 'string', choices: ['true', 'false'], description: 'deliver to it (true) or not (false)' },
     },
     examples: ['webhooks update wh_123 --active false'],
@@ -711,7 +891,9 @@ export const COMMANDS: readonly CommandSpec[] = [
         ...(str(ctx, 'active') ? { active: str(ctx, 'active') === 'true' } : {}),
       };
       if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give at least one option');
-      const w = await call((await ctx.api()).raw.PUT('/v1/webhooks/{id}', { params: { path: { id: ctx.args.id! } }, body: body as never }));
+      const w = await call(
+        (await ctx.api()).raw.PUT('/v1/webhooks/{id}', { params: { path: { id: ctx.args.id! } }, body: body as never }),
+      );
       ctx.out.print(w, () => record(w));
     },
   },
@@ -721,7 +903,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     args: ID,
     examples: ['webhooks rm wh_123'],
     async run(ctx) {
-      deleted(ctx, 'webhook', await call((await ctx.api()).raw.DELETE('/v1/webhooks/{id}', { params: { path: { id: ctx.args.id! } } })));
+      deleted(
+        ctx,
+        'webhook',
+        await call((await ctx.api()).raw.DELETE('/v1/webhooks/{id}', { params: { path: { id: ctx.args.id! } } })),
+      );
     },
   },
   {
@@ -730,15 +916,23 @@ export const COMMANDS: readonly CommandSpec[] = [
     args: ID,
     examples: ['webhooks test wh_123'],
     async run(ctx) {
-      const e = await call((await ctx.api()).raw.POST('/v1/webhooks/{id}/test', { params: { path: { id: ctx.args.id! } } }));
-      ctx.out.print(e, () => `sent ${e.type} event ${e.id} (\`gpuo webhooks deliveries ${ctx.args.id}\` shows the delivery)\n`);
+      const e = await call(
+        (await ctx.api()).raw.POST('/v1/webhooks/{id}/test', { params: { path: { id: ctx.args.id! } } }),
+      );
+      ctx.out.print(
+        e,
+        () => `sent ${e.type} event ${e.id} (\`gpuo webhooks deliveries ${ctx.args.id}\` shows the delivery)\n`,
+      );
     },
   },
   {
     path: ['webhooks', 'deliveries'],
     summary: 'an endpoint’s delivery log: each delivery with its event, status and attempts',
     args: ID,
-    options: { status: { type: 'string', choices: ['pending', 'succeeded', 'failed', 'cancelled'], description: 'only these' }, ...PAGE_OPTIONS },
+    options: {
+      status: { type: 'string', choices: ['pending', 'succeeded', 'failed', 'cancelled'], description: 'only these' },
+      ...PAGE_OPTIONS,
+    },
     examples: ['webhooks deliveries wh_123 --status failed'],
     async run(ctx) {
       const sdk = await ctx.api();
@@ -746,12 +940,21 @@ export const COMMANDS: readonly CommandSpec[] = [
       const status = str(ctx, 'status') as 'pending' | 'succeeded' | 'failed' | 'cancelled' | undefined;
       await printPaged(
         ctx,
-        (query) => call(sdk.raw.GET('/v1/webhooks/{id}/deliveries', { params: { path: { id }, query: { ...query, ...(status ? { status } : {}) } } })),
+        (query) =>
+          call(
+            sdk.raw.GET('/v1/webhooks/{id}/deliveries', {
+              params: { path: { id }, query: { ...query, ...(status ? { status } : {}) } },
+            }),
+          ),
         ['id', 'event_type', 'status', 'attempt_count', 'last_response', 'next_attempt_at', 'created_at'],
         (d) => {
           const attempts = (d.attempts as { status_code?: number | null; error?: string | null }[] | undefined) ?? [];
           const last = attempts[attempts.length - 1];
-          return { ...d, event_type: (d.event as { type?: string } | undefined)?.type, last_response: last ? (last.status_code ?? last.error ?? '-') : '-' };
+          return {
+            ...d,
+            event_type: (d.event as { type?: string } | undefined)?.type,
+            last_response: last ? (last.status_code ?? last.error ?? '-') : '-',
+          };
         },
       );
     },
@@ -766,7 +969,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['webhooks retry wh_123 dlv_456'],
     async run(ctx) {
       const d = await call(
-        (await ctx.api()).raw.POST('/v1/webhooks/{id}/deliveries/{delivery_id}/retry', { params: { path: { id: ctx.args.id!, delivery_id: ctx.args['delivery id']! } } }),
+        (await ctx.api()).raw.POST('/v1/webhooks/{id}/deliveries/{delivery_id}/retry', {
+          params: { path: { id: ctx.args.id!, delivery_id: ctx.args['delivery id']! } },
+        }),
       );
       ctx.out.print(d, () => `delivery ${d.id}: ${d.status} (${d.attempt_count} attempts)\n`);
     },
@@ -774,12 +979,22 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     path: ['events'],
     summary: 'the account’s events (what webhooks deliver), newest first',
-    options: { type: { type: 'string', value: '<event type>', description: 'only this type (e.g. instance.started)' }, ...PAGE_OPTIONS },
+    options: {
+      type: { type: 'string', value: '<event type>', description: 'only this type (e.g. instance.started)' },
+      ...PAGE_OPTIONS,
+    },
     examples: ['events --type instance.started --limit 20'],
     async run(ctx) {
       const sdk = await ctx.api();
       const type = str(ctx, 'type');
-      await printPaged(ctx, (query) => call(sdk.raw.GET('/v1/events', { params: { query: { ...query, ...(type ? { type: type as never } : {}) } } })), ['id', 'type', 'created_at', 'data']);
+      await printPaged(
+        ctx,
+        (query) =>
+          call(
+            sdk.raw.GET('/v1/events', { params: { query: { ...query, ...(type ? { type: type as never } : {}) } } }),
+          ),
+        ['id', 'type', 'created_at', 'data'],
+      );
     },
   },
 
@@ -799,7 +1014,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['spend'],
     async run(ctx) {
       const summary = await spendSummary(await ctx.api());
-      ctx.out.print(summary, () => `spent this month (UTC): ${money(summary.month_to_date)} in ${summary.charges} charges; balance ${money(summary.balance)}\n`);
+      ctx.out.print(
+        summary,
+        () =>
+          `spent this month (UTC): ${money(summary.month_to_date)} in ${summary.charges} charges; balance ${money(summary.balance)}\n`,
+      );
     },
   },
   {
@@ -814,14 +1033,26 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     path: ['billing', 'transactions'],
     summary: 'ledger transactions, newest first',
-    options: { type: { type: 'string', choices: ['instance_charge', 'credit_topup', 'credit_grant', 'credit_refund', 'credit_dispute'], description: 'only this type' }, ...PAGE_OPTIONS },
+    options: {
+      type: {
+        type: 'string',
+        choices: ['instance_charge', 'credit_topup', 'credit_grant', 'credit_refund', 'credit_dispute'],
+        description: 'only this type',
+      },
+      ...PAGE_OPTIONS,
+    },
     examples: ['billing transactions --type credit_grant --all'],
     async run(ctx) {
       const sdk = await ctx.api();
       const type = str(ctx, 'type');
       await printPaged(
         ctx,
-        (query) => call(sdk.raw.GET('/v1/billing/transactions', { params: { query: { ...query, ...(type ? { type: type as never } : {}) } } })),
+        (query) =>
+          call(
+            sdk.raw.GET('/v1/billing/transactions', {
+              params: { query: { ...query, ...(type ? { type: type as never } : {}) } },
+            }),
+          ),
         ['id', 'type', 'amount', 'balance_after', 'description', 'created_at'],
         (t) => ({ ...t, amount: money(t.amount), balance_after: money(t.balance_after) }),
       );
@@ -834,9 +1065,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['billing credit 25'],
     async run(ctx) {
       const amount = Number(ctx.args.dollars);
-      if (!Number.isFinite(amount)) throw new UsageError(`<dollars> must be a number (got ${JSON.stringify(ctx.args.dollars)})`);
+      if (!Number.isFinite(amount))
+        throw new UsageError(`<dollars> must be a number (got ${JSON.stringify(ctx.args.dollars)})`);
       const session = await call((await ctx.api()).raw.POST('/v1/billing/credit', { body: { amount } }));
-      ctx.out.print(session, () => `pay at ${session.checkout_url}\n(session ${session.session_id}; the balance grows once Stripe confirms it)\n`);
+      ctx.out.print(
+        session,
+        () =>
+          `pay at ${session.checkout_url}\n(session ${session.session_id}; the balance grows once Stripe confirms it)\n`,
+      );
     },
   },
   {
@@ -853,7 +1089,19 @@ export const COMMANDS: readonly CommandSpec[] = [
           monthly_savings: money(x.estimated_monthly_savings),
         }));
         const note = r.message ? `${r.message}\n` : '';
-        return note + table(rows, ['instance_id', 'provider', 'gpu_type', 'gpu_count', 'current', 'alternative', 'monthly_savings']) + `estimated monthly savings: ${money(r.estimated_monthly_savings)}\n`;
+        return (
+          note +
+          table(rows, [
+            'instance_id',
+            'provider',
+            'gpu_type',
+            'gpu_count',
+            'current',
+            'alternative',
+            'monthly_savings',
+          ]) +
+          `estimated monthly savings: ${money(r.estimated_monthly_savings)}\n`
+        );
       });
     },
   },
@@ -863,7 +1111,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['recommendations summary'],
     async run(ctx) {
       const s = await call((await ctx.api()).raw.GET('/v1/recommendations/summary'));
-      ctx.out.print(s, () => `${s.recommendation_count} recommendations, estimated monthly savings ${money(s.estimated_monthly_savings)}\n`);
+      ctx.out.print(
+        s,
+        () =>
+          `${s.recommendation_count} recommendations, estimated monthly savings ${money(s.estimated_monthly_savings)}\n`,
+      );
     },
   },
 
@@ -901,7 +1153,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       const cap = capText ? /^(\d+(?:\.\d{1,2})?)\/(day|month)$/.exec(capText) : null;
       if (capText && !cap) throw new UsageError('--cap looks like 5/day or 100/month');
       const expires = str(ctx, 'expires');
-      if (expires && Number.isNaN(Date.parse(expires))) throw new UsageError(`--expires must be a date (got ${JSON.stringify(expires)})`);
+      if (expires && Number.isNaN(Date.parse(expires)))
+        throw new UsageError(`--expires must be a date (got ${JSON.stringify(expires)})`);
       const created = await (
         await ctx.api()
       ).createApiKey({
@@ -910,7 +1163,10 @@ export const COMMANDS: readonly CommandSpec[] = [
         ...(cap ? { spend_limit: { amount: Number(cap[1]), period: cap[2] as 'day' | 'month' } } : {}),
         ...(expires ? { expires_at: new Date(expires).toISOString() } : {}),
       });
-      ctx.out.print(created, () => `created ${created.id} (${created.scopes.join(', ')}); the key, shown only now:\n${created.api_key}\n`);
+      ctx.out.print(
+        created,
+        () => `created ${created.id} (${created.scopes.join(', ')}); the key, shown only now:\n${created.api_key}\n`,
+      );
     },
   },
   {

@@ -20,7 +20,8 @@ function tree(table: readonly CommandSpec[]): Map<string, Node> {
       path.forEach((word, i) => {
         const parent = path.slice(0, i).join(' ');
         const key = path.slice(0, i + 1).join(' ');
-        if (!nodes.get(parent)!.words.has(word)) nodes.get(parent)!.words.set(word, i === path.length - 1 ? spec.summary : `${word} commands`);
+        if (!nodes.get(parent)!.words.has(word))
+          nodes.get(parent)!.words.set(word, i === path.length - 1 ? spec.summary : `${word} commands`);
         if (!nodes.has(key)) nodes.set(key, { words: new Map() });
         if (i === path.length - 1) nodes.get(key)!.spec = spec;
       });
@@ -29,7 +30,8 @@ function tree(table: readonly CommandSpec[]): Map<string, Node> {
   return nodes;
 }
 
-const options = (spec?: CommandSpec): [string, OptionSpec][] => Object.entries({ ...(spec?.options ?? {}), ...GLOBAL_OPTIONS });
+const options = (spec?: CommandSpec): [string, OptionSpec][] =>
+  Object.entries({ ...(spec?.options ?? {}), ...GLOBAL_OPTIONS });
 const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /** A case pattern matching exactly these words (spaces escaped). */
 const pattern = (key: string) => (key === '' ? "''" : key.replace(/ /g, '\\ '));
@@ -41,12 +43,19 @@ function bash(table: readonly CommandSpec[]): string {
     const words = [...node.words.keys(), ...(node.spec || key === '' ? options(node.spec).map(([n]) => `--${n}`) : [])];
     const values = options(node.spec)
       .filter(([, o]) => o.choices)
-      .map(([n, o]) => `        --${n}${o.short ? `|-${o.short}` : ''}) COMPREPLY=($(compgen -W ${sq(o.choices!.join(' '))} -- "$cur")); return;;`);
+      .map(
+        ([n, o]) =>
+          `        --${n}${o.short ? `|-${o.short}` : ''}) COMPREPLY=($(compgen -W ${sq(o.choices!.join(' '))} -- "$cur")); return;;`,
+      );
     const arg = node.spec?.args?.find((a) => a.choices);
     return [
       `    ${pattern(key)})`,
       ...(values.length ? ['      case "$prev" in', ...values, '      esac'] : []),
-      ...(arg && node.words.size === 0 ? [`      [[ $cur != -* && $npos -eq 0 ]] && { COMPREPLY=($(compgen -W ${sq(arg.choices!.join(' '))} -- "$cur")); return; }`] : []),
+      ...(arg && node.words.size === 0
+        ? [
+            `      [[ $cur != -* && $npos -eq 0 ]] && { COMPREPLY=($(compgen -W ${sq(arg.choices!.join(' '))} -- "$cur")); return; }`,
+          ]
+        : []),
       `      COMPREPLY=($(compgen -W ${sq(words.join(' '))} -- "$cur"));;`,
     ].join('\n');
   });
@@ -86,7 +95,9 @@ function zsh(table: readonly CommandSpec[]): string {
     return [
       `    (${pattern(key)})`,
       ...(values.length ? ['      case $prev in', ...values, '      esac'] : []),
-      ...(arg && node.words.size === 0 ? [`      [[ $cur != -* && $npos -eq 0 ]] && { compadd -- ${arg.choices!.join(' ')}; return; }`] : []),
+      ...(arg && node.words.size === 0
+        ? [`      [[ $cur != -* && $npos -eq 0 ]] && { compadd -- ${arg.choices!.join(' ')}; return; }`]
+        : []),
       `      items=(${items.join(' ')});;`,
     ].join('\n');
   });

@@ -9,8 +9,14 @@ import { createOut, EXIT, reportError, UsageError, type Io } from './output';
 import { commandHelp, groupHelp, overallHelp, parseCommandLine, resolveCommand, type CommandSpec } from './spec';
 
 /** Runs one command line and gives its exit code (nothing here exits the process: tests run it in place). */
-export async function runGpuo(argv: readonly string[], io: Io, table: readonly CommandSpec[] = COMMANDS): Promise<number> {
-  const wantsJson = argv.includes('--json') || argv.some((a, i) => a === '--output=json' || ((a === '--output' || a === '-o') && argv[i + 1] === 'json'));
+export async function runGpuo(
+  argv: readonly string[],
+  io: Io,
+  table: readonly CommandSpec[] = COMMANDS,
+): Promise<number> {
+  const wantsJson =
+    argv.includes('--json') ||
+    argv.some((a, i) => a === '--output=json' || ((a === '--output' || a === '-o') && argv[i + 1] === 'json'));
   if (argv.length === 0 || (argv[0] === 'help' && argv.length === 1) || argv[0] === '--help' || argv[0] === '-h') {
     io[argv.length === 0 ? 'stderr' : 'stdout'].write(overallHelp(table));
     return argv.length === 0 ? EXIT.usage : EXIT.ok;
@@ -26,7 +32,11 @@ export async function runGpuo(argv: readonly string[], io: Io, table: readonly C
       return EXIT.ok;
     }
     const problem = named.length ? `unknown command "${named.join(' ')}"` : 'no command';
-    return reportError(Object.assign(new UsageError(`${problem} (gpuo --help lists them)`), { usage: text }), wantsJson ? 'json' : 'table', io);
+    return reportError(
+      Object.assign(new UsageError(`${problem} (gpuo --help lists them)`), { usage: text }),
+      wantsJson ? 'json' : 'table',
+      io,
+    );
   }
   let format: 'json' | 'table' = wantsJson ? 'json' : 'table';
   try {

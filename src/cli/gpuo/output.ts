@@ -31,7 +31,8 @@ export function exitCodeFor(err: unknown): number {
 
 const cell = (v: unknown): string => {
   if (v === null || v === undefined) return '-';
-  if (Array.isArray(v)) return v.map((x) => (typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x))).join(',');
+  if (Array.isArray(v))
+    return v.map((x) => (typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x))).join(',');
   if (typeof v === 'object') return JSON.stringify(v);
   return String(v);
 };
@@ -44,7 +45,10 @@ export function table(rows: Record<string, unknown>[], columns: string[]): strin
       .map((v, i) => v.padEnd(widths[i]!))
       .join('  ')
       .trimEnd();
-  return [line(columns.map((c) => c.toUpperCase())), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n') + '\n';
+  return (
+    [line(columns.map((c) => c.toUpperCase())), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n') +
+    '\n'
+  );
 }
 
 /** One record as `key  value` lines, for commands that answer a single object. */
@@ -89,12 +93,25 @@ export function reportError(err: unknown, format: OutputFormat, io: Io): number 
   const code = exitCodeFor(err);
   const json = format === 'json';
   if (err instanceof GpuoError) {
-    if (json) io.stdout.write(JSON.stringify({ error: { status: err.status, code: err.code, message: err.message, request_id: err.requestId } }) + '\n');
-    else io.stderr.write(`error: ${err.message} (${err.code}, HTTP ${err.status}${err.requestId ? `, request ${err.requestId}` : ''})\n`);
+    if (json)
+      io.stdout.write(
+        JSON.stringify({
+          error: { status: err.status, code: err.code, message: err.message, request_id: err.requestId },
+        }) + '\n',
+      );
+    else
+      io.stderr.write(
+        `error: ${err.message} (${err.code}, HTTP ${err.status}${err.requestId ? `, request ${err.requestId}` : ''})\n`,
+      );
     return code;
   }
   const message = (err as Error)?.message ?? String(err);
-  if (json) io.stdout.write(JSON.stringify({ error: { code: code === EXIT.usage ? 'usage' : code === EXIT.refused ? 'refused' : 'error', message } }) + '\n');
+  if (json)
+    io.stdout.write(
+      JSON.stringify({
+        error: { code: code === EXIT.usage ? 'usage' : code === EXIT.refused ? 'refused' : 'error', message },
+      }) + '\n',
+    );
   else io.stderr.write(`error: ${message}\n`);
   if (err instanceof UsageError && err.usage) io.stderr.write(json ? err.usage : `\n${err.usage}`);
   return code;

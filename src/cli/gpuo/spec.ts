@@ -58,7 +58,13 @@ export interface CommandSpec {
 
 /** Options every command takes. */
 export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  output: { type: 'string', short: 'o', value: '<format>', choices: ['table', 'json'], description: 'table (default) for people, json for scripts' },
+  output: {
+    type: 'string',
+    short: 'o',
+    value: '<format>',
+    choices: ['table', 'json'],
+    description: 'table (default) for people, json for scripts',
+  },
   json: { type: 'boolean', description: 'the same as --output json' },
   help: { type: 'boolean', short: 'h', description: 'this command’s usage' },
 };
@@ -77,8 +83,7 @@ export function resolveCommand(table: readonly CommandSpec[], argv: readonly str
     else if (a === '--output' || a === '-o') {
       rest.push(a, ...argv.slice(i + 1, i + 2));
       i++;
-    }
-    else if (a.startsWith('--output=')) rest.push(a);
+    } else if (a.startsWith('--output=')) rest.push(a);
     else break;
   }
   for (; i < argv.length && !argv[i]!.startsWith('-'); i++) leading.push(argv[i]!);
@@ -86,7 +91,8 @@ export function resolveCommand(table: readonly CommandSpec[], argv: readonly str
   let best: { spec: CommandSpec; length: number } | undefined;
   for (const spec of table) {
     for (const w of words(spec)) {
-      if (w.length <= leading.length && w.every((word, k) => leading[k] === word) && w.length > (best?.length ?? 0)) best = { spec, length: w.length };
+      if (w.length <= leading.length && w.every((word, k) => leading[k] === word) && w.length > (best?.length ?? 0))
+        best = { spec, length: w.length };
     }
   }
   // A group named alone runs its `ls` (`gpuo alerts` lists alerts); `gpuo alerts --help` shows the group.
@@ -127,7 +133,10 @@ export function commandHelp(spec: CommandSpec): string {
     ...(spec.aliases?.length ? [`also: ${spec.aliases.map((a) => `gpuo ${a.join(' ')}`).join(', ')}`] : []),
     '',
     'options:',
-    ...Object.entries(opts).map(([n, o]) => `  ${optionUsage(n, { ...o, required: true }).padEnd(width)}  ${o.description}${o.required ? ' (required)' : ''}`),
+    ...Object.entries(opts).map(
+      ([n, o]) =>
+        `  ${optionUsage(n, { ...o, required: true }).padEnd(width)}  ${o.description}${o.required ? ' (required)' : ''}`,
+    ),
   ];
   if (spec.examples.length) lines.push('', 'examples:', ...spec.examples.map((e) => `  gpuo ${e}`));
   return lines.join('\n') + '\n';
@@ -176,7 +185,9 @@ export function parseCommandLine(spec: CommandSpec, positionals: readonly string
       args: [...rest],
       strict: true,
       allowPositionals: true,
-      options: Object.fromEntries(Object.entries(options).map(([n, o]) => [n, { type: o.type, ...(o.short ? { short: o.short } : {}) }])),
+      options: Object.fromEntries(
+        Object.entries(options).map(([n, o]) => [n, { type: o.type, ...(o.short ? { short: o.short } : {}) }]),
+      ),
     });
   } catch (err) {
     // node's message goes on to explain `--`; its first sentence names the problem.
@@ -188,16 +199,19 @@ export function parseCommandLine(spec: CommandSpec, positionals: readonly string
   const all = [...positionals, ...parsed.positionals];
   const argSpecs = spec.args ?? [];
   if (!help) {
-    if (all.length > argSpecs.length && !spec.rest) throw new UsageError(`unexpected argument ${JSON.stringify(all[argSpecs.length])}`);
+    if (all.length > argSpecs.length && !spec.rest)
+      throw new UsageError(`unexpected argument ${JSON.stringify(all[argSpecs.length])}`);
     argSpecs.forEach((a, k) => {
       if (a.required && all[k] === undefined) throw new UsageError(`missing <${a.name}>`);
-      if (a.choices && all[k] !== undefined && !a.choices.includes(all[k]!)) throw new UsageError(`<${a.name}> must be one of ${a.choices.join(', ')} (got ${JSON.stringify(all[k])})`);
+      if (a.choices && all[k] !== undefined && !a.choices.includes(all[k]!))
+        throw new UsageError(`<${a.name}> must be one of ${a.choices.join(', ')} (got ${JSON.stringify(all[k])})`);
     });
     const missing = Object.entries(spec.options ?? {}).filter(([name, o]) => o.required && values[name] === undefined);
     if (missing.length) throw new UsageError(`missing ${missing.map(([name]) => `--${name}`).join(', ')}`);
     for (const [name, o] of Object.entries(options)) {
       const v = values[name];
-      if (o.choices && typeof v === 'string' && !o.choices.includes(v)) throw new UsageError(`--${name} must be one of ${o.choices.join(', ')} (got ${JSON.stringify(v)})`);
+      if (o.choices && typeof v === 'string' && !o.choices.includes(v))
+        throw new UsageError(`--${name} must be one of ${o.choices.join(', ')} (got ${JSON.stringify(v)})`);
       if (o.type === 'string' && v === '') throw new UsageError(`--${name} needs a value`);
     }
   }
