@@ -5,7 +5,7 @@
  * create to delete, as a user would drive it.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ed25519Key } from '../fixtures/ssh-keys';
@@ -21,7 +21,18 @@ let svc: RunningService;
 beforeAll(async () => {
   svc = await startRunningService();
 });
-afterAll(() => svc.close());
+const configDirs: string[] = [];
+afterAll(async () => {
+  await svc.close();
+  await Promise.all(configDirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** A config folder of its own for each test, removed after the file. */
+async function configDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-config-'));
+  configDirs.push(dir);
+  return dir;
+}
 
 function gpuo(
   args: string[],
@@ -43,7 +54,7 @@ function gpuo(
 
 it.concurrent('login, offers, launch --wait, ls --json, terminate: output and exit codes', async () => {
   const a = await svc.t.connectedAccount('runpod');
-  const env = { GPUO_CONFIG_DIR: await mkdtemp(path.join(os.tmpdir(), 'gpuo-config-')) };
+  const env = { GPUO_CONFIG_DIR: await configDir() };
 
   const bad = await gpuo(['login', '--key', 'gpuo_sk_notARealKeyAtAll123456789', '--url', svc.baseUrl], env);
   expect([bad.code, bad.stderr]).toEqual([3, expect.stringContaining('unauthenticated')]);
@@ -116,7 +127,7 @@ it.concurrent('a refused launch (402) exits 5, and keys create/ls work', async (
   const env = {
     GPUO_API_URL: svc.baseUrl,
     GPUO_API_KEY: poor.apiKey,
-    GPUO_CONFIG_DIR: await mkdtemp(path.join(os.tmpdir(), 'gpuo-config-')),
+    GPUO_CONFIG_DIR: await configDir(),
   };
   const refused = await gpuo(['launch', '--provider', 'runpod', '--gpu', 'rtx-a6000'], env);
   expect([refused.code, refused.stderr]).toEqual([5, expect.stringContaining('insufficient_balance')]);
@@ -141,7 +152,7 @@ it.concurrent(
     const env = {
       GPUO_API_URL: svc.baseUrl,
       GPUO_API_KEY: a.apiKey,
-      GPUO_CONFIG_DIR: await mkdtemp(path.join(os.tmpdir(), 'gpuo-config-')),
+      GPUO_CONFIG_DIR: await configDir(),
     };
     const run = (line: string[], stdin?: string) => gpuoInProcess(line, env, stdin);
     const json = async (line: string[], stdin?: string) => {

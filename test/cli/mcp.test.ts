@@ -4,7 +4,7 @@
  * the reason.
  */
 import path from 'node:path';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -17,11 +17,17 @@ let svc: RunningService;
 beforeAll(async () => {
   svc = await startRunningService();
 });
-afterAll(() => svc.close());
+const configDirs: string[] = [];
+afterAll(async () => {
+  await svc.close();
+  await Promise.all(configDirs.map((d) => rm(d, { recursive: true, force: true })));
+});
 
 type Result = { content: { type: string; text: string }[]; isError?: boolean };
 
 async function connect(apiKey: string): Promise<Client> {
+  const configDir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-mcp-'));
+  configDirs.push(configDir);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [path.join(REPO_ROOT, 'bin', 'gpuo.js'), 'mcp'],
@@ -30,7 +36,7 @@ async function connect(apiKey: string): Promise<Client> {
       ...(process.env as Record<string, string>),
       GPUO_API_URL: svc.baseUrl,
       GPUO_API_KEY: apiKey,
-      GPUO_CONFIG_DIR: await mkdtemp(path.join(os.tmpdir(), 'gpuo-mcp-')),
+      GPUO_CONFIG_DIR: configDir,
     },
     stderr: 'pipe',
   });
