@@ -29,7 +29,11 @@ export async function readConfig(env: NodeJS.ProcessEnv = process.env): Promise<
   } catch {
     // Not logged in yet: the environment may still say where and with which key.
   }
-  return { ...saved, ...(env.GPUO_API_URL ? { api_url: env.GPUO_API_URL } : {}), ...(env.GPUO_API_KEY ? { api_key: env.GPUO_API_KEY } : {}) };
+  return {
+    ...saved,
+    ...(env.GPUO_API_URL ? { api_url: env.GPUO_API_URL } : {}),
+    ...(env.GPUO_API_KEY ? { api_key: env.GPUO_API_KEY } : {}),
+  };
 }
 
 export async function writeConfig(config: GpuoConfig, env: NodeJS.ProcessEnv = process.env): Promise<string> {
