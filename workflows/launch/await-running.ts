@@ -6,7 +6,7 @@
  */
 import { condition } from '@temporalio/workflow';
 import type { PollResult } from '../../activities/instances';
-import { bootFailure } from '../../src/domain/boot-deadlines';
+import { BOOT_DECISIONS_V1 as boot } from '../../src/domain/boot-deadlines';
 import type { ProviderObservation } from '../contracts/observation';
 import { endAtProvider } from './charges';
 import { ensureObserver, takeObservation } from './observer';
@@ -16,7 +16,7 @@ import { INTERRUPTED, requested, type LaunchContext } from './state';
 
 /** Acts on one word about a booting instance: a failed boot (its reason), running (metering starts), or still booting. */
 async function onBootObservation(c: LaunchContext, seen: PollResult | ProviderObservation | null): Promise<{ failed: string } | 'running' | 'booting'> {
-  const failure = seen ? bootFailure(seen) : null;
+  const failure = seen ? boot.bootFailure(seen) : null;
   if (failure) return { failed: failure };
   if (seen?.instance?.status === 'running') {
     // A one-step create's run marks it as a local activity too (no task-queue round trip, no extra task).
