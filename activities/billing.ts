@@ -19,6 +19,14 @@ export function createBillingActivities(deps: ActivityDeps) {
       return reviewAccountSpend(deps.pool, accountId, settings);
     },
 
+    /**
+     * The account's ledger balance: what runs of `balanceDepletion` started before the spend watcher read
+     * (workflows/balance-depletion.ts `graceOnlyRun`). Kept while any such run may be open.
+     */
+    async getBalanceMicros(accountId: string): Promise<number> {
+      return deps.queries.ledger.getBalance(accountId);
+    },
+
     /** The account's managed instances that are (or are about to be) running: these cost money. */
     async listLiveManagedInstances(accountId: string): Promise<{ id: string; provider: ProviderId }[]> {
       const rows = await deps.pool.any(sql.type(LiveInstance)`

@@ -1,12 +1,13 @@
-import { condition, continueAsNew, getExternalWorkflowHandle, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, getExternalWorkflowHandle, proxyActivities, setHandler, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
   balanceChargedSignal,
   balanceCreditedSignal,
-  DEFAULT_BALANCE_LOW_RUNWAY_MS,
   spendChangedSignal,
+  startedAsGraceOnly,
   type BalanceDepletionInput,
   type BalanceDepletionResult,
+  type GraceOnlyDepletionInput,
 } from './contracts/billing';
 import { endInstanceSignal } from './contracts/launch';
 
@@ -22,6 +23,12 @@ export function depletionReason(graceMs: number): string {
  * costs at most this much lateness. Charges, starts, ends and credits signal; this is only the safety net.
  */
 export const SPEND_RECHECK_MS = 3_600_000;
+
+const ENFORCEMENT_ACTIVITY_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  // Enforcement must not give up on a database hiccup: retry until it gets through.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+};
 
 /**
  * The per-account spend workflow: workflow id `balance-depleted-<account>`, started with signal-with-start by
@@ -40,13 +47,10 @@ export const SPEND_RECHECK_MS = 3_600_000;
  *
  * It finishes when the account has no live instance left; the next start signals a new run.
  */
-export async function balanceDepletion(input: BalanceDepletionInput): Promise<BalanceDepletionResult> {
-  const { reviewAccountSpend, listLiveManagedInstances } = proxyActivities<Activities>({
-    startToCloseTimeout: '30 seconds',
-    // Enforcement must not give up on a database hiccup: retry until it gets through.
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-  });
-  const lowRunwayMs = input.lowRunwayMs ?? DEFAULT_BALANCE_LOW_RUNWAY_MS;
+export async function balanceDepletion(input: BalanceDepletionInput | GraceOnlyDepletionInput): Promise<BalanceDepletionResult> {
+  if (startedAsGraceOnly(input)) return graceOnlyRun(input);
+  const { reviewAccountSpend, listLiveManagedInstances } = proxyActivities<Activities>(ENFORCEMENT_ACTIVITY_OPTIONS);
+  const lowRunwayMs = input.lowRunwayMs;
   let changed = false;
   const onChange = () => {
     changed = true;
@@ -85,9 +89,40 @@ export async function balanceDepletion(input: BalanceDepletionInput): Promise<Ba
   }
 }
 
+/**
+ * A run started before the spend watcher (its input has no `lowRunwayMs`), as that release ran it, command for
+ * command: wait out the grace period from the run's start; a credit (its older `balanceCredited` signal, or
+ * today's `spendChanged` with cause `credit`) that lifts the balance above zero ends it with nothing touched;
+ * otherwise every live managed instance is asked to end. Kept until no such run is open (docs/operations.md,
+ * "Deploys").
+ */
+async function graceOnlyRun(input: GraceOnlyDepletionInput): Promise<BalanceDepletionResult> {
+  const { getBalanceMicros, listLiveManagedInstances } = proxyActivities<Activities>(ENFORCEMENT_ACTIVITY_OPTIONS);
+  let credited = false;
+  setHandler(balanceCreditedSignal, () => {
+    credited = true;
+  });
+  setHandler(balanceChargedSignal, () => undefined);
+  setHandler(spendChangedSignal, (change) => {
+    if (change?.cause === 'credit') credited = true;
+  });
+
+  const deadline = Date.now() + input.graceMs;
+  for (let remaining = input.graceMs; remaining > 0; remaining = deadline - Date.now()) {
+    if (!(await condition(() => credited, remaining))) break;
+    credited = false;
+    if ((await getBalanceMicros(input.accountId)) > 0) return { outcome: 'credited', endedInstanceIds: [] };
+  }
+  // A credit whose signal never arrived (API crashed after committing it) still counts.
+  if ((await getBalanceMicros(input.accountId)) > 0) return { outcome: 'credited', endedInstanceIds: [] };
+  const endRequested = new Set<string>();
+  await endLiveInstances(input, endRequested, listLiveManagedInstances);
+  return { outcome: 'instances_ended', endedInstanceIds: [...endRequested] };
+}
+
 /** Asks every live managed instance not yet asked in this episode to end; a finished launch workflow has nothing left. */
 async function endLiveInstances(
-  input: BalanceDepletionInput,
+  input: { accountId: string; graceMs: number },
   endRequested: Set<string>,
   listLive: Activities['listLiveManagedInstances'],
 ): Promise<void> {

@@ -64,3 +64,12 @@ export function bootFailure(seen: { gone: boolean; instance: ProviderInstance | 
   if (i.provider === 'vastai' && /error|fail|offline/i.test(i.providerStatus ?? '')) return `the provider reported ${word} before the instance started`;
   return null;
 }
+
+/**
+ * The boot decisions launch workflows make (workflows/launch/await-running.ts), version 1. Running workflows
+ * replay on what they decided: a change to a decision here is a new version beside this one (`BOOT_DECISIONS_V2`
+ * with the new function), chosen in the workflow behind a `patched()` marker, while this one stays until no run
+ * that started on it is open. test/workflows/replay-decisions.test.ts fails when this module's code changes
+ * without that step being considered (docs/operations.md, "Deploys").
+ */
+export const BOOT_DECISIONS_V1 = Object.freeze({ bootFailure });

@@ -51,3 +51,12 @@ export function idleStopReason(rule: IdleStopRule): string {
   const minutes = rule.for_minutes === 1 ? '1 minute' : `${rule.for_minutes} minutes`;
   return `idle stop: every GPU below ${rule.utilization_below_percent}% utilization for ${minutes}`;
 }
+
+/**
+ * The idle-stop decisions launch workflows make (workflows/launch/idle.ts), version 1. Running workflows replay
+ * on what they decided: a change to a decision here is a new version beside this one (`IDLE_STOP_DECISIONS_V2`
+ * with the new functions), chosen in the workflow behind a `patched()` marker, while this one stays until no run
+ * that started on it is open. test/workflows/replay-decisions.test.ts fails when this module's code changes
+ * without that step being considered (docs/operations.md, "Deploys").
+ */
+export const IDLE_STOP_DECISIONS_V1 = Object.freeze({ readUtilization, nextIdleSince, idleStopDue, idleStopReason });

@@ -5,7 +5,7 @@
  * live-instance limit at the intent) says nothing was sent, and the client still gets the refusal's own
  * details; a failure after the ask says nothing of the kind, so the workflow terminates by name.
  * The activity runs over stub queries and a stub adapter (no Temporal, no database); the workflow side is
- * the workflow's own `failureOf` / `nothingCreated`. Replays of older runs: launch-replay.test.ts.
+ * the workflow's own `failureOf` / `nothingCreated`. Replays of older runs: replay.test.ts.
  */
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import type { ActivityDeps } from '../../activities/deps';

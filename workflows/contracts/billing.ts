@@ -32,18 +32,41 @@ export interface BalanceDepletionInput {
   accountId: string;
   /** How long the account's instances keep running after the available balance reached zero; default 30 min. */
   graceMs: number;
-  /** Runway under which `billing.balance_low` is written; default 24 h. */
-  lowRunwayMs?: number;
+  /**
+   * Runway under which `billing.balance_low` is written (default 24 h). Always given: an input without it is
+   * a run started before the spend watcher ({@link GraceOnlyDepletionInput}).
+   */
+  lowRunwayMs: number;
   /** Carried over continue-as-new: instances already asked to end in the open depletion episode. */
   endRequested?: string[];
+}
+
+/**
+ * The input of runs started before `balanceDepletion` became the spend watcher (release 556d392^ and earlier,
+ * same workflow type and id, no patch marker): started by the charge that found the balance at or below zero,
+ * they wait out the grace period on a timer. Their histories replay, and they finish, on that logic.
+ */
+export interface GraceOnlyDepletionInput {
+  accountId: string;
+  graceMs: number;
+  lowRunwayMs?: never;
+}
+
+/**
+ * Whether a run was started before the spend watcher: decided by the input recorded in its first event (the
+ * only difference between the two histories: neither records a marker), so replay and the live run agree.
+ */
+export function startedAsGraceOnly(input: BalanceDepletionInput | GraceOnlyDepletionInput): input is GraceOnlyDepletionInput {
+  return input.lowRunwayMs === undefined;
 }
 
 export interface BalanceDepletionResult {
   /**
    * `instances_ended`: the grace ran out and this run asked the account's instances to end (it returns once none
-   * is live); `idle`: no live instance and no open depletion episode left, nothing ended.
+   * is live); `idle`: no live instance and no open depletion episode left, nothing ended; `credited` (runs
+   * started before the spend watcher only): a credit lifted the balance above zero during the grace.
    */
-  outcome: 'instances_ended' | 'idle';
+  outcome: 'instances_ended' | 'idle' | 'credited';
   /** Row ids (launch workflow ids) of the instances asked to stop or terminate. */
   endedInstanceIds: string[];
 }

@@ -5,7 +5,7 @@
  * launch: terminated at the provider, `failed` with the reason and `instance.failed`, never charged.
  */
 import { condition } from '@temporalio/workflow';
-import { bootFailure } from '../../src/domain/boot-deadlines';
+import { BOOT_DECISIONS_V1 as boot } from '../../src/domain/boot-deadlines';
 import type { ProviderObservation } from '../contracts/observation';
 import { endAtProvider } from './charges';
 import { ensureObserver, takeObservation } from './observer';
@@ -14,7 +14,7 @@ import { requested, type LaunchContext } from './state';
 
 /** Acts on one word about a booting instance: a failed boot (its reason), running (metering starts), or still booting. */
 async function onBootObservation(c: LaunchContext, seen: ProviderObservation | null): Promise<{ failed: string } | 'running' | 'booting'> {
-  const failure = seen ? bootFailure(seen) : null;
+  const failure = seen ? boot.bootFailure(seen) : null;
   if (failure) return { failed: failure };
   if (seen?.instance?.status === 'running') {
     // A one-step create's run marks it as a local activity too (no task-queue round trip, no extra task).

@@ -5,7 +5,7 @@
  */
 import type { PollResult } from '../../activities/instances';
 import type { EventType } from '../../src/db/queries/events';
-import { idleStopDue, idleStopReason, nextIdleSince, readUtilization } from '../../src/domain/idle-stop';
+import { IDLE_STOP_DECISIONS_V1 as idleStop } from '../../src/domain/idle-stop';
 import type { ProviderObservation } from '../contracts/observation';
 import { requested, type LaunchContext } from './state';
 
@@ -20,11 +20,11 @@ export function checkIdle(c: LaunchContext, seen: PollResult | ProviderObservati
     s.idleSinceMs = null; // a stopped (or resumed) instance starts a fresh window
     return;
   }
-  const reading = readUtilization(seen.instance.gpuUtilization, s.row!.gpu_count, rule);
-  const due = idleStopDue(s.idleSinceMs, reading, seen.atMs, rule.for_minutes * (input.idleStopMinuteMs ?? MINUTE_MS));
-  s.idleSinceMs = nextIdleSince(s.idleSinceMs, reading, seen.atMs);
+  const reading = idleStop.readUtilization(seen.instance.gpuUtilization, s.row!.gpu_count, rule);
+  const due = idleStop.idleStopDue(s.idleSinceMs, reading, seen.atMs, rule.for_minutes * (input.idleStopMinuteMs ?? MINUTE_MS));
+  s.idleSinceMs = idleStop.nextIdleSince(s.idleSinceMs, reading, seen.atMs);
   if (!due) return;
-  s.endReason = idleStopReason(rule);
+  s.endReason = idleStop.idleStopReason(rule);
   // A pod is stopped (kept, its disk too) unless the launch is a scheduled run's: an idle job is done.
   s.idleStopping = input.provider === 'runpod' && !input.endWhenStoppedByProvider ? 'stop' : 'terminate';
   if (s.idleStopping === 'stop') s.stopRequested = true;
