@@ -22,8 +22,8 @@ const UNIT = [
   'test/workflows/launch-one-step.test.ts',
 ];
 
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const unitPatterns = UNIT.map((p) => `<rootDir>/${escape(p)}`);
+const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const unitPatterns = UNIT.map((p) => `<rootDir>/${escapeRegExp(p)}`);
 
 /** What both projects share. */
 const common = {
