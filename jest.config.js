@@ -35,7 +35,6 @@ const common = {
     '^.+/node_modules/(p-limit|yocto-queue)/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
   },
   transformIgnorePatterns: ['/node_modules/(?!(p-limit|yocto-queue)/)'],
-  testTimeout: 60_000,
 };
 
 /** @type {import('jest').Config} */
@@ -57,6 +56,8 @@ module.exports = {
       globalTeardown: '<rootDir>/test/global-teardown.ts',
     },
   ],
+  // A run-wide option: jest ignores it inside a project.
+  testTimeout: 60_000,
   // Heaviest files first across both projects, also without a jest cache (test/sequencer.js).
   testSequencer: '<rootDir>/test/sequencer.js',
   // One closing line counting both projects' tests.
