@@ -3,7 +3,7 @@ import { allGpuSlugs } from '../../src/providers/gpu-catalog';
 import { createLambdaAdapter } from '../../src/providers/lambda';
 import type { LaunchSpec, ProviderAdapter } from '../../src/providers/types';
 import { startSimulators, type Simulators } from '../../simulators';
-import { capturingLogger, secretTracker, pollUntil, SSH_KEY_A, SSH_KEY_B } from './support';
+import { capturingLogger, heldClock, secretTracker, pollUntil, SSH_KEY_A, SSH_KEY_B } from './support';
 
 let sims: Simulators;
 let adapter: ProviderAdapter;
@@ -39,16 +39,6 @@ afterAll(async () => {
 afterEach(() => {
   sims.lambda.control.reset();
 });
-
-/** Runs `body` with Date.now held at the moment it starts: the simulator's phases (boot, terminate) do not move meanwhile. */
-async function heldClock<T>(body: () => Promise<T>): Promise<T> {
-  const clock = jest.spyOn(Date, 'now').mockReturnValue(Date.now());
-  try {
-    return await body();
-  } finally {
-    clock.mockRestore();
-  }
-}
 
 describe('lambda adapter against the simulator', () => {
   test('base URL and key shape', () => {

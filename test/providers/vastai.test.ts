@@ -3,7 +3,7 @@ import { allGpuSlugs, slugFromVast } from '../../src/providers/gpu-catalog';
 import type { LaunchSpec, ProviderAdapter } from '../../src/providers/types';
 import { createVastaiAdapter } from '../../src/providers/vastai';
 import { startSimulators, type Simulators } from '../../simulators';
-import { capturingLogger, secretTracker, pollUntil, SSH_KEY_A, SSH_KEY_B } from './support';
+import { capturingLogger, heldClock, secretTracker, pollUntil, SSH_KEY_A, SSH_KEY_B } from './support';
 
 let sims: Simulators;
 let adapter: ProviderAdapter;
@@ -105,7 +105,8 @@ describe('vastai adapter against the simulator', () => {
   test('launch on-demand → running, SSH key attached, then list, get, find and terminate', async () => {
     const k = key();
     sims.vastai.control.clearRequests();
-    const launched = await adapter.launch(k, spec('job-1', { sshPublicKey: SSH_KEY_A, onstartCmd: 'echo hi', diskGb: 32 }));
+    // Answered with the instance as it is at once, booting (the simulator's clock held still for it).
+    const launched = await heldClock(() => adapter.launch(k, spec('job-1', { sshPublicKey: SSH_KEY_A, onstartCmd: 'echo hi', diskGb: 32 })));
     expect(launched).toMatchObject({ provider: 'vastai', name: 'job-1', gpuType: 'rtx-4090', gpuCount: 1, spot: false, status: 'provisioning' });
     expect(launched.id).toMatch(/^\d+$/);
 
