@@ -62,7 +62,7 @@ module.exports = {
   testSequencer: '<rootDir>/test/sequencer.js',
   // One closing line counting both projects' tests.
   reporters: ['default', '<rootDir>/test/reporters/summary-line.js'],
-  // Most stack files wait (boots, observer rounds, child processes) more than they compute, so more workers than
-  // this 2-core machine's cores keep both cores busy; beyond 4 they only contend (docs/testing.md "Whole suite").
+  // Most stack files wait (boots, observer rounds, child processes) more than they compute: on the 2-core
+  // reference machine 4 workers keep both cores busier, and finish the suite sooner, than 2 or 3.
   maxWorkers: 4,
 };
