@@ -1,21 +1,68 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Two layers (docs/testing.md):
+ * - `unit`: plain functions, lint rules, parsers and the provider adapters against the in-repo simulators (plain
+ *   Node servers in the test's own process). It needs no Postgres, no Temporal server, no Java and no Go, so it
+ *   runs without the global setup: `npm run test:unit` works on a bare Node install.
+ * - `stack`: everything else, on the services the global setup starts once per run (embedded Postgres, the
+ *   Temporal dev server, the workflow bundle, Temporal's time-skipping test server).
+ * A file belongs to `unit` only when it is listed below; any other file (a new test/workflows file included)
+ * lands in `stack`, where everything is available.
+ */
+const UNIT = [
+  'test/domain/',
+  'test/config/',
+  'test/lint/',
+  'test/providers/',
+  'test/compute/launch-input.test.ts',
+  'test/pricing/pricing-cache.test.ts',
+  'test/process/request-log.test.ts',
+  'test/temporal/coalesce.test.ts',
+  'test/temporal/retry-after-close.test.ts',
+  'test/webhooks/signing.test.ts',
+  'test/workflows/launch-one-step.test.ts',
+];
+
+const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const unitPatterns = UNIT.map((p) => `<rootDir>/${escapeRegExp(p)}`);
+
+/** What both projects share. */
+const common = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }],
     // ESM-only packages in slonik's tree: jest on Node 20 cannot require() them, so compile them to CommonJS.
     '^.+/node_modules/(p-limit|yocto-queue)/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
   },
   transformIgnorePatterns: ['/node_modules/(?!(p-limit|yocto-queue)/)'],
-  globalSetup: '<rootDir>/test/global-setup.ts',
-  globalTeardown: '<rootDir>/test/global-teardown.ts',
-  // Heaviest files first, also without a jest cache (test/sequencer.js).
-  testSequencer: '<rootDir>/test/sequencer.js',
-  reporters: ['default', '<rootDir>/test/reporters/summary-line.js'],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: UNIT.map((p) => (p.endsWith('/') ? `<rootDir>/${p}**/*.test.ts` : `<rootDir>/${p}`)),
+    },
+    {
+      ...common,
+      displayName: 'stack',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', ...unitPatterns],
+      // A project's global setup runs only when one of its files is selected: `npm run test:unit` and a single
+      // unit file start nothing.
+      globalSetup: '<rootDir>/test/global-setup.ts',
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
+    },
+  ],
+  // A run-wide option: jest ignores it inside a project.
   testTimeout: 60_000,
-  // Most files wait (boots, rounds, child processes) more than they compute: 4 workers on this 2-core machine ran
-  // the whole suite in 286 s (827 passed; 3 workers 315 s, 2 workers 397 s; docs/testing.md "Whole suite").
+  // Heaviest files first across both projects, also without a jest cache (test/sequencer.js).
+  testSequencer: '<rootDir>/test/sequencer.js',
+  // One closing line counting both projects' tests.
+  reporters: ['default', '<rootDir>/test/reporters/summary-line.js'],
+  // Most stack files wait (boots, observer rounds, child processes) more than they compute: on the 2-core
+  // reference machine 4 workers keep both cores busier, and finish the suite sooner, than 2 or 3.
   maxWorkers: 4,
 };

@@ -3,7 +3,7 @@ import { allGpuSlugs } from '../../src/providers/gpu-catalog';
 import { createLambdaAdapter } from '../../src/providers/lambda';
 import type { LaunchSpec, ProviderAdapter } from '../../src/providers/types';
 import { startSimulators, type Simulators } from '../../simulators';
-import { capturingLogger, secretTracker, pollUntil, SSH_KEY_A, SSH_KEY_B } from './support';
+import { capturingLogger, heldClock, secretTracker, pollUntil, SSH_KEY_A, SSH_KEY_B } from './support';
 
 let sims: Simulators;
 let adapter: ProviderAdapter;
@@ -121,10 +121,11 @@ describe('lambda adapter against the simulator', () => {
 
   test('launch → booting → active, then list, get, find and terminate', async () => {
     const k = await keyWithSsh();
-    // Long enough a `terminating` for the look right after the terminate to see it on a loaded machine (60 ms was
-    // not, once); an instance keeps the delay it was launched with.
+    // An instance keeps the terminate delay it was launched with.
     sims.lambda.control.setTerminateDelay(1_500);
-    const launched = await adapter.launch(k, spec('trainer')).finally(() => sims.lambda.control.setTerminateDelay(60));
+    // The launch answers with the instance as it is at once: booting (the simulator's clock held still, so a
+    // loaded machine's slow answer does not see the boot over).
+    const launched = await heldClock(() => adapter.launch(k, spec('trainer'))).finally(() => sims.lambda.control.setTerminateDelay(60));
     expect(launched).toMatchObject({ provider: 'lambda', name: 'trainer', gpuType: 'h100-80gb-pcie', gpuCount: 1, status: 'provisioning', region: 'us-east-1', spot: false });
     expect(launched.pricePerHour).toBeCloseTo(2.49, 6);
     const sent = sims.lambda.control.requests({ method: 'POST', path: '/api/v1/instance-operations/launch' }).at(-1)!;
@@ -137,8 +138,11 @@ describe('lambda adapter against the simulator', () => {
     expect((await adapter.listInstances(k)).map((i) => i.id)).toEqual([launched.id]);
     expect((await adapter.findInstanceByName(k, 'trainer'))?.id).toBe(launched.id);
 
-    await adapter.terminate(k, launched.id);
-    expect((await adapter.getInstance(k, launched.id))?.status).toBe('terminating');
+    // The look right after the terminate sees it `terminating`, at the terminate's moment.
+    await heldClock(async () => {
+      await adapter.terminate(k, launched.id);
+      expect((await adapter.getInstance(k, launched.id))?.status).toBe('terminating');
+    });
     await adapter.terminate(k, launched.id);
     await pollUntil(() => adapter.getInstance(k, launched.id), (i) => i === null);
     expect(await adapter.findInstanceByName(k, 'trainer')).toBeNull();

@@ -3,7 +3,7 @@ import { allGpuSlugs } from '../../src/providers/gpu-catalog';
 import { createRunpodAdapter } from '../../src/providers/runpod';
 import type { ProviderAdapter, ProviderInstance } from '../../src/providers/types';
 import { startSimulators, type Simulators } from '../../simulators';
-import { capturingLogger, secretTracker, pollUntil, SSH_KEY_A } from './support';
+import { capturingLogger, heldClock, secretTracker, pollUntil, SSH_KEY_A } from './support';
 
 let sims: Simulators;
 let adapter: ProviderAdapter;
@@ -73,7 +73,8 @@ describe('runpod adapter against the simulator', () => {
 
   test('launch → running, with the SSH key in PUBLIC_KEY, then list, get, stop and terminate', async () => {
     const k = key();
-    const launched = await adapter.launch(k, spec('train-1', { sshPublicKey: SSH_KEY_A, diskGb: 40, volumeGb: 20 }));
+    // Answered with the pod as it is at once, booting (the simulator's clock held still for it).
+    const launched = await heldClock(() => adapter.launch(k, spec('train-1', { sshPublicKey: SSH_KEY_A, diskGb: 40, volumeGb: 20 })));
     expect(launched).toMatchObject({ provider: 'runpod', name: 'train-1', gpuType: 'rtx-4090', gpuCount: 1, status: 'provisioning', spot: false });
     expect(launched.pricePerHour).toBeCloseTo(0.69, 6);
 

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the provider tests: polling with a deadline, error expectations, and a logger that keeps
+ * Shared pieces of the provider tests: polling with a deadline, a held clock, error expectations, and a logger that keeps
  * every line so tests can assert no key was written.
  */
 import { ProviderRequestError, type ProviderFailureKind } from '../../src/errors';
@@ -19,6 +19,19 @@ export async function pollUntil<T>(
     last = await read();
   }
   return last;
+}
+
+/**
+ * Runs `body` with Date.now held at the moment it starts: the simulators' phases (a boot, a terminate) do not
+ * move meanwhile, so a look sees the phase of that moment however slow the machine is.
+ */
+export async function heldClock<T>(body: () => Promise<T>): Promise<T> {
+  const clock = jest.spyOn(Date, 'now').mockReturnValue(Date.now());
+  try {
+    return await body();
+  } finally {
+    clock.mockRestore();
+  }
 }
 
 /** Awaits a rejection and checks it is a ProviderRequestError of the given kind; returns it for more checks. */

@@ -3,7 +3,7 @@ import { allGpuSlugs, slugFromVast } from '../../src/providers/gpu-catalog';
 import type { LaunchSpec, ProviderAdapter } from '../../src/providers/types';
 import { createVastaiAdapter } from '../../src/providers/vastai';
 import { startSimulators, type Simulators } from '../../simulators';
-import { capturingLogger, secretTracker, pollUntil, SSH_KEY_A, SSH_KEY_B } from './support';
+import { capturingLogger, heldClock, secretTracker, pollUntil, SSH_KEY_A, SSH_KEY_B } from './support';
 
 let sims: Simulators;
 let adapter: ProviderAdapter;
@@ -105,7 +105,8 @@ describe('vastai adapter against the simulator', () => {
   test('launch on-demand → running, SSH key attached, then list, get, find and terminate', async () => {
     const k = key();
     sims.vastai.control.clearRequests();
-    const launched = await adapter.launch(k, spec('job-1', { sshPublicKey: SSH_KEY_A, onstartCmd: 'echo hi', diskGb: 32 }));
+    // Answered with the instance as it is at once, booting (the simulator's clock held still for it).
+    const launched = await heldClock(() => adapter.launch(k, spec('job-1', { sshPublicKey: SSH_KEY_A, onstartCmd: 'echo hi', diskGb: 32 })));
     expect(launched).toMatchObject({ provider: 'vastai', name: 'job-1', gpuType: 'rtx-4090', gpuCount: 1, spot: false, status: 'provisioning' });
     expect(launched.id).toMatch(/^\d+$/);
 
@@ -134,18 +135,23 @@ describe('vastai adapter against the simulator', () => {
   test('status goes null → loading → running', async () => {
     const k = key();
     sims.vastai.control.setBootDelay(300);
-    const launched = await adapter.launch(k, spec('progress'));
-    const seen = new Set<string | null>();
-    await pollUntil(
-      async () => {
-        const i = await adapter.getInstance(k, launched.id);
-        seen.add(i!.providerStatus);
-        return i;
-      },
-      (i) => i?.status === 'running',
-      { intervalMs: 10 },
-    );
-    expect([...seen]).toEqual([null, 'loading', 'running']);
+    // The simulator's clock held still and moved by hand: each look sees the phase of its moment however long
+    // the look takes (on a loaded machine the first look came after the 100 ms of null).
+    let nowMs = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => nowMs);
+    try {
+      const launched = await adapter.launch(k, spec('progress'));
+      const createdAt = nowMs;
+      const seen: (string | null)[] = [];
+      // A third of the boot shows null, then loading, then running from 300 ms on.
+      for (const afterMs of [0, 150, 300]) {
+        nowMs = createdAt + afterMs;
+        seen.push((await adapter.getInstance(k, launched.id))!.providerStatus);
+      }
+      expect(seen).toEqual([null, 'loading', 'running']);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   test('spot launch bids the offer’s min_bid and is reported as spot', async () => {
