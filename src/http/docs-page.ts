@@ -83,7 +83,7 @@ const EXAMPLE_VALUES: Record<string, unknown> = {
   amount: 25,
 };
 
-/** A small valid value for a schema: its required fields only, enums' first value, the hints above. */
+/** A small valid value for a schema: its required fields, enums' first value, the hints above. */
 function exampleOf(schema: Schema | undefined, doc: Document, field?: string, depth = 0): unknown {
   if (!schema || depth > 8) return field && field in EXAMPLE_VALUES ? EXAMPLE_VALUES[field] : 'string';
   if (schema.$ref) return exampleOf(doc.components?.schemas?.[schema.$ref.split('/').pop()!], doc, field, depth + 1);
@@ -95,8 +95,10 @@ function exampleOf(schema: Schema | undefined, doc: Document, field?: string, de
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
   switch (type) {
     case 'object': {
+      // Its required fields; an update with none required shows its first field.
+      const keys = schema.required?.length ? schema.required : Object.keys(schema.properties ?? {}).slice(0, 1);
       const out: Record<string, unknown> = {};
-      for (const key of schema.required ?? []) out[key] = exampleOf(schema.properties?.[key], doc, key, depth + 1);
+      for (const key of keys) out[key] = exampleOf(schema.properties?.[key], doc, key, depth + 1);
       return out;
     }
     case 'array':
@@ -138,9 +140,8 @@ export function codeSamples(method: string, route: string, op: Operation, doc: D
   }
   const bodySchema = op.requestBody?.content?.['application/json']?.schema;
   const body = bodySchema ? exampleOf(bodySchema, doc) : undefined;
-  const hasBody =
-    body !== undefined &&
-    !(typeof body === 'object' && body !== null && Object.keys(body).length === 0 && method !== 'post');
+  // A route that declares a body wants one, even `{}`.
+  const hasBody = body !== undefined;
   const concretePath = route.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(pathParams[name])));
   const queryString = Object.keys(query).length
     ? `?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`
