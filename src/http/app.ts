@@ -34,7 +34,8 @@ import { edge, logApplicationError, sequence } from './edge';
 import { publicRequestLimit, RateLimiter, type RateLimitSettings } from './rate-limit';
 import { SharedWindowLimits } from './shared-rate-limit';
 import { createRateLimitQueries, type RateLimitStore } from '../db/queries/rate-limits';
-import { buildOpenApiDocument, renderDocsPage } from './openapi';
+import { buildOpenApiDocument } from './openapi';
+import { serveDocs } from './docs-page';
 import { ApiRouter } from './route';
 import { registerAlertRoutes } from './routes/alerts';
 import { registerApiKeyRoutes } from './routes/api-keys';
@@ -227,10 +228,8 @@ export function createApp(deps: AppDeps): Koa {
   api.router.get('/v1/openapi.json', (ctx) => {
     ctx.body = document();
   });
-  api.router.get('/docs', (ctx) => {
-    ctx.type = 'html';
-    ctx.body = renderDocsPage(document() as Parameters<typeof renderDocsPage>[0]);
-  });
+  // The reference page (RapiDoc) over the same document, with request samples.
+  serveDocs(api.router, document);
 
   app.on('error', logApplicationError(deps.logger));
   // One Koa middleware: the edge runs the console and the routes itself (no compose promise per layer).

@@ -1,6 +1,6 @@
 /**
- * The OpenAPI 3.1 document, generated from the same route declarations (and zod schemas) the router uses,
- * and a self-contained HTML reference rendered from it (no CDN: it works on an offline machine).
+ * The OpenAPI 3.1 document, generated from the same route declarations (and zod schemas) the router uses.
+ * The reference page at /docs renders it (docs-page.ts).
  */
 import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
@@ -100,34 +100,4 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], serverUrl?: st
     },
     servers: serverUrl ? [{ url: serverUrl }] : [],
   });
-}
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** A readable, dependency-free reference page for the document. */
-export function renderDocsPage(doc: {
-  info: { title: string; description?: string };
-  paths?: Record<string, Record<string, { summary?: string; tags?: string[]; security?: unknown[]; parameters?: unknown[]; requestBody?: unknown; responses?: Record<string, { description?: string; content?: unknown }> }>>;
-}): string {
-  const byTag = new Map<string, string[]>();
-  for (const [path, ops] of Object.entries(doc.paths ?? {})) {
-    for (const [method, op] of Object.entries(ops)) {
-      const tag = op.tags?.[0] ?? 'Other';
-      const auth = op.security && op.security.length ? 'Bearer key' : 'public';
-      const responses = Object.entries(op.responses ?? {})
-        .map(([s, r]) => `<li><code>${s}</code> ${escapeHtml(r.description ?? '')}</li>`)
-        .join('');
-      const detail = JSON.stringify({ parameters: op.parameters, requestBody: op.requestBody, responses: op.responses }, null, 2);
-      const html = `<details><summary><span class="m ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code> — ${escapeHtml(op.summary ?? '')} <em>(${auth})</em></summary><ul>${responses}</ul><pre>${escapeHtml(detail)}</pre></details>`;
-      byTag.set(tag, [...(byTag.get(tag) ?? []), html]);
-    }
-  }
-  const sections = [...byTag].map(([tag, ops]) => `<h2>${escapeHtml(tag)}</h2>${ops.join('')}`).join('');
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(doc.info.title)}</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;color:#222}
-details{border:1px solid #ddd;border-radius:6px;margin:.4em 0;padding:.4em .8em}summary{cursor:pointer}
-pre{background:#f6f8fa;padding:.8em;overflow:auto;font-size:12px}.m{display:inline-block;min-width:4.5em;font-weight:700}
-.get{color:#0a7}.post{color:#06c}.put{color:#b70}.delete{color:#c22}</style></head>
-<body><h1>${escapeHtml(doc.info.title)}</h1><p>${escapeHtml(doc.info.description ?? '')}</p>
-<p>Machine-readable: <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI 3.1).</p>${sections}</body></html>`;
 }

@@ -415,7 +415,8 @@ it('printed nothing but JSON from the API and the worker, with one request line 
   // What npm start printed: the children's lines, our own JSON lines, and two plain-text blocks by design:
   // our banner and the Temporal dev server's own start and stop lines (its process writes to the terminal itself).
   // The dev server also logs errors of its own in logfmt (`time=… level=ERROR msg=…`), e.g. while its shard starts.
-  const devServer = /^(CLI \S+ \(Server [\d.]+, UI [\d.]+\)|Server: +localhost:\d+|UI: +http:\/\/localhost:\d+|Metrics: +http:\/\/localhost:\d+\/metrics|Stopping server\.\.\.|time=\S+ level=[A-Z]+ msg=.*)$/;
+  // (CLI 1.9 prefixes its lines with "Temporal " and adds Persistence and HTTP.)
+  const devServer = /^((Temporal )?CLI \S+ \(Server [\d.]+, UI [\d.]+\)|(Temporal )?(Server|UI|Metrics|Persistence|HTTP): +\S+|Stopping server\.\.\.|time=\S+ level=[A-Z]+ msg=.*)$/;
   const banner = stack.output().slice(stack.output().indexOf('\nGPU orchestrator is running locally.'), stack.output().indexOf('Press Ctrl-C to stop.') + 'Press Ctrl-C to stop.'.length);
   const rest = stack.output().replace(banner, '').split('\n').filter((l) => l.trim() !== '' && !devServer.test(l));
   const notJson = rest.filter((l) => {

@@ -2,16 +2,14 @@
  * The local default's supervision on its own, with small stand-in children: restarts with doubling backoff,
  * a stable child resets the backoff, a child that cannot be spawned is retried rather than fatal, output is
  * kept per child, and stop() ends the child, cancels a pending restart, and removes the pid file.
- * The one-time Temporal CLI build reports that it is alive (with a stand-in `go`).
  */
-import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../../src/logger';
 import { SupervisedProcess } from '../../src/local/supervisor';
-import { findOrBuildTool } from '../../src/local/tool-binaries';
 import { eventually } from '../helpers/process';
 
 jest.setTimeout(60_000);
@@ -101,30 +99,6 @@ it('does not restart a child that exits while the stack is stopping', async () =
   await eventually('the child gone', () => (child.pid === undefined ? true : undefined), 10_000, 20);
   await child.stop();
   expect(restartsLogged()).toEqual([]);
-});
-
-it('says the one-time Temporal CLI build is still going while it runs', async () => {
-  // A stand-in `go` that takes a moment, then installs the binary where GOBIN says.
-  const bin = path.join(dir, 'bin');
-  const cache = path.join(dir, 'cache');
-  await mkdir(bin);
-  await writeFile(path.join(bin, 'go'), `#!/bin/sh\nsleep 1\nprintf '#!/bin/sh\\n' > "$GOBIN/fake-tool"\nchmod +x "$GOBIN/fake-tool"\n`);
-  await chmod(path.join(bin, 'go'), 0o755);
-  const saved = { PATH: process.env.PATH, XDG_CACHE_HOME: process.env.XDG_CACHE_HOME };
-  process.env.PATH = `${bin}:/usr/bin:/bin`;
-  process.env.XDG_CACHE_HOME = cache;
-  const messages: string[] = [];
-  try {
-    const built = await findOrBuildTool({ binary: 'fake-tool', envVar: 'GPUO_TEST_FAKE_TOOL', goPackage: 'example.com/fake@v1' }, (m) => messages.push(m), { progressEveryMs: 100 });
-    expect(built).toBe(path.join(cache, 'gpu-orchestrator', 'bin', 'fake-tool'));
-  } finally {
-    process.env.PATH = saved.PATH;
-    if (saved.XDG_CACHE_HOME === undefined) delete process.env.XDG_CACHE_HOME;
-    else process.env.XDG_CACHE_HOME = saved.XDG_CACHE_HOME;
-  }
-  expect(messages[0]).toMatch(/^building fake-tool once with "go install example.com\/fake@v1"/);
-  expect(messages.filter((m) => /^still building fake-tool: \d+s elapsed$/.test(m)).length).toBeGreaterThanOrEqual(3);
-  expect(messages.at(-1)).toMatch(/^built fake-tool in \d+s$/);
 });
 
 it('turns an uncaught exception and a Node warning into one JSON line each (API and worker install this)', () => {
