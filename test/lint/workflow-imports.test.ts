@@ -39,6 +39,70 @@ beforeAll(() => {
   }
 }, 60_000);
 
+/**
+ * The import guard at every depth of workflows/: each probe is linted as if it stood at `file`, through ESLint's
+ * API in a child process (the config is an ES module, which jest's CommonJS runtime cannot import). The project's
+ * configuration applies as it is, except that no type information is built for these paths (the type-aware
+ * rule is off for them): the import rule needs none, and a program of the whole repository costs minutes.
+ */
+const AT_DEPTH: { name: string; file: string; source: string }[] = [
+  { name: 'src/db/pool from workflows/launch/', file: 'workflows/launch/probe.ts', source: "import { createDatabasePool } from '../../src/db/pool';\nexport const x = createDatabasePool;\n" },
+  { name: 'src/db/pool as a type from workflows/launch/', file: 'workflows/launch/probe.ts', source: "import type { Pool } from '../../src/db/pool';\nexport type X = Pool;\n" },
+  { name: 'src/db/pool from workflows/contracts/', file: 'workflows/contracts/probe.ts', source: "import { createDatabasePool } from '../../src/db/pool';\nexport const x = createDatabasePool;\n" },
+  { name: 'src/db/pool from workflows/', file: 'workflows/probe.ts', source: "import { createDatabasePool } from '../src/db/pool';\nexport const x = createDatabasePool;\n" },
+  { name: 'the provider adapters from workflows/launch/', file: 'workflows/launch/probe.ts', source: "import { createProviderAdapters } from '../../src/providers';\nexport const x = createProviderAdapters;\n" },
+  { name: 'a query module\'s values from workflows/launch/', file: 'workflows/launch/probe.ts', source: "import { createInstanceQueries } from '../../src/db/queries/instances';\nexport const x = createInstanceQueries;\n" },
+  { name: 'the activities\' values from workflows/launch/', file: 'workflows/launch/probe.ts', source: "import { createActivities } from '../../activities';\nexport const x = createActivities;\n" },
+  { name: 'a subpath of pg', file: 'workflows/launch/probe.ts', source: "import Client from 'pg/lib/client';\nexport const x = Client;\n" },
+  ...['fs', 'http', 'https', 'net', 'crypto', 'child_process', 'node:fs', 'node:child_process', 'pg', 'slonik', 'stripe', 'undici'].map((m) => ({
+    name: `${m} from workflows/launch/`,
+    file: 'workflows/launch/probe.ts',
+    source: `import * as io from '${m}';\nexport const x = io;\n`,
+  })),
+];
+const ALLOWED_AT_DEPTH: { name: string; file: string; source: string }[] = [
+  {
+    name: 'pure domain code and the provider types',
+    file: 'workflows/launch/probe.ts',
+    source: "import { idleStopDue } from '../../src/domain/idle-stop';\nimport { PROVIDERS } from '../../src/providers/types';\nexport const x = [idleStopDue, PROVIDERS];\n",
+  },
+  {
+    name: 'query rows and activities as types',
+    file: 'workflows/contracts/probe.ts',
+    source: "import type { InstanceRow } from '../../src/db/queries/instances';\nimport type { Activities } from '../../activities';\nexport type X = [InstanceRow, Activities];\n",
+  },
+];
+
+let rulesAtDepth: Map<string, (string | null)[]>;
+
+beforeAll(() => {
+  const script = `
+    import { ESLint } from 'eslint';
+    const probes = JSON.parse(process.argv[1]);
+    const eslint = new ESLint({
+      overrideConfig: [{ files: ['workflows/**/*.ts'], languageOptions: { parserOptions: { projectService: false } }, rules: { '@typescript-eslint/no-floating-promises': 'off' } }],
+    });
+    const out = [];
+    for (const p of probes) {
+      const [result] = await eslint.lintText(p.source, { filePath: p.file });
+      out.push([p.name, result.messages.map((m) => m.ruleId)]);
+    }
+    process.stdout.write(JSON.stringify(out));`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify([...AT_DEPTH, ...ALLOWED_AT_DEPTH])], { cwd: root, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`eslint probe failed: ${run.stderr}`);
+  rulesAtDepth = new Map(JSON.parse(run.stdout) as [string, (string | null)[]][]);
+}, 60_000);
+
+describe('the workflow import guard at every depth', () => {
+  it.each(AT_DEPTH.map((p) => p.name))('rejects %s', (name) => {
+    expect(rulesAtDepth.get(name)).toContain('no-restricted-imports');
+  });
+
+  it.each(ALLOWED_AT_DEPTH.map((p) => p.name))('accepts %s', (name) => {
+    expect(rulesAtDepth.get(name)).toEqual([]);
+  });
+});
+
 describe('workflow lint rules', () => {
   it.each(['fs', 'pg', 'slonik', 'stripe', 'http'])('rejects an I/O import (%s) in workflow code', (name) => {
     expect(rulesByFile[name]).toContain('no-restricted-imports');
