@@ -32,6 +32,7 @@ import { createPricingQueries } from '../src/db/queries/pricing';
 import type { Pool } from '../src/db/pool';
 import { sql } from '../src/db/sql';
 import { KeyVault } from '../src/domain/key-vault';
+import { DEFAULT_LIMITS } from '../src/domain/limits';
 import { createApp } from '../src/http/app';
 import type { RunningPostgres } from '../src/local/embedded-postgres';
 import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
@@ -318,6 +319,8 @@ async function runPhase(infra: Infra, n: number, mode: Mode, probe?: Probe): Pro
     // The API in this process, handing the mode to every launch it starts.
     const app = createApp({
       pool,
+      // The API's admission counts live instances too: the same limit as the worker's LIMIT_LIVE_INSTANCES.
+      limits: { ...DEFAULT_LIMITS, live_instances: 1_000_000 },
       logger: silentLogger,
       temporal: { client, taskQueue },
       adapters: createProviderAdapters({ ...simulatorBaseUrls(sims), timeoutMs: 10_000, logger: silentLogger }),

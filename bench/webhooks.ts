@@ -82,6 +82,11 @@ async function main(): Promise<void> {
   });
   receiver.keepAliveTimeout = 30_000;
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  // Closed after the worker has stopped, so that no delivery of the run fails at the end.
+  stack.defer('the receiver', () => {
+    receiver.close();
+    receiver.closeAllConnections();
+  });
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/bench`;
   /** Resolves once every key has arrived (arrival times are taken by the receiver, not here). */
   const waitForArrivals = async (keys: string[], timeoutMs: number) => {
@@ -125,6 +130,7 @@ async function main(): Promise<void> {
 
   // The bare loop: the same message shape, signed and POSTed with keep-alive, CONCURRENCY at a time.
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  stack.defer('the bare loop\'s sockets', () => agent.destroy());
   const target = new URL(receiverUrl);
   const bareSend = (key: string) =>
     new Promise<void>((resolve, reject) => {
@@ -187,6 +193,10 @@ async function main(): Promise<void> {
   // Fairness: the slow account's endpoints accept the connection and never answer (the sender gives up at 15 s).
   const hanging = http.createServer((req) => req.resume());
   await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
+  stack.defer('the hanging endpoints', () => {
+    hanging.close();
+    hanging.closeAllConnections();
+  });
   const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
   const { account: slowAccount } = await createAccountQueries(pool).insertAccountWithKey('bench-slow');
   for (let i = 0; i < SLOW_ENDPOINTS; i++) {
@@ -222,11 +232,6 @@ async function main(): Promise<void> {
     ].join('\n'),
   );
 
-  agent.destroy();
-  receiver.close();
-  receiver.closeAllConnections();
-  hanging.close();
-  hanging.closeAllConnections();
 }
 
 runBench(main);
