@@ -65,7 +65,7 @@ export class BenchStack {
   /** The key vault of every client and worker of the stack (id `k1`), so each opens what another sealed. */
   readonly vault = new KeyVault('k1', this.masterKey);
   private readonly stops: { what: string; stop: () => unknown }[] = [];
-  private running?: RunningPostgres;
+  private pg?: RunningPostgres;
   private temporalServer?: BenchTemporal;
   private stopping?: Promise<void>;
 
@@ -97,12 +97,12 @@ export class BenchStack {
 
   /** Embedded Postgres with its data in the scratch folder; one per stack, started on first use. */
   async postgres(): Promise<RunningPostgres> {
-    if (!this.running) {
+    if (!this.pg) {
       const pg = await startEmbeddedPostgres({ dataDir: path.join(this.dir, 'pg'), port: randomPort() });
       this.defer('Postgres', () => pg.stop());
-      this.running = pg;
+      this.pg = pg;
     }
-    return this.running;
+    return this.pg;
   }
 
   /** The URL of database `name`, created and migrated (no pool: for a template that must have no connections). */
