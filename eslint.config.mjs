@@ -12,7 +12,7 @@ const deterministic = 'Workflow code must be deterministic: do I/O in an activit
 // connections, servers or clients may not be named at all. Elsewhere only values of the pure domain code and the
 // provider types may be imported; types from anywhere (they are erased); activities as types only.
 const upTo = '^(\\.\\./)+';
-const srcWithIo = ['db/pool', 'db/sql', 'db/migrate', 'db/pricing-cache', 'http', 'providers(?!/types$)', 'local', 'admission', 'billing', 'webhooks', 'workflow-clients'];
+const srcWithIo = ['db/pool', 'db/sql', 'db/migrate', 'db/pricing-cache', 'http', 'providers(?!/types$)', 'local', 'admission', 'launch', 'billing', 'webhooks', 'workflow-clients'];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.data/**', 'coverage/**', 'sdk/dist/**', 'sdk/src/schema.ts'] },

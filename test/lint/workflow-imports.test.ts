@@ -45,32 +45,44 @@ beforeAll(() => {
  * configuration applies as it is, except that no type information is built for these paths (the type-aware
  * rule is off for them): the import rule needs none, and a program of the whole repository costs minutes.
  */
-const AT_DEPTH: { name: string; file: string; source: string }[] = [
-  { name: 'src/db/pool from workflows/launch/', file: 'workflows/launch/probe.ts', source: "import { createDatabasePool } from '../../src/db/pool';\nexport const x = createDatabasePool;\n" },
-  { name: 'src/db/pool as a type from workflows/launch/', file: 'workflows/launch/probe.ts', source: "import type { Pool } from '../../src/db/pool';\nexport type X = Pool;\n" },
-  { name: 'src/db/pool from workflows/contracts/', file: 'workflows/contracts/probe.ts', source: "import { createDatabasePool } from '../../src/db/pool';\nexport const x = createDatabasePool;\n" },
-  { name: 'src/db/pool from workflows/', file: 'workflows/probe.ts', source: "import { createDatabasePool } from '../src/db/pool';\nexport const x = createDatabasePool;\n" },
-  { name: 'the provider adapters from workflows/launch/', file: 'workflows/launch/probe.ts', source: "import { createProviderAdapters } from '../../src/providers';\nexport const x = createProviderAdapters;\n" },
-  { name: 'a query module\'s values from workflows/launch/', file: 'workflows/launch/probe.ts', source: "import { createInstanceQueries } from '../../src/db/queries/instances';\nexport const x = createInstanceQueries;\n" },
-  { name: 'the activities\' values from workflows/launch/', file: 'workflows/launch/probe.ts', source: "import { createActivities } from '../../activities';\nexport const x = createActivities;\n" },
-  { name: 'a subpath of pg', file: 'workflows/launch/probe.ts', source: "import Client from 'pg/lib/client';\nexport const x = Client;\n" },
-  ...['fs', 'http', 'https', 'net', 'crypto', 'child_process', 'node:fs', 'node:child_process', 'pg', 'slonik', 'stripe', 'undici'].map((m) => ({
-    name: `${m} from workflows/launch/`,
-    file: 'workflows/launch/probe.ts',
-    source: `import * as io from '${m}';\nexport const x = io;\n`,
-  })),
+interface Probe {
+  name: string;
+  /** Where the probe is linted as if it stood. */
+  file: string;
+  source: string;
+}
+const LAUNCH = 'workflows/launch/probe.ts';
+/** A probe importing `names` from `from` (`import type` with `typeOnly`) and exporting them again. */
+const probe = (name: string, file: string, from: string, names: string, typeOnly = false): Probe => ({
+  name,
+  file,
+  source: typeOnly
+    ? `import type { ${names} } from '${from}';\nexport type X = [${names}];\n`
+    : `import { ${names} } from '${from}';\nexport const x = [${names}];\n`,
+});
+/** A probe importing all of module `m` from workflows/launch/. */
+const moduleProbe = (m: string): Probe => ({
+  name: `${m} from workflows/launch/`,
+  file: LAUNCH,
+  source: `import * as io from '${m}';\nexport const x = io;\n`,
+});
+const AT_DEPTH: Probe[] = [
+  probe('src/db/pool from workflows/launch/', LAUNCH, '../../src/db/pool', 'createDatabasePool'),
+  probe('src/db/pool as a type from workflows/launch/', LAUNCH, '../../src/db/pool', 'Pool', true),
+  probe('src/db/pool from workflows/contracts/', 'workflows/contracts/probe.ts', '../../src/db/pool', 'createDatabasePool'),
+  probe('src/db/pool from workflows/', 'workflows/probe.ts', '../src/db/pool', 'createDatabasePool'),
+  probe('the provider adapters from workflows/launch/', LAUNCH, '../../src/providers', 'createProviderAdapters'),
+  probe("a query module's values from workflows/launch/", LAUNCH, '../../src/db/queries/instances', 'createInstanceQueries'),
+  probe("the activities' values from workflows/launch/", LAUNCH, '../../activities', 'createActivities'),
+  probe('a subpath of pg', LAUNCH, 'pg/lib/client', 'Client'),
+  ...['fs', 'http', 'https', 'net', 'crypto', 'child_process', 'node:fs', 'node:child_process'].map(moduleProbe),
+  ...['pg', 'slonik', 'stripe', 'undici'].map(moduleProbe),
 ];
-const ALLOWED_AT_DEPTH: { name: string; file: string; source: string }[] = [
-  {
-    name: 'pure domain code and the provider types',
-    file: 'workflows/launch/probe.ts',
-    source: "import { idleStopDue } from '../../src/domain/idle-stop';\nimport { PROVIDERS } from '../../src/providers/types';\nexport const x = [idleStopDue, PROVIDERS];\n",
-  },
-  {
-    name: 'query rows and activities as types',
-    file: 'workflows/contracts/probe.ts',
-    source: "import type { InstanceRow } from '../../src/db/queries/instances';\nimport type { Activities } from '../../activities';\nexport type X = [InstanceRow, Activities];\n",
-  },
+const ALLOWED_AT_DEPTH: Probe[] = [
+  probe('pure domain code', LAUNCH, '../../src/domain/idle-stop', 'idleStopDue'),
+  probe('the provider types, values too', LAUNCH, '../../src/providers/types', 'PROVIDERS'),
+  probe('query rows as types', 'workflows/contracts/probe.ts', '../../src/db/queries/instances', 'InstanceRow', true),
+  probe('activities as types', LAUNCH, '../../activities', 'Activities', true),
 ];
 
 let rulesAtDepth: Map<string, (string | null)[]>;
