@@ -8,22 +8,19 @@
  * conflict handling. Each side runs on its own fresh copy of the same data, in the same run. Real embedded
  * Postgres; offers come from the provider simulators through the real adapters.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { z } from 'zod';
 import { Client } from 'pg';
 import { createAlertQueries, type EvaluationResult } from '../src/db/queries/alerts';
 import { createPricingQueries, type ProviderOutcome } from '../src/db/queries/pricing';
 import { createDatabasePool, type Pool } from '../src/db/pool';
-import { migrate } from '../src/db/migrate';
 import { sql } from '../src/db/sql';
 import { toStoredOffer, MAX_OFFER_AGE_MS, type StoredOffer } from '../src/domain/pricing';
-import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
 import { silentLogger } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
 import { simulatorBaseUrls, startSimulators } from '../simulators';
+import { median, runBench, startBench } from './harness';
 
 const ALERTS = Number(process.env.BENCH_ALERTS ?? 100_000);
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 10_000);
@@ -224,8 +221,6 @@ async function bareCount(pool: Pool): Promise<{ price: number; budget: number }>
         WHERE a.status = 'active' AND a.type = 'budget_limit' AND s.micros >= a.threshold_micros)::int8 AS budget`);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 async function copyDatabase(adminUrl: string, template: string, name: string): Promise<void> {
   const client = new Client({ connectionString: adminUrl });
   await client.connect();
@@ -243,14 +238,12 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
 }
 
 async function main(): Promise<void> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-bench-alerts-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: 20000 + Math.floor(Math.random() * 20000) });
+  const stack = await startBench('alerts');
+  const pg = await stack.postgres();
   let pool: Pool | undefined;
   try {
     // Seeded once into a template; every round evaluates a fresh copy, so each one finds the same data.
-    await ensureDatabase(pg.url(), 'bench_template');
-    await migrate(pg.url('bench_template'));
-    pool = await createDatabasePool(pg.url('bench_template'), { maximumPoolSize: 4 });
+    pool = await createDatabasePool(await stack.migrated('bench_template'), { maximumPoolSize: 4 });
     const offers = await currentOffers();
     await recordRefresh(pool, offers);
     const seeding = await timed(() => seed(pool!, offers));
@@ -331,12 +324,7 @@ async function main(): Promise<void> {
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
     await pool?.end();
-    await pg.stop();
-    await rm(dir, { recursive: true, force: true });
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`${(err as Error).stack ?? err}\n`);
-  process.exit(1);
-});
+runBench(main);

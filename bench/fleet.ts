@@ -15,9 +15,9 @@
  * Temporal dev server, the real adapters against the simulators.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -28,21 +28,21 @@ import { z } from 'zod';
 import { parseDurationMs } from '../src/config';
 import { createAccountQueries } from '../src/db/queries/accounts';
 import { createPricingQueries } from '../src/db/queries/pricing';
-import { createDatabasePool, type Pool } from '../src/db/pool';
-import { migrate } from '../src/db/migrate';
+import type { Pool } from '../src/db/pool';
 import { sql } from '../src/db/sql';
 import { KeyVault } from '../src/domain/key-vault';
+import { DEFAULT_LIMITS } from '../src/domain/limits';
 import { createApp } from '../src/http/app';
-import { ensureDatabase, startEmbeddedPostgres, type RunningPostgres } from '../src/local/embedded-postgres';
+import type { RunningPostgres } from '../src/local/embedded-postgres';
 import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
 import { silentLogger } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
 import type { ProviderId } from '../src/providers/types';
 import { PricingCache } from '../src/db/pricing-cache';
 import { devServerArgs } from '../src/local/dev-server';
-import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
-import { simulatorBaseUrls, startSimulators, type Simulators } from '../simulators';
+import { simulatorBaseUrls, type Simulators } from '../simulators';
 import type { LaunchTiming } from '../workflows/contracts/launch';
+import { pct, randomPort, runBench, startBench } from './harness';
 
 const PROVIDERS: ProviderId[] = ['runpod', 'vastai', 'lambda'];
 
@@ -74,7 +74,6 @@ const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim(
 
 const log = (line: string) => process.stderr.write(`[fleet ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]! : NaN);
 const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
 
 /** Polls `check` until it returns a value, or fails after `timeoutMs`. */
@@ -119,16 +118,12 @@ async function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> {
   clearTimeout(timer);
 }
 
-function freePortish(): number {
-  return 20_000 + Math.floor(Math.random() * 20_000);
-}
-
 /** The dev server as our own child, so its CPU can be read and its metrics scraped. */
 async function startTemporal(dir: string): Promise<{ address: string; metricsUrl: string; child: ChildProcess; stop(): Promise<void> }> {
   const cli = await findOrBuildTool(TEMPORAL_CLI);
   if (!cli) throw new Error('bench:fleet needs the Temporal CLI (npm run tools:install)');
   for (let attempt = 0; ; attempt++) {
-    const port = freePortish();
+    const port = randomPort();
     const metricsPort = port + 1;
     const out = openSync(path.join(dir, `temporal-${attempt}.log`), 'a');
     const child = track(spawn(
@@ -316,6 +311,8 @@ async function runPhase(infra: Infra, n: number, probe?: Probe): Promise<PhaseRe
     // The API in this process, handing the compressed timing to every launch it starts.
     const app = createApp({
       pool,
+      // The API's admission counts live instances too: the same limit as the worker's LIMIT_LIVE_INSTANCES.
+      limits: { ...DEFAULT_LIMITS, live_instances: 1_000_000 },
       logger: silentLogger,
       temporal: { client, taskQueue },
       adapters: createProviderAdapters({ ...simulatorBaseUrls(sims), timeoutMs: 10_000, logger: silentLogger }),
@@ -595,43 +592,22 @@ function figures(r: PhaseResult, tick: TickCost): Figures {
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-bench-fleet-'));
-  const cleanups: (() => Promise<unknown>)[] = [];
+  const stack = await startBench('fleet');
   const results: PhaseResult[] = [];
   let tick: TickCost | undefined;
   // Ctrl-C or SIGTERM: nothing of the bench may outlive it (worker, Temporal, Postgres, the data directory).
-  let interrupted = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupted) return;
-    interrupted = true;
-    log(`${signal}: stopping everything`);
-    for (const child of children) child.kill('SIGKILL');
-    void (async () => {
-      for (const c of cleanups) await c().catch(() => undefined);
-      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-      process.exit(130);
-    })();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   try {
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: freePortish() });
-    cleanups.unshift(() => pg.stop());
-    await ensureDatabase(pg.url(), 'bench');
-    await migrate(pg.url('bench'));
-    const pool = await createDatabasePool(pg.url('bench'), { maximumPoolSize: 20 });
-    cleanups.unshift(() => pool.end());
-    const temporal = await startTemporal(dir);
-    cleanups.unshift(() => temporal.stop());
-    const connection = await Connection.connect({ address: temporal.address });
-    cleanups.unshift(() => connection.close());
-    const masterKey = randomBytes(32);
-    // The spawned workers encrypt payloads with keys derived from this master key: the bench's client too.
-    const client = new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('k1', masterKey)) });
+    const { url: dbUrl, pool } = await stack.database('bench', 20);
+    const pg = await stack.postgres();
+    const temporal = await startTemporal(stack.dir);
+    stack.defer('the Temporal dev server', () => temporal.stop());
+    // The spawned workers encrypt payloads with keys derived from the stack's master key: the bench's client too.
+    const { client, connection } = await stack.connectTemporal(temporal.address);
     // Every exchange of a window is kept (counted by route), however big the fleet.
-    const sims = await startSimulators({ bootDelayMs: 1000, recordLimit: 10_000_000 });
-    cleanups.unshift(() => sims.close());
-    const infra: Infra = { dir, pg, dbUrl: pg.url('bench'), pool, temporal, client, connection, sims, vault: new KeyVault('k1', masterKey), masterKey };
+    const sims = await stack.simulators({ bootDelayMs: 1000, recordLimit: 10_000_000 });
+    // Stopped first: a phase's worker still running when the bench is interrupted.
+    stack.defer('the worker processes', () => children.forEach((child) => child.kill('SIGKILL')));
+    const infra: Infra = { dir: stack.dir, pg, dbUrl, pool, temporal, client, connection, sims, vault: stack.vault, masterKey: stack.masterKey };
 
     log(
       `time compressed ${SCALE}×: observe ${TIMING.pollIntervalMs} ms, spot ${TIMING.spotPollIntervalMs} ms, meter ${TIMING.meterIntervalMs} ms, boot polls ≤ ${TIMING.bootPollMaxMs} ms; window ${WINDOW_MS} ms`,
@@ -650,8 +626,7 @@ async function main(): Promise<void> {
       process.stdout.write(`${describe(r).join('\n')}\n`);
     }
   } finally {
-    for (const c of cleanups) await c().catch((err: unknown) => log(`cleanup failed: ${(err as Error).message}`));
-    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await stack.stop();
   }
 
   const lines: string[] = [
@@ -674,7 +649,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${[...lines, ...final].join('\n')}\n`);
 }
 
-main().catch((err) => {
-  process.stderr.write(`${(err as Error)?.stack ?? JSON.stringify(err)}\n`);
-  process.exit(1);
-});
+runBench(main);

@@ -10,34 +10,21 @@
  * timing wrappers around the API's pool, the Temporal client, the worker's adapters and the worker's pool:
  * no production code is instrumented.
  */
-import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
 import { createAccountQueries } from '../src/db/queries/accounts';
 import { createPricingQueries } from '../src/db/queries/pricing';
 import { createProviderKeyQueries } from '../src/db/queries/provider-keys';
-import { createDatabasePool } from '../src/db/pool';
-import { migrate } from '../src/db/migrate';
-import { KeyVault } from '../src/domain/key-vault';
 import { createApp } from '../src/http/app';
-import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
-import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
 import { silentLogger } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
 import { PricingCache } from '../src/db/pricing-cache';
 import { createProviderCredentials } from '../src/providers/provider-credentials';
-import { createWorker } from '../src/worker';
 import { DEFAULT_LIMITS } from '../src/domain/limits';
-import { devServerArgs } from '../src/local/dev-server';
-import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
-import { simulatorBaseUrls, startSimulators } from '../simulators';
+import { simulatorBaseUrls } from '../simulators';
+import { pct, runBench, startBench } from './harness';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -83,8 +70,6 @@ function timedMethods<T extends object>(target: T, phaseOf: (args: unknown[]) =>
   });
 }
 const sqlOf = (args: unknown[]) => String((args[0] as { sql?: unknown } | undefined)?.sql ?? '');
-
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 
 /** A `/proc/…/stat` file: the name, the parent's pid, utime + stime in ms (clock ticks of 10 ms, CLK_TCK 100). */
 function readStat(file: string): { ppid: number; name: string; ms: number } {
@@ -201,28 +186,17 @@ async function temporalCostPerLaunch(client: Client, allLaunches: number): Promi
 }
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-bench-launch-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: 20000 + Math.floor(Math.random() * 20000) });
-  await ensureDatabase(pg.url(), 'bench');
-  await migrate(pg.url('bench'));
-  const pool = await createDatabasePool(pg.url('bench'), { maximumPoolSize: 20 });
-  const cli = await findOrBuildTool(TEMPORAL_CLI);
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' }, ip: '127.0.0.1', extraArgs: ['--log-level', 'error', ...devServerArgs()] },
-  });
-  const address = env.connection.options.address;
-  const sims = await startSimulators({ bootDelayMs: 1000 });
+  const stack = await startBench('launch');
+  const { pool } = await stack.database('bench', 20);
+  const { client } = await stack.temporal();
+  const sims = await stack.simulators({ bootDelayMs: 1000 });
   const adapters = createProviderAdapters({
     ...simulatorBaseUrls(sims),
     timeoutMs: 5000,
     logger: silentLogger,
   });
-  const vault = new KeyVault('bench', randomBytes(32));
+  const vault = stack.vault;
   const taskQueue = 'bench-launch';
-  const nativeConnection = await NativeConnection.connect({ address });
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection, dataConverter: temporalDataConverter(vault) });
   // The worker's own adapters and pool, timed (the direct calls below use the untimed adapters).
   const workerAdapters = createProviderAdapters({ ...simulatorBaseUrls(sims), timeoutMs: 5000, logger: silentLogger });
   workerAdapters.runpod = timedMethods(workerAdapters.runpod, () => 'create at provider');
@@ -230,25 +204,18 @@ async function main(): Promise<void> {
   const workerPool = timedMethods(pool, (args) =>
     current?.inTemporal ? (LAUNCH_SQL.test(sqlOf(args)) ? 'persist (worker DB)' : 'observer DB meanwhile (overlaps)') : undefined,
   );
-  const worker = await createWorker({
-    connection: nativeConnection,
-    namespace: 'default',
-    taskQueue,
-    dataConverter: temporalDataConverter(vault),
+  await stack.worker(taskQueue, {
+    pool: workerPool,
+    logger: silentLogger,
+    adapters: workerAdapters,
+    vault,
+    credentials: createProviderCredentials(createProviderKeyQueries(workerPool), vault),
+    pricingKeys: {},
     // Every launch of the run stays live in one account: past the default live-instance limit (20).
-    deps: {
-      pool: workerPool,
-      logger: silentLogger,
-      adapters: workerAdapters,
-      vault,
-      credentials: createProviderCredentials(createProviderKeyQueries(workerPool), vault),
-      pricingKeys: {},
-      limits: { ...DEFAULT_LIMITS, live_instances: 1_000_000 },
-      // As src/main-worker.ts gives it: a started instance wakes the account's spend workflow (its depletion moment).
-      temporal: { client, taskQueue },
-    },
+    limits: { ...DEFAULT_LIMITS, live_instances: 1_000_000 },
+    // As src/main-worker.ts gives it: a started instance wakes the account's spend workflow (its depletion moment).
+    temporal: { client, taskQueue },
   });
-  const running = worker.run();
   // The update-with-start call: everything from the API's call to Temporal until the update's answer.
   const updateWithStart = client.workflow.executeUpdateWithStart.bind(client.workflow);
   client.workflow.executeUpdateWithStart = (async (...args: Parameters<typeof updateWithStart>) => {
@@ -275,9 +242,7 @@ async function main(): Promise<void> {
     // The API's admission counts live instances too (the worker's limit above is the same one).
     limits: { ...DEFAULT_LIMITS, live_instances: 1_000_000 },
   });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { url: api } = await stack.listen(app);
 
   const { apiKey } = await createAccountQueries(pool).insertAccountWithKey('bench', { startingCreditMicros: 1_000_000_000 });
   const simKey = sims.runpod.createKey();
@@ -383,17 +348,6 @@ async function main(): Promise<void> {
   );
 
   agent.destroy();
-  server.close();
-  worker.shutdown();
-  await running.catch(() => undefined);
-  // Every part is stopped even if one fails: a leftover dev server or Postgres would outlive the run.
-  await Promise.allSettled([connection.close(), nativeConnection.close()]);
-  await Promise.allSettled([env.teardown(), sims.close(), pool.end()]);
-  await pg.stop();
-  await rm(dir, { recursive: true, force: true });
 }
 
-main().catch((err) => {
-  process.stderr.write(`${(err as Error)?.stack ?? JSON.stringify(err)}\n`);
-  process.exit(1);
-});
+runBench(main);

@@ -6,78 +6,42 @@
  * (`bench/console-page.ts`). Real parts: embedded Postgres, the Temporal dev server, the worker's activities, the
  * simulators, Debian's Chromium.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createAccountQueries } from '../src/db/queries/accounts';
 import { createPricingQueries } from '../src/db/queries/pricing';
 import { createProviderKeyQueries } from '../src/db/queries/provider-keys';
-import { createDatabasePool } from '../src/db/pool';
-import { migrate } from '../src/db/migrate';
-import { KeyVault } from '../src/domain/key-vault';
 import { createApp } from '../src/http/app';
-import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
-import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
 import { silentLogger } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
 import type { LaunchSpec, ProviderId } from '../src/providers/types';
 import { PricingCache } from '../src/db/pricing-cache';
 import { createProviderCredentials } from '../src/providers/provider-credentials';
-import { createWorker } from '../src/worker';
 import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
 import { DEFAULT_LIMITS } from '../src/domain/limits';
-import { devServerArgs } from '../src/local/dev-server';
-import { simulatorBaseUrls, startSimulators } from '../simulators';
+import { simulatorBaseUrls } from '../simulators';
 import { buildConsole } from '../console/build';
 import { consoleFleetReport, measureConsoleFleet } from './console-page';
+import { listen, pct, runBench, startBench } from './harness';
 
 const INSTANCES = Number(process.env.LIST_INSTANCES ?? 1000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 60);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
-
-async function listen(app: ReturnType<typeof createApp>): Promise<{ server: Server; url: string }> {
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-bench-list-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: 20000 + Math.floor(Math.random() * 20000) });
-  await ensureDatabase(pg.url(), 'bench');
-  await migrate(pg.url('bench'));
-  const pool = await createDatabasePool(pg.url('bench'), { maximumPoolSize: 20 });
-  const cli = await findOrBuildTool(TEMPORAL_CLI);
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' }, ip: '127.0.0.1', extraArgs: ['--log-level', 'error', ...devServerArgs()] },
-  });
-  const address = env.connection.options.address;
-  const sims = await startSimulators({ bootDelayMs: 200, recordLimit: 1_000_000 });
+  const stack = await startBench('list');
+  const { pool } = await stack.database('bench', 20);
+  const { address } = await stack.temporal();
+  const sims = await stack.simulators({ bootDelayMs: 200, recordLimit: 1_000_000 });
   const adapters = createProviderAdapters({ ...simulatorBaseUrls(sims), timeoutMs: 10_000, logger: silentLogger });
-  const vault = new KeyVault('bench', randomBytes(32));
+  const vault = stack.vault;
   const credentials = createProviderCredentials(createProviderKeyQueries(pool), vault);
   const taskQueue = 'bench-list';
-  const consoleBuild = await buildConsole(path.join(dir, 'console'));
-  const nativeConnection = await NativeConnection.connect({ address });
-  const worker = await createWorker({
-    connection: nativeConnection,
-    namespace: 'default',
-    taskQueue,
-    dataConverter: temporalDataConverter(vault),
-    // 1,000 live instances in one account: past the default live-instance limit (20).
-    deps: { pool, logger: silentLogger, adapters, vault, credentials, pricingKeys: {}, limits: { ...DEFAULT_LIMITS, live_instances: 1_000_000 } },
-  });
-  const running = worker.run();
+  const consoleBuild = await buildConsole(path.join(stack.dir, 'console'));
+  // 1,000 live instances in one account: past the default live-instance limit (20).
+  const limits = { ...DEFAULT_LIMITS, live_instances: 1_000_000 };
+  const worker = await stack.worker(taskQueue, { pool, logger: silentLogger, adapters, vault, credentials, pricingKeys: {}, limits });
   const connection = await Connection.connect({ address });
   const appDeps = {
     pool,
@@ -174,14 +138,8 @@ async function main(): Promise<void> {
 
   observed.server.close();
   worker.shutdown();
-  await running.catch(() => undefined);
-  await Promise.allSettled([connection.close(), nativeConnection.close()]);
-  await Promise.allSettled([env.teardown(), sims.close(), pool.end()]);
-  await pg.stop();
-  await rm(dir, { recursive: true, force: true });
+  // The API's own client; the stack closes the rest (worker, dev server, simulators, Postgres, the folder).
+  await connection.close();
 }
 
-main().catch((err) => {
-  process.stderr.write(`${(err as Error)?.stack ?? JSON.stringify(err)}\n`);
-  process.exit(1);
-});
+runBench(main);

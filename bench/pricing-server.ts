@@ -4,33 +4,25 @@
  * logger as shipped: one JSON line per request on stdout, which the benchmark points at a file) and a bare
  * Koa handler returning the very same bytes. Sends `{api, bare, bytes, gpu_types}` to the parent when ready.
  */
-import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector';
-import os from 'node:os';
-import path from 'node:path';
 import Koa from 'koa';
 import { createPricingQueries, type ProviderOutcome } from '../src/db/queries/pricing';
-import { createDatabasePool } from '../src/db/pool';
-import { migrate } from '../src/db/migrate';
 import { toStoredOffer } from '../src/domain/pricing';
 import { createApp } from '../src/http/app';
-import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
 import { createLogger, silentLogger, type LogLevel } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
 import { PricingCache } from '../src/db/pricing-cache';
-import { KeyVault } from '../src/domain/key-vault';
-import { simulatorBaseUrls, startSimulators } from '../simulators';
-import { randomBytes } from 'node:crypto';
+import { simulatorBaseUrls } from '../simulators';
 import type { Client } from '@temporalio/client';
+import { runBench, startBench } from './harness';
 
 async function main(): Promise<void> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-bench-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: 20000 + Math.floor(Math.random() * 20000) });
-  await ensureDatabase(pg.url(), 'bench');
-  await migrate(pg.url('bench'));
-  const pool = await createDatabasePool(pg.url('bench'));
-  const sims = await startSimulators();
+  // The parent's SIGTERM stops the stack (servers, cache, simulators, Postgres, the folder) and ends the process.
+  const stack = await startBench('pricing');
+  const { pool } = await stack.database();
+  const sims = await stack.simulators();
   const adapters = createProviderAdapters({
     ...simulatorBaseUrls(sims),
     timeoutMs: 5000,
@@ -46,6 +38,7 @@ async function main(): Promise<void> {
   await queries.recordRefresh(outcomes, new Date());
   const cache = new PricingCache(queries, silentLogger);
   await cache.start();
+  stack.defer('the pricing cache', () => cache.stop());
   const cached = cache.latest!;
 
   const app = createApp({
@@ -54,7 +47,7 @@ async function main(): Promise<void> {
     logger: createLogger((process.env.BENCH_LOG_LEVEL as LogLevel | undefined) ?? 'info', { process: 'api' }),
     temporal: { client: null as unknown as Client, taskQueue: 'bench' },
     adapters,
-    vault: new KeyVault('bench', randomBytes(32)),
+    vault: stack.vault,
     pricing: cache,
     // Public pricing passes the per-address limiter (shared through Postgres): lifted so that it counts every
     // request but refuses none (autocannon comes from one address).
@@ -65,10 +58,8 @@ async function main(): Promise<void> {
     ctx.type = 'application/json';
     ctx.body = cached.body;
   });
-  const apiServer = app.listen(0, '127.0.0.1');
-  const bareServer = bare.listen(0, '127.0.0.1');
-  await Promise.all([apiServer, bareServer].map((s) => new Promise((r) => s.once('listening', r))));
-  const port = (s: typeof apiServer) => (s.address() as { port: number }).port;
+  const [apiServer, bareServer] = [await stack.listen(app), await stack.listen(bare)];
+  const port = (s: typeof apiServer) => Number(new URL(s.url).port);
   process.send!({ api: port(apiServer), bare: port(bareServer), bytes: cached.body.length, gpu_types: cached.snapshot.gpu_types.length });
 
   // bench:pricing BENCH_PROFILE=1: a CPU profile of exactly the measured window, written where asked.
@@ -89,20 +80,6 @@ async function main(): Promise<void> {
       process.send!({ profiled: m.file });
     }
   });
-
-  process.on('SIGTERM', async () => {
-    apiServer.close();
-    bareServer.close();
-    await cache.stop();
-    await sims.close();
-    await pool.end();
-    await pg.stop();
-    await rm(dir, { recursive: true, force: true });
-    process.exit(0);
-  });
 }
 
-main().catch((err) => {
-  process.stderr.write(`${(err as Error).stack}\n`);
-  process.exit(1);
-});
+runBench(main, { serve: true });

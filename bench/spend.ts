@@ -12,17 +12,14 @@
  * This measures the admission step itself (what the guard adds to a launch), not the provider create or the
  * workflow start behind it (bench:launch), which the guard leaves alone.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { admitLaunch, type LaunchIntent } from '../src/db/queries/admission';
 import { createAccountQueries } from '../src/db/queries/accounts';
 import { createInstanceQueries } from '../src/db/queries/instances';
 import { createLedgerQueries } from '../src/db/queries/ledger';
-import { createDatabasePool, type Pool } from '../src/db/pool';
-import { migrate } from '../src/db/migrate';
+import type { Pool } from '../src/db/pool';
 import { sql } from '../src/db/sql';
-import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
+import { runBench, startBench } from './harness';
 
 const CLIENTS = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
@@ -81,73 +78,60 @@ async function run(admit: Admit, accountId: string, ms: number, tag: string): Pr
 }
 
 async function main(): Promise<void> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-bench-spend-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: 20000 + Math.floor(Math.random() * 20000) });
-  await ensureDatabase(pg.url(), 'bench');
-  await migrate(pg.url('bench'));
-  const pool = await createDatabasePool(pg.url('bench'), { maximumPoolSize: 20 });
-  const otherPool = await createDatabasePool(pg.url('bench'), { maximumPoolSize: 10 });
+  const stack = await startBench('spend');
+  const { url, pool } = await stack.database('bench', 20);
+  const otherPool = await stack.pool(url, 10);
   const accounts = createAccountQueries(pool);
-  try {
-    // Throughput: balances large enough that every launch is admitted; a fresh account per path.
-    const rich = async () => (await accounts.insertAccountWithKey('bench', { startingCreditMicros: 1_000_000_000_000 })).account.id;
-    const paths = { guarded: { admit: guarded(pool), account: await rich(), admitted: 0, ms: 0 }, unguarded: { admit: unguarded(pool), account: await rich(), admitted: 0, ms: 0 } };
-    await run(paths.guarded.admit, paths.guarded.account, 500, 'warm');
-    await run(paths.unguarded.admit, paths.unguarded.account, 500, 'warm');
-    for (let slice = 0; slice * SLICE_MS < SECONDS * 1000; slice++) {
-      const order = slice % 2 === 0 ? (['guarded', 'unguarded'] as const) : (['unguarded', 'guarded'] as const);
-      for (const name of order) {
-        const p = paths[name];
-        // A realistic fleet, not every launch of the run: earlier slices' instances have ended.
-        await pool.query(sql.typeAlias('void')`UPDATE instances SET status = 'terminated' WHERE account_id = ${p.account} AND status = 'provisioning'`);
-        p.admitted += await run(p.admit, p.account, SLICE_MS / 2, `s${slice}`);
-        p.ms += SLICE_MS / 2;
-      }
+  // Throughput: balances large enough that every launch is admitted; a fresh account per path.
+  const rich = async () => (await accounts.insertAccountWithKey('bench', { startingCreditMicros: 1_000_000_000_000 })).account.id;
+  const paths = { guarded: { admit: guarded(pool), account: await rich(), admitted: 0, ms: 0 }, unguarded: { admit: unguarded(pool), account: await rich(), admitted: 0, ms: 0 } };
+  await run(paths.guarded.admit, paths.guarded.account, 500, 'warm');
+  await run(paths.unguarded.admit, paths.unguarded.account, 500, 'warm');
+  for (let slice = 0; slice * SLICE_MS < SECONDS * 1000; slice++) {
+    const order = slice % 2 === 0 ? (['guarded', 'unguarded'] as const) : (['unguarded', 'guarded'] as const);
+    for (const name of order) {
+      const p = paths[name];
+      // A realistic fleet, not every launch of the run: earlier slices' instances have ended.
+      await pool.query(sql.typeAlias('void')`UPDATE instances SET status = 'terminated' WHERE account_id = ${p.account} AND status = 'provisioning'`);
+      p.admitted += await run(p.admit, p.account, SLICE_MS / 2, `s${slice}`);
+      p.ms += SLICE_MS / 2;
     }
-    const rate = (p: { admitted: number; ms: number }) => p.admitted / (p.ms / 1000);
-    const ratio = rate(paths.guarded) / rate(paths.unguarded);
-
-    // Correctness: exactly K admitted by the guarded path however the clients race.
-    const K = 12;
-    const poor = async () => (await accounts.insertAccountWithKey('bench', { startingCreditMicros: K * PRICE_MICROS })).account.id;
-    const racing = async (admit: Admit, accountId: string) => {
-      let admitted = 0;
-      await Promise.all(
-        Array.from({ length: CLIENTS }, async (_, c) => {
-          for (let k = 0; k < Math.ceil((3 * K) / CLIENTS); k++) if (await admit(accountId, `race-${c}-${k}`)) admitted++;
-        }),
-      );
-      return admitted;
-    };
-    // Clients on two pools, as two API processes would be: batches of each decided under the one lock.
-    const guardedOther = guarded(otherPool);
-    const twoProcesses: Admit = (accountId, n) => (Number(n.split('-')[1]) % 2 === 0 ? paths.guarded.admit : guardedOther)(accountId, n);
-    const guardedRace = await racing(twoProcesses, await poor());
-    const unguardedRace = await racing(paths.unguarded.admit, await poor());
-
-    const fmt = (x: number) => x.toFixed(1);
-    process.stdout.write(
-      [
-        `launch admission, one account, ${CLIENTS} concurrent clients, alternating ${SLICE_MS / 2} ms slices, ${SECONDS / 2}s each`,
-        `guarded (admitLaunch: one statement under lock)   ${fmt(rate(paths.guarded)).padStart(7)} admissions/s (${paths.guarded.admitted})`,
-        `unguarded (balance vs first hour, no lock)         ${fmt(rate(paths.unguarded)).padStart(7)} admissions/s (${paths.unguarded.admitted})`,
-        `ratio guarded / unguarded: ${ratio.toFixed(2)}× (target ≥ 0.80×)`,
-        `correctness: balance for exactly ${K} launches at $0.40/h, ${CLIENTS} clients on 2 pools asking ${Math.ceil((3 * K) / CLIENTS) * CLIENTS} times: ` +
-          `guarded admitted ${guardedRace} (${guardedRace === K ? 'correct' : 'WRONG'}), unguarded admitted ${unguardedRace}`,
-        `load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
-        '',
-      ].join('\n'),
-    );
-    if (guardedRace !== K) process.exitCode = 1;
-  } finally {
-    await pool.end();
-    await otherPool.end();
-    await pg.stop();
-    await rm(dir, { recursive: true, force: true });
   }
+  const rate = (p: { admitted: number; ms: number }) => p.admitted / (p.ms / 1000);
+  const ratio = rate(paths.guarded) / rate(paths.unguarded);
+
+  // Correctness: exactly K admitted by the guarded path however the clients race.
+  const K = 12;
+  const poor = async () => (await accounts.insertAccountWithKey('bench', { startingCreditMicros: K * PRICE_MICROS })).account.id;
+  const racing = async (admit: Admit, accountId: string) => {
+    let admitted = 0;
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, c) => {
+        for (let k = 0; k < Math.ceil((3 * K) / CLIENTS); k++) if (await admit(accountId, `race-${c}-${k}`)) admitted++;
+      }),
+    );
+    return admitted;
+  };
+  // Clients on two pools, as two API processes would be: batches of each decided under the one lock.
+  const guardedOther = guarded(otherPool);
+  const twoProcesses: Admit = (accountId, n) => (Number(n.split('-')[1]) % 2 === 0 ? paths.guarded.admit : guardedOther)(accountId, n);
+  const guardedRace = await racing(twoProcesses, await poor());
+  const unguardedRace = await racing(paths.unguarded.admit, await poor());
+
+  const fmt = (x: number) => x.toFixed(1);
+  process.stdout.write(
+    [
+      `launch admission, one account, ${CLIENTS} concurrent clients, alternating ${SLICE_MS / 2} ms slices, ${SECONDS / 2}s each`,
+      `guarded (admitLaunch: one statement under lock)   ${fmt(rate(paths.guarded)).padStart(7)} admissions/s (${paths.guarded.admitted})`,
+      `unguarded (balance vs first hour, no lock)         ${fmt(rate(paths.unguarded)).padStart(7)} admissions/s (${paths.unguarded.admitted})`,
+      `ratio guarded / unguarded: ${ratio.toFixed(2)}× (target ≥ 0.80×)`,
+      `correctness: balance for exactly ${K} launches at $0.40/h, ${CLIENTS} clients on 2 pools asking ${Math.ceil((3 * K) / CLIENTS) * CLIENTS} times: ` +
+        `guarded admitted ${guardedRace} (${guardedRace === K ? 'correct' : 'WRONG'}), unguarded admitted ${unguardedRace}`,
+      `load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      '',
+    ].join('\n'),
+  );
+  if (guardedRace !== K) process.exitCode = 1;
 }
 
-main().catch((err) => {
-  process.stderr.write(`${(err as Error)?.stack ?? JSON.stringify(err)}\n`);
-  process.exit(1);
-});
+runBench(main);

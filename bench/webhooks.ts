@@ -11,33 +11,21 @@
  *      BENCH_BATCH_WAIT_MS sets the dispatcher's batch wait (WEBHOOK_BATCH_WAIT; 60000 = the old behaviour).
  * Real embedded Postgres and the real Temporal dev server; everything on 127.0.0.1.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
 import { createAccountQueries } from '../src/db/queries/accounts';
 import { insertEvent } from '../src/db/queries/events';
 import { createWebhookQueries } from '../src/db/queries/webhooks';
-import { createDatabasePool } from '../src/db/pool';
-import { migrate } from '../src/db/migrate';
 import { sql } from '../src/db/sql';
 import { generateWebhookSecret, signWebhook } from '../src/domain/webhook-signing';
-import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-postgres';
-import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
 import { silentLogger } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
 import { createProviderCredentials } from '../src/providers/provider-credentials';
 import { createProviderKeyQueries } from '../src/db/queries/provider-keys';
-import { KeyVault } from '../src/domain/key-vault';
-import { temporalDataConverter } from '../src/workflow-clients/payload-codec';
 import { OutboxListener } from '../src/webhooks/outbox-listener';
-import { createWorker } from '../src/worker';
 import { createWebhookClient } from '../src/workflow-clients/webhooks';
+import { pct, runBench, startBench } from './harness';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
@@ -48,20 +36,25 @@ const FAIR_RATE = Number(process.env.BENCH_FAIR_RATE ?? 2);
 const FAIR_SECONDS = Number(process.env.BENCH_FAIR_SECONDS ?? 30);
 const BATCH_WAIT_MS = process.env.BENCH_BATCH_WAIT_MS ? Number(process.env.BENCH_BATCH_WAIT_MS) : undefined;
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
+/**
+ * Calls `send(k)` for k = 0 … count − 1 at `perSecond`, spread evenly from now, each without waiting for the
+ * ones before; resolves once all of them have.
+ */
+async function paced(perSecond: number, count: number, send: (k: number) => Promise<void>): Promise<void> {
+  const start = performance.now();
+  const sent: Promise<void>[] = [];
+  for (let k = 0; k < count; k++) {
+    const wait = start + (k * 1000) / perSecond - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    sent.push(send(k));
+  }
+  await Promise.all(sent);
+}
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-bench-webhooks-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: 20000 + Math.floor(Math.random() * 20000) });
-  await ensureDatabase(pg.url(), 'bench');
-  await migrate(pg.url('bench'));
-  const pool = await createDatabasePool(pg.url('bench'), { maximumPoolSize: 20 });
-  const cli = await findOrBuildTool(TEMPORAL_CLI);
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' }, ip: '127.0.0.1', extraArgs: ['--log-level', 'error'] },
-  });
-  const address = env.connection.options.address;
+  const stack = await startBench('webhooks');
+  const { url: databaseUrl, pool } = await stack.database('bench', 20);
+  const { client } = await stack.temporal();
 
   // The receiver: verifies every message and notes when each event id arrived.
   const secret = generateWebhookSecret();
@@ -89,6 +82,11 @@ async function main(): Promise<void> {
   });
   receiver.keepAliveTimeout = 30_000;
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  // Closed after the worker has stopped, so that no delivery of the run fails at the end.
+  stack.defer('the receiver', () => {
+    receiver.close();
+    receiver.closeAllConnections();
+  });
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/bench`;
   /** Resolves once every key has arrived (arrival times are taken by the receiver, not here). */
   const waitForArrivals = async (keys: string[], timeoutMs: number) => {
@@ -101,31 +99,25 @@ async function main(): Promise<void> {
 
   // The service's side: a worker with the webhook activities, the dispatcher, the LISTEN that wakes it.
   const taskQueue = 'bench-webhooks';
-  const nativeConnection = await NativeConnection.connect({ address });
-  const adapters = createProviderAdapters({ runpodBaseUrl: 'http://127.0.0.1:9', vastaiBaseUrl: 'http://127.0.0.1:9', lambdaBaseUrl: 'http://127.0.0.1:9', timeoutMs: 1000, logger: silentLogger });
-  const vault = new KeyVault('bench', Buffer.alloc(32, 1));
-  const worker = await createWorker({
-    connection: nativeConnection,
-    namespace: 'default',
-    taskQueue,
-    dataConverter: temporalDataConverter(vault),
-    deps: {
-      pool,
-      logger: silentLogger,
-      adapters,
-      vault,
-      credentials: createProviderCredentials(createProviderKeyQueries(pool), vault),
-      pricingKeys: {},
-      webhooks: { settings: { allowedHosts: ['127.0.0.1'], ...(BATCH_WAIT_MS === undefined ? {} : { batchWaitMs: BATCH_WAIT_MS }) }, databaseUrl: pg.url('bench') },
-    },
-  });
-  const running = worker.run();
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection, dataConverter: temporalDataConverter(vault) });
   const webhooks = createWebhookClient({ temporal: { client, taskQueue } });
+  // After the worker has stopped (which cancels the dispatcher's pumping activities).
+  stack.defer('the dispatcher', () => client.workflow.getHandle(webhooks.dispatcherId).terminate('bench over').catch(() => undefined));
+  // No provider is called: the adapters point at a closed port.
+  const adapters = createProviderAdapters({ runpodBaseUrl: 'http://127.0.0.1:9', vastaiBaseUrl: 'http://127.0.0.1:9', lambdaBaseUrl: 'http://127.0.0.1:9', timeoutMs: 1000, logger: silentLogger });
+  const vault = stack.vault;
+  await stack.worker(taskQueue, {
+    pool,
+    logger: silentLogger,
+    adapters,
+    vault,
+    credentials: createProviderCredentials(createProviderKeyQueries(pool), vault),
+    pricingKeys: {},
+    webhooks: { settings: { allowedHosts: ['127.0.0.1'], ...(BATCH_WAIT_MS === undefined ? {} : { batchWaitMs: BATCH_WAIT_MS }) }, databaseUrl },
+  });
   await webhooks.ensureDispatcher({ tickMs: 5_000 });
-  const listener = new OutboxListener(pg.url('bench'), () => webhooks.signalOutbox(), silentLogger);
+  const listener = new OutboxListener(databaseUrl, () => webhooks.signalOutbox(), silentLogger);
   await listener.start();
+  stack.defer('the outbox listener', () => listener.stop());
 
   const { account } = await createAccountQueries(pool).insertAccountWithKey('bench');
   await createWebhookQueries(pool, vault).insertEndpoint(account.id, { url: receiverUrl, events: ['instance.started'], secret });
@@ -138,6 +130,7 @@ async function main(): Promise<void> {
 
   // The bare loop: the same message shape, signed and POSTed with keep-alive, CONCURRENCY at a time.
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  stack.defer('the bare loop\'s sockets', () => agent.destroy());
   const target = new URL(receiverUrl);
   const bareSend = (key: string) =>
     new Promise<void>((resolve, reject) => {
@@ -187,33 +180,23 @@ async function main(): Promise<void> {
   // Steady load: RATE events/s, spread evenly, for SECONDS.
   const steady: { key: string; committedAt: number }[] = [];
   const total = RATE * SECONDS;
-  const start = performance.now();
-  const writes: Promise<void>[] = [];
-  for (let k = 0; k < total; k++) {
-    const due = start + (k * 1000) / RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    writes.push(writeEvent('steady').then((w) => void steady.push(w)));
-  }
-  await Promise.all(writes);
+  await paced(RATE, total, () => writeEvent('steady').then((w) => void steady.push(w)));
   await waitForArrivals(steady.map((s) => s.key), 120_000);
   const latencies = steady.map((s) => arrivals.get(s.key)! - s.committedAt);
 
   const bareSteady: number[] = [];
-  const bareStart = performance.now();
-  const bareWrites: Promise<void>[] = [];
-  for (let k = 0; k < total; k++) {
-    const due = bareStart + (k * 1000) / RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  await paced(RATE, total, (k) => {
     const t0 = performance.now();
-    bareWrites.push(bareSend(`bare-steady-${k}`).then(() => void bareSteady.push(performance.now() - t0)));
-  }
-  await Promise.all(bareWrites);
+    return bareSend(`bare-steady-${k}`).then(() => void bareSteady.push(performance.now() - t0));
+  });
 
   // Fairness: the slow account's endpoints accept the connection and never answer (the sender gives up at 15 s).
   const hanging = http.createServer((req) => req.resume());
   await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
+  stack.defer('the hanging endpoints', () => {
+    hanging.close();
+    hanging.closeAllConnections();
+  });
   const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
   const { account: slowAccount } = await createAccountQueries(pool).insertAccountWithKey('bench-slow');
   for (let i = 0; i < SLOW_ENDPOINTS; i++) {
@@ -221,16 +204,9 @@ async function main(): Promise<void> {
   }
   const fair: { key: string; committedAt: number }[] = [];
   const fairTotal = FAIR_RATE * FAIR_SECONDS;
-  const fairStart = performance.now();
-  const fairWrites: Promise<void>[] = [];
-  for (let k = 0; k < fairTotal; k++) {
-    const due = fairStart + (k * 1000) / FAIR_RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    fairWrites.push(writeEvent('slow', slowAccount.id).then(() => undefined));
-    fairWrites.push(writeEvent('fair').then((w) => void fair.push(w)));
-  }
-  await Promise.all(fairWrites);
+  await paced(FAIR_RATE, fairTotal, async () => {
+    await Promise.all([writeEvent('slow', slowAccount.id), writeEvent('fair').then((w) => void fair.push(w))]);
+  });
   // Whatever has not arrived after 3 minutes counts as 3 minutes late (the old behaviour could get there).
   const FAIR_DEADLINE_MS = 180_000;
   await waitForArrivals(fair.map((s) => s.key), FAIR_DEADLINE_MS).catch(() => undefined);
@@ -256,22 +232,6 @@ async function main(): Promise<void> {
     ].join('\n'),
   );
 
-  await listener.stop();
-  worker.shutdown(); // cancels the dispatcher's pumping activities
-  await running.catch(() => undefined);
-  await client.workflow.getHandle(webhooks.dispatcherId).terminate('bench over').catch(() => undefined);
-  agent.destroy();
-  receiver.close();
-  receiver.closeAllConnections();
-  hanging.close();
-  hanging.closeAllConnections();
-  await Promise.allSettled([connection.close(), nativeConnection.close()]);
-  await Promise.allSettled([env.teardown(), pool.end()]);
-  await pg.stop();
-  await rm(dir, { recursive: true, force: true });
 }
 
-main().catch((err) => {
-  process.stderr.write(`${(err as Error).stack}\n`);
-  process.exit(1);
-});
+runBench(main);

@@ -8,62 +8,56 @@
  * has no capacity for the type answers 400 `instance-operations/launch/insufficient-capacity`.
  */
 import { slugFromLambda } from '../src/providers/gpu-catalog';
-import { DEFAULT_BOOT_DELAY_MS, now, SimServer, testIp, type SimHandle, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
+import { now, testIp, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
 import { type Account, fail, hex, LAMBDA_SIM_TYPES, type LambdaControl, type LambdaInst, REGIONS, SSH_KEY_LINE, type TypeSeed } from './lambda-model';
+import { type OwnControl, ProviderSimulator } from './provider-simulator';
 
 export { LAMBDA_SIM_TYPES, type LambdaControl } from './lambda-model';
 
-export class LambdaSimulator {
-  private readonly accounts = new Map<string, Account>();
-  private bootDelay: number;
+export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
+  protected readonly basePath = '/api/v1';
   private terminateDelay: number;
   /** `slug|region` or `slug|*`. */
   private readonly noCapacity = new Set<string>();
   private ipCounter = 0;
-  readonly server: SimServer;
 
   constructor(opts: SimulatorOptions = {}) {
-    this.bootDelay = opts.bootDelayMs ?? DEFAULT_BOOT_DELAY_MS;
+    super(opts, {
+      rateLimited: (retryAfter) => {
+        const r = fail(429, 'global/unknown', 'Too many requests. Slow down and try again.', 'Send at most one request per second.');
+        if (retryAfter !== null) r.headers = { 'retry-after': String(retryAfter) };
+        return r;
+      },
+      serverError: (status) => fail(status, 'global/unknown', 'Something unexpected occurred.', 'Try again later.'),
+      notFound: () => fail(404, 'global/object-does-not-exist', 'The requested resource does not exist.'),
+      badJson: () => fail(400, 'global/invalid-parameters', 'Request body is not valid JSON.'),
+    });
     this.terminateDelay = Math.max(50, Math.round(this.bootDelay / 2));
     for (const k of opts.keys ?? []) this.addKey(k);
-    this.server = new SimServer(
-      {
-        rateLimited: (retryAfter) => {
-          const r = fail(429, 'global/unknown', 'Too many requests. Slow down and try again.', 'Send at most one request per second.');
-          if (retryAfter !== null) r.headers = { 'retry-after': String(retryAfter) };
-          return r;
-        },
-        serverError: (status) => fail(status, 'global/unknown', 'Something unexpected occurred.', 'Try again later.'),
-        notFound: () => fail(404, 'global/object-does-not-exist', 'The requested resource does not exist.'),
-        badJson: () => fail(400, 'global/invalid-parameters', 'Request body is not valid JSON.'),
-      },
-      opts.recordLimit,
-    );
     this.routes();
   }
 
-  addKey(key: string): void {
-    if (!this.accounts.has(key)) this.accounts.set(key, { instances: new Map(), sshKeys: [] });
+  protected newAccount(): Account {
+    return { instances: new Map(), sshKeys: [] };
   }
 
-  createKey(): string {
-    const key = `secret_sim_${hex(32)}.${hex(32)}`;
-    this.addKey(key);
-    return key;
+  protected newKey(): string {
+    return `secret_sim_${hex(32)}.${hex(32)}`;
   }
 
-  async start(host: string, port: number): Promise<SimHandle<LambdaControl>> {
-    const origin = await this.server.listen(host, port);
-    return { baseUrl: `${origin}/api/v1`, createKey: () => this.createKey(), control: this.control(), close: () => this.server.close() };
+  protected instanceViews(key: string): SimInstanceView[] {
+    const acct = this.accounts.get(key);
+    if (!acct) return [];
+    this.sweep(acct);
+    return [...acct.instances.values()].filter((i) => this.status(i) !== 'terminated').map((i) => this.view(acct, i));
   }
 
-  private control(): LambdaControl {
-    const s = this.server;
+  protected resetModes(): void {
+    this.noCapacity.clear();
+  }
+
+  protected ownControl(): OwnControl<LambdaControl> {
     return {
-      ...s.faultControl(),
-      setBootDelay: (ms) => {
-        this.bootDelay = ms;
-      },
       setTerminateDelay: (ms) => {
         this.terminateDelay = ms;
       },
@@ -78,17 +72,6 @@ export class LambdaSimulator {
         inst.unhealthy = true;
       },
       sshKeys: (key) => (this.accounts.get(key)?.sshKeys ?? []).map((k) => ({ ...k })),
-      instances: (key) => {
-        const acct = this.accounts.get(key);
-        if (!acct) return [];
-        this.sweep(acct);
-        return [...acct.instances.values()].filter((i) => this.status(i) !== 'terminated').map((i) => this.view(acct, i));
-      },
-      addKey: (key) => this.addKey(key),
-      reset: () => {
-        s.resetFaults();
-        this.noCapacity.clear();
-      },
     };
   }
 

@@ -9,67 +9,55 @@
  * switched to `accept`.
  */
 import { slugFromRunpod } from '../src/providers/gpu-catalog';
-import { bearerKey, DEFAULT_BOOT_DELAY_MS, isoSeconds, now, randomChars, SimServer, testIp, type SimHandle, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
+import { bearerKey, isoSeconds, now, randomChars, testIp, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
 import { type Account, type CatalogGpu, CREATE_FIELDS, DATA_CENTERS, p, type PodState, RUNPOD_SIM_GPUS, type RunpodControl, type RunpodSpotMode } from './runpod-model';
+import { type OwnControl, ProviderSimulator } from './provider-simulator';
 
 export { RUNPOD_SIM_GPUS, type RunpodSpotMode, type RunpodControl } from './runpod-model';
 
-export class RunpodSimulator {
-  private readonly accounts = new Map<string, Account>();
-  private bootDelay: number;
+export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
+  protected readonly basePath = '/v2';
   private spotMode: RunpodSpotMode = 'refuse';
   private readonly noCapacity = new Map<string, 400 | 500>();
   /** Secure-cloud prices set through `control.setPrice`, by slug. */
   private readonly securePrices = new Map<string, number>();
   private ipCounter = 0;
-  readonly server: SimServer;
 
   constructor(opts: SimulatorOptions = {}) {
-    this.bootDelay = opts.bootDelayMs ?? DEFAULT_BOOT_DELAY_MS;
-    for (const k of opts.keys ?? []) this.addKey(k);
-    this.server = new SimServer(
-      {
-        rateLimited: (retryAfter) => {
-          const r = p(429, 'rate limit exceeded for the minute window');
-          if (retryAfter !== null) r.headers = { 'retry-after': String(retryAfter) };
-          return r;
-        },
-        serverError: (status) => p(status, 'upstream service error'),
-        notFound: (path) => p(404, `no route for ${path}`),
-        badJson: () => p(400, 'request body is not valid JSON'),
+    super(opts, {
+      rateLimited: (retryAfter) => {
+        const r = p(429, 'rate limit exceeded for the minute window');
+        if (retryAfter !== null) r.headers = { 'retry-after': String(retryAfter) };
+        return r;
       },
-      opts.recordLimit,
-    );
+      serverError: (status) => p(status, 'upstream service error'),
+      notFound: (path) => p(404, `no route for ${path}`),
+      badJson: () => p(400, 'request body is not valid JSON'),
+    });
+    for (const k of opts.keys ?? []) this.addKey(k);
     this.routes();
   }
 
-  addKey(key: string): void {
-    if (!this.accounts.has(key)) this.accounts.set(key, { pods: new Map(), sshKeys: [] });
+  protected newAccount(): Account {
+    return { pods: new Map(), sshKeys: [] };
   }
 
-  createKey(): string {
-    const key = `rpa_${randomChars('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', 40)}`;
-    this.addKey(key);
-    return key;
+  protected newKey(): string {
+    return `rpa_${randomChars('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', 40)}`;
   }
 
-  async start(host: string, port: number): Promise<SimHandle<RunpodControl>> {
-    const origin = await this.server.listen(host, port);
+  protected instanceViews(key: string): SimInstanceView[] {
+    return [...(this.accounts.get(key)?.pods.values() ?? [])].map((pod) => this.view(pod));
+  }
+
+  protected resetModes(): void {
+    this.noCapacity.clear();
+    this.securePrices.clear();
+    this.spotMode = 'refuse';
+  }
+
+  protected ownControl(): OwnControl<RunpodControl> {
     return {
-      baseUrl: `${origin}/v2`,
-      createKey: () => this.createKey(),
-      control: this.control(),
-      close: () => this.server.close(),
-    };
-  }
-
-  private control(): RunpodControl {
-    const s = this.server;
-    return {
-      ...s.faultControl(),
-      setBootDelay: (ms) => {
-        this.bootDelay = ms;
-      },
       setNoCapacity: (gpu, on = true, opts = {}) => {
         if (on) this.noCapacity.set(gpu, opts.status ?? 400);
         else this.noCapacity.delete(gpu);
@@ -87,14 +75,6 @@ export class RunpodSimulator {
       setPrice: (gpu, perGpuHour) => {
         if (perGpuHour === null) this.securePrices.delete(gpu);
         else this.securePrices.set(gpu, perGpuHour);
-      },
-      instances: (key) => [...(this.accounts.get(key)?.pods.values() ?? [])].map((pod) => this.view(pod)),
-      addKey: (key) => this.addKey(key),
-      reset: () => {
-        s.resetFaults();
-        this.noCapacity.clear();
-        this.securePrices.clear();
-        this.spotMode = 'refuse';
       },
     };
   }

@@ -8,15 +8,15 @@
  * interruptible instance goes to `stopped` (or `exited`) while its intended status stays `running`, or vanishes.
  */
 import { slugFromVast } from '../src/providers/gpu-catalog';
-import { bearerKey, DEFAULT_BOOT_DELAY_MS, now, randomChars, SimServer, type SimHandle, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
+import { bearerKey, now, randomChars, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
 import { type Account, err, type Filter, FILTERABLE, matchOp, type Offer, offerJson, parseEnv, VAST_SIM_OFFERS, type VastControl, type VastInst } from './vastai-model';
 import { actualStatus, instanceV0, instanceV1 } from './vastai-instances';
+import { type OwnControl, ProviderSimulator } from './provider-simulator';
 
 export { VAST_SIM_OFFERS, type VastControl } from './vastai-model';
 
-export class VastSimulator {
-  private readonly accounts = new Map<string, Account>();
-  private bootDelay: number;
+export class VastSimulator extends ProviderSimulator<Account, VastControl> {
+  protected readonly basePath = '';
   private readonly noCapacity = new Map<string, 'hidden' | 'unavailable'>();
   /**
    * Ids continue from the clock, in milliseconds since 2025: a restarted simulator never hands out an id an
@@ -26,47 +26,37 @@ export class VastSimulator {
   private nextInstanceId = Date.now() - Date.UTC(2025, 0, 1);
   private nextSshKeyId = Math.floor((Date.now() - Date.UTC(2025, 0, 1)) / 1000);
   private nextUserId = 310_000;
-  readonly server: SimServer;
 
   constructor(opts: SimulatorOptions = {}) {
-    this.bootDelay = opts.bootDelayMs ?? DEFAULT_BOOT_DELAY_MS;
+    super(opts, {
+      rateLimited: () => ({ status: 429, body: { detail: 'API requests too frequent endpoint threshold=4.5' } }),
+      serverError: (status) => err(status, 'server_error', 'Internal server error, please try again later'),
+      notFound: (path) => err(404, 'not_found', `No endpoint ${path}`),
+      badJson: () => err(400, 'invalid_request', 'Invalid json body'),
+    });
     for (const k of opts.keys ?? []) this.addKey(k);
-    this.server = new SimServer(
-      {
-        rateLimited: () => ({ status: 429, body: { detail: 'API requests too frequent endpoint threshold=4.5' } }),
-        serverError: (status) => err(status, 'server_error', 'Internal server error, please try again later'),
-        notFound: (path) => err(404, 'not_found', `No endpoint ${path}`),
-        badJson: () => err(400, 'invalid_request', 'Invalid json body'),
-      },
-      opts.recordLimit,
-    );
     this.routes();
   }
 
-  addKey(key: string): void {
-    if (this.accounts.has(key)) return;
+  protected newAccount(): Account {
     const userId = this.nextUserId++;
-    this.accounts.set(key, { userId, email: `user${userId}@example.com`, instances: new Map(), sshKeys: [] });
+    return { userId, email: `user${userId}@example.com`, instances: new Map(), sshKeys: [] };
   }
 
-  createKey(): string {
-    const key = randomChars('0123456789abcdef', 64);
-    this.addKey(key);
-    return key;
+  protected newKey(): string {
+    return randomChars('0123456789abcdef', 64);
   }
 
-  async start(host: string, port: number): Promise<SimHandle<VastControl>> {
-    const origin = await this.server.listen(host, port);
-    return { baseUrl: origin, createKey: () => this.createKey(), control: this.control(), close: () => this.server.close() };
+  protected instanceViews(key: string): SimInstanceView[] {
+    return [...(this.accounts.get(key)?.instances.values() ?? [])].map((i) => this.view(i));
   }
 
-  private control(): VastControl {
-    const s = this.server;
+  protected resetModes(): void {
+    this.noCapacity.clear();
+  }
+
+  protected ownControl(): OwnControl<VastControl> {
     return {
-      ...s.faultControl(),
-      setBootDelay: (ms) => {
-        this.bootDelay = ms;
-      },
       setNoCapacity: (gpu, on = true, opts = {}) => {
         if (on) this.noCapacity.set(gpu, opts.mode ?? 'hidden');
         else this.noCapacity.delete(gpu);
@@ -84,12 +74,6 @@ export class VastSimulator {
         inst.gpuUtil = percent;
       },
       sshKeys: (key) => (this.accounts.get(key)?.sshKeys ?? []).map((k) => k.key),
-      instances: (key) => [...(this.accounts.get(key)?.instances.values() ?? [])].map((i) => this.view(i)),
-      addKey: (key) => this.addKey(key),
-      reset: () => {
-        s.resetFaults();
-        this.noCapacity.clear();
-      },
     };
   }
 

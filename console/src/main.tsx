@@ -11,7 +11,7 @@ import { CheckoutResultPage } from './pages/checkout';
 import { AlertsPage, EventsPage, SchedulesPage } from './pages/activity';
 import { SettingsPage, WebhooksPage } from './pages/settings';
 import { LaunchPage } from './pages/launch';
-import { ErrorNotice } from './ui';
+import { ErrorNotice, useAction } from './ui';
 import { ScopesContext } from './scopes';
 import './styles.css';
 
@@ -29,22 +29,15 @@ const PAGES: { path: string; title: string }[] = [
 
 function SignIn({ onSignedIn }: { onSignedIn: (api: Api) => void }) {
   const [key, setKey] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useAction();
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    const api = createApi(key.trim());
-    try {
+    void run(async () => {
+      const api = createApi(key.trim());
       await api.balance();
       saveKey(key.trim());
       onSignedIn(api);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <main class="signin" id="main">

@@ -1,4 +1,4 @@
-/** Small shared pieces: error notices in the API's words, a confirmation dialog, polling. */
+/** Small shared pieces: error notices in the API's words, a confirmation dialog, polling, a form's action. */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { ApiError } from './api';
@@ -46,6 +46,27 @@ export function usePoll<T>(load: () => Promise<T>, everyMs: number, deps: unknow
     };
   }, deps);
   return { data, error, loadedAt, reload };
+}
+
+/**
+ * A form's action: `busy` while it runs (the form's buttons wait), and its error, shown until the next try.
+ * With `leavesPage` a success keeps the form busy while the browser goes to another page.
+ */
+export function useAction() {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (action: () => Promise<unknown>, opts: { leavesPage?: boolean } = {}): Promise<void> => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      if (!opts.leavesPage) setBusy(false);
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, run };
 }
 
 export function Confirm(props: { title: string; children: ComponentChildren; confirmLabel: string; onConfirm: () => void; onCancel: () => void }) {

@@ -39,8 +39,13 @@ describe('depletion episodes', () => {
     expect(opened?.data).toMatchObject({ balance: 0, available: 0 });
     expect(typeof opened?.data.grace_ends_at).toBe('string');
 
-    // A second look inside the episode: nothing new, the grace counts from the first.
-    expect((await reviewAccountSpend(t.db.pool, accountId, settings)).depletedForMs).toBeGreaterThanOrEqual(0);
+    // A second look inside the episode: nothing new, the grace counts from the first. The episode is moved ten
+    // minutes back, as if the first look had been then: a look that restarted the episode would count from now.
+    await t.db.pool.query(sql.typeAlias('void')`
+      UPDATE account_balances SET depleted_at = depleted_at - interval '10 minutes' WHERE account_id = ${accountId}`);
+    const again = await reviewAccountSpend(t.db.pool, accountId, settings);
+    expect(again.depletedForMs).toBeGreaterThanOrEqual(10 * 60_000);
+    expect(again.depletedForMs).toBeLessThan(11 * 60_000);
     expect(await depletedEvents(accountId)).toHaveLength(1);
 
     // $1 lifts available above zero: the ledger closes the episode; a charge crossing zero opens the next one.

@@ -189,10 +189,13 @@ describe('a depleted balance', () => {
     // Depleted means the available balance (balance less uncharged usage) is gone, whether or not a charge came yet.
     expect((await t.http.get('/v1/billing/summary').set(account.auth)).body.available).toBeLessThanOrEqual(0);
 
-    // During the grace period the instances keep running.
+    // During the grace period the instances keep running, in the account's list and at their providers.
+    const listed = (await t.http.get('/v1/compute').set(account.auth)).body.data as { id: string; status: string }[];
+    expect([pod.body.id, box.body.id].map((id) => listed.find((i) => i.id === id)?.status)).toEqual(['running', 'running']);
+    expect(t.sims.runpod.control.instances(account.simKeys.runpod!).map((i) => i.status)).toEqual(['RUNNING']);
+    expect(t.sims.vastai.control.instances(account.simKeys.vastai!).map((i) => i.status)).toEqual(['running']);
     const handle = t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId));
     expect((await handle.describe()).status.name).toBe('RUNNING');
-    expect(t.sims.runpod.control.instances(account.simKeys.runpod!)[0]?.status).toBeDefined();
 
     // The run returns once it asked every instance to end and none is live any more.
     const result = (await handle.result()) as BalanceDepletionResult;

@@ -126,9 +126,12 @@ it('without a provider: the first candidate is the cheapest admitted offer, and 
   const cheapest = Math.min(...pricing.filter((o) => !o.spot && o.availability > 0 && ['runpod', 'vastai'].includes(o.provider)).map((o) => o.price_per_hour));
   expect(candidates[0]!.price_per_hour).toBe(cheapest);
   for (const c of admitted) expect(c.price_per_hour).toBeGreaterThanOrEqual(candidates[0]!.price_per_hour);
-  // Lambda is not connected: its offers are candidates refused with the launch's provider_not_connected.
-  const lambda = candidates.find((c) => c.provider === 'lambda');
-  if (lambda) expect(lambda).toMatchObject({ admitted: false, refusal: { code: 'provider_not_connected' } });
+  // Lambda prices the GPU too (its simulator's gpu_1x_a6000, in the prices recorded before all) but is not
+  // connected: its offers are candidates, each refused with the launch's provider_not_connected.
+  expect(pricing.filter((o) => o.provider === 'lambda' && o.availability > 0).length).toBeGreaterThan(0);
+  const lambda = candidates.filter((c) => c.provider === 'lambda');
+  expect(lambda.length).toBeGreaterThan(0);
+  for (const c of lambda) expect(c).toMatchObject({ admitted: false, refusal: { code: 'provider_not_connected' } });
   nothingAt({ runpod: a.simKey, vastai: vastKey });
 
   const launched = await launch(a.auth, candidates[0]!.launch);

@@ -8,11 +8,6 @@ import path from 'node:path';
  */
 const root = path.resolve(__dirname, '../..');
 
-/**
- * Docs that other branches of issue 19's session add; the README links them ahead of the merge. Empty this
- * list once they are all on main (the test then requires them like any other link).
- */
-
 interface Doc {
   file: string;
   text: string;

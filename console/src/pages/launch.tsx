@@ -9,7 +9,7 @@ import type { Api } from '../api';
 import { useScopes } from '../scopes';
 import { ApiError } from '../api';
 import type { Instance, Page, PlannedLaunch, PlanSearch, PricingSnapshot, SshKey, Template } from '../types';
-import { Empty, ErrorNotice } from '../ui';
+import { Empty, ErrorNotice, useAction } from '../ui';
 import { perHour } from '../format';
 import { navigate } from '../router';
 
@@ -68,8 +68,7 @@ export function LaunchPage({ api }: { api: Api }) {
   const [settings, setSettings] = useState<Settings>(NO_SETTINGS);
   const [plan, setPlan] = useState<PlannedLaunch | null>(null);
   const [launched, setLaunched] = useState<Instance | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
 
   useEffect(() => {
     api.pricing().then((p) => {
@@ -83,17 +82,6 @@ export function LaunchPage({ api }: { api: Api }) {
     api.request<Page<SshKey>>('GET', '/v1/ssh-keys?limit=200').then((k) => setSshKeys(k.data), setError);
   }, [api]);
 
-  const run = async (fn: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await fn();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
   const findOffers = (e: Event) => {
     e.preventDefault();
     setOffer(null);

@@ -5,7 +5,7 @@ import 'uplot/dist/uPlot.min.css';
 import type { Api } from '../api';
 import { useScopes } from '../scopes';
 import type { SpendSummary, Transaction, Transactions } from '../types';
-import { Empty, ErrorNotice, usePoll } from '../ui';
+import { Empty, ErrorNotice, useAction, usePoll } from '../ui';
 import { dollars, localTime } from '../format';
 
 const TYPES = ['instance_charge', 'credit_topup', 'credit_grant', 'credit_refund', 'credit_dispute'];
@@ -13,19 +13,16 @@ const TYPES = ['instance_charge', 'credit_topup', 'credit_grant', 'credit_refund
 function TopUp({ api }: { api: Api }) {
   const scopes = useScopes();
   const [amount, setAmount] = useState('25');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useAction();
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const { checkout_url } = await api.topUp(Number(amount));
-      location.assign(checkout_url);
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
+    void run(
+      async () => {
+        const { checkout_url } = await api.topUp(Number(amount));
+        location.assign(checkout_url);
+      },
+      { leavesPage: true },
+    );
   };
   return (
     <form class="topup" onSubmit={submit}>
