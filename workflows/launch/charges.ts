@@ -1,8 +1,22 @@
 /** Metering and ending at the provider: what every phase after the create uses. */
-import { condition, sleep } from '@temporalio/workflow';
+import { condition, patched, sleep } from '@temporalio/workflow';
 import type { InstanceRow } from '../../src/db/queries/instances';
 import { failureOf } from './refusal';
 import type { LaunchContext } from './state';
+
+/**
+ * Marks runs whose meter boundary moves on while the instance is not running. Without it the boundary stayed
+ * where it was, so the meter loop of a stopped pod waited 1 ms again and again (a timer, a signal to the
+ * observer and a workflow task per turn) until a start or an end.
+ */
+export const STOPPED_SLEEPS_PATCH = 'launch-stopped-sleeps';
+
+/** A stopped instance's meter boundary: the next one after now, so the workflow sleeps a whole interval. */
+async function passStoppedBoundary(c: LaunchContext): Promise<void> {
+  const { s, input } = c;
+  const missed = Math.floor((Date.now() - s.nextChargeAt) / input.meterIntervalMs);
+  s.nextChargeAt += (missed + 1) * input.meterIntervalMs;
+}
 
 /**
  * Charges what has come due while the instance runs, in one charge through the latest interval boundary
@@ -11,7 +25,11 @@ import type { LaunchContext } from './state';
  */
 export async function chargeDue(c: LaunchContext, current: InstanceRow): Promise<void> {
   const { s, input } = c;
-  if (current.status !== 'running' || Date.now() < s.nextChargeAt) return;
+  if (Date.now() < s.nextChargeAt) return;
+  if (current.status !== 'running') {
+    if (patched(STOPPED_SLEEPS_PATCH)) await passStoppedBoundary(c);
+    return;
+  }
   const missed = Math.floor((Date.now() - s.nextChargeAt) / input.meterIntervalMs);
   const through = s.nextChargeAt + missed * input.meterIntervalMs;
   const { meteredThrough } = await c.acts.db.chargeInstance(c.id, through);
