@@ -2,7 +2,8 @@
 import { condition, patched, sleep } from '@temporalio/workflow';
 import type { InstanceRow } from '../../src/db/queries/instances';
 import { failureOf } from './refusal';
-import type { LaunchContext } from './state';
+import type { CarriedEnd } from '../contracts/launch';
+import { continueEndAsNew, endRetryDue, type LaunchContext } from './state';
 
 /**
  * Marks runs whose meter boundary moves on while the instance is not running. Without it the boundary stayed
@@ -43,13 +44,19 @@ export async function chargeDue(c: LaunchContext, current: InstanceRow): Promise
 /**
  * Stops or terminates at the provider, however long it takes: between rounds the record says why it is
  * pending, and what still runs goes on being metered. Resolves with the moment the provider confirmed;
- * a stop gives way to a terminate request (`null`).
+ * a stop gives way to a terminate request (`null`). A `carried` end (a request's, not a boot's or a loss's)
+ * continues as new after as many rounds as the meter loop has turns, and goes on in the new run.
  */
-export async function endAtProvider(c: LaunchContext, action: 'stop' | 'terminate', wasRunning: boolean): Promise<number | null> {
+export async function endAtProvider(
+  c: LaunchContext,
+  action: 'stop' | 'terminate',
+  wasRunning: boolean,
+  carried?: { retryWaitMs?: number; idleStopping: CarriedEnd['idleStopping'] },
+): Promise<number | null> {
   const { s, id } = c;
   const { db, ending } = c.acts;
-  let wait = c.settings.endRetryInitialMs;
-  for (;;) {
+  let wait = carried?.retryWaitMs ?? c.settings.endRetryInitialMs;
+  for (let round = 1; ; round++) {
     try {
       const { atMs } = action === 'stop' ? await ending.stopInstance(id) : await ending.terminateInstance(id);
       if (s.row!.lifecycle_warning) s.row = await db.noteLifecycleWarning(id, null);
@@ -70,5 +77,8 @@ export async function endAtProvider(c: LaunchContext, action: 'stop' | 'terminat
       if (wasRunning) await chargeDue(c, { ...s.row!, status: 'running' });
     }
     wait = Math.min(wait * 2, c.settings.endRetryMaxMs);
+    if (carried && endRetryDue(c, round)) {
+      await continueEndAsNew(c, { action, wasRunning, retryWaitMs: wait, idleStopping: carried.idleStopping });
+    }
   }
 }
