@@ -31,27 +31,6 @@ export interface LaunchedAtProvider {
   observerTold: boolean;
 }
 
-/** The attempt of the running activity (1 outside an activity: tests). */
-function attemptNow(): number {
-  try {
-    return Context.current().info.attempt;
-  } catch {
-    return 1;
-  }
-}
-
-/**
- * `err` (a failure before the create was counted) marked as "nothing sent" when this is the first attempt: a
- * later attempt cannot know what an earlier one sent, so its failures stay unmarked (the workflow compensates).
- */
-function nothingSentYet(err: unknown): unknown {
-  if (attemptNow() !== 1) return err;
-  const f = err instanceof ApplicationFailure ? err : ApplicationFailure.create({ message: (err as Error)?.message ?? String(err), type: (err as Error)?.name, cause: err as Error });
-  const details = [...(f.details ?? []), NOTHING_SENT_DETAIL];
-  const { message, type, nonRetryable, nextRetryDelay, cause } = f;
-  return ApplicationFailure.create({ message, type: type ?? undefined, nonRetryable: nonRetryable ?? undefined, nextRetryDelay, details, cause });
-}
-
 export interface PollResult {
   gone: boolean;
   instance: ProviderInstance | null;
@@ -94,6 +73,21 @@ export function createInstanceActivities(deps: ActivityDeps) {
   const { instances, sshKeys } = deps.queries;
   const spend = createSpendWatch(deps);
   const boots = createBootActivities(deps);
+
+  /**
+   * `err` (a failure of the one-step create before its own ask was counted) marked as "nothing sent" when the
+   * database counted no ask for this launch at all. The engine's attempt number cannot say so: a local activity
+   * whose worker was lost after its create starts again at attempt 1 on another worker. When the count cannot
+   * be read, the failure stays unmarked (the workflow compensates, which is safe).
+   */
+  async function nothingSentYet(id: string, err: unknown): Promise<unknown> {
+    const asks = await instances.countedCreateAttempts(id).catch(() => -1);
+    if (asks !== null && asks !== 0) return err;
+    const f = err instanceof ApplicationFailure ? err : ApplicationFailure.create({ message: (err as Error)?.message ?? String(err), type: (err as Error)?.name, cause: err as Error });
+    const details = [...(f.details ?? []), NOTHING_SENT_DETAIL];
+    const { message, type, nonRetryable, nextRetryDelay, cause } = f;
+    return ApplicationFailure.create({ message, type: type ?? undefined, nonRetryable: nonRetryable ?? undefined, nextRetryDelay, details, cause });
+  }
 
   /** Calls the provider with the account's key; `fingerprint` names that key (see `providerKeyFingerprint`). */
   async function withProvider<T>(
@@ -271,7 +265,7 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
       try {
         access = await activities.prepareLaunch(input);
       } catch (err) {
-        throw nothingSentYet(err);
+        throw await nothingSentYet(input.instanceId, err);
       }
       const row = await createdRow(input, access);
       let observerTold = false;

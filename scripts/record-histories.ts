@@ -153,7 +153,7 @@ async function untilStatus(t: TestContext, providerInstanceId: string, status: s
   }, WAIT_MS, 100);
 }
 
-/** launchInstance: running (open, charged), stopped, terminated, preempted, idle-stopped; and the observer. */
+/** launchInstance: running (open, charged), stopped, terminated, preempted, idle-stopped, stopped-then-started; and the observer. */
 async function recordLaunches(t: TestContext, http: ReturnType<typeof request>, client: Client): Promise<void> {
   const charged = (rowId: string) =>
     eventually(`a charge of ${rowId}`, async () => ((await t.sql('SELECT 1 FROM instances WHERE id = $1 AND metered_through > started_at', [rowId])).length > 0 ? true : undefined), WAIT_MS);
@@ -198,6 +198,22 @@ async function recordLaunches(t: TestContext, http: ReturnType<typeof request>, 
   await http.post(`/v1/compute/${pod}/terminate`).set(running.auth).expect(200);
   await client.workflow.getHandle(podRow).result();
   await save(client, 'stopped-then-terminated', podRow);
+
+  // A pod stopped for a few meter intervals (its workflow sleeps from boundary to boundary), then started again
+  // at RunPod: the observer sees it running and metering resumes.
+  const resumed = await t.connectedAccount('runpod');
+  const resumedPod = (await http.post('/v1/compute/launch').set(resumed.auth).send(launchBody('runpod')).expect(201)).body.id as string;
+  const resumedRow = await untilStatus(t, resumedPod, 'running');
+  await http.post(`/v1/compute/${resumedPod}/stop`).set(resumed.auth).expect(200);
+  await new Promise((r) => setTimeout(r, 3 * TIMING.meterIntervalMs));
+  const started = await fetch(`${t.sims.runpod.baseUrl}/pods/${resumedPod}/action`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${resumed.simKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ action: 'start' }),
+  });
+  if (started.status !== 200) throw new Error(`the simulator answered ${started.status} to start`);
+  await untilStatus(t, resumedPod, 'running');
+  await save(client, 'stopped-then-started', resumedRow);
 }
 
 /** scheduleRun: a triggered run stopped at max_duration_hours, with its launch child. */

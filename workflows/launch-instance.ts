@@ -38,13 +38,15 @@ export async function launchInstance(input: LaunchInput, carried?: LaunchCarried
   const s: LaunchState = {
     row: carried?.row ?? null,
     refused: null,
-    stopRequested: false,
-    terminateRequested: false,
+    // A refused end the previous run was retrying goes on here.
+    stopRequested: carried?.ending?.action === 'stop',
+    terminateRequested: carried?.ending?.action === 'terminate',
     endReason: carried?.endReason ?? null,
     observed: null,
     nextChargeAt: carried?.nextChargeAt ?? Date.now() + input.meterIntervalMs,
     idleSinceMs: carried?.idleSinceMs ?? null,
-    idleStopping: null,
+    idleStopping: carried?.ending?.idleStopping ?? null,
+    carriedEnd: carried?.ending ?? null,
   };
   const c = launchContext(input, s);
   const id = c.id;

@@ -28,7 +28,7 @@ const input: LaunchInput = launchInputFixture({
 const instance = { id: 'pod-1', name: 'gpuo-key1', status: 'provisioning', providerStatus: 'PROVISIONING', pricePerHour: 0.5 } as ProviderInstance;
 
 /** The activity over stubs; `steps` lists what it did, in order. */
-function oneStep(opts: { intent?: () => Promise<unknown>; launch?: () => Promise<ProviderInstance> }) {
+function oneStep(opts: { intent?: () => Promise<unknown>; launch?: () => Promise<ProviderInstance>; countedBefore?: number }) {
   const steps: string[] = [];
   const watched: [ObserverInput, string][] = [];
   const deps = {
@@ -40,8 +40,10 @@ function oneStep(opts: { intent?: () => Promise<unknown>; launch?: () => Promise
         },
         countCreateAttempt: async () => {
           steps.push('count');
-          return 1;
+          return (opts.countedBefore ?? 0) + 1;
         },
+        // What the database counted before this attempt (another worker's asks included).
+        countedCreateAttempts: async () => opts.countedBefore ?? 0,
         recordCreated: async (id: string, i: ProviderInstance) => {
           steps.push('record');
           return { id, provider_instance_id: i.id } as InstanceRow;
@@ -95,6 +97,17 @@ it('a failure after the ask was sent carries no such word: the workflow compensa
   const { run, steps } = oneStep({ launch: async () => Promise.reject(new ProviderRequestError('runpod', 'transient', 'upstream timed out', 504)) });
   const err = await run().then(() => null, (e: unknown) => e);
   expect(steps).toEqual(['intent', 'count', 'create']);
+  const refusal = failureOf(asSeenByWorkflow(err));
+  expect(refusal.nothingSent).toBeUndefined();
+  expect(nothingCreated(refusal, !refusal.nothingSent)).toBe(false);
+});
+
+it('a refusal at the intent after another worker already asked to create says nothing of the kind: the workflow compensates', async () => {
+  // A lost worker's create went through; its local activity starts again at attempt 1 on this worker, where
+  // the intent step fails. The database's count (1) says an ask was sent, whatever the engine's attempt says.
+  const { run, steps } = oneStep({ countedBefore: 1, intent: async () => Promise.reject(new Error('connection terminated unexpectedly')) });
+  const err = await run().then(() => null, (e: unknown) => e);
+  expect(steps).toEqual(['intent']);
   const refusal = failureOf(asSeenByWorkflow(err));
   expect(refusal.nothingSent).toBeUndefined();
   expect(nothingCreated(refusal, !refusal.nothingSent)).toBe(false);

@@ -148,6 +148,19 @@ export interface LaunchCarried {
   endReason?: string | null;
   /** Since when every GPU has been idle (idle stop's window); absent or null: not idle. */
   idleSinceMs?: number | null;
+  /** A stop or terminate the provider kept refusing, carried on by the new run where the last one left it. */
+  ending?: CarriedEnd;
+}
+
+/** A stop or terminate still being retried when its run continued as new. */
+export interface CarriedEnd {
+  action: 'stop' | 'terminate';
+  /** The instance ran when the end was asked: it is metered until the provider confirms. */
+  wasRunning: boolean;
+  /** The wait before the next try (the backoff goes on from here). */
+  retryWaitMs: number;
+  /** The end is the idle stop's (its events say so). */
+  idleStopping: 'stop' | 'terminate' | null;
 }
 
 

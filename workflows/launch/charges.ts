@@ -1,8 +1,23 @@
 /** Metering and ending at the provider: what every phase after the create uses. */
-import { condition, sleep } from '@temporalio/workflow';
+import { condition, patched, sleep } from '@temporalio/workflow';
 import type { InstanceRow } from '../../src/db/queries/instances';
 import { failureOf } from './refusal';
-import type { LaunchContext } from './state';
+import type { CarriedEnd } from '../contracts/launch';
+import { continueEndAsNew, endRetryDue, type LaunchContext } from './state';
+
+/**
+ * Marks runs whose meter boundary moves on while the instance is not running. Without it the boundary stayed
+ * where it was, so the meter loop of a stopped pod waited 1 ms again and again (a timer, a signal to the
+ * observer and a workflow task per turn) until a start or an end.
+ */
+export const STOPPED_SLEEPS_PATCH = 'launch-stopped-sleeps';
+
+/** A stopped instance's meter boundary: the next one after now, so the workflow sleeps a whole interval. */
+async function passStoppedBoundary(c: LaunchContext): Promise<void> {
+  const { s, input } = c;
+  const missed = Math.floor((Date.now() - s.nextChargeAt) / input.meterIntervalMs);
+  s.nextChargeAt += (missed + 1) * input.meterIntervalMs;
+}
 
 /**
  * Charges what has come due while the instance runs, in one charge through the latest interval boundary
@@ -11,7 +26,11 @@ import type { LaunchContext } from './state';
  */
 export async function chargeDue(c: LaunchContext, current: InstanceRow): Promise<void> {
   const { s, input } = c;
-  if (current.status !== 'running' || Date.now() < s.nextChargeAt) return;
+  if (Date.now() < s.nextChargeAt) return;
+  if (current.status !== 'running') {
+    if (patched(STOPPED_SLEEPS_PATCH)) await passStoppedBoundary(c);
+    return;
+  }
   const missed = Math.floor((Date.now() - s.nextChargeAt) / input.meterIntervalMs);
   const through = s.nextChargeAt + missed * input.meterIntervalMs;
   const { meteredThrough } = await c.acts.db.chargeInstance(c.id, through);
@@ -25,13 +44,19 @@ export async function chargeDue(c: LaunchContext, current: InstanceRow): Promise
 /**
  * Stops or terminates at the provider, however long it takes: between rounds the record says why it is
  * pending, and what still runs goes on being metered. Resolves with the moment the provider confirmed;
- * a stop gives way to a terminate request (`null`).
+ * a stop gives way to a terminate request (`null`). A `carried` end (a request's, not a boot's or a loss's)
+ * continues as new after as many rounds as the meter loop has turns, and goes on in the new run.
  */
-export async function endAtProvider(c: LaunchContext, action: 'stop' | 'terminate', wasRunning: boolean): Promise<number | null> {
+export async function endAtProvider(
+  c: LaunchContext,
+  action: 'stop' | 'terminate',
+  wasRunning: boolean,
+  carried?: { retryWaitMs?: number; idleStopping: CarriedEnd['idleStopping'] },
+): Promise<number | null> {
   const { s, id } = c;
   const { db, ending } = c.acts;
-  let wait = c.settings.endRetryInitialMs;
-  for (;;) {
+  let wait = carried?.retryWaitMs ?? c.settings.endRetryInitialMs;
+  for (let round = 1; ; round++) {
     try {
       const { atMs } = action === 'stop' ? await ending.stopInstance(id) : await ending.terminateInstance(id);
       if (s.row!.lifecycle_warning) s.row = await db.noteLifecycleWarning(id, null);
@@ -52,5 +77,8 @@ export async function endAtProvider(c: LaunchContext, action: 'stop' | 'terminat
       if (wasRunning) await chargeDue(c, { ...s.row!, status: 'running' });
     }
     wait = Math.min(wait * 2, c.settings.endRetryMaxMs);
+    if (carried && endRetryDue(c, round)) {
+      await continueEndAsNew(c, { action, wasRunning, retryWaitMs: wait, idleStopping: carried.idleStopping });
+    }
   }
 }

@@ -32,11 +32,15 @@ async function awaitObservation(c: LaunchContext, turn: number): Promise<Provide
 async function onRequest(c: LaunchContext): Promise<LaunchResult['outcome'] | null> {
   const { s, id } = c;
   const { db } = c.acts;
+  // An end carried from the previous run: the record says `stopping` or `terminating` by now.
+  const carried = s.carriedEnd;
+  s.carriedEnd = null;
+  const resumable = { retryWaitMs: carried?.retryWaitMs, idleStopping: s.idleStopping };
   if (s.terminateRequested) {
     await catchUpStart(c);
-    const wasRunning = s.row!.status === 'running';
+    const wasRunning = carried?.wasRunning ?? s.row!.status === 'running';
     // One moment for both: the charge runs up to when the provider confirmed, and the record ends there.
-    const endedAt = await endAtProvider(c, 'terminate', wasRunning);
+    const endedAt = await endAtProvider(c, 'terminate', wasRunning, resumable);
     if (wasRunning) await db.chargeInstance(id, endedAt!);
     s.row = await db.finishInstance(id, 'terminated', endEvents(c, 'terminate'), endedAt!, endExtra(c, 'terminate'));
     return s.idleStopping === 'terminate' ? 'idle_stopped' : 'terminated';
@@ -44,9 +48,9 @@ async function onRequest(c: LaunchContext): Promise<LaunchResult['outcome'] | nu
   s.stopRequested = false;
   if (s.row!.status !== 'stopped') {
     await catchUpStart(c);
-    const wasRunning = s.row!.status === 'running';
+    const wasRunning = carried?.wasRunning ?? s.row!.status === 'running';
     // `row` changes only once charge and event are written: the stop update resolves on it.
-    const stoppedAt = await endAtProvider(c, 'stop', wasRunning);
+    const stoppedAt = await endAtProvider(c, 'stop', wasRunning, resumable);
     if (stoppedAt !== null) {
       if (wasRunning) await db.chargeInstance(id, stoppedAt);
       s.row = await db.finishInstance(id, 'stopped', endEvents(c, 'stop'), stoppedAt, endExtra(c, 'stop'));

@@ -6,13 +6,14 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { InstanceRow } from '../../src/db/queries/instances';
-import type { LaunchInput, LaunchWorkflow } from '../contracts/launch';
+import type { CarriedEnd, LaunchInput, LaunchWorkflow } from '../contracts/launch';
 import type { ProviderObservation } from '../contracts/observation';
 import type { Refusal } from './refusal';
 
@@ -31,6 +32,8 @@ export interface LaunchState {
   idleSinceMs: number | null;
   /** The idle stop's pending end (its end also emits `instance.idle_stopped`); null: none pending. */
   idleStopping: 'stop' | 'terminate' | null;
+  /** An end the previous run was still retrying: taken by the first request this run carries out. */
+  carriedEnd: CarriedEnd | null;
 }
 
 export interface LaunchSettings {
@@ -105,6 +108,33 @@ export function launchContext(input: LaunchInput, s: LaunchState): LaunchContext
 }
 
 export const requested = (s: LaunchState): boolean => s.terminateRequested || s.stopRequested;
+
+/**
+ * Marks runs whose stop or terminate, refused by the provider round after round, continues as new with the
+ * end carried: without it, each round (about 15 events) stayed in one history until the engine's cap
+ * terminated the workflow.
+ */
+export const END_RETRY_CONTINUES_PATCH = 'launch-end-retry-continues';
+
+/** True when an end that has been retried `round` times should go on in a new run (bounded history). */
+export function endRetryDue(c: LaunchContext, round: number): boolean {
+  if (!(round >= (c.input.continueAsNewAfter ?? CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested)) return false;
+  return patched(END_RETRY_CONTINUES_PATCH);
+}
+
+/**
+ * Goes on with a refused end in a new run. Handlers are not awaited: a stop or terminate update waits for the
+ * end itself, and its caller has long been answered 202 (the record says the end is pending).
+ */
+export async function continueEndAsNew(c: LaunchContext, ending: CarriedEnd): Promise<never> {
+  return continueAsNew<LaunchWorkflow>(c.input, {
+    row: c.s.row!,
+    nextChargeAt: c.s.nextChargeAt,
+    endReason: c.s.endReason,
+    idleSinceMs: c.s.idleSinceMs,
+    ending,
+  });
+}
 
 /** Continues as new (bounded history) after `continueAsNewAfter` loop turns or when Temporal suggests it. */
 export async function continueAsNewIfDue(c: LaunchContext, turn: number): Promise<void> {

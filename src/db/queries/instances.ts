@@ -132,6 +132,10 @@ export function createInstanceQueries(pool: Pool) {
         UPDATE instances SET create_attempts = create_attempts + 1 WHERE id = ${id} RETURNING create_attempts`);
     },
 
+    /** Asks to create counted for this row (null: no row): unlike the engine's attempt number, it survives workers. */
+    async countedCreateAttempts(id: string): Promise<number | null> {
+      return pool.maybeOneFirst(sql.type(z.object({ create_attempts: z.number() }))`SELECT create_attempts FROM instances WHERE id = ${id}`);
+    },
     /**
      * The connected key saw these instances at the provider (same provider account): its "not found" counts
      * from now on, and any key warning is cleared. Writes only rows that differ.
