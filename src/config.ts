@@ -88,6 +88,12 @@ export const configSchema = z.object({
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: z.coerce.number().int().min(1).max(100_000_000).default(300),
   /** Failed authentications (unknown or revoked keys) per client address and minute; past it: 429 to the minute's end. */
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(30),
+  /**
+   * Proxies in front of the API that append the client's address to X-Forwarded-For (a hop count). 0, the
+   * default, ignores the header: the socket's address is the client, so a rotated header cannot dodge the
+   * per-address limits. N takes the Nth address from the right, the one the outermost trusted proxy saw.
+   */
+  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
 
   /** Per-account limits (GET /v1/limits; docs/limits.md): the (N+1)th create is 422 limit_reached. */
   LIMIT_ALERTS: limitCount.default(DEFAULT_LIMITS.alerts),
