@@ -7133,7 +7133,7 @@ export interface paths {
                                 threshold_price?: number;
                                 /** @description budget_limit only: month-to-date spend in dollars */
                                 threshold_dollars?: number;
-                                /** @description price_drop: the lowest available price for the GPU now (null when no provider offers it); budget_limit: the instance charges of the current UTC calendar month */
+                                /** @description price_drop: the lowest available price for the GPU now (null when no provider offers it); budget_limit: the accrued spend of the current UTC calendar month (charges posted plus what live instances have run since their last charge) */
                                 current_value: number | null;
                                 /** @description ISO 8601 UTC timestamp; null while active */
                                 triggered_at: string | null;
@@ -7330,7 +7330,7 @@ export interface paths {
                             threshold_price?: number;
                             /** @description budget_limit only: month-to-date spend in dollars */
                             threshold_dollars?: number;
-                            /** @description price_drop: the lowest available price for the GPU now (null when no provider offers it); budget_limit: the instance charges of the current UTC calendar month */
+                            /** @description price_drop: the lowest available price for the GPU now (null when no provider offers it); budget_limit: the accrued spend of the current UTC calendar month (charges posted plus what live instances have run since their last charge) */
                             current_value: number | null;
                             /** @description ISO 8601 UTC timestamp; null while active */
                             triggered_at: string | null;

@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "cd4e546688c821e85dc7ae51c7f65ad07bbf5a4d254eeb94b1ffa9bd1d2956b6"
+OPENAPI_SHA256 = "0cd4358378e64b1682770c1dd7c08c3b1094dff9dd2ef5a8c8fbcc38635cc914"
