@@ -497,7 +497,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2420,7 +2420,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2755,7 +2755,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3108,7 +3108,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3461,7 +3461,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4171,7 +4171,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -7455,7 +7455,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -8111,7 +8111,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -8557,7 +8557,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -9041,7 +9041,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -9521,7 +9521,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
