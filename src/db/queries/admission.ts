@@ -121,7 +121,8 @@ export async function readSpendFigures(conn: CommonQueryMethods, accountId: stri
 
 /** What `admit_launch` (migration 018) answers for one launch: the decision and the figures it was made on. */
 const Decided = z.object({
-  outcome: z.enum(['admitted', 'refused', 'replay', 'conflict_bound', 'conflict_existing', 'limited', 'key_capped', 'key_unusable']),
+  outcome: z.enum(['admitted', 'refused', 'replay', 'conflict_bound', 'conflict_existing', 'conflict_ran', 'limited', 'key_capped', 'key_unusable']),
+  reason: z.string().nullable().optional(),
   balance: z.number().optional(),
   burn: z.number().optional(),
   uncharged: z.number().optional(),
@@ -159,6 +160,13 @@ function toDecision(request: AdmissionRequest, d: Decided): AdmissionDecision {
       return { outcome: 'conflict', message: 'This Idempotency-Key was used with a different request body in the last 24 hours.' };
     case 'conflict_existing':
       return { outcome: 'conflict', message: 'This Idempotency-Key was used with a different request body.' };
+    case 'conflict_ran':
+      return {
+        outcome: 'conflict',
+        message:
+          `This Idempotency-Key's launch created an instance that then failed${d.reason ? ` (${d.reason})` : ''}; ` +
+          'send the launch again with a new Idempotency-Key.',
+      };
     case 'replay':
       return { outcome: 'replay' };
     case 'limited':
