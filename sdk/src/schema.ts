@@ -6610,7 +6610,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe webhook endpoint (called by Stripe, not by clients)
-         * @description No service key: the `Stripe-Signature` header is verified on the raw body with STRIPE_WEBHOOK_SECRET (400 when it is missing, wrong or older than 5 minutes; nothing changes). `checkout.session.completed` with `payment_status: paid` and `checkout.session.async_payment_succeeded` credit the pending top-up of that session once, only when Stripe's `amount_total` (USD) and `client_reference_id` match what was recorded. `charge.refunded` (full or partial) posts a negative `credit_refund`, `charge.dispute.created` a negative `credit_dispute` and `charge.dispute.closed` with `won` reinstates it, each once however often Stripe redelivers, with `billing.credit_reversed`. Every other event type is acknowledged and ignored.
+         * @description No service key: the `Stripe-Signature` header is verified on the raw body with STRIPE_WEBHOOK_SECRET (400 when it is missing, wrong or older than 5 minutes; nothing changes). `checkout.session.completed` with `payment_status: paid` and `checkout.session.async_payment_succeeded` credit the pending top-up of that session once, only when Stripe's `amount_total` (USD) and `client_reference_id` match what was recorded. `charge.refunded` (full or partial) posts a negative `credit_refund`, `charge.dispute.created` a negative `credit_dispute` and `charge.dispute.closed` with `won` reinstates it, each once however often Stripe redelivers, with `billing.credit_reversed`; one that arrives before its top-up is credited is kept and applied when it credits. Every other event type is acknowledged and ignored.
          */
         post: {
             parameters: {
