@@ -102,6 +102,7 @@ export const configSchema = z.object({
   LIMIT_WEBHOOK_URLS: limitCount.default(DEFAULT_LIMITS.webhook_urls),
   LIMIT_SSH_KEYS: limitCount.default(DEFAULT_LIMITS.ssh_keys),
   LIMIT_LIVE_INSTANCES: limitCount.default(DEFAULT_LIMITS.live_instances),
+  LIMIT_API_KEYS: limitCount.default(DEFAULT_LIMITS.api_keys),
   /** The shortest gap a schedule's cron may leave between two firings ("5m"); a cron firing more often is 400. */
   SCHEDULE_MIN_INTERVAL: positiveDuration.default('5m'),
 
@@ -291,5 +292,6 @@ export function accountLimitsFromConfig(config: Config): AccountLimits {
     webhook_urls: config.LIMIT_WEBHOOK_URLS,
     ssh_keys: config.LIMIT_SSH_KEYS,
     live_instances: config.LIMIT_LIVE_INSTANCES,
+    api_keys: config.LIMIT_API_KEYS,
   });
 }

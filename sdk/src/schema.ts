@@ -29,7 +29,7 @@ export interface paths {
                         "application/json": {
                             data: {
                                 /** @enum {string} */
-                                name: "alerts" | "schedules" | "webhooks" | "webhook_urls" | "ssh_keys" | "live_instances";
+                                name: "alerts" | "schedules" | "webhooks" | "webhook_urls" | "ssh_keys" | "live_instances" | "api_keys";
                                 /** @description the most this account may have; the next create beyond it is 422 limit_reached */
                                 limit: number;
                                 /** @description how many the account has now */

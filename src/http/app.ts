@@ -211,7 +211,7 @@ export function createApp(deps: AppDeps): Koa {
     resolve: deps.webhooks?.resolve,
   });
   registerEventRoutes(api, { queries: webhookQueries });
-  registerApiKeyRoutes(api, { keys: apiKeys });
+  registerApiKeyRoutes(api, { keys: apiKeys, limits });
 
   // Operational routes: not part of the versioned API, not in the OpenAPI document.
   api.router.get('/healthz', (ctx) => {

@@ -66,9 +66,15 @@ export function createApiKeyQueries(pool: Pool) {
 
   return {
     /** Creates a key; the key text is returned once and never stored. */
-    async insertApiKey(accountId: string, key: NewApiKey): Promise<{ row: ApiKeyRow; apiKey: string }> {
+    /** `check` runs first in the same transaction (the account's key limit, holding the account's lock). */
+    async insertApiKey(
+      accountId: string,
+      key: NewApiKey,
+      check?: (tx: CommonQueryMethods) => Promise<void>,
+    ): Promise<{ row: ApiKeyRow; apiKey: string }> {
       const secret = generateServiceKey();
       return pool.transaction(async (tx) => {
+        if (check) await check(tx);
         const row = await tx.one(sql.type(ApiKeyRow)`
           INSERT INTO service_keys (id, account_id, key_hash, key_prefix, name, scopes, spend_limit_micros, spend_limit_period, expires_at)
           VALUES (${newId('key')}, ${accountId}, ${secret.hash}, ${secret.displayPrefix}, ${key.name},

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { ApiKeyQueries, ApiKeyRow } from '../../db/queries/api-keys';
+import type { LimitQueries } from '../../db/queries/limits';
 import { missingScopes, SCOPES } from '../../domain/api-key-scopes';
 import { dollarsToMicros, microsToDollars } from '../../domain/money';
 import { ForbiddenError, NotFoundError } from '../../errors';
@@ -96,7 +97,7 @@ function assertWithinCreator(creator: ApiKeyRow, body: z.infer<typeof CreateApiK
   }
 }
 
-export function registerApiKeyRoutes(api: ApiRouter, deps: { keys: ApiKeyQueries }): void {
+export function registerApiKeyRoutes(api: ApiRouter, deps: { keys: ApiKeyQueries; limits?: Pick<LimitQueries, 'assertWithinLimits'> }): void {
   const withSpend = async (row: ApiKeyRow) =>
     toApiKeyRecord(row, row.spend_limit_micros === null ? null : (await deps.keys.spendInPeriod(row)).chargedMicros);
 
@@ -117,7 +118,7 @@ export function registerApiKeyRoutes(api: ApiRouter, deps: { keys: ApiKeyQueries
         scopes: body.scopes,
         spendLimit: body.spend_limit ? { micros: dollarsToMicros(body.spend_limit.amount), period: body.spend_limit.period } : undefined,
         expiresAt: expiresAt ? new Date(expiresAt).toISOString() : undefined,
-      });
+      }, deps.limits ? (tx) => deps.limits!.assertWithinLimits(tx, accountId, [{ name: 'api_keys' }]) : undefined);
       return { status: 201, body: { ...toApiKeyRecord(created.row, created.row.spend_limit_micros === null ? null : 0), api_key: created.apiKey } };
     },
   });
