@@ -130,7 +130,12 @@ export function registerApiKeyRoutes(api: ApiRouter, deps: { keys: ApiKeyQueries
     summary: "The account's live API keys (never the secret)",
     auth: true,
     responses: { 200: { description: 'Keys, newest first', schema: z.object({ data: z.array(ApiKeyRecord) }) } },
-    handler: async ({ accountId }) => ({ body: { data: await Promise.all((await deps.keys.listApiKeys(accountId)).map(withSpend)) } }),
+    handler: async ({ accountId }) => {
+      const keys = await deps.keys.listApiKeys(accountId);
+      // One statement for every capped key's spend, not one per key.
+      const charged = await deps.keys.chargedInPeriodByKey(accountId, keys.filter((k) => k.spend_limit_micros !== null).map((k) => k.id));
+      return { body: { data: keys.map((k) => toApiKeyRecord(k, k.spend_limit_micros === null ? null : (charged.get(k.id) ?? 0))) } };
+    },
   });
 
   api.add({
