@@ -88,6 +88,12 @@ export const configSchema = z.object({
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: z.coerce.number().int().min(1).max(100_000_000).default(300),
   /** Failed authentications (unknown or revoked keys) per client address and minute; past it: 429 to the minute's end. */
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(30),
+  /**
+   * Proxies in front of the API that append the client's address to X-Forwarded-For (a hop count). 0, the
+   * default, ignores the header: the socket's address is the client, so a rotated header cannot dodge the
+   * per-address limits. N takes the Nth address from the right, the one the outermost trusted proxy saw.
+   */
+  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
 
   /** Per-account limits (GET /v1/limits; docs/limits.md): the (N+1)th create is 422 limit_reached. */
   LIMIT_ALERTS: limitCount.default(DEFAULT_LIMITS.alerts),
@@ -96,6 +102,7 @@ export const configSchema = z.object({
   LIMIT_WEBHOOK_URLS: limitCount.default(DEFAULT_LIMITS.webhook_urls),
   LIMIT_SSH_KEYS: limitCount.default(DEFAULT_LIMITS.ssh_keys),
   LIMIT_LIVE_INSTANCES: limitCount.default(DEFAULT_LIMITS.live_instances),
+  LIMIT_API_KEYS: limitCount.default(DEFAULT_LIMITS.api_keys),
   /** The shortest gap a schedule's cron may leave between two firings ("5m"); a cron firing more often is 400. */
   SCHEDULE_MIN_INTERVAL: positiveDuration.default('5m'),
 
@@ -285,5 +292,6 @@ export function accountLimitsFromConfig(config: Config): AccountLimits {
     webhook_urls: config.LIMIT_WEBHOOK_URLS,
     ssh_keys: config.LIMIT_SSH_KEYS,
     live_instances: config.LIMIT_LIVE_INSTANCES,
+    api_keys: config.LIMIT_API_KEYS,
   });
 }

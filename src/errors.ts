@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'request_timeout'
   | 'insufficient_balance'
+  | 'price_unknown'
   | 'service_unavailable'
   | 'internal_error';
 

@@ -61,6 +61,7 @@ async function main(): Promise<void> {
     limits: accountLimitsFromConfig(config),
     scheduleMinIntervalMs: config.SCHEDULE_MIN_INTERVAL,
     fleet: fleetSettingsFromConfig(config),
+    trustProxyHops: config.TRUST_PROXY,
   });
   const server: Server = app.listen(config.PORT, config.HOST, () => {
     const address = server.address();

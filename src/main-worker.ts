@@ -61,7 +61,7 @@ async function main(): Promise<void> {
       },
       temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE },
       reconcile: { ...DEFAULT_RECONCILE_SETTINGS, orphans: config.RECONCILE_ORPHANS, launchTiming: launchTimingFromConfig(config) },
-      alertMonitor: { tickMs: config.ALERT_MONITOR_TICK },
+      alertMonitor: { tickMs: config.ALERT_MONITOR_TICK, budgetTickMs: config.INSTANCE_OBSERVE_INTERVAL },
       balanceGraceMs: config.BALANCE_GRACE_PERIOD,
       balanceLowRunwayMs: config.BALANCE_LOW_RUNWAY,
       limits: accountLimitsFromConfig(config),
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   await createAlertMonitorClient({
     client,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    settings: { tickMs: config.ALERT_MONITOR_TICK },
+    settings: { tickMs: config.ALERT_MONITOR_TICK, budgetTickMs: config.INSTANCE_OBSERVE_INTERVAL },
   })
     .ensureRunning()
     .catch((err: unknown) => logger.warn('could not start the alert monitor; the next signal will', { err }));

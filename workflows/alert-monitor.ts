@@ -1,6 +1,15 @@
-import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { alertMonitorStatsQuery, alertsDueSignal, type AlertMonitorInput, type AlertMonitorStats } from './contracts/alerts';
+import {
+  alertMonitorStatsQuery,
+  alertsDueSignal,
+  DEFAULT_BUDGET_TICK_MS,
+  type AlertMonitorInput,
+  type AlertMonitorStats,
+} from './contracts/alerts';
+
+/** Budgets and key caps evaluated every `budgetTickMs` (an observation interval), not only on charges. */
+const BUDGET_TICK_PATCH = 'alert-monitor-budget-tick';
 
 const { evaluateAlerts } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
@@ -17,6 +26,8 @@ const { deliverAlertStopRequests } = proxyActivities<Activities>({
 /**
  * The alert monitor: one long-running workflow (id `alert-monitor`) that evaluates alerts set-based over all
  * accounts whenever prices or charges land (signals), and everything on a periodic tick as a safety net.
+ * Budgets and key caps act on accrued spend, which grows between charges, so they are also evaluated every
+ * `budgetTickMs` (the observation interval) without a signal; prices wait for their signal or the tick.
  * Stop requests that a triggered `stop_instances` alert wrote are delivered after the evaluation committed,
  * and redelivered on later turns while any is pending. Continues as new to keep its history bounded.
  */
@@ -30,9 +41,17 @@ export async function alertMonitor(input: AlertMonitorInput): Promise<void> {
   setHandler(alertMonitorStatsQuery, () => stats);
 
   const limit = input.continueAsNewAfter ?? 200;
+  const budgetEvery = patched(BUDGET_TICK_PATCH) ? Math.min(input.budgetTickMs ?? DEFAULT_BUDGET_TICK_MS, input.tickMs) : null;
+  let fullTickAt = Date.now() + input.tickMs;
   for (let turn = 0; ; turn++) {
-    const signalled = await condition(() => due.price || due.budget, input.tickMs);
-    const kinds = signalled ? due : { price: true, budget: true };
+    const wait = budgetEvery === null ? input.tickMs : Math.max(1, Math.min(budgetEvery, fullTickAt - Date.now()));
+    const signalled = await condition(() => due.price || due.budget, wait);
+    let kinds = due;
+    if (!signalled) {
+      const full = budgetEvery === null || Date.now() >= fullTickAt;
+      kinds = full ? { price: true, budget: true } : { price: due.price, budget: true };
+      if (full) fullTickAt = Date.now() + input.tickMs;
+    }
     due = { price: false, budget: false };
     const result = await evaluateAlerts(kinds);
     stats.evaluations++;

@@ -29,7 +29,7 @@ export interface paths {
                         "application/json": {
                             data: {
                                 /** @enum {string} */
-                                name: "alerts" | "schedules" | "webhooks" | "webhook_urls" | "ssh_keys" | "live_instances";
+                                name: "alerts" | "schedules" | "webhooks" | "webhook_urls" | "ssh_keys" | "live_instances" | "api_keys";
                                 /** @description the most this account may have; the next create beyond it is 422 limit_reached */
                                 limit: number;
                                 /** @description how many the account has now */
@@ -497,7 +497,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2420,7 +2420,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2755,7 +2755,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3108,7 +3108,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3461,7 +3461,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4171,7 +4171,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -6610,7 +6610,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe webhook endpoint (called by Stripe, not by clients)
-         * @description No service key: the `Stripe-Signature` header is verified on the raw body with STRIPE_WEBHOOK_SECRET (400 when it is missing, wrong or older than 5 minutes; nothing changes). `checkout.session.completed` with `payment_status: paid` and `checkout.session.async_payment_succeeded` credit the pending top-up of that session once, only when Stripe's `amount_total` (USD) and `client_reference_id` match what was recorded. `charge.refunded` (full or partial) posts a negative `credit_refund`, `charge.dispute.created` a negative `credit_dispute` and `charge.dispute.closed` with `won` reinstates it, each once however often Stripe redelivers, with `billing.credit_reversed`. Every other event type is acknowledged and ignored.
+         * @description No service key: the `Stripe-Signature` header is verified on the raw body with STRIPE_WEBHOOK_SECRET (400 when it is missing, wrong or older than 5 minutes; nothing changes). `checkout.session.completed` with `payment_status: paid` and `checkout.session.async_payment_succeeded` credit the pending top-up of that session once, only when Stripe's `amount_total` (USD) and `client_reference_id` match what was recorded. `charge.refunded` (full or partial) posts a negative `credit_refund`, `charge.dispute.created` a negative `credit_dispute` and `charge.dispute.closed` with `won` reinstates it, each once however often Stripe redelivers, with `billing.credit_reversed`; one that arrives before its top-up is credited is kept and applied when it credits. Every other event type is acknowledged and ignored.
          */
         post: {
             parameters: {
@@ -7133,7 +7133,7 @@ export interface paths {
                                 threshold_price?: number;
                                 /** @description budget_limit only: month-to-date spend in dollars */
                                 threshold_dollars?: number;
-                                /** @description price_drop: the lowest available price for the GPU now (null when no provider offers it); budget_limit: the instance charges of the current UTC calendar month */
+                                /** @description price_drop: the lowest available price for the GPU now (null when no provider offers it); budget_limit: the accrued spend of the current UTC calendar month (charges posted plus what live instances have run since their last charge) */
                                 current_value: number | null;
                                 /** @description ISO 8601 UTC timestamp; null while active */
                                 triggered_at: string | null;
@@ -7330,7 +7330,7 @@ export interface paths {
                             threshold_price?: number;
                             /** @description budget_limit only: month-to-date spend in dollars */
                             threshold_dollars?: number;
-                            /** @description price_drop: the lowest available price for the GPU now (null when no provider offers it); budget_limit: the instance charges of the current UTC calendar month */
+                            /** @description price_drop: the lowest available price for the GPU now (null when no provider offers it); budget_limit: the accrued spend of the current UTC calendar month (charges posted plus what live instances have run since their last charge) */
                             current_value: number | null;
                             /** @description ISO 8601 UTC timestamp; null while active */
                             triggered_at: string | null;
@@ -7455,7 +7455,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -8111,7 +8111,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -8557,7 +8557,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -9041,7 +9041,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -9521,7 +9521,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;

@@ -99,10 +99,13 @@ export interface AppDeps {
   limits?: AccountLimits;
   /** The shortest gap a schedule's cron may leave between firings (SCHEDULE_MIN_INTERVAL); default 5 min. */
   scheduleMinIntervalMs?: number;
+  /** TRUST_PROXY: proxies whose X-Forwarded-For entries count as the client's address; default 0 (none). */
+  trustProxyHops?: number;
 }
 
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: true });
+  const hops = deps.trustProxyHops ?? 0;
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   const rate = { burst: 120, perMinute: 600, unauthenticatedPerMinute: 300, authFailuresPerMinute: 30, ...deps.rateLimit };
   let storeFailureLogged = 0;
   const shared = new SharedWindowLimits(deps.rateLimitStore === undefined ? createRateLimitQueries(deps.pool) : deps.rateLimitStore, {
@@ -209,7 +212,7 @@ export function createApp(deps: AppDeps): Koa {
     resolve: deps.webhooks?.resolve,
   });
   registerEventRoutes(api, { queries: webhookQueries });
-  registerApiKeyRoutes(api, { keys: apiKeys });
+  registerApiKeyRoutes(api, { keys: apiKeys, limits });
 
   // Operational routes: not part of the versioned API, not in the OpenAPI document.
   api.router.get('/healthz', (ctx) => {

@@ -8,8 +8,9 @@
  * The launch is priced from the current pricing snapshot (the offer of that provider for that GPU, spot
  * or on-demand as asked, in the asked region when the offer has one; the cheapest such offer) × gpu_count.
  * When the snapshot has no such offer, the provider's live price list is asked with the account's key (and
- * kept for a minute). When
- * no price can be found at all, the launch adds nothing to the burn but needs a positive available balance.
+ * kept for a minute). When no price can be found at all, the launch is refused (422 `price_unknown`): an
+ * unpriced reservation would count $0 in the burn, so launches up to the live-instance limit would pass on
+ * any positive balance or under any key cap.
  */
 import { admitLaunch, releaseReservation, type AdmissionDecision, type LaunchIntent } from '../db/queries/admission';
 import type { InstanceQueries } from '../db/queries/instances';
@@ -17,6 +18,7 @@ import type { Pool } from '../db/pool';
 import { DEFAULT_ADMISSION_WINDOW_MS } from '../domain/admission';
 import { DEFAULT_LIMITS } from '../domain/limits';
 import { dollarsToMicros } from '../domain/money';
+import { ApiError } from '../errors';
 import type { Logger } from '../logger';
 import type { ProviderAdapter, ProviderId, ProviderOffer } from '../providers/types';
 import type { PricingCache } from '../db/pricing-cache';
@@ -80,6 +82,16 @@ function refuseUnlessAdmitted(decision: AdmissionDecision, provider: ProviderId)
   const refusal = admissionRefusal(decision);
   if (refusal) throw launchRefusalError(refusal, provider);
   return decision;
+}
+
+/** 422 `price_unknown`: neither the pricing snapshot nor the provider's live list quotes the launch. */
+export function priceUnknownError(launch: Pick<LaunchCost, 'provider' | 'gpuType' | 'spot' | 'region'>): ApiError {
+  const what = `${launch.spot ? 'spot ' : ''}${launch.gpuType} on ${launch.provider}${launch.region ? ` in ${launch.region}` : ''}`;
+  return new ApiError(
+    422,
+    'price_unknown',
+    `No price is known for ${what}: neither the pricing snapshot nor ${launch.provider}'s live price list offers it, and a launch is never admitted without a price. Pick an offer from GET /v1/pricing (another region, or on-demand).`,
+  );
 }
 
 /** What admission reads besides the launch: the lock's pool, the window and the live-instance limit. */
@@ -210,16 +222,25 @@ export function createLaunchAdmission(deps: {
       // A quote at hand costs nothing; otherwise a replay skips it (no provider round trip). Either way
       // admitLaunch decides replays under the lock, so the row is read only when the quote would cost a call.
       let price = quoteAtHand(launch);
+      let replayExpected = false;
       if (price === undefined) {
         const replay = await deps.instances.findById(launch.instanceId);
-        price = replay && replay.request_hash === launch.intent.requestHash && replay.status !== 'failed' ? null : await quote(launch);
+        replayExpected = !!replay && replay.request_hash === launch.intent.requestHash && replay.status !== 'failed';
+        price = replayExpected ? null : await quote(launch);
       }
+      if (price === null && !replayExpected) throw priceUnknownError(launch);
       const decision = await admitLaunch(deps.pool, {
         intent: launch.intent,
         quotePerHourMicros: price === null ? null : price.perGpuMicros * launch.gpuCount,
         windowMs: deps.windowMs,
         maxLive: deps.maxLive,
       });
+      // A replay expected without a quote that turned out not to be one (its row failed meanwhile) must not
+      // keep an unpriced reservation.
+      if (price === null && decision.outcome === 'admitted') {
+        await releaseReservation(deps.pool, launch.intent.id, 'refused: no price is known for this launch');
+        throw priceUnknownError(launch);
+      }
       return refuseUnlessAdmitted(decision, launch.provider);
     },
     /**
@@ -228,6 +249,7 @@ export function createLaunchAdmission(deps: {
      */
     async check(launch: LaunchCost & { intent: LaunchIntent }): Promise<AdmissionDecision> {
       const price = await quote(launch);
+      if (price === null) throw priceUnknownError(launch);
       const decision = await admitLaunch(deps.pool, {
         intent: launch.intent,
         quotePerHourMicros: price === null ? null : price.perGpuMicros * launch.gpuCount,

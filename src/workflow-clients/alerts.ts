@@ -8,6 +8,7 @@ import {
   ALERT_MONITOR_WORKFLOW_ID,
   alertMonitorStatsQuery,
   alertsDueSignal,
+  type AlertMonitorInput,
   type AlertMonitorSettings,
   type AlertMonitorStats,
   type AlertsDue,
@@ -17,7 +18,8 @@ import { withEngine } from './engine';
 export function createAlertMonitorClient(deps: { client: Client; taskQueue: string; settings: AlertMonitorSettings }) {
   const { client, taskQueue } = deps;
   const workflowId = deps.settings.workflowId ?? ALERT_MONITOR_WORKFLOW_ID;
-  const options = { workflowId, taskQueue, args: [{ tickMs: deps.settings.tickMs }] as [{ tickMs: number }] };
+  const input = { tickMs: deps.settings.tickMs, ...(deps.settings.budgetTickMs !== undefined ? { budgetTickMs: deps.settings.budgetTickMs } : {}) };
+  const options = { workflowId, taskQueue, args: [input] as [AlertMonitorInput] };
   return {
     workflowId,
 

@@ -14,7 +14,7 @@ import { queryRows } from '../helpers/db';
 
 jest.setTimeout(120_000);
 
-const LIMITS: AccountLimits = { alerts: 2, schedules: 2, webhooks: 3, webhook_urls: 2, ssh_keys: 2, live_instances: 1 };
+const LIMITS: AccountLimits = { alerts: 2, schedules: 2, webhooks: 3, webhook_urls: 2, ssh_keys: 2, live_instances: 1, api_keys: 3 };
 
 let t: TestContext;
 let temporal: TemporalTestEnv;
@@ -51,7 +51,8 @@ describe('GET /v1/limits', () => {
     await http.post('/v1/alerts').set(auth).send(creates.alerts.body()).expect(201);
     const res = await http.get('/v1/limits').set(auth).expect(200);
     expect(res.body.data).toEqual(
-      Object.entries(LIMITS).map(([name, limit]) => ({ name, limit, used: name === 'alerts' ? 1 : 0, description: expect.any(String) })),
+      // The account's own key counts among its API keys.
+      Object.entries(LIMITS).map(([name, limit]) => ({ name, limit, used: name === 'alerts' || name === 'api_keys' ? 1 : 0, description: expect.any(String) })),
     );
   });
 
@@ -118,6 +119,22 @@ describe('webhook_urls limit (distinct destination URLs)', () => {
     expect(refused.status).toBe(422);
     expect(refused.body.error).toMatchObject({ code: 'limit_reached', details: [{ limit: 'webhook_urls', max: 2 }] });
     expect((await http.get(`/v1/webhooks/${a.id}`).set(auth).expect(200)).body).toMatchObject({ url: 'http://127.0.0.1:9/a', events: ['instance.started'] });
+  });
+});
+
+describe('api_keys limit', () => {
+  it('the account key and the keys it makes count: past the limit 422 limit_reached naming "api_keys"; concurrent creates never pass it; a revoked key frees its place', async () => {
+    const { auth } = await t.newAccount();
+    const make = (i: number) => http.post('/v1/api-keys').set(auth).send({ name: `agent ${i}`, scopes: ['read'] });
+    // Room for LIMITS.api_keys − 1 more beside the account's key; 5 at once.
+    const answers = await Promise.all([0, 1, 2, 3, 4].map(make));
+    const created = answers.filter((r) => r.status === 201);
+    expect(created).toHaveLength(LIMITS.api_keys - 1);
+    const refused = answers.find((r) => r.status === 422)!;
+    expect(refused.body.error).toMatchObject({ code: 'limit_reached', details: [{ limit: 'api_keys', max: LIMITS.api_keys }] });
+    expect((await usage(auth)).api_keys).toBe(LIMITS.api_keys);
+    await http.delete(`/v1/api-keys/${created[0]!.body.id}`).set(auth).expect(200);
+    expect((await make(9)).status).toBe(201);
   });
 });
 

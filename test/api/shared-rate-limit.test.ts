@@ -82,8 +82,11 @@ describe('SharedWindowLimits on Postgres', () => {
 });
 
 describe('through the API (two apps on one database)', () => {
-  const apps = (rateLimit: object) =>
-    [0, 1].map(() => request(createApp(testAppDeps(db.pool, { rateLimit: { burst: 1_000, perMinute: 1_000, now: clock, ...rateLimit } })).callback()));
+  // Behind one proxy (TRUST_PROXY=1): the tests name each client's address in X-Forwarded-For.
+  const apps = (rateLimit: object, trustProxyHops = 1) =>
+    [0, 1].map(() =>
+      request(createApp(testAppDeps(db.pool, { trustProxyHops, rateLimit: { burst: 1_000, perMinute: 1_000, now: clock, ...rateLimit } })).callback()),
+    );
 
   it('unauthenticated requests per client address: the sum over both apps stays within the limit, other addresses unaffected', async () => {
     const [one, two] = apps({ unauthenticatedPerMinute: 40 });
@@ -114,6 +117,32 @@ describe('through the API (two apps on one database)', () => {
     expect(statuses.slice(-10)).toEqual(Array(10).fill(429));
     expect((await one!.get('/v1/alerts').set('Authorization', `Bearer ${apiKey}`).set('X-Forwarded-For', address)).status).toBe(429);
     expect((await one!.get('/v1/alerts').set('Authorization', `Bearer ${apiKey}`).set('X-Forwarded-For', '203.0.113.9')).status).toBe(200);
+  });
+
+  it('without TRUST_PROXY a rotated X-Forwarded-For is ignored: 100 bad-key requests from one socket address meet the failed-auth limit', async () => {
+    const [one, two] = apps({ authFailuresPerMinute: 6 }, 0);
+    const { apiKey } = await createAccountQueries(db.pool).insertAccountWithKey('rotator');
+    const unknownKey = `${apiKey.slice(0, -4)}YYYY`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const forwarded = `198.18.${Math.floor(i / 250)}.${i % 250}`;
+      statuses.push((await (i % 2 ? one! : two!).get('/v1/alerts').set('Authorization', `Bearer ${unknownKey}`).set('X-Forwarded-For', forwarded)).status);
+    }
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(6);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(94);
+    expect(statuses.at(-1)).toBe(429);
+  });
+
+  it('with TRUST_PROXY=1 the address the proxy appended counts, not what the client put before it', async () => {
+    const [one] = apps({ authFailuresPerMinute: 6 });
+    const { apiKey } = await createAccountQueries(db.pool).insertAccountWithKey('behind-proxy');
+    const unknownKey = `${apiKey.slice(0, -4)}ZZZZ`;
+    const client = `192.0.2.${Math.floor(Math.random() * 250)}`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      statuses.push((await one!.get('/v1/alerts').set('Authorization', `Bearer ${unknownKey}`).set('X-Forwarded-For', `10.9.${i}.1, ${client}`)).status);
+    }
+    expect(statuses.slice(-10)).toEqual(Array(10).fill(429));
   });
 
   it('the per-key limit is shared: two apps together answer at most perMinute for one key', async () => {

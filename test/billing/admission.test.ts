@@ -10,6 +10,7 @@ import { createPricingQueries } from '../../src/db/queries/pricing';
 import { sql } from '../../src/db/sql';
 import { toStoredOffer } from '../../src/domain/pricing';
 import { keyHint } from '../../src/domain/key-vault';
+import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
@@ -146,6 +147,32 @@ describe('admission covers the whole fleet for the next hour', () => {
     await eventually('12 instances at the provider', () => (t.sims.vastai.control.instances(account.simKey).length === 12 ? true : undefined), 60_000, 250);
     await Promise.all(schedules.map((id) => t.http.delete(`/v1/schedules/${id}`).set(account.auth)));
     await Promise.all(t.sims.vastai.control.instances(account.simKey).map((i) => t.http.post(`/v1/compute/${i.id}/terminate`).set(account.auth)));
+  });
+});
+
+describe('no launch is admitted without a price', () => {
+  it.concurrent('20 concurrent launches of an offer nobody quotes, on $0.01: none admitted, each 422 price_unknown, nothing at the provider', async () => {
+    const account = await t.newAccount('unpriced', { credit: 0.01 });
+    const simKey = t.sims.lambda.createKey();
+    await t.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'lambda', api_key: simKey }).expect(201);
+    await t.http.post('/v1/ssh-keys').set(account.auth).send({ name: 'laptop', public_key: ed25519Key() }).expect(201);
+    // Lambda offers the RTX A6000 in us-west-1 and asia-northeast-1 only: no snapshot or live offer prices us-east-1.
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.http.post('/v1/compute/launch').set(account.auth).set('Idempotency-Key', `unpriced-${i}`).send({ provider: 'lambda', gpu_type: 'rtx-a6000', region: 'us-east-1' }),
+      ),
+    );
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(422));
+    for (const r of answers) {
+      expect(r.body.error).toMatchObject({ code: 'price_unknown', message: expect.stringContaining('No price is known for rtx-a6000 on lambda in us-east-1') });
+    }
+    expect(await liveRows(account.accountId)).toBe(0);
+    expect(t.sims.lambda.control.instances(simKey)).toEqual([]);
+    // None was admitted: no create ever reached Lambda.
+    expect(t.sims.lambda.control.requests({ method: 'POST', key: simKey }).filter((r) => /launch/.test(r.path))).toEqual([]);
+    // A priced launch of the same account is still decided on its price (and $0.01 does not cover an hour).
+    const priced = await t.http.post('/v1/compute/launch').set(account.auth).send({ provider: 'lambda', gpu_type: 'rtx-a6000', region: 'us-west-1' });
+    expect(priced.status).toBe(402);
   });
 });
 

@@ -107,6 +107,43 @@ describe('Stripe refunds', () => {
   });
 });
 
+describe('reversals that arrive before their top-up credits', () => {
+  it('a refund delivered before checkout.session.completed is kept and applied when the top-up credits: the balance ends where the refund leaves it', async () => {
+    const account = await t.newAccount('early refund', { credit: 0 });
+    const session = await t.http.post('/v1/billing/credit').set(account.auth).send({ amount: 50 });
+    expect(session.status).toBe(201);
+    const pi = `pi_${randomBytes(8).toString('hex')}`;
+    await deliverTwiceAtOnce(charge(pi, 2000));
+    expect((await ledgerOf(account.auth)).txns).toEqual([]);
+    await deliverTwiceAtOnce(checkoutCompletedEvent({ id: session.body.session_id, accountId: account.accountId, amountTotalCents: 5000, paymentIntent: pi }));
+    expect((await ledgerOf(account.auth)).balance).toBe(30);
+    // A redelivery of the refund after the credit finds nothing new.
+    await deliverTwiceAtOnce(charge(pi, 2000));
+
+    const { txns, balance } = await ledgerOf(account.auth);
+    expect(txns.map((x) => [x.type, x.amount])).toEqual([
+      ['credit_topup', 50],
+      ['credit_refund', -20],
+    ]);
+    expect(balance).toBe(30);
+    expect((await reversedEvents(account.accountId)).map((e) => [e.data.type, e.data.amount])).toEqual([['credit_refund', -20]]);
+  });
+
+  it('a dispute opened before the credit takes the credit back once it lands', async () => {
+    const account = await t.newAccount('early dispute', { credit: 0 });
+    const session = await t.http.post('/v1/billing/credit').set(account.auth).send({ amount: 50 });
+    const pi = `pi_${randomBytes(8).toString('hex')}`;
+    await deliverTwiceAtOnce(dispute('charge.dispute.created', pi, 'needs_response'));
+    await deliverTwiceAtOnce(checkoutCompletedEvent({ id: session.body.session_id, accountId: account.accountId, amountTotalCents: 5000, paymentIntent: pi }));
+    const { txns, balance } = await ledgerOf(account.auth);
+    expect(txns.map((x) => [x.type, x.amount])).toEqual([
+      ['credit_topup', 50],
+      ['credit_dispute', -50],
+    ]);
+    expect(balance).toBe(0);
+  });
+});
+
 describe('Stripe disputes', () => {
   it('dispute created reverses the credit once; dispute won reinstates it once', async () => {
     const account = await t.newAccount('disputed', { credit: 0 });

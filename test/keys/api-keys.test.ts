@@ -104,6 +104,30 @@ describe('scopes, table-driven over the OpenAPI document', () => {
     expect(ok.body).toMatchObject({ scopes: ['read'], spend_limit: { amount: 1, period: 'day' }, spend_in_period: 0 });
   });
 
+  it("a schedule's startup script is shown only to keys that may write schedules, and a trigger needs compute:write too", async () => {
+    const owner = await t.newAccount();
+    const script = 'export HF_TOKEN=hf_secret\npython train.py\n';
+    const created = await t.http
+      .post('/v1/schedules')
+      .set(owner.auth)
+      .send({ name: 'nightly', gpu: 'rtx-4090', template: 'pytorch', cron: '0 3 * * *', startup_script: script });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const reader = await makeKey(owner.auth, { name: 'dashboard', scopes: ['read'] });
+    const editor = await makeKey(owner.auth, { name: 'cron-editor', scopes: ['read', 'schedules:write'] });
+
+    expect((await t.http.get(`/v1/schedules/${id}`).set(reader.auth)).body.startup_script).toBeNull();
+    const listed = (await t.http.get('/v1/schedules').set(reader.auth)).body.data as { id: string; startup_script: string | null }[];
+    expect(listed.find((s) => s.id === id)!.startup_script).toBeNull();
+    expect((await t.http.get(`/v1/schedules/${id}`).set(editor.auth)).body.startup_script).toBe(script);
+
+    const trigger = await t.http.post(`/v1/schedules/${id}/trigger`).set(editor.auth);
+    expect(trigger.status).toBe(403);
+    expect(trigger.body.error.message).toContain('compute:write');
+    expect((await t.http.get(`/v1/schedules/${id}/runs`).set(owner.auth)).body.data).toEqual([]);
+    await t.http.delete(`/v1/schedules/${id}`).set(owner.auth).expect(200);
+  });
+
   it('refuses bad input with 400 and creates nothing', async () => {
     const owner = await t.newAccount();
     for (const body of [

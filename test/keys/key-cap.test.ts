@@ -83,6 +83,9 @@ it.concurrent('admits launches until the next hour would pass $1/day, then 402; 
   expect(again.status).toBe(402);
   const keys = (await t.http.get('/v1/api-keys').set(a.auth)).body.data as { name: string; spend_in_period: number | null }[];
   expect(keys.find((k) => k.name === 'agent')!.spend_in_period).toBeGreaterThanOrEqual(1);
+  // The list (one statement for every key) and the key's own record agree to the micro-dollar.
+  const current = (await t.http.get('/v1/api-keys/current').set(capped).expect(200)).body as { spend_in_period: number };
+  expect(keys.find((k) => k.name === 'agent')!.spend_in_period).toBe(current.spend_in_period);
 });
 
 it.concurrent('concurrent launches of one capped key at its cap: exactly the number that fits is admitted', async () => {

@@ -30,6 +30,8 @@ beforeAll(async () => {
     MASTER_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: String(UNAUTHENTICATED_LIMIT),
     RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURE_LIMIT),
+    // The test's bursts name their address in X-Forwarded-For, as one proxy in front would.
+    TRUST_PROXY: '1',
   };
   const ports = [await freePort(), await freePort()];
   apiUrls = ports.map((p) => `http://127.0.0.1:${p}`);

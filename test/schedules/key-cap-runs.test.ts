@@ -69,7 +69,7 @@ it.concurrent('a key capped at $1/day: its schedules\' runs are refused once the
   const created = await t.http
     .post('/v1/api-keys')
     .set(account.auth)
-    .send({ name: 'nightly-bot', scopes: ['read', 'schedules:write'], spend_limit: { amount: 1, period: 'day' } });
+    .send({ name: 'nightly-bot', scopes: ['read', 'schedules:write', 'compute:write'], spend_limit: { amount: 1, period: 'day' } });
   expect(created.status).toBe(201);
   const capped = { Authorization: `Bearer ${created.body.api_key}` };
 
@@ -136,7 +136,7 @@ it("a scheduled run's instance counts toward its key: reaching the cap ends it, 
   const created = await t.http
     .post('/v1/api-keys')
     .set(account.auth)
-    .send({ name: 'cron-agent', scopes: ['read', 'schedules:write'], spend_limit: { amount: 1, period: 'day' } });
+    .send({ name: 'cron-agent', scopes: ['read', 'schedules:write', 'compute:write'], spend_limit: { amount: 1, period: 'day' } });
   const capped = { Authorization: `Bearer ${created.body.api_key}` };
   const scheduleId = await createSchedule(capped, 'long-job');
   const launched = await triggerAndDecide(capped, scheduleId);

@@ -28,6 +28,11 @@ export const alertMonitorStatsQuery = defineQuery<AlertMonitorStats>('stats');
 export interface AlertMonitorInput {
   /** Safety-net interval: everything is evaluated at least this often even when no signal arrives. */
   tickMs: number;
+  /**
+   * Budgets and key caps are evaluated at least this often (the observation interval), since accrued spend
+   * grows between charges; default {@link DEFAULT_BUDGET_TICK_MS}, never longer than `tickMs`.
+   */
+  budgetTickMs?: number;
   /** Evaluations before continuing as new (bounded history); default 200. */
   continueAsNewAfter?: number;
   /** Carried over a continue-as-new: work signalled but not yet done, and the running totals. */
@@ -41,7 +46,12 @@ export interface AlertMonitorSettings {
   workflowId?: string;
   /** The safety-net evaluation interval (config ALERT_MONITOR_TICK). */
   tickMs: number;
+  /** How often budgets and key caps are evaluated (config INSTANCE_OBSERVE_INTERVAL); default 60 s. */
+  budgetTickMs?: number;
 }
+
+/** Budgets and key caps are evaluated at least once a minute (the default observation interval). */
+export const DEFAULT_BUDGET_TICK_MS = 60_000;
 
 /** Production defaults when the worker's deps name no monitor (5 min tick, id `alert-monitor`). */
 export const DEFAULT_ALERT_MONITOR: AlertMonitorSettings = { tickMs: 5 * 60_000 };

@@ -96,6 +96,21 @@ const liveFigures = (accountId: string) => sql.fragment`
       trunc(extract(epoch FROM now()) * 1000) AS n
     FROM instances WHERE account_id = ${accountId} AND status = ANY(${sql.array([...BURNING_STATUSES], 'text')})) live`;
 
+/**
+ * Every burning instance's uncharged usage (`account_id`, `api_key_id`, `micros`), over all accounts, computed
+ * as {@link liveFigures} computes it: with the posted charges, the accrued spend that budgets and key caps
+ * act on (the figure GET /v1/billing/summary shows).
+ */
+export const unchargedByInstance = sql.fragment`
+  SELECT account_id, api_key_id,
+    (CASE WHEN s IS NULL OR m IS NULL OR n <= m THEN 0
+          ELSE floor(p * (n - s) / 3600000 + 0.5) - floor(p * greatest(m - s, 0) / 3600000 + 0.5) END)::int8 AS micros
+  FROM (
+    SELECT account_id, api_key_id, coalesce(price_per_hour_micros, quote_per_hour_micros, 0)::numeric AS p,
+      trunc(extract(epoch FROM started_at) * 1000) AS s, trunc(extract(epoch FROM metered_through) * 1000) AS m,
+      trunc(extract(epoch FROM now()) * 1000) AS n
+    FROM instances WHERE status = ANY(${sql.array([...BURNING_STATUSES], 'text')})) live`;
+
 /** Balance, uncharged usage and burn rate of an account, read on `conn`. */
 export async function readSpendFigures(conn: CommonQueryMethods, accountId: string): Promise<SpendFigures & { nowMs: number }> {
   const balance = await conn.maybeOneFirst(sql.type(z.object({ balance_micros: z.number() }))`
@@ -106,7 +121,8 @@ export async function readSpendFigures(conn: CommonQueryMethods, accountId: stri
 
 /** What `admit_launch` (migration 018) answers for one launch: the decision and the figures it was made on. */
 const Decided = z.object({
-  outcome: z.enum(['admitted', 'refused', 'replay', 'conflict_bound', 'conflict_existing', 'limited', 'key_capped', 'key_unusable']),
+  outcome: z.enum(['admitted', 'refused', 'replay', 'conflict_bound', 'conflict_existing', 'conflict_ran', 'limited', 'key_capped', 'key_unusable']),
+  reason: z.string().nullable().optional(),
   balance: z.number().optional(),
   burn: z.number().optional(),
   uncharged: z.number().optional(),
@@ -144,6 +160,13 @@ function toDecision(request: AdmissionRequest, d: Decided): AdmissionDecision {
       return { outcome: 'conflict', message: 'This Idempotency-Key was used with a different request body in the last 24 hours.' };
     case 'conflict_existing':
       return { outcome: 'conflict', message: 'This Idempotency-Key was used with a different request body.' };
+    case 'conflict_ran':
+      return {
+        outcome: 'conflict',
+        message:
+          `This Idempotency-Key's launch created an instance that then failed${d.reason ? ` (${d.reason})` : ''}; ` +
+          'send the launch again with a new Idempotency-Key.',
+      };
     case 'replay':
       return { outcome: 'replay' };
     case 'limited':

@@ -9,6 +9,7 @@ import { microsToDollars } from '../../domain/money';
 import { MAX_OFFER_AGE_MS } from '../../domain/pricing';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
+import { unchargedByInstance } from './admission';
 
 export const ALERT_TYPES = ['price_drop', 'budget_limit'] as const;
 export const ALERT_ACTIONS = ['notify', 'stop_instances'] as const;
@@ -48,7 +49,7 @@ export const AlertRecord = z.object({
     .number()
     .nullable()
     .describe(
-      'price_drop: the lowest available price for the GPU now (null when no provider offers it); budget_limit: the instance charges of the current UTC calendar month',
+      'price_drop: the lowest available price for the GPU now (null when no provider offers it); budget_limit: the accrued spend of the current UTC calendar month (charges posted plus what live instances have run since their last charge)',
     ),
   triggered_at: z.string().nullable().describe('ISO 8601 UTC timestamp; null while active'),
   created_at: z.string().describe('ISO 8601 UTC timestamp'),
@@ -163,21 +164,27 @@ const eventAlertRecord = sql.fragment`
 
 /**
  * Spend-capped API keys at their cap end their instances like a budget stop: one stop request per endable
- * instance the key launched, once the charges of the key's instances in its period (UTC day or month) reach
- * the cap. The request's `alert_id` names the key and the period (`keycap:<key>:<period start>`), so a key is
- * stopped once per period however often this runs. Revoked keys too: revoking a key does not lift its cap.
+ * instance the key launched, once the key's accrued spend in its period (UTC day or month) reaches the cap:
+ * the charges of its instances posted in the period plus what its live instances have run since their last
+ * charge (the statement's `uncharged` CTE). The request's `alert_id` names the key and the period
+ * (`keycap:<key>:<period start>`), so a key is stopped once per period however often this runs. Revoked keys
+ * too: revoking a key does not lift its cap.
  */
 const keyCapStops = (budget: boolean) => sql.fragment`
   key_spend AS (
-    SELECT k.id, k.name, k.key_prefix, k.spend_limit_micros, k.spend_limit_period, p.start, sum(-l.amount_micros)::int8 AS micros
+    SELECT k.id, k.name, k.key_prefix, k.spend_limit_micros, k.spend_limit_period, p.start, sum(x.micros)::int8 AS micros
     FROM service_keys k
     CROSS JOIN LATERAL (SELECT date_trunc(k.spend_limit_period, now(), 'UTC') AS start) p
-    JOIN instances i ON i.api_key_id = k.id
-    JOIN ledger_entries l ON l.account_id = k.account_id AND l.type = 'instance_charge'
-      AND l.instance_id = coalesce(i.provider_instance_id, i.id) AND l.created_at >= p.start
+    JOIN LATERAL (
+      SELECT -l.amount_micros AS micros
+      FROM instances i JOIN ledger_entries l ON l.account_id = k.account_id AND l.type = 'instance_charge'
+        AND l.instance_id = coalesce(i.provider_instance_id, i.id) AND l.created_at >= p.start
+      WHERE i.api_key_id = k.id
+      UNION ALL
+      SELECT u.micros FROM uncharged u WHERE u.api_key_id = k.id) x ON true
     WHERE ${budget}::boolean AND k.spend_limit_micros IS NOT NULL
     GROUP BY k.id, p.start
-    HAVING sum(-l.amount_micros) >= k.spend_limit_micros),
+    HAVING sum(x.micros) >= k.spend_limit_micros),
   key_cap_stops AS (
     INSERT INTO alert_stop_requests (alert_id, instance_id, account_id, action, reason)
     SELECT 'keycap:' || s.id || ':' || to_char(s.start AT TIME ZONE 'UTC', 'YYYY-MM-DD'), i.id, i.account_id,
@@ -191,7 +198,8 @@ const keyCapStops = (budget: boolean) => sql.fragment`
 export function createAlertQueries(pool: Pool) {
   /**
    * The account's alerts newest first, each with its current value: the lowest available price of its GPU
-   * or the account's instance charges this UTC month (computed per page, so never stale).
+   * or the account's accrued spend this UTC month, posted charges plus uncharged usage (computed per page, so
+   * never stale).
    */
   async function listAlerts(
     accountId: string,
@@ -202,8 +210,9 @@ export function createAlertQueries(pool: Pool) {
     const rows = await pool.any(sql.type(AlertWithValueRow)`
       WITH best AS (${bestOffers}),
       spend AS (
-        SELECT coalesce(sum(-amount_micros), 0)::int8 AS micros FROM ledger_entries
-        WHERE account_id = ${accountId} AND type = 'instance_charge' AND created_at >= ${monthStart})
+        SELECT (coalesce((SELECT sum(-amount_micros) FROM ledger_entries
+                          WHERE account_id = ${accountId} AND type = 'instance_charge' AND created_at >= ${monthStart}), 0)
+          + coalesce((SELECT sum(u.micros) FROM (${unchargedByInstance}) u WHERE u.account_id = ${accountId}), 0))::int8 AS micros)
       SELECT ${A_COLUMNS},
         CASE WHEN a.type = 'price_drop' THEN b.price_per_hour_micros ELSE s.micros END AS current_value_micros
       FROM alerts a LEFT JOIN best b ON b.gpu_type = a.gpu_type CROSS JOIN spend s
@@ -244,7 +253,8 @@ export function createAlertQueries(pool: Pool) {
 
     /**
      * Evaluates the active alerts of every account in one statement (so one transaction): price_drop against
-     * the lowest available offer per GPU, budget_limit against each account's charges this UTC month. Each
+     * the lowest available offer per GPU, budget_limit against each account's accrued spend this UTC month (the
+     * charges posted plus what its live instances have run since their last charge). Each
      * alert moves `active → triggered` through a conditional UPDATE (`WHERE status = 'active'`), so it moves
      * once however many evaluations race (the second waits for the first's row locks, then finds them
      * triggered). Its `alert.triggered` event (deduplicated per alert) and, for `stop_instances`, one stop
@@ -256,9 +266,13 @@ export function createAlertQueries(pool: Pool) {
         await tx.query(sql.typeAlias('void')`SELECT FROM pg_advisory_xact_lock(${EVALUATION_LOCK})`);
         const statement = sql.fragment`
           WITH best AS (${bestOffers}),
+          uncharged AS (SELECT * FROM (${unchargedByInstance}) u WHERE ${kinds.budget}::boolean),
           spend AS (
-            SELECT account_id, sum(-amount_micros)::int8 AS micros FROM ledger_entries
-            WHERE ${kinds.budget}::boolean AND type = 'instance_charge' AND created_at >= ${monthStart}
+            SELECT account_id, sum(micros)::int8 AS micros FROM (
+              SELECT account_id, -amount_micros AS micros FROM ledger_entries
+              WHERE ${kinds.budget}::boolean AND type = 'instance_charge' AND created_at >= ${monthStart}
+              UNION ALL
+              SELECT account_id, micros FROM uncharged) posted_and_uncharged
             GROUP BY account_id),
           price_hits AS (
             UPDATE alerts a SET status = 'triggered', triggered_at = now()

@@ -65,10 +65,18 @@ export function createApiKeyQueries(pool: Pool) {
   }
 
   return {
-    /** Creates a key; the key text is returned once and never stored. */
-    async insertApiKey(accountId: string, key: NewApiKey): Promise<{ row: ApiKeyRow; apiKey: string }> {
+    /**
+     * Creates a key; the key text is returned once and never stored. `check` runs first in the same
+     * transaction (the account's key limit, holding the account's lock).
+     */
+    async insertApiKey(
+      accountId: string,
+      key: NewApiKey,
+      check?: (tx: CommonQueryMethods) => Promise<void>,
+    ): Promise<{ row: ApiKeyRow; apiKey: string }> {
       const secret = generateServiceKey();
       return pool.transaction(async (tx) => {
+        if (check) await check(tx);
         const row = await tx.one(sql.type(ApiKeyRow)`
           INSERT INTO service_keys (id, account_id, key_hash, key_prefix, name, scopes, spend_limit_micros, spend_limit_period, expires_at)
           VALUES (${newId('key')}, ${accountId}, ${secret.hash}, ${secret.displayPrefix}, ${key.name},
@@ -112,6 +120,24 @@ export function createApiKeyQueries(pool: Pool) {
     /** The key's charged spend in its current period and the hourly price of its live instances (micros). */
     async spendInPeriod(key: Pick<ApiKeyRow, 'id' | 'account_id' | 'spend_limit_period'>, now = new Date()) {
       return spendOf(pool, key.account_id, key.id, spendPeriodStart(key.spend_limit_period ?? 'month', now));
+    },
+
+    /**
+     * Charged spend in its current period (UTC day or month) of each of the account's capped keys `keyIds`, in
+     * one statement however many keys the account has (micros by key id; a key without charges is 0).
+     */
+    async chargedInPeriodByKey(accountId: string, keyIds: readonly string[]): Promise<Map<string, number>> {
+      if (keyIds.length === 0) return new Map();
+      const rows = await pool.any(sql.type(z.object({ id: z.string(), charged: z.number() }))`
+        SELECT k.id, coalesce(-sum(l.amount_micros), 0)::int8 AS charged
+        FROM service_keys k
+        LEFT JOIN instances i ON i.account_id = k.account_id AND i.api_key_id = k.id
+        LEFT JOIN ledger_entries l ON l.account_id = k.account_id AND l.type = 'instance_charge'
+          AND l.instance_id = coalesce(i.provider_instance_id, i.id)
+          AND l.created_at >= date_trunc(coalesce(k.spend_limit_period, 'month'), now(), 'UTC')
+        WHERE k.account_id = ${accountId} AND k.id = ANY(${sql.array([...keyIds], 'text')})
+        GROUP BY k.id`);
+      return new Map(rows.map((r) => [r.id, r.charged]));
     },
 
   };

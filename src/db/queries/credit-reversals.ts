@@ -16,6 +16,19 @@ export type ReversalOutcome =
   | { applied: true; entry: LedgerEntry; accountId: string }
   | { applied: false; reason: 'unknown_payment' | 'nothing_new' | 'not_credited' };
 
+/** A refund or dispute as Stripe reported it, kept while its top-up is not credited yet. */
+export type EarlyReversal =
+  | { kind: 'refund'; paymentIntentId: string; amountRefundedCents: number; chargeId: string }
+  | { kind: 'dispute'; paymentIntentId: string; disputeId: string; amountCents: number; phase: 'opened' | 'won' };
+
+const EarlyRow = z.object({
+  kind: z.enum(['refund', 'dispute']),
+  amount_cents: z.number(),
+  charge_id: z.string().nullable(),
+  dispute_id: z.string().nullable(),
+  phase: z.enum(['opened', 'won']).nullable(),
+});
+
 export function createCreditReversalQueries(pool: Pool) {
   const ledger = createLedgerQueries(pool);
 
@@ -29,7 +42,7 @@ export function createCreditReversalQueries(pool: Pool) {
     });
   }
 
-  return {
+  const reversals = {
     /** Remembers which PaymentIntent paid a session (from `checkout.session.completed`): refunds and disputes name it. */
     async recordPaymentIntent(sessionId: string, paymentIntentId: string): Promise<void> {
       await pool.query(sql.typeAlias('void')`
@@ -103,7 +116,48 @@ export function createCreditReversalQueries(pool: Pool) {
         return { applied: true, entry, accountId: topup.account_id } as const;
       });
     },
+
+    /**
+     * Keeps a reversal whose top-up is unknown or not credited yet (Stripe may deliver a refund before the
+     * payment's `checkout.session.completed`), to be applied by {@link applyEarlyReversals} when it credits.
+     */
+    async keepEarlyReversal(r: EarlyReversal): Promise<void> {
+      const effect = r.kind === 'refund' ? 'refund' : `dispute:${r.disputeId}:${r.phase}`;
+      const amount = r.kind === 'refund' ? r.amountRefundedCents : r.amountCents;
+      await pool.query(sql.typeAlias('void')`
+        INSERT INTO early_credit_reversals AS e (payment_intent_id, effect, kind, amount_cents, charge_id, dispute_id, phase)
+        VALUES (${r.paymentIntentId}, ${effect}, ${r.kind}, ${amount}, ${r.kind === 'refund' ? r.chargeId : null},
+          ${r.kind === 'dispute' ? r.disputeId : null}, ${r.kind === 'dispute' ? r.phase : null})
+        ON CONFLICT (payment_intent_id, effect) DO UPDATE SET
+          amount_cents = greatest(e.amount_cents, excluded.amount_cents), charge_id = coalesce(excluded.charge_id, e.charge_id)`);
+    },
+
+    /**
+     * Applies the kept reversals of a payment once its top-up is credited (refunds, then dispute openings, then
+     * wins), each exactly once as if it had arrived now, and forgets them. Those still not applicable stay.
+     */
+    async applyEarlyReversals(paymentIntentId: string): Promise<Extract<ReversalOutcome, { applied: true }>[]> {
+      const rows = await pool.any(sql.type(EarlyRow)`
+        SELECT kind, amount_cents, charge_id, dispute_id, phase FROM early_credit_reversals
+        WHERE payment_intent_id = ${paymentIntentId}
+        ORDER BY kind DESC, phase NULLS FIRST, received_at`);
+      const applied: Extract<ReversalOutcome, { applied: true }>[] = [];
+      for (const row of rows) {
+        const outcome =
+          row.kind === 'refund'
+            ? await reversals.applyRefund({ paymentIntentId, amountRefundedCents: row.amount_cents, chargeId: row.charge_id ?? 'unknown' })
+            : await reversals.applyDispute({ paymentIntentId, disputeId: row.dispute_id!, amountCents: row.amount_cents, phase: row.phase! });
+        if (outcome.applied) applied.push(outcome);
+        if (outcome.applied || outcome.reason === 'nothing_new') {
+          const effect = row.kind === 'refund' ? 'refund' : `dispute:${row.dispute_id}:${row.phase}`;
+          await pool.query(sql.typeAlias('void')`
+            DELETE FROM early_credit_reversals WHERE payment_intent_id = ${paymentIntentId} AND effect = ${effect}`);
+        }
+      }
+      return applied;
+    },
   };
+  return reversals;
 }
 export type CreditReversalQueries = ReturnType<typeof createCreditReversalQueries>;
 

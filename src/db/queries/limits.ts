@@ -32,6 +32,8 @@ function countOf(accountId: string, check: LimitCheck) {
       return sql.type(Count)`SELECT count(*)::int4 AS used, false AS present FROM webhook_endpoints WHERE account_id = ${accountId}`;
     case 'ssh_keys':
       return sql.type(Count)`SELECT count(*)::int4 AS used, false AS present FROM ssh_keys WHERE account_id = ${accountId}`;
+    case 'api_keys':
+      return sql.type(Count)`SELECT count(*)::int4 AS used, false AS present FROM service_keys WHERE account_id = ${accountId} AND revoked_at IS NULL`;
     case 'live_instances':
       return sql.type(Count)`
         SELECT count(*)::int4 AS used, false AS present FROM instances WHERE account_id = ${accountId} AND status = ANY(${liveStatuses})`;
@@ -77,7 +79,8 @@ export function createLimitQueries(pool: Pool, limits: AccountLimits) {
           (SELECT count(*) FROM webhook_endpoints WHERE account_id = ${accountId})::int4 AS webhooks,
           (SELECT count(DISTINCT url) FROM webhook_endpoints WHERE account_id = ${accountId})::int4 AS webhook_urls,
           (SELECT count(*) FROM ssh_keys WHERE account_id = ${accountId})::int4 AS ssh_keys,
-          (SELECT count(*) FROM instances WHERE account_id = ${accountId} AND status = ANY(${liveStatuses}))::int4 AS live_instances`);
+          (SELECT count(*) FROM instances WHERE account_id = ${accountId} AND status = ANY(${liveStatuses}))::int4 AS live_instances,
+          (SELECT count(*) FROM service_keys WHERE account_id = ${accountId} AND revoked_at IS NULL)::int4 AS api_keys`);
     },
   };
 }

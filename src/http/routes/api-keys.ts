@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { ApiKeyQueries, ApiKeyRow } from '../../db/queries/api-keys';
+import type { LimitQueries } from '../../db/queries/limits';
 import { missingScopes, SCOPES } from '../../domain/api-key-scopes';
 import { dollarsToMicros, microsToDollars } from '../../domain/money';
 import { ForbiddenError, NotFoundError } from '../../errors';
@@ -96,7 +97,7 @@ function assertWithinCreator(creator: ApiKeyRow, body: z.infer<typeof CreateApiK
   }
 }
 
-export function registerApiKeyRoutes(api: ApiRouter, deps: { keys: ApiKeyQueries }): void {
+export function registerApiKeyRoutes(api: ApiRouter, deps: { keys: ApiKeyQueries; limits?: Pick<LimitQueries, 'assertWithinLimits'> }): void {
   const withSpend = async (row: ApiKeyRow) =>
     toApiKeyRecord(row, row.spend_limit_micros === null ? null : (await deps.keys.spendInPeriod(row)).chargedMicros);
 
@@ -117,7 +118,7 @@ export function registerApiKeyRoutes(api: ApiRouter, deps: { keys: ApiKeyQueries
         scopes: body.scopes,
         spendLimit: body.spend_limit ? { micros: dollarsToMicros(body.spend_limit.amount), period: body.spend_limit.period } : undefined,
         expiresAt: expiresAt ? new Date(expiresAt).toISOString() : undefined,
-      });
+      }, deps.limits ? (tx) => deps.limits!.assertWithinLimits(tx, accountId, [{ name: 'api_keys' }]) : undefined);
       return { status: 201, body: { ...toApiKeyRecord(created.row, created.row.spend_limit_micros === null ? null : 0), api_key: created.apiKey } };
     },
   });
@@ -129,7 +130,12 @@ export function registerApiKeyRoutes(api: ApiRouter, deps: { keys: ApiKeyQueries
     summary: "The account's live API keys (never the secret)",
     auth: true,
     responses: { 200: { description: 'Keys, newest first', schema: z.object({ data: z.array(ApiKeyRecord) }) } },
-    handler: async ({ accountId }) => ({ body: { data: await Promise.all((await deps.keys.listApiKeys(accountId)).map(withSpend)) } }),
+    handler: async ({ accountId }) => {
+      const keys = await deps.keys.listApiKeys(accountId);
+      // One statement for every capped key's spend, not one per key.
+      const charged = await deps.keys.chargedInPeriodByKey(accountId, keys.filter((k) => k.spend_limit_micros !== null).map((k) => k.id));
+      return { body: { data: keys.map((k) => toApiKeyRecord(k, k.spend_limit_micros === null ? null : (charged.get(k.id) ?? 0))) } };
+    },
   });
 
   api.add({

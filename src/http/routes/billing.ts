@@ -3,7 +3,7 @@ import type Stripe from 'stripe';
 import { z } from 'zod';
 import type { CreditTopup, CreditTopupQueries } from '../../db/queries/credit-topups';
 import type { SpendSummary } from '../../db/queries/spend-summary';
-import type { CreditReversalQueries, ReversalOutcome } from '../../db/queries/credit-reversals';
+import type { CreditReversalQueries, EarlyReversal, ReversalOutcome } from '../../db/queries/credit-reversals';
 import { decodeLedgerCursor, toTransactionRecord, TransactionRecord, TRANSACTION_TYPES, type LedgerQueries } from '../../db/queries/ledger';
 import { microsToDollars } from '../../domain/money';
 import { ConflictError, ServiceUnavailableError, ValidationError } from '../../errors';
@@ -92,24 +92,40 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
   /** A refund or dispute of a top-up: its reversal on the ledger, once (see credit-reversals.ts). */
   async function applyReversal(event: Stripe.Event): Promise<void> {
     let outcome: ReversalOutcome | null = null;
+    let reversal: EarlyReversal | null = null;
     if (event.type === 'charge.refunded') {
       const charge = event.data.object as Stripe.Charge;
       const pi = idOf(charge.payment_intent);
       if (pi && charge.currency === 'usd') {
-        outcome = await deps.reversals.applyRefund({ paymentIntentId: pi, amountRefundedCents: charge.amount_refunded, chargeId: charge.id });
+        reversal = { kind: 'refund', paymentIntentId: pi, amountRefundedCents: charge.amount_refunded, chargeId: charge.id };
+        outcome = await deps.reversals.applyRefund(reversal);
       }
     } else {
       const dispute = event.data.object as Stripe.Dispute;
       const pi = idOf(dispute.payment_intent);
       const phase = event.type === 'charge.dispute.created' ? 'opened' : dispute.status === 'won' ? 'won' : null;
       if (pi && phase && dispute.currency === 'usd') {
-        outcome = await deps.reversals.applyDispute({ paymentIntentId: pi, disputeId: dispute.id, amountCents: dispute.amount, phase });
+        reversal = { kind: 'dispute', paymentIntentId: pi, disputeId: dispute.id, amountCents: dispute.amount, phase };
+        outcome = await deps.reversals.applyDispute(reversal);
       }
     }
-    if (outcome && !outcome.applied && outcome.reason !== 'nothing_new') {
-      deps.logger.warn('Stripe reversal not applied', { reason: outcome.reason, event_id: event.id, type: event.type });
+    if (outcome && !outcome.applied && outcome.reason !== 'nothing_new' && reversal) {
+      // Before its top-up credited (Stripe does not order events): kept, and applied when the top-up credits.
+      // Kept first, then looked at again: a credit that committed meanwhile has already looked for it, or
+      // this finds the top-up credited; applying is idempotent either way.
+      deps.logger.info('Stripe reversal kept until its top-up credits', { reason: outcome.reason, event_id: event.id, type: event.type });
+      await deps.reversals.keepEarlyReversal(reversal);
+      await applyEarly(reversal.paymentIntentId);
+      return;
     }
     if (outcome?.applied) await tellSpendWorkflow(outcome.accountId, outcome.entry.amount_micros > 0 ? 'credit' : 'reversal');
+  }
+
+  /** Applies the reversals kept for a payment whose top-up is now credited, and tells the spend workflow. */
+  async function applyEarly(paymentIntentId: string): Promise<void> {
+    for (const applied of await deps.reversals.applyEarlyReversals(paymentIntentId)) {
+      await tellSpendWorkflow(applied.accountId, applied.entry.amount_micros > 0 ? 'credit' : 'reversal');
+    }
   }
 
   /**
@@ -237,7 +253,8 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
       '`checkout.session.async_payment_succeeded` credit the pending top-up of that session once, only when Stripe\'s ' +
       '`amount_total` (USD) and `client_reference_id` match what was recorded. `charge.refunded` (full or partial) posts a negative ' +
       '`credit_refund`, `charge.dispute.created` a negative `credit_dispute` and `charge.dispute.closed` with `won` reinstates it, ' +
-      'each once however often Stripe redelivers, with `billing.credit_reversed`. Every other event type is acknowledged and ignored.',
+      'each once however often Stripe redelivers, with `billing.credit_reversed`; one that arrives before its top-up is credited is kept ' +
+      'and applied when it credits. Every other event type is acknowledged and ignored.',
     auth: false,
     body: z.unknown().describe('a Stripe Event object, verified byte for byte'),
     responses: { 200: { description: 'Received', schema: z.object({ received: z.literal(true) }) } },
@@ -267,6 +284,7 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
         return { body: { received: true } };
       }
       await tellSpendWorkflow(outcome.topup.account_id, 'credit');
+      if (paymentIntent) await applyEarly(paymentIntent);
       return { body: { received: true } };
     },
   });

@@ -11,7 +11,8 @@ import {
 import { cronProblem, shortestGapMs } from '../../domain/cron';
 import { dollarsToMicros } from '../../domain/money';
 import { TEMPLATES } from '../../domain/templates';
-import { NotFoundError, ValidationError } from '../../errors';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../errors';
+import type { ApiKeyRow } from '../../db/queries/api-keys';
 import { isKnownGpuSlug } from '../../providers/gpu-catalog';
 import { IdleStopBody } from '../launch-schemas';
 import type { ScheduleClient } from '../../workflow-clients/schedules';
@@ -109,6 +110,14 @@ function checkImage(f: Pick<ScheduleFields, 'template' | 'docker_image'>): void 
   }
 }
 
+/**
+ * A schedule's startup script is what runs on its instances, often with tokens in it: a key that cannot
+ * write schedules (a read-only dashboard key) sees `null` in its place.
+ */
+function visibleTo<T extends { startup_script: string | null }>(apiKey: ApiKeyRow, record: T): T {
+  return apiKey.scopes.includes('schedules:write') ? record : { ...record, startup_script: null };
+}
+
 export interface ScheduleDeps {
   /** Reads (records and runs). */
   queries: ScheduleQueries;
@@ -180,10 +189,10 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     auth: true,
     query: ListQuery,
     responses: { 200: { description: 'A page of schedules', schema: pageOf(ScheduleRecord) } },
-    handler: async ({ query, accountId }) => {
+    handler: async ({ query, accountId, apiKey }) => {
       const now = new Date();
       const page = await queries.list(accountId, query);
-      return { body: { ...page, data: page.data.map((r) => toScheduleRecord(r, now)) } };
+      return { body: { ...page, data: page.data.map((r) => visibleTo(apiKey, toScheduleRecord(r, now))) } };
     },
   });
 
@@ -195,7 +204,7 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     auth: true,
     params: IdParams,
     responses: { 200: { description: 'The schedule', schema: ScheduleRecord } },
-    handler: async ({ params, accountId }) => ({ body: toScheduleRecord(await findOr404(accountId, params.id)) }),
+    handler: async ({ params, accountId, apiKey }) => ({ body: visibleTo(apiKey, toScheduleRecord(await findOr404(accountId, params.id))) }),
   });
 
   api.add({
@@ -267,7 +276,11 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
       },
     },
     errors: [503],
-    handler: async ({ params, accountId }) => {
+    handler: async ({ params, accountId, apiKey }) => {
+      // A trigger starts compute now, so the key must be allowed to launch, not only to edit schedules.
+      if (!apiKey.scopes.includes('compute:write')) {
+        throw new ForbiddenError('This API key lacks the scope "compute:write" that POST /v1/schedules/{id}/trigger needs as well as "schedules:write": a trigger launches an instance.');
+      }
       const row = await findOr404(accountId, params.id);
       await workflows.trigger(row.id);
       return { status: 202, body: { schedule_id: row.id, triggered_at: new Date().toISOString() } };

@@ -23,7 +23,8 @@ class PostV1AlertsResponse201:
         action (PostV1AlertsResponse201Action):
         status (PostV1AlertsResponse201Status):
         current_value (float | None): price_drop: the lowest available price for the GPU now (null when no provider
-            offers it); budget_limit: the instance charges of the current UTC calendar month
+            offers it); budget_limit: the accrued spend of the current UTC calendar month (charges posted plus what live
+            instances have run since their last charge)
         triggered_at (None | str): ISO 8601 UTC timestamp; null while active
         created_at (str): ISO 8601 UTC timestamp
         gpu_type (str | Unset): price_drop only

@@ -105,8 +105,8 @@ def sync_detailed(
     Stripe's `amount_total` (USD) and `client_reference_id` match what was recorded. `charge.refunded`
     (full or partial) posts a negative `credit_refund`, `charge.dispute.created` a negative
     `credit_dispute` and `charge.dispute.closed` with `won` reinstates it, each once however often
-    Stripe redelivers, with `billing.credit_reversed`. Every other event type is acknowledged and
-    ignored.
+    Stripe redelivers, with `billing.credit_reversed`; one that arrives before its top-up is credited is
+    kept and applied when it credits. Every other event type is acknowledged and ignored.
 
     Args:
         body (Any): a Stripe Event object, verified byte for byte
@@ -144,8 +144,8 @@ def sync(
     Stripe's `amount_total` (USD) and `client_reference_id` match what was recorded. `charge.refunded`
     (full or partial) posts a negative `credit_refund`, `charge.dispute.created` a negative
     `credit_dispute` and `charge.dispute.closed` with `won` reinstates it, each once however often
-    Stripe redelivers, with `billing.credit_reversed`. Every other event type is acknowledged and
-    ignored.
+    Stripe redelivers, with `billing.credit_reversed`; one that arrives before its top-up is credited is
+    kept and applied when it credits. Every other event type is acknowledged and ignored.
 
     Args:
         body (Any): a Stripe Event object, verified byte for byte
@@ -178,8 +178,8 @@ async def asyncio_detailed(
     Stripe's `amount_total` (USD) and `client_reference_id` match what was recorded. `charge.refunded`
     (full or partial) posts a negative `credit_refund`, `charge.dispute.created` a negative
     `credit_dispute` and `charge.dispute.closed` with `won` reinstates it, each once however often
-    Stripe redelivers, with `billing.credit_reversed`. Every other event type is acknowledged and
-    ignored.
+    Stripe redelivers, with `billing.credit_reversed`; one that arrives before its top-up is credited is
+    kept and applied when it credits. Every other event type is acknowledged and ignored.
 
     Args:
         body (Any): a Stripe Event object, verified byte for byte
@@ -215,8 +215,8 @@ async def asyncio(
     Stripe's `amount_total` (USD) and `client_reference_id` match what was recorded. `charge.refunded`
     (full or partial) posts a negative `credit_refund`, `charge.dispute.created` a negative
     `credit_dispute` and `charge.dispute.closed` with `won` reinstates it, each once however often
-    Stripe redelivers, with `billing.credit_reversed`. Every other event type is acknowledged and
-    ignored.
+    Stripe redelivers, with `billing.credit_reversed`; one that arrives before its top-up is credited is
+    kept and applied when it credits. Every other event type is acknowledged and ignored.
 
     Args:
         body (Any): a Stripe Event object, verified byte for byte
