@@ -18,6 +18,8 @@ import { NOTHING_SENT_DETAIL } from '../workflows/contracts/failures';
 import { observerInputOf } from '../workflows/contracts/observation';
 import { keyMayEnd, keyMismatchWarning, providerKeyFingerprint } from '../src/domain/provider-key-fingerprint';
 import type { ActivityDeps } from './deps';
+import { createJobQueries } from '../src/db/queries/jobs';
+import { resolveStartCommand } from '../src/jobs/start-command';
 
 export interface SshAccess {
   sshPublicKey?: string;
@@ -91,6 +93,12 @@ async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 export function createInstanceActivities(deps: ActivityDeps) {
+  // A job attempt's launch carries a reference; the command with its token and env is made here, at the create.
+  const jobQueries = createJobQueries(deps.pool);
+  const jobStartCommand = async (onstartCmd: string | undefined): Promise<string | undefined> => {
+    if (!deps.jobs) return onstartCmd;
+    return resolveStartCommand({ jobs: jobQueries, vault: deps.jobs.vault, publicBaseUrl: deps.jobs.publicBaseUrl }, onstartCmd);
+  };
   const { instances, sshKeys } = deps.queries;
   const spend = createSpendWatch(deps);
   const boots = createBootActivities(deps);
@@ -174,7 +182,7 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
         region: input.region,
         sshPublicKey: ssh.sshPublicKey,
         sshKeyName: ssh.sshKeyName,
-        onstartCmd: input.onstartCmd,
+        onstartCmd: await jobStartCommand(input.onstartCmd),
       });
       return { instance, fingerprint };
     }, key);
