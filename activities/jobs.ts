@@ -8,12 +8,11 @@ import { createJobQueries, type AttemptEndReason, type JobSpec } from '../src/db
 import { TEMPLATES } from '../src/domain/templates';
 import { admitScheduledRun } from '../src/launch/admission';
 import { launchableOffer } from '../src/launch/policy';
+import { JOB_PROVIDERS } from '../src/jobs/providers';
 import type { ProviderId } from '../src/providers/types';
 import { launchIntentOf, type LaunchInput } from '../workflows/contracts/launch';
 import type { ActivityDeps } from './deps';
 
-/** Providers that run a container with a start command (RunPod the container's args, Vast `onstart`). */
-export const JOB_PROVIDERS: readonly ProviderId[] = ['runpod', 'vastai'];
 
 export interface JobView {
   name: string;
