@@ -12,9 +12,9 @@ code="$(cat "$codefile" 2>/dev/null)"
 case "$code" in ''|*[!0-9]*) code=255 ;; esac
 
 # The tail as a JSON string: control characters dropped, backslash, quote, tab and CR escaped, lines joined by \n.
-tail_json="$(tail -c "${GPUO_TAIL_BYTES:-4096}" "$log" | tr -d '\000-\010\013\014\016-\037' | awk '
+tail_json="$(tail -c "${GPUO_TAIL_BYTES:-4096}" "$log" | tr -d '\000-\010\013\014\016-\037' | sed 's/\\/\\\\/g; s/"/\\"/g' | awk '
   BEGIN { ORS = "" }
-  { gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); gsub(/\t/, "\\t"); gsub(/\r/, "\\r"); if (NR > 1) print "\\n"; print }')"
+  { gsub(/\t/, "\\t"); gsub(/\r/, "\\r"); if (NR > 1) print "\\n"; print }')"
 body="{\"token\":\"$GPUO_EXIT_TOKEN\",\"exit_code\":$code,\"tail\":\"$tail_json\"}"
 printf '%s' "$body" >"$log.body"
 
