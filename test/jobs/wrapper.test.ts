@@ -27,7 +27,8 @@ beforeEach(() => {
 afterEach(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** An exit endpoint answering `status` and keeping every report it got. */
-function endpoint(port: number, status = 202): Promise<{ server: Server; reports: Report[] }> {
+function endpoint(port: number, status: number | number[] = 202): Promise<{ server: Server; reports: Report[] }> {
+  const statuses = Array.isArray(status) ? [...status] : [status];
   const reports: Report[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -39,7 +40,7 @@ function endpoint(port: number, status = 202): Promise<{ server: Server; reports
       } catch {
         reports.push({ token: 'not json', exit_code: -1, tail: body });
       }
-      res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+      res.writeHead(statuses.length > 1 ? statuses.shift()! : statuses[0]!, { 'content-type': 'application/json' }).end('{}');
     });
   });
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve({ server, reports })));
@@ -93,6 +94,18 @@ it('keeps only the tail of a long output', async () => {
     expect(reports).toHaveLength(1);
     expect(reports[0]!.tail.length).toBeLessThanOrEqual(100);
     expect(reports[0]!.tail.endsWith('line 1999')).toBe(true);
+  } finally {
+    server.close();
+  }
+});
+
+it('retries while the service answers 503, and delivers once it accepts', async () => {
+  const port = await freePort();
+  const { server, reports } = await endpoint(port, [503, 502, 202]);
+  try {
+    const done = await run('echo busy; exit 5', port);
+    expect(done.code).toBe(5);
+    expect(reports.map((r) => r.exit_code)).toEqual([5, 5, 5]);
   } finally {
     server.close();
   }
