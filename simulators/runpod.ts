@@ -10,6 +10,7 @@
  */
 import { slugFromRunpod } from '../src/providers/gpu-catalog';
 import { bearerKey, DEFAULT_BOOT_DELAY_MS, isoSeconds, now, randomChars, SimServer, testIp, type SimHandle, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
+import { SimContainers } from './containers';
 import { type Account, type CatalogGpu, CREATE_FIELDS, DATA_CENTERS, p, type PodState, RUNPOD_SIM_GPUS, type RunpodControl, type RunpodSpotMode } from './runpod-model';
 
 export { RUNPOD_SIM_GPUS, type RunpodSpotMode, type RunpodControl } from './runpod-model';
@@ -53,13 +54,19 @@ export class RunpodSimulator {
     return key;
   }
 
+  /** Job containers (./containers): the container's args run the start command kept in env. */
+  private readonly containers = new SimContainers();
+
   async start(host: string, port: number): Promise<SimHandle<RunpodControl>> {
     const origin = await this.server.listen(host, port);
     return {
       baseUrl: `${origin}/v2`,
       createKey: () => this.createKey(),
       control: this.control(),
-      close: () => this.server.close(),
+      close: () => {
+        this.containers.stopAll();
+        return this.server.close();
+      },
     };
   }
 
@@ -80,6 +87,7 @@ export class RunpodSimulator {
       preempt: (key, podId) => {
         const pod = this.accounts.get(key)?.pods.get(podId);
         if (!pod) throw new Error(`no pod ${podId} for that key`);
+        this.containers.stop(pod.id);
         pod.phase = 'exited';
       },
       setUtilization: (key, podId, percent) => void Object.assign(this.accounts.get(key)?.pods.get(podId) ?? {}, { gpuUtil: percent }),
@@ -218,6 +226,7 @@ export class RunpodSimulator {
     }));
     r.route('DELETE', '/v2/pods/:id', this.authed((a, req) => {
       if (!a.pods.delete(req.params.id!)) return p(404, 'pod not found');
+      this.containers.stop(req.params.id!);
       return { status: 204 };
     }));
     r.route('POST', '/v2/pods/:id/action', this.authed((a, req) => this.podAction(a, req)));
@@ -361,6 +370,8 @@ export class RunpodSimulator {
       pod.env.PUBLIC_KEY = acct.sshKeys.join('\n');
     }
     acct.pods.set(pod.id, pod);
+    // A job's container runs once booted; when its entrypoint ends the pod shows EXITED.
+    this.containers.start(pod.id, pod.env.GPUO_STARTUP_SCRIPT, pod.bootDelay, () => (pod.phase = 'exited'));
     return { status: 201, body: this.podJson(pod) };
   }
 
@@ -377,9 +388,11 @@ export class RunpodSimulator {
     switch (action) {
       case 'terminate':
         acct.pods.delete(pod.id);
+        this.containers.stop(pod.id);
         return { status: 204 };
       case 'stop':
         if (status === 'EXITED' || status === 'ERROR') return conflict();
+        this.containers.stop(pod.id);
         pod.phase = 'exited';
         break;
       case 'start':

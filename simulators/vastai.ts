@@ -11,6 +11,7 @@ import { slugFromVast } from '../src/providers/gpu-catalog';
 import { bearerKey, DEFAULT_BOOT_DELAY_MS, now, randomChars, SimServer, type SimHandle, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
 import { type Account, err, type Filter, FILTERABLE, matchOp, type Offer, offerJson, parseEnv, VAST_SIM_OFFERS, type VastControl, type VastInst } from './vastai-model';
 import { actualStatus, instanceV0, instanceV1 } from './vastai-instances';
+import { SimContainers } from './containers';
 
 export { VAST_SIM_OFFERS, type VastControl } from './vastai-model';
 
@@ -55,9 +56,16 @@ export class VastSimulator {
     return key;
   }
 
+  /** Job containers (./containers): run while their instance runs. */
+  private readonly containers = new SimContainers();
+
   async start(host: string, port: number): Promise<SimHandle<VastControl>> {
     const origin = await this.server.listen(host, port);
-    return { baseUrl: origin, createKey: () => this.createKey(), control: this.control(), close: () => this.server.close() };
+    const close = () => {
+      this.containers.stopAll();
+      return this.server.close();
+    };
+    return { baseUrl: origin, createKey: () => this.createKey(), control: this.control(), close };
   }
 
   private control(): VastControl {
@@ -75,6 +83,7 @@ export class VastSimulator {
         const acct = this.accounts.get(key);
         const inst = acct?.instances.get(Number(id));
         if (!acct || !inst) throw new Error(`no instance ${id} for that key`);
+        this.containers.stop(String(inst.id));
         if (how === 'remove') acct.instances.delete(inst.id);
         else inst.phase = how;
       },
@@ -149,6 +158,7 @@ export class VastSimulator {
     r.route('DELETE', '/api/v0/instances/:id', this.authed((a, req) => {
       if (!/^\d+$/.test(req.params.id!)) return err(400, 'invalid_args', 'invalid instance_id');
       if (!a.instances.delete(Number(req.params.id))) return err(404, 'not_found', 'Instance not found');
+      this.containers.stop(req.params.id!);
       return { status: 200, body: { success: true, msg: 'Instance destroyed successfully' } };
     }));
     r.route('POST', '/api/v0/instances/:id/ssh', this.authed((a, req) => {
@@ -297,6 +307,8 @@ export class VastSimulator {
       jupyterToken: randomChars('0123456789abcdef', 64),
     };
     acct.instances.set(id, inst);
+    // A job's container runs once booted; its exit leaves the instance `exited`.
+    if (inst.phase === 'booting') this.containers.start(String(id), inst.onstart, inst.bootDelay, () => (inst.phase = 'exited'));
     return { status: 200, body: { success: true, new_contract: id } };
   }
 
