@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "cd4e546688c821e85dc7ae51c7f65ad07bbf5a4d254eeb94b1ffa9bd1d2956b6"
+OPENAPI_SHA256 = "2d433ef55caa26c5095337d053fc4041e7ae1280a11fb1c07f824b4cb9171346"
