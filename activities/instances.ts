@@ -20,6 +20,7 @@ import { keyMayEnd, keyMismatchWarning, providerKeyFingerprint } from '../src/do
 import type { ActivityDeps } from './deps';
 import { createJobQueries } from '../src/db/queries/jobs';
 import { resolveStartCommand } from '../src/jobs/start-command';
+import { JOB_START_COMMAND_REF } from '../workflows/contracts/jobs';
 
 export interface SshAccess {
   sshPublicKey?: string;
@@ -96,7 +97,11 @@ export function createInstanceActivities(deps: ActivityDeps) {
   // A job attempt's launch carries a reference; the command with its token and env is made here, at the create.
   const jobQueries = createJobQueries(deps.pool);
   const jobStartCommand = async (onstartCmd: string | undefined): Promise<string | undefined> => {
-    if (!deps.jobs) return onstartCmd;
+    if (!deps.jobs) {
+      // Never send the reference itself to a provider: the instance would run a command that means nothing.
+      if (onstartCmd !== undefined && JOB_START_COMMAND_REF.test(onstartCmd)) throw new Error('this worker was started without the jobs settings (PUBLIC_BASE_URL)');
+      return onstartCmd;
+    }
     return resolveStartCommand({ jobs: jobQueries, vault: deps.jobs.vault, publicBaseUrl: deps.jobs.publicBaseUrl }, onstartCmd);
   };
   const { instances, sshKeys } = deps.queries;
