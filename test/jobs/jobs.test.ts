@@ -173,6 +173,26 @@ describe('a job', () => {
     expect(job.attempts.reduce((s, x) => s + Math.round(x.cost * 1e6), 0)).toBe(Math.round(job.cost * 1e6));
   });
 
+  it.concurrent('stops at max_cost across attempts: what the preempted attempt spent shortens the next one', async () => {
+    const a = await accountWith(['vastai']);
+    // rtx-4090 Vast spot: $0.18/h, so $0.003 (one minute of it, the least max_cost allowed) lasts 60 s in all.
+    const res = await t.http.post('/v1/jobs').set(a.auth).send({
+      gpu: 'rtx-4090', template: 'pytorch', command: 'sleep 600', providers: ['vastai'], spot_policy: 'spot', max_cost: 0.003,
+      retry: { on: ['preemption'], max_attempts: 3, within: '1h' },
+    }).expect(201);
+    const first = await waitFor(a.auth, res.body.id, 'the first attempt to be charged', (j) => (j.attempts[0]?.cost ?? 0) >= 0.0005);
+    t.sims.vastai.control.preempt(a.keys.vastai, first.attempts[0]!.instance_id!);
+    const job = await waitFor(a.auth, res.body.id, 'the job to end', ended, 150_000);
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatch(/max_cost \(0\.003\) reached/);
+    expect(job.attempts.map((x) => x.end_reason)).toEqual(['preempted', 'max_cost']);
+    const costMicros = Math.round(job.cost * 1e6);
+    expect(costMicros).toBe(await ledgerMicros(a.accountId, job.attempts.map((x) => x.instance_id!)));
+    // Over by at most one observation interval of burn (2 s at $0.18/h = 100 micro-dollars) and the end's latency.
+    expect(costMicros).toBeGreaterThanOrEqual(3_000);
+    expect(costMicros).toBeLessThanOrEqual(3_000 + 200);
+  });
+
   it.concurrent('refuses a max_cost below one minute of the cheapest allowed offer, with the numbers', async () => {
     const a = await accountWith(['runpod']);
     const res = await t.http.post('/v1/jobs').set(a.auth).send({ gpu: 'rtx-4090', template: 'pytorch', command: 'true', max_cost: 0.001 });
