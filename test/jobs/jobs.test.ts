@@ -193,6 +193,26 @@ describe('a job', () => {
     expect(costMicros).toBeLessThanOrEqual(3_000 + 200);
   });
 
+  it.concurrent('cancel terminates the live attempt and ends the job cancelled; another account sees nothing', async () => {
+    const a = await accountWith(['runpod']);
+    const res = await t.http.post('/v1/jobs').set(a.auth).set('Idempotency-Key', 'cancel-me').send({ gpu: 'rtx-4090', template: 'pytorch', command: 'sleep 600' }).expect(201);
+    // The same key and body: the same job; another body: 409.
+    const again = await t.http.post('/v1/jobs').set(a.auth).set('Idempotency-Key', 'cancel-me').send({ gpu: 'rtx-4090', template: 'pytorch', command: 'sleep 600' });
+    expect([again.status, again.body.id]).toEqual([200, res.body.id]);
+    expect((await t.http.post('/v1/jobs').set(a.auth).set('Idempotency-Key', 'cancel-me').send({ gpu: 'rtx-4090', template: 'pytorch', command: 'sleep 1' })).status).toBe(409);
+    const other = await t.newAccount();
+    expect((await t.http.get(`/v1/jobs/${res.body.id}`).set(other.auth)).status).toBe(404);
+    expect((await t.http.post(`/v1/jobs/${res.body.id}/cancel`).set(other.auth)).status).toBe(404);
+
+    await waitFor(a.auth, res.body.id, 'the attempt to run', (j) => j.attempts[0]?.started_at != null);
+    await t.http.post(`/v1/jobs/${res.body.id}/cancel`).set(a.auth).expect(202);
+    const job = await waitFor(a.auth, res.body.id, 'the job to end', ended);
+    expect(job).toMatchObject({ status: 'cancelled', exit_code: null });
+    expect(job.attempts).toEqual([expect.objectContaining({ end_reason: 'cancelled', exit_code: null })]);
+    expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
+    expect((await t.http.post(`/v1/jobs/${res.body.id}/cancel`).set(a.auth)).status).toBe(409);
+  });
+
   it.concurrent('refuses a max_cost below one minute of the cheapest allowed offer, with the numbers', async () => {
     const a = await accountWith(['runpod']);
     const res = await t.http.post('/v1/jobs').set(a.auth).send({ gpu: 'rtx-4090', template: 'pytorch', command: 'true', max_cost: 0.001 });
