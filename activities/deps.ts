@@ -11,6 +11,7 @@ import type { PricingQueries } from '../src/db/queries/pricing';
 import type { ScheduleQueries } from '../src/db/queries/schedules';
 import type { SshKeyQueries } from '../src/db/queries/ssh-keys';
 import type { WebhookQueries } from '../src/db/queries/webhooks';
+import type { KeyVault } from '../src/domain/key-vault';
 import type { AccountLimits } from '../src/domain/limits';
 import type { Logger } from '../src/logger';
 import type { ProviderAdapter, ProviderId } from '../src/providers/types';
@@ -136,4 +137,9 @@ export interface ActivityDeps {
   webhooks?: WebhookActivityDeps;
   /** Per-account limits (LIMIT_*); launches count `live_instances`. Default `DEFAULT_LIMITS`. */
   limits?: AccountLimits;
+  /**
+   * Jobs: where an attempt's wrapper reports its exit (PUBLIC_BASE_URL) and the vault that opens the job's env.
+   * Without it, a launch carrying a job attempt's start command cannot be created.
+   */
+  jobs?: { publicBaseUrl: string; vault: Pick<KeyVault, 'open'> };
 }

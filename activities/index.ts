@@ -9,6 +9,7 @@ import { createBootActivities } from './boots';
 import type { ActivityDeps } from './deps';
 import { createHealthActivities } from './health';
 import { createInstanceActivities } from './instances';
+import { createJobActivities } from './jobs';
 import { createObservationActivities } from './observation';
 import { createPricingActivities } from './pricing';
 import { createReconciliationActivities } from './reconciliation';
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createScheduleActivities(deps),
     ...createBillingActivities(deps),
     ...createWebhookActivities(deps),
+    ...createJobActivities(deps),
   };
 }
 

@@ -18,6 +18,9 @@ import { NOTHING_SENT_DETAIL } from '../workflows/contracts/failures';
 import { observerInputOf } from '../workflows/contracts/observation';
 import { keyMayEnd, keyMismatchWarning, providerKeyFingerprint } from '../src/domain/provider-key-fingerprint';
 import type { ActivityDeps } from './deps';
+import { createJobQueries } from '../src/db/queries/jobs';
+import { resolveStartCommand } from '../src/jobs/start-command';
+import { JOB_START_COMMAND_REF } from '../workflows/contracts/jobs';
 
 export interface SshAccess {
   sshPublicKey?: string;
@@ -70,6 +73,16 @@ async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 export function createInstanceActivities(deps: ActivityDeps) {
+  // A job attempt's launch carries a reference; the command with its token and env is made here, at the create.
+  const jobQueries = createJobQueries(deps.pool);
+  const jobStartCommand = async (onstartCmd: string | undefined): Promise<string | undefined> => {
+    if (!deps.jobs) {
+      // Never send the reference itself to a provider: the instance would run a command that means nothing.
+      if (onstartCmd !== undefined && JOB_START_COMMAND_REF.test(onstartCmd)) throw new Error('this worker was started without the jobs settings (PUBLIC_BASE_URL)');
+      return onstartCmd;
+    }
+    return resolveStartCommand({ jobs: jobQueries, vault: deps.jobs.vault, publicBaseUrl: deps.jobs.publicBaseUrl }, onstartCmd);
+  };
   const { instances, sshKeys } = deps.queries;
   const spend = createSpendWatch(deps);
   const boots = createBootActivities(deps);
@@ -168,7 +181,7 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
         region: input.region,
         sshPublicKey: ssh.sshPublicKey,
         sshKeyName: ssh.sshKeyName,
-        onstartCmd: input.onstartCmd,
+        onstartCmd: await jobStartCommand(input.onstartCmd),
       });
       return { instance, fingerprint };
     }, key);

@@ -28,7 +28,7 @@ import { PROVIDERS, type ProviderId } from '../src/providers/types';
 import { depletionWorkflowId } from '../workflows/contracts/billing';
 import { observerWorkflowId } from '../workflows/contracts/observation';
 import { ed25519Key } from '../test/fixtures/ssh-keys';
-import { createTestContext, type TestContext } from '../test/helpers/context';
+import { createTestContext, testVault, type TestContext } from '../test/helpers/context';
 import { freePort } from '../test/helpers/ports';
 import { eventually } from '../test/helpers/process';
 import { checkoutCompletedEvent, signedDelivery, startTestStripe } from '../test/helpers/stripe';
@@ -113,8 +113,14 @@ async function main(): Promise<void> {
     cleanups.push(() => env.close());
     const client = t.temporal;
     const taskQueue = t.deps.temporal.taskQueue;
+    // Jobs: the API listens, so the simulated containers' wrapper reaches the exit endpoint.
+    const jobsApi = createApp(t.deps).listen(0, '127.0.0.1');
+    await new Promise((resolve) => jobsApi.once('listening', resolve));
+    cleanups.push(() => new Promise((resolve) => jobsApi.close(resolve)));
+    const jobsBaseUrl = `http://127.0.0.1:${(jobsApi.address() as { port: number }).port}`;
     await env.startWorker(
       t.workerDeps({
+        jobs: { publicBaseUrl: jobsBaseUrl, vault: testVault() },
         temporal: { client, taskQueue },
         balanceGraceMs: GRACE_MS,
         pricingKeys: Object.fromEntries(PROVIDERS.map((p) => [p, t.sims[p].createKey()])),
@@ -132,6 +138,7 @@ async function main(): Promise<void> {
     await recordDepletion(t, http, client, stripe.settings.webhookSecret);
     await recordWebhooks(t, http, client, receiver, dispatcher.workflows.dispatcherId);
     await recordMaintenance(client, taskQueue);
+    await recordJob(t, http, client);
     const monitors = await idsOfType(client, 'alertMonitor');
     await save(client, 'evaluating', monitors[0]!);
   } finally {
@@ -236,6 +243,26 @@ async function recordSchedule(t: TestContext, http: ReturnType<typeof request>, 
   const launchRow = await untilStatus(t, run.instance_id!, 'terminated');
   await client.workflow.getHandle(launchRow).result();
   await save(client, 'scheduled-run-max-duration', launchRow);
+}
+
+/** runJob: a Vast spot attempt preempted, then an on-demand attempt whose command exits 0 (the exit report). */
+async function recordJob(t: TestContext, http: ReturnType<typeof request>, client: Client): Promise<void> {
+  const account = await t.newAccount();
+  const key = t.sims.vastai.createKey();
+  await http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: key }).expect(201);
+  const job = (
+    await http.post('/v1/jobs').set(account.auth).send({
+      gpu: 'rtx-4090', template: 'pytorch', command: 'echo trained; sleep 3; exit 0', env: { SECRET: 'not in history' }, providers: ['vastai'],
+      retry: { on: ['preemption'], max_attempts: 2, within: '1h', on_demand_after_preemptions: 1 },
+    }).expect(201)
+  ).body as { id: string };
+  const first = await eventually('the first attempt to run', async () => {
+    const j = (await http.get(`/v1/jobs/${job.id}`).set(account.auth).expect(200)).body as { attempts: { started_at: string | null; instance_id: string }[] };
+    return j.attempts[0]?.started_at ? j.attempts[0] : undefined;
+  }, WAIT_MS, 200);
+  t.sims.vastai.control.preempt(key, first.instance_id);
+  await client.workflow.getHandle(`job-${job.id}`).result();
+  await save(client, 'preempted-then-succeeded', `job-${job.id}`);
 }
 
 /** balanceDepletion: a grace that ran out (instances ended), and a top-up during the grace (idle once terminated). */

@@ -52,8 +52,15 @@ export abstract class ProviderSimulator<A, C extends CommonControl> {
 
   async start(host: string, port: number): Promise<SimHandle<C>> {
     const origin = await this.server.listen(host, port);
-    return { baseUrl: `${origin}${this.basePath}`, createKey: () => this.createKey(), control: this.control(), close: () => this.server.close() };
+    const close = () => {
+      this.onClose();
+      return this.server.close();
+    };
+    return { baseUrl: `${origin}${this.basePath}`, createKey: () => this.createKey(), control: this.control(), close };
   }
+
+  /** What the simulator ends besides its server when it closes (its job containers). */
+  protected onClose(): void {}
 
   private control(): C {
     const shared: Omit<CommonControl, 'setNoCapacity'> = {

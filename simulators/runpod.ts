@@ -12,6 +12,7 @@ import { slugFromRunpod } from '../src/providers/gpu-catalog';
 import { bearerKey, isoSeconds, now, randomChars, testIp, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
 import { type Account, type CatalogGpu, CREATE_FIELDS, DATA_CENTERS, p, type PodState, RUNPOD_SIM_GPUS, type RunpodControl, type RunpodSpotMode } from './runpod-model';
 import { type OwnControl, ProviderSimulator } from './provider-simulator';
+import { SimContainers } from './containers';
 
 export { RUNPOD_SIM_GPUS, type RunpodSpotMode, type RunpodControl } from './runpod-model';
 
@@ -42,6 +43,13 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
     return { pods: new Map(), sshKeys: [] };
   }
 
+  /** Job containers (./containers): the container's args run the start command kept in env. */
+  private readonly containers = new SimContainers();
+
+  protected override onClose(): void {
+    this.containers.stopAll();
+  }
+
   protected newKey(): string {
     return `rpa_${randomChars('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', 40)}`;
   }
@@ -68,6 +76,7 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
       preempt: (key, podId) => {
         const pod = this.accounts.get(key)?.pods.get(podId);
         if (!pod) throw new Error(`no pod ${podId} for that key`);
+        this.containers.stop(pod.id);
         pod.phase = 'exited';
       },
       setUtilization: (key, podId, percent) => void Object.assign(this.accounts.get(key)?.pods.get(podId) ?? {}, { gpuUtil: percent }),
@@ -198,6 +207,7 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
     }));
     r.route('DELETE', '/v2/pods/:id', this.authed((a, req) => {
       if (!a.pods.delete(req.params.id!)) return p(404, 'pod not found');
+      this.containers.stop(req.params.id!);
       return { status: 204 };
     }));
     r.route('POST', '/v2/pods/:id/action', this.authed((a, req) => this.podAction(a, req)));
@@ -341,6 +351,8 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
       pod.env.PUBLIC_KEY = acct.sshKeys.join('\n');
     }
     acct.pods.set(pod.id, pod);
+    // A job's container runs once booted; when its entrypoint ends the pod shows EXITED.
+    this.containers.start(pod.id, pod.env.GPUO_STARTUP_SCRIPT, pod.bootDelay, () => (pod.phase = 'exited'));
     return { status: 201, body: this.podJson(pod) };
   }
 
@@ -357,9 +369,11 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
     switch (action) {
       case 'terminate':
         acct.pods.delete(pod.id);
+        this.containers.stop(pod.id);
         return { status: 204 };
       case 'stop':
         if (status === 'EXITED' || status === 'ERROR') return conflict();
+        this.containers.stop(pod.id);
         pod.phase = 'exited';
         break;
       case 'start':

@@ -12,6 +12,7 @@ import { bearerKey, now, randomChars, type SimInstanceView, type SimRequest, typ
 import { type Account, err, type Filter, FILTERABLE, matchOp, type Offer, offerJson, parseEnv, VAST_SIM_OFFERS, type VastControl, type VastInst } from './vastai-model';
 import { actualStatus, instanceV0, instanceV1 } from './vastai-instances';
 import { type OwnControl, ProviderSimulator } from './provider-simulator';
+import { SimContainers } from './containers';
 
 export { VAST_SIM_OFFERS, type VastControl } from './vastai-model';
 
@@ -43,6 +44,13 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
     return { userId, email: `user${userId}@example.com`, instances: new Map(), sshKeys: [] };
   }
 
+  /** Job containers (./containers): run while their instance runs. */
+  private readonly containers = new SimContainers();
+
+  protected override onClose(): void {
+    this.containers.stopAll();
+  }
+
   protected newKey(): string {
     return randomChars('0123456789abcdef', 64);
   }
@@ -65,6 +73,7 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
         const acct = this.accounts.get(key);
         const inst = acct?.instances.get(Number(id));
         if (!acct || !inst) throw new Error(`no instance ${id} for that key`);
+        this.containers.stop(String(inst.id));
         if (how === 'remove') acct.instances.delete(inst.id);
         else inst.phase = how;
       },
@@ -133,6 +142,7 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
     r.route('DELETE', '/api/v0/instances/:id', this.authed((a, req) => {
       if (!/^\d+$/.test(req.params.id!)) return err(400, 'invalid_args', 'invalid instance_id');
       if (!a.instances.delete(Number(req.params.id))) return err(404, 'not_found', 'Instance not found');
+      this.containers.stop(req.params.id!);
       return { status: 200, body: { success: true, msg: 'Instance destroyed successfully' } };
     }));
     r.route('POST', '/api/v0/instances/:id/ssh', this.authed((a, req) => {
@@ -281,6 +291,8 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
       jupyterToken: randomChars('0123456789abcdef', 64),
     };
     acct.instances.set(id, inst);
+    // A job's container runs once booted; its exit leaves the instance `exited`.
+    if (inst.phase === 'booting') this.containers.start(String(id), inst.onstart, inst.bootDelay, () => (inst.phase = 'exited'));
     return { status: 200, body: { success: true, new_contract: id } };
   }
 

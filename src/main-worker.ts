@@ -67,6 +67,8 @@ async function main(): Promise<void> {
       limits: accountLimitsFromConfig(config),
       admissionWindowMs: config.BALANCE_ADMISSION_WINDOW,
       bootDeadlines: config.BOOT_DEADLINES,
+      // Jobs: the wrapper on each attempt's instance reports its exit to the API at this address.
+      jobs: { publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`, vault },
       webhooks: {
         settings: webhooks,
         databaseUrl: config.DATABASE_URL,

@@ -9,3 +9,4 @@ export * from './balance-depletion';
 export * from './webhook-delivery';
 export * from './webhook-dispatcher';
 export * from './observe-instances';
+export * from './job';

@@ -5403,6 +5403,1318 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List jobs, newest first (`?status=` filters) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description page size, 1-200 (default 50) */
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    status?: "pending" | "running" | "retrying" | "succeeded" | "failed" | "cancelled";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of jobs */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                status: "pending" | "running" | "retrying" | "succeeded" | "failed" | "cancelled";
+                                gpu: string;
+                                gpu_count: number;
+                                command: string;
+                                env_keys: string[];
+                                providers: ("runpod" | "vastai" | "lambda")[];
+                                spot_policy: string;
+                                max_price_per_hour: number | null;
+                                max_cost: number | null;
+                                max_duration_hours: number | null;
+                                exit_code: number | null;
+                                error: string | null;
+                                cost: number;
+                                /** @description ISO 8601 UTC timestamp */
+                                created_at: string;
+                                /** @description ISO 8601 UTC timestamp */
+                                ended_at: string | null;
+                                attempts?: {
+                                    n: number;
+                                    /** @enum {string} */
+                                    provider: "runpod" | "vastai" | "lambda";
+                                    spot: boolean;
+                                    instance_id: string | null;
+                                    price_per_hour: number;
+                                    /** @description ISO 8601 UTC timestamp */
+                                    started_at: string | null;
+                                    /** @description ISO 8601 UTC timestamp */
+                                    ended_at: string | null;
+                                    end_reason: string | null;
+                                    end_detail: string | null;
+                                    exit_code: number | null;
+                                    output_tail: string | null;
+                                    cost: number;
+                                }[];
+                            }[];
+                            has_more: boolean;
+                            /** @description pass as `cursor` for the next page; null on the last page */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked service key (`unauthenticated`, with WWW-Authenticate) */
+                401: {
+                    headers: {
+                        /** @description `Bearer` */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The API key lacks the scope this operation needs; the message names it (`forbidden`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                429: {
+                    headers: {
+                        /** @description seconds until a request will be accepted */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (`internal_error`, fixed message; quote the request_id) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, with Retry-After) is unreachable */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before retrying (service_unavailable) */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Run a command on the cheapest admitted GPU until it exits, relaunching it as its retry policy says
+         * @description Every attempt is a managed instance admitted like a launch. The command runs inside a wrapper that reports its exit code; the instance is then ended at once. Send an Idempotency-Key header to make retries safe (same key and body: the same job; another body: 409).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        gpu: string;
+                        /** @default 1 */
+                        gpu_count?: number;
+                        template?: string;
+                        docker_image?: string;
+                        command: string;
+                        /** @description sealed at rest, given to the command, never returned */
+                        env?: {
+                            [key: string]: string;
+                        };
+                        /** @description allowed providers; default every connected one that runs jobs (runpod, vastai) */
+                        providers?: ("runpod" | "vastai" | "lambda")[];
+                        /**
+                         * @default auto
+                         * @enum {string}
+                         */
+                        spot_policy?: "spot" | "on-demand" | "auto";
+                        max_price_per_hour?: number;
+                        /** @description the whole job: every attempt together */
+                        max_cost?: number;
+                        /** @description per attempt, from its start */
+                        max_duration_hours?: number;
+                        retry?: {
+                            /**
+                             * @default [
+                             *       "no_capacity",
+                             *       "preemption"
+                             *     ]
+                             */
+                            on?: ("no_capacity" | "preemption" | "error")[];
+                            /** @default 3 */
+                            max_attempts?: number;
+                            /** @default 2h */
+                            within?: string;
+                            on_demand_after_preemptions?: number;
+                        };
+                        /** @description beyond the spec: stop (runpod) or terminate (vastai) the instance once every GPU reported utilization below the threshold for that long (the end is charged up to that moment, its record says why, and instance.idle_stopped is emitted). Not for lambda, which reports no GPU utilization. */
+                        idle_stop?: {
+                            /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                            utilization_below_percent: number;
+                            /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                            for_minutes: number;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description The job made earlier with this Idempotency-Key */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "retrying" | "succeeded" | "failed" | "cancelled";
+                            gpu: string;
+                            gpu_count: number;
+                            command: string;
+                            env_keys: string[];
+                            providers: ("runpod" | "vastai" | "lambda")[];
+                            spot_policy: string;
+                            max_price_per_hour: number | null;
+                            max_cost: number | null;
+                            max_duration_hours: number | null;
+                            exit_code: number | null;
+                            error: string | null;
+                            cost: number;
+                            /** @description ISO 8601 UTC timestamp */
+                            created_at: string;
+                            /** @description ISO 8601 UTC timestamp */
+                            ended_at: string | null;
+                            attempts?: {
+                                n: number;
+                                /** @enum {string} */
+                                provider: "runpod" | "vastai" | "lambda";
+                                spot: boolean;
+                                instance_id: string | null;
+                                price_per_hour: number;
+                                /** @description ISO 8601 UTC timestamp */
+                                started_at: string | null;
+                                /** @description ISO 8601 UTC timestamp */
+                                ended_at: string | null;
+                                end_reason: string | null;
+                                end_detail: string | null;
+                                exit_code: number | null;
+                                output_tail: string | null;
+                                cost: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The job */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "retrying" | "succeeded" | "failed" | "cancelled";
+                            gpu: string;
+                            gpu_count: number;
+                            command: string;
+                            env_keys: string[];
+                            providers: ("runpod" | "vastai" | "lambda")[];
+                            spot_policy: string;
+                            max_price_per_hour: number | null;
+                            max_cost: number | null;
+                            max_duration_hours: number | null;
+                            exit_code: number | null;
+                            error: string | null;
+                            cost: number;
+                            /** @description ISO 8601 UTC timestamp */
+                            created_at: string;
+                            /** @description ISO 8601 UTC timestamp */
+                            ended_at: string | null;
+                            attempts?: {
+                                n: number;
+                                /** @enum {string} */
+                                provider: "runpod" | "vastai" | "lambda";
+                                spot: boolean;
+                                instance_id: string | null;
+                                price_per_hour: number;
+                                /** @description ISO 8601 UTC timestamp */
+                                started_at: string | null;
+                                /** @description ISO 8601 UTC timestamp */
+                                ended_at: string | null;
+                                end_reason: string | null;
+                                end_detail: string | null;
+                                exit_code: number | null;
+                                output_tail: string | null;
+                                cost: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked service key (`unauthenticated`, with WWW-Authenticate) */
+                401: {
+                    headers: {
+                        /** @description `Bearer` */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The API key lacks the scope this operation needs; the message names it (`forbidden`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request body was not received in time (`request_timeout`) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Conflict (`conflict`) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Body over 64 KiB (`payload_too_large`) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Body not sent as application/json (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                429: {
+                    headers: {
+                        /** @description seconds until a request will be accepted */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (`internal_error`, fixed message; quote the request_id) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, with Retry-After) is unreachable */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before retrying (service_unavailable) */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One job with its attempts (provider, instance, price, start, end, end reason, exit code, cost) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The job */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "retrying" | "succeeded" | "failed" | "cancelled";
+                            gpu: string;
+                            gpu_count: number;
+                            command: string;
+                            env_keys: string[];
+                            providers: ("runpod" | "vastai" | "lambda")[];
+                            spot_policy: string;
+                            max_price_per_hour: number | null;
+                            max_cost: number | null;
+                            max_duration_hours: number | null;
+                            exit_code: number | null;
+                            error: string | null;
+                            cost: number;
+                            /** @description ISO 8601 UTC timestamp */
+                            created_at: string;
+                            /** @description ISO 8601 UTC timestamp */
+                            ended_at: string | null;
+                            attempts?: {
+                                n: number;
+                                /** @enum {string} */
+                                provider: "runpod" | "vastai" | "lambda";
+                                spot: boolean;
+                                instance_id: string | null;
+                                price_per_hour: number;
+                                /** @description ISO 8601 UTC timestamp */
+                                started_at: string | null;
+                                /** @description ISO 8601 UTC timestamp */
+                                ended_at: string | null;
+                                end_reason: string | null;
+                                end_detail: string | null;
+                                exit_code: number | null;
+                                output_tail: string | null;
+                                cost: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked service key (`unauthenticated`, with WWW-Authenticate) */
+                401: {
+                    headers: {
+                        /** @description `Bearer` */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The API key lacks the scope this operation needs; the message names it (`forbidden`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or it belongs to another account (`not_found`) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                429: {
+                    headers: {
+                        /** @description seconds until a request will be accepted */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (`internal_error`, fixed message; quote the request_id) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, with Retry-After) is unreachable */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before retrying (service_unavailable) */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a job: its live attempt is terminated and the job ends `cancelled` */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The cancel was sent; the job shows `cancelled` once its instance ended */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "retrying" | "succeeded" | "failed" | "cancelled";
+                            gpu: string;
+                            gpu_count: number;
+                            command: string;
+                            env_keys: string[];
+                            providers: ("runpod" | "vastai" | "lambda")[];
+                            spot_policy: string;
+                            max_price_per_hour: number | null;
+                            max_cost: number | null;
+                            max_duration_hours: number | null;
+                            exit_code: number | null;
+                            error: string | null;
+                            cost: number;
+                            /** @description ISO 8601 UTC timestamp */
+                            created_at: string;
+                            /** @description ISO 8601 UTC timestamp */
+                            ended_at: string | null;
+                            attempts?: {
+                                n: number;
+                                /** @enum {string} */
+                                provider: "runpod" | "vastai" | "lambda";
+                                spot: boolean;
+                                instance_id: string | null;
+                                price_per_hour: number;
+                                /** @description ISO 8601 UTC timestamp */
+                                started_at: string | null;
+                                /** @description ISO 8601 UTC timestamp */
+                                ended_at: string | null;
+                                end_reason: string | null;
+                                end_detail: string | null;
+                                exit_code: number | null;
+                                output_tail: string | null;
+                                cost: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked service key (`unauthenticated`, with WWW-Authenticate) */
+                401: {
+                    headers: {
+                        /** @description `Bearer` */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The API key lacks the scope this operation needs; the message names it (`forbidden`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or it belongs to another account (`not_found`) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request body was not received in time (`request_timeout`) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Conflict (`conflict`) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Body over 64 KiB (`payload_too_large`) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Body not sent as application/json (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                429: {
+                    headers: {
+                        /** @description seconds until a request will be accepted */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (`internal_error`, fixed message; quote the request_id) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, with Retry-After) is unreachable */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before retrying (service_unavailable) */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/exit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The job wrapper's exit report: the command's exit code and output tail, with the attempt's one-use token
+         * @description Sent by the wrapper on the instance, not by users. A wrong token is 401, a used one (or an attempt already ended) 409; neither changes anything.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        token: string;
+                        exit_code: number;
+                        /** @default  */
+                        tail?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Recorded; the instance is being ended */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            job_id: string;
+                            attempt: number;
+                            exit_code: number;
+                        };
+                    };
+                };
+                /** @description Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked service key (`unauthenticated`, with WWW-Authenticate) */
+                401: {
+                    headers: {
+                        /** @description `Bearer` */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request body was not received in time (`request_timeout`) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Conflict (`conflict`) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Body over 64 KiB (`payload_too_large`) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Body not sent as application/json (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                429: {
+                    headers: {
+                        /** @description seconds until a request will be accepted */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (`internal_error`, fixed message; quote the request_id) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, with Retry-After) is unreachable */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before retrying (service_unavailable) */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/pricing": {
         parameters: {
             query?: never;
@@ -7816,7 +9128,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 url: string;
-                                events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
+                                events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "job.started" | "job.attempt_ended" | "job.retrying" | "job.succeeded" | "job.failed" | "job.cancelled" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
                                 active: boolean;
                                 /** @description ISO 8601 UTC timestamp */
                                 created_at: string;
@@ -7968,7 +9280,7 @@ export interface paths {
                     "application/json": {
                         /** @description https URL */
                         url: string;
-                        events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
+                        events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "job.started" | "job.attempt_ended" | "job.retrying" | "job.succeeded" | "job.failed" | "job.cancelled" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
                         /** @description whsec_ + base64 of 24..64 bytes; generated when omitted */
                         secret?: string;
                     };
@@ -7984,7 +9296,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
+                            events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "job.started" | "job.attempt_ended" | "job.retrying" | "job.succeeded" | "job.failed" | "job.cancelled" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
                             active: boolean;
                             /** @description ISO 8601 UTC timestamp */
                             created_at: string;
@@ -8227,7 +9539,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
+                            events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "job.started" | "job.attempt_ended" | "job.retrying" | "job.succeeded" | "job.failed" | "job.cancelled" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
                             active: boolean;
                             /** @description ISO 8601 UTC timestamp */
                             created_at: string;
@@ -8395,7 +9707,7 @@ export interface paths {
                     "application/json": {
                         /** @description https URL */
                         url?: string;
-                        events?: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
+                        events?: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "job.started" | "job.attempt_ended" | "job.retrying" | "job.succeeded" | "job.failed" | "job.cancelled" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
                         /** @description whsec_ + base64 of 24..64 bytes; generated when omitted */
                         secret?: string;
                         active?: boolean;
@@ -8412,7 +9724,7 @@ export interface paths {
                         "application/json": {
                             id: string;
                             url: string;
-                            events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
+                            events: ("instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "job.started" | "job.attempt_ended" | "job.retrying" | "job.succeeded" | "job.failed" | "job.cancelled" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked")[];
                             active: boolean;
                             /** @description ISO 8601 UTC timestamp */
                             created_at: string;
@@ -9620,7 +10932,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    type?: "instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked";
+                    type?: "instance.started" | "instance.stopped" | "instance.terminated" | "instance.failed" | "instance.idle_stopped" | "spot.preempted" | "alert.triggered" | "schedule.run.started" | "schedule.run.completed" | "schedule.run.failed" | "job.started" | "job.attempt_ended" | "job.retrying" | "job.succeeded" | "job.failed" | "job.cancelled" | "billing.credit_added" | "billing.credit_reversed" | "billing.balance_low" | "billing.balance_depleted" | "webhook.test" | "api_key.created" | "api_key.revoked";
                     limit?: number;
                     cursor?: string;
                 };

@@ -53,6 +53,9 @@ import { registerPricingRoutes } from './routes/pricing';
 import { registerProviderKeyRoutes } from './routes/provider-keys';
 import { registerRecommendationRoutes } from './routes/recommendations';
 import { registerScheduleRoutes } from './routes/schedules';
+import { registerJobRoutes } from './routes/jobs';
+import { createJobQueries } from '../db/queries/jobs';
+import { createJobClient, DEFAULT_JOB_BACKOFF } from '../workflow-clients/jobs';
 import { createScheduleQueries } from '../db/queries/schedules';
 import { createScheduleClient } from '../workflow-clients/schedules';
 import { createScheduleSync } from '../workflow-clients/schedule-sync';
@@ -101,6 +104,8 @@ export interface AppDeps {
   scheduleMinIntervalMs?: number;
   /** TRUST_PROXY: proxies whose X-Forwarded-For entries count as the client's address; default 0 (none). */
   trustProxyHops?: number;
+  /** Jobs' no-capacity backoff (1 min doubling to 10 min); tests compress it. */
+  jobBackoff?: { backoffInitialMs: number; backoffMaxMs: number };
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -188,6 +193,14 @@ export function createApp(deps: AppDeps): Koa {
     schedules: createScheduleSync({ queries: scheduleQueries, limits, engine: scheduleEngine, logger: deps.logger }),
     workflows: scheduleEngine,
     minIntervalMs: deps.scheduleMinIntervalMs ?? 5 * 60_000,
+  });
+  // Jobs: runs of a command to its end, attempts launched by their workflow with the API's launch timing.
+  registerJobRoutes(api, {
+    jobs: createJobQueries(deps.pool),
+    offers: scheduleQueries,
+    credentials,
+    vault: deps.vault,
+    workflows: createJobClient({ temporal: deps.temporal, timing: { launch: timing, ...DEFAULT_JOB_BACKOFF, ...deps.jobBackoff } }),
   });
   registerPricingRoutes(api, { cache: deps.pricing, queries: createPricingQueries(deps.pool) });
   const stripeSettings: StripeSettings = { returnBaseUrl: deps.publicBaseUrl, ...deps.stripe };

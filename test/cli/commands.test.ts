@@ -18,6 +18,7 @@ import { gpuoInProcess } from './in-process';
 /** Operations with no command, on purpose. Each must still be in the document (a stale entry fails). */
 const NOT_FOR_THE_CLI: Record<string, string> = {
   'POST /v1/billing/stripe/webhook': 'Stripe calls it with a signed event; a person or a script never does',
+  'POST /v1/jobs/exit': 'the job wrapper on the instance calls it with its attempt token; a person never does',
 };
 
 /** A server that answers every request 404 `not_found` and records it as `METHOD /path`. */

@@ -17,8 +17,10 @@ export const PROVIDER_ATTRIBUTE = defineSearchAttributeKey('GpuoProvider', Searc
 export const INSTANCE_ID_ATTRIBUTE = defineSearchAttributeKey('GpuoInstanceId', SearchAttributeType.KEYWORD);
 /** The Temporal Schedule that started the run (its schedule id), on scheduled runs and on the schedule itself. */
 export const SCHEDULE_ID_ATTRIBUTE = defineSearchAttributeKey('GpuoScheduleId', SearchAttributeType.KEYWORD);
+/** The job (`job_…`) a job workflow and its attempts' launches work for. */
+export const JOB_ID_ATTRIBUTE = defineSearchAttributeKey('GpuoJobId', SearchAttributeType.KEYWORD);
 
-export const SEARCH_ATTRIBUTES = [ACCOUNT_ID_ATTRIBUTE, PROVIDER_ATTRIBUTE, INSTANCE_ID_ATTRIBUTE, SCHEDULE_ID_ATTRIBUTE] as const;
+export const SEARCH_ATTRIBUTES = [ACCOUNT_ID_ATTRIBUTE, PROVIDER_ATTRIBUTE, INSTANCE_ID_ATTRIBUTE, SCHEDULE_ID_ATTRIBUTE, JOB_ID_ATTRIBUTE] as const;
 
 /** `--search-attribute Name=Keyword` pairs for `temporal server start-dev` (extraArgs). */
 export function devServerSearchAttributeArgs(): string[] {
@@ -30,6 +32,7 @@ export interface RunAttributes {
   provider?: string;
   instanceId?: string;
   scheduleId?: string;
+  jobId?: string;
 }
 
 /**
@@ -43,6 +46,7 @@ export function runSearchAttributes(attrs: RunAttributes): SearchAttributePair[]
   if (attrs.provider) pairs.push({ key: PROVIDER_ATTRIBUTE, value: attrs.provider });
   if (attrs.instanceId) pairs.push({ key: INSTANCE_ID_ATTRIBUTE, value: attrs.instanceId });
   if (attrs.scheduleId) pairs.push({ key: SCHEDULE_ID_ATTRIBUTE, value: attrs.scheduleId });
+  if (attrs.jobId) pairs.push({ key: JOB_ID_ATTRIBUTE, value: attrs.jobId });
   return pairs;
 }
 

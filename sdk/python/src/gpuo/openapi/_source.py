@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "864d2d4aeb4b47a5009ac810638b311b03011951fff9620b24e74161d6f693ab"
+OPENAPI_SHA256 = "2d433ef55caa26c5095337d053fc4041e7ae1280a11fb1c07f824b4cb9171346"

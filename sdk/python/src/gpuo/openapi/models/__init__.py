@@ -111,6 +111,32 @@ from .get_v1_events_response_200_data_item_data import (
     GetV1EventsResponse200DataItemData,
 )
 from .get_v1_events_type import GetV1EventsType
+from .get_v1_jobs_id_response_200 import GetV1JobsIdResponse200
+from .get_v1_jobs_id_response_200_attempts_item import (
+    GetV1JobsIdResponse200AttemptsItem,
+)
+from .get_v1_jobs_id_response_200_attempts_item_provider import (
+    GetV1JobsIdResponse200AttemptsItemProvider,
+)
+from .get_v1_jobs_id_response_200_providers_item import (
+    GetV1JobsIdResponse200ProvidersItem,
+)
+from .get_v1_jobs_id_response_200_status import GetV1JobsIdResponse200Status
+from .get_v1_jobs_response_200 import GetV1JobsResponse200
+from .get_v1_jobs_response_200_data_item import GetV1JobsResponse200DataItem
+from .get_v1_jobs_response_200_data_item_attempts_item import (
+    GetV1JobsResponse200DataItemAttemptsItem,
+)
+from .get_v1_jobs_response_200_data_item_attempts_item_provider import (
+    GetV1JobsResponse200DataItemAttemptsItemProvider,
+)
+from .get_v1_jobs_response_200_data_item_providers_item import (
+    GetV1JobsResponse200DataItemProvidersItem,
+)
+from .get_v1_jobs_response_200_data_item_status import (
+    GetV1JobsResponse200DataItemStatus,
+)
+from .get_v1_jobs_status import GetV1JobsStatus
 from .get_v1_limits_response_200 import GetV1LimitsResponse200
 from .get_v1_limits_response_200_data_item import GetV1LimitsResponse200DataItem
 from .get_v1_limits_response_200_data_item_name import (
@@ -385,6 +411,42 @@ from .post_v1_compute_provider_instance_id_terminate_response_202_ssh_type_0 imp
 from .post_v1_compute_provider_instance_id_terminate_response_202_status import (
     PostV1ComputeProviderInstanceIdTerminateResponse202Status,
 )
+from .post_v1_jobs_body import PostV1JobsBody
+from .post_v1_jobs_body_env import PostV1JobsBodyEnv
+from .post_v1_jobs_body_idle_stop import PostV1JobsBodyIdleStop
+from .post_v1_jobs_body_providers_item import PostV1JobsBodyProvidersItem
+from .post_v1_jobs_body_retry import PostV1JobsBodyRetry
+from .post_v1_jobs_body_retry_on_item import PostV1JobsBodyRetryOnItem
+from .post_v1_jobs_body_spot_policy import PostV1JobsBodySpotPolicy
+from .post_v1_jobs_exit_body import PostV1JobsExitBody
+from .post_v1_jobs_exit_response_202 import PostV1JobsExitResponse202
+from .post_v1_jobs_id_cancel_response_202 import PostV1JobsIdCancelResponse202
+from .post_v1_jobs_id_cancel_response_202_attempts_item import (
+    PostV1JobsIdCancelResponse202AttemptsItem,
+)
+from .post_v1_jobs_id_cancel_response_202_attempts_item_provider import (
+    PostV1JobsIdCancelResponse202AttemptsItemProvider,
+)
+from .post_v1_jobs_id_cancel_response_202_providers_item import (
+    PostV1JobsIdCancelResponse202ProvidersItem,
+)
+from .post_v1_jobs_id_cancel_response_202_status import (
+    PostV1JobsIdCancelResponse202Status,
+)
+from .post_v1_jobs_response_200 import PostV1JobsResponse200
+from .post_v1_jobs_response_200_attempts_item import PostV1JobsResponse200AttemptsItem
+from .post_v1_jobs_response_200_attempts_item_provider import (
+    PostV1JobsResponse200AttemptsItemProvider,
+)
+from .post_v1_jobs_response_200_providers_item import PostV1JobsResponse200ProvidersItem
+from .post_v1_jobs_response_200_status import PostV1JobsResponse200Status
+from .post_v1_jobs_response_201 import PostV1JobsResponse201
+from .post_v1_jobs_response_201_attempts_item import PostV1JobsResponse201AttemptsItem
+from .post_v1_jobs_response_201_attempts_item_provider import (
+    PostV1JobsResponse201AttemptsItemProvider,
+)
+from .post_v1_jobs_response_201_providers_item import PostV1JobsResponse201ProvidersItem
+from .post_v1_jobs_response_201_status import PostV1JobsResponse201Status
 from .post_v1_schedules_body import PostV1SchedulesBody
 from .post_v1_schedules_body_idle_stop import PostV1SchedulesBodyIdleStop
 from .post_v1_schedules_id_trigger_response_202 import (
@@ -515,6 +577,18 @@ __all__ = (
     "GetV1EventsResponse200DataItem",
     "GetV1EventsResponse200DataItemData",
     "GetV1EventsType",
+    "GetV1JobsIdResponse200",
+    "GetV1JobsIdResponse200AttemptsItem",
+    "GetV1JobsIdResponse200AttemptsItemProvider",
+    "GetV1JobsIdResponse200ProvidersItem",
+    "GetV1JobsIdResponse200Status",
+    "GetV1JobsResponse200",
+    "GetV1JobsResponse200DataItem",
+    "GetV1JobsResponse200DataItemAttemptsItem",
+    "GetV1JobsResponse200DataItemAttemptsItemProvider",
+    "GetV1JobsResponse200DataItemProvidersItem",
+    "GetV1JobsResponse200DataItemStatus",
+    "GetV1JobsStatus",
     "GetV1LimitsResponse200",
     "GetV1LimitsResponse200DataItem",
     "GetV1LimitsResponse200DataItemName",
@@ -637,6 +711,30 @@ __all__ = (
     "PostV1ComputeProviderInstanceIdTerminateResponse202Provider",
     "PostV1ComputeProviderInstanceIdTerminateResponse202SshType0",
     "PostV1ComputeProviderInstanceIdTerminateResponse202Status",
+    "PostV1JobsBody",
+    "PostV1JobsBodyEnv",
+    "PostV1JobsBodyIdleStop",
+    "PostV1JobsBodyProvidersItem",
+    "PostV1JobsBodyRetry",
+    "PostV1JobsBodyRetryOnItem",
+    "PostV1JobsBodySpotPolicy",
+    "PostV1JobsExitBody",
+    "PostV1JobsExitResponse202",
+    "PostV1JobsIdCancelResponse202",
+    "PostV1JobsIdCancelResponse202AttemptsItem",
+    "PostV1JobsIdCancelResponse202AttemptsItemProvider",
+    "PostV1JobsIdCancelResponse202ProvidersItem",
+    "PostV1JobsIdCancelResponse202Status",
+    "PostV1JobsResponse200",
+    "PostV1JobsResponse200AttemptsItem",
+    "PostV1JobsResponse200AttemptsItemProvider",
+    "PostV1JobsResponse200ProvidersItem",
+    "PostV1JobsResponse200Status",
+    "PostV1JobsResponse201",
+    "PostV1JobsResponse201AttemptsItem",
+    "PostV1JobsResponse201AttemptsItemProvider",
+    "PostV1JobsResponse201ProvidersItem",
+    "PostV1JobsResponse201Status",
     "PostV1SchedulesBody",
     "PostV1SchedulesBodyIdleStop",
     "PostV1SchedulesIdTriggerResponse202",

@@ -1,0 +1,13 @@
+from enum import StrEnum
+
+
+class PostV1JobsResponse200Status(StrEnum):
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+    PENDING = "pending"
+    RETRYING = "retrying"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,318 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { JOB_STATUSES, RETRY_EVENTS, type AttemptRow, type JobQueries, type JobRow, type JobSpec } from '../../db/queries/jobs';
+import type { ScheduleQueries } from '../../db/queries/schedules';
+import { randomToken } from '../../domain/ids';
+import type { KeyVault } from '../../domain/key-vault';
+import { dollarsToMicros } from '../../domain/money';
+import { sealText } from '../../domain/sealed-text';
+import { TEMPLATES } from '../../domain/templates';
+import { ConflictError, NotFoundError, UnauthenticatedError, UnsupportedOperationError, ValidationError } from '../../errors';
+import { JOB_PROVIDERS } from '../../jobs/providers';
+import { envSealContext, hashExitToken } from '../../jobs/start-command';
+import { isKnownGpuSlug } from '../../providers/gpu-catalog';
+import type { ProviderCredentials } from '../../providers/provider-credentials';
+import { PROVIDERS, type ProviderId } from '../../providers/types';
+import type { JobClient } from '../../workflow-clients/jobs';
+import { IdleStopBody } from '../launch-schemas';
+import { ListQuery, pageOf } from '../paging';
+import type { ApiRouter } from '../route';
+import { isoTimestamp } from '../schemas';
+import { pathId, scriptText, text } from '../text';
+
+const DURATION = /^(\d+(?:\.\d+)?)(s|m|h|d)$/;
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const durationMs = (d: string): number => {
+  const m = DURATION.exec(d)!;
+  return Math.round(Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]);
+};
+const money = z
+  .number()
+  .positive()
+  .max(1_000_000)
+  .refine((v) => Math.abs(v * 1_000_000 - Math.round(v * 1_000_000)) < 1e-6, 'at most six decimals');
+
+const CreateBody = z
+  .object({
+    name: text({ max: 100, trim: true }).optional(),
+    gpu: z.string().min(1).max(64).refine(isKnownGpuSlug, 'unknown GPU type (GET /v1/pricing lists them)'),
+    gpu_count: z.number().int().min(1).max(8).default(1),
+    template: z.string().refine((t) => TEMPLATES.some((x) => x.slug === t), 'must be a template slug (GET /v1/templates)').optional(),
+    docker_image: z.string().min(1).max(300).regex(/^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/, 'an image reference such as ghcr.io/org/image:tag').optional(),
+    command: scriptText({ max: 16_384 }),
+    env: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a shell variable name').refine((k) => !k.startsWith('GPUO_'), 'GPUO_ names are the wrapper\'s'), z.string().max(16_384))
+      .refine((e) => Object.keys(e).length <= 100, 'at most 100 variables')
+      .optional()
+      .describe('sealed at rest, given to the command, never returned'),
+    providers: z.array(z.enum(PROVIDERS)).min(1).optional().describe('allowed providers; default every connected one that runs jobs (runpod, vastai)'),
+    spot_policy: z.enum(['spot', 'on-demand', 'auto']).default('auto'),
+    max_price_per_hour: money.optional(),
+    max_cost: money.optional().describe('the whole job: every attempt together'),
+    max_duration_hours: z.number().positive().max(720).optional().describe('per attempt, from its start'),
+    retry: z
+      .object({
+        on: z.array(z.enum(RETRY_EVENTS)).default(['no_capacity', 'preemption']),
+        max_attempts: z.number().int().min(1).max(20).default(3),
+        within: z.string().regex(DURATION, 'a duration such as 90s, 30m, 2h or 1d').default('2h'),
+        on_demand_after_preemptions: z.number().int().min(0).max(20).optional(),
+      })
+      .strict()
+      .optional(),
+    idle_stop: IdleStopBody.optional(),
+  })
+  .strict();
+
+const AttemptRecord = z.object({
+  n: z.number(),
+  provider: z.enum(PROVIDERS),
+  spot: z.boolean(),
+  instance_id: z.string().nullable(),
+  price_per_hour: z.number(),
+  started_at: isoTimestamp.nullable(),
+  ended_at: isoTimestamp.nullable(),
+  end_reason: z.string().nullable(),
+  end_detail: z.string().nullable(),
+  exit_code: z.number().nullable(),
+  output_tail: z.string().nullable(),
+  cost: z.number(),
+});
+const JobRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(JOB_STATUSES),
+  gpu: z.string(),
+  gpu_count: z.number(),
+  command: z.string(),
+  env_keys: z.array(z.string()),
+  providers: z.array(z.enum(PROVIDERS)),
+  spot_policy: z.string(),
+  max_price_per_hour: z.number().nullable(),
+  max_cost: z.number().nullable(),
+  max_duration_hours: z.number().nullable(),
+  exit_code: z.number().nullable(),
+  error: z.string().nullable(),
+  cost: z.number(),
+  created_at: isoTimestamp,
+  ended_at: isoTimestamp.nullable(),
+  attempts: z.array(AttemptRecord).optional(),
+});
+
+const dollars = (micros: number | null) => (micros === null ? null : micros / 1_000_000);
+
+function toAttemptRecord(a: AttemptRow): z.infer<typeof AttemptRecord> {
+  return {
+    n: a.n,
+    provider: a.provider,
+    spot: a.spot,
+    instance_id: a.instance_id,
+    price_per_hour: a.price_per_hour_micros / 1_000_000,
+    started_at: a.started_at,
+    ended_at: a.ended_at,
+    end_reason: a.end_reason,
+    end_detail: a.end_detail,
+    exit_code: a.reported_at ? a.exit_code : null,
+    output_tail: a.output_tail,
+    cost: a.cost_micros / 1_000_000,
+  };
+}
+
+function toJobRecord(j: JobRow, attempts?: readonly AttemptRow[]): z.infer<typeof JobRecord> {
+  const s = j.spec;
+  return {
+    id: j.id,
+    name: j.name,
+    status: j.status,
+    gpu: s.gpu,
+    gpu_count: s.gpu_count,
+    command: s.command,
+    env_keys: s.env_keys,
+    providers: s.providers,
+    spot_policy: s.spot_policy,
+    max_price_per_hour: dollars(s.max_price_per_hour_micros),
+    max_cost: dollars(s.max_cost_micros),
+    max_duration_hours: s.max_duration_hours,
+    exit_code: j.exit_code,
+    error: j.error,
+    cost: j.cost_micros / 1_000_000,
+    created_at: j.created_at,
+    ended_at: j.ended_at,
+    ...(attempts ? { attempts: attempts.map(toAttemptRecord) } : {}),
+  };
+}
+
+const IdParams = z.object({ id: pathId(100) }).strict();
+const JobListQuery = ListQuery.extend({ status: z.enum(JOB_STATUSES).optional() });
+const ExitBody = z
+  .object({
+    token: z.string().min(1).max(200),
+    exit_code: z.number().int().min(0).max(255),
+    tail: z.string().max(65_536).default(''),
+  })
+  .strict();
+
+export interface JobRouteDeps {
+  jobs: JobQueries;
+  offers: Pick<ScheduleQueries, 'findRunOffers'>;
+  credentials: Pick<ProviderCredentials, 'findApiKey'>;
+  vault: Pick<KeyVault, 'seal'>;
+  workflows: JobClient;
+}
+
+export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
+  const { jobs } = deps;
+
+  async function findOr404(accountId: string, id: string): Promise<JobRow> {
+    const row = await jobs.find(accountId, id);
+    if (!row) throw new NotFoundError(`No job ${id}.`);
+    return row;
+  }
+
+  api.add({
+    method: 'post',
+    path: '/v1/jobs',
+    tag: 'Jobs',
+    summary: 'Run a command on the cheapest admitted GPU until it exits, relaunching it as its retry policy says',
+    description:
+      'Every attempt is a managed instance admitted like a launch. The command runs inside a wrapper that reports its exit code; ' +
+      'the instance is then ended at once. Send an Idempotency-Key header to make retries safe (same key and body: the same job; another body: 409).',
+    auth: true,
+    scope: 'compute:write',
+    body: CreateBody,
+    responses: { 201: { description: 'The job', schema: JobRecord }, 200: { description: 'The job made earlier with this Idempotency-Key', schema: JobRecord } },
+    errors: [409, 422, 503],
+    handler: async ({ body, accountId, apiKey, ctx }) => {
+      const sent = ctx.get('idempotency-key');
+      if (sent && !/^[A-Za-z0-9_.:-]{1,100}$/.test(sent)) throw new ValidationError('Idempotency-Key must be 1-100 characters of letters, digits, _ . : -');
+      if ((body.template === undefined) === (body.docker_image === undefined)) {
+        throw new ValidationError('Invalid body: send exactly one of template and docker_image.', [{ path: 'template', message: 'exactly one of template and docker_image' }]);
+      }
+      const idempotencyKey = sent || `gen_${randomToken(96)}`;
+      const connected: ProviderId[] = [];
+      for (const p of body.providers ?? JOB_PROVIDERS) {
+        if (!JOB_PROVIDERS.includes(p)) {
+          throw new UnsupportedOperationError(`Invalid body: ${p} cannot run jobs (no start command for a container).`, [{ path: 'providers', message: `${p} cannot run jobs` }]);
+        }
+        if ((await deps.credentials.findApiKey(accountId, p)) !== null) connected.push(p);
+      }
+      if (connected.length === 0) {
+        throw new UnsupportedOperationError('No allowed provider is connected (POST /v1/settings/providers).', [{ path: 'providers', message: 'none connected' }]);
+      }
+      const retry = body.retry ?? { on: ['no_capacity', 'preemption'] as const, max_attempts: 3, within: '2h' };
+      const spec: JobSpec = {
+        gpu: body.gpu,
+        gpu_count: body.gpu_count,
+        template: body.template ?? null,
+        docker_image: body.docker_image ?? null,
+        command: body.command,
+        env_keys: Object.keys(body.env ?? {}).sort(),
+        providers: connected,
+        spot_policy: body.spot_policy,
+        max_price_per_hour_micros: body.max_price_per_hour === undefined ? null : dollarsToMicros(body.max_price_per_hour),
+        max_cost_micros: body.max_cost === undefined ? null : dollarsToMicros(body.max_cost),
+        max_duration_hours: body.max_duration_hours ?? null,
+        retry: {
+          on: [...retry.on],
+          max_attempts: retry.max_attempts,
+          within_ms: durationMs(retry.within),
+          on_demand_after_preemptions: 'on_demand_after_preemptions' in retry ? (retry.on_demand_after_preemptions ?? null) : null,
+        },
+        idle_stop: body.idle_stop ?? null,
+      };
+      if (spec.max_cost_micros !== null) {
+        // One minute of the cheapest offer the job may run on: a budget below it cannot pay for any attempt.
+        const offers = (await deps.offers.findRunOffers(spec.gpu, connected, spec.spot_policy !== 'on-demand', new Date()))
+          .filter((o) => (o.spot ? spec.spot_policy !== 'on-demand' && o.provider === 'vastai' : spec.spot_policy !== 'spot'))
+          .map((o) => o.pricePerHourMicros * spec.gpu_count);
+        const cheapest = offers.length ? Math.min(...offers) : null;
+        if (cheapest !== null && spec.max_cost_micros < Math.ceil(cheapest / 60)) {
+          const minute = Math.ceil(cheapest / 60) / 1_000_000;
+          throw new UnsupportedOperationError(
+            `Invalid body: max_cost $${spec.max_cost_micros / 1_000_000} is below one minute ($${minute}) of the cheapest allowed offer ($${cheapest / 1_000_000}/h).`,
+            [{ path: 'max_cost', message: `below one minute of the cheapest allowed offer: $${minute} at $${cheapest / 1_000_000}/h` }],
+          );
+        }
+      }
+      const requestHash = createHash('sha256').update(JSON.stringify({ ...body, env: body.env ?? null })).digest('hex');
+      const id = `job_${randomToken(128)}`;
+      const envSealed = body.env && Object.keys(body.env).length ? sealText(deps.vault, JSON.stringify(body.env), envSealContext(id)) : null;
+      const { job, created } = await jobs.insert({ id, accountId, apiKeyId: apiKey.id, idempotencyKey, requestHash, name: body.name ?? `job-${id.slice(4, 12)}`, spec, envSealed });
+      if (job.request_hash !== requestHash) throw new ConflictError('This Idempotency-Key was used with a different request body.');
+      try {
+        await deps.workflows.start(job.id, accountId);
+      } catch (err) {
+        if (created) await jobs.discard(accountId, job.id);
+        throw err;
+      }
+      return { status: created ? 201 : 200, body: toJobRecord(job, []), headers: { 'Idempotency-Key': idempotencyKey } };
+    },
+  });
+
+  api.add({
+    method: 'get',
+    path: '/v1/jobs',
+    tag: 'Jobs',
+    summary: 'List jobs, newest first (`?status=` filters)',
+    auth: true,
+    query: JobListQuery,
+    responses: { 200: { description: 'A page of jobs', schema: pageOf(JobRecord) } },
+    handler: async ({ query, accountId }) => {
+      const page = await jobs.list(accountId, query);
+      return { body: { ...page, data: page.data.map((j) => toJobRecord(j)) } };
+    },
+  });
+
+  api.add({
+    method: 'get',
+    path: '/v1/jobs/{id}',
+    tag: 'Jobs',
+    summary: 'One job with its attempts (provider, instance, price, start, end, end reason, exit code, cost)',
+    auth: true,
+    params: IdParams,
+    responses: { 200: { description: 'The job', schema: JobRecord } },
+    handler: async ({ params, accountId }) => {
+      const job = await findOr404(accountId, params.id);
+      return { body: toJobRecord(job, await jobs.attempts(job.id)) };
+    },
+  });
+
+  api.add({
+    method: 'post',
+    path: '/v1/jobs/{id}/cancel',
+    tag: 'Jobs',
+    summary: 'Cancel a job: its live attempt is terminated and the job ends `cancelled`',
+    auth: true,
+    scope: 'compute:write',
+    params: IdParams,
+    responses: { 202: { description: 'The cancel was sent; the job shows `cancelled` once its instance ended', schema: JobRecord } },
+    errors: [409, 503],
+    handler: async ({ params, accountId }) => {
+      const job = await findOr404(accountId, params.id);
+      if (job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled') throw new ConflictError(`Job ${job.id} has ended (${job.status}).`);
+      await deps.workflows.cancel(job.id, 'cancelled through the API');
+      return { status: 202, body: toJobRecord(job) };
+    },
+  });
+
+  api.add({
+    method: 'post',
+    path: '/v1/jobs/exit',
+    tag: 'Jobs',
+    summary: "The job wrapper's exit report: the command's exit code and output tail, with the attempt's one-use token",
+    description: 'Sent by the wrapper on the instance, not by users. A wrong token is 401, a used one (or an attempt already ended) 409; neither changes anything.',
+    auth: false,
+    body: ExitBody,
+    responses: { 202: { description: 'Recorded; the instance is being ended', schema: z.object({ job_id: z.string(), attempt: z.number(), exit_code: z.number() }) } },
+    errors: [401, 409, 503],
+    handler: async ({ body }) => {
+      const outcome = await jobs.recordExitReport(hashExitToken(body.token), { exitCode: body.exit_code, tail: body.tail });
+      if ('refused' in outcome) {
+        if (outcome.refused === 'unknown_token') throw new UnauthenticatedError('Unknown exit token.');
+        throw new ConflictError(outcome.refused === 'already_reported' ? 'This attempt has reported its exit already.' : 'This attempt has ended.');
+      }
+      const a = outcome.recorded;
+      await deps.workflows.exitReported(a.job_id, a.n, body.exit_code);
+      return { status: 202, body: { job_id: a.job_id, attempt: a.n, exit_code: body.exit_code } };
+    },
+  });
+}

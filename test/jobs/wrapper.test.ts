@@ -1,0 +1,147 @@
+/**
+ * The job wrapper (src/jobs/wrapper.sh) run as an instance runs it: `sh` with the start command the create
+ * builds, reporting to a real HTTP endpoint. Exit codes, the output tail, the token, and retries while the
+ * endpoint is down.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildStartCommand } from '../../src/jobs/start-command';
+import { freePort } from '../helpers/ports';
+import { eventually } from '../helpers/process';
+
+jest.setTimeout(60_000);
+
+interface Report {
+  token: string;
+  exit_code: number;
+  tail: string;
+}
+
+let scratch: string;
+beforeEach(() => {
+  scratch = mkdtempSync(join(tmpdir(), 'gpuo-wrapper-'));
+});
+afterEach(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** An exit endpoint answering `status` and keeping every report it got. */
+function endpoint(port: number, status: number | number[] = 202): Promise<{ server: Server; reports: Report[] }> {
+  const statuses = Array.isArray(status) ? [...status] : [status];
+  const reports: Report[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      // A body that is not JSON is kept as it came, so the assertion shows it.
+      try {
+        reports.push(JSON.parse(body) as Report);
+      } catch {
+        reports.push({ token: 'not json', exit_code: -1, tail: body });
+      }
+      res.writeHead(statuses.length > 1 ? statuses.shift()! : statuses[0]!, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve({ server, reports })));
+}
+
+/** Runs the start command with `sh` in the scratch directory; resolves with its exit code and output. */
+function run(command: string, port: number, env: Record<string, string> = {}, extra: Record<string, string> = {}) {
+  return start(command, port, env, extra).done;
+}
+
+function start(command: string, port: number, env: Record<string, string> = {}, extra: Record<string, string> = {}) {
+  const script = buildStartCommand({ command, env, token: 'gjx_test-token', exitUrl: `http://127.0.0.1:${port}/v1/jobs/exit` });
+  const child = spawn('sh', ['-c', script], { cwd: scratch, env: { PATH: process.env.PATH!, TMPDIR: scratch, GPUO_REPORT_RETRY_MAX: '1', ...extra } });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  const done = new Promise<{ code: number | null; output: string }>((resolve) => child.on('close', (code) => resolve({ code, output })));
+  return { done, output: () => output };
+}
+
+it('runs the command, prints its output, exits with its code and reports code, tail and token once', async () => {
+  const port = await freePort();
+  const { server, reports } = await endpoint(port);
+  try {
+    const done = await run('echo hello; echo "a \\"quoted\\" \\\\ line" >&2; printf "tab\\there"; exit 3', port);
+    expect(done.code).toBe(3);
+    expect(done.output).toContain('hello');
+    expect(reports).toEqual([{ token: 'gjx_test-token', exit_code: 3, tail: 'hello\na "quoted" \\ line\ntab\there' }]);
+  } finally {
+    server.close();
+  }
+});
+
+it('reports 0 for a command that succeeds, and the env reaches the command', async () => {
+  const port = await freePort();
+  const { server, reports } = await endpoint(port);
+  try {
+    const done = await run('echo "secret is $MY_SECRET"', port, { MY_SECRET: "it's s3cret $(not run)" });
+    expect(done.code).toBe(0);
+    expect(reports).toEqual([{ token: 'gjx_test-token', exit_code: 0, tail: "secret is it's s3cret $(not run)" }]);
+  } finally {
+    server.close();
+  }
+});
+
+it('keeps only the tail of a long output', async () => {
+  const port = await freePort();
+  const { server, reports } = await endpoint(port);
+  try {
+    await run('i=0; while [ $i -lt 2000 ]; do echo "line $i"; i=$((i+1)); done', port, {}, { GPUO_TAIL_BYTES: '100' });
+    expect(reports).toHaveLength(1);
+    expect(reports[0]!.tail.length).toBeLessThanOrEqual(100);
+    expect(reports[0]!.tail.endsWith('line 1999')).toBe(true);
+  } finally {
+    server.close();
+  }
+});
+
+it('retries while the service answers 503, and delivers once it accepts', async () => {
+  const port = await freePort();
+  const { server, reports } = await endpoint(port, [503, 502, 202]);
+  try {
+    const done = await run('echo busy; exit 5', port);
+    expect(done.code).toBe(5);
+    expect(reports.map((r) => r.exit_code)).toEqual([5, 5, 5]);
+  } finally {
+    server.close();
+  }
+});
+
+it('retries while the endpoint is down and delivers once it is up', async () => {
+  const port = await freePort();
+  // Nothing listens yet: the first try fails (curl says nothing; the command has printed by then).
+  const running = start('echo late; exit 7', port, {}, { GPUO_REPORT_RETRY_MAX: '1' });
+  await eventually('the command to have run', () => (running.output().includes('late') ? true : undefined), 10_000, 20);
+  const { server, reports } = await endpoint(port);
+  try {
+    const done = await running.done;
+    expect(done.code).toBe(7);
+    expect(reports).toEqual([{ token: 'gjx_test-token', exit_code: 7, tail: 'late' }]);
+  } finally {
+    server.close();
+  }
+});
+
+it('stops at a refusal (401): one try, and the command\'s exit code stays', async () => {
+  const port = await freePort();
+  const { server, reports } = await endpoint(port, 401);
+  try {
+    const done = await run('exit 0', port);
+    expect(done.code).toBe(0);
+    expect(reports).toHaveLength(1);
+    expect(done.output).toContain('refused (401)');
+  } finally {
+    server.close();
+  }
+});
+
+it('gives up after GPUO_REPORT_WINDOW when the endpoint never comes', async () => {
+  const port = await freePort();
+  const done = await run('exit 2', port, {}, { GPUO_REPORT_WINDOW: '2' });
+  expect(done.code).toBe(2);
+  expect(done.output).toContain('could not be delivered');
+});
