@@ -77,7 +77,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
 
 /** Polls `check` until it returns a value, or fails after `timeoutMs`. */
-async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 250): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs: number,
+  intervalMs = 250,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -119,18 +124,35 @@ async function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> {
 }
 
 /** The dev server as our own child, so its CPU can be read and its metrics scraped. */
-async function startTemporal(dir: string): Promise<{ address: string; metricsUrl: string; child: ChildProcess; stop(): Promise<void> }> {
+async function startTemporal(
+  dir: string,
+): Promise<{ address: string; metricsUrl: string; child: ChildProcess; stop(): Promise<void> }> {
   const cli = await findOrBuildTool(TEMPORAL_CLI);
   if (!cli) throw new Error('bench:fleet needs the Temporal CLI (npm run tools:install)');
   for (let attempt = 0; ; attempt++) {
     const port = randomPort();
     const metricsPort = port + 1;
     const out = openSync(path.join(dir, `temporal-${attempt}.log`), 'a');
-    const child = track(spawn(
-      cli,
-      ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--log-level', 'error', ...devServerArgs()],
-      { stdio: ['ignore', out, out] },
-    ));
+    const child = track(
+      spawn(
+        cli,
+        [
+          'server',
+          'start-dev',
+          '--headless',
+          '--ip',
+          '127.0.0.1',
+          '--port',
+          String(port),
+          '--metrics-port',
+          String(metricsPort),
+          '--log-level',
+          'error',
+          ...devServerArgs(),
+        ],
+        { stdio: ['ignore', out, out] },
+      ),
+    );
     closeSync(out);
     const address = `127.0.0.1:${port}`;
     const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
@@ -184,7 +206,11 @@ async function scrapeServer(metricsUrl: string, namespace = 'default'): Promise<
     if (name === 'action') {
       const type = /action_type="([^"]*)"/.exec(labels)?.[1] ?? '?';
       actions.set(type, (actions.get(type) ?? 0) + value);
-    } else if (name === 'service_requests' && labels.includes('operation="RespondWorkflowTaskCompleted"') && labels.includes('service_name="frontend"')) {
+    } else if (
+      name === 'service_requests' &&
+      labels.includes('operation="RespondWorkflowTaskCompleted"') &&
+      labels.includes('service_name="frontend"')
+    ) {
       workflowTasks += value;
     } else if (name === 'activity_end_to_end_latency_count' && labels.includes('activityType="chargeInstance"')) {
       charges += value;
@@ -264,37 +290,46 @@ const PROBE: Probe = { meterMs: 2_000, windowMs: 20_000 };
 async function runPhase(infra: Infra, n: number, probe?: Probe): Promise<PhaseResult> {
   const { pool, sims, client } = infra;
   const taskQueue = probe ? 'fleet-meter-probe' : `fleet-${n}`;
-  const timing: typeof TIMING = probe ? { ...TIMING, pollIntervalMs: 86_400_000, meterIntervalMs: probe.meterMs } : TIMING;
+  const timing: typeof TIMING = probe
+    ? { ...TIMING, pollIntervalMs: 86_400_000, meterIntervalMs: probe.meterMs }
+    : TIMING;
   const windowLength = probe?.windowMs ?? WINDOW_MS;
   const label = probe ? `meter probe (${n} instances, meter ${probe.meterMs} ms)` : `N=${n}`;
   log(`${label}: starting the worker (task queue ${taskQueue})`);
   const workerLog = path.join(infra.dir, `worker-${n}${probe ? '-probe' : ''}.log`);
   const out = openSync(workerLog, 'a');
-  const worker = track(spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/main-worker.ts')], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', out, out],
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'info',
-      DATABASE_URL: infra.dbUrl,
-      DATABASE_POOL_SIZE: '20',
-      TEMPORAL_ADDRESS: infra.temporal.address,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      MASTER_ENCRYPTION_KEY: infra.masterKey.toString('base64'),
-      MASTER_ENCRYPTION_KEY_ID: 'k1',
-      ...Object.fromEntries(Object.entries(simulatorBaseUrls(sims)).map(([k, v]) => [k.replace('BaseUrl', '').toUpperCase() + '_API_BASE_URL', v])),
-      INSTANCE_OBSERVE_INTERVAL: durationEnv(TIMING.pollIntervalMs),
-      INSTANCE_OBSERVE_SPOT_INTERVAL: durationEnv(TIMING.spotPollIntervalMs),
-      METER_INTERVAL: durationEnv(TIMING.meterIntervalMs),
-      // Nothing else of the worker's own may talk to the providers or tick during the window.
-      RECONCILE_INTERVAL: '1000h',
-      PRICING_REFRESH_INTERVAL: '1000h',
-      ALERT_MONITOR_TICK: '1000h',
-      WEBHOOK_DISPATCH_TICK: '1000h',
-      // FLEET_SIZES/FLEET_ACCOUNTS instances per account: past the default live-instance limit (20).
-      LIMIT_LIVE_INSTANCES: '1000000',
-    },
-  }));
+  const worker = track(
+    spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/main-worker.ts')], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', out, out],
+      env: {
+        ...process.env,
+        LOG_LEVEL: 'info',
+        DATABASE_URL: infra.dbUrl,
+        DATABASE_POOL_SIZE: '20',
+        TEMPORAL_ADDRESS: infra.temporal.address,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        MASTER_ENCRYPTION_KEY: infra.masterKey.toString('base64'),
+        MASTER_ENCRYPTION_KEY_ID: 'k1',
+        ...Object.fromEntries(
+          Object.entries(simulatorBaseUrls(sims)).map(([k, v]) => [
+            k.replace('BaseUrl', '').toUpperCase() + '_API_BASE_URL',
+            v,
+          ]),
+        ),
+        INSTANCE_OBSERVE_INTERVAL: durationEnv(TIMING.pollIntervalMs),
+        INSTANCE_OBSERVE_SPOT_INTERVAL: durationEnv(TIMING.spotPollIntervalMs),
+        METER_INTERVAL: durationEnv(TIMING.meterIntervalMs),
+        // Nothing else of the worker's own may talk to the providers or tick during the window.
+        RECONCILE_INTERVAL: '1000h',
+        PRICING_REFRESH_INTERVAL: '1000h',
+        ALERT_MONITOR_TICK: '1000h',
+        WEBHOOK_DISPATCH_TICK: '1000h',
+        // FLEET_SIZES/FLEET_ACCOUNTS instances per account: past the default live-instance limit (20).
+        LIMIT_LIVE_INSTANCES: '1000000',
+      },
+    }),
+  );
   closeSync(out);
   const workerExited = new Promise<number | null>((r) => worker.once('exit', (code) => r(code)));
   let server: Server | undefined;
@@ -328,14 +363,29 @@ async function runPhase(infra: Infra, n: number, probe?: Probe): Promise<PhaseRe
     // Accounts, each with its own key at every provider and a default SSH key (Lambda needs one).
     const accounts: { id: string; headers: Record<string, string>; simKeys: Record<ProviderId, string> }[] = [];
     for (let a = 0; a < ACCOUNTS; a++) {
-      const { account, apiKey } = await createAccountQueries(pool).insertAccountWithKey(`fleet-${n}${probe ? '-probe' : ''}-${a}`, { startingCreditMicros: 1_000_000_000_000 });
+      const { account, apiKey } = await createAccountQueries(pool).insertAccountWithKey(
+        `fleet-${n}${probe ? '-probe' : ''}-${a}`,
+        { startingCreditMicros: 1_000_000_000_000 },
+      );
       const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
-      const simKeys = { runpod: sims.runpod.createKey(), vastai: sims.vastai.createKey(), lambda: sims.lambda.createKey() };
+      const simKeys = {
+        runpod: sims.runpod.createKey(),
+        vastai: sims.vastai.createKey(),
+        lambda: sims.lambda.createKey(),
+      };
       for (const provider of PROVIDERS) {
-        const res = await fetch(`${api}/v1/settings/providers`, { method: 'POST', headers, body: JSON.stringify({ provider, api_key: simKeys[provider] }) });
+        const res = await fetch(`${api}/v1/settings/providers`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ provider, api_key: simKeys[provider] }),
+        });
         if (!res.ok) throw new Error(`connecting ${provider} answered ${res.status}: ${await res.text()}`);
       }
-      const res = await fetch(`${api}/v1/ssh-keys`, { method: 'POST', headers, body: JSON.stringify({ name: 'fleet', public_key: ed25519Key() }) });
+      const res = await fetch(`${api}/v1/ssh-keys`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'fleet', public_key: ed25519Key() }),
+      });
       if (res.status !== 201) throw new Error(`adding an SSH key answered ${res.status}: ${await res.text()}`);
       accounts.push({ id: account.id, headers, simKeys });
     }
@@ -495,7 +545,9 @@ async function runPhase(infra: Infra, n: number, probe?: Probe): Promise<PhaseRe
     // Nothing of this phase may run on into the next: every open workflow is terminated, then the worker stops.
     log(`${label}: tearing down`);
     server?.close();
-    await terminateAllWorkflows(client).catch((err: unknown) => log(`terminating workflows failed: ${(err as Error).message}`));
+    await terminateAllWorkflows(client).catch((err: unknown) =>
+      log(`terminating workflows failed: ${(err as Error).message}`),
+    );
     await stopChild(worker);
     await workerExited;
   }
@@ -537,15 +589,38 @@ function describe(r: PhaseResult): string[] {
     `  Temporal actions  ${String(act).padStart(7)}  ${fmt(act / r.instanceHours, 2).padStart(8)} per instance-hour   (${top(r.actions)}); workflow tasks ${r.workflowTasks} (${fmt(r.workflowTasks / r.instanceHours, 2)} per instance-hour)`,
     `  worker CPU        ${fmt(r.workerCpu, 2).padStart(7)} s ${fmt(r.workerCpu / r.instanceHours, 3).padStart(8)} s per instance-hour  (${fmt((100 * r.workerCpu) / (r.windowMs / 1000), 0)}% of one core); Temporal server CPU ${fmt(r.temporalCpu, 2)} s (${fmt(r.temporalCpu / r.instanceHours, 3)} s per instance-hour)`,
     `  preemption → spot.preempted row, ${r.preemptions.length} preemptions${r.preemptionsMissed ? ` (${r.preemptionsMissed} more never recorded)` : ''}: ` +
-      `measured p50 ${fmt(pct(r.preemptions.map((p) => p.measuredMs), 50) / 1000, 2)} s (max ${fmt(Math.max(...r.preemptions.map((p) => p.measuredMs)) / 1000, 2)} s) = ` +
-      `noticed p50 ${fmt(pct(r.preemptions.map((p) => p.detectMs), 50) / 1000, 2)} s + recorded p50 ${fmt(pct(r.preemptions.map((p) => p.recordMs), 50) / 1000, 2)} s; ` +
+      `measured p50 ${fmt(
+        pct(
+          r.preemptions.map((p) => p.measuredMs),
+          50,
+        ) / 1000,
+        2,
+      )} s (max ${fmt(Math.max(...r.preemptions.map((p) => p.measuredMs)) / 1000, 2)} s) = ` +
+      `noticed p50 ${fmt(
+        pct(
+          r.preemptions.map((p) => p.detectMs),
+          50,
+        ) / 1000,
+        2,
+      )} s + recorded p50 ${fmt(
+        pct(
+          r.preemptions.map((p) => p.recordMs),
+          50,
+        ) / 1000,
+        2,
+      )} s; ` +
       `at real scale (noticed × ${SCALE} + recorded) p50 ${fmt(realPreemptionP50(r))} s`,
   ];
 }
 
 /** Seconds from preemption to event at real scale: the wait to be noticed scales with the intervals, the recording does not. */
 function realPreemptionP50(r: PhaseResult): number {
-  return pct(r.preemptions.map((p) => p.detectMs * SCALE + p.recordMs), 50) / 1000;
+  return (
+    pct(
+      r.preemptions.map((p) => p.detectMs * SCALE + p.recordMs),
+      50,
+    ) / 1000
+  );
 }
 
 interface Figures {
@@ -607,7 +682,18 @@ async function main(): Promise<void> {
     const sims = await stack.simulators({ bootDelayMs: 1000, recordLimit: 10_000_000 });
     // Stopped first: a phase's worker still running when the bench is interrupted.
     stack.defer('the worker processes', () => children.forEach((child) => child.kill('SIGKILL')));
-    const infra: Infra = { dir: stack.dir, pg, dbUrl, pool, temporal, client, connection, sims, vault: stack.vault, masterKey: stack.masterKey };
+    const infra: Infra = {
+      dir: stack.dir,
+      pg,
+      dbUrl,
+      pool,
+      temporal,
+      client,
+      connection,
+      sims,
+      vault: stack.vault,
+      masterKey: stack.masterKey,
+    };
 
     log(
       `time compressed ${SCALE}×: observe ${TIMING.pollIntervalMs} ms, spot ${TIMING.spotPollIntervalMs} ms, meter ${TIMING.meterIntervalMs} ms, boot polls ≤ ${TIMING.bootPollMaxMs} ms; window ${WINDOW_MS} ms`,
@@ -638,7 +724,10 @@ async function main(): Promise<void> {
   ];
   const final: string[] = [];
   for (const n of SIZES) {
-    const bat = figures(results.find((r) => r.n === n)!, tick!);
+    const bat = figures(
+      results.find((r) => r.n === n)!,
+      tick!,
+    );
     lines.push(
       `N=${n}: ${fmt(bat.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ${fmt(bat.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, preemption to event p50 ${fmt(bat.preemptionP50s)} s; worker ${fmt(bat.cpuPerInstanceHour, 3)} CPU s per instance-hour`,
     );

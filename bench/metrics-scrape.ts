@@ -29,7 +29,13 @@ async function setup(stack: BenchStack, name: string, rows: number): Promise<Poo
   // Real posts (they move the counters), then the bulk in one statement.
   const ledger = createLedgerQueries(pool);
   for (let i = 0; i < Math.min(rows, 100); i++) {
-    await ledger.postEntry({ accountId: account.id, type: 'credit_topup', amountMicros: 1_000_000, description: 'bench', idempotencyKey: `post-${i}` });
+    await ledger.postEntry({
+      accountId: account.id,
+      type: 'credit_topup',
+      amountMicros: 1_000_000,
+      description: 'bench',
+      idempotencyKey: `post-${i}`,
+    });
   }
   if (rows > 100) {
     await pool.query(sql.typeAlias('void')`
@@ -101,7 +107,10 @@ async function main(): Promise<void> {
       `ledger rows: 0 vs ${ROWS.toLocaleString('en')}; ${ROUNDS} alternating rounds of ${SCRAPES} scrapes (median of round medians)`,
       `GET /metrics (ops listener):  empty ${se.toFixed(3)} ms   ${ROWS.toLocaleString('en')} rows ${sf.toFixed(3)} ms   ratio ${(sf / se).toFixed(2)}× (target ≤ 2×)`,
       `old scrape-time ledger sums:  empty ${oe.toFixed(3)} ms   ${ROWS.toLocaleString('en')} rows ${of.toFixed(3)} ms   ratio ${(of / oe).toFixed(1)}× (no longer run)`,
-      `load: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      `load: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
       '',
     ].join('\n'),
   );

@@ -6,7 +6,11 @@ export function dollars(n: number | null | undefined, digits = 2): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
   const sign = n < 0 ? '−' : '';
   let f = formatters.get(digits);
-  if (!f) formatters.set(digits, (f = new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })));
+  if (!f)
+    formatters.set(
+      digits,
+      (f = new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })),
+    );
   return `${sign}$${f.format(Math.abs(n))}`;
 }
 

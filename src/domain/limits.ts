@@ -23,9 +23,11 @@ export const LIMIT_DESCRIPTIONS: Readonly<Record<LimitName, string>> = Object.fr
   alerts: 'alerts, active or triggered (POST /v1/alerts)',
   schedules: 'schedules not deleted, active or paused (POST /v1/schedules)',
   webhooks: 'webhook endpoints, active or not (POST /v1/webhooks)',
-  webhook_urls: 'distinct destination URLs among the webhook endpoints (POST /v1/webhooks, PUT /v1/webhooks/{id} with a new url)',
+  webhook_urls:
+    'distinct destination URLs among the webhook endpoints (POST /v1/webhooks, PUT /v1/webhooks/{id} with a new url)',
   ssh_keys: 'SSH keys (POST /v1/ssh-keys)',
-  live_instances: 'managed instances not yet stopped, terminated or failed (POST /v1/compute/launch and scheduled runs)',
+  live_instances:
+    'managed instances not yet stopped, terminated or failed (POST /v1/compute/launch and scheduled runs)',
 });
 
 /** Instance statuses that count as live: the instance runs or is on its way up or down. */
@@ -33,6 +35,11 @@ export const LIVE_INSTANCE_STATUSES = ['provisioning', 'running', 'stopping', 't
 
 /** The refusal text: names the limit, the number and the way out. */
 export function limitReachedMessage(name: LimitName, limit: number): string {
-  const what = name === 'webhook_urls' ? 'distinct webhook URLs' : name === 'live_instances' ? 'live instances' : name.replace('_', ' ');
+  const what =
+    name === 'webhook_urls'
+      ? 'distinct webhook URLs'
+      : name === 'live_instances'
+        ? 'live instances'
+        : name.replace('_', ' ');
   return `This account has reached its limit of ${limit} ${what} (limit "${name}"); remove one first. GET /v1/limits lists every limit with its use.`;
 }

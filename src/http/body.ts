@@ -8,7 +8,13 @@
  * without reading its body, and the connection is closed (edge.ts) so a slow sender cannot hold it.
  */
 import type { Context } from 'koa';
-import { InvalidJsonError, PayloadTooLargeError, RequestTimeoutError, UnsupportedMediaTypeError, ValidationError } from '../errors';
+import {
+  InvalidJsonError,
+  PayloadTooLargeError,
+  RequestTimeoutError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../errors';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './text';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;

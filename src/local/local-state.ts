@@ -46,8 +46,12 @@ export async function readLocalState(config: Pick<Config, 'DATA_DIR'>): Promise<
  * The database a server-side CLI works on: DATABASE_URL when set, else the one the last `npm start` in
  * DATA_DIR recorded, else the embedded Postgres `npm start` runs on LOCAL_POSTGRES_PORT.
  */
-export async function resolveDatabaseUrl(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'LOCAL_POSTGRES_PORT'>): Promise<string> {
+export async function resolveDatabaseUrl(
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'LOCAL_POSTGRES_PORT'>,
+): Promise<string> {
   if (config.DATABASE_URL) return config.DATABASE_URL;
   const state = await readLocalState(config);
-  return state?.database_url ?? `postgres://postgres:postgres@127.0.0.1:${config.LOCAL_POSTGRES_PORT}/${LOCAL_DATABASE_NAME}`;
+  return (
+    state?.database_url ?? `postgres://postgres:postgres@127.0.0.1:${config.LOCAL_POSTGRES_PORT}/${LOCAL_DATABASE_NAME}`
+  );
 }

@@ -66,7 +66,12 @@ const startedEvents = (id: string) =>
 async function startOf(provider: ProviderId, seen: ProviderInstance): Promise<string> {
   const id = await bootingRow(provider);
   const row = await instances.markRunning(id, SEEN, seen);
-  expect(row).toMatchObject({ status: 'running', provider_status: 'RUNNING', public_ip: '203.0.113.7', ssh: { host: '203.0.113.7', port: 22, user: 'root' } });
+  expect(row).toMatchObject({
+    status: 'running',
+    provider_status: 'RUNNING',
+    public_ip: '203.0.113.7',
+    ssh: { host: '203.0.113.7', port: 22, user: 'root' },
+  });
   expect(row.metered_through).toBe(row.started_at);
   expect((await startedEvents(id)).map((e) => e.data)).toEqual([
     { instance_id: row.provider_instance_id, provider, gpu_type: 'rtx-4090', started_at: row.started_at },
@@ -74,7 +79,7 @@ async function startOf(provider: ProviderId, seen: ProviderInstance): Promise<st
   return row.started_at!;
 }
 
-it('starts at the provider\'s reported start when it lies between the row (less 1 s) and the first sight', async () => {
+it("starts at the provider's reported start when it lies between the row (less 1 s) and the first sight", async () => {
   expect(await startOf('runpod', seenRunning('2026-11-24T10:00:30.456Z'))).toBe('2026-11-24T10:00:30.456Z');
   // Within the 1 s allowed before the row (the provider's clock and ours differ a little).
   expect(await startOf('vastai', seenRunning('2026-11-24T09:59:59.500Z'))).toBe('2026-11-24T09:59:59.500Z');
@@ -94,7 +99,11 @@ it('a provider that bills from the create and reports no start (Lambda) starts a
 it('a second word about the same start moves nothing and writes no second event', async () => {
   const id = await bootingRow('runpod');
   const first = await instances.markRunning(id, SEEN, seenRunning('2026-11-24T10:00:30.456Z'));
-  const again = await instances.markRunning(id, new Date(SEEN.getTime() + 60_000), { ...seenRunning('2026-11-24T10:00:45.000Z'), publicIp: null, ssh: null });
+  const again = await instances.markRunning(id, new Date(SEEN.getTime() + 60_000), {
+    ...seenRunning('2026-11-24T10:00:45.000Z'),
+    publicIp: null,
+    ssh: null,
+  });
   expect(again.started_at).toBe(first.started_at);
   expect(again.metered_through).toBe(first.metered_through);
   expect(again.public_ip).toBe('203.0.113.7'); // kept when the provider's answer lacks it

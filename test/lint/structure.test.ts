@@ -29,7 +29,11 @@ const LAYERS: { name: string; rank: number; pattern: RegExp }[] = [
   // both; it starts launches through a port, never through a client module.
   { name: 'launch library', rank: 3, pattern: /^src\/launch\// },
   // The provider interface and the GPU slug table are pure data and types: domain, though they live beside the adapters.
-  { name: 'domain', rank: 0, pattern: /^src\/(domain\/.*|providers\/(types|gpu-catalog)\.ts|errors\.ts|config\.ts|logger\.ts|request-line\.ts)$/ },
+  {
+    name: 'domain',
+    rank: 0,
+    pattern: /^src\/(domain\/.*|providers\/(types|gpu-catalog)\.ts|errors\.ts|config\.ts|logger\.ts|request-line\.ts)$/,
+  },
   // Adapters and queries: Postgres (query modules, the LISTEN-fed pricing cache), provider adapters and
   // credentials, Stripe, the webhook sender and outbox listener.
   { name: 'adapter or query', rank: 1, pattern: /^src\/(db|providers|billing|webhooks)\/|^src\/metrics\.ts$/ },
@@ -90,7 +94,11 @@ export function circles(graph: Map<string, { local: string[] }>): string[][] {
         component.add(w);
       } while (w !== v);
       if (component.size > 1) {
-        found.push([...component].flatMap((a) => (graph.get(a)?.local ?? []).filter((b) => component.has(b)).map((b) => `${a} -> ${b}`)));
+        found.push(
+          [...component].flatMap((a) =>
+            (graph.get(a)?.local ?? []).filter((b) => component.has(b)).map((b) => `${a} -> ${b}`),
+          ),
+        );
       }
     }
   };
@@ -122,7 +130,10 @@ export function activityReachingUp(graph: Map<string, { local: string[]; package
     if (!file.startsWith('activities/')) continue;
     if (packages.includes('@temporalio/client')) problems.push(`${file} -> @temporalio/client`);
     for (const target of local) {
-      if (target.startsWith('src/workflow-clients/') || (target.startsWith('workflows/') && !target.startsWith('workflows/contracts/'))) {
+      if (
+        target.startsWith('src/workflow-clients/') ||
+        (target.startsWith('workflows/') && !target.startsWith('workflows/contracts/'))
+      ) {
         problems.push(`${file} -> ${target}`);
       }
     }
@@ -149,7 +160,10 @@ export function longFunctions(file: string, text: string, limit = MAX_FUNCTION_L
       };
       ts.forEachChild(n.body!, inner);
       const own = span(n) - nested;
-      if (own > limit) found.push(`${file}:${line(n.getStart(sf)) + 1} ${n.name?.getText(sf) ?? '(anonymous)'} has ${own} lines of its own`);
+      if (own > limit)
+        found.push(
+          `${file}:${line(n.getStart(sf)) + 1} ${n.name?.getText(sf) ?? '(anonymous)'} has ${own} lines of its own`,
+        );
     }
     ts.forEachChild(n, visit);
   };
@@ -163,7 +177,8 @@ function readTree(roots: string[]): Map<string, string> {
     for (const entry of readdirSync(path.join(root, dir))) {
       const rel = `${dir}/${entry}`;
       if (statSync(path.join(root, rel)).isDirectory()) walk(rel);
-      else if (/\.ts$/.test(entry) && !/\.d\.ts$/.test(entry)) sources.set(rel, readFileSync(path.join(root, rel), 'utf8'));
+      else if (/\.ts$/.test(entry) && !/\.d\.ts$/.test(entry))
+        sources.set(rel, readFileSync(path.join(root, rel), 'utf8'));
     }
   };
   for (const r of roots) walk(r);
@@ -219,7 +234,10 @@ describe("the console's source (console/src)", () => {
 
 describe('the checks themselves', () => {
   const fixture = new Map<string, string>([
-    ['activities/a.ts', "import { b } from './b';\nimport { Client } from '@temporalio/client';\nimport { c } from '../src/workflow-clients/c';\n"],
+    [
+      'activities/a.ts',
+      "import { b } from './b';\nimport { Client } from '@temporalio/client';\nimport { c } from '../src/workflow-clients/c';\n",
+    ],
     ['activities/b.ts', "import type { A } from './a';\n"],
     ['src/workflow-clients/c.ts', "import { w } from '../../workflows/w';\n"],
     ['workflows/w.ts', "import type { Activities } from '../activities/a';\n"],
@@ -233,7 +251,11 @@ describe('the checks themselves', () => {
     const found = circles(graph);
     expect(found).toHaveLength(1);
     expect(found[0]).toEqual(
-      expect.arrayContaining(['activities/a.ts -> activities/b.ts', 'activities/b.ts -> activities/a.ts', 'activities/a.ts -> src/workflow-clients/c.ts']),
+      expect.arrayContaining([
+        'activities/a.ts -> activities/b.ts',
+        'activities/b.ts -> activities/a.ts',
+        'activities/a.ts -> src/workflow-clients/c.ts',
+      ]),
     );
   });
 
@@ -248,7 +270,10 @@ describe('the checks themselves', () => {
   });
 
   it('names an activity that imports the Temporal client or a client module', () => {
-    expect(activityReachingUp(graph)).toEqual(['activities/a.ts -> @temporalio/client', 'activities/a.ts -> src/workflow-clients/c.ts']);
+    expect(activityReachingUp(graph)).toEqual([
+      'activities/a.ts -> @temporalio/client',
+      'activities/a.ts -> src/workflow-clients/c.ts',
+    ]);
   });
 
   it('measures a function by its own lines', () => {

@@ -14,7 +14,8 @@ export async function pollUntil<T>(
   const deadline = Date.now() + timeoutMs;
   let last = await read();
   while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
     await new Promise((r) => setTimeout(r, intervalMs));
     last = await read();
   }
@@ -47,7 +48,9 @@ export async function expectProviderError(
     caught = err;
   }
   if (!(caught instanceof ProviderRequestError)) {
-    throw new Error(`expected a ProviderRequestError of kind ${kind}, got ${caught === undefined ? 'a resolved promise' : String(caught)}`);
+    throw new Error(
+      `expected a ProviderRequestError of kind ${kind}, got ${caught === undefined ? 'a resolved promise' : String(caught)}`,
+    );
   }
   expect({ kind: caught.kind, message: caught.message }).toEqual({ kind, message: expect.any(String) });
   if (provider) expect(caught.provider).toBe(provider);

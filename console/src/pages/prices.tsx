@@ -39,7 +39,16 @@ function HistoryChart({ history, gpu }: { history: PriceHistory; gpu: string }) 
         title: `${gpu}: lowest available price per GPU-hour`,
         scales: { x: { time: true } },
         axes: [{}, { label: '$/h', values: (_u, ticks) => ticks.map((t) => `$${t.toFixed(2)}`) }],
-        series: [{}, ...providers.map((p) => ({ label: NAMES[p], stroke: COLORS[p], width: 2, spanGaps: true, points: { show: true } }))],
+        series: [
+          {},
+          ...providers.map((p) => ({
+            label: NAMES[p],
+            stroke: COLORS[p],
+            width: 2,
+            spanGaps: true,
+            points: { show: true },
+          })),
+        ],
       },
       data,
       el,
@@ -47,7 +56,9 @@ function HistoryChart({ history, gpu }: { history: PriceHistory; gpu: string }) 
     el.dataset.points = String(history.data.length);
     return () => plot.destroy();
   }, [history, gpu]);
-  return <div ref={ref} class="chart" role="img" aria-label={`Price history of ${gpu}, ${history.data.length} points`} />;
+  return (
+    <div ref={ref} class="chart" role="img" aria-label={`Price history of ${gpu}, ${history.data.length} points`} />
+  );
 }
 
 export function PricesPage({ api }: { api: Api }) {
@@ -62,7 +73,10 @@ export function PricesPage({ api }: { api: Api }) {
     if (!selected) return;
     let live = true;
     setHistoryError(null);
-    api.priceHistory(selected, period).then((h) => live && setHistory(h), (e) => live && setHistoryError(e));
+    api.priceHistory(selected, period).then(
+      (h) => live && setHistory(h),
+      (e) => live && setHistoryError(e),
+    );
     return () => {
       live = false;
     };
@@ -75,22 +89,46 @@ export function PricesPage({ api }: { api: Api }) {
         <p class="as-of">{pricing.data ? `Prices as of ${localTime(pricing.data.last_updated)}` : 'Loading…'}</p>
       </div>
       <ErrorNotice error={pricing.error} />
-      {pricing.data && pricing.data.gpu_types.length === 0 ? <Empty>No prices yet: the first refresh has not run.</Empty> : null}
+      {pricing.data && pricing.data.gpu_types.length === 0 ? (
+        <Empty>No prices yet: the first refresh has not run.</Empty>
+      ) : null}
       {pricing.data && pricing.data.gpu_types.length > 0 ? (
         <div class="table-wrap">
           <table>
             <caption class="sr-only">Cheapest available offer per GPU and provider</caption>
-            <thead><tr><th scope="col">GPU</th>{PROVIDERS.map((p) => <th scope="col" key={p}>{NAMES[p]}</th>)}<th scope="col">History</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">GPU</th>
+                {PROVIDERS.map((p) => (
+                  <th scope="col" key={p}>
+                    {NAMES[p]}
+                  </th>
+                ))}
+                <th scope="col">History</th>
+              </tr>
+            </thead>
             <tbody>
               {pricing.data.gpu_types.map((g) => (
                 <tr key={g.gpu_type} aria-selected={g.gpu_type === selected}>
                   <th scope="row">{g.display_name}</th>
                   {PROVIDERS.map((p) => {
                     const offers = g.offers.filter((o) => o.provider === p && o.availability > 0);
-                    const best = offers.reduce<number | null>((m, o) => (m === null || o.price_per_hour < m ? o.price_per_hour : m), null);
+                    const best = offers.reduce<number | null>(
+                      (m, o) => (m === null || o.price_per_hour < m ? o.price_per_hour : m),
+                      null,
+                    );
                     return <td key={p}>{best === null ? '—' : perHour(best)}</td>;
                   })}
-                  <td><button type="button" class="link" aria-pressed={g.gpu_type === selected} onClick={() => setGpu(g.gpu_type)}>Chart</button></td>
+                  <td>
+                    <button
+                      type="button"
+                      class="link"
+                      aria-pressed={g.gpu_type === selected}
+                      onClick={() => setGpu(g.gpu_type)}
+                    >
+                      Chart
+                    </button>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -101,11 +139,15 @@ export function PricesPage({ api }: { api: Api }) {
         <div class="history">
           <div class="segmented" role="group" aria-label="Period">
             {(['24h', '7d', '30d'] as Period[]).map((p) => (
-              <button type="button" key={p} aria-pressed={p === period} onClick={() => setPeriod(p)}>{p}</button>
+              <button type="button" key={p} aria-pressed={p === period} onClick={() => setPeriod(p)}>
+                {p}
+              </button>
             ))}
           </div>
           <ErrorNotice error={historyError} />
-          {history && history.data.length === 0 ? <Empty>No recorded prices for {selected} in this period yet.</Empty> : null}
+          {history && history.data.length === 0 ? (
+            <Empty>No recorded prices for {selected} in this period yet.</Empty>
+          ) : null}
           {history && history.data.length > 0 ? <HistoryChart history={history} gpu={selected} /> : null}
         </div>
       ) : null}
