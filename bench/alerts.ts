@@ -45,6 +45,10 @@ const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
 
 type VoidQuery = ReturnType<ReturnType<typeof sql.typeAlias<'void'>>>;
 
+/** A charge row as the ledger inserts unnest it: id, account, amount, description, instance, idempotency key. */
+type ChargeRow = [string, string, number, string, string, string];
+const CHARGE_COLUMN_TYPES = ['text', 'text', 'int8', 'text', 'text', 'text'];
+
 async function insertChunks(pool: Pool, rows: unknown[][], insert: (chunk: unknown[][]) => VoidQuery): Promise<void> {
   for (let i = 0; i < rows.length; i += CHUNK) await pool.query(insert(rows.slice(i, i + CHUNK)));
 }
@@ -113,9 +117,10 @@ async function seed(pool: Pool, offers: StoredOffer[]): Promise<{ gpus: string[]
   }
   const insertLedger = (c: unknown[][]) =>
     sql.typeAlias('void')`
-      INSERT INTO ledger_entries (id, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key)
+      INSERT INTO ledger_entries
+        (id, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key)
       SELECT id, account_id, 'instance_charge', amount, 0, description, instance_id, key
-      FROM ${sql.unnest(c as [string, string, number, string, string, string][], ['text', 'text', 'int8', 'text', 'text', 'text'])}
+      FROM ${sql.unnest(c as ChargeRow[], CHARGE_COLUMN_TYPES)}
         AS t(id, account_id, amount, description, instance_id, key)`;
   await insertChunks(pool, ledger, insertLedger);
 
@@ -146,13 +151,14 @@ async function seed(pool: Pool, offers: StoredOffer[]): Promise<{ gpus: string[]
       ]);
     }
   }
+  const alertColumnTypes = ['text', 'text', 'text', 'text', 'text', 'int8'];
   await insertChunks(
     pool,
     alerts,
     (c) =>
       sql.typeAlias('void')`
       INSERT INTO alerts (id, account_id, type, action, gpu_type, threshold_micros)
-      SELECT * FROM ${sql.unnest(c as [string, string, string, string, string | null, number][], ['text', 'text', 'text', 'text', 'text', 'int8'])}`,
+      SELECT * FROM ${sql.unnest(c as [string, string, string, string, string | null, number][], alertColumnTypes)}`,
   );
 
   // Accounts with a stop_instances budget run one or two managed instances.
@@ -168,9 +174,12 @@ async function seed(pool: Pool, offers: StoredOffer[]): Promise<{ gpus: string[]
     instances,
     (c) =>
       sql.typeAlias('void')`
-      INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type, gpu_count, price_per_hour_micros)
+      INSERT INTO instances
+        (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type, gpu_count,
+         price_per_hour_micros)
       SELECT id, account_id, 'bench', provider, pid, 'bench', 'running', gpu, 1, 1000000
-      FROM ${sql.unnest(c as [string, string, string, string, string][], ['text', 'text', 'text', 'text', 'text'])} AS t(id, account_id, provider, pid, gpu)`,
+      FROM ${sql.unnest(c as [string, string, string, string, string][], ['text', 'text', 'text', 'text', 'text'])}
+        AS t(id, account_id, provider, pid, gpu)`,
   );
 
   await pool.query(sql.typeAlias('void')`VACUUM ANALYZE`);
@@ -222,9 +231,10 @@ async function land(
     charges,
     (c) =>
       sql.typeAlias('void')`
-      INSERT INTO ledger_entries (id, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key)
+      INSERT INTO ledger_entries
+        (id, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key)
       SELECT id, account_id, 'instance_charge', amount, 0, description, instance_id, key
-      FROM ${sql.unnest(c as [string, string, number, string, string, string][], ['text', 'text', 'int8', 'text', 'text', 'text'])}
+      FROM ${sql.unnest(c as ChargeRow[], CHARGE_COLUMN_TYPES)}
         AS t(id, account_id, amount, description, instance_id, key)`,
   );
   // Popular GPUs first (seeding weighted them by catalog order), so a drop reaches many alerts.
@@ -249,7 +259,8 @@ async function bareWrites(pool: Pool): Promise<{ price: number; budget: number; 
   return pool.one(sql.type(z.object({ price: z.number(), budget: z.number(), events: z.number(), stops: z.number() }))`
     WITH best AS (
       SELECT gpu_type, min(price_per_hour_micros) AS price FROM pricing_offers
-      WHERE availability > 0 AND fetched_at > now() - make_interval(secs => ${MAX_OFFER_AGE_MS / 1000}) GROUP BY gpu_type),
+      WHERE availability > 0 AND fetched_at > now() - make_interval(secs => ${MAX_OFFER_AGE_MS / 1000})
+      GROUP BY gpu_type),
     spend AS (
       SELECT account_id, sum(-amount_micros) AS micros FROM ledger_entries
       WHERE type = 'instance_charge' AND created_at >= date_trunc('month', now(), 'UTC') GROUP BY account_id),
@@ -259,16 +270,20 @@ async function bareWrites(pool: Pool): Promise<{ price: number; budget: number; 
       RETURNING a.id, a.account_id, a.action),
     budget_hits AS (
       UPDATE alerts a SET status = 'triggered', triggered_at = now() FROM spend s
-      WHERE a.status = 'active' AND a.type = 'budget_limit' AND a.account_id = s.account_id AND s.micros >= a.threshold_micros
+      WHERE a.status = 'active' AND a.type = 'budget_limit' AND a.account_id = s.account_id
+        AND s.micros >= a.threshold_micros
       RETURNING a.id, a.account_id, a.action),
     hits AS (SELECT * FROM price_hits UNION ALL SELECT * FROM budget_hits),
     written_events AS (
       INSERT INTO events (id, account_id, type, data, dedupe_key)
-      SELECT 'evt_' || h.id, h.account_id, 'alert.triggered', jsonb_build_object('alert', h.id), 'alert.triggered:' || h.id FROM hits h
+      SELECT 'evt_' || h.id, h.account_id, 'alert.triggered', jsonb_build_object('alert', h.id),
+        'alert.triggered:' || h.id
+      FROM hits h
       RETURNING 1),
     stops AS (
       INSERT INTO alert_stop_requests (alert_id, instance_id, account_id, action, reason)
-      SELECT h.id, i.id, i.account_id, 'stop', 'budget' FROM hits h JOIN instances i ON i.account_id = h.account_id AND i.status = 'running'
+      SELECT h.id, i.id, i.account_id, 'stop', 'budget'
+      FROM hits h JOIN instances i ON i.account_id = h.account_id AND i.status = 'running'
       WHERE h.action = 'stop_instances'
       RETURNING 1)
     SELECT (SELECT count(*) FROM price_hits)::int8 AS price, (SELECT count(*) FROM budget_hits)::int8 AS budget,
@@ -280,7 +295,8 @@ async function bareCount(pool: Pool): Promise<{ price: number; budget: number }>
   return pool.one(sql.type(z.object({ price: z.number(), budget: z.number() }))`
     WITH best AS (
       SELECT gpu_type, min(price_per_hour_micros) AS price FROM pricing_offers
-      WHERE availability > 0 AND fetched_at > now() - make_interval(secs => ${MAX_OFFER_AGE_MS / 1000}) GROUP BY gpu_type),
+      WHERE availability > 0 AND fetched_at > now() - make_interval(secs => ${MAX_OFFER_AGE_MS / 1000})
+      GROUP BY gpu_type),
     spend AS (
       SELECT account_id, sum(-amount_micros) AS micros FROM ledger_entries
       WHERE type = 'instance_charge' AND created_at >= date_trunc('month', now(), 'UTC') GROUP BY account_id)
@@ -320,8 +336,9 @@ async function main(): Promise<void> {
     await pool.end();
     pool = undefined;
     const lines = [
-      `${ALERTS} active alerts (${Math.round(PRICE_SHARE * 100)}% price_drop over ${seeding.value.gpus.length} GPUs weighted by popularity, ` +
-        `the rest budget_limit, 10% of those stop_instances), ${ACCOUNTS} accounts, ${ROUNDS} rounds per scenario on fresh copies (medians); ` +
+      `${ALERTS} active alerts (${Math.round(PRICE_SHARE * 100)}% price_drop over ${seeding.value.gpus.length} GPUs ` +
+        `weighted by popularity, the rest budget_limit, 10% of those stop_instances), ${ACCOUNTS} accounts, ` +
+        `${ROUNDS} rounds per scenario on fresh copies (medians); ` +
         `seeded in ${(seeding.ms / 1000).toFixed(1)} s`,
     ];
 
@@ -390,11 +407,14 @@ async function main(): Promise<void> {
       const runs = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
       lines.push(
         `${scenario.name} (${dropped.join(', ')}):`,
-        `  evaluation: ${evaluationMs.toFixed(0)} ms (runs ${runs(evaluationRuns)}); triggered ${r.priceTriggered} price_drop + ` +
+        `  evaluation: ${evaluationMs.toFixed(0)} ms (runs ${runs(evaluationRuns)}); ` +
+          `triggered ${r.priceTriggered} price_drop + ` +
           `${r.budgetTriggered} budget_limit, ${events} alert.triggered events, ${r.stopRequests} stop requests`,
-        `  bare SQL, same writes: ${bareMs.toFixed(0)} ms (runs ${runs(bareRuns)}); triggered ${bare.price} price_drop + ${bare.budget} budget_limit, ${bareStops} stop requests` +
+        `  bare SQL, same writes: ${bareMs.toFixed(0)} ms (runs ${runs(bareRuns)}); ` +
+          `triggered ${bare.price} price_drop + ${bare.budget} budget_limit, ${bareStops} stop requests` +
           (agree ? '' : '  <-- COUNTS DISAGREE'),
-        `  ratio evaluation / bare SQL: ${(evaluationMs / bareMs).toFixed(2)}; evaluating again right after: ${median(againRuns).toFixed(0)} ms, triggers nothing`,
+        `  ratio evaluation / bare SQL: ${(evaluationMs / bareMs).toFixed(2)}; ` +
+          `evaluating again right after: ${median(againRuns).toFixed(0)} ms, triggers nothing`,
       );
     }
     lines.push(

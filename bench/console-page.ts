@@ -76,7 +76,8 @@ export function consoleFleetReport(f: ConsoleFleetFigures): string[] {
       .toFixed(0)
       .padStart(5)} ms`;
   return [
-    `console fleet page in Chromium, ${f.rows} rows, ${f.console.length} alternating loads each (navigation → last row in the DOM):`,
+    `console fleet page in Chromium, ${f.rows} rows, ${f.console.length} alternating loads each ` +
+      `(navigation → last row in the DOM):`,
     `  console (fetch + render)        ${ms(f.console)}`,
     `  the same rows as static HTML    ${ms(f.staticHtml)}`,
     `console / static HTML (medians): ${(median(f.console) / median(f.staticHtml)).toFixed(2)}×`,

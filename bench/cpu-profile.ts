@@ -31,7 +31,10 @@ const PARTS: [string, RegExp][] = [
   ['other src/', /\/src\//],
   [
     'koa',
-    /node_modules\/(koa|koa-compose|@koa|delegates|only|statuses|on-finished|ee-first|vary|type-is|mime|content-type|accepts|negotiator|http-errors|cookies|encodeurl|escape-html|fresh|parseurl)/,
+    new RegExp(
+      'node_modules/(koa|koa-compose|@koa|delegates|only|statuses|on-finished|ee-first|vary|type-is|mime|' +
+        'content-type|accepts|negotiator|http-errors|cookies|encodeurl|escape-html|fresh|parseurl)',
+    ),
   ],
   ['other node_modules', /node_modules/],
   ['node: http, net, streams', /^node:/],

@@ -391,7 +391,8 @@ async function runPhase(infra: Infra, n: number, probe?: Probe): Promise<PhaseRe
     }
     const accountIds = accounts.map((a) => a.id);
 
-    // Launch: instance i goes to account i % A and, round-robin per account, to a provider; every other Vast one is spot.
+    // Launch: instance i goes to account i % A and, round-robin per account, to a provider;
+    // every other Vast one is spot.
     log(`${label}: launching ${n} instances through the API (${LAUNCH_CONCURRENCY} concurrent)`);
     const launchStarted = performance.now();
     const launchCpu = [cpuSeconds(worker.pid!), cpuSeconds(infra.temporal.child.pid!), process.cpuUsage()] as const;
@@ -445,9 +446,12 @@ async function runPhase(infra: Infra, n: number, probe?: Probe): Promise<PhaseRe
     const allRunning = (performance.now() - launchStarted) / 1000;
     const benchCpu = process.cpuUsage(launchCpu[2]);
     log(
-      `${label}: launched in ${fmt(launchSeconds)} s (${fmt(n / launchSeconds)}/s), all running after ${fmt(allRunning)} s; CPU meanwhile: ` +
-        `worker ${fmt(cpuSeconds(worker.pid!) - launchCpu[0])} s, Temporal ${fmt(cpuSeconds(infra.temporal.child.pid!) - launchCpu[1])} s, ` +
-        `this process (API, simulators, Postgres client) ${fmt((benchCpu.user + benchCpu.system) / 1e6)} s; load average ${fmt(os.loadavg()[0]!)}`,
+      `${label}: launched in ${fmt(launchSeconds)} s (${fmt(n / launchSeconds)}/s), ` +
+        `all running after ${fmt(allRunning)} s; CPU meanwhile: ` +
+        `worker ${fmt(cpuSeconds(worker.pid!) - launchCpu[0])} s, ` +
+        `Temporal ${fmt(cpuSeconds(infra.temporal.child.pid!) - launchCpu[1])} s, ` +
+        `this process (API, simulators, Postgres client) ${fmt((benchCpu.user + benchCpu.system) / 1e6)} s; ` +
+        `load average ${fmt(os.loadavg()[0]!)}`,
     );
     // One steady observation interval first: whatever watched the boots settles into its steady pace.
     await sleep(Math.min(timing.pollIntervalMs, 2 * timing.meterIntervalMs));
@@ -504,7 +508,8 @@ async function runPhase(infra: Infra, n: number, probe?: Probe): Promise<PhaseRe
         const rows = await pool.any(sql.type(eventRow)`
           SELECT e.data->>'instance_id' AS pid, (extract(epoch FROM e.created_at) * 1000)::float8 AS event_ms,
                  (extract(epoch FROM i.ended_at) * 1000)::float8 AS ended_ms
-          FROM events e JOIN instances i ON i.account_id = e.account_id AND i.provider_instance_id = e.data->>'instance_id'
+          FROM events e
+          JOIN instances i ON i.account_id = e.account_id AND i.provider_instance_id = e.data->>'instance_id'
           WHERE e.type = 'spot.preempted' AND e.account_id = ANY(${sql.array(accountIds, 'text')})`);
         for (const r of rows) seen.set(r.pid, { eventMs: r.event_ms, endedMs: r.ended_ms });
         return preempted.every((p) => seen.has(p.pid)) ? true : undefined;
@@ -581,39 +586,37 @@ async function terminateAllWorkflows(client: Client): Promise<void> {
 function describe(r: PhaseResult): string[] {
   const req = total(r.requests);
   const act = total(r.actions);
+  const hours = r.instanceHours;
+  /** The median of one of the preemption timings, in seconds with two decimals. */
+  const p50s = (ms: (p: PhaseResult['preemptions'][number]) => number) => fmt(pct(r.preemptions.map(ms), 50) / 1000, 2);
+  const missed = r.preemptionsMissed ? ` (${r.preemptionsMissed} more never recorded)` : '';
   return [
-    `N=${r.n}: ${r.n} instances (${r.spot} spot) over ${ACCOUNTS} accounts × ${PROVIDERS.length} providers; launched through the API in ${fmt(r.launchSeconds)} s (${fmt(r.n / r.launchSeconds)}/s)`,
-    `  window: ${fmt(r.windowMs / 1000, 0)} s = ${fmt((r.windowMs * SCALE) / 60_000)} min at real scale, ${fmt(r.instanceHours, 2)} real-scale instance-hours, ${fmt(r.accountProviderMinutes, 0)} account-provider-minutes; load average ${fmt(r.loadAverage, 1)}`,
-    `  provider requests ${String(req).padStart(7)}  ${fmt(req / r.instanceHours, 2).padStart(8)} per instance-hour  ${fmt(req / r.accountProviderMinutes, 2).padStart(7)} per account-provider-minute   (${top(r.requests)})`,
-    `  meter ticks in the window ${r.meterTicks}, ${fmt(expectedTicks(r), 1)} expected at real scale (one per instance per ${REAL.meterMs / 60_000} min): the summary below counts those at the meter probe's cost`,
-    `  Temporal actions  ${String(act).padStart(7)}  ${fmt(act / r.instanceHours, 2).padStart(8)} per instance-hour   (${top(r.actions)}); workflow tasks ${r.workflowTasks} (${fmt(r.workflowTasks / r.instanceHours, 2)} per instance-hour)`,
-    `  worker CPU        ${fmt(r.workerCpu, 2).padStart(7)} s ${fmt(r.workerCpu / r.instanceHours, 3).padStart(8)} s per instance-hour  (${fmt((100 * r.workerCpu) / (r.windowMs / 1000), 0)}% of one core); Temporal server CPU ${fmt(r.temporalCpu, 2)} s (${fmt(r.temporalCpu / r.instanceHours, 3)} s per instance-hour)`,
-    `  preemption → spot.preempted row, ${r.preemptions.length} preemptions${r.preemptionsMissed ? ` (${r.preemptionsMissed} more never recorded)` : ''}: ` +
-      `measured p50 ${fmt(
-        pct(
-          r.preemptions.map((p) => p.measuredMs),
-          50,
-        ) / 1000,
-        2,
-      )} s (max ${fmt(Math.max(...r.preemptions.map((p) => p.measuredMs)) / 1000, 2)} s) = ` +
-      `noticed p50 ${fmt(
-        pct(
-          r.preemptions.map((p) => p.detectMs),
-          50,
-        ) / 1000,
-        2,
-      )} s + recorded p50 ${fmt(
-        pct(
-          r.preemptions.map((p) => p.recordMs),
-          50,
-        ) / 1000,
-        2,
-      )} s; ` +
+    `N=${r.n}: ${r.n} instances (${r.spot} spot) over ${ACCOUNTS} accounts × ${PROVIDERS.length} providers; ` +
+      `launched through the API in ${fmt(r.launchSeconds)} s (${fmt(r.n / r.launchSeconds)}/s)`,
+    `  window: ${fmt(r.windowMs / 1000, 0)} s = ${fmt((r.windowMs * SCALE) / 60_000)} min at real scale, ` +
+      `${fmt(hours, 2)} real-scale instance-hours, ${fmt(r.accountProviderMinutes, 0)} account-provider-minutes; ` +
+      `load average ${fmt(r.loadAverage, 1)}`,
+    `  provider requests ${String(req).padStart(7)}  ${fmt(req / hours, 2).padStart(8)} per instance-hour  ` +
+      `${fmt(req / r.accountProviderMinutes, 2).padStart(7)} per account-provider-minute   (${top(r.requests)})`,
+    `  meter ticks in the window ${r.meterTicks}, ${fmt(expectedTicks(r), 1)} expected at real scale ` +
+      `(one per instance per ${REAL.meterMs / 60_000} min): the summary below counts those at the meter probe's cost`,
+    `  Temporal actions  ${String(act).padStart(7)}  ${fmt(act / hours, 2).padStart(8)} per instance-hour   ` +
+      `(${top(r.actions)}); workflow tasks ${r.workflowTasks} (${fmt(r.workflowTasks / hours, 2)} per instance-hour)`,
+    `  worker CPU        ${fmt(r.workerCpu, 2).padStart(7)} s ${fmt(r.workerCpu / hours, 3).padStart(8)} s per ` +
+      `instance-hour  (${fmt((100 * r.workerCpu) / (r.windowMs / 1000), 0)}% of one core); ` +
+      `Temporal server CPU ${fmt(r.temporalCpu, 2)} s (${fmt(r.temporalCpu / hours, 3)} s per instance-hour)`,
+    `  preemption → spot.preempted row, ${r.preemptions.length} preemptions${missed}: ` +
+      `measured p50 ${p50s((p) => p.measuredMs)} s ` +
+      `(max ${fmt(Math.max(...r.preemptions.map((p) => p.measuredMs)) / 1000, 2)} s) = ` +
+      `noticed p50 ${p50s((p) => p.detectMs)} s + recorded p50 ${p50s((p) => p.recordMs)} s; ` +
       `at real scale (noticed × ${SCALE} + recorded) p50 ${fmt(realPreemptionP50(r))} s`,
   ];
 }
 
-/** Seconds from preemption to event at real scale: the wait to be noticed scales with the intervals, the recording does not. */
+/**
+ * Seconds from preemption to event at real scale: the wait to be noticed scales with the intervals,
+ * the recording does not.
+ */
 function realPreemptionP50(r: PhaseResult): number {
   return (
     pct(
@@ -696,14 +699,17 @@ async function main(): Promise<void> {
     };
 
     log(
-      `time compressed ${SCALE}×: observe ${TIMING.pollIntervalMs} ms, spot ${TIMING.spotPollIntervalMs} ms, meter ${TIMING.meterIntervalMs} ms, boot polls ≤ ${TIMING.bootPollMaxMs} ms; window ${WINDOW_MS} ms`,
+      `time compressed ${SCALE}×: observe ${TIMING.pollIntervalMs} ms, spot ${TIMING.spotPollIntervalMs} ms, ` +
+        `meter ${TIMING.meterIntervalMs} ms, boot polls ≤ ${TIMING.bootPollMaxMs} ms; window ${WINDOW_MS} ms`,
     );
     {
       const r = await runPhase(infra, ACCOUNTS * PROVIDERS.length, PROBE);
       const t = (tick = tickCost(r));
       process.stdout.write(
-        `meter probe: ${r.meterTicks} ticks in ${fmt(r.windowMs / 1000, 0)} s; per tick ${fmt(t.actions, 2)} Temporal actions (${top(r.actions, 8)}), ` +
-          `${fmt(t.workflowTasks, 2)} workflow tasks, ${fmt(t.requests, 2)} provider requests, ${fmt(t.workerCpu * 1000, 1)} ms worker CPU\n`,
+        `meter probe: ${r.meterTicks} ticks in ${fmt(r.windowMs / 1000, 0)} s; ` +
+          `per tick ${fmt(t.actions, 2)} Temporal actions (${top(r.actions, 8)}), ` +
+          `${fmt(t.workflowTasks, 2)} workflow tasks, ${fmt(t.requests, 2)} provider requests, ` +
+          `${fmt(t.workerCpu * 1000, 1)} ms worker CPU\n`,
       );
     }
     for (const n of SIZES) {
@@ -717,10 +723,15 @@ async function main(): Promise<void> {
 
   const lines: string[] = [
     '',
-    `bench:fleet: time compressed ${SCALE}× (every interval divided by ${SCALE}: observe ${REAL.observeMs / 1000} s → ${TIMING.pollIntervalMs} ms, ` +
-      `spot ${REAL.spotObserveMs / 1000} s → ${TIMING.spotPollIntervalMs} ms, meter ${REAL.meterMs / 60_000} min → ${TIMING.meterIntervalMs / 1000} s); ` +
-      `figures per real-scale instance-hour and account-provider-minute, meter ticks at the expected rate (meter probe); preemption: the wait to be noticed × ${SCALE}, plus the recording as measured`,
-    `wall time ${fmt((performance.now() - started) / 1000, 0)} s for FLEET_SIZES=${SIZES.join(',')} FLEET_WINDOW=${WINDOW_MS / 1000}s`,
+    `bench:fleet: time compressed ${SCALE}× (every interval divided by ${SCALE}: ` +
+      `observe ${REAL.observeMs / 1000} s → ${TIMING.pollIntervalMs} ms, ` +
+      `spot ${REAL.spotObserveMs / 1000} s → ${TIMING.spotPollIntervalMs} ms, ` +
+      `meter ${REAL.meterMs / 60_000} min → ${TIMING.meterIntervalMs / 1000} s); ` +
+      `figures per real-scale instance-hour and account-provider-minute, ` +
+      `meter ticks at the expected rate (meter probe); ` +
+      `preemption: the wait to be noticed × ${SCALE}, plus the recording as measured`,
+    `wall time ${fmt((performance.now() - started) / 1000, 0)} s ` +
+      `for FLEET_SIZES=${SIZES.join(',')} FLEET_WINDOW=${WINDOW_MS / 1000}s`,
   ];
   const final: string[] = [];
   for (const n of SIZES) {
@@ -728,12 +739,12 @@ async function main(): Promise<void> {
       results.find((r) => r.n === n)!,
       tick!,
     );
-    lines.push(
-      `N=${n}: ${fmt(bat.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ${fmt(bat.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, preemption to event p50 ${fmt(bat.preemptionP50s)} s; worker ${fmt(bat.cpuPerInstanceHour, 3)} CPU s per instance-hour`,
-    );
-    final.push(
-      `fleet N=${n}: ${fmt(bat.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ${fmt(bat.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, preemption to event p50 ${fmt(bat.preemptionP50s)} s`,
-    );
+    const headline =
+      `${fmt(bat.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ` +
+      `${fmt(bat.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, ` +
+      `preemption to event p50 ${fmt(bat.preemptionP50s)} s`;
+    lines.push(`N=${n}: ${headline}; worker ${fmt(bat.cpuPerInstanceHour, 3)} CPU s per instance-hour`);
+    final.push(`fleet N=${n}: ${headline}`);
   }
   process.stdout.write(`${[...lines, ...final].join('\n')}\n`);
 }

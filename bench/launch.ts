@@ -47,9 +47,21 @@ const PHASES: Phase[] = [
   'rest (HTTP, parsing, answer)',
   'observer DB meanwhile (overlaps)',
 ];
-/** The launch's own worker statements: intent row, SSH key, create counter, provider key, created row, boot deadline. */
-const LAUNCH_SQL =
-  /INSERT INTO instances|UPDATE instances SET updated_at = now\(\) WHERE id|FROM ssh_keys|create_attempts|FROM provider_keys|SET provider_instance_id|started_at - created_at/;
+/**
+ * The launch's own worker statements: intent row, SSH key, create counter, provider key, created row,
+ * boot deadline.
+ */
+const LAUNCH_SQL = new RegExp(
+  [
+    'INSERT INTO instances',
+    String.raw`UPDATE instances SET updated_at = now\(\) WHERE id`,
+    'FROM ssh_keys',
+    'create_attempts',
+    'FROM provider_keys',
+    'SET provider_instance_id',
+    'started_at - created_at',
+  ].join('|'),
+);
 /** The launch being measured (sequential part only): what each wrapper adds its time to. */
 let current: { phases: Map<Phase, number>; inTemporal: boolean } | undefined;
 const add = (phase: Phase, ms: number) => current?.phases.set(phase, (current.phases.get(phase) ?? 0) + ms);
@@ -200,9 +212,12 @@ async function temporalCostPerLaunch(client: Client, allLaunches: number): Promi
   const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0).toFixed(1);
   return [
     `Temporal per launch (history events; workflow tasks = workflow_task_completed):`,
-    `  launch workflow (${sample.length} of the latest, until it waits after the boot): ${total(launches)} events: ${show(launches)}`,
-    `  observer (${others.get('observeProviderInstances')!.length} runs over ${allLaunches} launches): ${total(observer)} events: ${show(observer)}`,
-    `  spend workflow (${others.get('balanceDepletion')!.length} runs over ${allLaunches} launches): ${total(spend)} events: ${show(spend)}`,
+    `  launch workflow (${sample.length} of the latest, until it waits after the boot): ` +
+      `${total(launches)} events: ${show(launches)}`,
+    `  observer (${others.get('observeProviderInstances')!.length} runs over ${allLaunches} launches): ` +
+      `${total(observer)} events: ${show(observer)}`,
+    `  spend workflow (${others.get('balanceDepletion')!.length} runs over ${allLaunches} launches): ` +
+      `${total(spend)} events: ${show(spend)}`,
   ];
 }
 
@@ -381,8 +396,10 @@ async function main(): Promise<void> {
       `overhead of the API (p50): ${(pct(apiMs, 50) - pct(directMs, 50)).toFixed(1)} ms`,
       'phases of one launch (p50 each; the p50s need not add up to the total):',
       ...PHASES.map((p) => `  ${p.padEnd(32)} ${pct(phases.get(p)!, 50).toFixed(1).padStart(6)} ms`),
-      `sustained: ${(launched / SECONDS).toFixed(1)} launches/s with ${CONCURRENCY} concurrent clients over ${SECONDS}s (${launched} launches, each a workflow)`,
-      `CPU per launch in the sustained phase: ${cpuTotal.toFixed(1)} ms (${cpuPerLaunch.map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ')})`,
+      `sustained: ${(launched / SECONDS).toFixed(1)} launches/s with ${CONCURRENCY} concurrent clients ` +
+        `over ${SECONDS}s (${launched} launches, each a workflow)`,
+      `CPU per launch in the sustained phase: ${cpuTotal.toFixed(1)} ms ` +
+        `(${cpuPerLaunch.map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ')})`,
       `  of it in this node process, by thread: ${[...cpuPerThread.entries()]
         .filter(([, ms]) => ms >= 0.1)
         .sort((a, b) => b[1] - a[1])

@@ -155,13 +155,16 @@ async function main(): Promise<void> {
   const consolePage = await measureConsoleFleet(observed.url, apiKey, INSTANCES);
 
   const row = (name: string, xs: number[], reqs: number) =>
-    `${name.padEnd(30)} p50 ${pct(xs, 50).toFixed(1).padStart(7)} ms   p99 ${pct(xs, 99).toFixed(1).padStart(7)} ms   provider requests per list ${(reqs / xs.length).toFixed(2)}`;
+    `${name.padEnd(30)} p50 ${pct(xs, 50).toFixed(1).padStart(7)} ms   ` +
+    `p99 ${pct(xs, 99).toFixed(1).padStart(7)} ms   ` +
+    `provider requests per list ${(reqs / xs.length).toFixed(2)}`;
   process.stdout.write(
     [
       `GET /v1/compute, ${INSTANCES} instances over runpod, vastai, lambda (one account), ${SAMPLES} sequential lists`,
       row('fleet view', sequential, requests),
       `sustained, ${CONCURRENCY} concurrent clients for ${SECONDS}s:`,
-      `  fleet view   ${sustainedObserved.perSecond.toFixed(1).padStart(7)} lists/s  (${sustainedObserved.lists} lists, ${sustainedObserved.requests} provider requests, observer rounds included)`,
+      `  fleet view   ${sustainedObserved.perSecond.toFixed(1).padStart(7)} lists/s  ` +
+        `(${sustainedObserved.lists} lists, ${sustainedObserved.requests} provider requests, observer rounds included)`,
       ...consoleFleetReport(consolePage),
       '',
     ].join('\n'),

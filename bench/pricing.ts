@@ -25,7 +25,10 @@ const PROFILE_BARE = process.env.BENCH_PROFILE === 'bare';
 const KEEP_LOG = process.env.BENCH_KEEP_LOG === '1';
 
 interface Round {
-  /** The server process's CPU time per answered request (user + system), µs: what load on the machine disturbs least. */
+  /**
+   * The server process's CPU time per answered request (user + system), µs:
+   * what load on the machine disturbs least.
+   */
   cpuUs?: number;
   rps: number;
   p50: number;
@@ -82,19 +85,26 @@ async function main(): Promise<void> {
     const a = summary(api);
     const b = summary(bare);
     const line = (name: string, s: Round) =>
-      `${name.padEnd(28)} ${s.rps.toFixed(0).padStart(8)} req/s   p50 ${s.p50.toFixed(1).padStart(5)} ms   p99 ${s.p99.toFixed(1).padStart(5)} ms`;
+      `${name.padEnd(28)} ${s.rps.toFixed(0).padStart(8)} req/s   ` +
+      `p50 ${s.p50.toFixed(1).padStart(5)} ms   p99 ${s.p99.toFixed(1).padStart(5)} ms`;
+    const apiCpuUs = median(api.map((r) => r.cpuUs!));
+    const bareCpuUs = median(bare.map((r) => r.cpuUs!));
+    const logPlace = KEEP_LOG ? logFile : 'a file removed at the end (BENCH_KEEP_LOG=1 keeps it)';
     process.stdout.write(
       [
-        `GET /v1/pricing: ${ready.bytes} bytes, ${ready.gpu_types} GPU types; ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS}s (medians)`,
+        `GET /v1/pricing: ${ready.bytes} bytes, ${ready.gpu_types} GPU types; ${CONNECTIONS} connections, ` +
+          `${ROUNDS} alternating rounds of ${SECONDS}s (medians)`,
         line('API GET /v1/pricing', a),
         line('bare Koa, same bytes', b),
-        `throughput ratio (API / bare): ${(a.rps / b.rps).toFixed(2)}   (per round: ${api.map((r, i) => (r.rps / bare[i]!.rps).toFixed(2)).join(', ')})`,
-        `server CPU per request: API ${median(api.map((r) => r.cpuUs!)).toFixed(1)} µs, bare ${median(bare.map((r) => r.cpuUs!)).toFixed(1)} µs; ` +
-          `CPU ratio (bare / API): ${(median(bare.map((r) => r.cpuUs!)) / median(api.map((r) => r.cpuUs!))).toFixed(2)}`,
-        `request log: ${statSync(logFile).size} bytes written to ${KEEP_LOG ? logFile : 'a file removed at the end (BENCH_KEEP_LOG=1 keeps it)'}; load average ${os
-          .loadavg()
-          .map((l) => l.toFixed(2))
-          .join(', ')}`,
+        `throughput ratio (API / bare): ${(a.rps / b.rps).toFixed(2)}   ` +
+          `(per round: ${api.map((r, i) => (r.rps / bare[i]!.rps).toFixed(2)).join(', ')})`,
+        `server CPU per request: API ${apiCpuUs.toFixed(1)} µs, bare ${bareCpuUs.toFixed(1)} µs; ` +
+          `CPU ratio (bare / API): ${(bareCpuUs / apiCpuUs).toFixed(2)}`,
+        `request log: ${statSync(logFile).size} bytes written to ${logPlace}; ` +
+          `load average ${os
+            .loadavg()
+            .map((l) => l.toFixed(2))
+            .join(', ')}`,
         '',
       ].join('\n'),
     );
@@ -136,10 +146,12 @@ async function profile(child: ChildProcess, apiUrl: string, dir: string): Promis
     await ask({ profile: 'stop', file });
     const lines = readFileSync(path.join(dir, 'api.log'), 'utf8').split('\n').filter(Boolean).length;
     process.stdout.write(
-      `${PROFILE_BARE ? 'bare Koa' : 'API GET /v1/pricing'} under the profiler: ${r.rps.toFixed(0)} req/s; ${lines} request log lines; load average ${os
-        .loadavg()
-        .map((l) => l.toFixed(2))
-        .join(', ')}\n` + `${summarizeCpuProfile(file)}\n`,
+      `${PROFILE_BARE ? 'bare Koa' : 'API GET /v1/pricing'} under the profiler: ${r.rps.toFixed(0)} req/s; ` +
+        `${lines} request log lines; load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(', ')}\n` +
+        `${summarizeCpuProfile(file)}\n`,
     );
   } finally {
     child.kill('SIGTERM');

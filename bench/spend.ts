@@ -132,12 +132,17 @@ async function main(): Promise<void> {
   const fmt = (x: number) => x.toFixed(1);
   process.stdout.write(
     [
-      `launch admission, one account, ${CLIENTS} concurrent clients, alternating ${SLICE_MS / 2} ms slices, ${SECONDS / 2}s each`,
-      `guarded (admitLaunch: one statement under lock)   ${fmt(rate(paths.guarded)).padStart(7)} admissions/s (${paths.guarded.admitted})`,
-      `unguarded (balance vs first hour, no lock)         ${fmt(rate(paths.unguarded)).padStart(7)} admissions/s (${paths.unguarded.admitted})`,
+      `launch admission, one account, ${CLIENTS} concurrent clients, ` +
+        `alternating ${SLICE_MS / 2} ms slices, ${SECONDS / 2}s each`,
+      `guarded (admitLaunch: one statement under lock)   ${fmt(rate(paths.guarded)).padStart(7)} admissions/s ` +
+        `(${paths.guarded.admitted})`,
+      `unguarded (balance vs first hour, no lock)         ${fmt(rate(paths.unguarded)).padStart(7)} admissions/s ` +
+        `(${paths.unguarded.admitted})`,
       `ratio guarded / unguarded: ${ratio.toFixed(2)}× (target ≥ 0.80×)`,
-      `correctness: balance for exactly ${K} launches at $0.40/h, ${CLIENTS} clients on 2 pools asking ${Math.ceil((3 * K) / CLIENTS) * CLIENTS} times: ` +
-        `guarded admitted ${guardedRace} (${guardedRace === K ? 'correct' : 'WRONG'}), unguarded admitted ${unguardedRace}`,
+      `correctness: balance for exactly ${K} launches at $0.40/h, ${CLIENTS} clients on 2 pools ` +
+        `asking ${Math.ceil((3 * K) / CLIENTS) * CLIENTS} times: ` +
+        `guarded admitted ${guardedRace} (${guardedRace === K ? 'correct' : 'WRONG'}), ` +
+        `unguarded admitted ${unguardedRace}`,
       `load average ${os
         .loadavg()
         .map((l) => l.toFixed(2))

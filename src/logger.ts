@@ -1,8 +1,9 @@
 /**
  * The structured logger: pino underneath, one JSON object per line (`time`, `level`, `msg`, then fields) on
  * stdout, errors on stderr. A request never waits on a `write`: stdout lines are gathered in a batch written
- * whole a few times a second (and when the process exits), in the order they were logged. Secrets never reach a line: any field whose
- * name looks like a secret (`api_key`, `authorization`, `token`, ...) is replaced by `[redacted]`, at the top
+ * whole a few times a second (and when the process exits), in the order they were logged. Secrets never reach
+ * a line: any field whose name looks like a secret (`api_key`, `authorization`, `token`, ...) is replaced by
+ * `[redacted]`, at the top
  * level and nested up to four levels (the scrubber), and pino's redaction paths cover the credential
  * containers (`headers.authorization`, `body.api_key`, ...). An Error in a field becomes
  * `{name, message, type?, cause?}`; its stack is added only at level `debug` (JSON escapes the newlines, so

@@ -24,7 +24,10 @@ export interface GpuoOptions {
   /** e.g. http://127.0.0.1:3000 */
   baseUrl: string;
   apiKey: string;
-  /** Retries of a 429, or of a 503 on a request safe to repeat (GET, DELETE, or one with an Idempotency-Key); default 3. */
+  /**
+   * Retries of a 429, or of a 503 on a request safe to repeat (GET, DELETE, or one with an Idempotency-Key);
+   * default 3.
+   */
   maxRetries?: number;
   /** The longest wait honoured from `Retry-After` (longer answers are returned as errors); default 30 s. */
   maxRetryDelayMs?: number;

@@ -11,7 +11,8 @@ import { dollarsToMicros } from '../domain/money';
 import { resolveDatabaseUrl } from '../local/local-state';
 
 const USAGE =
-  'usage: npm run account:create -- --name <name> [--credit <dollars>]   (name: 1 to 100 characters; credit: 0.01 to 1000000, at most two decimals)\n';
+  'usage: npm run account:create -- --name <name> [--credit <dollars>]   ' +
+  '(name: 1 to 100 characters; credit: 0.01 to 1000000, at most two decimals)\n';
 
 /** Whole cents in (0, 1,000,000] dollars, or null. */
 export function parseCreditDollars(text: string): number | null {

@@ -31,7 +31,8 @@ async function main(): Promise<void> {
   const secret = config.STRIPE_WEBHOOK_SECRET ?? local.stripe_webhook_secret;
   if (!secret)
     fail(
-      'No webhook secret: set STRIPE_WEBHOOK_SECRET, or start the service with `npm start` (it writes .data/local.json).',
+      'No webhook secret: set STRIPE_WEBHOOK_SECRET, ' +
+        'or start the service with `npm start` (it writes .data/local.json).',
     );
   const apiUrl = (process.env.API_URL || local.api_url || `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
   const databaseUrl = await resolveDatabaseUrl(config);

@@ -1,7 +1,8 @@
 /**
  * The spend admission rule, as pure arithmetic: a launch (or scheduled run) is admitted only when
  *
- *   balance − uncharged usage of live instances ≥ window × (hourly price of every live managed instance + this one)
+ *   balance − uncharged usage of live instances
+ *     ≥ window × (hourly price of every live managed instance + this one)
  *
  * so the balance always covers the next window (default 1 h) of everything running. All amounts are micros.
  */
@@ -57,7 +58,8 @@ export function decideAdmission(
   const adds =
     addsPerHourMicros === null ? 'an unknown price (a positive balance is needed)' : `${dollars(addsPerHourMicros)}/h`;
   const message =
-    `The balance is ${dollars(spend.balanceMicros)}, ${dollars(spend.unchargedMicros)} of it already run up by live instances and not yet charged; ` +
+    `The balance is ${dollars(spend.balanceMicros)}, ${dollars(spend.unchargedMicros)} of it ` +
+    'already run up by live instances and not yet charged; ' +
     `the account's live instances burn ${dollars(spend.burnPerHourMicros)}/h and this launch adds ${adds}, ` +
     `so ${windowText(windowMs)} needs ${dollars(requiredMicros)} and ${dollars(availableMicros)} is available. ` +
     'Add credit with POST /v1/billing/credit or end an instance.';

@@ -41,5 +41,8 @@ export function limitReachedMessage(name: LimitName, limit: number): string {
       : name === 'live_instances'
         ? 'live instances'
         : name.replace('_', ' ');
-  return `This account has reached its limit of ${limit} ${what} (limit "${name}"); remove one first. GET /v1/limits lists every limit with its use.`;
+  return (
+    `This account has reached its limit of ${limit} ${what} (limit "${name}"); remove one first. ` +
+    'GET /v1/limits lists every limit with its use.'
+  );
 }

@@ -89,7 +89,8 @@ export function recommendCheaperOffers(
       // Snapshot offers are dollars converted from micros, so this round trip is exact.
       const cheapest = candidates.reduce((a, b) => (b.price_per_hour < a.price_per_hour ? b : a));
       const offerMicros = Math.round(cheapest.price_per_hour * MICROS_PER_DOLLAR);
-      // (current per GPU - offer) × gpu_count × 730, kept in integers: current per GPU × count is the instance price.
+      // (current per GPU - offer) × gpu_count × 730, kept in integers:
+      // current per GPU × count is the instance price.
       const savingsMicros = (instance.pricePerHourMicros - offerMicros * instance.gpuCount) * HOURS_PER_MONTH;
       if (savingsMicros < MIN_SAVINGS_MICROS) continue;
       bestMicros = Math.max(bestMicros, savingsMicros);

@@ -25,7 +25,10 @@ export interface LocalState {
   api_key: string;
   /** Keys of the local provider simulators (present when they run), to connect to any account. */
   sandbox_provider_keys?: Record<'runpod' | 'vastai' | 'lambda', string>;
-  /** Signs webhook deliveries for `npm run billing:complete-checkout` (generated for stripe-mock, kept across restarts). */
+  /**
+   * Signs webhook deliveries for `npm run billing:complete-checkout` (generated for stripe-mock, kept across
+   * restarts).
+   */
   stripe_webhook_secret?: string;
 }
 

@@ -1,8 +1,9 @@
 /**
  * Acting through the console in a real Chromium against the real stack (API, worker, Temporal, Postgres,
  * simulators): a launch through the wizard creates exactly one instance and shows it running; terminate from
- * the fleet ends it; the wizard's idle-stop setting reaches the instance's record; a launch the balance cannot cover shows the 402's numbers; a read-only key sees no enabled
- * action; a fleet of 1,000 instances is listed in full, and only the managed one offers actions.
+ * the fleet ends it; the wizard's idle-stop setting reaches the instance's record; a launch the balance cannot
+ * cover shows the 402's numbers; a read-only key sees no enabled action; a fleet of 1,000 instances is listed
+ * in full, and only the managed one offers actions.
  */
 import type { Page } from 'playwright-core';
 import { RUNPOD_SIM_GPUS } from '../../simulators/runpod';
@@ -15,8 +16,10 @@ import { eventually } from '../helpers/process';
 jest.setTimeout(180_000);
 
 /** Labels of every button that changes something; a read-only key must see each of them disabled. */
-const WRITE_ACTIONS =
-  /^(Stop|Terminate|Launch at .*|Create alert|Delete|Pause|Resume|Run now|Send test event|Retry|Verify|Make default|Pay with Stripe|Create key|Revoke)$/;
+const WRITE_ACTIONS = new RegExp(
+  '^(Stop|Terminate|Launch at .*|Create alert|Delete|Pause|Resume|Run now|Send test event|Retry|Verify|' +
+    'Make default|Pay with Stripe|Create key|Revoke)$',
+);
 
 let stack: ConsoleStack;
 let t: TestContext;
@@ -53,7 +56,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-test('launch through the wizard creates exactly one instance, shows it running, and terminate from the fleet ends it', async () => {
+test('the wizard launches exactly one instance and shows it running; terminate from the fleet ends it', async () => {
   const a = await t.connectedAccount('runpod');
   const page = await signedInPage(stack, a.apiKey);
   await planRunPodLaunch(page);
@@ -85,7 +88,7 @@ test('launch through the wizard creates exactly one instance, shows it running, 
   expect(t.sims.runpod.control.instances(a.simKey)).toHaveLength(0);
 });
 
-test("the wizard's idle-stop setting (off by default) goes into the plan and the launch, and the instance's record carries it", async () => {
+test("the wizard's idle-stop setting (off by default) reaches the plan, the launch and the record", async () => {
   const a = await t.connectedAccount('runpod');
   const page = await signedInPage(stack, a.apiKey);
   await page.getByRole('link', { name: 'Launch' }).click();
@@ -163,7 +166,7 @@ test('a read-only key sees every page and no enabled action', async () => {
   expect(enabledWrites).toEqual([]);
 });
 
-test('a fleet of 1,000 instances is listed in full: the managed one can be terminated, the 999 made at the provider offer no action the API would refuse', async () => {
+test('1,000 instances listed in full: the managed one can be terminated, the 999 unmanaged offer none', async () => {
   const a = await t.connectedAccount('runpod');
   const launched = await t.http
     .post('/v1/compute/launch')

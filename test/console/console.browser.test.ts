@@ -81,7 +81,7 @@ test('/ leads to the console, served with a Content-Security-Policy that allows 
   expect(await page.text()).not.toMatch(/<script>(?!<\/script>)/); // no inline script in the page itself
 });
 
-test('sign in, then the fleet lists the instances at the provider; a hostile name renders as text and runs nothing', async () => {
+test('signed in, the fleet lists the instances at the provider; a hostile name is text and runs nothing', async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
   const dialogs: string[] = [];
@@ -142,7 +142,7 @@ test('prices: the comparison table, and the history chart draws the points the A
   await context.close();
 });
 
-test('spend: a top-up through Stripe Checkout returns to the success page and the balance shows the credit', async () => {
+test('spend: a Stripe Checkout top-up returns to the success page and the balance shows the credit', async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
   // Stripe's hosted payment page is the one part not on this machine: the browser lands on a blank page there.

@@ -32,9 +32,10 @@ let n = 0;
 async function bootingRow(provider: ProviderId): Promise<string> {
   const id = `launch-${ACCOUNT}-${++n}`;
   await db.pool.query(sql.unsafe`
-    INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type, gpu_count,
-      price_per_hour_micros, created_at, accepted_at)
-    VALUES (${id}, ${ACCOUNT}, 'h', ${provider}, ${`p-${n}`}, ${`gpuo-${n}`}, 'provisioning', 'rtx-4090', 1, 1000000, ${CREATED}, ${ACCEPTED})`);
+    INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type,
+      gpu_count, price_per_hour_micros, created_at, accepted_at)
+    VALUES (${id}, ${ACCOUNT}, 'h', ${provider}, ${`p-${n}`}, ${`gpuo-${n}`}, 'provisioning', 'rtx-4090',
+      1, 1000000, ${CREATED}, ${ACCEPTED})`);
   return id;
 }
 
@@ -87,12 +88,13 @@ it("starts at the provider's reported start when it lies between the row (less 1
 
 it('starts at the first sight when the reported start is not plausible or not a time', async () => {
   expect(await startOf('runpod', seenRunning('2026-11-24T10:01:00.001Z'))).toBe(SEEN.toISOString()); // after we saw it
-  expect(await startOf('vastai', seenRunning('2026-11-24T09:59:59.000Z'))).toBe(SEEN.toISOString()); // > 1 s before the row
+  // More than 1 s before the row.
+  expect(await startOf('vastai', seenRunning('2026-11-24T09:59:59.000Z'))).toBe(SEEN.toISOString());
   expect(await startOf('runpod', seenRunning(null))).toBe(SEEN.toISOString()); // none reported
   expect(await startOf('lambda', seenRunning('yesterday-ish'))).toBe(SEEN.toISOString()); // said, but not a time
 });
 
-it('a provider that bills from the create and reports no start (Lambda) starts at the accepted create, to the millisecond', async () => {
+it('Lambda (bills from the create, reports no start) starts at the accepted create, to the millisecond', async () => {
   expect(await startOf('lambda', seenRunning(null))).toBe('2026-11-24T10:00:02.345Z');
 });
 

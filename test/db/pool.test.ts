@@ -48,7 +48,7 @@ describe('the database pool', () => {
     await expect(bad).rejects.toBeInstanceOf(SchemaValidationError);
   });
 
-  it('hands its one connection on in a working state after a failed statement and a rolled-back transaction', async () => {
+  it('hands its one connection on working after a failed statement and a rolled-back transaction', async () => {
     await expect(pool.query(sql.unsafe`SELECT 1 / 0`)).rejects.toThrow(/division by zero/);
     await expect(
       pool.transaction(async (tx) => {

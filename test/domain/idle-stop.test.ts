@@ -20,7 +20,7 @@ it.each([
   expect(readUtilization(values as number[] | null | undefined, gpus, RULE)).toBe(reading);
 });
 
-it('the window starts at the first idle reading, restarts on busy, keeps through missing, and ends only on an idle reading', () => {
+it('the window starts at the first idle reading, restarts on busy, keeps through missing, ends only on idle', () => {
   const window = 5 * 60_000;
   let since: number | null = null;
   since = nextIdleSince(since, 'idle', 1_000);

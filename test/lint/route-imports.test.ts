@@ -55,7 +55,8 @@ it('finds a route importing a sibling route, whatever the form of the import', (
   expect(siblingRouteImports(file, "type D = import('./compute').ComputeDeps;")).toEqual([`${file} -> ./compute`]);
   expect(siblingRouteImports(file, "const m = await import('./compute');")).toEqual([`${file} -> ./compute`]);
   const library =
-    "import { InstanceRecord } from '../records/instances';\nimport type { LaunchLibrary } from '../../launch/launches';";
+    "import { InstanceRecord } from '../records/instances';\n" +
+    "import type { LaunchLibrary } from '../../launch/launches';";
   expect(siblingRouteImports(file, library)).toEqual([]);
 });
 

@@ -28,7 +28,8 @@ const LAYERS: { name: string; rank: number; pattern: RegExp }[] = [
   // Launch policy, admission and input building: called by routes and by the schedule run's activities, so below
   // both; it starts launches through a port, never through a client module.
   { name: 'launch library', rank: 3, pattern: /^src\/launch\// },
-  // The provider interface and the GPU slug table are pure data and types: domain, though they live beside the adapters.
+  // The provider interface and the GPU slug table are pure data and types: domain, though they live beside the
+  // adapters.
   {
     name: 'domain',
     rank: 0,
@@ -123,7 +124,10 @@ export function upwardImports(graph: Map<string, { local: string[] }>): string[]
   return problems;
 }
 
-/** Activities get what they start or signal as ports in their deps: no Temporal client, no client module, no workflow. */
+/**
+ * Activities get what they start or signal as ports in their deps: no Temporal client, no client module, no
+ * workflow.
+ */
 export function activityReachingUp(graph: Map<string, { local: string[]; packages: string[] }>): string[] {
   const problems: string[] = [];
   for (const [file, { local, packages }] of graph) {
@@ -193,7 +197,7 @@ describe('the project tree', () => {
     expect(circles(graph)).toEqual([]);
   });
 
-  it('imports only downwards (route → client module → workflow → activity → contract → adapter/query → domain)', () => {
+  it('imports down: route → client → workflow → activity → contract → adapter/query → domain', () => {
     expect(upwardImports(graph)).toEqual([]);
   });
 
@@ -236,7 +240,8 @@ describe('the checks themselves', () => {
   const fixture = new Map<string, string>([
     [
       'activities/a.ts',
-      "import { b } from './b';\nimport { Client } from '@temporalio/client';\nimport { c } from '../src/workflow-clients/c';\n",
+      "import { b } from './b';\nimport { Client } from '@temporalio/client';\n" +
+        "import { c } from '../src/workflow-clients/c';\n",
     ],
     ['activities/b.ts', "import type { A } from './a';\n"],
     ['src/workflow-clients/c.ts', "import { w } from '../../workflows/w';\n"],
@@ -279,7 +284,9 @@ describe('the checks themselves', () => {
   it('measures a function by its own lines', () => {
     const body = (n: number) => Array.from({ length: n }, (_, i) => `  const v${i} = ${i};`).join('\n');
     const long = `export function big() {\n${body(125)}\n}\n`;
-    const factory = `export function make() {\n  return {\n    a() {\n${body(70)}\n    },\n    b() {\n${body(70)}\n    },\n  };\n}\n`;
+    const factory =
+      `export function make() {\n  return {\n    a() {\n${body(70)}\n    },\n` +
+      `    b() {\n${body(70)}\n    },\n  };\n}\n`;
     expect(longFunctions('x.ts', long)).toEqual(['x.ts:1 big has 127 lines of its own']);
     expect(longFunctions('y.ts', factory)).toEqual([]);
   });

@@ -111,7 +111,11 @@ beforeAll(() => {
     import { ESLint } from 'eslint';
     const probes = JSON.parse(process.argv[1]);
     const eslint = new ESLint({
-      overrideConfig: [{ files: ['workflows/**/*.ts'], languageOptions: { parserOptions: { projectService: false } }, rules: { '@typescript-eslint/no-floating-promises': 'off' } }],
+      overrideConfig: [{
+        files: ['workflows/**/*.ts'],
+        languageOptions: { parserOptions: { projectService: false } },
+        rules: { '@typescript-eslint/no-floating-promises': 'off' },
+      }],
     });
     const out = [];
     for (const p of probes) {

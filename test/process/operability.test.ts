@@ -207,7 +207,7 @@ let launchedId: string;
 
 let balanceAtStop: number;
 
-it('starts everything and serves the demo account: $100 of credit, a local top-up, account:create beside it', async () => {
+it('starts everything and serves the demo account: $100 credit, a local top-up, account:create beside it', async () => {
   expect(state).toEqual({
     api_url: `http://127.0.0.1:${ports.api}`,
     console_url: `http://127.0.0.1:${ports.api}/console`,
@@ -360,7 +360,7 @@ it('answers a bad request and a failing launch with documented errors, and both 
   );
 });
 
-it("lists the account's runs, a provider instance's run and the schedule's runs through the search attributes", async () => {
+it("finds the account's runs, a provider instance's run and the schedule's runs by search attributes", async () => {
   // A client of its own, closed when this test ends: closed in afterAll instead, after Ctrl-C had stopped the dev
   // server, a call of its retry interceptor fired on the closed channel once ("Channel has been shut down").
   const temporal = new Client({
@@ -531,7 +531,7 @@ it('stops everything in order on Ctrl-C (SIGINT to the whole process group), res
   expect(stopped('worker')).toBeGreaterThan(stopped('api'));
 });
 
-it('printed nothing but JSON from the API and the worker, with one request line per request and failures on one line', async () => {
+it('the API and the worker printed only JSON: one request line per request, failures on one line', async () => {
   const parsed: Record<string, LogEntry[]> = {};
   for (const child of ['api', 'worker']) {
     const lines = await readLines(path.join(dataDir, 'logs', `${child}.log`));
@@ -556,8 +556,11 @@ it('printed nothing but JSON from the API and the worker, with one request line 
   // our banner and the Temporal dev server's own start and stop lines (its process writes to the terminal itself).
   // The dev server also logs errors of its own in logfmt (`time=… level=ERROR msg=…`), e.g. while its shard starts.
   // (CLI 1.9 prefixes its lines with "Temporal " and adds Persistence and HTTP.)
-  const devServer =
-    /^((Temporal )?CLI \S+ \(Server [\d.]+, UI [\d.]+\)|(Temporal )?(Server|UI|Metrics|Persistence|HTTP): +\S+|Stopping server\.\.\.|time=\S+ level=[A-Z]+ msg=.*)$/;
+  const devServer = new RegExp(
+    String.raw`^((Temporal )?CLI \S+ \(Server [\d.]+, UI [\d.]+\)|` +
+      String.raw`(Temporal )?(Server|UI|Metrics|Persistence|HTTP): +\S+|` +
+      String.raw`Stopping server\.\.\.|time=\S+ level=[A-Z]+ msg=.*)$`,
+  );
   const banner = stack
     .output()
     .slice(
@@ -611,7 +614,7 @@ it('printed nothing but JSON from the API and the worker, with one request line 
   expect(parsed.worker!.filter((e) => e.msg === 'worker polling')).toHaveLength(2);
 });
 
-it('starts again on the same data: the same account, keys and balance, the credit granted once; SIGTERM stops it', async () => {
+it('restarts on the same data: same account, keys and balance, the credit granted once; SIGTERM stops it', async () => {
   restarted = runEntry('src/main-local.ts', [], stackEnv, { detached: true });
   await eventually(
     'the second start banner',

@@ -13,7 +13,8 @@ function runScript(ending: string): string[] {
     "const { createLogger, requestLogLine } = require('./src/logger');",
     "const logger = createLogger('info', { process: 'api' });",
     'const line = requestLogLine(logger);',
-    "const fields = (i) => ({ request_id: 'req_' + i, account_id: i % 2 ? 'acct_1' : null, method: 'GET', route: '/v1/pricing', path: i === 7 ? '/v1/\"odd\"\\u00e9' : '/v1/pricing', status: 200, ms: i / 100 });",
+    "const fields = (i) => ({ request_id: 'req_' + i, account_id: i % 2 ? 'acct_1' : null, method: 'GET',",
+    "  route: '/v1/pricing', path: i === 7 ? '/v1/\"odd\"\\u00e9' : '/v1/pricing', status: 200, ms: i / 100 });",
     // More than one queue's worth (256), with other lines in between.
     'for (let i = 0; i < 600; i++) {',
     '  line(fields(i));',

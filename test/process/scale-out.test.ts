@@ -135,7 +135,8 @@ afterAll(async () => {
       .split('\n')
       .filter((l) => l.includes('"level":"error"'));
   note(
-    `error lines: workers ${workers.map((w) => errorLines(w).length).join('/')}, APIs ${apis.map((a) => errorLines(a).length).join('/')}`,
+    `error lines: workers ${workers.map((w) => errorLines(w).length).join('/')}, ` +
+      `APIs ${apis.map((a) => errorLines(a).length).join('/')}`,
   );
   for (const line of [...workers, ...apis].flatMap(errorLines).slice(0, 5)) note(`  ${line.slice(0, 400)}`);
   process.stderr.write(`scale-out test (task queue ${taskQueue}):\n  ${figures.join('\n  ')}\n`);
@@ -245,14 +246,15 @@ const chargesSince = async (instanceId: string, since: number) =>
   Number(
     (
       await db.sql<{ n: string }>(
-        `SELECT count(*) AS n FROM ledger_entries WHERE instance_id = $1 AND type = 'instance_charge' AND created_at > $2`,
+        `SELECT count(*) AS n FROM ledger_entries
+         WHERE instance_id = $1 AND type = 'instance_charge' AND created_at > $2`,
         [instanceId, new Date(since)],
       )
     )[0]!.n,
   );
 
 describe('two APIs and three workers on one database and one task queue', () => {
-  it(`runs ${LAUNCHES} launches made through either API, keeps them exact through a SIGKILLed worker, and meters each exactly`, async () => {
+  it(`runs ${LAUNCHES} launches via either API, exact through a SIGKILLed worker, each metered exactly`, async () => {
     for (let a = 0; a < 2; a++) {
       const { account, apiKey } = await createAccountQueries(db.pool).insertAccountWithKey(`scale ${a}`, {
         startingCreditMicros: 1_000_000_000,
@@ -273,8 +275,8 @@ describe('two APIs and three workers on one database and one task queue', () => 
       ).toBe(201);
       accounts.push({ accountId: account.id, apiKey, simKeys });
     }
-    // i → provider by fours; account alternates; API 0,1,1,0 so each (account, provider) launches once through each API
-    // and each wave goes through both.
+    // i → provider by fours; account alternates; API 0,1,1,0 so each (account, provider) launches once through
+    // each API and each wave goes through both.
     // 6: i → provider by twos, account alternates (one wave each), APIs so that each wave and each account use both.
     for (let i = 0; i < LAUNCHES; i++) {
       const big = LAUNCHES === 12;
@@ -324,7 +326,8 @@ describe('two APIs and three workers on one database and one task queue', () => 
     killed = { pid: victim.child.pid!, at: Date.now() };
     await killProcess(victim);
     note(
-      `worker pid ${killed.pid} SIGKILLed with ${wave2.filter((l) => atProvider(l).length > 0).length}/${wave2.length} wave-2 creates at the providers`,
+      `worker pid ${killed.pid} SIGKILLed with ` +
+        `${wave2.filter((l) => atProvider(l).length > 0).length}/${wave2.length} wave-2 creates at the providers`,
     );
     await wave2Done;
     note(`wave 2: ${wave2.length} launches answered 201`);
@@ -458,7 +461,8 @@ describe('two APIs and three workers on one database and one task queue', () => 
           await call(
             n,
             'GET',
-            `/v1/billing/transactions?type=instance_charge&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+            '/v1/billing/transactions?type=instance_charge&limit=200' +
+              (cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''),
             { auth: a.apiKey },
           );
         expect(page.status).toBe(200);
@@ -477,7 +481,8 @@ describe('two APIs and three workers on one database and one task queue', () => 
       ended_at: Date;
       price_per_hour_micros: string;
     }>(
-      'SELECT provider_instance_id, status, started_at, metered_through, ended_at, price_per_hour_micros FROM instances',
+      `SELECT provider_instance_id, status, started_at, metered_through, ended_at, price_per_hour_micros
+       FROM instances`,
     );
     expect(ended).toHaveLength(LAUNCHES);
     let chargeCount = 0;
@@ -502,7 +507,7 @@ describe('two APIs and three workers on one database and one task queue', () => 
     note(`metering exact for ${LAUNCHES} instances, ${chargeCount} charges`);
   });
 
-  it('price changes at the provider reach both APIs within 5 s of each refresh (NOTIFY → each PricingCache)', async () => {
+  it('a provider price change reaches both APIs within 5 s of a refresh (NOTIFY → each PricingCache)', async () => {
     /** Runs the workers' pricingRefresh workflow on this task queue and waits for its result. */
     const refreshPrices = () =>
       temporal.workflow.execute('pricingRefresh', {
@@ -542,7 +547,8 @@ describe('two APIs and three workers on one database and one task queue', () => 
       expect((await refreshPrices()).failedProviders).toEqual([]);
       const took = await bothShow(price, 5_000);
       note(
-        `RunPod rtx-a6000 at $${price}: shown ${took[0]} ms (API 0) and ${took[1]} ms (API 1) after the refresh completed`,
+        `RunPod rtx-a6000 at $${price}: shown ${took[0]} ms (API 0) and ${took[1]} ms (API 1) ` +
+          'after the refresh completed',
       );
     }
 

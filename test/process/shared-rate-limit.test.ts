@@ -59,7 +59,10 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** Sends `count` requests alternating between the two APIs from one fresh address; retried once across a minute boundary. */
+/**
+ * Sends `count` requests alternating between the two APIs from one fresh address; retried once across a minute
+ * boundary.
+ */
 async function burst(count: number, path: string, headers: Record<string, string> = {}): Promise<number[]> {
   for (let attempt = 0; ; attempt++) {
     const address = `198.51.100.${Math.floor(Math.random() * 250)}`;
@@ -80,7 +83,8 @@ it('unauthenticated requests: the two processes together accept at most the limi
   // Accepted = not refused by the limiter (this database has no pricing snapshot yet: 503 is the route's own answer).
   const accepted = statuses.filter((s) => s !== 429).length;
   process.stderr.write(
-    `two API processes, limit ${UNAUTHENTICATED_LIMIT}/min: ${accepted} of 200 accepted, ${statuses.filter((s) => s === 429).length} refused\n`,
+    `two API processes, limit ${UNAUTHENTICATED_LIMIT}/min: ${accepted} of 200 accepted, ` +
+      `${statuses.filter((s) => s === 429).length} refused\n`,
   );
   expect(accepted).toBeLessThanOrEqual(UNAUTHENTICATED_LIMIT);
   expect(accepted).toBeGreaterThanOrEqual(UNAUTHENTICATED_LIMIT - 2 * Math.ceil(UNAUTHENTICATED_LIMIT / 8));

@@ -46,7 +46,10 @@ function checkAll(contract: OpenApiContract, exchanges: RecordedExchange[]): Rep
   return { checks, unmatched };
 }
 
-/** Every exchange is a documented operation, every body validates, and only injected faults use undocumented statuses. */
+/**
+ * Every exchange is a documented operation, every body validates, and only injected faults use undocumented
+ * statuses.
+ */
 function expectConformance(report: Report): void {
   expect(report.unmatched.map((x) => `${x.method} ${x.path}`)).toEqual([]);
   const failures = report.checks

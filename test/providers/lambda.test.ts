@@ -126,7 +126,7 @@ describe('lambda adapter against the simulator', () => {
     ]);
   });
 
-  test('concurrent ensureSshKey calls for one key all succeed with one registration (concurrent launches)', async () => {
+  test('concurrent ensureSshKey calls for one key (concurrent launches) all succeed, registering it once', async () => {
     const k = key();
     const names = await Promise.all(
       Array.from({ length: 6 }, () => adapter.ensureSshKey(k, { name: 'fleet', publicKey: SSH_KEY_A })),
@@ -261,7 +261,7 @@ describe('lambda adapter against the simulator', () => {
       await failing(quick.listInstances(key()), 'transient');
     });
 
-    test('invalid parameters (unknown SSH key name) → invalid_request naming the field (400 validation_error to the client)', async () => {
+    test('unknown SSH key name → invalid_request naming the field (400 validation_error to clients)', async () => {
       const k = key();
       const err = await failing(
         adapter.launch(k, spec('nokey', { sshKeyName: 'never-registered' })),

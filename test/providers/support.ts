@@ -1,6 +1,6 @@
 /**
- * Shared pieces of the provider tests: polling with a deadline, a held clock, error expectations, and a logger that keeps
- * every line so tests can assert no key was written.
+ * Shared pieces of the provider tests: polling with a deadline, a held clock, error expectations, and a logger
+ * that keeps every line so tests can assert no key was written.
  */
 import { ProviderRequestError, type ProviderFailureKind } from '../../src/errors';
 import type { Logger } from '../../src/logger';
@@ -49,7 +49,8 @@ export async function expectProviderError(
   }
   if (!(caught instanceof ProviderRequestError)) {
     throw new Error(
-      `expected a ProviderRequestError of kind ${kind}, got ${caught === undefined ? 'a resolved promise' : String(caught)}`,
+      `expected a ProviderRequestError of kind ${kind}, ` +
+        `got ${caught === undefined ? 'a resolved promise' : String(caught)}`,
     );
   }
   expect({ kind: caught.kind, message: caught.message }).toEqual({ kind, message: expect.any(String) });

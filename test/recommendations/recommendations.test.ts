@@ -66,9 +66,10 @@ const uid = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex')}`;
 
 async function seedInstance(accountId: string, i: SeededInstance): Promise<void> {
   await t.db.pool.query(sql.typeAlias('void')`
-    INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type, gpu_count, price_per_hour_micros)
-    VALUES (${uid(`launch-${accountId}`)}, ${accountId}, 'seeded', ${i.provider}, ${i.providerInstanceId}, 'seeded', ${i.status ?? 'running'},
-            ${i.gpuType}, ${i.gpuCount}, ${i.priceMicros})`);
+    INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type,
+                           gpu_count, price_per_hour_micros)
+    VALUES (${uid(`launch-${accountId}`)}, ${accountId}, 'seeded', ${i.provider}, ${i.providerInstanceId}, 'seeded',
+            ${i.status ?? 'running'}, ${i.gpuType}, ${i.gpuCount}, ${i.priceMicros})`);
 }
 
 const full = (auth: Auth) => t.http.get('/v1/recommendations').set(auth);

@@ -75,7 +75,7 @@ async function faultyProxy(target: string) {
   };
 }
 
-it('launch: the first answer lost to a 503 is retried after Retry-After with the same Idempotency-Key: one instance', async () => {
+it('launch: an answer lost to a 503 is retried after Retry-After, same Idempotency-Key: one instance', async () => {
   const a = await svc.t.connectedAccount('runpod');
   const proxy = await faultyProxy(svc.baseUrl);
   try {
@@ -110,7 +110,7 @@ it('paging: every event, each once, across pages of 2', async () => {
   expect(new Set(ids).size).toBe(5);
 });
 
-it('refusals are typed: 402 InsufficientBalanceError with the numbers, 403 ForbiddenError naming the scope', async () => {
+it('typed refusals: 402 InsufficientBalanceError with the numbers, 403 ForbiddenError naming the scope', async () => {
   const poor = await svc.t.newAccount('poor', { credit: 0.1 });
   const sdk = createGpuoClient({ baseUrl: svc.baseUrl, apiKey: poor.apiKey });
   await svc.t.http

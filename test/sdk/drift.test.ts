@@ -87,7 +87,11 @@ it.concurrent('builds, and another project imports it and type-checks against it
       "import { createGpuoClient, InsufficientBalanceError, type LaunchBody } from '@gpuo/sdk';",
       "const body: LaunchBody = { provider: 'runpod', gpu_type: 'rtx-a6000', gpu_count: 1, spot: false };",
       "const client = createGpuoClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'gpuo_sk_x' });",
-      'export const checks = [typeof client.launch, new InsufficientBalanceError(402, "insufficient_balance", "m") instanceof Error, body.provider];',
+      'export const checks = [',
+      '  typeof client.launch,',
+      '  new InsufficientBalanceError(402, "insufficient_balance", "m") instanceof Error,',
+      '  body.provider,',
+      '];',
       // The types are real, not `any`: a provider outside the three is an error (an unused expect-error would fail).
       '// @ts-expect-error not one of the three providers',
       "export const bad: LaunchBody = { provider: 'aws', gpu_type: 'x' };",

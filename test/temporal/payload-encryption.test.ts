@@ -162,7 +162,7 @@ async function decodeThroughCodec(payloads: unknown[]): Promise<string> {
     .join('\n');
 }
 
-it('keeps the onstart_cmd, the startup_script, the webhook URL and the instance IP out of every raw history; the codec endpoint decodes them', async () => {
+it('raw histories hide onstart_cmd, startup_script, webhook URL and instance IP; the codec decodes them', async () => {
   const marker = `MARKER-${randomBytes(8).toString('hex')}`;
   const a = await t.newAccount();
   await api

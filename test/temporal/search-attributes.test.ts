@@ -159,7 +159,7 @@ it('tags the pricing schedule and the runs it starts with the schedule id', asyn
   }
 });
 
-it('registers the attributes on a namespace that lacks them (what the worker does at start), idempotently', async () => {
+it('registers the attributes on a namespace lacking them (as the worker does at start), idempotently', async () => {
   const namespace = `gpuo-sa-${Date.now()}`;
   await t.temporal.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
   const client = new Client({ connection: t.temporal.connection, namespace, dataConverter: TEST_DATA_CONVERTER });

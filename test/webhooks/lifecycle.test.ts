@@ -200,7 +200,8 @@ it.concurrent(
       30_000,
       200,
     );
-    await dispatcher.workflows.ensureDispatcher({ tickMs: 500, batchesPerRun: 3, pumpMs: 1_000 }); // what a second worker's start does
+    // What a second worker's start does.
+    await dispatcher.workflows.ensureDispatcher({ tickMs: 500, batchesPerRun: 3, pumpMs: 1_000 });
     const a = await t.newAccount();
     const path = `/can-${++seq}`;
     const res = await http

@@ -77,7 +77,7 @@ async function deliverAndVerify(auth: { Authorization: string }, webhookId: stri
   expect({ path, verified: got.verified }).toEqual({ path, verified: true });
 }
 
-it('delivers verifiably before and after sealing; afterwards no secret is readable anywhere in the database', async () => {
+it('delivers verifiably before and after sealing, after which no secret is readable in the database', async () => {
   const a = await t.newAccount();
   // Two endpoints as they were before sealing existed: plaintext in the secret column.
   const legacy: { id: string; path: string; secret: string }[] = [];
@@ -114,7 +114,8 @@ it('delivers verifiably before and after sealing; afterwards no secret is readab
 
   for (const e of [...legacy, ...created]) await deliverAndVerify(a.auth, e.id, e.path);
   const beforeSealing = await databaseAsText();
-  expect(legacy.every((e) => beforeSealing.includes(e.secret))).toBe(true); // the test sees plaintext when there is some
+  // The test sees plaintext when there is some.
+  expect(legacy.every((e) => beforeSealing.includes(e.secret))).toBe(true);
   expect(created.some((e) => beforeSealing.includes(e.secret))).toBe(false);
 
   expect(await sealWebhookSecrets(t.db.pool, t.deps.vault)).toBe(2);

@@ -118,7 +118,8 @@ it('loses no event when the worker is killed mid-delivery and the receiver is do
   await writeEvents(40);
   await eventually('deliveries under way', () => (receiver.arrivals('/crash') >= 10 ? true : undefined), 90_000, 50);
   await killWorker(worker);
-  const succeededAtKill = `SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'succeeded'`;
+  const succeededAtKill = `SELECT count(*) AS n FROM webhook_deliveries
+    WHERE endpoint_id = $1 AND status = 'succeeded'`;
   expect(await count(succeededAtKill, [endpoint.id])).toBeLessThan(40); // it died with deliveries unfinished
 
   // While the worker is dead, more events land; then the receiver goes down too.

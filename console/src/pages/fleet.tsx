@@ -185,7 +185,10 @@ export function FleetPage({ api, onAuthError }: { api: Api; onAuthError: (e: unk
                       ) : null}
                       {i.managed ? null : (
                         <small
-                          title={`Made outside this service: stop or terminate it at ${PROVIDER_NAMES[i.provider] ?? i.provider}`}
+                          title={
+                            'Made outside this service: stop or terminate it at ' +
+                            (PROVIDER_NAMES[i.provider] ?? i.provider)
+                          }
                         >
                           at the provider
                         </small>

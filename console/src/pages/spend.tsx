@@ -76,7 +76,8 @@ function SpendChart({ api, summary }: { api: Api; summary: SpendSummary }) {
   useEffect(() => {
     const el = ref.current;
     if (!el || !charges) return undefined;
-    let total = summary.month_to_date_spend - charges.reduce((s, t) => s - t.amount, 0); // charges before the pages read
+    // The month's spend before the charges the pages read; each charge below adds its amount back.
+    let total = summary.month_to_date_spend - charges.reduce((s, t) => s - t.amount, 0);
     const xs: number[] = [monthStart / 1000];
     const actual: (number | null)[] = [Math.max(0, total)];
     for (const t of charges) {
@@ -112,7 +113,10 @@ function SpendChart({ api, summary }: { api: Api; summary: SpendSummary }) {
       ref={ref}
       class="chart"
       role="img"
-      aria-label={`Spend this month: ${dollars(summary.month_to_date_spend)} so far, ${dollars(summary.forecast_month_spend)} forecast`}
+      aria-label={
+        `Spend this month: ${dollars(summary.month_to_date_spend)} so far, ` +
+        `${dollars(summary.forecast_month_spend)} forecast`
+      }
     />
   );
 }
