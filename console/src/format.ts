@@ -1,4 +1,8 @@
-/** Display helpers: money in dollars, durations, and "as of" times. */
+/** Display helpers: provider names, money in dollars, durations, and "as of" times. */
+import type { ProviderId } from './types';
+
+export const PROVIDER_NAMES: Record<ProviderId, string> = { runpod: 'RunPod', vastai: 'Vast.ai', lambda: 'Lambda' };
+
 /** One formatter per precision: `toLocaleString` builds a new one on every call (a 1,000-row table pays for it). */
 const formatters = new Map<number, Intl.NumberFormat>();
 

@@ -2,11 +2,10 @@
 import { useState } from 'preact/hooks';
 import type { Api } from '../api';
 import { useScopes } from '../scopes';
-import type { Instance, ProviderId } from '../types';
+import type { Instance } from '../types';
 import { Confirm, Empty, ErrorNotice, usePoll } from '../ui';
-import { dollars, duration, perHour, timeAgo } from '../format';
+import { PROVIDER_NAMES, dollars, duration, perHour, timeAgo } from '../format';
 
-const PROVIDER_NAMES: Record<ProviderId, string> = { runpod: 'RunPod', vastai: 'Vast.ai', lambda: 'Lambda' };
 const ENDED = new Set(['terminated', 'terminating', 'failed']);
 const REFRESH_MS = 5_000;
 /** Column widths of the fleet table: a fixed layout sizes 1,000 rows from these instead of measuring every cell. */

@@ -5,10 +5,9 @@ import 'uplot/dist/uPlot.min.css';
 import type { Api } from '../api';
 import type { PriceHistory, ProviderId } from '../types';
 import { Empty, ErrorNotice, usePoll } from '../ui';
-import { localTime, perHour } from '../format';
+import { PROVIDER_NAMES, localTime, perHour } from '../format';
 
 const PROVIDERS: ProviderId[] = ['runpod', 'vastai', 'lambda'];
-const NAMES: Record<ProviderId, string> = { runpod: 'RunPod', vastai: 'Vast.ai', lambda: 'Lambda' };
 const COLORS: Record<ProviderId, string> = { runpod: '#6d28d9', vastai: '#0369a1', lambda: '#b45309' };
 type Period = '24h' | '7d' | '30d';
 
@@ -42,7 +41,7 @@ function HistoryChart({ history, gpu }: { history: PriceHistory; gpu: string }) 
         series: [
           {},
           ...providers.map((p) => ({
-            label: NAMES[p],
+            label: PROVIDER_NAMES[p],
             stroke: COLORS[p],
             width: 2,
             spanGaps: true,
@@ -101,7 +100,7 @@ export function PricesPage({ api }: { api: Api }) {
                 <th scope="col">GPU</th>
                 {PROVIDERS.map((p) => (
                   <th scope="col" key={p}>
-                    {NAMES[p]}
+                    {PROVIDER_NAMES[p]}
                   </th>
                 ))}
                 <th scope="col">History</th>
