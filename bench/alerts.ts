@@ -45,6 +45,10 @@ const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
 
 type VoidQuery = ReturnType<ReturnType<typeof sql.typeAlias<'void'>>>;
 
+/** A charge row as the ledger inserts unnest it: id, account, amount, description, instance, idempotency key. */
+type ChargeRow = [string, string, number, string, string, string];
+const CHARGE_COLUMN_TYPES = ['text', 'text', 'int8', 'text', 'text', 'text'];
+
 async function insertChunks(pool: Pool, rows: unknown[][], insert: (chunk: unknown[][]) => VoidQuery): Promise<void> {
   for (let i = 0; i < rows.length; i += CHUNK) await pool.query(insert(rows.slice(i, i + CHUNK)));
 }
@@ -53,7 +57,11 @@ async function currentOffers(): Promise<StoredOffer[]> {
   const sims = await startSimulators();
   try {
     const adapters = createProviderAdapters({ ...simulatorBaseUrls(sims), timeoutMs: 10_000, logger: silentLogger });
-    const keys: Record<ProviderId, string> = { runpod: sims.runpod.createKey(), vastai: sims.vastai.createKey(), lambda: sims.lambda.createKey() };
+    const keys: Record<ProviderId, string> = {
+      runpod: sims.runpod.createKey(),
+      vastai: sims.vastai.createKey(),
+      lambda: sims.lambda.createKey(),
+    };
     const lists = await Promise.all(PROVIDERS.map((p) => adapters[p].listOffers(keys[p])));
     return lists.flat().map(toStoredOffer);
   } finally {
@@ -62,17 +70,17 @@ async function currentOffers(): Promise<StoredOffer[]> {
 }
 
 async function recordRefresh(pool: Pool, offers: StoredOffer[]): Promise<void> {
-  const outcomes = Object.fromEntries(PROVIDERS.map((p) => [p, { ok: true, offers: offers.filter((o) => o.provider === p) }])) as Record<
-    ProviderId,
-    ProviderOutcome
-  >;
+  const outcomes = Object.fromEntries(
+    PROVIDERS.map((p) => [p, { ok: true, offers: offers.filter((o) => o.provider === p) }]),
+  ) as Record<ProviderId, ProviderOutcome>;
   await createPricingQueries(pool).recordRefresh(outcomes, new Date());
 }
 
 async function seed(pool: Pool, offers: StoredOffer[]): Promise<{ gpus: string[]; accounts: string[] }> {
   // The lowest available price per GPU before the refresh: price thresholds sit below it.
   const best = new Map<string, number>();
-  for (const o of offers) if (o.availability > 0) best.set(o.gpuType, Math.min(best.get(o.gpuType) ?? Infinity, o.pricePerHourMicros));
+  for (const o of offers)
+    if (o.availability > 0) best.set(o.gpuType, Math.min(best.get(o.gpuType) ?? Infinity, o.pricePerHourMicros));
   const gpus = [...best.keys()];
   // Popularity: a few GPUs (H100, A100, 4090…) carry most alerts (Zipf-like weights in catalog order).
   const weights = gpus.map((_, i) => 1 / (i + 1));
@@ -84,20 +92,35 @@ async function seed(pool: Pool, offers: StoredOffer[]): Promise<{ gpus: string[]
   };
 
   const accounts = Array.from({ length: ACCOUNTS }, (_, i) => `acct_bench${String(i).padStart(6, '0')}`);
-  await insertChunks(pool, accounts.map((id) => [id, 'bench']), (c) =>
-    sql.typeAlias('void')`INSERT INTO accounts (id, name) SELECT * FROM ${sql.unnest(c as [string, string][], ['text', 'text'])}`);
+  await insertChunks(
+    pool,
+    accounts.map((id) => [id, 'bench']),
+    (c) =>
+      sql.typeAlias(
+        'void',
+      )`INSERT INTO accounts (id, name) SELECT * FROM ${sql.unnest(c as [string, string][], ['text', 'text'])}`,
+  );
 
   // Spend so far this month per account: five charges each.
   const spentBefore = new Map(accounts.map((a) => [a, Math.round(between(0, 800) * 1e6)]));
   const ledger: unknown[][] = [];
   for (const [account, micros] of spentBefore) {
-    for (let k = 0; k < 5; k++) ledger.push([`txn_b${account}_${k}`, account, -Math.round(micros / 5), `charge ${k}`, `i_${account}`, `before:${k}`]);
+    for (let k = 0; k < 5; k++)
+      ledger.push([
+        `txn_b${account}_${k}`,
+        account,
+        -Math.round(micros / 5),
+        `charge ${k}`,
+        `i_${account}`,
+        `before:${k}`,
+      ]);
   }
   const insertLedger = (c: unknown[][]) =>
     sql.typeAlias('void')`
-      INSERT INTO ledger_entries (id, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key)
+      INSERT INTO ledger_entries
+        (id, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key)
       SELECT id, account_id, 'instance_charge', amount, 0, description, instance_id, key
-      FROM ${sql.unnest(c as [string, string, number, string, string, string][], ['text', 'text', 'int8', 'text', 'text', 'text'])}
+      FROM ${sql.unnest(c as ChargeRow[], CHARGE_COLUMN_TYPES)}
         AS t(id, account_id, amount, description, instance_id, key)`;
   await insertChunks(pool, ledger, insertLedger);
 
@@ -107,17 +130,36 @@ async function seed(pool: Pool, offers: StoredOffer[]): Promise<{ gpus: string[]
     const account = pick(accounts);
     if (i < ALERTS * PRICE_SHARE) {
       const gpu = weightedGpu();
-      alerts.push([`alert_b${i}`, account, 'price_drop', 'notify', gpu, Math.max(1, Math.round(best.get(gpu)! * between(0.5, 0.99)))]);
+      alerts.push([
+        `alert_b${i}`,
+        account,
+        'price_drop',
+        'notify',
+        gpu,
+        Math.max(1, Math.round(best.get(gpu)! * between(0.5, 0.99))),
+      ]);
     } else {
       const stop = random() < 0.1;
       if (stop) stopAccounts.add(account);
-      alerts.push([`alert_b${i}`, account, 'budget_limit', stop ? 'stop_instances' : 'notify', null, spentBefore.get(account)! + Math.round(between(5, 1500) * 1e6)]);
+      alerts.push([
+        `alert_b${i}`,
+        account,
+        'budget_limit',
+        stop ? 'stop_instances' : 'notify',
+        null,
+        spentBefore.get(account)! + Math.round(between(5, 1500) * 1e6),
+      ]);
     }
   }
-  await insertChunks(pool, alerts, (c) =>
-    sql.typeAlias('void')`
+  const alertColumnTypes = ['text', 'text', 'text', 'text', 'text', 'int8'];
+  await insertChunks(
+    pool,
+    alerts,
+    (c) =>
+      sql.typeAlias('void')`
       INSERT INTO alerts (id, account_id, type, action, gpu_type, threshold_micros)
-      SELECT * FROM ${sql.unnest(c as [string, string, string, string, string | null, number][], ['text', 'text', 'text', 'text', 'text', 'int8'])}`);
+      SELECT * FROM ${sql.unnest(c as [string, string, string, string, string | null, number][], alertColumnTypes)}`,
+  );
 
   // Accounts with a stop_instances budget run one or two managed instances.
   const instances: unknown[][] = [];
@@ -127,11 +169,18 @@ async function seed(pool: Pool, offers: StoredOffer[]): Promise<{ gpus: string[]
       instances.push([`launch-${account}-${k}`, account, provider, `${provider}-${account}-${k}`, pick(gpus)]);
     }
   }
-  await insertChunks(pool, instances, (c) =>
-    sql.typeAlias('void')`
-      INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type, gpu_count, price_per_hour_micros)
+  await insertChunks(
+    pool,
+    instances,
+    (c) =>
+      sql.typeAlias('void')`
+      INSERT INTO instances
+        (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type, gpu_count,
+         price_per_hour_micros)
       SELECT id, account_id, 'bench', provider, pid, 'bench', 'running', gpu, 1, 1000000
-      FROM ${sql.unnest(c as [string, string, string, string, string][], ['text', 'text', 'text', 'text', 'text'])} AS t(id, account_id, provider, pid, gpu)`);
+      FROM ${sql.unnest(c as [string, string, string, string, string][], ['text', 'text', 'text', 'text', 'text'])}
+        AS t(id, account_id, provider, pid, gpu)`,
+  );
 
   await pool.query(sql.typeAlias('void')`VACUUM ANALYZE`);
   return { gpus, accounts };
@@ -147,26 +196,57 @@ interface Scenario {
 }
 
 const SCENARIOS: Scenario[] = [
-  { name: 'typical refresh: the most popular GPU 5 % cheaper, up to $5 of new charges per account', droppedGpus: 1, drop: [0.95, 0.95], charges: [0, 5] },
-  { name: 'surge: four GPUs 10–30 % cheaper, up to $120 of new charges per account', droppedGpus: 4, drop: [0.7, 0.9], charges: [0, 120] },
+  {
+    name: 'typical refresh: the most popular GPU 5 % cheaper, up to $5 of new charges per account',
+    droppedGpus: 1,
+    drop: [0.95, 0.95],
+    charges: [0, 5],
+  },
+  {
+    name: 'surge: four GPUs 10–30 % cheaper, up to $120 of new charges per account',
+    droppedGpus: 4,
+    drop: [0.7, 0.9],
+    charges: [0, 120],
+  },
 ];
 
 /** What lands before the evaluation: new charges for every account and one pricing refresh (deterministic). */
-async function land(pool: Pool, seeded: { gpus: string[]; accounts: string[] }, offers: StoredOffer[], scenario: Scenario): Promise<string[]> {
+async function land(
+  pool: Pool,
+  seeded: { gpus: string[]; accounts: string[] },
+  offers: StoredOffer[],
+  scenario: Scenario,
+): Promise<string[]> {
   const rnd = prng(7);
-  const charges = seeded.accounts.map((a) => [`txn_n${a}`, a, -Math.round((scenario.charges[0] + rnd() * (scenario.charges[1] - scenario.charges[0])) * 1e6), 'new charge', `i_${a}`, 'new']);
-  await insertChunks(pool, charges, (c) =>
-    sql.typeAlias('void')`
-      INSERT INTO ledger_entries (id, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key)
+  const charges = seeded.accounts.map((a) => [
+    `txn_n${a}`,
+    a,
+    -Math.round((scenario.charges[0] + rnd() * (scenario.charges[1] - scenario.charges[0])) * 1e6),
+    'new charge',
+    `i_${a}`,
+    'new',
+  ]);
+  await insertChunks(
+    pool,
+    charges,
+    (c) =>
+      sql.typeAlias('void')`
+      INSERT INTO ledger_entries
+        (id, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key)
       SELECT id, account_id, 'instance_charge', amount, 0, description, instance_id, key
-      FROM ${sql.unnest(c as [string, string, number, string, string, string][], ['text', 'text', 'int8', 'text', 'text', 'text'])}
-        AS t(id, account_id, amount, description, instance_id, key)`);
+      FROM ${sql.unnest(c as ChargeRow[], CHARGE_COLUMN_TYPES)}
+        AS t(id, account_id, amount, description, instance_id, key)`,
+  );
   // Popular GPUs first (seeding weighted them by catalog order), so a drop reaches many alerts.
   const dropped = seeded.gpus.slice(0, scenario.droppedGpus);
   const factor = new Map(dropped.map((g) => [g, scenario.drop[0] + rnd() * (scenario.drop[1] - scenario.drop[0])]));
   await recordRefresh(
     pool,
-    offers.map((o) => (factor.has(o.gpuType) ? { ...o, pricePerHourMicros: Math.round(o.pricePerHourMicros * factor.get(o.gpuType)!) } : o)),
+    offers.map((o) =>
+      factor.has(o.gpuType)
+        ? { ...o, pricePerHourMicros: Math.round(o.pricePerHourMicros * factor.get(o.gpuType)!) }
+        : o,
+    ),
   );
   return dropped;
 }
@@ -179,7 +259,8 @@ async function bareWrites(pool: Pool): Promise<{ price: number; budget: number; 
   return pool.one(sql.type(z.object({ price: z.number(), budget: z.number(), events: z.number(), stops: z.number() }))`
     WITH best AS (
       SELECT gpu_type, min(price_per_hour_micros) AS price FROM pricing_offers
-      WHERE availability > 0 AND fetched_at > now() - make_interval(secs => ${MAX_OFFER_AGE_MS / 1000}) GROUP BY gpu_type),
+      WHERE availability > 0 AND fetched_at > now() - make_interval(secs => ${MAX_OFFER_AGE_MS / 1000})
+      GROUP BY gpu_type),
     spend AS (
       SELECT account_id, sum(-amount_micros) AS micros FROM ledger_entries
       WHERE type = 'instance_charge' AND created_at >= date_trunc('month', now(), 'UTC') GROUP BY account_id),
@@ -189,16 +270,20 @@ async function bareWrites(pool: Pool): Promise<{ price: number; budget: number; 
       RETURNING a.id, a.account_id, a.action),
     budget_hits AS (
       UPDATE alerts a SET status = 'triggered', triggered_at = now() FROM spend s
-      WHERE a.status = 'active' AND a.type = 'budget_limit' AND a.account_id = s.account_id AND s.micros >= a.threshold_micros
+      WHERE a.status = 'active' AND a.type = 'budget_limit' AND a.account_id = s.account_id
+        AND s.micros >= a.threshold_micros
       RETURNING a.id, a.account_id, a.action),
     hits AS (SELECT * FROM price_hits UNION ALL SELECT * FROM budget_hits),
     written_events AS (
       INSERT INTO events (id, account_id, type, data, dedupe_key)
-      SELECT 'evt_' || h.id, h.account_id, 'alert.triggered', jsonb_build_object('alert', h.id), 'alert.triggered:' || h.id FROM hits h
+      SELECT 'evt_' || h.id, h.account_id, 'alert.triggered', jsonb_build_object('alert', h.id),
+        'alert.triggered:' || h.id
+      FROM hits h
       RETURNING 1),
     stops AS (
       INSERT INTO alert_stop_requests (alert_id, instance_id, account_id, action, reason)
-      SELECT h.id, i.id, i.account_id, 'stop', 'budget' FROM hits h JOIN instances i ON i.account_id = h.account_id AND i.status = 'running'
+      SELECT h.id, i.id, i.account_id, 'stop', 'budget'
+      FROM hits h JOIN instances i ON i.account_id = h.account_id AND i.status = 'running'
       WHERE h.action = 'stop_instances'
       RETURNING 1)
     SELECT (SELECT count(*) FROM price_hits)::int8 AS price, (SELECT count(*) FROM budget_hits)::int8 AS budget,
@@ -210,7 +295,8 @@ async function bareCount(pool: Pool): Promise<{ price: number; budget: number }>
   return pool.one(sql.type(z.object({ price: z.number(), budget: z.number() }))`
     WITH best AS (
       SELECT gpu_type, min(price_per_hour_micros) AS price FROM pricing_offers
-      WHERE availability > 0 AND fetched_at > now() - make_interval(secs => ${MAX_OFFER_AGE_MS / 1000}) GROUP BY gpu_type),
+      WHERE availability > 0 AND fetched_at > now() - make_interval(secs => ${MAX_OFFER_AGE_MS / 1000})
+      GROUP BY gpu_type),
     spend AS (
       SELECT account_id, sum(-amount_micros) AS micros FROM ledger_entries
       WHERE type = 'instance_charge' AND created_at >= date_trunc('month', now(), 'UTC') GROUP BY account_id)
@@ -250,8 +336,9 @@ async function main(): Promise<void> {
     await pool.end();
     pool = undefined;
     const lines = [
-      `${ALERTS} active alerts (${Math.round(PRICE_SHARE * 100)}% price_drop over ${seeding.value.gpus.length} GPUs weighted by popularity, ` +
-        `the rest budget_limit, 10% of those stop_instances), ${ACCOUNTS} accounts, ${ROUNDS} rounds per scenario on fresh copies (medians); ` +
+      `${ALERTS} active alerts (${Math.round(PRICE_SHARE * 100)}% price_drop over ${seeding.value.gpus.length} GPUs ` +
+        `weighted by popularity, the rest budget_limit, 10% of those stop_instances), ${ACCOUNTS} accounts, ` +
+        `${ROUNDS} rounds per scenario on fresh copies (medians); ` +
         `seeded in ${(seeding.ms / 1000).toFixed(1)} s`,
     ];
 
@@ -292,7 +379,11 @@ async function main(): Promise<void> {
           const e = await timed(() => createAlertQueries(p).evaluate({ price: true, budget: true }));
           evaluationRuns.push(e.ms);
           r = e.value;
-          events = await p.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int8 AS n FROM events WHERE type = 'alert.triggered'`);
+          events = await p.oneFirst(
+            sql.type(
+              z.object({ n: z.number() }),
+            )`SELECT count(*)::int8 AS n FROM events WHERE type = 'alert.triggered'`,
+          );
           againRuns.push((await timed(() => createAlertQueries(p).evaluate({ price: true, budget: true }))).ms);
         });
       for (let i = 0; i < ROUNDS; i++) {
@@ -308,19 +399,30 @@ async function main(): Promise<void> {
       const evaluationMs = median(evaluationRuns);
       const bareMs = median(bareRuns);
       const agree =
-        r.priceTriggered === bare.price && r.budgetTriggered === bare.budget && events === r.priceTriggered + r.budgetTriggered && r.stopRequests === bareStops;
+        r.priceTriggered === bare.price &&
+        r.budgetTriggered === bare.budget &&
+        events === r.priceTriggered + r.budgetTriggered &&
+        r.stopRequests === bareStops;
       if (!agree) process.exitCode = 1;
       const runs = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
       lines.push(
         `${scenario.name} (${dropped.join(', ')}):`,
-        `  evaluation: ${evaluationMs.toFixed(0)} ms (runs ${runs(evaluationRuns)}); triggered ${r.priceTriggered} price_drop + ` +
+        `  evaluation: ${evaluationMs.toFixed(0)} ms (runs ${runs(evaluationRuns)}); ` +
+          `triggered ${r.priceTriggered} price_drop + ` +
           `${r.budgetTriggered} budget_limit, ${events} alert.triggered events, ${r.stopRequests} stop requests`,
-        `  bare SQL, same writes: ${bareMs.toFixed(0)} ms (runs ${runs(bareRuns)}); triggered ${bare.price} price_drop + ${bare.budget} budget_limit, ${bareStops} stop requests` +
+        `  bare SQL, same writes: ${bareMs.toFixed(0)} ms (runs ${runs(bareRuns)}); ` +
+          `triggered ${bare.price} price_drop + ${bare.budget} budget_limit, ${bareStops} stop requests` +
           (agree ? '' : '  <-- COUNTS DISAGREE'),
-        `  ratio evaluation / bare SQL: ${(evaluationMs / bareMs).toFixed(2)}; evaluating again right after: ${median(againRuns).toFixed(0)} ms, triggers nothing`,
+        `  ratio evaluation / bare SQL: ${(evaluationMs / bareMs).toFixed(2)}; ` +
+          `evaluating again right after: ${median(againRuns).toFixed(0)} ms, triggers nothing`,
       );
     }
-    lines.push(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`);
+    lines.push(
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(', ')}`,
+    );
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
     await pool?.end();

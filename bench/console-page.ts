@@ -10,7 +10,9 @@ import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { launchChromium } from '../test/helpers/browser';
 
-type Doc = { document: { querySelectorAll(selector: string): { length: number }; documentElement: { outerHTML: string } } };
+type Doc = {
+  document: { querySelectorAll(selector: string): { length: number }; documentElement: { outerHTML: string } };
+};
 
 export interface ConsoleFleetFigures {
   rows: number;
@@ -22,11 +24,20 @@ export interface ConsoleFleetFigures {
 async function loadMs(page: Page, url: string, rows: number): Promise<number> {
   await page.goto(url);
   // Functions, not strings: the console's CSP forbids eval, and Playwright would evaluate a string with it.
-  await page.waitForFunction((n) => (globalThis as unknown as Doc).document.querySelectorAll('tr[data-instance-id]').length === n, rows, { polling: 'raf' });
+  await page.waitForFunction(
+    (n) => (globalThis as unknown as Doc).document.querySelectorAll('tr[data-instance-id]').length === n,
+    rows,
+    { polling: 'raf' },
+  );
   return page.evaluate(() => performance.now());
 }
 
-export async function measureConsoleFleet(apiBase: string, apiKey: string, rows: number, rounds = 5): Promise<ConsoleFleetFigures> {
+export async function measureConsoleFleet(
+  apiBase: string,
+  apiKey: string,
+  rows: number,
+  rounds = 5,
+): Promise<ConsoleFleetFigures> {
   const browser = await launchChromium();
   try {
     const page = await (await browser.newContext()).newPage();
@@ -38,7 +49,9 @@ export async function measureConsoleFleet(apiBase: string, apiKey: string, rows:
     const html = (await page.evaluate(() => (globalThis as unknown as Doc).document.documentElement.outerHTML))
       .replace(/<script\b[\s\S]*?<\/script>/gi, '')
       .replace('<head>', `<head><base href="${apiBase}/console/">`);
-    const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>${html}`));
+    const server = http.createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>${html}`),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const staticUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/fleet.html`;
     const figures: ConsoleFleetFigures = { rows, console: [], staticHtml: [] };
@@ -58,9 +71,13 @@ export async function measureConsoleFleet(apiBase: string, apiKey: string, rows:
 
 export function consoleFleetReport(f: ConsoleFleetFigures): string[] {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const ms = (xs: number[]) => `median ${median(xs).toFixed(0).padStart(5)} ms   best ${Math.min(...xs).toFixed(0).padStart(5)} ms`;
+  const ms = (xs: number[]) =>
+    `median ${median(xs).toFixed(0).padStart(5)} ms   best ${Math.min(...xs)
+      .toFixed(0)
+      .padStart(5)} ms`;
   return [
-    `console fleet page in Chromium, ${f.rows} rows, ${f.console.length} alternating loads each (navigation → last row in the DOM):`,
+    `console fleet page in Chromium, ${f.rows} rows, ${f.console.length} alternating loads each ` +
+      `(navigation → last row in the DOM):`,
     `  console (fetch + render)        ${ms(f.console)}`,
     `  the same rows as static HTML    ${ms(f.staticHtml)}`,
     `console / static HTML (medians): ${(median(f.console) / median(f.staticHtml)).toFixed(2)}×`,

@@ -18,7 +18,10 @@ interface CpuProfile {
 
 /** Parts of the process, by the source file of a frame: first match wins. */
 const PARTS: [string, RegExp][] = [
-  ['logger: pino + sonic-boom', /node_modules\/(pino|sonic-boom|fast-redact|safe-stable-stringify|quick-format|atomic-sleep|on-exit)/],
+  [
+    'logger: pino + sonic-boom',
+    /node_modules\/(pino|sonic-boom|fast-redact|safe-stable-stringify|quick-format|atomic-sleep|on-exit)/,
+  ],
   ['logger: src/logger.ts', /src\/logger\.ts/],
   ['metrics: src/metrics.ts', /src\/metrics\.ts/],
   ['edge: src/http/edge.ts', /src\/http\/edge\.ts/],
@@ -26,7 +29,13 @@ const PARTS: [string, RegExp][] = [
   ['router: src/http/route.ts', /src\/http\/route\.ts/],
   ['handler: src/http/routes/pricing.ts', /src\/http\/routes\/pricing\.ts/],
   ['other src/', /\/src\//],
-  ['koa', /node_modules\/(koa|koa-compose|@koa|delegates|only|statuses|on-finished|ee-first|vary|type-is|mime|content-type|accepts|negotiator|http-errors|cookies|encodeurl|escape-html|fresh|parseurl)/],
+  [
+    'koa',
+    new RegExp(
+      'node_modules/(koa|koa-compose|@koa|delegates|only|statuses|on-finished|ee-first|vary|type-is|mime|' +
+        'content-type|accepts|negotiator|http-errors|cookies|encodeurl|escape-html|fresh|parseurl)',
+    ),
+  ],
   ['other node_modules', /node_modules/],
   ['node: http, net, streams', /^node:/],
 ];
@@ -36,7 +45,10 @@ const STAGES: [string, (f: ProfileNode['callFrame']) => boolean][] = [
   ['edge middleware (all of it)', (f) => f.url.endsWith('src/http/edge.ts') && f.functionName === ''],
   ['  request id', (f) => f.functionName === 'assignRequestId'],
   ['  metrics sample', (f) => f.functionName === 'recordHttpRequest'],
-  ['  request log line', (f) => f.url.endsWith('src/logger.ts') && (f.functionName === 'info' || f.functionName === '')],
+  [
+    '  request log line',
+    (f) => f.url.endsWith('src/logger.ts') && (f.functionName === 'info' || f.functionName === ''),
+  ],
   ['router dispatch + handler', (f) => f.url.endsWith('src/http/route.ts') && f.functionName === ''],
   ['  pricing handler (write)', (f) => f.functionName === 'conditional'],
   ['koa handleRequest (whole request in Koa)', (f) => f.functionName === 'handleRequest' && f.url.includes('koa')],
@@ -56,7 +68,10 @@ export function summarizeCpuProfile(file: string): string {
     const name = node.callFrame.functionName;
     if (name === '(idle)' || name === '(program)') continue;
     busy += dt;
-    const part = name === '(garbage collector)' ? 'garbage collector' : (PARTS.find(([, re]) => re.test(node.callFrame.url))?.[0] ?? 'other (native, anonymous)');
+    const part =
+      name === '(garbage collector)'
+        ? 'garbage collector'
+        : (PARTS.find(([, re]) => re.test(node.callFrame.url))?.[0] ?? 'other (native, anonymous)');
     self.set(part, (self.get(part) ?? 0) + dt);
     const seen = new Set<string>();
     for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
@@ -70,8 +85,12 @@ export function summarizeCpuProfile(file: string): string {
     }
   }
   const pct = (us: number) => `${((100 * us) / busy).toFixed(1).padStart(5)} %`;
-  const rows = [`CPU profile of the API server while it served GET /v1/pricing (${(busy / 1000).toFixed(0)} ms busy CPU sampled)`, 'self time by part:'];
-  for (const [part, us] of [...self.entries()].sort((a, b) => b[1] - a[1])) rows.push(`  ${part.padEnd(40)} ${pct(us)}`);
+  const rows = [
+    `CPU profile of the API server while it served GET /v1/pricing (${(busy / 1000).toFixed(0)} ms busy CPU sampled)`,
+    'self time by part:',
+  ];
+  for (const [part, us] of [...self.entries()].sort((a, b) => b[1] - a[1]))
+    rows.push(`  ${part.padEnd(40)} ${pct(us)}`);
   rows.push('inclusive time by stage:');
   for (const [stage] of STAGES) rows.push(`  ${stage.padEnd(40)} ${pct(inclusive.get(stage) ?? 0)}`);
   return rows.join('\n');

@@ -77,7 +77,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
 
 /** Polls `check` until it returns a value, or fails after `timeoutMs`. */
-async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 250): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs: number,
+  intervalMs = 250,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -119,18 +124,35 @@ async function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> {
 }
 
 /** The dev server as our own child, so its CPU can be read and its metrics scraped. */
-async function startTemporal(dir: string): Promise<{ address: string; metricsUrl: string; child: ChildProcess; stop(): Promise<void> }> {
+async function startTemporal(
+  dir: string,
+): Promise<{ address: string; metricsUrl: string; child: ChildProcess; stop(): Promise<void> }> {
   const cli = await findOrBuildTool(TEMPORAL_CLI);
   if (!cli) throw new Error('bench:fleet needs the Temporal CLI (npm run tools:install)');
   for (let attempt = 0; ; attempt++) {
     const port = randomPort();
     const metricsPort = port + 1;
     const out = openSync(path.join(dir, `temporal-${attempt}.log`), 'a');
-    const child = track(spawn(
-      cli,
-      ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--log-level', 'error', ...devServerArgs()],
-      { stdio: ['ignore', out, out] },
-    ));
+    const child = track(
+      spawn(
+        cli,
+        [
+          'server',
+          'start-dev',
+          '--headless',
+          '--ip',
+          '127.0.0.1',
+          '--port',
+          String(port),
+          '--metrics-port',
+          String(metricsPort),
+          '--log-level',
+          'error',
+          ...devServerArgs(),
+        ],
+        { stdio: ['ignore', out, out] },
+      ),
+    );
     closeSync(out);
     const address = `127.0.0.1:${port}`;
     const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
@@ -184,7 +206,11 @@ async function scrapeServer(metricsUrl: string, namespace = 'default'): Promise<
     if (name === 'action') {
       const type = /action_type="([^"]*)"/.exec(labels)?.[1] ?? '?';
       actions.set(type, (actions.get(type) ?? 0) + value);
-    } else if (name === 'service_requests' && labels.includes('operation="RespondWorkflowTaskCompleted"') && labels.includes('service_name="frontend"')) {
+    } else if (
+      name === 'service_requests' &&
+      labels.includes('operation="RespondWorkflowTaskCompleted"') &&
+      labels.includes('service_name="frontend"')
+    ) {
       workflowTasks += value;
     } else if (name === 'activity_end_to_end_latency_count' && labels.includes('activityType="chargeInstance"')) {
       charges += value;
@@ -264,37 +290,46 @@ const PROBE: Probe = { meterMs: 2_000, windowMs: 20_000 };
 async function runPhase(infra: Infra, n: number, probe?: Probe): Promise<PhaseResult> {
   const { pool, sims, client } = infra;
   const taskQueue = probe ? 'fleet-meter-probe' : `fleet-${n}`;
-  const timing: typeof TIMING = probe ? { ...TIMING, pollIntervalMs: 86_400_000, meterIntervalMs: probe.meterMs } : TIMING;
+  const timing: typeof TIMING = probe
+    ? { ...TIMING, pollIntervalMs: 86_400_000, meterIntervalMs: probe.meterMs }
+    : TIMING;
   const windowLength = probe?.windowMs ?? WINDOW_MS;
   const label = probe ? `meter probe (${n} instances, meter ${probe.meterMs} ms)` : `N=${n}`;
   log(`${label}: starting the worker (task queue ${taskQueue})`);
   const workerLog = path.join(infra.dir, `worker-${n}${probe ? '-probe' : ''}.log`);
   const out = openSync(workerLog, 'a');
-  const worker = track(spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/main-worker.ts')], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', out, out],
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'info',
-      DATABASE_URL: infra.dbUrl,
-      DATABASE_POOL_SIZE: '20',
-      TEMPORAL_ADDRESS: infra.temporal.address,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      MASTER_ENCRYPTION_KEY: infra.masterKey.toString('base64'),
-      MASTER_ENCRYPTION_KEY_ID: 'k1',
-      ...Object.fromEntries(Object.entries(simulatorBaseUrls(sims)).map(([k, v]) => [k.replace('BaseUrl', '').toUpperCase() + '_API_BASE_URL', v])),
-      INSTANCE_OBSERVE_INTERVAL: durationEnv(TIMING.pollIntervalMs),
-      INSTANCE_OBSERVE_SPOT_INTERVAL: durationEnv(TIMING.spotPollIntervalMs),
-      METER_INTERVAL: durationEnv(TIMING.meterIntervalMs),
-      // Nothing else of the worker's own may talk to the providers or tick during the window.
-      RECONCILE_INTERVAL: '1000h',
-      PRICING_REFRESH_INTERVAL: '1000h',
-      ALERT_MONITOR_TICK: '1000h',
-      WEBHOOK_DISPATCH_TICK: '1000h',
-      // FLEET_SIZES/FLEET_ACCOUNTS instances per account: past the default live-instance limit (20).
-      LIMIT_LIVE_INSTANCES: '1000000',
-    },
-  }));
+  const worker = track(
+    spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/main-worker.ts')], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', out, out],
+      env: {
+        ...process.env,
+        LOG_LEVEL: 'info',
+        DATABASE_URL: infra.dbUrl,
+        DATABASE_POOL_SIZE: '20',
+        TEMPORAL_ADDRESS: infra.temporal.address,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        MASTER_ENCRYPTION_KEY: infra.masterKey.toString('base64'),
+        MASTER_ENCRYPTION_KEY_ID: 'k1',
+        ...Object.fromEntries(
+          Object.entries(simulatorBaseUrls(sims)).map(([k, v]) => [
+            k.replace('BaseUrl', '').toUpperCase() + '_API_BASE_URL',
+            v,
+          ]),
+        ),
+        INSTANCE_OBSERVE_INTERVAL: durationEnv(TIMING.pollIntervalMs),
+        INSTANCE_OBSERVE_SPOT_INTERVAL: durationEnv(TIMING.spotPollIntervalMs),
+        METER_INTERVAL: durationEnv(TIMING.meterIntervalMs),
+        // Nothing else of the worker's own may talk to the providers or tick during the window.
+        RECONCILE_INTERVAL: '1000h',
+        PRICING_REFRESH_INTERVAL: '1000h',
+        ALERT_MONITOR_TICK: '1000h',
+        WEBHOOK_DISPATCH_TICK: '1000h',
+        // FLEET_SIZES/FLEET_ACCOUNTS instances per account: past the default live-instance limit (20).
+        LIMIT_LIVE_INSTANCES: '1000000',
+      },
+    }),
+  );
   closeSync(out);
   const workerExited = new Promise<number | null>((r) => worker.once('exit', (code) => r(code)));
   let server: Server | undefined;
@@ -328,20 +363,36 @@ async function runPhase(infra: Infra, n: number, probe?: Probe): Promise<PhaseRe
     // Accounts, each with its own key at every provider and a default SSH key (Lambda needs one).
     const accounts: { id: string; headers: Record<string, string>; simKeys: Record<ProviderId, string> }[] = [];
     for (let a = 0; a < ACCOUNTS; a++) {
-      const { account, apiKey } = await createAccountQueries(pool).insertAccountWithKey(`fleet-${n}${probe ? '-probe' : ''}-${a}`, { startingCreditMicros: 1_000_000_000_000 });
+      const { account, apiKey } = await createAccountQueries(pool).insertAccountWithKey(
+        `fleet-${n}${probe ? '-probe' : ''}-${a}`,
+        { startingCreditMicros: 1_000_000_000_000 },
+      );
       const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
-      const simKeys = { runpod: sims.runpod.createKey(), vastai: sims.vastai.createKey(), lambda: sims.lambda.createKey() };
+      const simKeys = {
+        runpod: sims.runpod.createKey(),
+        vastai: sims.vastai.createKey(),
+        lambda: sims.lambda.createKey(),
+      };
       for (const provider of PROVIDERS) {
-        const res = await fetch(`${api}/v1/settings/providers`, { method: 'POST', headers, body: JSON.stringify({ provider, api_key: simKeys[provider] }) });
+        const res = await fetch(`${api}/v1/settings/providers`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ provider, api_key: simKeys[provider] }),
+        });
         if (!res.ok) throw new Error(`connecting ${provider} answered ${res.status}: ${await res.text()}`);
       }
-      const res = await fetch(`${api}/v1/ssh-keys`, { method: 'POST', headers, body: JSON.stringify({ name: 'fleet', public_key: ed25519Key() }) });
+      const res = await fetch(`${api}/v1/ssh-keys`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'fleet', public_key: ed25519Key() }),
+      });
       if (res.status !== 201) throw new Error(`adding an SSH key answered ${res.status}: ${await res.text()}`);
       accounts.push({ id: account.id, headers, simKeys });
     }
     const accountIds = accounts.map((a) => a.id);
 
-    // Launch: instance i goes to account i % A and, round-robin per account, to a provider; every other Vast one is spot.
+    // Launch: instance i goes to account i % A and, round-robin per account, to a provider;
+    // every other Vast one is spot.
     log(`${label}: launching ${n} instances through the API (${LAUNCH_CONCURRENCY} concurrent)`);
     const launchStarted = performance.now();
     const launchCpu = [cpuSeconds(worker.pid!), cpuSeconds(infra.temporal.child.pid!), process.cpuUsage()] as const;
@@ -395,9 +446,12 @@ async function runPhase(infra: Infra, n: number, probe?: Probe): Promise<PhaseRe
     const allRunning = (performance.now() - launchStarted) / 1000;
     const benchCpu = process.cpuUsage(launchCpu[2]);
     log(
-      `${label}: launched in ${fmt(launchSeconds)} s (${fmt(n / launchSeconds)}/s), all running after ${fmt(allRunning)} s; CPU meanwhile: ` +
-        `worker ${fmt(cpuSeconds(worker.pid!) - launchCpu[0])} s, Temporal ${fmt(cpuSeconds(infra.temporal.child.pid!) - launchCpu[1])} s, ` +
-        `this process (API, simulators, Postgres client) ${fmt((benchCpu.user + benchCpu.system) / 1e6)} s; load average ${fmt(os.loadavg()[0]!)}`,
+      `${label}: launched in ${fmt(launchSeconds)} s (${fmt(n / launchSeconds)}/s), ` +
+        `all running after ${fmt(allRunning)} s; CPU meanwhile: ` +
+        `worker ${fmt(cpuSeconds(worker.pid!) - launchCpu[0])} s, ` +
+        `Temporal ${fmt(cpuSeconds(infra.temporal.child.pid!) - launchCpu[1])} s, ` +
+        `this process (API, simulators, Postgres client) ${fmt((benchCpu.user + benchCpu.system) / 1e6)} s; ` +
+        `load average ${fmt(os.loadavg()[0]!)}`,
     );
     // One steady observation interval first: whatever watched the boots settles into its steady pace.
     await sleep(Math.min(timing.pollIntervalMs, 2 * timing.meterIntervalMs));
@@ -454,7 +508,8 @@ async function runPhase(infra: Infra, n: number, probe?: Probe): Promise<PhaseRe
         const rows = await pool.any(sql.type(eventRow)`
           SELECT e.data->>'instance_id' AS pid, (extract(epoch FROM e.created_at) * 1000)::float8 AS event_ms,
                  (extract(epoch FROM i.ended_at) * 1000)::float8 AS ended_ms
-          FROM events e JOIN instances i ON i.account_id = e.account_id AND i.provider_instance_id = e.data->>'instance_id'
+          FROM events e
+          JOIN instances i ON i.account_id = e.account_id AND i.provider_instance_id = e.data->>'instance_id'
           WHERE e.type = 'spot.preempted' AND e.account_id = ANY(${sql.array(accountIds, 'text')})`);
         for (const r of rows) seen.set(r.pid, { eventMs: r.event_ms, endedMs: r.ended_ms });
         return preempted.every((p) => seen.has(p.pid)) ? true : undefined;
@@ -495,7 +550,9 @@ async function runPhase(infra: Infra, n: number, probe?: Probe): Promise<PhaseRe
     // Nothing of this phase may run on into the next: every open workflow is terminated, then the worker stops.
     log(`${label}: tearing down`);
     server?.close();
-    await terminateAllWorkflows(client).catch((err: unknown) => log(`terminating workflows failed: ${(err as Error).message}`));
+    await terminateAllWorkflows(client).catch((err: unknown) =>
+      log(`terminating workflows failed: ${(err as Error).message}`),
+    );
     await stopChild(worker);
     await workerExited;
   }
@@ -529,23 +586,44 @@ async function terminateAllWorkflows(client: Client): Promise<void> {
 function describe(r: PhaseResult): string[] {
   const req = total(r.requests);
   const act = total(r.actions);
+  const hours = r.instanceHours;
+  /** The median of one of the preemption timings, in seconds with two decimals. */
+  const p50s = (ms: (p: PhaseResult['preemptions'][number]) => number) => fmt(pct(r.preemptions.map(ms), 50) / 1000, 2);
+  const missed = r.preemptionsMissed ? ` (${r.preemptionsMissed} more never recorded)` : '';
   return [
-    `N=${r.n}: ${r.n} instances (${r.spot} spot) over ${ACCOUNTS} accounts × ${PROVIDERS.length} providers; launched through the API in ${fmt(r.launchSeconds)} s (${fmt(r.n / r.launchSeconds)}/s)`,
-    `  window: ${fmt(r.windowMs / 1000, 0)} s = ${fmt((r.windowMs * SCALE) / 60_000)} min at real scale, ${fmt(r.instanceHours, 2)} real-scale instance-hours, ${fmt(r.accountProviderMinutes, 0)} account-provider-minutes; load average ${fmt(r.loadAverage, 1)}`,
-    `  provider requests ${String(req).padStart(7)}  ${fmt(req / r.instanceHours, 2).padStart(8)} per instance-hour  ${fmt(req / r.accountProviderMinutes, 2).padStart(7)} per account-provider-minute   (${top(r.requests)})`,
-    `  meter ticks in the window ${r.meterTicks}, ${fmt(expectedTicks(r), 1)} expected at real scale (one per instance per ${REAL.meterMs / 60_000} min): the summary below counts those at the meter probe's cost`,
-    `  Temporal actions  ${String(act).padStart(7)}  ${fmt(act / r.instanceHours, 2).padStart(8)} per instance-hour   (${top(r.actions)}); workflow tasks ${r.workflowTasks} (${fmt(r.workflowTasks / r.instanceHours, 2)} per instance-hour)`,
-    `  worker CPU        ${fmt(r.workerCpu, 2).padStart(7)} s ${fmt(r.workerCpu / r.instanceHours, 3).padStart(8)} s per instance-hour  (${fmt((100 * r.workerCpu) / (r.windowMs / 1000), 0)}% of one core); Temporal server CPU ${fmt(r.temporalCpu, 2)} s (${fmt(r.temporalCpu / r.instanceHours, 3)} s per instance-hour)`,
-    `  preemption → spot.preempted row, ${r.preemptions.length} preemptions${r.preemptionsMissed ? ` (${r.preemptionsMissed} more never recorded)` : ''}: ` +
-      `measured p50 ${fmt(pct(r.preemptions.map((p) => p.measuredMs), 50) / 1000, 2)} s (max ${fmt(Math.max(...r.preemptions.map((p) => p.measuredMs)) / 1000, 2)} s) = ` +
-      `noticed p50 ${fmt(pct(r.preemptions.map((p) => p.detectMs), 50) / 1000, 2)} s + recorded p50 ${fmt(pct(r.preemptions.map((p) => p.recordMs), 50) / 1000, 2)} s; ` +
+    `N=${r.n}: ${r.n} instances (${r.spot} spot) over ${ACCOUNTS} accounts × ${PROVIDERS.length} providers; ` +
+      `launched through the API in ${fmt(r.launchSeconds)} s (${fmt(r.n / r.launchSeconds)}/s)`,
+    `  window: ${fmt(r.windowMs / 1000, 0)} s = ${fmt((r.windowMs * SCALE) / 60_000)} min at real scale, ` +
+      `${fmt(hours, 2)} real-scale instance-hours, ${fmt(r.accountProviderMinutes, 0)} account-provider-minutes; ` +
+      `load average ${fmt(r.loadAverage, 1)}`,
+    `  provider requests ${String(req).padStart(7)}  ${fmt(req / hours, 2).padStart(8)} per instance-hour  ` +
+      `${fmt(req / r.accountProviderMinutes, 2).padStart(7)} per account-provider-minute   (${top(r.requests)})`,
+    `  meter ticks in the window ${r.meterTicks}, ${fmt(expectedTicks(r), 1)} expected at real scale ` +
+      `(one per instance per ${REAL.meterMs / 60_000} min): the summary below counts those at the meter probe's cost`,
+    `  Temporal actions  ${String(act).padStart(7)}  ${fmt(act / hours, 2).padStart(8)} per instance-hour   ` +
+      `(${top(r.actions)}); workflow tasks ${r.workflowTasks} (${fmt(r.workflowTasks / hours, 2)} per instance-hour)`,
+    `  worker CPU        ${fmt(r.workerCpu, 2).padStart(7)} s ${fmt(r.workerCpu / hours, 3).padStart(8)} s per ` +
+      `instance-hour  (${fmt((100 * r.workerCpu) / (r.windowMs / 1000), 0)}% of one core); ` +
+      `Temporal server CPU ${fmt(r.temporalCpu, 2)} s (${fmt(r.temporalCpu / hours, 3)} s per instance-hour)`,
+    `  preemption → spot.preempted row, ${r.preemptions.length} preemptions${missed}: ` +
+      `measured p50 ${p50s((p) => p.measuredMs)} s ` +
+      `(max ${fmt(Math.max(...r.preemptions.map((p) => p.measuredMs)) / 1000, 2)} s) = ` +
+      `noticed p50 ${p50s((p) => p.detectMs)} s + recorded p50 ${p50s((p) => p.recordMs)} s; ` +
       `at real scale (noticed × ${SCALE} + recorded) p50 ${fmt(realPreemptionP50(r))} s`,
   ];
 }
 
-/** Seconds from preemption to event at real scale: the wait to be noticed scales with the intervals, the recording does not. */
+/**
+ * Seconds from preemption to event at real scale: the wait to be noticed scales with the intervals,
+ * the recording does not.
+ */
 function realPreemptionP50(r: PhaseResult): number {
-  return pct(r.preemptions.map((p) => p.detectMs * SCALE + p.recordMs), 50) / 1000;
+  return (
+    pct(
+      r.preemptions.map((p) => p.detectMs * SCALE + p.recordMs),
+      50,
+    ) / 1000
+  );
 }
 
 interface Figures {
@@ -607,17 +685,31 @@ async function main(): Promise<void> {
     const sims = await stack.simulators({ bootDelayMs: 1000, recordLimit: 10_000_000 });
     // Stopped first: a phase's worker still running when the bench is interrupted.
     stack.defer('the worker processes', () => children.forEach((child) => child.kill('SIGKILL')));
-    const infra: Infra = { dir: stack.dir, pg, dbUrl, pool, temporal, client, connection, sims, vault: stack.vault, masterKey: stack.masterKey };
+    const infra: Infra = {
+      dir: stack.dir,
+      pg,
+      dbUrl,
+      pool,
+      temporal,
+      client,
+      connection,
+      sims,
+      vault: stack.vault,
+      masterKey: stack.masterKey,
+    };
 
     log(
-      `time compressed ${SCALE}×: observe ${TIMING.pollIntervalMs} ms, spot ${TIMING.spotPollIntervalMs} ms, meter ${TIMING.meterIntervalMs} ms, boot polls ≤ ${TIMING.bootPollMaxMs} ms; window ${WINDOW_MS} ms`,
+      `time compressed ${SCALE}×: observe ${TIMING.pollIntervalMs} ms, spot ${TIMING.spotPollIntervalMs} ms, ` +
+        `meter ${TIMING.meterIntervalMs} ms, boot polls ≤ ${TIMING.bootPollMaxMs} ms; window ${WINDOW_MS} ms`,
     );
     {
       const r = await runPhase(infra, ACCOUNTS * PROVIDERS.length, PROBE);
       const t = (tick = tickCost(r));
       process.stdout.write(
-        `meter probe: ${r.meterTicks} ticks in ${fmt(r.windowMs / 1000, 0)} s; per tick ${fmt(t.actions, 2)} Temporal actions (${top(r.actions, 8)}), ` +
-          `${fmt(t.workflowTasks, 2)} workflow tasks, ${fmt(t.requests, 2)} provider requests, ${fmt(t.workerCpu * 1000, 1)} ms worker CPU\n`,
+        `meter probe: ${r.meterTicks} ticks in ${fmt(r.windowMs / 1000, 0)} s; ` +
+          `per tick ${fmt(t.actions, 2)} Temporal actions (${top(r.actions, 8)}), ` +
+          `${fmt(t.workflowTasks, 2)} workflow tasks, ${fmt(t.requests, 2)} provider requests, ` +
+          `${fmt(t.workerCpu * 1000, 1)} ms worker CPU\n`,
       );
     }
     for (const n of SIZES) {
@@ -631,20 +723,28 @@ async function main(): Promise<void> {
 
   const lines: string[] = [
     '',
-    `bench:fleet: time compressed ${SCALE}× (every interval divided by ${SCALE}: observe ${REAL.observeMs / 1000} s → ${TIMING.pollIntervalMs} ms, ` +
-      `spot ${REAL.spotObserveMs / 1000} s → ${TIMING.spotPollIntervalMs} ms, meter ${REAL.meterMs / 60_000} min → ${TIMING.meterIntervalMs / 1000} s); ` +
-      `figures per real-scale instance-hour and account-provider-minute, meter ticks at the expected rate (meter probe); preemption: the wait to be noticed × ${SCALE}, plus the recording as measured`,
-    `wall time ${fmt((performance.now() - started) / 1000, 0)} s for FLEET_SIZES=${SIZES.join(',')} FLEET_WINDOW=${WINDOW_MS / 1000}s`,
+    `bench:fleet: time compressed ${SCALE}× (every interval divided by ${SCALE}: ` +
+      `observe ${REAL.observeMs / 1000} s → ${TIMING.pollIntervalMs} ms, ` +
+      `spot ${REAL.spotObserveMs / 1000} s → ${TIMING.spotPollIntervalMs} ms, ` +
+      `meter ${REAL.meterMs / 60_000} min → ${TIMING.meterIntervalMs / 1000} s); ` +
+      `figures per real-scale instance-hour and account-provider-minute, ` +
+      `meter ticks at the expected rate (meter probe); ` +
+      `preemption: the wait to be noticed × ${SCALE}, plus the recording as measured`,
+    `wall time ${fmt((performance.now() - started) / 1000, 0)} s ` +
+      `for FLEET_SIZES=${SIZES.join(',')} FLEET_WINDOW=${WINDOW_MS / 1000}s`,
   ];
   const final: string[] = [];
   for (const n of SIZES) {
-    const bat = figures(results.find((r) => r.n === n)!, tick!);
-    lines.push(
-      `N=${n}: ${fmt(bat.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ${fmt(bat.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, preemption to event p50 ${fmt(bat.preemptionP50s)} s; worker ${fmt(bat.cpuPerInstanceHour, 3)} CPU s per instance-hour`,
+    const bat = figures(
+      results.find((r) => r.n === n)!,
+      tick!,
     );
-    final.push(
-      `fleet N=${n}: ${fmt(bat.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ${fmt(bat.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, preemption to event p50 ${fmt(bat.preemptionP50s)} s`,
-    );
+    const headline =
+      `${fmt(bat.perAccountProviderMinute, 2)} provider requests per account-provider-minute, ` +
+      `${fmt(bat.actionsPerInstanceHour, 0)} Temporal actions per instance-hour, ` +
+      `preemption to event p50 ${fmt(bat.preemptionP50s)} s`;
+    lines.push(`N=${n}: ${headline}; worker ${fmt(bat.cpuPerInstanceHour, 3)} CPU s per instance-hour`);
+    final.push(`fleet N=${n}: ${headline}`);
   }
   process.stdout.write(`${[...lines, ...final].join('\n')}\n`);
 }

@@ -46,7 +46,9 @@ export function median(xs: number[]): number {
 }
 
 /** Serves `app` on a free port of 127.0.0.1. */
-export async function listen(app: { listen(port: number, host: string): Server }): Promise<{ server: Server; url: string }> {
+export async function listen(app: {
+  listen(port: number, host: string): Server;
+}): Promise<{ server: Server; url: string }> {
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
@@ -151,7 +153,11 @@ export class BenchStack {
   async connectTemporal(address: string): Promise<BenchTemporal> {
     const connection = await Connection.connect({ address });
     this.defer('a Temporal connection', () => connection.close());
-    return { address, connection, client: new Client({ connection, dataConverter: temporalDataConverter(this.vault) }) };
+    return {
+      address,
+      connection,
+      client: new Client({ connection, dataConverter: temporalDataConverter(this.vault) }),
+    };
   }
 
   /** The three provider simulators, closed when the stack stops. */
@@ -169,7 +175,13 @@ export class BenchStack {
     const { address } = await this.temporal();
     const connection = await NativeConnection.connect({ address });
     this.defer('a worker connection', () => connection.close());
-    const worker = await createWorker({ connection, namespace: 'default', taskQueue, dataConverter: temporalDataConverter(this.vault), deps });
+    const worker = await createWorker({
+      connection,
+      namespace: 'default',
+      taskQueue,
+      dataConverter: temporalDataConverter(this.vault),
+      deps,
+    });
     const running = worker.run();
     this.defer('a worker', async () => {
       // A bench may have begun the shutdown itself, to stop polling before its own teardown.
@@ -222,7 +234,10 @@ const STOP_AFTER_FAILURE_MS = 60_000;
  */
 export function runBench(main: () => Promise<void>, opts: { serve?: boolean } = {}): void {
   main().then(
-    () => (opts.serve ? undefined : stopAll().catch((err: unknown) => process.stderr.write(`stopping failed: ${String(err)}\n`))),
+    () =>
+      opts.serve
+        ? undefined
+        : stopAll().catch((err: unknown) => process.stderr.write(`stopping failed: ${String(err)}\n`)),
     async (err: unknown) => {
       process.stderr.write(`${(err as Error)?.stack ?? JSON.stringify(err)}\n`);
       await Promise.race([stopAll(), new Promise((r) => setTimeout(r, STOP_AFTER_FAILURE_MS).unref())]);

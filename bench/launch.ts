@@ -47,8 +47,21 @@ const PHASES: Phase[] = [
   'rest (HTTP, parsing, answer)',
   'observer DB meanwhile (overlaps)',
 ];
-/** The launch's own worker statements: intent row, SSH key, create counter, provider key, created row, boot deadline. */
-const LAUNCH_SQL = /INSERT INTO instances|UPDATE instances SET updated_at = now\(\) WHERE id|FROM ssh_keys|create_attempts|FROM provider_keys|SET provider_instance_id|started_at - created_at/;
+/**
+ * The launch's own worker statements: intent row, SSH key, create counter, provider key, created row,
+ * boot deadline.
+ */
+const LAUNCH_SQL = new RegExp(
+  [
+    'INSERT INTO instances',
+    String.raw`UPDATE instances SET updated_at = now\(\) WHERE id`,
+    'FROM ssh_keys',
+    'create_attempts',
+    'FROM provider_keys',
+    'SET provider_instance_id',
+    'started_at - created_at',
+  ].join('|'),
+);
 /** The launch being measured (sequential part only): what each wrapper adds its time to. */
 let current: { phases: Map<Phase, number>; inTemporal: boolean } | undefined;
 const add = (phase: Phase, ms: number) => current?.phases.set(phase, (current.phases.get(phase) ?? 0) + ms);
@@ -75,7 +88,11 @@ const sqlOf = (args: unknown[]) => String((args[0] as { sql?: unknown } | undefi
 function readStat(file: string): { ppid: number; name: string; ms: number } {
   const stat = readFileSync(file, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { ppid: Number(fields[1]), name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ms: (Number(fields[11]) + Number(fields[12])) * 10 };
+  return {
+    ppid: Number(fields[1]),
+    name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    ms: (Number(fields[11]) + Number(fields[12])) * 10,
+  };
 }
 
 /**
@@ -94,7 +111,7 @@ function cpuMsByProcess(): Map<string, number> {
     }
   }
   const mine = new Set([process.pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [pid, st] of stats) {
       if (!mine.has(pid) && mine.has(st.ppid)) {
@@ -106,7 +123,14 @@ function cpuMsByProcess(): Map<string, number> {
   const byName = new Map<string, number>();
   for (const pid of mine) {
     const st = stats.get(pid)!;
-    const name = pid === process.pid ? 'node (API, worker, simulators, clients)' : st.name.startsWith('postgres') ? 'postgres' : st.name.startsWith('temporal') ? 'temporal dev server' : st.name;
+    const name =
+      pid === process.pid
+        ? 'node (API, worker, simulators, clients)'
+        : st.name.startsWith('postgres')
+          ? 'postgres'
+          : st.name.startsWith('temporal')
+            ? 'temporal dev server'
+            : st.name;
     byName.set(name, (byName.get(name) ?? 0) + st.ms);
   }
   return byName;
@@ -131,7 +155,10 @@ function cpuMsByThread(): Map<string, number> {
 }
 
 /** History events by type over `histories`, divided by `per`, as `TYPE n.n` (the types given, in order). */
-async function eventsPer(histories: Promise<{ events?: object[] | null }>[], per: number): Promise<Map<string, number>> {
+async function eventsPer(
+  histories: Promise<{ events?: object[] | null }>[],
+  per: number,
+): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   for (const history of await Promise.all(histories)) {
     for (const e of history.events ?? []) {
@@ -154,12 +181,18 @@ async function temporalCostPerLaunch(client: Client, allLaunches: number): Promi
   await new Promise((r) => setTimeout(r, 6000));
   const sample: string[] = [];
   // The account's other workflows that a launch wakes: its observer and its spend workflow (every run of each).
-  const others = new Map<string, string[]>([['observeProviderInstances', []], ['balanceDepletion', []]]);
+  const others = new Map<string, string[]>([
+    ['observeProviderInstances', []],
+    ['balanceDepletion', []],
+  ]);
   for await (const w of client.workflow.list()) {
     if (others.has(w.type)) others.get(w.type)!.push(`${w.workflowId}/${w.runId}`);
     else if (w.type === 'launchInstance' && sample.length < 30) sample.push(w.workflowId);
   }
-  const launches = await eventsPer(sample.map((id) => client.workflow.getHandle(id).fetchHistory()), sample.length);
+  const launches = await eventsPer(
+    sample.map((id) => client.workflow.getHandle(id).fetchHistory()),
+    sample.length,
+  );
   const perLaunch = (runs: string[]) =>
     eventsPer(
       runs.map((ref) => {
@@ -179,9 +212,12 @@ async function temporalCostPerLaunch(client: Client, allLaunches: number): Promi
   const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0).toFixed(1);
   return [
     `Temporal per launch (history events; workflow tasks = workflow_task_completed):`,
-    `  launch workflow (${sample.length} of the latest, until it waits after the boot): ${total(launches)} events: ${show(launches)}`,
-    `  observer (${others.get('observeProviderInstances')!.length} runs over ${allLaunches} launches): ${total(observer)} events: ${show(observer)}`,
-    `  spend workflow (${others.get('balanceDepletion')!.length} runs over ${allLaunches} launches): ${total(spend)} events: ${show(spend)}`,
+    `  launch workflow (${sample.length} of the latest, until it waits after the boot): ` +
+      `${total(launches)} events: ${show(launches)}`,
+    `  observer (${others.get('observeProviderInstances')!.length} runs over ${allLaunches} launches): ` +
+      `${total(observer)} events: ${show(observer)}`,
+    `  spend workflow (${others.get('balanceDepletion')!.length} runs over ${allLaunches} launches): ` +
+      `${total(spend)} events: ${show(spend)}`,
   ];
 }
 
@@ -202,7 +238,11 @@ async function main(): Promise<void> {
   workerAdapters.runpod = timedMethods(workerAdapters.runpod, () => 'create at provider');
   // The observer of earlier launches writes meanwhile (same pool): its statements are counted apart.
   const workerPool = timedMethods(pool, (args) =>
-    current?.inTemporal ? (LAUNCH_SQL.test(sqlOf(args)) ? 'persist (worker DB)' : 'observer DB meanwhile (overlaps)') : undefined,
+    current?.inTemporal
+      ? LAUNCH_SQL.test(sqlOf(args))
+        ? 'persist (worker DB)'
+        : 'observer DB meanwhile (overlaps)'
+      : undefined,
   );
   await stack.worker(taskQueue, {
     pool: workerPool,
@@ -228,7 +268,9 @@ async function main(): Promise<void> {
       if (current) current.inTemporal = false;
     }
   }) as typeof updateWithStart;
-  const apiPool = timedMethods(pool, (args) => (current?.inTemporal ? undefined : /service_keys/.test(sqlOf(args)) ? 'auth' : 'admission'));
+  const apiPool = timedMethods(pool, (args) =>
+    current?.inTemporal ? undefined : /service_keys/.test(sqlOf(args)) ? 'auth' : 'admission',
+  );
   const app = createApp({
     pool: apiPool,
     logger: silentLogger,
@@ -244,10 +286,16 @@ async function main(): Promise<void> {
   });
   const { url: api } = await stack.listen(app);
 
-  const { apiKey } = await createAccountQueries(pool).insertAccountWithKey('bench', { startingCreditMicros: 1_000_000_000 });
+  const { apiKey } = await createAccountQueries(pool).insertAccountWithKey('bench', {
+    startingCreditMicros: 1_000_000_000,
+  });
   const simKey = sims.runpod.createKey();
   const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
-  await fetch(`${api}/v1/settings/providers`, { method: 'POST', headers, body: JSON.stringify({ provider: 'runpod', api_key: simKey }) });
+  await fetch(`${api}/v1/settings/providers`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ provider: 'runpod', api_key: simKey }),
+  });
   const body = JSON.stringify({ provider: 'runpod', gpu_type: 'rtx-a6000' });
   let launchCount = 0;
   // The clients are a load generator: plain `http.request` on kept-alive sockets, like wrk, not `fetch` (undici's
@@ -256,12 +304,16 @@ async function main(): Promise<void> {
   const launchUrl = new URL(`${api}/v1/compute/launch`);
   const postLaunch = () =>
     new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request(launchUrl, { method: 'POST', agent, headers: { ...headers, 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-        res.on('error', reject);
-      });
+      const req = http.request(
+        launchUrl,
+        { method: 'POST', agent, headers: { ...headers, 'Content-Length': Buffer.byteLength(body) } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -293,7 +345,9 @@ async function main(): Promise<void> {
     // The worker's time is inside the update-with-start call: report the call without it.
     const worker = (measured.get('create at provider') ?? 0) + (measured.get('persist (worker DB)') ?? 0);
     measured.set('workflow start + update', (measured.get('workflow start + update') ?? 0) - worker);
-    const known = [...measured.entries()].filter(([p]) => p !== 'observer DB meanwhile (overlaps)').reduce((a, [, ms]) => a + ms, 0);
+    const known = [...measured.entries()]
+      .filter(([p]) => p !== 'observer DB meanwhile (overlaps)')
+      .reduce((a, [, ms]) => a + ms, 0);
     measured.set('rest (HTTP, parsing, answer)', total - known);
     for (const p of PHASES) phases.get(p)!.push(measured.get(p) ?? 0);
   }
@@ -312,11 +366,18 @@ async function main(): Promise<void> {
   const cpuAfter = cpuMsByProcess();
   const threadsAfter = cpuMsByThread();
   // Grouped by name, except `main` and the busiest other `node` thread (the workflow thread).
-  const threadDeltas = [...threadsAfter.entries()].map(([t, ms]) => [t, (ms - (threadsBefore.get(t) ?? 0)) / launched] as const);
+  const threadDeltas = [...threadsAfter.entries()].map(
+    ([t, ms]) => [t, (ms - (threadsBefore.get(t) ?? 0)) / launched] as const,
+  );
   const busiestNode = threadDeltas.filter(([t]) => t.startsWith('node#')).sort((a, b) => b[1] - a[1])[0]?.[0];
   const cpuPerThread = new Map<string, number>();
   for (const [t, ms] of threadDeltas) {
-    const group = t === 'main' ? 'main' : t === busiestNode ? 'workflow thread (busiest other node thread)' : `other ${t.slice(0, t.indexOf('#'))} threads`;
+    const group =
+      t === 'main'
+        ? 'main'
+        : t === busiestNode
+          ? 'workflow thread (busiest other node thread)'
+          : `other ${t.slice(0, t.indexOf('#'))} threads`;
     cpuPerThread.set(group, (cpuPerThread.get(group) ?? 0) + ms);
   }
   const cpuPerLaunch = [...cpuAfter.entries()]
@@ -325,7 +386,8 @@ async function main(): Promise<void> {
     .sort((a, b) => b[1] - a[1]);
   const cpuTotal = cpuPerLaunch.reduce((a, [, ms]) => a + ms, 0);
   const temporalCost = await temporalCostPerLaunch(client, launchCount);
-  const row = (name: string, xs: number[]) => `${name.padEnd(34)} p50 ${pct(xs, 50).toFixed(1).padStart(6)} ms   p99 ${pct(xs, 99).toFixed(1).padStart(6)} ms`;
+  const row = (name: string, xs: number[]) =>
+    `${name.padEnd(34)} p50 ${pct(xs, 50).toFixed(1).padStart(6)} ms   p99 ${pct(xs, 99).toFixed(1).padStart(6)} ms`;
   process.stdout.write(
     [
       `launch latency, ${SAMPLES} sequential launches each (runpod simulator, alternating)`,
@@ -334,15 +396,20 @@ async function main(): Promise<void> {
       `overhead of the API (p50): ${(pct(apiMs, 50) - pct(directMs, 50)).toFixed(1)} ms`,
       'phases of one launch (p50 each; the p50s need not add up to the total):',
       ...PHASES.map((p) => `  ${p.padEnd(32)} ${pct(phases.get(p)!, 50).toFixed(1).padStart(6)} ms`),
-      `sustained: ${(launched / SECONDS).toFixed(1)} launches/s with ${CONCURRENCY} concurrent clients over ${SECONDS}s (${launched} launches, each a workflow)`,
-      `CPU per launch in the sustained phase: ${cpuTotal.toFixed(1)} ms (${cpuPerLaunch.map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ')})`,
+      `sustained: ${(launched / SECONDS).toFixed(1)} launches/s with ${CONCURRENCY} concurrent clients ` +
+        `over ${SECONDS}s (${launched} launches, each a workflow)`,
+      `CPU per launch in the sustained phase: ${cpuTotal.toFixed(1)} ms ` +
+        `(${cpuPerLaunch.map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ')})`,
       `  of it in this node process, by thread: ${[...cpuPerThread.entries()]
         .filter(([, ms]) => ms >= 0.1)
         .sort((a, b) => b[1] - a[1])
         .map(([t, ms]) => `${t} ${ms.toFixed(1)}`)
         .join(', ')}`,
       ...temporalCost,
-      `load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`,
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(', ')}`,
       '',
     ].join('\n'),
   );

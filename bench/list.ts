@@ -41,7 +41,15 @@ async function main(): Promise<void> {
   const consoleBuild = await buildConsole(path.join(stack.dir, 'console'));
   // 1,000 live instances in one account: past the default live-instance limit (20).
   const limits = { ...DEFAULT_LIMITS, live_instances: 1_000_000 };
-  const worker = await stack.worker(taskQueue, { pool, logger: silentLogger, adapters, vault, credentials, pricingKeys: {}, limits });
+  const worker = await stack.worker(taskQueue, {
+    pool,
+    logger: silentLogger,
+    adapters,
+    vault,
+    credentials,
+    pricingKeys: {},
+    limits,
+  });
   const connection = await Connection.connect({ address });
   const appDeps = {
     pool,
@@ -59,19 +67,39 @@ async function main(): Promise<void> {
   const observed = await listen(createApp(appDeps));
 
   // One account, its three keys, 1,000 instances made at the providers (a third each).
-  const { apiKey } = await createAccountQueries(pool).insertAccountWithKey('bench', { startingCreditMicros: 1_000_000_000 });
+  const { apiKey } = await createAccountQueries(pool).insertAccountWithKey('bench', {
+    startingCreditMicros: 1_000_000_000,
+  });
   const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
-  const keys = { runpod: sims.runpod.createKey(), vastai: sims.vastai.createKey(), lambda: sims.lambda.createKey() } as const;
+  const keys = {
+    runpod: sims.runpod.createKey(),
+    vastai: sims.vastai.createKey(),
+    lambda: sims.lambda.createKey(),
+  } as const;
   for (const provider of ['runpod', 'vastai', 'lambda'] as const) {
-    const res = await fetch(`${observed.url}/v1/settings/providers`, { method: 'POST', headers, body: JSON.stringify({ provider, api_key: keys[provider] }) });
+    const res = await fetch(`${observed.url}/v1/settings/providers`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ provider, api_key: keys[provider] }),
+    });
     if (res.status !== 201) throw new Error(`connecting ${provider}: ${res.status} ${await res.text()}`);
   }
-  await adapters.lambda.ensureSshKey(keys.lambda, { name: 'bench', publicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBenchBenchBenchBenchBenchBenchBenchBench0 bench' });
+  await adapters.lambda.ensureSshKey(keys.lambda, {
+    name: 'bench',
+    publicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBenchBenchBenchBenchBenchBenchBenchBench0 bench',
+  });
   const specs: [ProviderId, LaunchSpec][] = Array.from({ length: INSTANCES }, (_, i) => {
     const provider = (['runpod', 'vastai', 'lambda'] as const)[i % 3]!;
     const spec: LaunchSpec =
       provider === 'lambda'
-        ? { gpuType: 'h100-80gb-sxm', gpuCount: 8, name: `bench-${i}`, spot: false, region: 'us-east-1', sshKeyName: 'bench' }
+        ? {
+            gpuType: 'h100-80gb-sxm',
+            gpuCount: 8,
+            name: `bench-${i}`,
+            spot: false,
+            region: 'us-east-1',
+            sshKeyName: 'bench',
+          }
         : { gpuType: 'rtx-a6000', gpuCount: 1, name: `bench-${i}`, spot: false };
     return [provider, spec];
   });
@@ -95,7 +123,10 @@ async function main(): Promise<void> {
   if (first.count !== INSTANCES) throw new Error(`the fleet view lists ${first.count} of ${INSTANCES} instances`);
   for (let i = 0; i < 5; i++) await list(observed.url);
 
-  const providerRequests = () => sims.runpod.control.requests().length + sims.vastai.control.requests().length + sims.lambda.control.requests().length;
+  const providerRequests = () =>
+    sims.runpod.control.requests().length +
+    sims.vastai.control.requests().length +
+    sims.lambda.control.requests().length;
   const clear = () => (['runpod', 'vastai', 'lambda'] as const).forEach((p) => sims[p].control.clearRequests());
   const sequential: number[] = [];
   let requests = 0;
@@ -124,13 +155,16 @@ async function main(): Promise<void> {
   const consolePage = await measureConsoleFleet(observed.url, apiKey, INSTANCES);
 
   const row = (name: string, xs: number[], reqs: number) =>
-    `${name.padEnd(30)} p50 ${pct(xs, 50).toFixed(1).padStart(7)} ms   p99 ${pct(xs, 99).toFixed(1).padStart(7)} ms   provider requests per list ${(reqs / xs.length).toFixed(2)}`;
+    `${name.padEnd(30)} p50 ${pct(xs, 50).toFixed(1).padStart(7)} ms   ` +
+    `p99 ${pct(xs, 99).toFixed(1).padStart(7)} ms   ` +
+    `provider requests per list ${(reqs / xs.length).toFixed(2)}`;
   process.stdout.write(
     [
       `GET /v1/compute, ${INSTANCES} instances over runpod, vastai, lambda (one account), ${SAMPLES} sequential lists`,
       row('fleet view', sequential, requests),
       `sustained, ${CONCURRENCY} concurrent clients for ${SECONDS}s:`,
-      `  fleet view   ${sustainedObserved.perSecond.toFixed(1).padStart(7)} lists/s  (${sustainedObserved.lists} lists, ${sustainedObserved.requests} provider requests, observer rounds included)`,
+      `  fleet view   ${sustainedObserved.perSecond.toFixed(1).padStart(7)} lists/s  ` +
+        `(${sustainedObserved.lists} lists, ${sustainedObserved.requests} provider requests, observer rounds included)`,
       ...consoleFleetReport(consolePage),
       '',
     ].join('\n'),

@@ -29,12 +29,20 @@ async function setup(stack: BenchStack, name: string, rows: number): Promise<Poo
   // Real posts (they move the counters), then the bulk in one statement.
   const ledger = createLedgerQueries(pool);
   for (let i = 0; i < Math.min(rows, 100); i++) {
-    await ledger.postEntry({ accountId: account.id, type: 'credit_topup', amountMicros: 1_000_000, description: 'bench', idempotencyKey: `post-${i}` });
+    await ledger.postEntry({
+      accountId: account.id,
+      type: 'credit_topup',
+      amountMicros: 1_000_000,
+      description: 'bench',
+      idempotencyKey: `post-${i}`,
+    });
   }
   if (rows > 100) {
     await pool.query(sql.typeAlias('void')`
-      INSERT INTO ledger_entries (id, account_id, type, amount_micros, balance_after_micros, description, idempotency_key)
-      SELECT 'txn_bench' || g, ${account.id}, 'credit_topup', 1000000, 0, 'bench', 'bulk-' || g FROM generate_series(1, ${rows - 100}) g`);
+      INSERT INTO ledger_entries
+        (id, account_id, type, amount_micros, balance_after_micros, description, idempotency_key)
+      SELECT 'txn_bench' || g, ${account.id}, 'credit_topup', 1000000, 0, 'bench', 'bulk-' || g
+      FROM generate_series(1, ${rows - 100}) g`);
     await pool.query(sql.typeAlias('void')`ANALYZE ledger_entries`);
   }
   return pool;
@@ -96,12 +104,18 @@ async function main(): Promise<void> {
     sums.full.push(await timeOldSums(full));
   }
   const [se, sf, oe, of] = [median(scrape.empty), median(scrape.full), median(sums.empty), median(sums.full)];
+  const rows = ROWS.toLocaleString('en');
   process.stdout.write(
     [
-      `ledger rows: 0 vs ${ROWS.toLocaleString('en')}; ${ROUNDS} alternating rounds of ${SCRAPES} scrapes (median of round medians)`,
-      `GET /metrics (ops listener):  empty ${se.toFixed(3)} ms   ${ROWS.toLocaleString('en')} rows ${sf.toFixed(3)} ms   ratio ${(sf / se).toFixed(2)}× (target ≤ 2×)`,
-      `old scrape-time ledger sums:  empty ${oe.toFixed(3)} ms   ${ROWS.toLocaleString('en')} rows ${of.toFixed(3)} ms   ratio ${(of / oe).toFixed(1)}× (no longer run)`,
-      `load: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      `ledger rows: 0 vs ${rows}; ${ROUNDS} alternating rounds of ${SCRAPES} scrapes (median of round medians)`,
+      `GET /metrics (ops listener):  empty ${se.toFixed(3)} ms   ${rows} rows ${sf.toFixed(3)} ms   ` +
+        `ratio ${(sf / se).toFixed(2)}× (target ≤ 2×)`,
+      `old scrape-time ledger sums:  empty ${oe.toFixed(3)} ms   ${rows} rows ${of.toFixed(3)} ms   ` +
+        `ratio ${(of / oe).toFixed(1)}× (no longer run)`,
+      `load: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
       '',
     ].join('\n'),
   );

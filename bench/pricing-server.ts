@@ -28,10 +28,20 @@ async function main(): Promise<void> {
     timeoutMs: 5000,
     logger: silentLogger,
   });
-  const keys: Record<ProviderId, string> = { runpod: sims.runpod.createKey(), vastai: sims.vastai.createKey(), lambda: sims.lambda.createKey() };
+  const keys: Record<ProviderId, string> = {
+    runpod: sims.runpod.createKey(),
+    vastai: sims.vastai.createKey(),
+    lambda: sims.lambda.createKey(),
+  };
   const outcomes = Object.fromEntries(
     await Promise.all(
-      PROVIDERS.map(async (p) => [p, { ok: true, offers: (await adapters[p].listOffers(keys[p])).map(toStoredOffer) }] as [ProviderId, ProviderOutcome]),
+      PROVIDERS.map(
+        async (p) =>
+          [p, { ok: true, offers: (await adapters[p].listOffers(keys[p])).map(toStoredOffer) }] as [
+            ProviderId,
+            ProviderOutcome,
+          ],
+      ),
     ),
   ) as Record<ProviderId, ProviderOutcome>;
   const queries = createPricingQueries(pool);
@@ -60,12 +70,18 @@ async function main(): Promise<void> {
   });
   const [apiServer, bareServer] = [await stack.listen(app), await stack.listen(bare)];
   const port = (s: typeof apiServer) => Number(new URL(s.url).port);
-  process.send!({ api: port(apiServer), bare: port(bareServer), bytes: cached.body.length, gpu_types: cached.snapshot.gpu_types.length });
+  process.send!({
+    api: port(apiServer),
+    bare: port(bareServer),
+    bytes: cached.body.length,
+    gpu_types: cached.snapshot.gpu_types.length,
+  });
 
   // bench:pricing BENCH_PROFILE=1: a CPU profile of exactly the measured window, written where asked.
   const inspector = new Session();
   inspector.connect();
-  const post = <T>(method: string) => new Promise<T>((resolve, reject) => inspector.post(method, (err, res) => (err ? reject(err) : resolve(res as T))));
+  const post = <T>(method: string) =>
+    new Promise<T>((resolve, reject) => inspector.post(method, (err, res) => (err ? reject(err) : resolve(res as T))));
   process.on('message', async (m: { profile?: 'start' | 'stop'; file?: string; cpu?: boolean }) => {
     if (m.cpu) {
       const { user, system } = process.cpuUsage();

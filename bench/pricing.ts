@@ -25,7 +25,10 @@ const PROFILE_BARE = process.env.BENCH_PROFILE === 'bare';
 const KEEP_LOG = process.env.BENCH_KEEP_LOG === '1';
 
 interface Round {
-  /** The server process's CPU time per answered request (user + system), µs: what load on the machine disturbs least. */
+  /**
+   * The server process's CPU time per answered request (user + system), µs:
+   * what load on the machine disturbs least.
+   */
   cpuUs?: number;
   rps: number;
   p50: number;
@@ -36,8 +39,14 @@ function run(url: string, duration: number): Promise<Round> {
   return new Promise((resolve, reject) => {
     autocannon({ url, connections: CONNECTIONS, duration, pipelining: 1 }, (err, result) => {
       if (err) return reject(err);
-      if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
-      resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total } as Round);
+      if (result.non2xx > 0 || result.errors > 0)
+        return reject(new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
+      resolve({
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        requests: result.requests.total,
+      } as Round);
     });
   });
 }
@@ -50,10 +59,12 @@ async function main(): Promise<void> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'pricing-server.ts')], {
     stdio: ['ignore', openSync(logFile, 'a'), 'inherit', 'ipc'],
   });
-  const ready = await new Promise<{ api: number; bare: number; bytes: number; gpu_types: number }>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as { api: number; bare: number; bytes: number; gpu_types: number }));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
+  const ready = await new Promise<{ api: number; bare: number; bytes: number; gpu_types: number }>(
+    (resolve, reject) => {
+      child.once('message', (m) => resolve(m as { api: number; bare: number; bytes: number; gpu_types: number }));
+      child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+    },
+  );
   const apiUrl = `http://127.0.0.1:${ready.api}/v1/pricing`;
   const bareUrl = `http://127.0.0.1:${ready.bare}/`;
   if (PROFILE) return profile(child, PROFILE_BARE ? bareUrl : apiUrl, dir);
@@ -66,19 +77,34 @@ async function main(): Promise<void> {
       api.push(await withCpu(child, () => run(apiUrl, SECONDS)));
       bare.push(await withCpu(child, () => run(bareUrl, SECONDS)));
     }
-    const summary = (rs: Round[]) => ({ rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)) });
+    const summary = (rs: Round[]) => ({
+      rps: median(rs.map((r) => r.rps)),
+      p50: median(rs.map((r) => r.p50)),
+      p99: median(rs.map((r) => r.p99)),
+    });
     const a = summary(api);
     const b = summary(bare);
-    const line = (name: string, s: Round) => `${name.padEnd(28)} ${s.rps.toFixed(0).padStart(8)} req/s   p50 ${s.p50.toFixed(1).padStart(5)} ms   p99 ${s.p99.toFixed(1).padStart(5)} ms`;
+    const line = (name: string, s: Round) =>
+      `${name.padEnd(28)} ${s.rps.toFixed(0).padStart(8)} req/s   ` +
+      `p50 ${s.p50.toFixed(1).padStart(5)} ms   p99 ${s.p99.toFixed(1).padStart(5)} ms`;
+    const apiCpuUs = median(api.map((r) => r.cpuUs!));
+    const bareCpuUs = median(bare.map((r) => r.cpuUs!));
+    const logPlace = KEEP_LOG ? logFile : 'a file removed at the end (BENCH_KEEP_LOG=1 keeps it)';
     process.stdout.write(
       [
-        `GET /v1/pricing: ${ready.bytes} bytes, ${ready.gpu_types} GPU types; ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS}s (medians)`,
+        `GET /v1/pricing: ${ready.bytes} bytes, ${ready.gpu_types} GPU types; ${CONNECTIONS} connections, ` +
+          `${ROUNDS} alternating rounds of ${SECONDS}s (medians)`,
         line('API GET /v1/pricing', a),
         line('bare Koa, same bytes', b),
-        `throughput ratio (API / bare): ${(a.rps / b.rps).toFixed(2)}   (per round: ${api.map((r, i) => (r.rps / bare[i]!.rps).toFixed(2)).join(', ')})`,
-        `server CPU per request: API ${median(api.map((r) => r.cpuUs!)).toFixed(1)} µs, bare ${median(bare.map((r) => r.cpuUs!)).toFixed(1)} µs; ` +
-          `CPU ratio (bare / API): ${(median(bare.map((r) => r.cpuUs!)) / median(api.map((r) => r.cpuUs!))).toFixed(2)}`,
-        `request log: ${statSync(logFile).size} bytes written to ${KEEP_LOG ? logFile : 'a file removed at the end (BENCH_KEEP_LOG=1 keeps it)'}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`,
+        `throughput ratio (API / bare): ${(a.rps / b.rps).toFixed(2)}   ` +
+          `(per round: ${api.map((r, i) => (r.rps / bare[i]!.rps).toFixed(2)).join(', ')})`,
+        `server CPU per request: API ${apiCpuUs.toFixed(1)} µs, bare ${bareCpuUs.toFixed(1)} µs; ` +
+          `CPU ratio (bare / API): ${(bareCpuUs / apiCpuUs).toFixed(2)}`,
+        `request log: ${statSync(logFile).size} bytes written to ${logPlace}; ` +
+          `load average ${os
+            .loadavg()
+            .map((l) => l.toFixed(2))
+            .join(', ')}`,
         '',
       ].join('\n'),
     );
@@ -86,7 +112,8 @@ async function main(): Promise<void> {
     child.kill('SIGTERM');
     // The request log of a run is 10–120 MB: kept only when asked for (it filled /tmp over many runs).
     if (!KEEP_LOG) {
-      if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve));
+      if (child.exitCode === null && child.signalCode === null)
+        await new Promise((resolve) => child.once('exit', resolve));
       await rm(dir, { recursive: true, force: true });
     }
   }
@@ -119,7 +146,11 @@ async function profile(child: ChildProcess, apiUrl: string, dir: string): Promis
     await ask({ profile: 'stop', file });
     const lines = readFileSync(path.join(dir, 'api.log'), 'utf8').split('\n').filter(Boolean).length;
     process.stdout.write(
-      `${PROFILE_BARE ? 'bare Koa' : 'API GET /v1/pricing'} under the profiler: ${r.rps.toFixed(0)} req/s; ${lines} request log lines; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}\n` +
+      `${PROFILE_BARE ? 'bare Koa' : 'API GET /v1/pricing'} under the profiler: ${r.rps.toFixed(0)} req/s; ` +
+        `${lines} request log lines; load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(', ')}\n` +
         `${summarizeCpuProfile(file)}\n`,
     );
   } finally {

@@ -7,7 +7,12 @@
 import { silentLogger } from '../src/logger';
 import { recordHttpRequest } from '../src/metrics';
 
-const ctx = { method: 'GET', status: 200, path: '/v1/pricing', state: { requestId: 'req_x', route: '/v1/pricing' } as Record<string, unknown> };
+const ctx = {
+  method: 'GET',
+  status: 200,
+  path: '/v1/pricing',
+  state: { requestId: 'req_x', route: '/v1/pricing' } as Record<string, unknown>,
+};
 
 function perRequest(): void {
   const started = performance.now();
@@ -30,5 +35,7 @@ for (let round = 1; round <= 3; round++) {
   const before = process.cpuUsage();
   for (let i = 0; i < N; i++) perRequest();
   const used = process.cpuUsage(before);
-  process.stdout.write(`round ${round}: ${(((used.user + used.system) * 1000) / N).toFixed(0)} ns of CPU per request\n`);
+  process.stdout.write(
+    `round ${round}: ${(((used.user + used.system) * 1000) / N).toFixed(0)} ns of CPU per request\n`,
+  );
 }

@@ -48,7 +48,8 @@ type Admit = (accountId: string, n: string) => Promise<boolean>;
 
 function guarded(pool: Pool): Admit {
   return async (accountId, n) =>
-    (await admitLaunch(pool, { intent: intent(accountId, n), quotePerHourMicros: PRICE_MICROS, windowMs: WINDOW_MS })).outcome === 'admitted';
+    (await admitLaunch(pool, { intent: intent(accountId, n), quotePerHourMicros: PRICE_MICROS, windowMs: WINDOW_MS }))
+      .outcome === 'admitted';
 }
 
 /** What launches did before: the balance against this launch's first hour, then the intent row; no lock. */
@@ -83,8 +84,12 @@ async function main(): Promise<void> {
   const otherPool = await stack.pool(url, 10);
   const accounts = createAccountQueries(pool);
   // Throughput: balances large enough that every launch is admitted; a fresh account per path.
-  const rich = async () => (await accounts.insertAccountWithKey('bench', { startingCreditMicros: 1_000_000_000_000 })).account.id;
-  const paths = { guarded: { admit: guarded(pool), account: await rich(), admitted: 0, ms: 0 }, unguarded: { admit: unguarded(pool), account: await rich(), admitted: 0, ms: 0 } };
+  const rich = async () =>
+    (await accounts.insertAccountWithKey('bench', { startingCreditMicros: 1_000_000_000_000 })).account.id;
+  const paths = {
+    guarded: { admit: guarded(pool), account: await rich(), admitted: 0, ms: 0 },
+    unguarded: { admit: unguarded(pool), account: await rich(), admitted: 0, ms: 0 },
+  };
   await run(paths.guarded.admit, paths.guarded.account, 500, 'warm');
   await run(paths.unguarded.admit, paths.unguarded.account, 500, 'warm');
   for (let slice = 0; slice * SLICE_MS < SECONDS * 1000; slice++) {
@@ -92,7 +97,11 @@ async function main(): Promise<void> {
     for (const name of order) {
       const p = paths[name];
       // A realistic fleet, not every launch of the run: earlier slices' instances have ended.
-      await pool.query(sql.typeAlias('void')`UPDATE instances SET status = 'terminated' WHERE account_id = ${p.account} AND status = 'provisioning'`);
+      await pool.query(
+        sql.typeAlias(
+          'void',
+        )`UPDATE instances SET status = 'terminated' WHERE account_id = ${p.account} AND status = 'provisioning'`,
+      );
       p.admitted += await run(p.admit, p.account, SLICE_MS / 2, `s${slice}`);
       p.ms += SLICE_MS / 2;
     }
@@ -102,7 +111,8 @@ async function main(): Promise<void> {
 
   // Correctness: exactly K admitted by the guarded path however the clients race.
   const K = 12;
-  const poor = async () => (await accounts.insertAccountWithKey('bench', { startingCreditMicros: K * PRICE_MICROS })).account.id;
+  const poor = async () =>
+    (await accounts.insertAccountWithKey('bench', { startingCreditMicros: K * PRICE_MICROS })).account.id;
   const racing = async (admit: Admit, accountId: string) => {
     let admitted = 0;
     await Promise.all(
@@ -114,20 +124,29 @@ async function main(): Promise<void> {
   };
   // Clients on two pools, as two API processes would be: batches of each decided under the one lock.
   const guardedOther = guarded(otherPool);
-  const twoProcesses: Admit = (accountId, n) => (Number(n.split('-')[1]) % 2 === 0 ? paths.guarded.admit : guardedOther)(accountId, n);
+  const twoProcesses: Admit = (accountId, n) =>
+    (Number(n.split('-')[1]) % 2 === 0 ? paths.guarded.admit : guardedOther)(accountId, n);
   const guardedRace = await racing(twoProcesses, await poor());
   const unguardedRace = await racing(paths.unguarded.admit, await poor());
 
   const fmt = (x: number) => x.toFixed(1);
   process.stdout.write(
     [
-      `launch admission, one account, ${CLIENTS} concurrent clients, alternating ${SLICE_MS / 2} ms slices, ${SECONDS / 2}s each`,
-      `guarded (admitLaunch: one statement under lock)   ${fmt(rate(paths.guarded)).padStart(7)} admissions/s (${paths.guarded.admitted})`,
-      `unguarded (balance vs first hour, no lock)         ${fmt(rate(paths.unguarded)).padStart(7)} admissions/s (${paths.unguarded.admitted})`,
+      `launch admission, one account, ${CLIENTS} concurrent clients, ` +
+        `alternating ${SLICE_MS / 2} ms slices, ${SECONDS / 2}s each`,
+      `guarded (admitLaunch: one statement under lock)   ${fmt(rate(paths.guarded)).padStart(7)} admissions/s ` +
+        `(${paths.guarded.admitted})`,
+      `unguarded (balance vs first hour, no lock)         ${fmt(rate(paths.unguarded)).padStart(7)} admissions/s ` +
+        `(${paths.unguarded.admitted})`,
       `ratio guarded / unguarded: ${ratio.toFixed(2)}× (target ≥ 0.80×)`,
-      `correctness: balance for exactly ${K} launches at $0.40/h, ${CLIENTS} clients on 2 pools asking ${Math.ceil((3 * K) / CLIENTS) * CLIENTS} times: ` +
-        `guarded admitted ${guardedRace} (${guardedRace === K ? 'correct' : 'WRONG'}), unguarded admitted ${unguardedRace}`,
-      `load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      `correctness: balance for exactly ${K} launches at $0.40/h, ${CLIENTS} clients on 2 pools ` +
+        `asking ${Math.ceil((3 * K) / CLIENTS) * CLIENTS} times: ` +
+        `guarded admitted ${guardedRace} (${guardedRace === K ? 'correct' : 'WRONG'}), ` +
+        `unguarded admitted ${unguardedRace}`,
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
       '',
     ].join('\n'),
   );

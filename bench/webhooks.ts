@@ -92,7 +92,8 @@ async function main(): Promise<void> {
   const waitForArrivals = async (keys: string[], timeoutMs: number) => {
     const deadline = performance.now() + timeoutMs;
     while (!keys.every((k) => arrivals.has(k))) {
-      if (performance.now() > deadline) throw new Error(`only ${keys.filter((k) => arrivals.has(k)).length}/${keys.length} arrived`);
+      if (performance.now() > deadline)
+        throw new Error(`only ${keys.filter((k) => arrivals.has(k)).length}/${keys.length} arrived`);
       await new Promise((r) => setTimeout(r, 5));
     }
   };
@@ -101,9 +102,20 @@ async function main(): Promise<void> {
   const taskQueue = 'bench-webhooks';
   const webhooks = createWebhookClient({ temporal: { client, taskQueue } });
   // After the worker has stopped (which cancels the dispatcher's pumping activities).
-  stack.defer('the dispatcher', () => client.workflow.getHandle(webhooks.dispatcherId).terminate('bench over').catch(() => undefined));
+  stack.defer('the dispatcher', () =>
+    client.workflow
+      .getHandle(webhooks.dispatcherId)
+      .terminate('bench over')
+      .catch(() => undefined),
+  );
   // No provider is called: the adapters point at a closed port.
-  const adapters = createProviderAdapters({ runpodBaseUrl: 'http://127.0.0.1:9', vastaiBaseUrl: 'http://127.0.0.1:9', lambdaBaseUrl: 'http://127.0.0.1:9', timeoutMs: 1000, logger: silentLogger });
+  const adapters = createProviderAdapters({
+    runpodBaseUrl: 'http://127.0.0.1:9',
+    vastaiBaseUrl: 'http://127.0.0.1:9',
+    lambdaBaseUrl: 'http://127.0.0.1:9',
+    timeoutMs: 1000,
+    logger: silentLogger,
+  });
   const vault = stack.vault;
   await stack.worker(taskQueue, {
     pool,
@@ -112,7 +124,10 @@ async function main(): Promise<void> {
     vault,
     credentials: createProviderCredentials(createProviderKeyQueries(pool), vault),
     pricingKeys: {},
-    webhooks: { settings: { allowedHosts: ['127.0.0.1'], ...(BATCH_WAIT_MS === undefined ? {} : { batchWaitMs: BATCH_WAIT_MS }) }, databaseUrl },
+    webhooks: {
+      settings: { allowedHosts: ['127.0.0.1'], ...(BATCH_WAIT_MS === undefined ? {} : { batchWaitMs: BATCH_WAIT_MS }) },
+      databaseUrl,
+    },
   });
   await webhooks.ensureDispatcher({ tickMs: 5_000 });
   const listener = new OutboxListener(databaseUrl, () => webhooks.signalOutbox(), silentLogger);
@@ -120,31 +135,56 @@ async function main(): Promise<void> {
   stack.defer('the outbox listener', () => listener.stop());
 
   const { account } = await createAccountQueries(pool).insertAccountWithKey('bench');
-  await createWebhookQueries(pool, vault).insertEndpoint(account.id, { url: receiverUrl, events: ['instance.started'], secret });
+  await createWebhookQueries(pool, vault).insertEndpoint(account.id, {
+    url: receiverUrl,
+    events: ['instance.started'],
+    secret,
+  });
   let seq = 0;
   const writeEvent = async (prefix: string, accountId = account.id) => {
     const key = `${prefix}-${seq++}`;
-    await insertEvent(pool, { accountId, type: 'instance.started', data: { key, instance_id: 'bench', provider: 'runpod' }, dedupeKey: key });
+    await insertEvent(pool, {
+      accountId,
+      type: 'instance.started',
+      data: { key, instance_id: 'bench', provider: 'runpod' },
+      dedupeKey: key,
+    });
     return { key, committedAt: performance.now() };
   };
 
   // The bare loop: the same message shape, signed and POSTed with keep-alive, CONCURRENCY at a time.
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  stack.defer('the bare loop\'s sockets', () => agent.destroy());
+  stack.defer("the bare loop's sockets", () => agent.destroy());
   const target = new URL(receiverUrl);
   const bareSend = (key: string) =>
     new Promise<void>((resolve, reject) => {
       const id = `msg_${key}`;
       const ts = Math.floor(Date.now() / 1000);
-      const body = JSON.stringify({ id: `evt_${key}`, type: 'instance.started', created_at: new Date().toISOString(), data: { key, instance_id: 'bench', provider: 'runpod' } });
+      const body = JSON.stringify({
+        id: `evt_${key}`,
+        type: 'instance.started',
+        created_at: new Date().toISOString(),
+        data: { key, instance_id: 'bench', provider: 'runpod' },
+      });
       const req = http.request(
         {
-          host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent,
-          headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': signWebhook(secret, id, ts, body) },
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'webhook-id': id,
+            'webhook-timestamp': String(ts),
+            'webhook-signature': signWebhook(secret, id, ts, body),
+          },
         },
         (res) => {
           res.resume();
-          res.on('end', () => (res.statusCode === 204 ? resolve() : reject(new Error(`receiver said ${res.statusCode}`))));
+          res.on('end', () =>
+            res.statusCode === 204 ? resolve() : reject(new Error(`receiver said ${res.statusCode}`)),
+          );
         },
       );
       req.on('error', reject);
@@ -153,9 +193,11 @@ async function main(): Promise<void> {
   const bareLoop = async (n: number, prefix: string) => {
     let next = 0;
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (next < n) await bareSend(`${prefix}-${next++}`);
-    }));
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < n) await bareSend(`${prefix}-${next++}`);
+      }),
+    );
     return n / ((performance.now() - t0) / 1000);
   };
   /** N events committed to the outbox at once (one statement), then drained: the pipeline's own capacity. */
@@ -164,7 +206,8 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     await pool.query(sql.typeAlias('void')`
       INSERT INTO events (id, account_id, type, data, dedupe_key)
-      SELECT 'evt_' || k, ${account.id}, 'instance.started', jsonb_build_object('key', k, 'instance_id', 'bench', 'provider', 'runpod'), k
+      SELECT 'evt_' || k, ${account.id}, 'instance.started',
+        jsonb_build_object('key', k, 'instance_id', 'bench', 'provider', 'runpod'), k
       FROM unnest(${sql.array(keys, 'text')}) AS k`);
     await waitForArrivals(keys, 300_000);
     return n / ((performance.now() - t0) / 1000);
@@ -181,7 +224,10 @@ async function main(): Promise<void> {
   const steady: { key: string; committedAt: number }[] = [];
   const total = RATE * SECONDS;
   await paced(RATE, total, () => writeEvent('steady').then((w) => void steady.push(w)));
-  await waitForArrivals(steady.map((s) => s.key), 120_000);
+  await waitForArrivals(
+    steady.map((s) => s.key),
+    120_000,
+  );
   const latencies = steady.map((s) => arrivals.get(s.key)! - s.committedAt);
 
   const bareSteady: number[] = [];
@@ -200,7 +246,11 @@ async function main(): Promise<void> {
   const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
   const { account: slowAccount } = await createAccountQueries(pool).insertAccountWithKey('bench-slow');
   for (let i = 0; i < SLOW_ENDPOINTS; i++) {
-    await createWebhookQueries(pool, vault).insertEndpoint(slowAccount.id, { url: `${hangingUrl}/slow-${i}`, events: ['instance.started'], secret: generateWebhookSecret() });
+    await createWebhookQueries(pool, vault).insertEndpoint(slowAccount.id, {
+      url: `${hangingUrl}/slow-${i}`,
+      events: ['instance.started'],
+      secret: generateWebhookSecret(),
+    });
   }
   const fair: { key: string; committedAt: number }[] = [];
   const fairTotal = FAIR_RATE * FAIR_SECONDS;
@@ -209,29 +259,39 @@ async function main(): Promise<void> {
   });
   // Whatever has not arrived after 3 minutes counts as 3 minutes late (the old behaviour could get there).
   const FAIR_DEADLINE_MS = 180_000;
-  await waitForArrivals(fair.map((s) => s.key), FAIR_DEADLINE_MS).catch(() => undefined);
+  await waitForArrivals(
+    fair.map((s) => s.key),
+    FAIR_DEADLINE_MS,
+  ).catch(() => undefined);
   const missing = fair.filter((s) => !arrivals.has(s.key)).length;
   const fairLatencies = fair.map((s) => (arrivals.get(s.key) ?? s.committedAt + FAIR_DEADLINE_MS) - s.committedAt);
 
+  /** p50 and p99 of a set of latencies, in columns. */
+  const spread = (xs: number[]) =>
+    `p50 ${pct(xs, 50).toFixed(1).padStart(7)} ms   p99 ${pct(xs, 99).toFixed(1).padStart(7)} ms`;
   process.stdout.write(
     [
-      `webhooks: ${EVENTS} messages each way, receiver verifies every signature (standardwebhooks); ${verifyFailures} verification failures`,
+      `webhooks: ${EVENTS} messages each way, receiver verifies every signature (standardwebhooks); ` +
+        `${verifyFailures} verification failures`,
       `throughput   bare loop (sign + POST, ${CONCURRENCY} concurrent)        ${bareRate.toFixed(0).padStart(6)} msg/s`,
       `throughput   pipeline (outbox commit → verified receipt)         ${pipelineRate.toFixed(0).padStart(6)} msg/s`,
       `ratio pipeline / bare loop: ${(pipelineRate / bareRate).toFixed(2)}   (goal >= 0.5)`,
       `steady load ${RATE} events/s for ${SECONDS}s (${total} events):`,
-      `  pipeline  commit → verified receipt   p50 ${pct(latencies, 50).toFixed(1).padStart(7)} ms   p99 ${pct(latencies, 99).toFixed(1).padStart(7)} ms   (goal p50 <= 500 ms)`,
-      `  bare loop sign → POST answered        p50 ${pct(bareSteady, 50).toFixed(1).padStart(7)} ms   p99 ${pct(bareSteady, 99).toFixed(1).padStart(7)} ms`,
-      `fairness: account A with ${SLOW_ENDPOINTS} endpoints hanging to the 15 s timeout and account B with one healthy endpoint, ` +
+      `  pipeline  commit → verified receipt   ${spread(latencies)}   (goal p50 <= 500 ms)`,
+      `  bare loop sign → POST answered        ${spread(bareSteady)}`,
+      `fairness: account A with ${SLOW_ENDPOINTS} endpoints hanging to the 15 s timeout ` +
+        `and account B with one healthy endpoint, ` +
         `${FAIR_RATE} events/s each for ${FAIR_SECONDS}s (batch wait ${BATCH_WAIT_MS ?? 'default'} ms):`,
-      `  B with A's load      commit → verified receipt   p50 ${pct(fairLatencies, 50).toFixed(1).padStart(7)} ms   p99 ${pct(fairLatencies, 99).toFixed(1).padStart(7)} ms   (goal p50 < 2000 ms)` +
-        (missing ? `   ${missing}/${fair.length} not arrived after ${FAIR_DEADLINE_MS / 1000} s (counted as ${FAIR_DEADLINE_MS / 1000} s)` : ''),
-      `  B alone (phase 2)    commit → verified receipt   p50 ${pct(latencies, 50).toFixed(1).padStart(7)} ms   p99 ${pct(latencies, 99).toFixed(1).padStart(7)} ms`,
+      `  B with A's load      commit → verified receipt   ${spread(fairLatencies)}   (goal p50 < 2000 ms)` +
+        (missing
+          ? `   ${missing}/${fair.length} not arrived after ${FAIR_DEADLINE_MS / 1000} s ` +
+            `(counted as ${FAIR_DEADLINE_MS / 1000} s)`
+          : ''),
+      `  B alone (phase 2)    commit → verified receipt   ${spread(latencies)}`,
       `  ratio B p50 with A / alone: ${(pct(fairLatencies, 50) / pct(latencies, 50)).toFixed(2)}`,
       '',
     ].join('\n'),
   );
-
 }
 
 runBench(main);

@@ -50,11 +50,16 @@ export async function buildConsole(outDir = CONSOLE_OUT): Promise<ConsoleBuild> 
   const files = await Promise.all(
     [js, css, path.join(outDir, 'index.html')].map(async (file) => {
       const bytes = await readFile(file);
-      return { file: path.relative(outDir, file), bytes: bytes.length, gzipBytes: gzipSync(bytes, { level: 9 }).length };
+      return {
+        file: path.relative(outDir, file),
+        bytes: bytes.length,
+        gzipBytes: gzipSync(bytes, { level: 9 }).length,
+      };
     }),
   );
   const jsGzipBytes = files.filter((f) => f.file.endsWith('.js')).reduce((s, f) => s + f.gzipBytes, 0);
-  if (jsGzipBytes > JS_BUDGET_BYTES) throw new Error(`console JavaScript is ${jsGzipBytes} bytes gzipped, over the ${JS_BUDGET_BYTES}-byte budget`);
+  if (jsGzipBytes > JS_BUDGET_BYTES)
+    throw new Error(`console JavaScript is ${jsGzipBytes} bytes gzipped, over the ${JS_BUDGET_BYTES}-byte budget`);
   return { outDir, files, jsGzipBytes };
 }
 

@@ -1,8 +1,9 @@
 /**
  * The structured logger: pino underneath, one JSON object per line (`time`, `level`, `msg`, then fields) on
  * stdout, errors on stderr. A request never waits on a `write`: stdout lines are gathered in a batch written
- * whole a few times a second (and when the process exits), in the order they were logged. Secrets never reach a line: any field whose
- * name looks like a secret (`api_key`, `authorization`, `token`, ...) is replaced by `[redacted]`, at the top
+ * whole a few times a second (and when the process exits), in the order they were logged. Secrets never reach
+ * a line: any field whose name looks like a secret (`api_key`, `authorization`, `token`, ...) is replaced by
+ * `[redacted]`, at the top
  * level and nested up to four levels (the scrubber), and pino's redaction paths cover the credential
  * containers (`headers.authorization`, `body.api_key`, ...). An Error in a field becomes
  * `{name, message, type?, cause?}`; its stack is added only at level `debug` (JSON escapes the newlines, so
@@ -27,9 +28,31 @@ const SECRET_FIELD = /(api_?key|authorization|password|secret|token|cookie)/i;
  * (pino runs a wildcard-first path like `*.api_key` on every top-level value of every line, which cost a
  * third of the API's CPU on GET /v1/pricing). Secret-named keys anywhere else are caught by the scrubber below.
  */
-const SECRET_NAMES = ['authorization', 'Authorization', 'api_key', 'apiKey', 'x-api-key', 'cookie', 'Cookie', 'secret', 'password', 'token'];
-const CONTAINERS = ['headers', 'body', 'config', 'request.headers', 'request.body', 'config.headers', 'input', 'params'];
-export const REDACTED_PATHS = CONTAINERS.flatMap((c) => SECRET_NAMES.map((n) => `${c}${/^[A-Za-z_$][\w$]*$/.test(n) ? `.${n}` : `["${n}"]`}`));
+const SECRET_NAMES = [
+  'authorization',
+  'Authorization',
+  'api_key',
+  'apiKey',
+  'x-api-key',
+  'cookie',
+  'Cookie',
+  'secret',
+  'password',
+  'token',
+];
+const CONTAINERS = [
+  'headers',
+  'body',
+  'config',
+  'request.headers',
+  'request.body',
+  'config.headers',
+  'input',
+  'params',
+];
+export const REDACTED_PATHS = CONTAINERS.flatMap((c) =>
+  SECRET_NAMES.map((n) => `${c}${/^[A-Za-z_$][\w$]*$/.test(n) ? `.${n}` : `["${n}"]`}`),
+);
 const REDACTED = '[redacted]';
 
 export interface Logger {
@@ -72,7 +95,8 @@ function isSecretName(key: string): boolean {
 function holdsSecret(value: unknown, depth: number): boolean {
   if (depth === 0 || value === null || typeof value !== 'object' || isError(value)) return false;
   if (Array.isArray(value)) return value.some((v) => holdsSecret(v, depth - 1));
-  for (const key in value) if (isSecretName(key) || holdsSecret((value as Record<string, unknown>)[key], depth - 1)) return true;
+  for (const key in value)
+    if (isSecretName(key) || holdsSecret((value as Record<string, unknown>)[key], depth - 1)) return true;
   return false;
 }
 
@@ -81,7 +105,8 @@ function redactNested(value: unknown, depth: number): unknown {
   if (depth === 0 || value === null || typeof value !== 'object' || isError(value)) return value;
   if (Array.isArray(value)) return value.map((v) => redactNested(v, depth - 1));
   const out: Record<string, unknown> = {};
-  for (const key in value) out[key] = isSecretName(key) ? REDACTED : redactNested((value as Record<string, unknown>)[key], depth - 1);
+  for (const key in value)
+    out[key] = isSecretName(key) ? REDACTED : redactNested((value as Record<string, unknown>)[key], depth - 1);
   return out;
 }
 
@@ -125,7 +150,6 @@ const LOG_FLUSH_INTERVAL_MS = 100;
 
 /** Where finished lines go instead of stdout/stderr (tests): one call per line, without the newline. */
 export type LogSink = (line: string) => void;
-
 
 /** Request lines the standard stdout stream holds back before formatting them in one pass. */
 const REQUEST_QUEUE_LENGTH = 256;
@@ -254,7 +278,11 @@ export function createLogger(level: LogLevel = 'info', base: Record<string, unkn
   const withStack = level === 'debug';
   const scrub = scrubber(withStack);
   // A silent logger never opens the standard streams (tests and benchmarks create many).
-  const destination = sink ? sinkStream(sink) : level === 'silent' ? { write: () => undefined } : (standard ??= standardStreams());
+  const destination = sink
+    ? sinkStream(sink)
+    : level === 'silent'
+      ? { write: () => undefined }
+      : (standard ??= standardStreams());
   const serializeError = (value: unknown) => (isError(value) ? describeError(value, withStack) : value);
   const root = pino(
     {
@@ -300,7 +328,9 @@ export function requestLogLine(logger: Logger): (fields: RequestLogFields) => vo
 }
 
 function compiledRequestLine(p: PinoLogger): (f: RequestLogFields) => void {
-  const stream = (p as unknown as Record<symbol, DestinationStream & RequestQueueing & { lastLevel?: number; [k: symbol]: unknown }>)[pino.symbols.streamSym]!;
+  const stream = (
+    p as unknown as Record<symbol, DestinationStream & RequestQueueing & { lastLevel?: number; [k: symbol]: unknown }>
+  )[pino.symbols.streamSym]!;
   const metadata = stream[pino.symbols.needsMetadataGsym] === true;
   const bindings = (p as unknown as Record<symbol, string>)[pino.symbols.chindingsSym] ?? '';
   const queue = stream[queueRequestLine];

@@ -14,80 +14,22 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { loadConfigOrExit, type Config } from './config';
-import { createDatabasePool } from './db/pool';
-import { createAccountQueries } from './db/queries/accounts';
-import { createLedgerQueries, STARTING_CREDIT_KEY } from './db/queries/ledger';
-import { createProviderKeyQueries } from './db/queries/provider-keys';
-import { KeyVault, keyHint } from './domain/key-vault';
-import { PROVIDER_NAMES, PROVIDERS, type ProviderId } from './providers/types';
-import { startSimulators } from '../simulators';
+import { KeyVault } from './domain/key-vault';
 import { migrate } from './db/migrate';
+import { localBanner } from './local/banner';
+import { ensureDemoAccount } from './local/demo-account';
 import { ensureDatabase, startEmbeddedPostgres, type RunningPostgres } from './local/embedded-postgres';
+import { startLocalSimulators, startLocalStripe, startTemporal } from './local/local-services';
 import { SupervisedProcess } from './local/supervisor';
-import { startStripeMock, STRIPE_MOCK_SECRET_KEY } from './local/stripe-mock';
-import { findOrBuildTool, TEMPORAL_CLI } from './local/tool-binaries';
 import { createLogger, type Logger } from './logger';
 import { connectTemporalClient } from './workflow-clients/connection';
 import { temporalDataConverter } from './workflow-clients/payload-codec';
-import { devServerArgs } from './local/dev-server';
 import { NODE_FLAGS } from './local/node-flags';
 import { installTemporalRuntime } from './worker';
 import { LOCAL_DATABASE_NAME, type LocalState } from './local/local-state';
 
 
-
-/** The local demo account's starting credit (decisions.md): launches work out of the box. */
-const DEMO_STARTING_CREDIT_MICROS = 100_000_000;
-
-/**
- * Stripe for top-ups: the real one when STRIPE_SECRET_KEY is set (with STRIPE_WEBHOOK_SECRET and, optionally,
- * STRIPE_API_BASE_URL from the environment), otherwise stripe-mock with a generated webhook secret.
- */
-async function startLocalStripe(config: Config, previous: LocalState | undefined, logger: Logger) {
-  if (config.STRIPE_SECRET_KEY) {
-    logger.info('STRIPE_SECRET_KEY set: top-ups go to Stripe');
-    return { env: {}, webhookSecret: config.STRIPE_WEBHOOK_SECRET, label: `Stripe (${config.STRIPE_API_BASE_URL ?? 'api.stripe.com'})`, stop: async () => {} };
-  }
-  try {
-    const mock = await startStripeMock({ port: config.LOCAL_STRIPE_MOCK_PORT, log: (m) => logger.info(m) });
-    const webhookSecret = config.STRIPE_WEBHOOK_SECRET ?? previous?.stripe_webhook_secret ?? `whsec_${randomBytes(24).toString('base64')}`;
-    return {
-      env: { STRIPE_SECRET_KEY: STRIPE_MOCK_SECRET_KEY, STRIPE_API_BASE_URL: mock.baseUrl, STRIPE_WEBHOOK_SECRET: webhookSecret },
-      webhookSecret,
-      label: `stripe-mock ${mock.baseUrl}`,
-      stop: () => mock.stop(),
-    };
-  } catch (err) {
-    logger.warn('stripe-mock could not start (run `npm run tools:install`); credit top-ups answer 503 until it can', { err });
-    return { env: {}, webhookSecret: undefined, label: 'not available (stripe-mock missing)', stop: async () => {} };
-  }
-}
-
-const BASE_URL_VARS = ['RUNPOD_API_BASE_URL', 'VASTAI_API_BASE_URL', 'LAMBDA_API_BASE_URL'] as const;
-
-/**
- * The provider simulators run unless real provider base URLs are configured. Their keys are kept in
- * local.json so a restart accepts the same keys (simulated instances do not survive a restart).
- */
-async function startLocalSimulators(previous: LocalState | undefined, logger: Logger) {
-  if (BASE_URL_VARS.some((v) => process.env[v])) {
-    logger.info('provider base URLs configured: using the real providers, no simulators');
-    return undefined;
-  }
-  const keys = previous?.sandbox_provider_keys;
-  const sims = await startSimulators({
-    keys: keys ? { runpod: [keys.runpod], vastai: [keys.vastai], lambda: [keys.lambda] } : undefined,
-    bootDelayMs: 5_000,
-  });
-  const sandboxKeys: Record<ProviderId, string> = keys ?? {
-    runpod: sims.runpod.createKey(),
-    vastai: sims.vastai.createKey(),
-    lambda: sims.lambda.createKey(),
-  };
-  return { sims, sandboxKeys };
-}
 
 async function readJson<T>(file: string): Promise<T | undefined> {
   try {
@@ -105,31 +47,6 @@ async function localMasterKey(config: Config, dataDir: string): Promise<string> 
   const key = randomBytes(32).toString('base64');
   await writeFile(file, key + '\n', { mode: 0o600 });
   return key;
-}
-
-async function startTemporal(config: Config, dataDir: string, logger: Logger, codecEndpoint: string) {
-  if (config.TEMPORAL_ADDRESS) return { address: config.TEMPORAL_ADDRESS, uiUrl: config.TEMPORAL_UI_URL ?? null, stop: async () => {} };
-  const cli = await findOrBuildTool(TEMPORAL_CLI, (m) => logger.info(m));
-  if (!cli) logger.warn('no Temporal CLI and no Go toolchain found; falling back to the SDK download of the dev server');
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' },
-      ip: '127.0.0.1',
-      port: config.LOCAL_TEMPORAL_PORT,
-      ui: true,
-      uiPort: config.LOCAL_TEMPORAL_UI_PORT,
-      dbFilename: path.join(dataDir, 'temporal.db'),
-      namespace: config.TEMPORAL_NAMESPACE,
-      // Our search attributes are registered at every start (the flag is idempotent on an existing database).
-      // The UI asks the API's operations listener to decode our encrypted payloads (docs/security.md).
-      extraArgs: ['--log-level', 'error', '--ui-codec-endpoint', codecEndpoint, ...devServerArgs()],
-    },
-  });
-  return {
-    address: `127.0.0.1:${config.LOCAL_TEMPORAL_PORT}`,
-    uiUrl: `http://127.0.0.1:${config.LOCAL_TEMPORAL_UI_PORT}`,
-    stop: () => env.teardown(),
-  };
 }
 
 function superviseChild(name: 'api' | 'worker', entry: string, env: NodeJS.ProcessEnv, config: Config, dataDir: string, logger: Logger) {
@@ -169,59 +86,6 @@ async function shutdown(code: number): Promise<never> {
   process.exit(code);
 }
 
-/**
- * The demo account of local.json, made on first start (or when the database lost it), with its starting
- * credit and, with the simulators, a key connected for every simulated provider.
- */
-async function ensureDemoAccount(
-  databaseUrl: string,
-  opts: {
-    config: ReturnType<typeof loadConfigOrExit>;
-    previous: LocalState | undefined;
-    simulated: Awaited<ReturnType<typeof startLocalSimulators>>;
-    masterKey: string;
-  },
-): Promise<{ account_id: string; api_key: string }> {
-  const { config, previous, simulated, masterKey } = opts;
-  const pool = await createDatabasePool(databaseUrl, { maximumPoolSize: 2 });
-  const accounts = createAccountQueries(pool);
-  let account_id = previous?.account_id;
-  let api_key = previous?.api_key;
-  if (!account_id || !api_key || !(await accounts.findAccountById(account_id))) {
-    const created = await accounts.insertAccountWithKey('Demo account', { startingCreditMicros: DEMO_STARTING_CREDIT_MICROS });
-    account_id = created.account.id;
-    api_key = created.apiKey;
-  } else {
-    // A demo account made before starting credit existed gets it once (same key: never twice).
-    await createLedgerQueries(pool).postEntry({
-      accountId: account_id,
-      type: 'credit_grant',
-      amountMicros: DEMO_STARTING_CREDIT_MICROS,
-      description: 'Starting credit',
-      idempotencyKey: STARTING_CREDIT_KEY,
-    });
-  }
-  if (simulated) {
-    // The demo account is connected to every simulated provider, so it can launch right away.
-    const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, masterKey, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
-    const providerKeys = createProviderKeyQueries(pool);
-    const connected = new Set((await providerKeys.listProviderKeys(account_id)).map((k) => k.provider));
-    for (const provider of PROVIDERS) {
-      if (connected.has(provider)) continue;
-      const key = simulated.sandboxKeys[provider];
-      await providerKeys.upsertProviderKey(account_id, {
-        provider,
-        displayLabel: `${PROVIDER_NAMES[provider]} (local simulator)`,
-        keyHint: keyHint(key),
-        sealed: vault.seal(key, account_id),
-      });
-    }
-  }
-  await pool.end();
-  return { account_id, api_key };
-}
-
-/** A workflow round trip proves the worker is polling before we say the service is up. */
 async function proveWorkerPolls(config: Config, address: string, masterKey: string): Promise<void> {
   const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, masterKey, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
   const client = await connectTemporalClient({
@@ -336,31 +200,19 @@ async function main(): Promise<void> {
   };
   await writeFile(stateFile, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
   process.stdout.write(
-    [
-      '',
-      'GPU orchestrator is running locally.',
-      `  Console:      ${apiUrl}/console   (sign in with the demo API key below)`,
-      `  API:          ${apiUrl}   (reference: ${apiUrl}/docs)`,
-      `  Temporal UI:  ${temporal.uiUrl ?? '(external Temporal: see your own UI)'}   (payloads decoded via ${opsUrl}/codec)`,
-      `  Operations:   ${opsUrl}   (/metrics, /codec/decode, /readyz${config.OPS_TOKEN ? '; Authorization: Bearer $OPS_TOKEN' : '; loopback only'})`,
-      `  Metrics:      ${opsUrl}/metrics (API), ${workerMetricsUrl} (worker)`,
-      `  Logs:         ${path.join(dataDir, 'logs')} (api.log, worker.log; also printed here, one JSON object per line)`,
-      `  Demo account: ${account_id}`,
-      `  Demo API key: ${api_key}`,
-      ...(simulated
-        ? [
-            `  Providers:    local simulators (RunPod ${simulated.sims.runpod.baseUrl}, Vast.ai ${simulated.sims.vastai.baseUrl}, Lambda ${simulated.sims.lambda.baseUrl})`,
-            `                sandbox keys connected to the demo account; see sandbox_provider_keys in local.json`,
-          ]
-        : ['  Providers:    the real provider APIs (base URLs from the environment)']),
-      `  Payments:     ${stripe.label}; top up: POST /v1/billing/credit, then npm run billing:complete-checkout -- <session_id>`,
-      `  Saved to:     ${stateFile}`,
-      '',
-      `  curl -H "Authorization: Bearer ${api_key}" ${apiUrl}/v1/templates`,
-      '',
-      'Press Ctrl-C to stop.',
-      '',
-    ].join('\n'),
+    localBanner({
+      apiUrl,
+      opsUrl,
+      opsToken: Boolean(config.OPS_TOKEN),
+      temporalUiUrl: temporal.uiUrl,
+      workerMetricsUrl,
+      dataDir,
+      accountId: account_id,
+      apiKey: api_key,
+      simulated,
+      paymentsLabel: stripe.label,
+      stateFile,
+    }),
   );
 }
 

@@ -1,4 +1,7 @@
-/** `node test/durations.js RUN.json`: writes ./durations.json from a `jest --json` run's file durations (see ./sequencer.js). */
+/**
+ * `node test/durations.js RUN.json`: writes ./durations.json from a `jest --json` run's file durations
+ * (see ./sequencer.js).
+ */
 const fs = require('node:fs');
 const path = require('node:path');
 const run = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));

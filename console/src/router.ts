@@ -5,7 +5,10 @@ export const BASE = '/console';
 
 export function currentRoute(): { path: string; params: URLSearchParams } {
   const p = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : '/';
-  return { path: p === '' || p === '/' ? '/fleet' : p.replace(/\/+$/, ''), params: new URLSearchParams(location.search) };
+  return {
+    path: p === '' || p === '/' ? '/fleet' : p.replace(/\/+$/, ''),
+    params: new URLSearchParams(location.search),
+  };
 }
 
 export function navigate(path: string): void {

@@ -5,7 +5,15 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 
-export type Scope = 'read' | 'compute:write' | 'schedules:write' | 'alerts:write' | 'webhooks:write' | 'billing:write' | 'settings:write' | 'keys:admin';
+export type Scope =
+  | 'read'
+  | 'compute:write'
+  | 'schedules:write'
+  | 'alerts:write'
+  | 'webhooks:write'
+  | 'billing:write'
+  | 'settings:write'
+  | 'keys:admin';
 
 export const ScopesContext = createContext<ReadonlySet<string>>(new Set());
 

@@ -4,9 +4,17 @@
  */
 import type { paths } from '../../sdk/src';
 
-type Ok<R> = R extends { 200: { content: { 'application/json': infer B } } } ? B : R extends { 201: { content: { 'application/json': infer B } } } ? B : never;
+type Ok<R> = R extends { 200: { content: { 'application/json': infer B } } }
+  ? B
+  : R extends { 201: { content: { 'application/json': infer B } } }
+    ? B
+    : never;
 /** The JSON body of a successful `M` on path `P`. */
-export type Answer<P extends keyof paths, M extends 'get' | 'post' | 'put' | 'delete'> = paths[P][M] extends { responses: infer R } ? Ok<R> : never;
+export type Answer<P extends keyof paths, M extends 'get' | 'post' | 'put' | 'delete'> = paths[P][M] extends {
+  responses: infer R;
+}
+  ? Ok<R>
+  : never;
 type Item<L> = L extends { data: (infer I)[] } ? I : never;
 
 export type ComputeList = Answer<'/v1/compute', 'get'>;

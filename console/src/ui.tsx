@@ -11,7 +11,14 @@ export function ErrorNotice({ error }: { error: unknown }) {
       <strong>{e ? `${e.status ? `${e.status} ` : ''}${e.code}` : 'Error'}</strong>
       <span> {e ? e.message : String((error as Error).message ?? error)}</span>
       {e && e.details.length > 0 ? (
-        <ul>{e.details.map((d, i) => <li key={i}>{d.path ? `${d.path}: ` : ''}{d.message}</li>)}</ul>
+        <ul>
+          {e.details.map((d, i) => (
+            <li key={i}>
+              {d.path ? `${d.path}: ` : ''}
+              {d.message}
+            </li>
+          ))}
+        </ul>
       ) : null}
       {e?.requestId ? <small> (request {e.requestId})</small> : null}
     </div>
@@ -69,7 +76,13 @@ export function useAction() {
   return { busy, error, setError, run };
 }
 
-export function Confirm(props: { title: string; children: ComponentChildren; confirmLabel: string; onConfirm: () => void; onCancel: () => void }) {
+export function Confirm(props: {
+  title: string;
+  children: ComponentChildren;
+  confirmLabel: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     ref.current?.showModal();
@@ -79,8 +92,12 @@ export function Confirm(props: { title: string; children: ComponentChildren; con
       <h2 id="confirm-title">{props.title}</h2>
       <div>{props.children}</div>
       <form method="dialog" class="actions">
-        <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
-        <button type="button" class="danger" onClick={props.onConfirm}>{props.confirmLabel}</button>
+        <button type="button" class="secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
+        <button type="button" class="danger" onClick={props.onConfirm}>
+          {props.confirmLabel}
+        </button>
       </form>
     </dialog>
   );

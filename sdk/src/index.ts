@@ -10,7 +10,11 @@ import type { paths } from './schema';
 export * from './errors';
 export type { components, paths } from './schema';
 
-type Body<P extends keyof paths, M extends 'post' | 'put'> = paths[P][M] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type Body<P extends keyof paths, M extends 'post' | 'put'> = paths[P][M] extends {
+  requestBody?: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
 export type LaunchBody = Body<'/v1/compute/launch', 'post'>;
 export type PlanBody = Body<'/v1/compute/plan', 'post'>;
 export type CreateApiKeyBody = Body<'/v1/api-keys', 'post'>;
@@ -20,7 +24,10 @@ export interface GpuoOptions {
   /** e.g. http://127.0.0.1:3000 */
   baseUrl: string;
   apiKey: string;
-  /** Retries of a 429, or of a 503 on a request safe to repeat (GET, DELETE, or one with an Idempotency-Key); default 3. */
+  /**
+   * Retries of a 429, or of a 503 on a request safe to repeat (GET, DELETE, or one with an Idempotency-Key);
+   * default 3.
+   */
   maxRetries?: number;
   /** The longest wait honoured from `Retry-After` (longer answers are returned as errors); default 30 s. */
   maxRetryDelayMs?: number;
@@ -90,21 +97,38 @@ export function createGpuoClient(options: GpuoOptions) {
     paginate,
 
     offers: (gpu?: string) =>
-      gpu
-        ? unwrap(raw.GET('/v1/pricing/compare', { params: { query: { gpu } } }))
-        : unwrap(raw.GET('/v1/pricing')),
+      gpu ? unwrap(raw.GET('/v1/pricing/compare', { params: { query: { gpu } } })) : unwrap(raw.GET('/v1/pricing')),
     plan: (body: PlanBody) => unwrap(raw.POST('/v1/compute/plan', { body })),
     /** Launches with an Idempotency-Key (generated unless given): retries never launch twice. */
     launch: (body: LaunchBody, opts: { idempotencyKey?: string } = {}) =>
-      unwrap(raw.POST('/v1/compute/launch', { body, headers: { 'Idempotency-Key': opts.idempotencyKey ?? newIdempotencyKey() } })),
+      unwrap(
+        raw.POST('/v1/compute/launch', {
+          body,
+          headers: { 'Idempotency-Key': opts.idempotencyKey ?? newIdempotencyKey() },
+        }),
+      ),
     instances: () => unwrap(raw.GET('/v1/compute')),
-    stop: (id: string) => unwrap(raw.POST('/v1/compute/{provider_instance_id}/stop', { params: { path: { provider_instance_id: id } } })),
-    terminate: (id: string) => unwrap(raw.POST('/v1/compute/{provider_instance_id}/terminate', { params: { path: { provider_instance_id: id } } })),
+    stop: (id: string) =>
+      unwrap(raw.POST('/v1/compute/{provider_instance_id}/stop', { params: { path: { provider_instance_id: id } } })),
+    terminate: (id: string) =>
+      unwrap(
+        raw.POST('/v1/compute/{provider_instance_id}/terminate', { params: { path: { provider_instance_id: id } } }),
+      ),
     balance: () => unwrap(raw.GET('/v1/billing/balance')),
     transactions: (query: { type?: 'instance_charge' | 'credit_topup' | 'credit_grant'; limit?: number } = {}) =>
-      paginate((cursor) => unwrap(raw.GET('/v1/billing/transactions', { params: { query: { ...query, cursor } as never } })) as Promise<Page<Record<string, unknown>>>),
+      paginate(
+        (cursor) =>
+          unwrap(raw.GET('/v1/billing/transactions', { params: { query: { ...query, cursor } as never } })) as Promise<
+            Page<Record<string, unknown>>
+          >,
+      ),
     events: (query: { limit?: number } = {}) =>
-      paginate((cursor) => unwrap(raw.GET('/v1/events', { params: { query: { ...query, cursor } as never } })) as Promise<Page<Record<string, unknown>>>),
+      paginate(
+        (cursor) =>
+          unwrap(raw.GET('/v1/events', { params: { query: { ...query, cursor } as never } })) as Promise<
+            Page<Record<string, unknown>>
+          >,
+      ),
     schedules: () => unwrap(raw.GET('/v1/schedules')),
     createSchedule: (body: CreateScheduleBody) => unwrap(raw.POST('/v1/schedules', { body })),
     apiKeys: () => unwrap(raw.GET('/v1/api-keys')),

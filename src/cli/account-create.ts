@@ -10,7 +10,9 @@ import { createAccountQueries } from '../db/queries/accounts';
 import { dollarsToMicros } from '../domain/money';
 import { resolveDatabaseUrl } from '../local/local-state';
 
-const USAGE = 'usage: npm run account:create -- --name <name> [--credit <dollars>]   (name: 1 to 100 characters; credit: 0.01 to 1000000, at most two decimals)\n';
+const USAGE =
+  'usage: npm run account:create -- --name <name> [--credit <dollars>]   ' +
+  '(name: 1 to 100 characters; credit: 0.01 to 1000000, at most two decimals)\n';
 
 /** Whole cents in (0, 1,000,000] dollars, or null. */
 export function parseCreditDollars(text: string): number | null {
@@ -36,7 +38,9 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const pool = await createDatabasePool(await resolveDatabaseUrl(config), { maximumPoolSize: 1 });
   try {
-    const { account, apiKey } = await createAccountQueries(pool).insertAccountWithKey(name, { startingCreditMicros: dollarsToMicros(credit) });
+    const { account, apiKey } = await createAccountQueries(pool).insertAccountWithKey(name, {
+      startingCreditMicros: dollarsToMicros(credit),
+    });
     process.stdout.write(JSON.stringify({ account_id: account.id, api_key: apiKey }) + '\n');
   } finally {
     await pool.end();

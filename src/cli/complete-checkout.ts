@@ -15,7 +15,8 @@ import { createDatabasePool } from '../db/pool';
 import { createCreditTopupQueries } from '../db/queries/credit-topups';
 import { readLocalState, resolveDatabaseUrl } from '../local/local-state';
 
-const USAGE = 'usage: npm run billing:complete-checkout -- <session_id>   (the session_id POST /v1/billing/credit answered)\n';
+const USAGE =
+  'usage: npm run billing:complete-checkout -- <session_id>   (the session_id POST /v1/billing/credit answered)\n';
 
 function fail(message: string): never {
   process.stderr.write(message.endsWith('\n') ? message : `${message}\n`);
@@ -28,7 +29,11 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const local = (await readLocalState(config)) ?? {};
   const secret = config.STRIPE_WEBHOOK_SECRET ?? local.stripe_webhook_secret;
-  if (!secret) fail('No webhook secret: set STRIPE_WEBHOOK_SECRET, or start the service with `npm start` (it writes .data/local.json).');
+  if (!secret)
+    fail(
+      'No webhook secret: set STRIPE_WEBHOOK_SECRET, ' +
+        'or start the service with `npm start` (it writes .data/local.json).',
+    );
   const apiUrl = (process.env.API_URL || local.api_url || `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
   const databaseUrl = await resolveDatabaseUrl(config);
 

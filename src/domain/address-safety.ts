@@ -104,7 +104,9 @@ export function webhookUrlProblem(text: string, policy: WebhookUrlPolicy): strin
   }
   const allowListed = isAllowListed(url, policy);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowListed)) {
-    return url.protocol === 'http:' ? 'must use https (plain http only for hosts on the configured allow-list)' : 'must use https';
+    return url.protocol === 'http:'
+      ? 'must use https (plain http only for hosts on the configured allow-list)'
+      : 'must use https';
   }
   if (url.username || url.password) return 'must not carry credentials';
   if (url.hash) return 'must not carry a fragment';

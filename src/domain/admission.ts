@@ -1,7 +1,8 @@
 /**
  * The spend admission rule, as pure arithmetic: a launch (or scheduled run) is admitted only when
  *
- *   balance − uncharged usage of live instances ≥ window × (hourly price of every live managed instance + this one)
+ *   balance − uncharged usage of live instances
+ *     ≥ window × (hourly price of every live managed instance + this one)
  *
  * so the balance always covers the next window (default 1 h) of everything running. All amounts are micros.
  */
@@ -29,7 +30,8 @@ export interface AdmissionFigures extends SpendFigures {
   requiredMicros: number;
 }
 
-export type AdmissionVerdict = { admitted: true; figures: AdmissionFigures } | { admitted: false; figures: AdmissionFigures; message: string };
+export type AdmissionVerdict =
+  { admitted: true; figures: AdmissionFigures } | { admitted: false; figures: AdmissionFigures; message: string };
 
 const dollars = (micros: number) => `$${microsToDollars(micros).toFixed(2)}`;
 
@@ -40,15 +42,24 @@ function windowText(ms: number): string {
 }
 
 /** The admission decision for a launch adding `addsPerHourMicros` to a fleet described by `spend`. */
-export function decideAdmission(spend: SpendFigures, addsPerHourMicros: number | null, windowMs: number): AdmissionVerdict {
+export function decideAdmission(
+  spend: SpendFigures,
+  addsPerHourMicros: number | null,
+  windowMs: number,
+): AdmissionVerdict {
   const availableMicros = spend.balanceMicros - spend.unchargedMicros;
   const requiredMicros = chargeForElapsed(spend.burnPerHourMicros + (addsPerHourMicros ?? 0), windowMs);
   const figures: AdmissionFigures = { ...spend, availableMicros, addsPerHourMicros, windowMs, requiredMicros };
-  const admitted = addsPerHourMicros === null ? availableMicros > 0 && availableMicros >= requiredMicros : availableMicros >= requiredMicros;
+  const admitted =
+    addsPerHourMicros === null
+      ? availableMicros > 0 && availableMicros >= requiredMicros
+      : availableMicros >= requiredMicros;
   if (admitted) return { admitted: true, figures };
-  const adds = addsPerHourMicros === null ? 'an unknown price (a positive balance is needed)' : `${dollars(addsPerHourMicros)}/h`;
+  const adds =
+    addsPerHourMicros === null ? 'an unknown price (a positive balance is needed)' : `${dollars(addsPerHourMicros)}/h`;
   const message =
-    `The balance is ${dollars(spend.balanceMicros)}, ${dollars(spend.unchargedMicros)} of it already run up by live instances and not yet charged; ` +
+    `The balance is ${dollars(spend.balanceMicros)}, ${dollars(spend.unchargedMicros)} of it ` +
+    'already run up by live instances and not yet charged; ' +
     `the account's live instances burn ${dollars(spend.burnPerHourMicros)}/h and this launch adds ${adds}, ` +
     `so ${windowText(windowMs)} needs ${dollars(requiredMicros)} and ${dollars(availableMicros)} is available. ` +
     'Add credit with POST /v1/billing/credit or end an instance.';

@@ -44,7 +44,9 @@ function checkValue(text: string, rule: FieldRule): void {
     return;
   }
   if (rule.names && rule.names.includes(text.toUpperCase())) return;
-  const allowed = rule.names ? `a number ${rule.min}-${rule.max} or one of ${rule.names.join(', ')}` : `a number ${rule.min}-${rule.max}`;
+  const allowed = rule.names
+    ? `a number ${rule.min}-${rule.max} or one of ${rule.names.join(', ')}`
+    : `a number ${rule.min}-${rule.max}`;
   throw new CronError(`${rule.name}: "${text}" is not ${allowed}`);
 }
 
@@ -54,11 +56,13 @@ function checkField(text: string, rule: FieldRule): void {
     if (part === '') throw new CronError(`${rule.name}: empty list element in "${text}"`);
     const [range, step, extra] = part.split('/');
     if (extra !== undefined) throw new CronError(`${rule.name}: "${part}" has more than one step`);
-    if (step !== undefined && !/^\d{1,2}$/.test(step)) throw new CronError(`${rule.name}: step "${step}" is not a number`);
+    if (step !== undefined && !/^\d{1,2}$/.test(step))
+      throw new CronError(`${rule.name}: step "${step}" is not a number`);
     if (step !== undefined && Number(step) === 0) throw new CronError(`${rule.name}: step must be at least 1`);
     if (range === '*') continue;
     const ends = range!.split('-');
-    if (ends.length > 2 || ends.some((e) => e === '')) throw new CronError(`${rule.name}: "${range}" is not a value or a range`);
+    if (ends.length > 2 || ends.some((e) => e === ''))
+      throw new CronError(`${rule.name}: "${range}" is not a value or a range`);
     for (const end of ends) checkValue(end, rule);
   }
 }
@@ -75,7 +79,9 @@ export function parseCron(text: string, currentDate: Date = new Date()): ParsedC
   if (typeof text !== 'string' || text.trim() === '') throw new CronError('the expression is empty');
   const fields = text.trim().split(/\s+/);
   if (fields.length !== 5) {
-    throw new CronError(`expected 5 space-separated fields (minute hour day-of-month month day-of-week), got ${fields.length}`);
+    throw new CronError(
+      `expected 5 space-separated fields (minute hour day-of-month month day-of-week), got ${fields.length}`,
+    );
   }
   fields.forEach((f, i) => checkField(f, FIELDS[i]!));
   let expression: CronExpression;
@@ -128,7 +134,9 @@ export function shortestGapMs(text: string): number {
   const fields = text.trim().split(/\s+/);
   const f = parseCron(text).expression.fields;
   const minutes = numericValues(f.minute.values);
-  const times = [...new Set(numericValues(f.hour.values).flatMap((h) => minutes.map((m) => h * 60 + m)))].sort((a, b) => a - b);
+  const times = [...new Set(numericValues(f.hour.values).flatMap((h) => minutes.map((m) => h * 60 + m)))].sort(
+    (a, b) => a - b,
+  );
   let gap = Infinity;
   for (let i = 1; i < times.length; i++) gap = Math.min(gap, times[i]! - times[i - 1]!);
   const acrossMidnight = 1440 - times[times.length - 1]! + times[0]!;
@@ -141,7 +149,10 @@ export function shortestGapMs(text: string): number {
  * days cover every calendar case (leap days included); a daily expression answers on its second day.
  */
 function firesOnConsecutiveDays(dayFields: string): boolean {
-  const days = CronExpressionParser.parse(`0 0 ${dayFields}`, { tz: 'UTC', currentDate: new Date(Date.UTC(2000, 0, 1)) });
+  const days = CronExpressionParser.parse(`0 0 ${dayFields}`, {
+    tz: 'UTC',
+    currentDate: new Date(Date.UTC(2000, 0, 1)),
+  });
   let previous = days.next().getTime();
   for (let i = 0; i < 8 * 366; i++) {
     const day = days.next().getTime();

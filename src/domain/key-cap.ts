@@ -32,8 +32,10 @@ export function keyCapMessage(standing: KeyCapStanding, hourlyMicros: number | n
   const needed = standing.chargedMicros + standing.liveHourlyMicros + (hourlyMicros ?? 0);
   const period = standing.period === 'day' ? 'today (UTC)' : 'this month (UTC)';
   return (
-    `This API key ("${standing.name}", ${standing.prefix}…) is capped at ${dollars(standing.limitMicros)} per ${standing.period}: ` +
-    `it has spent ${dollars(standing.chargedMicros)} ${period}, its live instances cost ${dollars(standing.liveHourlyMicros)} for the next hour` +
+    `This API key ("${standing.name}", ${standing.prefix}…) ` +
+    `is capped at ${dollars(standing.limitMicros)} per ${standing.period}: ` +
+    `it has spent ${dollars(standing.chargedMicros)} ${period}, ` +
+    `its live instances cost ${dollars(standing.liveHourlyMicros)} for the next hour` +
     (hourlyMicros === null ? '' : `, and this launch needs ${dollars(hourlyMicros)} for its first hour`) +
     ` (${dollars(needed)} against the cap). Use a key with a higher cap, or end instances of this key.`
   );
@@ -46,7 +48,8 @@ export function keyCapMessage(standing: KeyCapStanding, hourlyMicros: number | n
 export function unusableKeyMessage(key: { name?: string; prefix?: string; revoked: boolean }): string {
   const which = key.name === undefined ? 'The API key' : `The API key "${key.name}" (${key.prefix}…)`;
   return (
-    `${which} that made this launch ${key.revoked ? 'was revoked' : 'has expired'}: nothing is launched on its behalf, ` +
-    'and the runs of schedules it last created or replaced are refused. Replace the schedule (PUT) with a live key to run it again.'
+    `${which} that made this launch ${key.revoked ? 'was revoked' : 'has expired'}: ` +
+    'nothing is launched on its behalf, and the runs of schedules it last created or replaced are refused. ' +
+    'Replace the schedule (PUT) with a live key to run it again.'
   );
 }

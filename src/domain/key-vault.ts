@@ -45,8 +45,11 @@ export class KeyVault {
    * touching another's, and a rotation of the master key rotates every derived one alike.
    */
   derive(purpose: string): KeyVault {
-    const sub = (key: Buffer) => Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `gpu-orchestrator/${purpose}`, 32));
-    const previous = Object.fromEntries([...this.keys].filter(([id]) => id !== this.currentKeyId).map(([id, key]) => [id, sub(key)]));
+    const sub = (key: Buffer) =>
+      Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `gpu-orchestrator/${purpose}`, 32));
+    const previous = Object.fromEntries(
+      [...this.keys].filter(([id]) => id !== this.currentKeyId).map(([id, key]) => [id, sub(key)]),
+    );
     return new KeyVault(this.currentKeyId, sub(this.keys.get(this.currentKeyId)!), previous);
   }
 

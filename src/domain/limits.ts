@@ -4,7 +4,15 @@
  * settings (LIMIT_*); every account gets the same ones.
  */
 
-export const LIMIT_NAMES = ['alerts', 'schedules', 'webhooks', 'webhook_urls', 'ssh_keys', 'live_instances', 'api_keys'] as const;
+export const LIMIT_NAMES = [
+  'alerts',
+  'schedules',
+  'webhooks',
+  'webhook_urls',
+  'ssh_keys',
+  'live_instances',
+  'api_keys',
+] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 export type AccountLimits = Readonly<Record<LimitName, number>>;
 
@@ -24,9 +32,11 @@ export const LIMIT_DESCRIPTIONS: Readonly<Record<LimitName, string>> = Object.fr
   alerts: 'alerts, active or triggered (POST /v1/alerts)',
   schedules: 'schedules not deleted, active or paused (POST /v1/schedules)',
   webhooks: 'webhook endpoints, active or not (POST /v1/webhooks)',
-  webhook_urls: 'distinct destination URLs among the webhook endpoints (POST /v1/webhooks, PUT /v1/webhooks/{id} with a new url)',
+  webhook_urls:
+    'distinct destination URLs among the webhook endpoints (POST /v1/webhooks, PUT /v1/webhooks/{id} with a new url)',
   ssh_keys: 'SSH keys (POST /v1/ssh-keys)',
-  live_instances: 'managed instances not yet stopped, terminated or failed (POST /v1/compute/launch and scheduled runs)',
+  live_instances:
+    'managed instances not yet stopped, terminated or failed (POST /v1/compute/launch and scheduled runs)',
   api_keys: 'API keys not revoked (POST /v1/api-keys)',
 });
 
@@ -35,6 +45,16 @@ export const LIVE_INSTANCE_STATUSES = ['provisioning', 'running', 'stopping', 't
 
 /** The refusal text: names the limit, the number and the way out. */
 export function limitReachedMessage(name: LimitName, limit: number): string {
-  const what = name === 'webhook_urls' ? 'distinct webhook URLs' : name === 'live_instances' ? 'live instances' : name === 'api_keys' ? 'API keys' : name.replace('_', ' ');
-  return `This account has reached its limit of ${limit} ${what} (limit "${name}"); remove one first. GET /v1/limits lists every limit with its use.`;
+  const what =
+    name === 'webhook_urls'
+      ? 'distinct webhook URLs'
+      : name === 'live_instances'
+        ? 'live instances'
+        : name === 'api_keys'
+          ? 'API keys'
+          : name.replace('_', ' ');
+  return (
+    `This account has reached its limit of ${limit} ${what} (limit "${name}"); remove one first. ` +
+    'GET /v1/limits lists every limit with its use.'
+  );
 }

@@ -78,7 +78,9 @@ export function buildSnapshot(offers: readonly StoredOffer[], lastUpdated: Date)
 }
 
 /** The lowest price per (gpu, provider, spot) — the history rows of one refresh. */
-export function historyRows(offers: readonly StoredOffer[]): { gpuType: string; provider: ProviderId; spot: boolean; minMicros: number }[] {
+export function historyRows(
+  offers: readonly StoredOffer[],
+): { gpuType: string; provider: ProviderId; spot: boolean; minMicros: number }[] {
   const min = new Map<string, { gpuType: string; provider: ProviderId; spot: boolean; minMicros: number }>();
   for (const o of offers) {
     const key = `${o.gpuType}|${o.provider}|${o.spot}`;
@@ -91,7 +93,9 @@ export function historyRows(offers: readonly StoredOffer[]): { gpuType: string; 
 }
 
 /** The cheapest offer that can actually be rented now (availability > 0), or null. */
-export function cheapestAvailable<T extends { price_per_hour: number; availability: number }>(offers: readonly T[]): T | null {
+export function cheapestAvailable<T extends { price_per_hour: number; availability: number }>(
+  offers: readonly T[],
+): T | null {
   return offers.find((o) => o.availability > 0) ?? null;
 }
 

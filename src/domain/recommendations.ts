@@ -65,9 +65,17 @@ function dollarsFromFractionalMicros(micros: number): number {
  * The instance's own offer never appears, because it saves nothing; a user already on the cheapest offer gets
  * no recommendation.
  */
-export function recommendCheaperOffers(instances: readonly EvaluatedInstance[], snapshot: PricingSnapshot | null): RecommendationReport {
+export function recommendCheaperOffers(
+  instances: readonly EvaluatedInstance[],
+  snapshot: PricingSnapshot | null,
+): RecommendationReport {
   if (instances.length === 0) {
-    return { instances_evaluated: 0, recommendations: [], estimated_monthly_savings: 0, message: NO_ACTIVE_INSTANCES_MESSAGE };
+    return {
+      instances_evaluated: 0,
+      recommendations: [],
+      estimated_monthly_savings: 0,
+      message: NO_ACTIVE_INSTANCES_MESSAGE,
+    };
   }
   const offersByGpu = new Map((snapshot?.gpu_types ?? []).map((g) => [g.gpu_type, g.offers]));
   const recommendations: (Recommendation & { savingsMicros: number })[] = [];
@@ -81,7 +89,8 @@ export function recommendCheaperOffers(instances: readonly EvaluatedInstance[], 
       // Snapshot offers are dollars converted from micros, so this round trip is exact.
       const cheapest = candidates.reduce((a, b) => (b.price_per_hour < a.price_per_hour ? b : a));
       const offerMicros = Math.round(cheapest.price_per_hour * MICROS_PER_DOLLAR);
-      // (current per GPU - offer) × gpu_count × 730, kept in integers: current per GPU × count is the instance price.
+      // (current per GPU - offer) × gpu_count × 730, kept in integers:
+      // current per GPU × count is the instance price.
       const savingsMicros = (instance.pricePerHourMicros - offerMicros * instance.gpuCount) * HOURS_PER_MONTH;
       if (savingsMicros < MIN_SAVINGS_MICROS) continue;
       bestMicros = Math.max(bestMicros, savingsMicros);
@@ -91,14 +100,24 @@ export function recommendCheaperOffers(instances: readonly EvaluatedInstance[], 
         gpu_type: instance.gpuType,
         gpu_count: instance.gpuCount,
         current_price_per_hour: dollarsFromFractionalMicros(instance.pricePerHourMicros / instance.gpuCount),
-        alternative: { provider: cheapest.provider, price_per_hour: cheapest.price_per_hour, spot: cheapest.spot, availability: cheapest.availability },
+        alternative: {
+          provider: cheapest.provider,
+          price_per_hour: cheapest.price_per_hour,
+          spot: cheapest.spot,
+          availability: cheapest.availability,
+        },
         estimated_monthly_savings: centsFromMicros(savingsMicros),
         savingsMicros,
       });
     }
     totalMicros += bestMicros;
   }
-  recommendations.sort((a, b) => b.savingsMicros - a.savingsMicros || a.instance_id.localeCompare(b.instance_id) || Number(a.alternative.spot) - Number(b.alternative.spot));
+  recommendations.sort(
+    (a, b) =>
+      b.savingsMicros - a.savingsMicros ||
+      a.instance_id.localeCompare(b.instance_id) ||
+      Number(a.alternative.spot) - Number(b.alternative.spot),
+  );
   return {
     instances_evaluated: instances.length,
     recommendations: recommendations.map(({ savingsMicros: _, ...r }) => r),
@@ -107,5 +126,8 @@ export function recommendCheaperOffers(instances: readonly EvaluatedInstance[], 
 }
 
 export function summarizeRecommendations(report: RecommendationReport): RecommendationSummary {
-  return { estimated_monthly_savings: report.estimated_monthly_savings, recommendation_count: report.recommendations.length };
+  return {
+    estimated_monthly_savings: report.estimated_monthly_savings,
+    recommendation_count: report.recommendations.length,
+  };
 }

@@ -24,5 +24,8 @@ export function openText(vault: Pick<KeyVault, 'open'>, text: string, associated
   const keyId = rest.slice(0, colon);
   const bytes = Buffer.from(rest.slice(colon + 1), 'base64');
   if (colon <= 0 || bytes.length < 28) throw new Error('malformed sealed value');
-  return vault.open({ keyId, iv: bytes.subarray(0, 12), authTag: bytes.subarray(12, 28), ciphertext: bytes.subarray(28) }, associatedData);
+  return vault.open(
+    { keyId, iv: bytes.subarray(0, 12), authTag: bytes.subarray(12, 28), ciphertext: bytes.subarray(28) },
+    associatedData,
+  );
 }

@@ -106,7 +106,8 @@ function parseSecurityKeyBlob(keyType: SshKeyType, blob: Buffer): void {
     at = curve.next;
     const point = readSshString(blob, at);
     // An uncompressed P-256 point: 0x04 || X (32) || Y (32).
-    if (point.value.length !== 65 || point.value[0] !== 0x04) throw new SshKeyError('the key data holds no valid P-256 point');
+    if (point.value.length !== 65 || point.value[0] !== 0x04)
+      throw new SshKeyError('the key data holds no valid P-256 point');
     at = point.next;
   } else {
     const pk = readSshString(blob, at);

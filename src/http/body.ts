@@ -1,14 +1,20 @@
 /**
  * JSON body reading with the documented limits: a body must be `application/json` (415 otherwise), at most
  * 64 KiB (413), fully received within the body timeout (408), nested at most {@link MAX_JSON_DEPTH} deep and
- * valid JSON (400 invalid_json; too deep is 400 validation_error). The raw bytes stay on `ctx.state.rawBody` for signature checks (Stripe
- * webhooks).
+ * valid JSON (400 invalid_json; too deep is 400 validation_error). The raw bytes stay on `ctx.state.rawBody`
+ * for signature checks (Stripe webhooks).
  *
  * Bodies are read by the route, after authentication (see route.ts): an unauthenticated request is answered
  * without reading its body, and the connection is closed (edge.ts) so a slow sender cannot hold it.
  */
 import type { Context } from 'koa';
-import { InvalidJsonError, PayloadTooLargeError, RequestTimeoutError, UnsupportedMediaTypeError, ValidationError } from '../errors';
+import {
+  InvalidJsonError,
+  PayloadTooLargeError,
+  RequestTimeoutError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../errors';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './text';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;

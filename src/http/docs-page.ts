@@ -163,7 +163,8 @@ export function codeSamples(method: string, route: string, op: Operation, doc: D
     `import { createGpuoClient } from '@gpuo/sdk';`,
     ``,
     `const gpuo = createGpuoClient({ baseUrl: process.env.GPUO_API_URL!, apiKey: process.env.GPUO_API_KEY! });`,
-    `const { data, error } = await gpuo.raw.${method.toUpperCase()}('${route}'${options.length ? `, { ${options.join(', ')} }` : ''});`,
+    `const { data, error } = await gpuo.raw.${method.toUpperCase()}('${route}'` +
+      `${options.length ? `, { ${options.join(', ')} }` : ''});`,
     `console.log(error ?? data);`,
   ].join('\n');
 
@@ -175,7 +176,8 @@ export function codeSamples(method: string, route: string, op: Operation, doc: D
     `import httpx`,
     ``,
     authenticated
-      ? `gpuo = httpx.Client(base_url=os.environ["GPUO_API_URL"], headers={"Authorization": f"Bearer {os.environ['GPUO_API_KEY']}"})`
+      ? `gpuo = httpx.Client(base_url=os.environ["GPUO_API_URL"], ` +
+        `headers={"Authorization": f"Bearer {os.environ['GPUO_API_KEY']}"})`
       : `gpuo = httpx.Client(base_url=os.environ["GPUO_API_URL"])`,
     `response = gpuo.${method}(${args.join(', ')})`,
     `response.raise_for_status()`,
@@ -228,7 +230,8 @@ const page = (scriptPath: string) => `<!doctype html>
 <rapi-doc spec-url="/docs/openapi.json" render-style="focused" show-header="false" allow-spec-url-load="false"
   allow-spec-file-load="false" load-fonts="false" allow-try="true" persist-auth="false"
   style="height:100vh;width:100%">
-<noscript>The reference needs JavaScript; the OpenAPI document itself is at <a href="/v1/openapi.json">/v1/openapi.json</a>.</noscript>
+<noscript>The reference needs JavaScript; the OpenAPI document itself is at
+  <a href="/v1/openapi.json">/v1/openapi.json</a>.</noscript>
 </rapi-doc>
 </body>
 </html>
@@ -281,7 +284,8 @@ export function serveDocs(router: Router, document: () => object): void {
       ctx.status = 503;
       ctx.type = 'text/plain';
       ctx.body =
-        'The reference page needs RapiDoc: run `npm ci` (or `npm run build` for dist/); the document is at /v1/openapi.json.\n';
+        'The reference page needs RapiDoc: run `npm ci` (or `npm run build` for dist/); ' +
+        'the document is at /v1/openapi.json.\n';
       return;
     }
     send(ctx, loaded.page, 'text/html; charset=utf-8', 'no-cache');

@@ -7,9 +7,13 @@ export type InputLocation = 'body' | 'query' | 'path';
 const MAX_DETAILS = 20;
 const MAX_MESSAGE_CHARS = 200;
 const SAFE_SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
-// Control characters are what this pattern is for.
-// eslint-disable-next-line no-control-regex
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+// Control characters, bidirectional overrides, and lone surrogates (a high one with no low one after it, or a
+// low one with no high one before it).
+const UNPRINTABLE = new RegExp(
+  String.raw`[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]` +
+    String.raw`|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]`,
+  'g',
+);
 
 /** A message fit to send back: unprintable characters replaced, at most {@link MAX_MESSAGE_CHARS} long. */
 function bounded(message: string): string {
@@ -45,6 +49,8 @@ export function zodToValidationError(error: ZodError, location: InputLocation): 
     }
   }
   const first = details[0];
-  const summary = first ? `Invalid ${location === 'path' ? 'path parameter' : location}: ${first.path} ${first.message}.` : `Invalid ${location}.`;
+  const summary = first
+    ? `Invalid ${location === 'path' ? 'path parameter' : location}: ${first.path} ${first.message}.`
+    : `Invalid ${location}.`;
   return new ValidationError(summary, details);
 }

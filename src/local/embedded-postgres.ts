@@ -86,7 +86,16 @@ export async function startEmbeddedPostgres(opts: {
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', `fsync=${opts.fsync === false ? 'off' : 'on'}`],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+      '-c',
+      `fsync=${opts.fsync === false ? 'off' : 'on'}`,
+    ],
     onLog: (m: unknown) => opts.log?.(String(m).trim()),
     onError: (m: unknown) => opts.log?.(`[error] ${String(m).trim()}`),
   });

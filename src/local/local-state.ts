@@ -25,7 +25,10 @@ export interface LocalState {
   api_key: string;
   /** Keys of the local provider simulators (present when they run), to connect to any account. */
   sandbox_provider_keys?: Record<'runpod' | 'vastai' | 'lambda', string>;
-  /** Signs webhook deliveries for `npm run billing:complete-checkout` (generated for stripe-mock, kept across restarts). */
+  /**
+   * Signs webhook deliveries for `npm run billing:complete-checkout` (generated for stripe-mock, kept across
+   * restarts).
+   */
   stripe_webhook_secret?: string;
 }
 
@@ -46,8 +49,12 @@ export async function readLocalState(config: Pick<Config, 'DATA_DIR'>): Promise<
  * The database a server-side CLI works on: DATABASE_URL when set, else the one the last `npm start` in
  * DATA_DIR recorded, else the embedded Postgres `npm start` runs on LOCAL_POSTGRES_PORT.
  */
-export async function resolveDatabaseUrl(config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'LOCAL_POSTGRES_PORT'>): Promise<string> {
+export async function resolveDatabaseUrl(
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'LOCAL_POSTGRES_PORT'>,
+): Promise<string> {
   if (config.DATABASE_URL) return config.DATABASE_URL;
   const state = await readLocalState(config);
-  return state?.database_url ?? `postgres://postgres:postgres@127.0.0.1:${config.LOCAL_POSTGRES_PORT}/${LOCAL_DATABASE_NAME}`;
+  return (
+    state?.database_url ?? `postgres://postgres:postgres@127.0.0.1:${config.LOCAL_POSTGRES_PORT}/${LOCAL_DATABASE_NAME}`
+  );
 }

@@ -14,9 +14,16 @@ export interface RunningStripeMock {
 export const STRIPE_MOCK_SECRET_KEY = 'sk_test_localStripeMock';
 
 /** Starts stripe-mock on 127.0.0.1:`port` and resolves once it answers; rejects after `timeoutMs`. */
-export async function startStripeMock(opts: { port: number; log?: (line: string) => void; timeoutMs?: number }): Promise<RunningStripeMock> {
+export async function startStripeMock(opts: {
+  port: number;
+  log?: (line: string) => void;
+  timeoutMs?: number;
+}): Promise<RunningStripeMock> {
   const binary = await findOrBuildTool(STRIPE_MOCK, opts.log);
-  if (!binary) throw new Error('stripe-mock is not installed and there is no Go toolchain to build it: run `npm run tools:install`');
+  if (!binary)
+    throw new Error(
+      'stripe-mock is not installed and there is no Go toolchain to build it: run `npm run tools:install`',
+    );
   // stripe-mock also listens on $PORT when set: that is the API's port here, so it must not see it.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'PORT'));
   // With only -http-addr, stripe-mock also opens HTTPS on its fixed default port 12112 (so two of them
@@ -34,9 +41,12 @@ export async function startStripeMock(opts: { port: number; log?: (line: string)
   };
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`stripe-mock exited with code ${child.exitCode}: ${output.slice(-500)}`);
+    if (child.exitCode !== null)
+      throw new Error(`stripe-mock exited with code ${child.exitCode}: ${output.slice(-500)}`);
     try {
-      const res = await fetch(`${baseUrl}/v1/balance`, { headers: { Authorization: `Bearer ${STRIPE_MOCK_SECRET_KEY}` } });
+      const res = await fetch(`${baseUrl}/v1/balance`, {
+        headers: { Authorization: `Bearer ${STRIPE_MOCK_SECRET_KEY}` },
+      });
       if (res.ok) return { baseUrl, stop };
     } catch {
       // not listening yet
@@ -44,5 +54,7 @@ export async function startStripeMock(opts: { port: number; log?: (line: string)
     await new Promise((r) => setTimeout(r, 100));
   }
   await stop();
-  throw new Error(`stripe-mock did not answer on ${baseUrl} within ${(opts.timeoutMs ?? 30_000) / 1000}s: ${output.slice(-500)}`);
+  throw new Error(
+    `stripe-mock did not answer on ${baseUrl} within ${(opts.timeoutMs ?? 30_000) / 1000}s: ${output.slice(-500)}`,
+  );
 }

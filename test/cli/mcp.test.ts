@@ -47,7 +47,7 @@ async function connect(apiKey: string): Promise<Client> {
 
 const json = (r: Result) => JSON.parse(r.content[0]!.text.slice(r.content[0]!.text.indexOf('{')));
 
-it('lists its tools with schemas; plan → launch → list → terminate; a launch past the cap is refused with the reason', async () => {
+it('lists tools; plan → launch → list → terminate; a launch past the cap is refused, saying why', async () => {
   const a = await svc.t.connectedAccount('runpod');
   const made = await svc.t.http
     .post('/v1/api-keys')
@@ -86,7 +86,8 @@ it('lists its tools with schemas; plan → launch → list → terminate; a laun
     expect(launched.isError).toBeFalsy();
     expect(launched.content[0]!.text).toMatch(
       new RegExp(
-        `^Launched \\S+ on runpod at \\$${json(plan).price_per_hour}/h \\(planned at \\$${json(plan).price_per_hour}/h\\)`,
+        `^Launched \\S+ on runpod at \\$${json(plan).price_per_hour}/h ` +
+          `\\(planned at \\$${json(plan).price_per_hour}/h\\)`,
       ),
     );
     const instance = json(launched);

@@ -22,12 +22,25 @@ describe('duration settings', () => {
     expect(config.IDLE_STOP_MINUTE).toBe(60_000);
     expect(config.BALANCE_GRACE_PERIOD).toBe(30 * 60_000);
     expect(config.WEBHOOK_DISABLE_AFTER).toBe(120 * 3_600_000);
-    expect(config.WEBHOOK_RETRY_SCHEDULE).toEqual([5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000]);
+    expect(config.WEBHOOK_RETRY_SCHEDULE).toEqual([
+      5_000,
+      5 * 60_000,
+      30 * 60_000,
+      2 * 3_600_000,
+      5 * 3_600_000,
+      10 * 3_600_000,
+      10 * 3_600_000,
+    ]);
     expect(config.BOOT_DEADLINES).toEqual({});
   });
 
   it('take the value from the environment', () => {
-    const config = parseConfig({ METER_INTERVAL: '90s', LAUNCH_ANSWER_WITHIN: '2m', WEBHOOK_RETRY_SCHEDULE: '1s, 2s', BOOT_DEADLINES: 'runpod=5m,lambda:h100-80gb-sxm=25m' });
+    const config = parseConfig({
+      METER_INTERVAL: '90s',
+      LAUNCH_ANSWER_WITHIN: '2m',
+      WEBHOOK_RETRY_SCHEDULE: '1s, 2s',
+      BOOT_DEADLINES: 'runpod=5m,lambda:h100-80gb-sxm=25m',
+    });
     expect(config.METER_INTERVAL).toBe(90_000);
     expect(config.LAUNCH_ANSWER_WITHIN).toBe(120_000);
     expect(config.WEBHOOK_RETRY_SCHEDULE).toEqual([1_000, 2_000]);
@@ -40,8 +53,12 @@ describe('duration settings', () => {
       'METER_INTERVAL: must look like 30s, 5m or 1h',
       'WEBHOOK_CLAIM_LEASE: must look like 30s, 5m or 1h',
     ]);
-    expect(problemsOf({ WEBHOOK_RETRY_SCHEDULE: '5s,often' })).toEqual(['WEBHOOK_RETRY_SCHEDULE: must be durations like 5s,5m,30m,2h']);
-    expect(problemsOf({ BOOT_DEADLINES: 'runpod=ages' })).toEqual(['BOOT_DEADLINES: must look like runpod=5m,lambda:h100-80gb-sxm=25m']);
+    expect(problemsOf({ WEBHOOK_RETRY_SCHEDULE: '5s,often' })).toEqual([
+      'WEBHOOK_RETRY_SCHEDULE: must be durations like 5s,5m,30m,2h',
+    ]);
+    expect(problemsOf({ BOOT_DEADLINES: 'runpod=ages' })).toEqual([
+      'BOOT_DEADLINES: must look like runpod=5m,lambda:h100-80gb-sxm=25m',
+    ]);
   });
 
   it('refuse zero where a loop waits that long between rounds', () => {

@@ -1,8 +1,9 @@
 /**
  * Acting through the console in a real Chromium against the real stack (API, worker, Temporal, Postgres,
  * simulators): a launch through the wizard creates exactly one instance and shows it running; terminate from
- * the fleet ends it; the wizard's idle-stop setting reaches the instance's record; a launch the balance cannot cover shows the 402's numbers; a read-only key sees no enabled
- * action; a fleet of 1,000 instances is listed in full, and only the managed one offers actions.
+ * the fleet ends it; the wizard's idle-stop setting reaches the instance's record; a launch the balance cannot
+ * cover shows the 402's numbers; a read-only key sees no enabled action; a fleet of 1,000 instances is listed
+ * in full, and only the managed one offers actions.
  */
 import type { Page } from 'playwright-core';
 import { RUNPOD_SIM_GPUS } from '../../simulators/runpod';
@@ -15,7 +16,10 @@ import { eventually } from '../helpers/process';
 jest.setTimeout(180_000);
 
 /** Labels of every button that changes something; a read-only key must see each of them disabled. */
-const WRITE_ACTIONS = /^(Stop|Terminate|Launch at .*|Create alert|Delete|Pause|Resume|Run now|Send test event|Retry|Verify|Make default|Pay with Stripe|Create key|Revoke)$/;
+const WRITE_ACTIONS = new RegExp(
+  '^(Stop|Terminate|Launch at .*|Create alert|Delete|Pause|Resume|Run now|Send test event|Retry|Verify|' +
+    'Make default|Pay with Stripe|Create key|Revoke)$',
+);
 
 let stack: ConsoleStack;
 let t: TestContext;
@@ -42,7 +46,9 @@ beforeAll(async () => {
   stack = await startConsoleStack();
   t = stack.t;
   await pricesFromSimulators();
-  const snapshot = (await (await fetch(`${stack.base}/v1/pricing`)).json()) as { gpu_types: { gpu_type: string; offers: { provider: string }[] }[] };
+  const snapshot = (await (await fetch(`${stack.base}/v1/pricing`)).json()) as {
+    gpu_types: { gpu_type: string; offers: { provider: string }[] }[];
+  };
   RUNPOD_GPU_SLUG = snapshot.gpu_types.find((g) => g.offers.some((o) => o.provider === 'runpod'))!.gpu_type;
 }, 120_000);
 
@@ -50,7 +56,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-test('launch through the wizard creates exactly one instance, shows it running, and terminate from the fleet ends it', async () => {
+test('the wizard launches exactly one instance and shows it running; terminate from the fleet ends it', async () => {
   const a = await t.connectedAccount('runpod');
   const page = await signedInPage(stack, a.apiKey);
   await planRunPodLaunch(page);
@@ -72,14 +78,17 @@ test('launch through the wizard creates exactly one instance, shows it running, 
   // saw it at the provider: a round between the terminate and the reload drops it; seen under load).
   await eventually(
     'the row to show the terminate or to leave the fleet',
-    async () => ((await row.count()) === 0 || (await row.getByText(/^terminat(ing|ed)$/).count()) > 0 ? true : undefined),
+    async () =>
+      (await row.count()) === 0 || (await row.getByText(/^terminat(ing|ed)$/).count()) > 0 ? true : undefined,
     60_000,
   );
-  await eventually('the provider to drop the instance', () => (t.sims.runpod.control.instances(a.simKey).length === 0 ? true : undefined));
+  await eventually('the provider to drop the instance', () =>
+    t.sims.runpod.control.instances(a.simKey).length === 0 ? true : undefined,
+  );
   expect(t.sims.runpod.control.instances(a.simKey)).toHaveLength(0);
 });
 
-test('the wizard\'s idle-stop setting (off by default) goes into the plan and the launch, and the instance\'s record carries it', async () => {
+test("the wizard's idle-stop setting (off by default) reaches the plan, the launch and the record", async () => {
   const a = await t.connectedAccount('runpod');
   const page = await signedInPage(stack, a.apiKey);
   await page.getByRole('link', { name: 'Launch' }).click();
@@ -99,8 +108,14 @@ test('the wizard\'s idle-stop setting (off by default) goes into the plan and th
 
   const [created] = t.sims.runpod.control.instances(a.simKey);
   expect(t.sims.runpod.control.instances(a.simKey)).toHaveLength(1);
-  const listed = (await t.http.get('/v1/compute').set(a.auth).expect(200)).body.data as { id: string; idle_stop?: unknown }[];
-  expect(listed.find((i) => i.id === created!.id)?.idle_stop).toEqual({ utilization_below_percent: 15, for_minutes: 45 });
+  const listed = (await t.http.get('/v1/compute').set(a.auth).expect(200)).body.data as {
+    id: string;
+    idle_stop?: unknown;
+  }[];
+  expect(listed.find((i) => i.id === created!.id)?.idle_stop).toEqual({
+    utilization_below_percent: 15,
+    for_minutes: 45,
+  });
   await t.http.post(`/v1/compute/${created!.id}/terminate`).set(a.auth).expect(200);
 });
 
@@ -125,8 +140,16 @@ test('a launch the balance cannot cover shows the 402 with its numbers, and noth
 test('a read-only key sees every page and no enabled action', async () => {
   const a = await t.connectedAccount('runpod');
   await t.http.post('/v1/alerts').set(a.auth).send({ type: 'budget_limit', threshold_dollars: 50 }).expect(201);
-  await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'runpod', gpu_type: RUNPOD_GPU_SLUG }).expect(201);
-  const created = await t.http.post('/v1/api-keys').set(a.auth).send({ name: 'viewer', scopes: ['read'] }).expect(201);
+  await t.http
+    .post('/v1/compute/launch')
+    .set(a.auth)
+    .send({ provider: 'runpod', gpu_type: RUNPOD_GPU_SLUG })
+    .expect(201);
+  const created = await t.http
+    .post('/v1/api-keys')
+    .set(a.auth)
+    .send({ name: 'viewer', scopes: ['read'] })
+    .expect(201);
   const page = await signedInPage(stack, (created.body as { api_key: string }).api_key);
   await page.locator('tr[data-instance-id]').first().waitFor();
   expect(await page.getByRole('button', { name: 'Terminate' }).count()).toBeGreaterThan(0);
@@ -143,9 +166,13 @@ test('a read-only key sees every page and no enabled action', async () => {
   expect(enabledWrites).toEqual([]);
 });
 
-test('a fleet of 1,000 instances is listed in full: the managed one can be terminated, the 999 made at the provider offer no action the API would refuse', async () => {
+test('1,000 instances listed in full: the managed one can be terminated, the 999 unmanaged offer none', async () => {
   const a = await t.connectedAccount('runpod');
-  const launched = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'runpod', gpu_type: RUNPOD_GPU_SLUG, name: 'ours' }).expect(201);
+  const launched = await t.http
+    .post('/v1/compute/launch')
+    .set(a.auth)
+    .send({ provider: 'runpod', gpu_type: RUNPOD_GPU_SLUG, name: 'ours' })
+    .expect(201);
   const managedId = (launched.body as { id: string }).id;
   const gpu = RUNPOD_SIM_GPUS[0]!.id;
   for (let i = 0; i < 999; i += 50) {
@@ -167,8 +194,12 @@ test('a fleet of 1,000 instances is listed in full: the managed one can be termi
   // A function, not a string: the console's CSP forbids eval, and Playwright would evaluate a string with it.
   type Doc = { document: { querySelectorAll(selector: string): { length: number } } };
   await page.goto(`${stack.base}/console/fleet`);
-  await page.waitForFunction(() => (globalThis as unknown as Doc).document.querySelectorAll('tr[data-instance-id]').length === 1000);
-  const ids = await page.locator('tr[data-instance-id]').evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: { instanceId: string } }).dataset.instanceId));
+  await page.waitForFunction(
+    () => (globalThis as unknown as Doc).document.querySelectorAll('tr[data-instance-id]').length === 1000,
+  );
+  const ids = await page
+    .locator('tr[data-instance-id]')
+    .evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: { instanceId: string } }).dataset.instanceId));
   expect(new Set(ids).size).toBe(1000);
   // Each instance made at RunPod says so and offers nothing this service would answer 404 to.
   expect(await page.locator('tr[data-instance-id]').filter({ hasText: 'unmanaged' }).count()).toBe(999);
@@ -180,7 +211,9 @@ test('a fleet of 1,000 instances is listed in full: the managed one can be termi
   await ours.getByRole('button', { name: 'Terminate' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Terminate' }).click();
   const atRunPod = () => t.sims.runpod.control.instances(a.simKey);
-  await eventually('our instance to leave RunPod', () => (atRunPod().some((i) => i.id === managedId) ? undefined : true));
+  await eventually('our instance to leave RunPod', () =>
+    atRunPod().some((i) => i.id === managedId) ? undefined : true,
+  );
   expect(atRunPod()).toHaveLength(999);
   // How fast the page is, beside the same rows as static HTML: `npm run bench:list` (docs/fleet-view.md).
 });

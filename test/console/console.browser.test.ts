@@ -81,7 +81,7 @@ test('/ leads to the console, served with a Content-Security-Policy that allows 
   expect(await page.text()).not.toMatch(/<script>(?!<\/script>)/); // no inline script in the page itself
 });
 
-test('sign in, then the fleet lists the instances at the provider; a hostile name renders as text and runs nothing', async () => {
+test('signed in, the fleet lists the instances at the provider; a hostile name is text and runs nothing', async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
   const dialogs: string[] = [];
@@ -131,7 +131,9 @@ test('prices: the comparison table, and the history chart draws the points the A
   const snapshot = (await (await fetch(`${base}/v1/pricing`)).json()) as { gpu_types: { gpu_type: string }[] };
   const firstGpu = snapshot.gpu_types[0];
   expect(firstGpu).toBeDefined();
-  const history = (await (await fetch(`${base}/v1/pricing/history?gpu=${firstGpu!.gpu_type}&period=24h`)).json()) as { data: unknown[] };
+  const history = (await (await fetch(`${base}/v1/pricing/history?gpu=${firstGpu!.gpu_type}&period=24h`)).json()) as {
+    data: unknown[];
+  };
   expect(history.data.length).toBeGreaterThanOrEqual(2);
   const chart = page.locator('.chart[data-points]');
   await chart.waitFor();
@@ -140,11 +142,14 @@ test('prices: the comparison table, and the history chart draws the points the A
   await context.close();
 });
 
-test('spend: a top-up through Stripe Checkout returns to the success page and the balance shows the credit', async () => {
+test('spend: a Stripe Checkout top-up returns to the success page and the balance shows the credit', async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
   // Stripe's hosted payment page is the one part not on this machine: the browser lands on a blank page there.
-  await page.route((url) => !url.href.startsWith(base), (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Checkout</title>' }));
+  await page.route(
+    (url) => !url.href.startsWith(base),
+    (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Checkout</title>' }),
+  );
   await signIn(page);
   await page.getByRole('link', { name: 'Spend' }).click();
   await page.getByTestId('balance').filter({ hasText: '$' }).waitFor();
@@ -152,7 +157,10 @@ test('spend: a top-up through Stripe Checkout returns to the success page and th
   let credit: { status: number; body: { session_id: string; checkout_url: string } } | undefined;
   await page.route(`${base}/v1/billing/credit`, async (route) => {
     const response = await route.fetch();
-    credit = { status: response.status(), body: (await response.json()) as { session_id: string; checkout_url: string } };
+    credit = {
+      status: response.status(),
+      body: (await response.json()) as { session_id: string; checkout_url: string },
+    };
     await route.fulfill({ response });
   });
   await page.getByRole('button', { name: 'Pay with Stripe' }).click();
@@ -161,13 +169,25 @@ test('spend: a top-up through Stripe Checkout returns to the success page and th
   const { session_id: sessionId, checkout_url: checkoutUrl } = credit!.body;
   expect(page.url()).toBe(checkoutUrl);
   // The payer pays; Stripe notifies the API, then sends the browser back to the success URL it was given.
-  const delivery = signedDelivery(checkoutCompletedEvent({ id: sessionId, accountId: account.accountId, amountTotalCents: 2000 }), stripe.settings.webhookSecret);
-  const hook = await fetch(`${base}/v1/billing/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature }, body: delivery.body });
+  const delivery = signedDelivery(
+    checkoutCompletedEvent({ id: sessionId, accountId: account.accountId, amountTotalCents: 2000 }),
+    stripe.settings.webhookSecret,
+  );
+  const hook = await fetch(`${base}/v1/billing/stripe/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature },
+    body: delivery.body,
+  });
   expect(hook.status).toBe(200);
   await page.goto(`${base}/console/checkout/success?session_id=${sessionId}`);
   await page.getByRole('heading', { name: 'Payment received' }).waitFor();
   await page.getByText('$20.00 was added to your balance.').waitFor();
-  await page.getByTestId('balance').filter({ hasText: `$${(TEST_STARTING_CREDIT_DOLLARS + 20).toLocaleString('en-US', { minimumFractionDigits: 2 })}` }).waitFor();
+  await page
+    .getByTestId('balance')
+    .filter({
+      hasText: `$${(TEST_STARTING_CREDIT_DOLLARS + 20).toLocaleString('en-US', { minimumFractionDigits: 2 })}`,
+    })
+    .waitFor();
   await page.getByRole('link', { name: 'Back to spend' }).click();
   await page.getByRole('cell', { name: `Credit top-up (Stripe Checkout ${sessionId})` }).waitFor();
   await page.setViewportSize({ width: 1280, height: 720 });
@@ -196,6 +216,17 @@ test('no serious or critical accessibility violations on any page', async () => 
   await page.getByRole('button', { name: 'Find offers' }).click();
   await page.getByRole('button', { name: 'Choose' }).first().waitFor();
   found.launch = await seriousA11yViolations(page);
-  expect(found).toEqual({ signin: [], fleet: [], prices: [], spend: [], alerts: [], schedules: [], webhooks: [], events: [], settings: [], launch: [] });
+  expect(found).toEqual({
+    signin: [],
+    fleet: [],
+    prices: [],
+    spend: [],
+    alerts: [],
+    schedules: [],
+    webhooks: [],
+    events: [],
+    settings: [],
+    launch: [],
+  });
   await context.close();
 });

@@ -9,7 +9,10 @@ import { createBootTimeQueries } from '../../src/db/queries/boot-times';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 let db: TestDatabase;
-/** Enough rows that reading the whole table would be the planner's last choice, as in a service that has run a while. */
+/**
+ * Enough rows that reading the whole table would be the planner's last choice, as in a service that has run a
+ * while.
+ */
 const ROWS = 20_000;
 
 beforeAll(async () => {
@@ -18,7 +21,8 @@ beforeAll(async () => {
   // Per row i: written i minutes after a base moment, running (10 + i) s later. Every 5th has not started; one
   // "started" before its row (a clock gone wrong); others are another GPU or another provider.
   await db.pool.query(sql.unsafe`
-    INSERT INTO instances (id, account_id, request_hash, provider, name, status, gpu_type, gpu_count, created_at, started_at)
+    INSERT INTO instances
+      (id, account_id, request_hash, provider, name, status, gpu_type, gpu_count, created_at, started_at)
     SELECT 'launch-b-' || i, 'acct_boots', 'h',
       CASE WHEN i % 7 = 3 THEN 'vastai' ELSE 'runpod' END, 'b' || i, 'running',
       CASE WHEN i % 11 = 4 THEN 'rtx-4090' ELSE 'rtx-a6000' END, 1,

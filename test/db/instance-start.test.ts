@@ -32,9 +32,10 @@ let n = 0;
 async function bootingRow(provider: ProviderId): Promise<string> {
   const id = `launch-${ACCOUNT}-${++n}`;
   await db.pool.query(sql.unsafe`
-    INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type, gpu_count,
-      price_per_hour_micros, created_at, accepted_at)
-    VALUES (${id}, ${ACCOUNT}, 'h', ${provider}, ${`p-${n}`}, ${`gpuo-${n}`}, 'provisioning', 'rtx-4090', 1, 1000000, ${CREATED}, ${ACCEPTED})`);
+    INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type,
+      gpu_count, price_per_hour_micros, created_at, accepted_at)
+    VALUES (${id}, ${ACCOUNT}, 'h', ${provider}, ${`p-${n}`}, ${`gpuo-${n}`}, 'provisioning', 'rtx-4090',
+      1, 1000000, ${CREATED}, ${ACCEPTED})`);
   return id;
 }
 
@@ -66,7 +67,12 @@ const startedEvents = (id: string) =>
 async function startOf(provider: ProviderId, seen: ProviderInstance): Promise<string> {
   const id = await bootingRow(provider);
   const row = await instances.markRunning(id, SEEN, seen);
-  expect(row).toMatchObject({ status: 'running', provider_status: 'RUNNING', public_ip: '203.0.113.7', ssh: { host: '203.0.113.7', port: 22, user: 'root' } });
+  expect(row).toMatchObject({
+    status: 'running',
+    provider_status: 'RUNNING',
+    public_ip: '203.0.113.7',
+    ssh: { host: '203.0.113.7', port: 22, user: 'root' },
+  });
   expect(row.metered_through).toBe(row.started_at);
   expect((await startedEvents(id)).map((e) => e.data)).toEqual([
     { instance_id: row.provider_instance_id, provider, gpu_type: 'rtx-4090', started_at: row.started_at },
@@ -74,7 +80,7 @@ async function startOf(provider: ProviderId, seen: ProviderInstance): Promise<st
   return row.started_at!;
 }
 
-it('starts at the provider\'s reported start when it lies between the row (less 1 s) and the first sight', async () => {
+it("starts at the provider's reported start when it lies between the row (less 1 s) and the first sight", async () => {
   expect(await startOf('runpod', seenRunning('2026-11-24T10:00:30.456Z'))).toBe('2026-11-24T10:00:30.456Z');
   // Within the 1 s allowed before the row (the provider's clock and ours differ a little).
   expect(await startOf('vastai', seenRunning('2026-11-24T09:59:59.500Z'))).toBe('2026-11-24T09:59:59.500Z');
@@ -82,19 +88,24 @@ it('starts at the provider\'s reported start when it lies between the row (less 
 
 it('starts at the first sight when the reported start is not plausible or not a time', async () => {
   expect(await startOf('runpod', seenRunning('2026-11-24T10:01:00.001Z'))).toBe(SEEN.toISOString()); // after we saw it
-  expect(await startOf('vastai', seenRunning('2026-11-24T09:59:59.000Z'))).toBe(SEEN.toISOString()); // > 1 s before the row
+  // More than 1 s before the row.
+  expect(await startOf('vastai', seenRunning('2026-11-24T09:59:59.000Z'))).toBe(SEEN.toISOString());
   expect(await startOf('runpod', seenRunning(null))).toBe(SEEN.toISOString()); // none reported
   expect(await startOf('lambda', seenRunning('yesterday-ish'))).toBe(SEEN.toISOString()); // said, but not a time
 });
 
-it('a provider that bills from the create and reports no start (Lambda) starts at the accepted create, to the millisecond', async () => {
+it('Lambda (bills from the create, reports no start) starts at the accepted create, to the millisecond', async () => {
   expect(await startOf('lambda', seenRunning(null))).toBe('2026-11-24T10:00:02.345Z');
 });
 
 it('a second word about the same start moves nothing and writes no second event', async () => {
   const id = await bootingRow('runpod');
   const first = await instances.markRunning(id, SEEN, seenRunning('2026-11-24T10:00:30.456Z'));
-  const again = await instances.markRunning(id, new Date(SEEN.getTime() + 60_000), { ...seenRunning('2026-11-24T10:00:45.000Z'), publicIp: null, ssh: null });
+  const again = await instances.markRunning(id, new Date(SEEN.getTime() + 60_000), {
+    ...seenRunning('2026-11-24T10:00:45.000Z'),
+    publicIp: null,
+    ssh: null,
+  });
   expect(again.started_at).toBe(first.started_at);
   expect(again.metered_through).toBe(first.metered_through);
   expect(again.public_ip).toBe('203.0.113.7'); // kept when the provider's answer lacks it

@@ -26,7 +26,9 @@ afterAll(async () => {
 describe('the database pool', () => {
   it('parses each row with its schema: int8 as a number, timestamptz as ISO 8601 with Z', async () => {
     const row = await pool.one(
-      sql.type(z.object({ n: z.number(), at: z.string() }))`SELECT 9007199254740991::int8 AS n, '2026-11-24 10:00:00+02'::timestamptz AS at`,
+      sql.type(
+        z.object({ n: z.number(), at: z.string() }),
+      )`SELECT 9007199254740991::int8 AS n, '2026-11-24 10:00:00+02'::timestamptz AS at`,
     );
     expect(row).toEqual({ n: 9007199254740991, at: '2026-11-24T08:00:00.000Z' });
   });
@@ -38,13 +40,15 @@ describe('the database pool', () => {
   });
 
   it('applies the schema to every row of a many-row result', async () => {
-    const rows = await pool.any(sql.type(z.object({ i: z.number().transform((i) => i * 2) }))`SELECT generate_series(1, 50)::int AS i`);
+    const rows = await pool.any(
+      sql.type(z.object({ i: z.number().transform((i) => i * 2) }))`SELECT generate_series(1, 50)::int AS i`,
+    );
     expect(rows.map((r) => r.i)).toEqual(Array.from({ length: 50 }, (_, k) => (k + 1) * 2));
     const bad = pool.any(sql.type(z.object({ i: z.number().max(49) }))`SELECT generate_series(1, 50)::int AS i`);
     await expect(bad).rejects.toBeInstanceOf(SchemaValidationError);
   });
 
-  it('hands its one connection on in a working state after a failed statement and a rolled-back transaction', async () => {
+  it('hands its one connection on working after a failed statement and a rolled-back transaction', async () => {
     await expect(pool.query(sql.unsafe`SELECT 1 / 0`)).rejects.toThrow(/division by zero/);
     await expect(
       pool.transaction(async (tx) => {

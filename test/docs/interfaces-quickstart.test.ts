@@ -23,7 +23,11 @@ let apiKey: string;
 async function startAccount() {
   const a = await svc.t.connectedAccount('runpod');
   for (const provider of ['vastai', 'lambda'] as const) {
-    await svc.t.http.post('/v1/settings/providers').set(a.auth).send({ provider, api_key: svc.t.sims[provider].createKey() }).expect(201);
+    await svc.t.http
+      .post('/v1/settings/providers')
+      .set(a.auth)
+      .send({ provider, api_key: svc.t.sims[provider].createKey() })
+      .expect(201);
   }
   return a;
 }
@@ -37,11 +41,21 @@ beforeAll(async () => {
   apiKey = a.apiKey;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-docs-'));
   await writeFile(path.join(dataDir, 'local.json'), JSON.stringify({ api_url: svc.baseUrl, api_key: a.apiKey }));
-  env = { ...process.env, DATA_DIR: dataDir, GPUO_CONFIG_DIR: path.join(dataDir, 'gpuo'), GPUO_API_URL: '', GPUO_API_KEY: '' };
+  env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    GPUO_CONFIG_DIR: path.join(dataDir, 'gpuo'),
+    GPUO_API_URL: '',
+    GPUO_API_KEY: '',
+  };
 });
 afterAll(() => svc.close());
 
-function run(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<{ code: number | null; out: string }> {
+function run(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string },
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
@@ -69,31 +83,51 @@ it.concurrent('every bash block runs in order in one shell', async () => {
 it.concurrent('the ts block runs in another project that imports @gpuo/sdk', async () => {
   // Its account has made a key, as the bash blocks do before it in the document: the events it prints show it.
   const own = await startAccount();
-  await svc.t.http.post('/v1/api-keys').set(own.auth).send({ name: 'dashboard', scopes: ['read'] }).expect(201);
+  await svc.t.http
+    .post('/v1/api-keys')
+    .set(own.auth)
+    .send({ name: 'dashboard', scopes: ['read'] })
+    .expect(201);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-docs-sdk-'));
   const pkg = path.join(dir, 'node_modules', '@gpuo', 'sdk');
   await mkdir(pkg, { recursive: true });
   // The package as its source (the drift test builds and imports the compiled one).
   await writeFile(path.join(pkg, 'package.json'), JSON.stringify({ name: '@gpuo/sdk', main: 'index.ts' }));
-  await writeFile(path.join(pkg, 'index.ts'), `export * from ${JSON.stringify(path.join(REPO_ROOT, 'sdk', 'src', 'index.ts'))};\n`);
+  await writeFile(
+    path.join(pkg, 'index.ts'),
+    `export * from ${JSON.stringify(path.join(REPO_ROOT, 'sdk', 'src', 'index.ts'))};\n`,
+  );
   const program = blocks.find((b) => b.lang === 'ts')!.code;
   await writeFile(path.join(dir, 'main.ts'), program);
   const { code, out } = await run(process.execPath, ['--import', require.resolve('tsx'), 'main.ts'], {
     cwd: dir,
-    env: { ...env, GPUO_API_URL: svc.baseUrl, GPUO_API_KEY: own.apiKey, NODE_PATH: path.join(REPO_ROOT, 'node_modules') },
+    env: {
+      ...env,
+      GPUO_API_URL: svc.baseUrl,
+      GPUO_API_KEY: own.apiKey,
+      NODE_PATH: path.join(REPO_ROOT, 'node_modules'),
+    },
   });
   expect([code, out]).toEqual([0, expect.stringMatching(/^cheapest: \w+ at \$0\.\d+\/h\nlaunched \S+\n/)]);
   expect(out).toContain('api_key.created');
 });
 
 it.concurrent('the MCP configuration starts a server whose tools an MCP client lists', async () => {
-  const config = JSON.parse(blocks.find((b) => b.lang === 'json')!.code) as { mcpServers: { gpuo: { command: string; args: string[]; env: Record<string, string> } } };
+  const config = JSON.parse(blocks.find((b) => b.lang === 'json')!.code) as {
+    mcpServers: { gpuo: { command: string; args: string[]; env: Record<string, string> } };
+  };
   const server = config.mcpServers.gpuo;
   const transport = new StdioClientTransport({
     command: server.command,
     args: server.args,
     cwd: REPO_ROOT,
-    env: { ...(process.env as Record<string, string>), ...server.env, GPUO_API_URL: svc.baseUrl, GPUO_API_KEY: apiKey, GPUO_CONFIG_DIR: env.GPUO_CONFIG_DIR! },
+    env: {
+      ...(process.env as Record<string, string>),
+      ...server.env,
+      GPUO_API_URL: svc.baseUrl,
+      GPUO_API_KEY: apiKey,
+      GPUO_CONFIG_DIR: env.GPUO_CONFIG_DIR!,
+    },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'docs', version: '1.0.0' });

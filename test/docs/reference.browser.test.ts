@@ -79,7 +79,7 @@ async function openReference(hash = ''): Promise<Opened> {
   };
 }
 
-test('/docs is served with a policy that runs no inline script, and the page is a thin shell over one bundle', async () => {
+test('/docs is served under a policy with no inline script; the page is a thin shell over one bundle', async () => {
   const res = await fetch(`${base}/docs`);
   expect(res.status).toBe(200);
   const csp = res.headers.get('content-security-policy') ?? '';
@@ -92,7 +92,7 @@ test('/docs is served with a policy that runs no inline script, and the page is 
   expect(html.match(/<script[^>]*src="([^"]+)"/)![1]).toMatch(/^\/docs\/assets\/rapidoc-[0-9a-f]{12}\.min\.js$/);
 });
 
-test('renders the reference with no console error and nothing fetched from elsewhere, and states its weight', async () => {
+test('renders the reference with no console error, fetches nothing from elsewhere, states its weight', async () => {
   const { page, problems, transferred } = await openReference();
   await page.getByText('Launch a GPU instance').first().waitFor();
   // Every operation of the document is in the navigation.
@@ -149,7 +149,7 @@ test('the launch operation has request samples in curl, TypeScript and Python', 
   await page.close();
 });
 
-test('every operation carries the three samples, their bodies pass its schema, and the document is the served one', async () => {
+test('each operation has the three samples, their bodies pass its schema, the document is the served one', async () => {
   const served = (await (await fetch(`${base}/v1/openapi.json`)).json()) as {
     paths: Record<string, Record<string, unknown>>;
     components: unknown;

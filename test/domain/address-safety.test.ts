@@ -57,9 +57,12 @@ describe('non-global IPv6 forms are refused', () => {
 });
 
 describe('global addresses still pass', () => {
-  it.each(['2606:4700:4700::1111', '2a00:1450:4001:81b::200e', '2001:4860:4860::8888', '::ffff:8.8.8.8', '8.8.8.8'])('%s', (address) => {
-    expect(addressClass(address)).toBe('unicast');
-    expect(addressRefusal(address)).toBeNull();
-    expect(webhookUrlProblem(`https://${address.includes(':') ? `[${address}]` : address}/hook`, policy)).toBeNull();
-  });
+  it.each(['2606:4700:4700::1111', '2a00:1450:4001:81b::200e', '2001:4860:4860::8888', '::ffff:8.8.8.8', '8.8.8.8'])(
+    '%s',
+    (address) => {
+      expect(addressClass(address)).toBe('unicast');
+      expect(addressRefusal(address)).toBeNull();
+      expect(webhookUrlProblem(`https://${address.includes(':') ? `[${address}]` : address}/hook`, policy)).toBeNull();
+    },
+  );
 });

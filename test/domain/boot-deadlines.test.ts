@@ -1,8 +1,18 @@
-import { bootDeadlineMs, bootFailure, configuredBootDeadlineMs, DEFAULT_BOOT_DEADLINES_MS, LEARNED_MARGIN, MIN_LEARNED_BOOTS, MIN_LEARNED_DEADLINE_MS, parseBootDeadlines } from '../../src/domain/boot-deadlines';
+import {
+  bootDeadlineMs,
+  bootFailure,
+  configuredBootDeadlineMs,
+  DEFAULT_BOOT_DEADLINES_MS,
+  LEARNED_MARGIN,
+  MIN_LEARNED_BOOTS,
+  MIN_LEARNED_DEADLINE_MS,
+  parseBootDeadlines,
+} from '../../src/domain/boot-deadlines';
 import type { ProviderInstance } from '../../src/providers/types';
 
 const minutes = (n: number) => n * 60_000;
-const parseDuration = (d: string) => Number(d.slice(0, -1)) * ({ s: 1000, m: 60_000, h: 3_600_000 } as Record<string, number>)[d.slice(-1)]!;
+const parseDuration = (d: string) =>
+  Number(d.slice(0, -1)) * ({ s: 1000, m: 60_000, h: 3_600_000 } as Record<string, number>)[d.slice(-1)]!;
 
 describe('the boot deadline', () => {
   it('is the configured one until 20 boots are recorded, then follows their p95', () => {
@@ -23,7 +33,12 @@ describe('the boot deadline', () => {
     withOutlier[0] = minutes(60);
     expect(bootDeadlineMs(withOutlier, configured).ms).toBe(118_000 * LEARNED_MARGIN);
     // Fast boots (seconds) never make the deadline shorter than the floor.
-    expect(bootDeadlineMs(Array.from({ length: 50 }, () => 2_000), configured)).toEqual({ ms: MIN_LEARNED_DEADLINE_MS, learned: true });
+    expect(
+      bootDeadlineMs(
+        Array.from({ length: 50 }, () => 2_000),
+        configured,
+      ),
+    ).toEqual({ ms: MIN_LEARNED_DEADLINE_MS, learned: true });
   });
 
   it('is configured per provider and per provider and GPU, over the defaults', () => {
@@ -38,17 +53,38 @@ describe('the boot deadline', () => {
 });
 
 describe('a failed boot', () => {
-  const instance = (provider: ProviderInstance['provider'], status: ProviderInstance['status'], providerStatus: string): ProviderInstance => ({
-    id: 'i1', provider, name: null, status, providerStatus, gpuType: null, gpuCount: 1, pricePerHour: null, spot: false,
-    region: null, dockerImage: null, publicIp: null, ssh: null, createdAt: null, startedAt: null,
+  const instance = (
+    provider: ProviderInstance['provider'],
+    status: ProviderInstance['status'],
+    providerStatus: string,
+  ): ProviderInstance => ({
+    id: 'i1',
+    provider,
+    name: null,
+    status,
+    providerStatus,
+    gpuType: null,
+    gpuCount: 1,
+    pricePerHour: null,
+    spot: false,
+    region: null,
+    dockerImage: null,
+    publicIp: null,
+    ssh: null,
+    createdAt: null,
+    startedAt: null,
   });
   it('is what each provider says when a boot fails; booting is not', () => {
-    expect(bootFailure({ gone: false, instance: instance('runpod', 'stopped', 'EXITED') })).toMatch(/EXITED before the instance started/);
+    expect(bootFailure({ gone: false, instance: instance('runpod', 'stopped', 'EXITED') })).toMatch(
+      /EXITED before the instance started/,
+    );
     expect(bootFailure({ gone: false, instance: instance('runpod', 'failed', 'ERROR') })).toMatch(/ERROR/);
     expect(bootFailure({ gone: false, instance: instance('vastai', 'stopped', 'exited') })).toMatch(/exited/);
     expect(bootFailure({ gone: false, instance: instance('vastai', 'unknown', 'error') })).toMatch(/error/);
     expect(bootFailure({ gone: false, instance: instance('lambda', 'failed', 'unhealthy') })).toMatch(/unhealthy/);
-    expect(bootFailure({ gone: false, instance: instance('lambda', 'terminated', 'terminated') })).toMatch(/lost the instance/);
+    expect(bootFailure({ gone: false, instance: instance('lambda', 'terminated', 'terminated') })).toMatch(
+      /lost the instance/,
+    );
     expect(bootFailure({ gone: true, instance: null })).toMatch(/lost the instance/);
     expect(bootFailure({ gone: false, instance: instance('runpod', 'provisioning', 'STARTING') })).toBeNull();
     expect(bootFailure({ gone: false, instance: instance('vastai', 'provisioning', 'loading') })).toBeNull();

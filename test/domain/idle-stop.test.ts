@@ -20,7 +20,7 @@ it.each([
   expect(readUtilization(values as number[] | null | undefined, gpus, RULE)).toBe(reading);
 });
 
-it('the window starts at the first idle reading, restarts on busy, keeps through missing, and ends only on an idle reading', () => {
+it('the window starts at the first idle reading, restarts on busy, keeps through missing, ends only on idle', () => {
   const window = 5 * 60_000;
   let since: number | null = null;
   since = nextIdleSince(since, 'idle', 1_000);
@@ -31,5 +31,7 @@ it('the window starts at the first idle reading, restarts on busy, keeps through
   expect(idleStopDue(since, 'idle', 1_000 + window, window)).toBe(true);
   expect(nextIdleSince(since, 'busy', 3_000)).toBeNull();
   expect(idleStopReason(RULE)).toBe('idle stop: every GPU below 10% utilization for 5 minutes');
-  expect(idleStopReason({ utilization_below_percent: 3, for_minutes: 1 })).toBe('idle stop: every GPU below 3% utilization for 1 minute');
+  expect(idleStopReason({ utilization_below_percent: 3, for_minutes: 1 })).toBe(
+    'idle stop: every GPU below 3% utilization for 1 minute',
+  );
 });

@@ -20,7 +20,8 @@ describe('money', () => {
     const price = 1_234_567;
     const bounds = [0, 999, 61_001, 3_600_000, 3_600_001, 7_777_777];
     let total = 0;
-    for (let i = 1; i < bounds.length; i++) total += chargeForElapsed(price, bounds[i]!) - chargeForElapsed(price, bounds[i - 1]!);
+    for (let i = 1; i < bounds.length; i++)
+      total += chargeForElapsed(price, bounds[i]!) - chargeForElapsed(price, bounds[i - 1]!);
     expect(total).toBe(chargeForElapsed(price, bounds[bounds.length - 1]!));
   });
 });

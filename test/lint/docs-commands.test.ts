@@ -15,7 +15,12 @@ interface Doc {
 
 function docs(): Doc[] {
   const docsDir = path.join(root, 'docs');
-  const files = ['README.md', ...readdirSync(docsDir).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const files = [
+    'README.md',
+    ...readdirSync(docsDir)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   return files.map((file) => ({ file, text: readFileSync(path.join(root, file), 'utf8') }));
 }
 
@@ -37,7 +42,10 @@ function shellLines(markdown: string): string[] {
       continue;
     }
     if (inShell) {
-      const command = line.replace(/(^|\s)#.*$/, '').replace(/^\s*\$\s*/, '').trim();
+      const command = line
+        .replace(/(^|\s)#.*$/, '')
+        .replace(/^\s*\$\s*/, '')
+        .trim();
       if (command) lines.push(command);
     }
   }
@@ -96,7 +104,8 @@ function checkPathMention(file: string, span: string, problems: Problem[]): void
   for (const word of span.split(/[\s,()]+/)) {
     const candidate = word.replace(/[:.]+$/, '');
     if (!REPO_PATH.test(candidate)) continue;
-    if (!existsSync(path.join(root, candidate))) problems.push({ file, what: `\`${candidate}\`: no such file or folder` });
+    if (!existsSync(path.join(root, candidate)))
+      problems.push({ file, what: `\`${candidate}\`: no such file or folder` });
   }
 }
 
@@ -110,8 +119,9 @@ function checkLinks(file: string, markdown: string, problems: Problem[]): void {
 }
 
 describe('README and docs/', () => {
-  const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
-    .scripts;
+  const scripts = (
+    JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  ).scripts;
 
   it('finds the commands it checks (the extraction itself works)', () => {
     const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
@@ -138,7 +148,8 @@ describe('README and docs/', () => {
   it('runs every command as written: scripts, files and links exist', () => {
     const problems: Problem[] = [];
     for (const { file, text } of docs()) {
-      for (const line of shellLines(text)) for (const words of commands(line)) checkCommand(file, words, scripts, problems);
+      for (const line of shellLines(text))
+        for (const words of commands(line)) checkCommand(file, words, scripts, problems);
       for (const span of inlineCode(text)) {
         for (const words of commands(span)) checkCommand(file, words, scripts, problems);
         checkPathMention(file, span, problems);

@@ -15,7 +15,10 @@ describe('V8 flags of the API and worker processes', () => {
   it('are in every script that starts them and in the Docker image', () => {
     const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
     for (const name of ['start:api', 'start:worker', 'bench:launch']) {
-      expect({ name, flags: NODE_FLAGS.filter((f) => !scripts[name]!.split(' ').includes(f)) }).toEqual({ name, flags: [] });
+      expect({ name, flags: NODE_FLAGS.filter((f) => !scripts[name]!.split(' ').includes(f)) }).toEqual({
+        name,
+        flags: [],
+      });
     }
     expect(read('Dockerfile')).toMatch(new RegExp(`^ENV NODE_OPTIONS=${NODE_FLAGS.join(' ')}$`, 'm'));
     expect(read('src/main-local.ts')).toMatch(/args: \[\.\.\.NODE_FLAGS, '--import', 'tsx'/);

@@ -49,15 +49,15 @@ describe('pooled connections carry no session state', () => {
   });
 
   it('tells each kind of session state from the statements the code does run', () => {
-    expect(sessionStateIn("await pool.query(sql.unsafe`SET statement_timeout = 0`)")).toEqual(['a session SET']);
+    expect(sessionStateIn('await pool.query(sql.unsafe`SET statement_timeout = 0`)')).toEqual(['a session SET']);
     expect(sessionStateIn("tx.query(sql.unsafe`SET LOCAL lock_timeout = '1s'`)")).toEqual([]);
     expect(sessionStateIn('sql.unsafe`UPDATE instances\n  SET status = $1`')).toEqual([]);
     expect(sessionStateIn("sql.unsafe`SELECT set_config('app.x', '1', false)`")).toEqual(['set_config(…, false)']);
     expect(sessionStateIn('sql.unsafe`SELECT pg_advisory_lock(1)`')).toEqual(['a session advisory lock']);
     expect(sessionStateIn('sql.unsafe`SELECT FROM pg_advisory_xact_lock(1)`')).toEqual([]);
-    expect(sessionStateIn("pool.query(sql.unsafe`LISTEN events_outbox`)")).toEqual(['LISTEN']);
+    expect(sessionStateIn('pool.query(sql.unsafe`LISTEN events_outbox`)')).toEqual(['LISTEN']);
     expect(sessionStateIn('sql.unsafe`CREATE TEMP TABLE t (x int)`')).toEqual(['a temporary table']);
-    expect(sessionStateIn("await connection.query(sql.unsafe`BEGIN`)")).toEqual(['a transaction opened by hand']);
+    expect(sessionStateIn('await connection.query(sql.unsafe`BEGIN`)')).toEqual(['a transaction opened by hand']);
     expect(sessionStateIn("const c = new Client({ connectionString: url }); c.query('LISTEN x')")).toEqual([]);
   });
 });

@@ -20,13 +20,23 @@ export function siblingRouteImports(file: string, text: string): string[] {
     if (path.posix.dirname(target) === ROUTES || target === ROUTES) found.push(`${file} -> ${spec}`);
   };
   const visit = (n: ts.Node) => {
-    if ((ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) &&
+      n.moduleSpecifier &&
+      ts.isStringLiteral(n.moduleSpecifier)
+    ) {
       check(n.moduleSpecifier.text);
     }
-    if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword && n.arguments[0] && ts.isStringLiteral(n.arguments[0])) {
+    if (
+      ts.isCallExpression(n) &&
+      n.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      n.arguments[0] &&
+      ts.isStringLiteral(n.arguments[0])
+    ) {
       check(n.arguments[0].text);
     }
-    if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal)) check(n.argument.literal.text);
+    if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal))
+      check(n.argument.literal.text);
     ts.forEachChild(n, visit);
   };
   visit(sf);
@@ -35,18 +45,26 @@ export function siblingRouteImports(file: string, text: string): string[] {
 
 it('finds a route importing a sibling route, whatever the form of the import', () => {
   const file = `${ROUTES}/plan.ts`;
-  expect(siblingRouteImports(file, "import { assertLaunchAllowed } from './compute';")).toEqual([`${file} -> ./compute`]);
+  expect(siblingRouteImports(file, "import { assertLaunchAllowed } from './compute';")).toEqual([
+    `${file} -> ./compute`,
+  ]);
   expect(siblingRouteImports(file, "export { InstanceRecord } from './compute';")).toEqual([`${file} -> ./compute`]);
-  expect(siblingRouteImports(file, "import type { ComputeDeps } from '../routes/compute';")).toEqual([`${file} -> ../routes/compute`]);
+  expect(siblingRouteImports(file, "import type { ComputeDeps } from '../routes/compute';")).toEqual([
+    `${file} -> ../routes/compute`,
+  ]);
   expect(siblingRouteImports(file, "type D = import('./compute').ComputeDeps;")).toEqual([`${file} -> ./compute`]);
   expect(siblingRouteImports(file, "const m = await import('./compute');")).toEqual([`${file} -> ./compute`]);
-  const library = "import { InstanceRecord } from '../records/instances';\nimport type { LaunchLibrary } from '../../launch/launches';";
+  const library =
+    "import { InstanceRecord } from '../records/instances';\n" +
+    "import type { LaunchLibrary } from '../../launch/launches';";
   expect(siblingRouteImports(file, library)).toEqual([]);
 });
 
 it('src/http/routes/*.ts import nothing from each other', () => {
   const files = readdirSync(path.join(root, ROUTES)).filter((f) => f.endsWith('.ts'));
   expect(files.length).toBeGreaterThan(10);
-  const found = files.flatMap((f) => siblingRouteImports(`${ROUTES}/${f}`, readFileSync(path.join(root, ROUTES, f), 'utf8')));
+  const found = files.flatMap((f) =>
+    siblingRouteImports(`${ROUTES}/${f}`, readFileSync(path.join(root, ROUTES, f), 'utf8')),
+  );
   expect(found).toEqual([]);
 });

@@ -28,8 +28,13 @@ const LAYERS: { name: string; rank: number; pattern: RegExp }[] = [
   // Launch policy, admission and input building: called by routes and by the schedule run's activities, so below
   // both; it starts launches through a port, never through a client module.
   { name: 'launch library', rank: 3, pattern: /^src\/launch\// },
-  // The provider interface and the GPU slug table are pure data and types: domain, though they live beside the adapters.
-  { name: 'domain', rank: 0, pattern: /^src\/(domain\/.*|providers\/(types|gpu-catalog)\.ts|errors\.ts|config\.ts|logger\.ts|request-line\.ts)$/ },
+  // The provider interface and the GPU slug table are pure data and types: domain, though they live beside the
+  // adapters.
+  {
+    name: 'domain',
+    rank: 0,
+    pattern: /^src\/(domain\/.*|providers\/(types|gpu-catalog)\.ts|errors\.ts|config\.ts|logger\.ts|request-line\.ts)$/,
+  },
   // Adapters and queries: Postgres (query modules, the LISTEN-fed pricing cache), provider adapters and
   // credentials, Stripe, the webhook sender and outbox listener.
   { name: 'adapter or query', rank: 1, pattern: /^src\/(db|providers|billing|webhooks)\/|^src\/metrics\.ts$/ },
@@ -90,7 +95,11 @@ export function circles(graph: Map<string, { local: string[] }>): string[][] {
         component.add(w);
       } while (w !== v);
       if (component.size > 1) {
-        found.push([...component].flatMap((a) => (graph.get(a)?.local ?? []).filter((b) => component.has(b)).map((b) => `${a} -> ${b}`)));
+        found.push(
+          [...component].flatMap((a) =>
+            (graph.get(a)?.local ?? []).filter((b) => component.has(b)).map((b) => `${a} -> ${b}`),
+          ),
+        );
       }
     }
   };
@@ -115,14 +124,20 @@ export function upwardImports(graph: Map<string, { local: string[] }>): string[]
   return problems;
 }
 
-/** Activities get what they start or signal as ports in their deps: no Temporal client, no client module, no workflow. */
+/**
+ * Activities get what they start or signal as ports in their deps: no Temporal client, no client module, no
+ * workflow.
+ */
 export function activityReachingUp(graph: Map<string, { local: string[]; packages: string[] }>): string[] {
   const problems: string[] = [];
   for (const [file, { local, packages }] of graph) {
     if (!file.startsWith('activities/')) continue;
     if (packages.includes('@temporalio/client')) problems.push(`${file} -> @temporalio/client`);
     for (const target of local) {
-      if (target.startsWith('src/workflow-clients/') || (target.startsWith('workflows/') && !target.startsWith('workflows/contracts/'))) {
+      if (
+        target.startsWith('src/workflow-clients/') ||
+        (target.startsWith('workflows/') && !target.startsWith('workflows/contracts/'))
+      ) {
         problems.push(`${file} -> ${target}`);
       }
     }
@@ -149,7 +164,10 @@ export function longFunctions(file: string, text: string, limit = MAX_FUNCTION_L
       };
       ts.forEachChild(n.body!, inner);
       const own = span(n) - nested;
-      if (own > limit) found.push(`${file}:${line(n.getStart(sf)) + 1} ${n.name?.getText(sf) ?? '(anonymous)'} has ${own} lines of its own`);
+      if (own > limit)
+        found.push(
+          `${file}:${line(n.getStart(sf)) + 1} ${n.name?.getText(sf) ?? '(anonymous)'} has ${own} lines of its own`,
+        );
     }
     ts.forEachChild(n, visit);
   };
@@ -163,7 +181,8 @@ function readTree(roots: string[]): Map<string, string> {
     for (const entry of readdirSync(path.join(root, dir))) {
       const rel = `${dir}/${entry}`;
       if (statSync(path.join(root, rel)).isDirectory()) walk(rel);
-      else if (/\.ts$/.test(entry) && !/\.d\.ts$/.test(entry)) sources.set(rel, readFileSync(path.join(root, rel), 'utf8'));
+      else if (/\.ts$/.test(entry) && !/\.d\.ts$/.test(entry))
+        sources.set(rel, readFileSync(path.join(root, rel), 'utf8'));
     }
   };
   for (const r of roots) walk(r);
@@ -178,7 +197,7 @@ describe('the project tree', () => {
     expect(circles(graph)).toEqual([]);
   });
 
-  it('imports only downwards (route → client module → workflow → activity → contract → adapter/query → domain)', () => {
+  it('imports down: route → client → workflow → activity → contract → adapter/query → domain', () => {
     expect(upwardImports(graph)).toEqual([]);
   });
 
@@ -219,7 +238,11 @@ describe("the console's source (console/src)", () => {
 
 describe('the checks themselves', () => {
   const fixture = new Map<string, string>([
-    ['activities/a.ts', "import { b } from './b';\nimport { Client } from '@temporalio/client';\nimport { c } from '../src/workflow-clients/c';\n"],
+    [
+      'activities/a.ts',
+      "import { b } from './b';\nimport { Client } from '@temporalio/client';\n" +
+        "import { c } from '../src/workflow-clients/c';\n",
+    ],
     ['activities/b.ts', "import type { A } from './a';\n"],
     ['src/workflow-clients/c.ts', "import { w } from '../../workflows/w';\n"],
     ['workflows/w.ts', "import type { Activities } from '../activities/a';\n"],
@@ -233,7 +256,11 @@ describe('the checks themselves', () => {
     const found = circles(graph);
     expect(found).toHaveLength(1);
     expect(found[0]).toEqual(
-      expect.arrayContaining(['activities/a.ts -> activities/b.ts', 'activities/b.ts -> activities/a.ts', 'activities/a.ts -> src/workflow-clients/c.ts']),
+      expect.arrayContaining([
+        'activities/a.ts -> activities/b.ts',
+        'activities/b.ts -> activities/a.ts',
+        'activities/a.ts -> src/workflow-clients/c.ts',
+      ]),
     );
   });
 
@@ -248,13 +275,18 @@ describe('the checks themselves', () => {
   });
 
   it('names an activity that imports the Temporal client or a client module', () => {
-    expect(activityReachingUp(graph)).toEqual(['activities/a.ts -> @temporalio/client', 'activities/a.ts -> src/workflow-clients/c.ts']);
+    expect(activityReachingUp(graph)).toEqual([
+      'activities/a.ts -> @temporalio/client',
+      'activities/a.ts -> src/workflow-clients/c.ts',
+    ]);
   });
 
   it('measures a function by its own lines', () => {
     const body = (n: number) => Array.from({ length: n }, (_, i) => `  const v${i} = ${i};`).join('\n');
     const long = `export function big() {\n${body(125)}\n}\n`;
-    const factory = `export function make() {\n  return {\n    a() {\n${body(70)}\n    },\n    b() {\n${body(70)}\n    },\n  };\n}\n`;
+    const factory =
+      `export function make() {\n  return {\n    a() {\n${body(70)}\n    },\n` +
+      `    b() {\n${body(70)}\n    },\n  };\n}\n`;
     expect(longFunctions('x.ts', long)).toEqual(['x.ts:1 big has 127 lines of its own']);
     expect(longFunctions('y.ts', factory)).toEqual([]);
   });

@@ -27,13 +27,22 @@ beforeAll(() => {
     // The type information comes from the nearest tsconfig (projectService): one of the probe's own, with the
     // project's compiler options, builds a program of the probes and what they import instead of the whole
     // repository (half the CPU of this run); the lint configuration is the project's, unchanged.
-    writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../../tsconfig.json', include: ['*.ts'] }));
-    const run = spawnSync(process.execPath, [path.join(root, 'node_modules/eslint/bin/eslint.js'), '--format', 'json', dir], {
-      cwd: root,
-      encoding: 'utf8',
-    });
+    writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({ extends: '../../tsconfig.json', include: ['*.ts'] }),
+    );
+    const run = spawnSync(
+      process.execPath,
+      [path.join(root, 'node_modules/eslint/bin/eslint.js'), '--format', 'json', dir],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    );
     const results = JSON.parse(run.stdout) as { filePath: string; messages: { ruleId: string | null }[] }[];
-    rulesByFile = Object.fromEntries(results.map((r) => [path.basename(r.filePath, '.ts'), r.messages.map((m) => m.ruleId)]));
+    rulesByFile = Object.fromEntries(
+      results.map((r) => [path.basename(r.filePath, '.ts'), r.messages.map((m) => m.ruleId)]),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -69,10 +78,20 @@ const moduleProbe = (m: string): Probe => ({
 const AT_DEPTH: Probe[] = [
   probe('src/db/pool from workflows/launch/', LAUNCH, '../../src/db/pool', 'createDatabasePool'),
   probe('src/db/pool as a type from workflows/launch/', LAUNCH, '../../src/db/pool', 'Pool', true),
-  probe('src/db/pool from workflows/contracts/', 'workflows/contracts/probe.ts', '../../src/db/pool', 'createDatabasePool'),
+  probe(
+    'src/db/pool from workflows/contracts/',
+    'workflows/contracts/probe.ts',
+    '../../src/db/pool',
+    'createDatabasePool',
+  ),
   probe('src/db/pool from workflows/', 'workflows/probe.ts', '../src/db/pool', 'createDatabasePool'),
   probe('the provider adapters from workflows/launch/', LAUNCH, '../../src/providers', 'createProviderAdapters'),
-  probe("a query module's values from workflows/launch/", LAUNCH, '../../src/db/queries/instances', 'createInstanceQueries'),
+  probe(
+    "a query module's values from workflows/launch/",
+    LAUNCH,
+    '../../src/db/queries/instances',
+    'createInstanceQueries',
+  ),
   probe("the activities' values from workflows/launch/", LAUNCH, '../../activities', 'createActivities'),
   probe('a subpath of pg', LAUNCH, 'pg/lib/client', 'Client'),
   ...['fs', 'http', 'https', 'net', 'crypto', 'child_process', 'node:fs', 'node:child_process'].map(moduleProbe),
@@ -92,7 +111,11 @@ beforeAll(() => {
     import { ESLint } from 'eslint';
     const probes = JSON.parse(process.argv[1]);
     const eslint = new ESLint({
-      overrideConfig: [{ files: ['workflows/**/*.ts'], languageOptions: { parserOptions: { projectService: false } }, rules: { '@typescript-eslint/no-floating-promises': 'off' } }],
+      overrideConfig: [{
+        files: ['workflows/**/*.ts'],
+        languageOptions: { parserOptions: { projectService: false } },
+        rules: { '@typescript-eslint/no-floating-promises': 'off' },
+      }],
     });
     const out = [];
     for (const p of probes) {
@@ -100,7 +123,11 @@ beforeAll(() => {
       out.push([p.name, result.messages.map((m) => m.ruleId)]);
     }
     process.stdout.write(JSON.stringify(out));`;
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify([...AT_DEPTH, ...ALLOWED_AT_DEPTH])], { cwd: root, encoding: 'utf8' });
+  const run = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', script, JSON.stringify([...AT_DEPTH, ...ALLOWED_AT_DEPTH])],
+    { cwd: root, encoding: 'utf8' },
+  );
   if (run.status !== 0) throw new Error(`eslint probe failed: ${run.stderr}`);
   rulesAtDepth = new Map(JSON.parse(run.stdout) as [string, (string | null)[]][]);
 }, 60_000);

@@ -7,7 +7,13 @@ import { silentLogger } from '../../src/logger';
 import { PricingCache } from '../../src/db/pricing-cache';
 
 const snapshot = (price: number) => ({
-  gpu_types: [{ gpu_type: 'h100-80gb-sxm', display_name: 'H100 80GB SXM', offers: [{ provider: 'lambda', price_per_hour: price, availability: 1, spot: false }] }],
+  gpu_types: [
+    {
+      gpu_type: 'h100-80gb-sxm',
+      display_name: 'H100 80GB SXM',
+      offers: [{ provider: 'lambda', price_per_hour: price, availability: 1, spot: false }],
+    },
+  ],
   last_updated: new Date(0).toISOString(),
 });
 

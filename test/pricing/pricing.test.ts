@@ -48,7 +48,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await temporal.env.client.schedule.getHandle(scheduleId).delete().catch(() => undefined);
+  await temporal.env.client.schedule
+    .getHandle(scheduleId)
+    .delete()
+    .catch(() => undefined);
   await cache.stop();
   await temporal.close();
   await sims.close();
@@ -81,7 +84,11 @@ describe('the pricing-refresh schedule', () => {
     expect(res.body.last_updated).toBe(cached.snapshot.last_updated);
     expect(providersIn(res.body)).toEqual(new Set(['runpod', 'vastai', 'lambda']));
     for (const gpu of res.body.gpu_types) {
-      expect(gpu).toEqual({ gpu_type: expect.any(String), display_name: expect.any(String), offers: expect.any(Array) });
+      expect(gpu).toEqual({
+        gpu_type: expect.any(String),
+        display_name: expect.any(String),
+        offers: expect.any(Array),
+      });
       const prices = gpu.offers.map((o: { price_per_hour: number }) => o.price_per_hour);
       expect(prices).toEqual([...prices].sort((a, b) => a - b));
       for (const offer of gpu.offers) {
@@ -103,7 +110,10 @@ describe('the pricing-refresh schedule', () => {
     const again = await http.get('/v1/pricing').set('If-None-Match', String(first.headers.etag));
     expect(again.status).toBe(304);
     expect(again.text).toBe('');
-    const other = await http.get('/v1/pricing').set('If-None-Match', '"something-else"').set('X-Request-Id', 'pricing-probe-1');
+    const other = await http
+      .get('/v1/pricing')
+      .set('If-None-Match', '"something-else"')
+      .set('X-Request-Id', 'pricing-probe-1');
     expect(other.status).toBe(200);
     // The prepared response carries each request's own id (its header list is shared between requests).
     expect(other.headers['x-request-id']).toBe('pricing-probe-1');
@@ -121,7 +131,7 @@ describe('refresh failures', () => {
     expect(result.failedProviders).toEqual([]);
   });
 
-  it('keeps a failing provider\'s last good offers in the snapshot', async () => {
+  it("keeps a failing provider's last good offers in the snapshot", async () => {
     const before = cache.latest!.id;
     sims.runpod.control.serverErrors(100, { status: 400 });
     try {
@@ -134,7 +144,7 @@ describe('refresh failures', () => {
     expect(providersIn((await http.get('/v1/pricing')).body)).toEqual(new Set(['runpod', 'vastai', 'lambda']));
   });
 
-  it('drops a failing provider\'s offers once they are older than an hour', async () => {
+  it("drops a failing provider's offers once they are older than an hour", async () => {
     const pg = new PgClient({ connectionString: db.url });
     await pg.connect();
     await pg.query(`UPDATE pricing_offers SET fetched_at = now() - interval '61 minutes' WHERE provider = 'lambda'`);
@@ -161,7 +171,9 @@ describe('compare', () => {
     expect(res.body).toEqual({ ...gpu, cheapest: expect.any(Object), last_updated: snapshot.last_updated });
     const available = gpu.offers.filter((o: { availability: number }) => o.availability > 0);
     expect(res.body.cheapest).toEqual(available[0]);
-    expect(Math.min(...available.map((o: { price_per_hour: number }) => o.price_per_hour))).toBe(res.body.cheapest.price_per_hour);
+    expect(Math.min(...available.map((o: { price_per_hour: number }) => o.price_per_hour))).toBe(
+      res.body.cheapest.price_per_hour,
+    );
   });
 
   it('answers 404 for an unknown GPU and 400 without one', async () => {
@@ -177,19 +189,31 @@ describe('compare', () => {
 describe('history', () => {
   it('has real points for each provider after several refreshes', async () => {
     const snapshot = (await http.get('/v1/pricing')).body;
-    const gpu = snapshot.gpu_types.find((g: { offers: { provider: string; spot: boolean }[] }) =>
-      new Set(g.offers.filter((o) => !o.spot).map((o) => o.provider)).size === 3,
+    const gpu = snapshot.gpu_types.find(
+      (g: { offers: { provider: string; spot: boolean }[] }) =>
+        new Set(g.offers.filter((o) => !o.spot).map((o) => o.provider)).size === 3,
     );
     const res = await http.get(`/v1/pricing/history?gpu=${gpu.gpu_type}&period=24h`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ gpu_type: gpu.gpu_type, period: '24h', resolution: 'every refresh', offer_kind: 'on_demand' });
+    expect(res.body).toMatchObject({
+      gpu_type: gpu.gpu_type,
+      period: '24h',
+      resolution: 'every refresh',
+      offer_kind: 'on_demand',
+    });
     const timestamps = new Set(res.body.data.map((p: { timestamp: string }) => p.timestamp));
     expect(timestamps.size).toBeGreaterThanOrEqual(2);
-    expect(new Set(res.body.data.map((p: { provider: string }) => p.provider))).toEqual(new Set(['runpod', 'vastai', 'lambda']));
+    expect(new Set(res.body.data.map((p: { provider: string }) => p.provider))).toEqual(
+      new Set(['runpod', 'vastai', 'lambda']),
+    );
     // The newest point of each provider is its cheapest current on-demand price.
     for (const provider of ['runpod', 'vastai', 'lambda']) {
       const points = res.body.data.filter((p: { provider: string }) => p.provider === provider);
-      const cheapest = Math.min(...gpu.offers.filter((o: { provider: string; spot: boolean }) => o.provider === provider && !o.spot).map((o: { price_per_hour: number }) => o.price_per_hour));
+      const cheapest = Math.min(
+        ...gpu.offers
+          .filter((o: { provider: string; spot: boolean }) => o.provider === provider && !o.spot)
+          .map((o: { price_per_hour: number }) => o.price_per_hour),
+      );
       expect(points[points.length - 1].min_price_per_hour).toBe(cheapest);
     }
     const week = await http.get(`/v1/pricing/history?gpu=${gpu.gpu_type}&period=7d`);

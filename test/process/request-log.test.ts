@@ -13,7 +13,8 @@ function runScript(ending: string): string[] {
     "const { createLogger, requestLogLine } = require('./src/logger');",
     "const logger = createLogger('info', { process: 'api' });",
     'const line = requestLogLine(logger);',
-    "const fields = (i) => ({ request_id: 'req_' + i, account_id: i % 2 ? 'acct_1' : null, method: 'GET', route: '/v1/pricing', path: i === 7 ? '/v1/\"odd\"\\u00e9' : '/v1/pricing', status: 200, ms: i / 100 });",
+    "const fields = (i) => ({ request_id: 'req_' + i, account_id: i % 2 ? 'acct_1' : null, method: 'GET',",
+    "  route: '/v1/pricing', path: i === 7 ? '/v1/\"odd\"\\u00e9' : '/v1/pricing', status: 200, ms: i / 100 });",
     // More than one queue's worth (256), with other lines in between.
     'for (let i = 0; i < 600; i++) {',
     '  line(fields(i));',
@@ -31,18 +32,23 @@ function runScript(ending: string): string[] {
 it.each([
   ['process.exit', 'process.exit(0);'],
   ['the end of its work', ''],
-])('writes every request line in the order logged, each as logger.info would, when the process ends by %s', (_, ending) => {
-  const lines = runScript(ending);
-  const parsed = lines.map((l) => JSON.parse(l) as { msg: string; request_id?: string; after?: string; path?: string });
-  const expected: string[] = [];
-  for (let i = 0; i < 600; i++) {
-    expected.push(`request req_${i}`);
-    if (i % 100 === 10) expected.push(`between req_${i}`);
-  }
-  expected.push('request req_7');
-  expect(parsed.map((p) => `${p.msg} ${p.request_id ?? p.after}`)).toEqual(expected);
-  // The queued line for req_7 and the one pino wrote for the same fields: the same bytes but for the time.
-  const withoutTime = (l: string) => l.replace(/"time":"[^"]+"/, '"time":""');
-  expect(withoutTime(lines.at(-1)!)).toBe(withoutTime(lines[7]!));
-  expect(parsed[7]!.path).toBe('/v1/"odd"é');
-});
+])(
+  'writes every request line in the order logged, each as logger.info would, when the process ends by %s',
+  (_, ending) => {
+    const lines = runScript(ending);
+    const parsed = lines.map(
+      (l) => JSON.parse(l) as { msg: string; request_id?: string; after?: string; path?: string },
+    );
+    const expected: string[] = [];
+    for (let i = 0; i < 600; i++) {
+      expected.push(`request req_${i}`);
+      if (i % 100 === 10) expected.push(`between req_${i}`);
+    }
+    expected.push('request req_7');
+    expect(parsed.map((p) => `${p.msg} ${p.request_id ?? p.after}`)).toEqual(expected);
+    // The queued line for req_7 and the one pino wrote for the same fields: the same bytes but for the time.
+    const withoutTime = (l: string) => l.replace(/"time":"[^"]+"/, '"time":""');
+    expect(withoutTime(lines.at(-1)!)).toBe(withoutTime(lines[7]!));
+    expect(parsed[7]!.path).toBe('/v1/"odd"é');
+  },
+);

@@ -36,12 +36,24 @@ beforeAll(async () => {
   const ports = [await freePort(), await freePort()];
   apiUrls = ports.map((p) => `http://127.0.0.1:${p}`);
   for (const port of ports) apis.push(runEntry('src/main-api.ts', [], { ...env, PORT: String(port), OPS_PORT: '0' }));
-  await eventually('two APIs ready', async () => {
-    const dead = apis.find((p) => p.child.exitCode !== null);
-    if (dead) throw new Error(`an API exited during start-up: ${dead.output().slice(-2000)}`);
-    const ready = await Promise.all(apiUrls.map((u) => fetch(`${u}/healthz`).then((r) => r.status === 200, () => false)));
-    return ready.every(Boolean) ? true : undefined;
-  }, 120_000, 250);
+  await eventually(
+    'two APIs ready',
+    async () => {
+      const dead = apis.find((p) => p.child.exitCode !== null);
+      if (dead) throw new Error(`an API exited during start-up: ${dead.output().slice(-2000)}`);
+      const ready = await Promise.all(
+        apiUrls.map((u) =>
+          fetch(`${u}/healthz`).then(
+            (r) => r.status === 200,
+            () => false,
+          ),
+        ),
+      );
+      return ready.every(Boolean) ? true : undefined;
+    },
+    120_000,
+    250,
+  );
 });
 
 afterAll(async () => {
@@ -49,13 +61,20 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** Sends `count` requests alternating between the two APIs from one fresh address; retried once across a minute boundary. */
+/**
+ * Sends `count` requests alternating between the two APIs from one fresh address; retried once across a minute
+ * boundary.
+ */
 async function burst(count: number, path: string, headers: Record<string, string> = {}): Promise<number[]> {
   for (let attempt = 0; ; attempt++) {
     const address = `198.51.100.${Math.floor(Math.random() * 250)}`;
     const minute = Math.floor(Date.now() / 60_000);
     const statuses = await Promise.all(
-      Array.from({ length: count }, (_, i) => fetch(`${apiUrls[i % 2]}${path}`, { headers: { ...headers, 'X-Forwarded-For': address } }).then((r) => r.status)),
+      Array.from({ length: count }, (_, i) =>
+        fetch(`${apiUrls[i % 2]}${path}`, { headers: { ...headers, 'X-Forwarded-For': address } }).then(
+          (r) => r.status,
+        ),
+      ),
     );
     if (Math.floor(Date.now() / 60_000) === minute || attempt > 0) return statuses;
   }
@@ -65,7 +84,10 @@ it('unauthenticated requests: the two processes together accept at most the limi
   const statuses = await burst(200, '/v1/pricing');
   // Accepted = not refused by the limiter (this database has no pricing snapshot yet: 503 is the route's own answer).
   const accepted = statuses.filter((s) => s !== 429).length;
-  process.stderr.write(`two API processes, limit ${UNAUTHENTICATED_LIMIT}/min: ${accepted} of 200 accepted, ${statuses.filter((s) => s === 429).length} refused\n`);
+  process.stderr.write(
+    `two API processes, limit ${UNAUTHENTICATED_LIMIT}/min: ${accepted} of 200 accepted, ` +
+      `${statuses.filter((s) => s === 429).length} refused\n`,
+  );
   expect(accepted).toBeLessThanOrEqual(UNAUTHENTICATED_LIMIT);
   expect(accepted).toBeGreaterThanOrEqual(UNAUTHENTICATED_LIMIT - 2 * Math.ceil(UNAUTHENTICATED_LIMIT / 8));
 });

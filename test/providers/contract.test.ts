@@ -46,14 +46,19 @@ function checkAll(contract: OpenApiContract, exchanges: RecordedExchange[]): Rep
   return { checks, unmatched };
 }
 
-/** Every exchange is a documented operation, every body validates, and only injected faults use undocumented statuses. */
+/**
+ * Every exchange is a documented operation, every body validates, and only injected faults use undocumented
+ * statuses.
+ */
 function expectConformance(report: Report): void {
   expect(report.unmatched.map((x) => `${x.method} ${x.path}`)).toEqual([]);
   const failures = report.checks
     .filter((c) => c.requestErrors.length > 0 || c.responseErrors.length > 0)
     .map((c) => ({ op: c.operationId, status: c.status, request: c.requestErrors, response: c.responseErrors }));
   expect(failures).toEqual([]);
-  const undocumented = report.checks.filter((c) => !c.documented && !c.fault).map((c) => `${c.operationId} ${c.status}`);
+  const undocumented = report.checks
+    .filter((c) => !c.documented && !c.fault)
+    .map((c) => `${c.operationId} ${c.status}`);
   expect(undocumented).toEqual([]);
 }
 
@@ -70,12 +75,18 @@ describe('RunPod v2 contract', () => {
   test('the document is the v2 one and its pod create body has no spot field', () => {
     expect(contract.doc.openapi).toMatch(/^3\.1/);
     expect(contract.find('POST', '/v2/pods')?.op.operationId).toBe('createPod');
-    expect(JSON.stringify(contract.requestSchema(contract.find('POST', '/v2/pods')!.op))).not.toContain('interruptible');
+    expect(JSON.stringify(contract.requestSchema(contract.find('POST', '/v2/pods')!.op))).not.toContain(
+      'interruptible',
+    );
   });
 
   test('adapter requests and simulator responses conform', async () => {
     const c = sims.runpod.control;
-    const adapter: ProviderAdapter = createRunpodAdapter({ baseUrl: sims.runpod.baseUrl, timeoutMs: 3_000, logger: silentLogger });
+    const adapter: ProviderAdapter = createRunpodAdapter({
+      baseUrl: sims.runpod.baseUrl,
+      timeoutMs: 3_000,
+      logger: silentLogger,
+    });
     const k = sims.runpod.createKey();
     c.clearRequests();
 
@@ -94,7 +105,10 @@ describe('RunPod v2 contract', () => {
       region: 'US-KS-2',
     });
     await adapter.launch(k, { gpuType: 'l4-24gb', gpuCount: 1, name: 'contract-min', spot: false });
-    await pollUntil(() => adapter.getInstance(k, pod.id), (i) => i?.status === 'running');
+    await pollUntil(
+      () => adapter.getInstance(k, pod.id),
+      (i) => i?.status === 'running',
+    );
     await adapter.listInstances(k);
     await adapter.findInstanceByName(k, 'contract-pod');
     await adapter.stop(k, pod.id);
@@ -105,7 +119,9 @@ describe('RunPod v2 contract', () => {
     c.setNoCapacity('h100-80gb-sxm');
     await settle(adapter.launch(k, { gpuType: 'h100-80gb-sxm', gpuCount: 1, name: 'contract-cap', spot: false }));
     c.setNoCapacity('h100-80gb-sxm', false);
-    await settle(adapter.launch(k, { gpuType: 'rtx-4090', gpuCount: 1, name: 'contract-400', spot: false, region: 'XX-NOPE-1' }));
+    await settle(
+      adapter.launch(k, { gpuType: 'rtx-4090', gpuCount: 1, name: 'contract-400', spot: false, region: 'XX-NOPE-1' }),
+    );
     c.rateLimit(1);
     await settle(adapter.listInstances(k));
     c.serverErrors(1, { status: 503 });
@@ -133,14 +149,25 @@ describe('RunPod v2 contract', () => {
       expect(seen).toContain(op);
     }
     // The adapter's create bodies were validated against CreatePodRequest (unevaluatedProperties: false).
-    expect(report.checks.filter((x) => x.operationId === 'createPod' && x.requestErrors.length === 0).length).toBeGreaterThanOrEqual(3);
+    expect(
+      report.checks.filter((x) => x.operationId === 'createPod' && x.requestErrors.length === 0).length,
+    ).toBeGreaterThanOrEqual(3);
   });
 
   test('a body the document forbids is caught (the check can fail)', () => {
     const op = contract.find('POST', '/v2/pods')!.op;
     const bad = { name: 'x', image: 'y', gpu: { id: 'NVIDIA L4', count: 1 }, interruptible: true };
     const check = contract.check({
-      seq: 0, at: 0, method: 'POST', path: '/v2/pods', query: {}, body: bad, route: null, status: 201, response: {}, fault: false,
+      seq: 0,
+      at: 0,
+      method: 'POST',
+      path: '/v2/pods',
+      query: {},
+      body: bad,
+      route: null,
+      status: 201,
+      response: {},
+      fault: false,
     });
     expect(contract.requestSchema(op)).toBeDefined();
     expect(check!.requestErrors.length).toBeGreaterThan(0);
@@ -176,7 +203,10 @@ describe('Vast.ai contract', () => {
       region: 'US',
     });
     const spot = await adapter.launch(k, { gpuType: 'rtx-3090', gpuCount: 2, name: 'contract-spot', spot: true });
-    await pollUntil(() => adapter.getInstance(k, onDemand.id), (i) => i?.status === 'running');
+    await pollUntil(
+      () => adapter.getInstance(k, onDemand.id),
+      (i) => i?.status === 'running',
+    );
     await adapter.listInstances(k);
     await adapter.findInstanceByName(k, 'contract-vast');
     await adapter.terminate(k, spot.id);
@@ -194,7 +224,12 @@ describe('Vast.ai contract', () => {
     const exchanges = c.requests();
     // Known deviation: for an unknown id Vast answers `{"instances": null}` (CLI and provider-apis.md §2.3),
     // while the document types `instances` as an Instance object. Checked by hand, then left out.
-    const nullShows = exchanges.filter((x) => x.method === 'GET' && /^\/api\/v0\/instances\/\d+\/?$/.test(x.path) && (x.response as { instances?: unknown }).instances === null);
+    const nullShows = exchanges.filter(
+      (x) =>
+        x.method === 'GET' &&
+        /^\/api\/v0\/instances\/\d+\/?$/.test(x.path) &&
+        (x.response as { instances?: unknown }).instances === null,
+    );
     expect(nullShows.length).toBeGreaterThan(0);
     for (const x of nullShows) expect(x.response).toEqual({ instances: null });
     const checked = exchanges.filter((x) => !nullShows.includes(x));
@@ -227,15 +262,22 @@ describe('Vast.ai contract', () => {
     const k = sims.vastai.createKey();
     const adapter = createVastaiAdapter({ baseUrl: sims.vastai.baseUrl, timeoutMs: 3_000, logger: silentLogger });
     const inst = await adapter.launch(k, { gpuType: 'rtx-4090', gpuCount: 1, name: 'shape', spot: false });
-    await pollUntil(() => adapter.getInstance(k, inst.id), (i) => i?.status === 'running');
+    await pollUntil(
+      () => adapter.getInstance(k, inst.id),
+      (i) => i?.status === 'running',
+    );
     sims.vastai.control.clearRequests();
     await adapter.getInstance(k, inst.id);
     await adapter.listInstances(k);
     const exchanges = sims.vastai.control.requests();
     const report = checkAll(contract, exchanges);
     expectConformance(report);
-    const v0 = exchanges.find((x) => x.path.startsWith('/api/v0/instances/'))!.response as { instances: { ports: unknown; extra_env: unknown } };
-    const v1 = exchanges.find((x) => x.path.startsWith('/api/v1/instances'))!.response as { instances: { ports: unknown }[] };
+    const v0 = exchanges.find((x) => x.path.startsWith('/api/v0/instances/'))!.response as {
+      instances: { ports: unknown; extra_env: unknown };
+    };
+    const v1 = exchanges.find((x) => x.path.startsWith('/api/v1/instances'))!.response as {
+      instances: { ports: unknown }[];
+    };
     expect(Array.isArray(v0.instances.ports)).toBe(true);
     expect(v1.instances[0]!.ports).toEqual({ '22/tcp': [{ HostIp: '0.0.0.0', HostPort: expect.any(String) }] });
   });
@@ -259,15 +301,37 @@ describe('Lambda v1.5.3 contract', () => {
     await adapter.verifyKey('secret_invalid_0000.0000');
     const { name } = await adapter.ensureSshKey(k, { name: 'main', publicKey: SSH_KEY_A });
     await adapter.ensureSshKey(k, { name: 'main', publicKey: SSH_KEY_A });
-    const inst = await adapter.launch(k, { gpuType: 'a10-24gb', gpuCount: 1, name: 'contract-lambda', spot: false, region: 'us-east-1', sshKeyName: name });
-    await pollUntil(() => adapter.getInstance(k, inst.id), (i) => i?.status === 'running');
+    const inst = await adapter.launch(k, {
+      gpuType: 'a10-24gb',
+      gpuCount: 1,
+      name: 'contract-lambda',
+      spot: false,
+      region: 'us-east-1',
+      sshKeyName: name,
+    });
+    await pollUntil(
+      () => adapter.getInstance(k, inst.id),
+      (i) => i?.status === 'running',
+    );
     await adapter.listInstances(k);
     await adapter.findInstanceByName(k, 'contract-lambda');
     await adapter.terminate(k, inst.id);
-    await pollUntil(() => adapter.getInstance(k, inst.id), (i) => i === null);
+    await pollUntil(
+      () => adapter.getInstance(k, inst.id),
+      (i) => i === null,
+    );
     await adapter.terminate(k, inst.id); // 404
     c.setNoCapacity('a10-24gb');
-    await settle(adapter.launch(k, { gpuType: 'a10-24gb', gpuCount: 1, name: 'contract-cap', spot: false, region: 'us-east-1', sshKeyName: name }));
+    await settle(
+      adapter.launch(k, {
+        gpuType: 'a10-24gb',
+        gpuCount: 1,
+        name: 'contract-cap',
+        spot: false,
+        region: 'us-east-1',
+        sshKeyName: name,
+      }),
+    );
     c.setNoCapacity('a10-24gb', false);
     c.serverErrors(1);
     await settle(adapter.listInstances(k));
@@ -286,7 +350,10 @@ describe('Lambda v1.5.3 contract', () => {
     expectConformance(report);
     // The check can fail: an extra launch field is not allowed by launchInstance_request.
     const launch = exchanges.find((x) => x.path.endsWith('/instance-operations/launch') && x.status === 200)!;
-    expect(contract.check({ ...launch, body: { ...(launch.body as object), image: { family: 'lambda-stack' } } })!.requestErrors).not.toEqual([]);
+    expect(
+      contract.check({ ...launch, body: { ...(launch.body as object), image: { family: 'lambda-stack' } } })!
+        .requestErrors,
+    ).not.toEqual([]);
     const seen = covered(report);
     for (const op of [
       'instanceTypes 200',

@@ -13,8 +13,20 @@ import {
 describe('gpu catalog', () => {
   test('has every slug of provider-apis.md §4 with a display name and memory size', () => {
     const required = [
-      'h100-80gb-sxm', 'h100-80gb-pcie', 'h100-94gb-nvl', 'h200-141gb', 'a100-80gb-sxm', 'a100-80gb-pcie',
-      'a100-40gb', 'l40s-48gb', 'rtx-4090', 'rtx-a6000', 'a10-24gb', 'rtx-3090', 'b200', 'gh200-96gb',
+      'h100-80gb-sxm',
+      'h100-80gb-pcie',
+      'h100-94gb-nvl',
+      'h200-141gb',
+      'a100-80gb-sxm',
+      'a100-80gb-pcie',
+      'a100-40gb',
+      'l40s-48gb',
+      'rtx-4090',
+      'rtx-a6000',
+      'a10-24gb',
+      'rtx-3090',
+      'b200',
+      'gh200-96gb',
     ];
     for (const slug of required) {
       expect(isKnownGpuSlug(slug)).toBe(true);

@@ -72,19 +72,33 @@ describe('lambda adapter against the simulator', () => {
       region: 'us-east-1',
     });
     // us-west-3 only has the 2x type ($6.38 → $3.19/GPU).
-    expect(offers.find((o) => o.gpuType === 'h100-80gb-sxm' && o.region === 'us-west-3')).toMatchObject({ pricePerHour: 3.19, availability: 2 });
+    expect(offers.find((o) => o.gpuType === 'h100-80gb-sxm' && o.region === 'us-west-3')).toMatchObject({
+      pricePerHour: 3.19,
+      availability: 2,
+    });
     const a100 = offers.filter((o) => o.gpuType === 'a100-40gb');
     expect(a100.map((o) => o.region).sort()).toEqual(['europe-central-1', 'us-east-1', 'us-midwest-1', 'us-west-1']);
     // Quadro RTX 6000 and V100 have no slug.
     expect(new Set(offers.map((o) => o.gpuType))).toEqual(
-      new Set(['h100-80gb-sxm', 'h100-80gb-pcie', 'a100-40gb', 'a100-80gb-sxm', 'rtx-a6000', 'a10-24gb', 'gh200-96gb', 'b200']),
+      new Set([
+        'h100-80gb-sxm',
+        'h100-80gb-pcie',
+        'a100-40gb',
+        'a100-80gb-sxm',
+        'rtx-a6000',
+        'a10-24gb',
+        'gh200-96gb',
+        'b200',
+      ]),
     );
   });
 
   test('listOffers keeps a GPU without capacity anywhere as one offer with availability 0', async () => {
     sims.lambda.control.setNoCapacity('a10-24gb');
     const offers = (await adapter.listOffers(key())).filter((o) => o.gpuType === 'a10-24gb');
-    expect(offers).toEqual([{ provider: 'lambda', gpuType: 'a10-24gb', pricePerHour: 0.75, availability: 0, spot: false }]);
+    expect(offers).toEqual([
+      { provider: 'lambda', gpuType: 'a10-24gb', pricePerHour: 0.75, availability: 0, spot: false },
+    ]);
   });
 
   test('verifyKey: valid and invalid keys', async () => {
@@ -112,9 +126,11 @@ describe('lambda adapter against the simulator', () => {
     ]);
   });
 
-  test('concurrent ensureSshKey calls for one key all succeed with one registration (concurrent launches)', async () => {
+  test('concurrent ensureSshKey calls for one key (concurrent launches) all succeed, registering it once', async () => {
     const k = key();
-    const names = await Promise.all(Array.from({ length: 6 }, () => adapter.ensureSshKey(k, { name: 'fleet', publicKey: SSH_KEY_A })));
+    const names = await Promise.all(
+      Array.from({ length: 6 }, () => adapter.ensureSshKey(k, { name: 'fleet', publicKey: SSH_KEY_A })),
+    );
     expect(names).toEqual(Array.from({ length: 6 }, () => ({ name: 'fleet' })));
     expect(sims.lambda.control.sshKeys(k).map((x) => [x.name, x.public_key])).toEqual([['fleet', SSH_KEY_A]]);
   });
@@ -125,14 +141,36 @@ describe('lambda adapter against the simulator', () => {
     sims.lambda.control.setTerminateDelay(1_500);
     // The launch answers with the instance as it is at once: booting (the simulator's clock held still, so a
     // loaded machine's slow answer does not see the boot over).
-    const launched = await heldClock(() => adapter.launch(k, spec('trainer'))).finally(() => sims.lambda.control.setTerminateDelay(60));
-    expect(launched).toMatchObject({ provider: 'lambda', name: 'trainer', gpuType: 'h100-80gb-pcie', gpuCount: 1, status: 'provisioning', region: 'us-east-1', spot: false });
+    const launched = await heldClock(() => adapter.launch(k, spec('trainer'))).finally(() =>
+      sims.lambda.control.setTerminateDelay(60),
+    );
+    expect(launched).toMatchObject({
+      provider: 'lambda',
+      name: 'trainer',
+      gpuType: 'h100-80gb-pcie',
+      gpuCount: 1,
+      status: 'provisioning',
+      region: 'us-east-1',
+      spot: false,
+    });
     expect(launched.pricePerHour).toBeCloseTo(2.49, 6);
     const sent = sims.lambda.control.requests({ method: 'POST', path: '/api/v1/instance-operations/launch' }).at(-1)!;
-    expect(sent.body).toEqual({ region_name: 'us-east-1', instance_type_name: 'gpu_1x_h100_pcie', ssh_key_names: ['main'], quantity: 1, name: 'trainer' });
+    expect(sent.body).toEqual({
+      region_name: 'us-east-1',
+      instance_type_name: 'gpu_1x_h100_pcie',
+      ssh_key_names: ['main'],
+      quantity: 1,
+      name: 'trainer',
+    });
 
-    const running = await pollUntil(() => adapter.getInstance(k, launched.id), (i) => i?.status === 'running');
-    expect(running).toMatchObject({ providerStatus: 'active', ssh: { host: running!.publicIp, port: 22, user: 'ubuntu' } });
+    const running = await pollUntil(
+      () => adapter.getInstance(k, launched.id),
+      (i) => i?.status === 'running',
+    );
+    expect(running).toMatchObject({
+      providerStatus: 'active',
+      ssh: { host: running!.publicIp, port: 22, user: 'ubuntu' },
+    });
     expect(sims.lambda.control.instances(k)[0]!.sshKeys).toEqual([SSH_KEY_A]);
 
     expect((await adapter.listInstances(k)).map((i) => i.id)).toEqual([launched.id]);
@@ -144,14 +182,20 @@ describe('lambda adapter against the simulator', () => {
       expect((await adapter.getInstance(k, launched.id))?.status).toBe('terminating');
     });
     await adapter.terminate(k, launched.id);
-    await pollUntil(() => adapter.getInstance(k, launched.id), (i) => i === null);
+    await pollUntil(
+      () => adapter.getInstance(k, launched.id),
+      (i) => i === null,
+    );
     expect(await adapter.findInstanceByName(k, 'trainer')).toBeNull();
     await expect(adapter.terminate(k, launched.id)).resolves.toBeUndefined();
   });
 
   test('multi-GPU launch picks the matching instance type', async () => {
     const k = await keyWithSsh();
-    const inst = await adapter.launch(k, spec('eight', { gpuType: 'h100-80gb-sxm', gpuCount: 8, region: 'us-south-1' }));
+    const inst = await adapter.launch(
+      k,
+      spec('eight', { gpuType: 'h100-80gb-sxm', gpuCount: 8, region: 'us-south-1' }),
+    );
     expect(inst).toMatchObject({ gpuType: 'h100-80gb-sxm', gpuCount: 8 });
     expect(inst.pricePerHour).toBeCloseTo(23.92, 6);
   });
@@ -167,9 +211,15 @@ describe('lambda adapter against the simulator', () => {
     const k = await keyWithSsh();
     sims.lambda.control.clearRequests();
     expect((await failing(adapter.launch(k, spec('s', { spot: true })), 'provider_error')).message).toMatch(/spot/i);
-    expect((await failing(adapter.launch(k, spec('r', { region: undefined })), 'provider_error')).message).toMatch(/region/);
-    expect((await failing(adapter.launch(k, spec('k', { sshKeyName: undefined })), 'provider_error')).message).toMatch(/SSH key/);
-    expect((await failing(adapter.launch(k, spec('g', { gpuType: 'rtx-4090' })), 'no_capacity')).message).toMatch(/no instance type/);
+    expect((await failing(adapter.launch(k, spec('r', { region: undefined })), 'provider_error')).message).toMatch(
+      /region/,
+    );
+    expect((await failing(adapter.launch(k, spec('k', { sshKeyName: undefined })), 'provider_error')).message).toMatch(
+      /SSH key/,
+    );
+    expect((await failing(adapter.launch(k, spec('g', { gpuType: 'rtx-4090' })), 'no_capacity')).message).toMatch(
+      /no instance type/,
+    );
     await failing(adapter.stop(k, 'whatever'), 'provider_error');
     expect(sims.lambda.control.requests({ method: 'POST' })).toHaveLength(0);
   });
@@ -187,7 +237,9 @@ describe('lambda adapter against the simulator', () => {
       expect(err.message).toMatch(/Not enough capacity/);
       expect(sims.lambda.control.instances(k)).toHaveLength(0);
       // Another region still has capacity.
-      await expect(adapter.launch(k, spec('cap-west', { region: 'us-west-1' }))).resolves.toMatchObject({ region: 'us-west-1' });
+      await expect(adapter.launch(k, spec('cap-west', { region: 'us-west-1' }))).resolves.toMatchObject({
+        region: 'us-west-1',
+      });
     });
 
     test('429 → rate_limited with retryAfterMs', async () => {
@@ -209,9 +261,12 @@ describe('lambda adapter against the simulator', () => {
       await failing(quick.listInstances(key()), 'transient');
     });
 
-    test('invalid parameters (unknown SSH key name) → invalid_request naming the field (400 validation_error to the client)', async () => {
+    test('unknown SSH key name → invalid_request naming the field (400 validation_error to clients)', async () => {
       const k = key();
-      const err = await failing(adapter.launch(k, spec('nokey', { sshKeyName: 'never-registered' })), 'invalid_request');
+      const err = await failing(
+        adapter.launch(k, spec('nokey', { sshKeyName: 'never-registered' })),
+        'invalid_request',
+      );
       expect(err.providerStatus).toBe(400);
       expect(err.message).toMatch(/global\/invalid-parameters.*ssh_key_names: SSH key never-registered does not exist/);
       expect(err.toApiError()).toMatchObject({ status: 400, code: 'validation_error' });
@@ -230,7 +285,10 @@ describe('lambda adapter against the simulator', () => {
 
   test('a launch whose answer is lost is found by name, so a retry creates nothing new', async () => {
     const k = await keyWithSsh();
-    sims.lambda.control.serverErrors(1, { match: { method: 'POST', path: '/api/v1/instance-operations/launch' }, afterHandling: true });
+    sims.lambda.control.serverErrors(1, {
+      match: { method: 'POST', path: '/api/v1/instance-operations/launch' },
+      afterHandling: true,
+    });
     await failing(adapter.launch(k, spec('retry-me')), 'transient');
     expect((await adapter.findInstanceByName(k, 'retry-me'))?.name).toBe('retry-me');
     expect(sims.lambda.control.instances(k)).toHaveLength(1);

@@ -110,7 +110,8 @@ export class OpenApiContract {
     for (const t of this.templates) {
       if (!t.re.test(p)) continue;
       const op = this.doc.paths[t.template]?.[method.toLowerCase()];
-      if (op && typeof op === 'object' && METHODS.includes(method.toLowerCase())) return { template: t.template, op: op as Operation };
+      if (op && typeof op === 'object' && METHODS.includes(method.toLowerCase()))
+        return { template: t.template, op: op as Operation };
     }
     return null;
   }
@@ -137,7 +138,8 @@ export class OpenApiContract {
     let responseErrors: string[] = [];
     if (res.documented) {
       if (res.hasContent) responseErrors = this.errors(res.schema, x.response);
-      else if (x.response !== undefined) responseErrors = [`expected no body, got ${JSON.stringify(x.response).slice(0, 200)}`];
+      else if (x.response !== undefined)
+        responseErrors = [`expected no body, got ${JSON.stringify(x.response).slice(0, 200)}`];
     }
     return {
       operationId: op.operationId ?? `${x.method} ${template}`,

@@ -74,8 +74,17 @@ describe('runpod adapter against the simulator', () => {
   test('launch → running, with the SSH key in PUBLIC_KEY, then list, get, stop and terminate', async () => {
     const k = key();
     // Answered with the pod as it is at once, booting (the simulator's clock held still for it).
-    const launched = await heldClock(() => adapter.launch(k, spec('train-1', { sshPublicKey: SSH_KEY_A, diskGb: 40, volumeGb: 20 })));
-    expect(launched).toMatchObject({ provider: 'runpod', name: 'train-1', gpuType: 'rtx-4090', gpuCount: 1, status: 'provisioning', spot: false });
+    const launched = await heldClock(() =>
+      adapter.launch(k, spec('train-1', { sshPublicKey: SSH_KEY_A, diskGb: 40, volumeGb: 20 })),
+    );
+    expect(launched).toMatchObject({
+      provider: 'runpod',
+      name: 'train-1',
+      gpuType: 'rtx-4090',
+      gpuCount: 1,
+      status: 'provisioning',
+      spot: false,
+    });
     expect(launched.pricePerHour).toBeCloseTo(0.69, 6);
 
     const sent = sims.runpod.control.requests({ method: 'POST', path: '/v2/pods' }).at(-1)!;
@@ -88,7 +97,10 @@ describe('runpod adapter against the simulator', () => {
     });
     expect(sent.body).not.toHaveProperty('interruptible');
 
-    const running = await pollUntil(() => adapter.getInstance(k, launched.id), (i) => i?.status === 'running');
+    const running = await pollUntil(
+      () => adapter.getInstance(k, launched.id),
+      (i) => i?.status === 'running',
+    );
     expect(running!.ssh).toEqual({ host: expect.any(String), port: expect.any(Number), user: 'root' });
     expect(running!.publicIp).toBe(running!.ssh!.host);
     expect(running!.providerStatus).toBe('RUNNING');
@@ -133,11 +145,19 @@ describe('runpod adapter against the simulator', () => {
       fetch(`${sims.runpod.baseUrl}/pods`, {
         method: 'POST',
         headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'legacy-spot', image: 'img', gpu: { id: 'NVIDIA GeForce RTX 3090', count: 1 }, interruptible: true }),
+        body: JSON.stringify({
+          name: 'legacy-spot',
+          image: 'img',
+          gpu: { id: 'NVIDIA GeForce RTX 3090', count: 1 },
+          interruptible: true,
+        }),
       });
     const refused = await create();
     expect(refused.status).toBe(500);
-    expect(await refused.json()).toMatchObject({ status: 500, detail: expect.stringContaining('Spot pods are no longer offered') });
+    expect(await refused.json()).toMatchObject({
+      status: 500,
+      detail: expect.stringContaining('Spot pods are no longer offered'),
+    });
 
     sims.runpod.control.setSpotMode('accept');
     const accepted = await create();
@@ -231,7 +251,11 @@ describe('runpod adapter against the simulator', () => {
 
   test('a create whose answer is lost is found by name, so a retry creates nothing new', async () => {
     const k = key();
-    sims.runpod.control.serverErrors(1, { match: { method: 'POST', path: '/v2/pods' }, afterHandling: true, status: 502 });
+    sims.runpod.control.serverErrors(1, {
+      match: { method: 'POST', path: '/v2/pods' },
+      afterHandling: true,
+      status: 502,
+    });
     await failing(adapter.launch(k, spec('retry-me')), 'transient');
     const found: ProviderInstance | null = await adapter.findInstanceByName(k, 'retry-me');
     expect(found?.name).toBe('retry-me');
@@ -251,7 +275,9 @@ describe('runpod adapter against the simulator', () => {
   test('ensureSshKey is a no-op that returns the name', async () => {
     const k = key();
     sims.runpod.control.clearRequests();
-    await expect(adapter.ensureSshKey(k, { name: 'laptop', publicKey: SSH_KEY_A })).resolves.toEqual({ name: 'laptop' });
+    await expect(adapter.ensureSshKey(k, { name: 'laptop', publicKey: SSH_KEY_A })).resolves.toEqual({
+      name: 'laptop',
+    });
     expect(sims.runpod.control.requests()).toHaveLength(0);
   });
 

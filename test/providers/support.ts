@@ -1,6 +1,6 @@
 /**
- * Shared pieces of the provider tests: polling with a deadline, a held clock, error expectations, and a logger that keeps
- * every line so tests can assert no key was written.
+ * Shared pieces of the provider tests: polling with a deadline, a held clock, error expectations, and a logger
+ * that keeps every line so tests can assert no key was written.
  */
 import { ProviderRequestError, type ProviderFailureKind } from '../../src/errors';
 import type { Logger } from '../../src/logger';
@@ -14,7 +14,8 @@ export async function pollUntil<T>(
   const deadline = Date.now() + timeoutMs;
   let last = await read();
   while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
     await new Promise((r) => setTimeout(r, intervalMs));
     last = await read();
   }
@@ -47,7 +48,10 @@ export async function expectProviderError(
     caught = err;
   }
   if (!(caught instanceof ProviderRequestError)) {
-    throw new Error(`expected a ProviderRequestError of kind ${kind}, got ${caught === undefined ? 'a resolved promise' : String(caught)}`);
+    throw new Error(
+      `expected a ProviderRequestError of kind ${kind}, ` +
+        `got ${caught === undefined ? 'a resolved promise' : String(caught)}`,
+    );
   }
   expect({ kind: caught.kind, message: caught.message }).toEqual({ kind, message: expect.any(String) });
   if (provider) expect(caught.provider).toBe(provider);

@@ -106,18 +106,38 @@ describe('vastai adapter against the simulator', () => {
     const k = key();
     sims.vastai.control.clearRequests();
     // Answered with the instance as it is at once, booting (the simulator's clock held still for it).
-    const launched = await heldClock(() => adapter.launch(k, spec('job-1', { sshPublicKey: SSH_KEY_A, onstartCmd: 'echo hi', diskGb: 32 })));
-    expect(launched).toMatchObject({ provider: 'vastai', name: 'job-1', gpuType: 'rtx-4090', gpuCount: 1, spot: false, status: 'provisioning' });
+    const launched = await heldClock(() =>
+      adapter.launch(k, spec('job-1', { sshPublicKey: SSH_KEY_A, onstartCmd: 'echo hi', diskGb: 32 })),
+    );
+    expect(launched).toMatchObject({
+      provider: 'vastai',
+      name: 'job-1',
+      gpuType: 'rtx-4090',
+      gpuCount: 1,
+      spot: false,
+      status: 'provisioning',
+    });
     expect(launched.id).toMatch(/^\d+$/);
 
     const search = sims.vastai.control.requests({ method: 'POST', path: '/api/v0/bundles' })[0]!;
-    expect(search.body).toMatchObject({ gpu_name: { in: ['RTX 4090'] }, num_gpus: { eq: 1 }, type: 'ondemand', rentable: { eq: true } });
+    expect(search.body).toMatchObject({
+      gpu_name: { in: ['RTX 4090'] },
+      num_gpus: { eq: 1 },
+      type: 'ondemand',
+      rentable: { eq: true },
+    });
     const create = sims.vastai.control.requests({ method: 'PUT', path: /^\/api\/v0\/asks\/\d+\/?$/ })[0]!;
     expect(create.body).toMatchObject({ label: 'job-1', onstart: 'echo hi', disk: 32, image: expect.any(String) });
     expect(create.body).not.toHaveProperty('price');
 
-    const running = await pollUntil(() => adapter.getInstance(k, launched.id), (i) => i?.status === 'running');
-    expect(running).toMatchObject({ providerStatus: 'running', ssh: { host: expect.stringMatching(/vast\.ai$/), port: expect.any(Number), user: 'root' } });
+    const running = await pollUntil(
+      () => adapter.getInstance(k, launched.id),
+      (i) => i?.status === 'running',
+    );
+    expect(running).toMatchObject({
+      providerStatus: 'running',
+      ssh: { host: expect.stringMatching(/vast\.ai$/), port: expect.any(Number), user: 'root' },
+    });
 
     const [simInst] = sims.vastai.control.instances(k);
     expect(simInst!.sshKeys).toEqual([SSH_KEY_A]);
@@ -211,8 +231,13 @@ describe('vastai adapter against the simulator', () => {
 
   test('ensureSshKey registers a key once; new instances get account keys', async () => {
     const k = key();
-    await expect(adapter.ensureSshKey(k, { name: 'laptop', publicKey: SSH_KEY_B })).resolves.toEqual({ name: 'laptop' });
-    await adapter.ensureSshKey(k, { name: 'laptop', publicKey: `${SSH_KEY_B.split(' ').slice(0, 2).join(' ')} other-comment` });
+    await expect(adapter.ensureSshKey(k, { name: 'laptop', publicKey: SSH_KEY_B })).resolves.toEqual({
+      name: 'laptop',
+    });
+    await adapter.ensureSshKey(k, {
+      name: 'laptop',
+      publicKey: `${SSH_KEY_B.split(' ').slice(0, 2).join(' ')} other-comment`,
+    });
     expect(sims.vastai.control.sshKeys(k)).toEqual([SSH_KEY_B]);
     const inst = await adapter.launch(k, spec('with-account-key'));
     expect(sims.vastai.control.instances(k).find((i) => i.id === inst.id)!.sshKeys).toEqual([SSH_KEY_B]);

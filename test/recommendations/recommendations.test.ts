@@ -20,7 +20,13 @@ afterAll(async () => {
 
 type Auth = { Authorization: string };
 
-const offer = (provider: ProviderId, gpuType: string, dollars: number, availability: number, spot = false): StoredOffer => ({
+const offer = (
+  provider: ProviderId,
+  gpuType: string,
+  dollars: number,
+  availability: number,
+  spot = false,
+): StoredOffer => ({
   provider,
   gpuType,
   spot,
@@ -60,9 +66,10 @@ const uid = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex')}`;
 
 async function seedInstance(accountId: string, i: SeededInstance): Promise<void> {
   await t.db.pool.query(sql.typeAlias('void')`
-    INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type, gpu_count, price_per_hour_micros)
-    VALUES (${uid(`launch-${accountId}`)}, ${accountId}, 'seeded', ${i.provider}, ${i.providerInstanceId}, 'seeded', ${i.status ?? 'running'},
-            ${i.gpuType}, ${i.gpuCount}, ${i.priceMicros})`);
+    INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type,
+                           gpu_count, price_per_hour_micros)
+    VALUES (${uid(`launch-${accountId}`)}, ${accountId}, 'seeded', ${i.provider}, ${i.providerInstanceId}, 'seeded',
+            ${i.status ?? 'running'}, ${i.gpuType}, ${i.gpuCount}, ${i.priceMicros})`);
 }
 
 const full = (auth: Auth) => t.http.get('/v1/recommendations').set(auth);
@@ -77,12 +84,23 @@ describe('before any prices are known', () => {
     const { auth } = await t.newAccount();
     const res = await full(auth);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ instances_evaluated: 0, recommendations: [], estimated_monthly_savings: 0, message: 'No active instances to evaluate.' });
+    expect(res.body).toEqual({
+      instances_evaluated: 0,
+      recommendations: [],
+      estimated_monthly_savings: 0,
+      message: 'No active instances to evaluate.',
+    });
   });
 
   it('answers 503 with Retry-After rather than "no savings" when instances are running', async () => {
     const { accountId, auth } = await t.newAccount();
-    await seedInstance(accountId, { providerInstanceId: uid('pod'), provider: 'runpod', gpuType: 'h100-80gb-sxm', gpuCount: 1, priceMicros: 2_990_000 });
+    await seedInstance(accountId, {
+      providerInstanceId: uid('pod'),
+      provider: 'runpod',
+      gpuType: 'h100-80gb-sxm',
+      gpuCount: 1,
+      priceMicros: 2_990_000,
+    });
     for (const res of [await full(auth), await summary(auth)]) {
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe('provider_unavailable');
@@ -105,32 +123,63 @@ describe('with a pricing snapshot', () => {
   it('recommends the cheapest available on-demand and spot offers, each with diff × gpu_count × 730', async () => {
     const { accountId, auth } = await t.newAccount();
     const pod = uid('pod');
-    await seedInstance(accountId, { providerInstanceId: pod, provider: 'runpod', gpuType: 'h100-80gb-sxm', gpuCount: 2, priceMicros: 5_980_000 });
+    await seedInstance(accountId, {
+      providerInstanceId: pod,
+      provider: 'runpod',
+      gpuType: 'h100-80gb-sxm',
+      gpuCount: 2,
+      priceMicros: 5_980_000,
+    });
     const res = await full(auth);
     expect(res.status).toBe(200);
-    const base = { instance_id: pod, provider: 'runpod', gpu_type: 'h100-80gb-sxm', gpu_count: 2, current_price_per_hour: 2.99 };
+    const base = {
+      instance_id: pod,
+      provider: 'runpod',
+      gpu_type: 'h100-80gb-sxm',
+      gpu_count: 2,
+      current_price_per_hour: 2.99,
+    };
     expect(res.body).toEqual({
       instances_evaluated: 1,
       recommendations: [
-        { ...base, alternative: { provider: 'vastai', price_per_hour: 1.5, spot: true, availability: 2 }, estimated_monthly_savings: 2175.4 },
-        { ...base, alternative: { provider: 'vastai', price_per_hour: 2.1, spot: false, availability: 3 }, estimated_monthly_savings: 1299.4 },
+        {
+          ...base,
+          alternative: { provider: 'vastai', price_per_hour: 1.5, spot: true, availability: 2 },
+          estimated_monthly_savings: 2175.4,
+        },
+        {
+          ...base,
+          alternative: { provider: 'vastai', price_per_hour: 2.1, spot: false, availability: 3 },
+          estimated_monthly_savings: 1299.4,
+        },
       ],
       // An instance moves once: the total counts its better alternative only.
       estimated_monthly_savings: 2175.4,
     });
-    expect(res.body.recommendations.map((r: { estimated_monthly_savings: number }) => r.estimated_monthly_savings)).toEqual([
-      savings(5_980_000, 1.5, 2),
-      savings(5_980_000, 2.1, 2),
-    ]);
+    expect(
+      res.body.recommendations.map((r: { estimated_monthly_savings: number }) => r.estimated_monthly_savings),
+    ).toEqual([savings(5_980_000, 1.5, 2), savings(5_980_000, 2.1, 2)]);
     expect(res.body.message).toBeUndefined();
   });
 
   it('ignores offers that cannot be rented now (availability 0), even when they are the cheapest', async () => {
     const { accountId, auth } = await t.newAccount();
     // l40s: the only cheaper offer has no availability; rtx-4090: the only spot offer has none.
-    await seedInstance(accountId, { providerInstanceId: uid('pod'), provider: 'runpod', gpuType: 'l40s-48gb', gpuCount: 1, priceMicros: 990_000 });
+    await seedInstance(accountId, {
+      providerInstanceId: uid('pod'),
+      provider: 'runpod',
+      gpuType: 'l40s-48gb',
+      gpuCount: 1,
+      priceMicros: 990_000,
+    });
     const vast = uid('vast');
-    await seedInstance(accountId, { providerInstanceId: vast, provider: 'vastai', gpuType: 'rtx-4090', gpuCount: 3, priceMicros: 1_500_000 });
+    await seedInstance(accountId, {
+      providerInstanceId: vast,
+      provider: 'vastai',
+      gpuType: 'rtx-4090',
+      gpuCount: 3,
+      priceMicros: 1_500_000,
+    });
     const res = await full(auth);
     expect(res.body.instances_evaluated).toBe(2);
     // The same provider's cheaper offer is a valid alternative; the unavailable $0.276 spot offer is not.
@@ -150,7 +199,13 @@ describe('with a pricing snapshot', () => {
 
   it('makes no recommendation for an instance already on the cheapest available offer', async () => {
     const { accountId, auth } = await t.newAccount();
-    await seedInstance(accountId, { providerInstanceId: uid('pod'), provider: 'runpod', gpuType: 'a100-80gb-pcie', gpuCount: 1, priceMicros: 1_190_000 });
+    await seedInstance(accountId, {
+      providerInstanceId: uid('pod'),
+      provider: 'runpod',
+      gpuType: 'a100-80gb-pcie',
+      gpuCount: 1,
+      priceMicros: 1_190_000,
+    });
     const res = await full(auth);
     expect(res.body).toEqual({ instances_evaluated: 1, recommendations: [], estimated_monthly_savings: 0 });
     expect((await summary(auth)).body).toEqual({ estimated_monthly_savings: 0, recommendation_count: 0 });
@@ -160,7 +215,13 @@ describe('with a pricing snapshot', () => {
     const { accountId, auth } = await t.newAccount();
     const id = uid('lambda');
     // $3.58/h for 3 GPUs = $1.193333 per GPU-hour; runpod's $1.19 saves $0.01/h for the instance.
-    await seedInstance(accountId, { providerInstanceId: id, provider: 'lambda', gpuType: 'a100-80gb-pcie', gpuCount: 3, priceMicros: 3_580_000 });
+    await seedInstance(accountId, {
+      providerInstanceId: id,
+      provider: 'lambda',
+      gpuType: 'a100-80gb-pcie',
+      gpuCount: 3,
+      priceMicros: 3_580_000,
+    });
     const res = await full(auth);
     expect(res.body.recommendations).toEqual([
       expect.objectContaining({
@@ -172,21 +233,47 @@ describe('with a pricing snapshot', () => {
     ]);
   });
 
-  it('evaluates only running instances with a provider id, and only the account\'s own', async () => {
+  it("evaluates only running instances with a provider id, and only the account's own", async () => {
     const a = await t.newAccount();
     const b = await t.newAccount();
     for (const status of ['provisioning', 'stopped', 'terminated', 'failed']) {
-      await seedInstance(a.accountId, { providerInstanceId: uid('pod'), provider: 'runpod', gpuType: 'h100-80gb-sxm', gpuCount: 1, priceMicros: 2_990_000, status });
+      await seedInstance(a.accountId, {
+        providerInstanceId: uid('pod'),
+        provider: 'runpod',
+        gpuType: 'h100-80gb-sxm',
+        gpuCount: 1,
+        priceMicros: 2_990_000,
+        status,
+      });
     }
-    await seedInstance(a.accountId, { providerInstanceId: null, provider: 'runpod', gpuType: 'h100-80gb-sxm', gpuCount: 1, priceMicros: 2_990_000 });
+    await seedInstance(a.accountId, {
+      providerInstanceId: null,
+      provider: 'runpod',
+      gpuType: 'h100-80gb-sxm',
+      gpuCount: 1,
+      priceMicros: 2_990_000,
+    });
     const res = await full(a.auth);
-    expect(res.body).toEqual({ instances_evaluated: 0, recommendations: [], estimated_monthly_savings: 0, message: 'No active instances to evaluate.' });
+    expect(res.body).toEqual({
+      instances_evaluated: 0,
+      recommendations: [],
+      estimated_monthly_savings: 0,
+      message: 'No active instances to evaluate.',
+    });
 
     const running = uid('pod');
-    await seedInstance(a.accountId, { providerInstanceId: running, provider: 'runpod', gpuType: 'h100-80gb-sxm', gpuCount: 1, priceMicros: 2_990_000 });
+    await seedInstance(a.accountId, {
+      providerInstanceId: running,
+      provider: 'runpod',
+      gpuType: 'h100-80gb-sxm',
+      gpuCount: 1,
+      priceMicros: 2_990_000,
+    });
     const after = await full(a.auth);
     expect(after.body.instances_evaluated).toBe(1);
-    expect(new Set(after.body.recommendations.map((r: { instance_id: string }) => r.instance_id))).toEqual(new Set([running]));
+    expect(new Set(after.body.recommendations.map((r: { instance_id: string }) => r.instance_id))).toEqual(
+      new Set([running]),
+    );
     // B sees none of A's instances.
     expect((await full(b.auth)).body.message).toBe('No active instances to evaluate.');
     expect((await summary(b.auth)).body).toEqual({ estimated_monthly_savings: 0, recommendation_count: 0 });
@@ -194,9 +281,27 @@ describe('with a pricing snapshot', () => {
 
   it('gives a summary that agrees with the full response', async () => {
     const { accountId, auth } = await t.newAccount();
-    await seedInstance(accountId, { providerInstanceId: uid('pod'), provider: 'runpod', gpuType: 'h100-80gb-sxm', gpuCount: 2, priceMicros: 5_980_000 });
-    await seedInstance(accountId, { providerInstanceId: uid('pod'), provider: 'runpod', gpuType: 'a100-80gb-pcie', gpuCount: 1, priceMicros: 1_190_000 });
-    await seedInstance(accountId, { providerInstanceId: uid('vast'), provider: 'vastai', gpuType: 'rtx-4090', gpuCount: 3, priceMicros: 1_500_000 });
+    await seedInstance(accountId, {
+      providerInstanceId: uid('pod'),
+      provider: 'runpod',
+      gpuType: 'h100-80gb-sxm',
+      gpuCount: 2,
+      priceMicros: 5_980_000,
+    });
+    await seedInstance(accountId, {
+      providerInstanceId: uid('pod'),
+      provider: 'runpod',
+      gpuType: 'a100-80gb-pcie',
+      gpuCount: 1,
+      priceMicros: 1_190_000,
+    });
+    await seedInstance(accountId, {
+      providerInstanceId: uid('vast'),
+      provider: 'vastai',
+      gpuType: 'rtx-4090',
+      gpuCount: 3,
+      priceMicros: 1_500_000,
+    });
     const fullRes = await full(auth);
     const summaryRes = await summary(auth);
     expect(summaryRes.status).toBe(200);
@@ -208,7 +313,9 @@ describe('with a pricing snapshot', () => {
       recommendation_count: fullRes.body.recommendations.length,
     });
     // Largest saving first.
-    const listed = fullRes.body.recommendations.map((r: { estimated_monthly_savings: number }) => r.estimated_monthly_savings);
+    const listed = fullRes.body.recommendations.map(
+      (r: { estimated_monthly_savings: number }) => r.estimated_monthly_savings,
+    );
     expect(listed).toEqual([...listed].sort((x, y) => y - x));
   });
 

@@ -5,7 +5,9 @@ class SummaryLineReporter {
   onRunComplete(_contexts, results) {
     const skipped = results.numPendingTests + results.numTodoTests;
     const failedSuites = results.numRuntimeErrorTestSuites;
-    const line = `tests: ${results.numPassedTests} passed, ${results.numFailedTests + failedSuites} failed${skipped ? `, ${skipped} skipped` : ''}`;
+    const line =
+      `tests: ${results.numPassedTests} passed, ${results.numFailedTests + failedSuites} failed` +
+      (skipped ? `, ${skipped} skipped` : '');
     process.stdout.write(`\n${line}\n`);
   }
 }

@@ -35,12 +35,20 @@ async function faultyProxy(target: string) {
       if (!fault || fault.afterHandling) {
         const upstream = await fetch(target + req.url, {
           method: req.method,
-          headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k)).map(([k, v]) => [k, String(v)])),
+          headers: Object.fromEntries(
+            Object.entries(req.headers)
+              .filter(([k]) => !['host', 'content-length', 'connection'].includes(k))
+              .map(([k, v]) => [k, String(v)]),
+          ),
           body: ['GET', 'HEAD'].includes(req.method!) ? undefined : Buffer.concat(chunks),
         });
         status = upstream.status;
         body = await upstream.text();
-        headers = Object.fromEntries([...upstream.headers].filter(([k]) => !['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(k)));
+        headers = Object.fromEntries(
+          [...upstream.headers].filter(
+            ([k]) => !['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(k),
+          ),
+        );
       }
       if (fault) {
         status = fault.status;
@@ -48,7 +56,12 @@ async function faultyProxy(target: string) {
         const code = fault.status === 429 ? 'rate_limited' : 'service_unavailable';
         body = JSON.stringify({ error: { code, message: 'injected by the test proxy', request_id: 'req_proxy' } });
       }
-      seen.push({ method: req.method!, path, idempotencyKey: req.headers['idempotency-key'] as string | undefined, answered: status! });
+      seen.push({
+        method: req.method!,
+        path,
+        idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+        answered: status!,
+      });
       res.writeHead(status!, headers).end(body!);
     });
   });
@@ -56,12 +69,13 @@ async function faultyProxy(target: string) {
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     seen,
-    fail: (method: string, path: string, status: number, afterHandling = false) => faults.push({ method, path, status, afterHandling }),
+    fail: (method: string, path: string, status: number, afterHandling = false) =>
+      faults.push({ method, path, status, afterHandling }),
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }
 
-it('launch: the first answer lost to a 503 is retried after Retry-After with the same Idempotency-Key: one instance', async () => {
+it('launch: an answer lost to a 503 is retried after Retry-After, same Idempotency-Key: one instance', async () => {
   const a = await svc.t.connectedAccount('runpod');
   const proxy = await faultyProxy(svc.baseUrl);
   try {
@@ -96,13 +110,23 @@ it('paging: every event, each once, across pages of 2', async () => {
   expect(new Set(ids).size).toBe(5);
 });
 
-it('refusals are typed: 402 InsufficientBalanceError with the numbers, 403 ForbiddenError naming the scope', async () => {
+it('typed refusals: 402 InsufficientBalanceError with the numbers, 403 ForbiddenError naming the scope', async () => {
   const poor = await svc.t.newAccount('poor', { credit: 0.1 });
   const sdk = createGpuoClient({ baseUrl: svc.baseUrl, apiKey: poor.apiKey });
-  await svc.t.http.post('/v1/settings/providers').set(poor.auth).send({ provider: 'runpod', api_key: svc.t.sims.runpod.createKey() }).expect(201);
-  const refused = await sdk.launch({ provider: 'runpod', gpu_type: 'rtx-a6000', gpu_count: 1, spot: false }).catch((e: unknown) => e);
+  await svc.t.http
+    .post('/v1/settings/providers')
+    .set(poor.auth)
+    .send({ provider: 'runpod', api_key: svc.t.sims.runpod.createKey() })
+    .expect(201);
+  const refused = await sdk
+    .launch({ provider: 'runpod', gpu_type: 'rtx-a6000', gpu_count: 1, spot: false })
+    .catch((e: unknown) => e);
   expect(refused).toBeInstanceOf(InsufficientBalanceError);
-  expect(refused).toMatchObject({ status: 402, code: 'insufficient_balance', message: expect.stringContaining('The balance is $0.10') });
+  expect(refused).toMatchObject({
+    status: 402,
+    code: 'insufficient_balance',
+    message: expect.stringContaining('The balance is $0.10'),
+  });
   const ro = await sdk.createApiKey({ name: 'ro', scopes: ['read'] });
   const readOnly = createGpuoClient({ baseUrl: svc.baseUrl, apiKey: ro.api_key });
   const forbidden = await readOnly.terminate('anything').catch((e: unknown) => e);

@@ -24,15 +24,25 @@ let db: TestDatabase;
 let served: object;
 beforeAll(async () => {
   db = await createTestDatabase();
-  served = (await request(createApp(testAppDeps(db.pool)).callback()).get('/v1/openapi.json').expect(200)).body;
+  served = (
+    await request(createApp(testAppDeps(db.pool)).callback())
+      .get('/v1/openapi.json')
+      .expect(200)
+  ).body;
 });
 afterAll(() => db.drop());
 
 /** Runs a program to its end (failing on a non-zero exit) and gives its stdout; `input` is written to its stdin. */
 function run(file: string, args: string[], opts: { cwd?: string; input?: string } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile(file, args, { cwd: opts.cwd ?? REPO_ROOT, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`${path.basename(file)} ${args.join(' ')}: ${err.message}\n${stdout}${stderr}`)) : resolve(stdout),
+    const child = execFile(
+      file,
+      args,
+      { cwd: opts.cwd ?? REPO_ROOT, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) =>
+        err
+          ? reject(new Error(`${path.basename(file)} ${args.join(' ')}: ${err.message}\n${stdout}${stderr}`))
+          : resolve(stdout),
     );
     // A program that exits without reading its stdin (tsc, node -e) closes the pipe: its exit status tells.
     child.stdin!.on('error', () => undefined);
@@ -41,14 +51,19 @@ function run(file: string, args: string[], opts: { cwd?: string; input?: string 
   });
 }
 
-it.concurrent('sdk/openapi.json is the served document (run `npm run sdk:generate` after changing the API)', async () => {
-  const inRepo = JSON.parse(await readFile(path.join(REPO_ROOT, 'sdk', 'openapi.json'), 'utf8'));
-  expect(inRepo).toEqual(served);
-});
+it.concurrent(
+  'sdk/openapi.json is the served document (run `npm run sdk:generate` after changing the API)',
+  async () => {
+    const inRepo = JSON.parse(await readFile(path.join(REPO_ROOT, 'sdk', 'openapi.json'), 'utf8'));
+    expect(inRepo).toEqual(served);
+  },
+);
 
 it.concurrent('sdk/src/schema.ts is what openapi-typescript generates from the served document', async () => {
   const inRepo = await readFile(path.join(REPO_ROOT, 'sdk', 'src', 'schema.ts'), 'utf8');
-  const generated = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'sdk', 'generate.ts')], { input: JSON.stringify(served) });
+  const generated = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'sdk', 'generate.ts')], {
+    input: JSON.stringify(served),
+  });
   expect(inRepo).toBe(generated);
 });
 
@@ -72,14 +87,37 @@ it.concurrent('builds, and another project imports it and type-checks against it
       "import { createGpuoClient, InsufficientBalanceError, type LaunchBody } from '@gpuo/sdk';",
       "const body: LaunchBody = { provider: 'runpod', gpu_type: 'rtx-a6000', gpu_count: 1, spot: false };",
       "const client = createGpuoClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'gpuo_sk_x' });",
-      'export const checks = [typeof client.launch, new InsufficientBalanceError(402, "insufficient_balance", "m") instanceof Error, body.provider];',
+      'export const checks = [',
+      '  typeof client.launch,',
+      '  new InsufficientBalanceError(402, "insufficient_balance", "m") instanceof Error,',
+      '  body.provider,',
+      '];',
       // The types are real, not `any`: a provider outside the three is an error (an unused expect-error would fail).
       '// @ts-expect-error not one of the three providers',
       "export const bad: LaunchBody = { provider: 'aws', gpu_type: 'x' };",
       '',
     ].join('\n'),
   );
-  await run(tsc, ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--lib', 'ES2022,DOM', 'main.ts'], { cwd: dir });
-  const out = await run(process.execPath, ['-e', "const s = require('@gpuo/sdk'); console.log(typeof s.createGpuoClient, typeof s.InsufficientBalanceError)"], { cwd: dir });
+  await run(
+    tsc,
+    [
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--skipLibCheck',
+      '--lib',
+      'ES2022,DOM',
+      'main.ts',
+    ],
+    { cwd: dir },
+  );
+  const out = await run(
+    process.execPath,
+    ['-e', "const s = require('@gpuo/sdk'); console.log(typeof s.createGpuoClient, typeof s.InsufficientBalanceError)"],
+    { cwd: dir },
+  );
   expect(out.trim()).toBe('function function');
 });

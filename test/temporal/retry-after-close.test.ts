@@ -4,7 +4,14 @@
  * the timer, where nothing can catch it: a whole-suite run failed on it twice). Instead the caller gets the
  * last failure. Before the close, failures are retried as the SDK retries them.
  */
-import { Metadata, status, type Interceptor, type InterceptorOptions, type InterceptingListener, type StatusObject } from '@grpc/grpc-js';
+import {
+  Metadata,
+  status,
+  type Interceptor,
+  type InterceptorOptions,
+  type InterceptingListener,
+  type StatusObject,
+} from '@grpc/grpc-js';
 
 type NextCall = Parameters<Interceptor>[1];
 type CallOnChannel = ReturnType<NextCall>;
@@ -17,7 +24,9 @@ function failingChannel() {
     calls++;
     return {
       start(_metadata: Metadata, listener: InterceptingListener) {
-        setImmediate(() => listener.onReceiveStatus({ code: status.UNAVAILABLE, details: 'engine away', metadata: new Metadata() }));
+        setImmediate(() =>
+          listener.onReceiveStatus({ code: status.UNAVAILABLE, details: 'engine away', metadata: new Metadata() }),
+        );
       },
       sendMessage() {},
       sendMessageWithContext() {},

@@ -41,7 +41,14 @@ beforeAll(async () => {
     t.deps.temporal.taskQueue,
   );
   // Few batches per run: the dispatcher continues as new many times during this file.
-  dispatcher = await startWebhookDispatcher({ client: t.temporal, taskQueue: t.deps.temporal.taskQueue, databaseUrl: t.db.url, tickMs: 500, batchesPerRun: 3, pumpMs: 1_000 });
+  dispatcher = await startWebhookDispatcher({
+    client: t.temporal,
+    taskQueue: t.deps.temporal.taskQueue,
+    databaseUrl: t.db.url,
+    tickMs: 500,
+    batchesPerRun: 3,
+    pumpMs: 1_000,
+  });
   firstDispatcherRun = (await t.temporal.workflow.getHandle(dispatcher.workflows.dispatcherId).describe()).runId;
 });
 afterAll(async () => {
@@ -65,7 +72,11 @@ interface Delivery {
 async function setup(answers: number[]) {
   const a = await t.newAccount();
   const path = `/wait-${++seq}`;
-  const res = await http.post('/v1/webhooks').set(a.auth).send({ url: receiver.url(path), events: ['webhook.test'] }).expect(201);
+  const res = await http
+    .post('/v1/webhooks')
+    .set(a.auth)
+    .send({ url: receiver.url(path), events: ['webhook.test'] })
+    .expect(201);
   receiver.plan(path, answers);
   await http.post(`/v1/webhooks/${res.body.id}/test`).set(a.auth).expect(202);
   const d = await waitingDelivery(a.auth, res.body.id);
@@ -78,43 +89,64 @@ async function deliveries(auth: Auth, id: string): Promise<Delivery[]> {
 
 /** The delivery after two failures, in its 60 s wait. */
 const waitingDelivery = (auth: Auth, id: string) =>
-  eventually('a delivery in its 60 s retry wait', async () => {
-    const [d] = await deliveries(auth, id);
-    return d && d.attempt_count === 2 && d.status === 'pending' && Date.parse(d.next_attempt_at!) - Date.now() > 30_000 ? d : undefined;
-  }, 30_000, 150);
+  eventually(
+    'a delivery in its 60 s retry wait',
+    async () => {
+      const [d] = await deliveries(auth, id);
+      return d &&
+        d.attempt_count === 2 &&
+        d.status === 'pending' &&
+        Date.parse(d.next_attempt_at!) - Date.now() > 30_000
+        ? d
+        : undefined;
+    },
+    30_000,
+    150,
+  );
 
 const workflowStatus = async (deliveryId: string) =>
   (await t.temporal.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).describe()).status.name;
 
 const workflowClosed = (deliveryId: string) =>
-  eventually('the delivery workflow to end', async () => {
-    const s = await workflowStatus(deliveryId);
-    return s === 'RUNNING' ? undefined : s;
-  }, 20_000, 150);
+  eventually(
+    'the delivery workflow to end',
+    async () => {
+      const s = await workflowStatus(deliveryId);
+      return s === 'RUNNING' ? undefined : s;
+    },
+    20_000,
+    150,
+  );
 
-it.concurrent('ends a delivery waiting for its retry when the endpoint is deleted, and sends nothing more', async () => {
-  const { auth, id, path, delivery } = await setup(Array(10).fill(500));
-  expect(await workflowStatus(delivery.id)).toBe('RUNNING');
-  await http.delete(`/v1/webhooks/${id}`).set(auth).expect(200);
-  expect(await workflowClosed(delivery.id)).toBe('COMPLETED'); // long before the 60 s timer
-  expect(receiver.arrivals(path)).toBe(2);
-});
+it.concurrent(
+  'ends a delivery waiting for its retry when the endpoint is deleted, and sends nothing more',
+  async () => {
+    const { auth, id, path, delivery } = await setup(Array(10).fill(500));
+    expect(await workflowStatus(delivery.id)).toBe('RUNNING');
+    await http.delete(`/v1/webhooks/${id}`).set(auth).expect(200);
+    expect(await workflowClosed(delivery.id)).toBe('COMPLETED'); // long before the 60 s timer
+    expect(receiver.arrivals(path)).toBe(2);
+  },
+);
 
-it.concurrent('cancels a waiting delivery when the endpoint is deactivated; a reactivated endpoint receives new events', async () => {
-  const { auth, id, path, delivery } = await setup([500, 500]);
-  await http.put(`/v1/webhooks/${id}`).set(auth).send({ active: false }).expect(200);
-  expect(await workflowClosed(delivery.id)).toBe('COMPLETED');
-  const [d] = await deliveries(auth, id);
-  expect(d).toMatchObject({ id: delivery.id, status: 'cancelled', attempt_count: 2, next_attempt_at: null });
-  expect(receiver.arrivals(path)).toBe(2);
-  expect((await http.post(`/v1/webhooks/${id}/test`).set(auth)).status).toBe(422);
-  expect((await http.post(`/v1/webhooks/${id}/deliveries/${delivery.id}/retry`).set(auth)).status).toBe(422);
+it.concurrent(
+  'cancels a waiting delivery when the endpoint is deactivated; a reactivated endpoint receives new events',
+  async () => {
+    const { auth, id, path, delivery } = await setup([500, 500]);
+    await http.put(`/v1/webhooks/${id}`).set(auth).send({ active: false }).expect(200);
+    expect(await workflowClosed(delivery.id)).toBe('COMPLETED');
+    const [d] = await deliveries(auth, id);
+    expect(d).toMatchObject({ id: delivery.id, status: 'cancelled', attempt_count: 2, next_attempt_at: null });
+    expect(receiver.arrivals(path)).toBe(2);
+    expect((await http.post(`/v1/webhooks/${id}/test`).set(auth)).status).toBe(422);
+    expect((await http.post(`/v1/webhooks/${id}/deliveries/${delivery.id}/retry`).set(auth)).status).toBe(422);
 
-  await http.put(`/v1/webhooks/${id}`).set(auth).send({ active: true }).expect(200);
-  await http.post(`/v1/webhooks/${id}/test`).set(auth).expect(202);
-  await eventually('the new event', () => (receiver.on(path).some((r) => r.status === 200) ? true : undefined));
-  expect(receiver.on(path).filter((r) => r.id === delivery.id)).toHaveLength(2);
-});
+    await http.put(`/v1/webhooks/${id}`).set(auth).send({ active: true }).expect(200);
+    await http.post(`/v1/webhooks/${id}/test`).set(auth).expect(202);
+    await eventually('the new event', () => (receiver.on(path).some((r) => r.status === 200) ? true : undefined));
+    expect(receiver.on(path).filter((r) => r.id === delivery.id)).toHaveLength(2);
+  },
+);
 
 it.concurrent('attempts a waiting delivery at once on a manual retry, with the same webhook-id', async () => {
   const { auth, id, path, delivery } = await setup([500, 500]);
@@ -124,19 +156,28 @@ it.concurrent('attempts a waiting delivery at once on a manual retry, with the s
   expect(await workflowClosed(delivery.id)).toBe('COMPLETED');
   const [d] = await deliveries(auth, id);
   expect(d).toMatchObject({ status: 'succeeded', attempt_count: 3 });
-  expect(receiver.on(path).map((r) => [r.id, r.status])).toEqual([[delivery.id, 500], [delivery.id, 500], [delivery.id, 200]]);
+  expect(receiver.on(path).map((r) => [r.id, r.status])).toEqual([
+    [delivery.id, 500],
+    [delivery.id, 500],
+    [delivery.id, 200],
+  ]);
 });
 
 it.concurrent('deactivates an endpoint that keeps failing for longer than the window, and not before', async () => {
   const { auth, id, delivery } = await setup(Array(200).fill(500));
   // Manual retries make more failed attempts; the endpoint stays active until its streak spans the window.
-  const deactivated = await eventually('the endpoint to be deactivated', async () => {
-    const ep = (await http.get(`/v1/webhooks/${id}`).set(auth).expect(200)).body;
-    if (!ep.active) return ep;
-    const retry = await http.post(`/v1/webhooks/${id}/deliveries/${delivery.id}/retry`).set(auth);
-    expect(retry.status).toBe(202);
-    return undefined;
-  }, 60_000, 250);
+  const deactivated = await eventually(
+    'the endpoint to be deactivated',
+    async () => {
+      const ep = (await http.get(`/v1/webhooks/${id}`).set(auth).expect(200)).body;
+      if (!ep.active) return ep;
+      const retry = await http.post(`/v1/webhooks/${id}/deliveries/${delivery.id}/retry`).set(auth);
+      expect(retry.status).toBe(202);
+      return undefined;
+    },
+    60_000,
+    250,
+  );
   expect(deactivated.active).toBe(false);
   const [d] = await deliveries(auth, id);
   const times = d!.attempts.map((x) => Date.parse(x.attempted_at));
@@ -149,17 +190,32 @@ it.concurrent('deactivates an endpoint that keeps failing for longer than the wi
   expect((await http.post(`/v1/webhooks/${id}/deliveries/${delivery.id}/retry`).set(auth)).status).toBe(422);
 });
 
-it.concurrent('keeps delivering across the dispatcher\'s continue-as-new, and a second start joins the running dispatcher', async () => {
-  const handle = t.temporal.workflow.getHandle(dispatcher.workflows.dispatcherId);
-  await eventually('a new dispatcher run', async () => ((await handle.describe()).runId !== firstDispatcherRun ? true : undefined), 30_000, 200);
-  await dispatcher.workflows.ensureDispatcher({ tickMs: 500, batchesPerRun: 3, pumpMs: 1_000 }); // what a second worker's start does
-  const a = await t.newAccount();
-  const path = `/can-${++seq}`;
-  const res = await http.post('/v1/webhooks').set(a.auth).send({ url: receiver.url(path), events: ['webhook.test'] }).expect(201);
-  for (let i = 0; i < 5; i++) await http.post(`/v1/webhooks/${res.body.id}/test`).set(a.auth).expect(202);
-  await eventually('five deliveries', () => (receiver.on(path).length === 5 ? true : undefined), 30_000);
-  const running = await t.temporal.workflow.list({ query: `WorkflowId = '${dispatcher.workflows.dispatcherId}' AND ExecutionStatus = 'Running'` });
-  let count = 0;
-  for await (const _ of running) count++;
-  expect(count).toBe(1);
-});
+it.concurrent(
+  "keeps delivering across the dispatcher's continue-as-new, and a second start joins the running dispatcher",
+  async () => {
+    const handle = t.temporal.workflow.getHandle(dispatcher.workflows.dispatcherId);
+    await eventually(
+      'a new dispatcher run',
+      async () => ((await handle.describe()).runId !== firstDispatcherRun ? true : undefined),
+      30_000,
+      200,
+    );
+    // What a second worker's start does.
+    await dispatcher.workflows.ensureDispatcher({ tickMs: 500, batchesPerRun: 3, pumpMs: 1_000 });
+    const a = await t.newAccount();
+    const path = `/can-${++seq}`;
+    const res = await http
+      .post('/v1/webhooks')
+      .set(a.auth)
+      .send({ url: receiver.url(path), events: ['webhook.test'] })
+      .expect(201);
+    for (let i = 0; i < 5; i++) await http.post(`/v1/webhooks/${res.body.id}/test`).set(a.auth).expect(202);
+    await eventually('five deliveries', () => (receiver.on(path).length === 5 ? true : undefined), 30_000);
+    const running = await t.temporal.workflow.list({
+      query: `WorkflowId = '${dispatcher.workflows.dispatcherId}' AND ExecutionStatus = 'Running'`,
+    });
+    let count = 0;
+    for await (const _ of running) count++;
+    expect(count).toBe(1);
+  },
+);

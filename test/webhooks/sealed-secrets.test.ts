@@ -32,8 +32,16 @@ beforeAll(async () => {
   http = request(createApp({ ...t.deps, webhooks: { allowedHosts: ['127.0.0.1'] } }).callback());
   temporal = await createTemporalTestEnv();
   receiver = await startReceiver();
-  await temporal.startWorker(t.workerDeps({ webhooks: { databaseUrl: t.db.url, settings: { allowedHosts: ['127.0.0.1'], timeoutMs: 2_000 } } }), t.deps.temporal.taskQueue);
-  dispatcher = await startWebhookDispatcher({ client: t.temporal, taskQueue: t.deps.temporal.taskQueue, databaseUrl: t.db.url, tickMs: 500 });
+  await temporal.startWorker(
+    t.workerDeps({ webhooks: { databaseUrl: t.db.url, settings: { allowedHosts: ['127.0.0.1'], timeoutMs: 2_000 } } }),
+    t.deps.temporal.taskQueue,
+  );
+  dispatcher = await startWebhookDispatcher({
+    client: t.temporal,
+    taskQueue: t.deps.temporal.taskQueue,
+    databaseUrl: t.db.url,
+    tickMs: 500,
+  });
 });
 afterAll(async () => {
   await dispatcher?.stop();
@@ -44,7 +52,10 @@ afterAll(async () => {
 
 /** Every row of every table in the schema as text (bytea as hex): what a dump of the database shows. */
 async function databaseAsText(): Promise<string> {
-  const tables = await queryRows<{ table_name: string }>(t.db.url, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'");
+  const tables = await queryRows<{ table_name: string }>(
+    t.db.url,
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+  );
   const parts: string[] = [];
   for (const { table_name } of tables) {
     const rows = await queryRows<{ row: string }>(t.db.url, `SELECT to_jsonb(t)::text AS row FROM "${table_name}" t`);
@@ -66,7 +77,7 @@ async function deliverAndVerify(auth: { Authorization: string }, webhookId: stri
   expect({ path, verified: got.verified }).toEqual({ path, verified: true });
 }
 
-it('delivers verifiably before and after sealing; afterwards no secret is readable anywhere in the database', async () => {
+it('delivers verifiably before and after sealing, after which no secret is readable in the database', async () => {
   const a = await t.newAccount();
   // Two endpoints as they were before sealing existed: plaintext in the secret column.
   const legacy: { id: string; path: string; secret: string }[] = [];
@@ -74,7 +85,11 @@ it('delivers verifiably before and after sealing; afterwards no secret is readab
     const secret = generateWebhookSecret();
     const path = `/legacy-${i}-${randomBytes(4).toString('hex')}`;
     const id = `wh_legacy${i}${randomBytes(6).toString('hex')}`;
-    await queryRows(t.db.url, 'INSERT INTO webhook_endpoints (id, account_id, url, events, secret) VALUES ($1, $2, $3, $4, $5)', [id, a.accountId, receiver.url(path), ['webhook.test'], secret]);
+    await queryRows(
+      t.db.url,
+      'INSERT INTO webhook_endpoints (id, account_id, url, events, secret) VALUES ($1, $2, $3, $4, $5)',
+      [id, a.accountId, receiver.url(path), ['webhook.test'], secret],
+    );
     receiver.secret(path, secret);
     legacy.push({ id, path, secret });
   }
@@ -82,7 +97,10 @@ it('delivers verifiably before and after sealing; afterwards no secret is readab
   const created: { id: string; path: string; secret: string }[] = [];
   for (const chosen of [generateWebhookSecret(), undefined]) {
     const path = `/new-${randomBytes(4).toString('hex')}`;
-    const res = await http.post('/v1/webhooks').set(a.auth).send({ url: receiver.url(path), events: ['webhook.test'], ...(chosen ? { secret: chosen } : {}) });
+    const res = await http
+      .post('/v1/webhooks')
+      .set(a.auth)
+      .send({ url: receiver.url(path), events: ['webhook.test'], ...(chosen ? { secret: chosen } : {}) });
     expect(res.status).toBe(201);
     receiver.secret(path, res.body.secret);
     created.push({ id: res.body.id, path, secret: res.body.secret });
@@ -96,7 +114,8 @@ it('delivers verifiably before and after sealing; afterwards no secret is readab
 
   for (const e of [...legacy, ...created]) await deliverAndVerify(a.auth, e.id, e.path);
   const beforeSealing = await databaseAsText();
-  expect(legacy.every((e) => beforeSealing.includes(e.secret))).toBe(true); // the test sees plaintext when there is some
+  // The test sees plaintext when there is some.
+  expect(legacy.every((e) => beforeSealing.includes(e.secret))).toBe(true);
   expect(created.some((e) => beforeSealing.includes(e.secret))).toBe(false);
 
   expect(await sealWebhookSecrets(t.db.pool, t.deps.vault)).toBe(2);
@@ -104,7 +123,8 @@ it('delivers verifiably before and after sealing; afterwards no secret is readab
 
   const dump = await databaseAsText();
   for (const e of [...legacy, ...created]) {
-    for (const form of formsOf(e.secret)) expect({ id: e.id, leaked: dump.includes(form) }).toEqual({ id: e.id, leaked: false });
+    for (const form of formsOf(e.secret))
+      expect({ id: e.id, leaked: dump.includes(form) }).toEqual({ id: e.id, leaked: false });
   }
   expect((await http.get('/v1/webhooks').set(a.auth)).text).not.toMatch(/whsec_|sealed:/);
   for (const e of [...legacy, ...created]) await deliverAndVerify(a.auth, e.id, e.path);
@@ -112,13 +132,22 @@ it('delivers verifiably before and after sealing; afterwards no secret is readab
 
 it('re-seals under a rotated master key without changing any secret', async () => {
   const a = await t.newAccount();
-  const res = await http.post('/v1/webhooks').set(a.auth).send({ url: receiver.url('/rotation'), events: ['webhook.test'] });
+  const res = await http
+    .post('/v1/webhooks')
+    .set(a.auth)
+    .send({ url: receiver.url('/rotation'), events: ['webhook.test'] });
   const secret = res.body.secret as string;
   // MASTER_ENCRYPTION_KEY_ID=k2 with the old key listed in MASTER_ENCRYPTION_PREVIOUS_KEYS.
   const old = testVault();
-  const rotated = KeyVault.fromConfig('k2', randomBytes(32).toString('base64'), `test:${TEST_MASTER_KEY.toString('base64')}`);
+  const rotated = KeyVault.fromConfig(
+    'k2',
+    randomBytes(32).toString('base64'),
+    `test:${TEST_MASTER_KEY.toString('base64')}`,
+  );
   expect(await sealWebhookSecrets(t.db.pool, rotated)).toBeGreaterThanOrEqual(1);
-  const [row] = await queryRows<{ secret: string }>(t.db.url, 'SELECT secret FROM webhook_endpoints WHERE id = $1', [res.body.id]);
+  const [row] = await queryRows<{ secret: string }>(t.db.url, 'SELECT secret FROM webhook_endpoints WHERE id = $1', [
+    res.body.id,
+  ]);
   expect(row!.secret).toMatch(/^sealed:v1:k2:/);
   // The rotated vault opens it to the very same secret (what a worker with the new key signs with).
   expect(openText(rotated, row!.secret, WEBHOOK_SECRET_AAD)).toBe(secret);

@@ -4,7 +4,12 @@
  */
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
-import { generateWebhookSecret, signWebhook, verifyWebhook, webhookSecretProblem } from '../../src/domain/webhook-signing';
+import {
+  generateWebhookSecret,
+  signWebhook,
+  verifyWebhook,
+  webhookSecretProblem,
+} from '../../src/domain/webhook-signing';
 
 const now = 1_795_000_000;
 
@@ -13,7 +18,11 @@ it('signs so that standardwebhooks verifies any JSON body, and our verifier agre
     fc.property(fc.json(), fc.stringMatching(/^[A-Za-z0-9_]{1,40}$/), (body, id) => {
       const secret = generateWebhookSecret();
       const ts = Math.floor(Date.now() / 1000);
-      const headers = { 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': signWebhook(secret, id, ts, body) };
+      const headers = {
+        'webhook-id': id,
+        'webhook-timestamp': String(ts),
+        'webhook-signature': signWebhook(secret, id, ts, body),
+      };
       expect(() => new Webhook(secret).verify(body, headers)).not.toThrow();
       expect(verifyWebhook(secret, body, headers, ts)).toBe(true);
       // and the package's own signature is one we accept
@@ -26,7 +35,11 @@ it('signs so that standardwebhooks verifies any JSON body, and our verifier agre
 it('rejects a changed body, id or timestamp, another secret, a stale timestamp and a missing header', () => {
   const secret = generateWebhookSecret();
   const body = '{"id":"evt_1","type":"webhook.test","created_at":"2026-11-22T00:00:00.000Z","data":{}}';
-  const headers = { 'webhook-id': 'dlv_1', 'webhook-timestamp': String(now), 'webhook-signature': signWebhook(secret, 'dlv_1', now, body) };
+  const headers = {
+    'webhook-id': 'dlv_1',
+    'webhook-timestamp': String(now),
+    'webhook-signature': signWebhook(secret, 'dlv_1', now, body),
+  };
   expect(verifyWebhook(secret, body, headers, now)).toBe(true);
   expect(verifyWebhook(secret, body + ' ', headers, now)).toBe(false);
   expect(verifyWebhook(secret, body, { ...headers, 'webhook-id': 'dlv_2' }, now)).toBe(false);
@@ -35,7 +48,9 @@ it('rejects a changed body, id or timestamp, another secret, a stale timestamp a
   expect(verifyWebhook(secret, body, headers, now + 301)).toBe(false);
   expect(verifyWebhook(secret, body, { ...headers, 'webhook-signature': undefined }, now)).toBe(false);
   // several signatures (key rotation): one match is enough
-  expect(verifyWebhook(secret, body, { ...headers, 'webhook-signature': `v1,AAAA ${headers['webhook-signature']}` }, now)).toBe(true);
+  expect(
+    verifyWebhook(secret, body, { ...headers, 'webhook-signature': `v1,AAAA ${headers['webhook-signature']}` }, now),
+  ).toBe(true);
 });
 
 it('generates whsec_ secrets of 24 random bytes and checks client-chosen ones', () => {

@@ -74,7 +74,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) await killWorker(w);
-  await new Client({ connection }).workflow.getHandle(webhookDispatcherWorkflowId(taskQueue)).terminate('test over').catch(() => undefined);
+  await new Client({ connection }).workflow
+    .getHandle(webhookDispatcherWorkflowId(taskQueue))
+    .terminate('test over')
+    .catch(() => undefined);
   await connection.close();
   await receiver.close();
   await db.drop();
@@ -83,38 +86,69 @@ afterAll(async () => {
 it('loses no event when the worker is killed mid-delivery and the receiver is down for a while', async () => {
   const { account } = await createAccountQueries(db.pool).insertAccountWithKey('webhook crash');
   const secret = generateWebhookSecret();
-  const endpoint = await createWebhookQueries(db.pool, new KeyVault('crash', masterKey)).insertEndpoint(account.id, { url: receiver.url('/crash'), events: ['instance.started'], secret });
+  const endpoint = await createWebhookQueries(db.pool, new KeyVault('crash', masterKey)).insertEndpoint(account.id, {
+    url: receiver.url('/crash'),
+    events: ['instance.started'],
+    secret,
+  });
   receiver.secret('/crash', secret);
   const written: string[] = [];
   const writeEvents = async (n: number) => {
     for (let i = 0; i < n; i++) {
       const key = `crash-${written.length}`;
-      await insertEvent(db.pool, { accountId: account.id, type: 'instance.started', data: { n: written.length }, dedupeKey: key });
+      await insertEvent(db.pool, {
+        accountId: account.id,
+        type: 'instance.started',
+        data: { n: written.length },
+        dedupeKey: key,
+      });
       written.push(key);
     }
   };
-  const receivedEventIds = () => new Set(receiver.on('/crash').filter((r) => r.status === 200).map((r) => r.payload.data.n));
+  const receivedEventIds = () =>
+    new Set(
+      receiver
+        .on('/crash')
+        .filter((r) => r.status === 200)
+        .map((r) => r.payload.data.n),
+    );
 
   let worker = startWorker();
   receiver.setDelay(150); // deliveries stay in flight long enough to be cut off
   await writeEvents(40);
   await eventually('deliveries under way', () => (receiver.arrivals('/crash') >= 10 ? true : undefined), 90_000, 50);
   await killWorker(worker);
-  const succeededAtKill = `SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'succeeded'`;
+  const succeededAtKill = `SELECT count(*) AS n FROM webhook_deliveries
+    WHERE endpoint_id = $1 AND status = 'succeeded'`;
   expect(await count(succeededAtKill, [endpoint.id])).toBeLessThan(40); // it died with deliveries unfinished
 
   // While the worker is dead, more events land; then the receiver goes down too.
   await writeEvents(25);
   await receiver.down();
   worker = startWorker();
-  await eventually('failed attempts while the receiver is down', async () =>
-    (await count(`SELECT count(*) AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
-                  WHERE d.endpoint_id = $1 AND a.status_code IS NULL`, [endpoint.id])) >= 10 ? true : undefined, 90_000, 200);
+  await eventually(
+    'failed attempts while the receiver is down',
+    async () =>
+      (await count(
+        `SELECT count(*) AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+                  WHERE d.endpoint_id = $1 AND a.status_code IS NULL`,
+        [endpoint.id],
+      )) >= 10
+        ? true
+        : undefined,
+    90_000,
+    200,
+  );
   await writeEvents(15);
   receiver.setDelay(0);
   await receiver.up();
 
-  await eventually('every event at the receiver', () => (receivedEventIds().size === written.length ? true : undefined), 150_000, 250);
+  await eventually(
+    'every event at the receiver',
+    () => (receivedEventIds().size === written.length ? true : undefined),
+    150_000,
+    250,
+  );
   const got = receiver.on('/crash');
   expect(got.every((r) => r.verified)).toBe(true);
   // 0 lost: each written event arrived; duplicates (at least once) only ever with the event's one webhook-id.
@@ -126,8 +160,19 @@ it('loses no event when the worker is killed mid-delivery and the receiver is do
   expect([...idsByEvent.keys()].sort((a, b) => a - b)).toEqual(written.map((_, i) => i));
   expect([...idsByEvent.values()].every((ids) => ids.size === 1)).toBe(true);
   // A receipt whose answer was cut off is retried (same webhook-id) until its delivery records the success.
-  await eventually('every delivery recorded as succeeded', async () =>
-    (await count(`SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'succeeded'`, [endpoint.id])) === written.length ? true : undefined, 90_000, 250);
-  expect(await count(`SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = $1`, [endpoint.id])).toBe(written.length);
+  await eventually(
+    'every delivery recorded as succeeded',
+    async () =>
+      (await count(`SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'succeeded'`, [
+        endpoint.id,
+      ])) === written.length
+        ? true
+        : undefined,
+    90_000,
+    250,
+  );
+  expect(await count(`SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = $1`, [endpoint.id])).toBe(
+    written.length,
+  );
   await killWorker(worker);
 });

@@ -14,9 +14,10 @@ export function AlertsPage({ api }: { api: Api }) {
   const create = async (e: Event) => {
     e.preventDefault();
     setError(null);
-    const body = form.type === 'price_drop'
-      ? { type: 'price_drop', gpu_type: form.gpu, threshold_price: Number(form.value) }
-      : { type: 'budget_limit', threshold_dollars: Number(form.value), action: form.action };
+    const body =
+      form.type === 'price_drop'
+        ? { type: 'price_drop', gpu_type: form.gpu, threshold_price: Number(form.value) }
+        : { type: 'budget_limit', threshold_dollars: Number(form.value), action: form.action };
     try {
       await api.request('POST', '/v1/alerts', body);
       setForm({ ...form, value: '' });
@@ -38,62 +39,160 @@ export function AlertsPage({ api }: { api: Api }) {
       <h1 id="alerts-title">Alerts</h1>
       <ErrorNotice error={alerts.error} />
       <form class="inline-form" onSubmit={create}>
-        <div><label for="alert-type">Type</label>
-          <select id="alert-type" value={form.type} onChange={(e) => setForm({ ...form, type: (e.target as HTMLSelectElement).value })}>
-            <option value="budget_limit">Budget (month to date)</option><option value="price_drop">Price drop</option>
-          </select></div>
+        <div>
+          <label for="alert-type">Type</label>
+          <select
+            id="alert-type"
+            value={form.type}
+            onChange={(e) => setForm({ ...form, type: (e.target as HTMLSelectElement).value })}
+          >
+            <option value="budget_limit">Budget (month to date)</option>
+            <option value="price_drop">Price drop</option>
+          </select>
+        </div>
         {form.type === 'price_drop' ? (
-          <div><label for="alert-gpu">GPU</label>
-            <input id="alert-gpu" required placeholder="h100-80gb-sxm" value={form.gpu} onInput={(e) => setForm({ ...form, gpu: (e.target as HTMLInputElement).value })} /></div>
+          <div>
+            <label for="alert-gpu">GPU</label>
+            <input
+              id="alert-gpu"
+              required
+              placeholder="h100-80gb-sxm"
+              value={form.gpu}
+              onInput={(e) => setForm({ ...form, gpu: (e.target as HTMLInputElement).value })}
+            />
+          </div>
         ) : (
-          <div><label for="alert-action">When it triggers</label>
-            <select id="alert-action" value={form.action} onChange={(e) => setForm({ ...form, action: (e.target as HTMLSelectElement).value })}>
-              <option value="notify">Notify</option><option value="stop_instances">Stop my instances</option>
-            </select></div>
+          <div>
+            <label for="alert-action">When it triggers</label>
+            <select
+              id="alert-action"
+              value={form.action}
+              onChange={(e) => setForm({ ...form, action: (e.target as HTMLSelectElement).value })}
+            >
+              <option value="notify">Notify</option>
+              <option value="stop_instances">Stop my instances</option>
+            </select>
+          </div>
         )}
-        <div><label for="alert-value">{form.type === 'price_drop' ? 'At or below ($/GPU-hour)' : 'Spend reaches ($)'}</label>
-          <input id="alert-value" type="number" min="0.01" step="0.01" required value={form.value} onInput={(e) => setForm({ ...form, value: (e.target as HTMLInputElement).value })} /></div>
-        <button type="submit" disabled={!scopes.allowed('alerts:write')} title={scopes.why('alerts:write')}>Create alert</button>
+        <div>
+          <label for="alert-value">
+            {form.type === 'price_drop' ? 'At or below ($/GPU-hour)' : 'Spend reaches ($)'}
+          </label>
+          <input
+            id="alert-value"
+            type="number"
+            min="0.01"
+            step="0.01"
+            required
+            value={form.value}
+            onInput={(e) => setForm({ ...form, value: (e.target as HTMLInputElement).value })}
+          />
+        </div>
+        <button type="submit" disabled={!scopes.allowed('alerts:write')} title={scopes.why('alerts:write')}>
+          Create alert
+        </button>
       </form>
       <ErrorNotice error={error} />
-      {alerts.data && alerts.data.data.length === 0 ? <Empty>No alerts. A budget alert tells you (or stops your instances) when this month's spend reaches an amount.</Empty> : null}
+      {alerts.data && alerts.data.data.length === 0 ? (
+        <Empty>
+          No alerts. A budget alert tells you (or stops your instances) when this month's spend reaches an amount.
+        </Empty>
+      ) : null}
       {alerts.data && alerts.data.data.length > 0 ? (
-        <div class="table-wrap"><table>
-          <caption class="sr-only">Alerts</caption>
-          <thead><tr><th scope="col">Type</th><th scope="col">Threshold</th><th scope="col">Now</th><th scope="col">Action</th><th scope="col">Status</th><th scope="col"><span class="sr-only">Delete</span></th></tr></thead>
-          <tbody>{alerts.data.data.map((a) => (
-            <tr key={a.id}>
-              <td>{a.type === 'price_drop' ? `Price of ${a.gpu_type ?? ''}` : 'Month-to-date spend'}</td>
-              <td>{a.type === 'price_drop' ? perHour(a.threshold_price) : dollars(a.threshold_dollars)}</td>
-              <td>{a.type === 'price_drop' ? perHour(a.current_value) : dollars(a.current_value)}</td>
-              <td>{a.action === 'stop_instances' ? 'stop instances' : 'notify'}</td>
-              <td>{a.status}{a.triggered_at ? ` ${localTime(a.triggered_at)}` : ''}</td>
-              <td><button type="button" class="link" disabled={!scopes.allowed('alerts:write')} title={scopes.why('alerts:write')} onClick={() => void remove(a.id)}>Delete</button></td>
-            </tr>
-          ))}</tbody>
-        </table></div>
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Alerts</caption>
+            <thead>
+              <tr>
+                <th scope="col">Type</th>
+                <th scope="col">Threshold</th>
+                <th scope="col">Now</th>
+                <th scope="col">Action</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span class="sr-only">Delete</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {alerts.data.data.map((a) => (
+                <tr key={a.id}>
+                  <td>{a.type === 'price_drop' ? `Price of ${a.gpu_type ?? ''}` : 'Month-to-date spend'}</td>
+                  <td>{a.type === 'price_drop' ? perHour(a.threshold_price) : dollars(a.threshold_dollars)}</td>
+                  <td>{a.type === 'price_drop' ? perHour(a.current_value) : dollars(a.current_value)}</td>
+                  <td>{a.action === 'stop_instances' ? 'stop instances' : 'notify'}</td>
+                  <td>
+                    {a.status}
+                    {a.triggered_at ? ` ${localTime(a.triggered_at)}` : ''}
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      class="link"
+                      disabled={!scopes.allowed('alerts:write')}
+                      title={scopes.why('alerts:write')}
+                      onClick={() => void remove(a.id)}
+                    >
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : null}
     </section>
   );
 }
 
 function Runs({ api, schedule }: { api: Api; schedule: Schedule }) {
-  const runs = usePoll(() => api.request<Page<ScheduleRun>>('GET', `/v1/schedules/${encodeURIComponent(schedule.id)}/runs?limit=20`), 15_000, [api, schedule.id]);
+  const runs = usePoll(
+    () => api.request<Page<ScheduleRun>>('GET', `/v1/schedules/${encodeURIComponent(schedule.id)}/runs?limit=20`),
+    15_000,
+    [api, schedule.id],
+  );
   if (runs.error) return <ErrorNotice error={runs.error} />;
   if (!runs.data) return <p>Loading runs…</p>;
-  if (runs.data.data.length === 0) return <Empty>No runs yet. The next one starts {schedule.next_run_at ? localTime(schedule.next_run_at) : 'when the schedule is resumed'}.</Empty>;
+  if (runs.data.data.length === 0)
+    return (
+      <Empty>
+        No runs yet. The next one starts{' '}
+        {schedule.next_run_at ? localTime(schedule.next_run_at) : 'when the schedule is resumed'}.
+      </Empty>
+    );
   return (
-    <div class="table-wrap"><table>
-      <caption class="sr-only">Runs of {schedule.name}</caption>
-      <thead><tr><th scope="col">Scheduled</th><th scope="col">Status</th><th scope="col">Where</th><th scope="col">Price</th><th scope="col" class="num">Cost</th><th scope="col">Ended</th><th scope="col">Why</th></tr></thead>
-      <tbody>{runs.data.data.map((r) => (
-        <tr key={r.id}>
-          <td>{localTime(r.scheduled_at)}</td><td>{r.status}</td><td>{r.provider ? `${r.provider} ${r.instance_id ?? ''}` : '—'}</td>
-          <td>{perHour(r.price_per_hour)}</td><td class="num">{dollars(r.cost, 4)}</td><td>{localTime(r.ended_at)}</td>
-          <td>{r.stop_reason ?? r.error ?? ''}</td>
-        </tr>
-      ))}</tbody>
-    </table></div>
+    <div class="table-wrap">
+      <table>
+        <caption class="sr-only">Runs of {schedule.name}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Scheduled</th>
+            <th scope="col">Status</th>
+            <th scope="col">Where</th>
+            <th scope="col">Price</th>
+            <th scope="col" class="num">
+              Cost
+            </th>
+            <th scope="col">Ended</th>
+            <th scope="col">Why</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.data.data.map((r) => (
+            <tr key={r.id}>
+              <td>{localTime(r.scheduled_at)}</td>
+              <td>{r.status}</td>
+              <td>{r.provider ? `${r.provider} ${r.instance_id ?? ''}` : '—'}</td>
+              <td>{perHour(r.price_per_hour)}</td>
+              <td class="num">{dollars(r.cost, 4)}</td>
+              <td>{localTime(r.ended_at)}</td>
+              <td>{r.stop_reason ?? r.error ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -116,17 +215,59 @@ export function SchedulesPage({ api }: { api: Api }) {
       <h1 id="schedules-title">Schedules</h1>
       <ErrorNotice error={schedules.error} />
       <ErrorNotice error={error} />
-      {schedules.data && schedules.data.data.length === 0 ? <Empty>No schedules. Create one with <code>POST /v1/schedules</code> or the CLI: a cron, a GPU, and the limits that stop each run.</Empty> : null}
+      {schedules.data && schedules.data.data.length === 0 ? (
+        <Empty>
+          No schedules. Create one with <code>POST /v1/schedules</code> or the CLI: a cron, a GPU, and the limits that
+          stop each run.
+        </Empty>
+      ) : null}
       {schedules.data?.data.map((s) => (
         <article key={s.id} class="card">
-          <h2>{s.name} <small class="tag">{s.status}</small></h2>
-          <p><code>{s.cron}</code> (UTC) · {s.gpu} · {s.template}{s.prefer_spot ? ' · spot preferred' : ''} · stops after {s.max_duration_hours ?? '∞'} h or {s.max_cost === null ? 'no cost limit' : dollars(s.max_cost)}</p>
-          <p>Next run: {s.status === 'active' ? localTime(s.next_run_at) : 'paused'} · last run: {localTime(s.last_run_at)}</p>
+          <h2>
+            {s.name} <small class="tag">{s.status}</small>
+          </h2>
+          <p>
+            <code>{s.cron}</code> (UTC) · {s.gpu} · {s.template}
+            {s.prefer_spot ? ' · spot preferred' : ''} · stops after {s.max_duration_hours ?? '∞'} h or{' '}
+            {s.max_cost === null ? 'no cost limit' : dollars(s.max_cost)}
+          </p>
+          <p>
+            Next run: {s.status === 'active' ? localTime(s.next_run_at) : 'paused'} · last run:{' '}
+            {localTime(s.last_run_at)}
+          </p>
           <div class="actions">
-            <button type="button" class="secondary" aria-expanded={open === s.id} onClick={() => setOpen(open === s.id ? null : s.id)}>{open === s.id ? 'Hide runs' : 'Run history'}</button>
-            <button type="button" class="secondary" disabled={!scopes.allowed('schedules:write')} title={scopes.why('schedules:write')} onClick={() => void act(() => api.request('PUT', `/v1/schedules/${encodeURIComponent(s.id)}`, { status: s.status === 'active' ? 'paused' : 'active' }))}>
-              {s.status === 'active' ? 'Pause' : 'Resume'}</button>
-            <button type="button" class="secondary" disabled={!scopes.allowed('schedules:write')} title={scopes.why('schedules:write')} onClick={() => void act(() => api.request('POST', `/v1/schedules/${encodeURIComponent(s.id)}/trigger`))}>Run now</button>
+            <button
+              type="button"
+              class="secondary"
+              aria-expanded={open === s.id}
+              onClick={() => setOpen(open === s.id ? null : s.id)}
+            >
+              {open === s.id ? 'Hide runs' : 'Run history'}
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              disabled={!scopes.allowed('schedules:write')}
+              title={scopes.why('schedules:write')}
+              onClick={() =>
+                void act(() =>
+                  api.request('PUT', `/v1/schedules/${encodeURIComponent(s.id)}`, {
+                    status: s.status === 'active' ? 'paused' : 'active',
+                  }),
+                )
+              }
+            >
+              {s.status === 'active' ? 'Pause' : 'Resume'}
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              disabled={!scopes.allowed('schedules:write')}
+              title={scopes.why('schedules:write')}
+              onClick={() => void act(() => api.request('POST', `/v1/schedules/${encodeURIComponent(s.id)}/trigger`))}
+            >
+              Run now
+            </button>
           </div>
           {open === s.id ? <Runs api={api} schedule={s} /> : null}
         </article>
@@ -137,17 +278,32 @@ export function SchedulesPage({ api }: { api: Api }) {
 
 export function EventsPage({ api }: { api: Api }) {
   const [type, setType] = useState('');
-  const events = usePoll(() => api.request<Page<AccountEvent>>('GET', `/v1/events?limit=100${type ? `&type=${encodeURIComponent(type)}` : ''}`), 10_000, [api, type]);
+  const events = usePoll(
+    () =>
+      api.request<Page<AccountEvent>>('GET', `/v1/events?limit=100${type ? `&type=${encodeURIComponent(type)}` : ''}`),
+    10_000,
+    [api, type],
+  );
   return (
     <section aria-labelledby="events-title">
       <h1 id="events-title">Events</h1>
       <label for="event-type">Type</label>
-      <input id="event-type" placeholder="e.g. instance.started" value={type} onChange={(e) => setType((e.target as HTMLInputElement).value.trim())} />
+      <input
+        id="event-type"
+        placeholder="e.g. instance.started"
+        value={type}
+        onChange={(e) => setType((e.target as HTMLInputElement).value.trim())}
+      />
       <ErrorNotice error={events.error} />
-      {events.data && events.data.data.length === 0 ? <Empty>No events yet: launches, alerts, runs and payments appear here as they happen.</Empty> : null}
+      {events.data && events.data.data.length === 0 ? (
+        <Empty>No events yet: launches, alerts, runs and payments appear here as they happen.</Empty>
+      ) : null}
       <ol class="timeline">
         {events.data?.data.map((e) => (
-          <li key={e.id}><time dateTime={e.created_at}>{localTime(e.created_at)}</time> <strong>{e.type}</strong> <code class="wrap">{JSON.stringify(e.data)}</code></li>
+          <li key={e.id}>
+            <time dateTime={e.created_at}>{localTime(e.created_at)}</time> <strong>{e.type}</strong>{' '}
+            <code class="wrap">{JSON.stringify(e.data)}</code>
+          </li>
         ))}
       </ol>
     </section>

@@ -6,8 +6,16 @@ import { Empty, ErrorNotice, usePoll } from '../ui';
 import { dollars, localTime } from '../format';
 import type { ApiKeyRecord } from '../types';
 
-const ALL_SCOPES: Scope[] = ['read', 'compute:write', 'schedules:write', 'alerts:write', 'webhooks:write', 'billing:write', 'settings:write', 'keys:admin'];
-
+const ALL_SCOPES: Scope[] = [
+  'read',
+  'compute:write',
+  'schedules:write',
+  'alerts:write',
+  'webhooks:write',
+  'billing:write',
+  'settings:write',
+  'keys:admin',
+];
 
 export function ApiKeysSection({ api }: { api: Api }) {
   const scopes = useScopes();
@@ -49,33 +57,104 @@ export function ApiKeysSection({ api }: { api: Api }) {
       <h2>API keys</h2>
       <ErrorNotice error={keys.error} />
       <ErrorNotice error={error} />
-      {created ? <p role="status" class="warning">New key (shown once, copy it now): <code class="wrap">{created}</code></p> : null}
+      {created ? (
+        <p role="status" class="warning">
+          New key (shown once, copy it now): <code class="wrap">{created}</code>
+        </p>
+      ) : null}
       {keys.data && keys.data.data.length === 0 ? <Empty>No API keys.</Empty> : null}
       {keys.data && keys.data.data.length > 0 ? (
-        <div class="table-wrap"><table>
-          <caption class="sr-only">API keys</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Spend cap</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Revoke</span></th></tr></thead>
-          <tbody>{keys.data.data.map((k) => (
-            <tr key={k.id}>
-              <td>{k.name}</td><td><code>{k.key_prefix}…</code></td><td>{k.scopes.join(', ')}</td>
-              <td>{k.spend_limit ? `${dollars(k.spend_in_period)} of ${dollars(k.spend_limit.amount)} a ${k.spend_limit.period}` : 'none'}</td>
-              <td>{localTime(k.last_used_at)}</td><td>{k.expires_at ? localTime(k.expires_at) : 'never'}</td>
-              <td><button type="button" class="link" disabled={!scopes.allowed('keys:admin')} title={scopes.why('keys:admin')} onClick={() => void revoke(k.id)}>Revoke</button></td>
-            </tr>
-          ))}</tbody>
-        </table></div>
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">API keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Spend cap</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Expires</th>
+                <th scope="col">
+                  <span class="sr-only">Revoke</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.data.map((k) => (
+                <tr key={k.id}>
+                  <td>{k.name}</td>
+                  <td>
+                    <code>{k.key_prefix}…</code>
+                  </td>
+                  <td>{k.scopes.join(', ')}</td>
+                  <td>
+                    {k.spend_limit
+                      ? `${dollars(k.spend_in_period)} of ${dollars(k.spend_limit.amount)} a ${k.spend_limit.period}`
+                      : 'none'}
+                  </td>
+                  <td>{localTime(k.last_used_at)}</td>
+                  <td>{k.expires_at ? localTime(k.expires_at) : 'never'}</td>
+                  <td>
+                    <button
+                      type="button"
+                      class="link"
+                      disabled={!scopes.allowed('keys:admin')}
+                      title={scopes.why('keys:admin')}
+                      onClick={() => void revoke(k.id)}
+                    >
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : null}
       <form class="inline-form" onSubmit={create} aria-label="New API key">
-        <div><label for="key-name">Name</label><input id="key-name" required value={form.name} onInput={(e) => setForm({ ...form, name: (e.target as HTMLInputElement).value })} /></div>
-        <fieldset class="scopes"><legend>Scopes</legend>
+        <div>
+          <label for="key-name">Name</label>
+          <input
+            id="key-name"
+            required
+            value={form.name}
+            onInput={(e) => setForm({ ...form, name: (e.target as HTMLInputElement).value })}
+          />
+        </div>
+        <fieldset class="scopes">
+          <legend>Scopes</legend>
           {ALL_SCOPES.map((s) => (
-            <label key={s} class="inline"><input type="checkbox" checked={form.scopes.has(s)} onChange={() => toggle(s)} /> {s} </label>
+            <label key={s} class="inline">
+              <input type="checkbox" checked={form.scopes.has(s)} onChange={() => toggle(s)} /> {s}{' '}
+            </label>
           ))}
         </fieldset>
-        <div><label for="key-cap">Spend cap ($, optional)</label><input id="key-cap" type="number" min="0.01" step="0.01" value={form.cap} onInput={(e) => setForm({ ...form, cap: (e.target as HTMLInputElement).value })} /></div>
-        <div><label for="key-period">per</label>
-          <select id="key-period" value={form.period} onChange={(e) => setForm({ ...form, period: (e.target as HTMLSelectElement).value })}><option value="day">day</option><option value="month">month</option></select></div>
-        <button type="submit" disabled={!scopes.allowed('keys:admin')} title={scopes.why('keys:admin')}>Create key</button>
+        <div>
+          <label for="key-cap">Spend cap ($, optional)</label>
+          <input
+            id="key-cap"
+            type="number"
+            min="0.01"
+            step="0.01"
+            value={form.cap}
+            onInput={(e) => setForm({ ...form, cap: (e.target as HTMLInputElement).value })}
+          />
+        </div>
+        <div>
+          <label for="key-period">per</label>
+          <select
+            id="key-period"
+            value={form.period}
+            onChange={(e) => setForm({ ...form, period: (e.target as HTMLSelectElement).value })}
+          >
+            <option value="day">day</option>
+            <option value="month">month</option>
+          </select>
+        </div>
+        <button type="submit" disabled={!scopes.allowed('keys:admin')} title={scopes.why('keys:admin')}>
+          Create key
+        </button>
       </form>
     </>
   );

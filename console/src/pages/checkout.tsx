@@ -4,7 +4,15 @@ import { ErrorNotice, usePoll } from '../ui';
 import { dollars } from '../format';
 import { navigate } from '../router';
 
-export function CheckoutResultPage({ api, outcome, sessionId }: { api: Api; outcome: 'success' | 'cancel'; sessionId: string | null }) {
+export function CheckoutResultPage({
+  api,
+  outcome,
+  sessionId,
+}: {
+  api: Api;
+  outcome: 'success' | 'cancel';
+  sessionId: string | null;
+}) {
   const balance = usePoll(() => api.balance(), outcome === 'success' ? 3_000 : 0, [api]);
   const topups = usePoll(() => api.transactions('credit_topup'), outcome === 'success' ? 3_000 : 0, [api]);
   const credited = sessionId ? topups.data?.data.find((t) => t.description.includes(sessionId)) : topups.data?.data[0];
@@ -13,7 +21,11 @@ export function CheckoutResultPage({ api, outcome, sessionId }: { api: Api; outc
       {outcome === 'success' ? (
         <>
           <h1 id="checkout-title">Payment received</h1>
-          <p role="status">{credited ? `${dollars(credited.amount)} was added to your balance.` : 'Stripe confirmed the payment; the credit appears as soon as Stripe notifies us.'}</p>
+          <p role="status">
+            {credited
+              ? `${dollars(credited.amount)} was added to your balance.`
+              : 'Stripe confirmed the payment; the credit appears as soon as Stripe notifies us.'}
+          </p>
         </>
       ) : (
         <>
@@ -22,8 +34,20 @@ export function CheckoutResultPage({ api, outcome, sessionId }: { api: Api; outc
         </>
       )}
       <ErrorNotice error={balance.error} />
-      <p>Balance: <strong data-testid="balance">{balance.data ? dollars(balance.data.balance) : '…'}</strong></p>
-      <p><a href="/console/spend" onClick={(e) => { e.preventDefault(); navigate('/spend'); }}>Back to spend</a></p>
+      <p>
+        Balance: <strong data-testid="balance">{balance.data ? dollars(balance.data.balance) : '…'}</strong>
+      </p>
+      <p>
+        <a
+          href="/console/spend"
+          onClick={(e) => {
+            e.preventDefault();
+            navigate('/spend');
+          }}
+        >
+          Back to spend
+        </a>
+      </p>
     </section>
   );
 }

@@ -2,11 +2,10 @@
 import { useState } from 'preact/hooks';
 import type { Api } from '../api';
 import { useScopes } from '../scopes';
-import type { Instance, ProviderId } from '../types';
+import type { Instance } from '../types';
 import { Confirm, Empty, ErrorNotice, usePoll } from '../ui';
-import { dollars, duration, perHour, timeAgo } from '../format';
+import { PROVIDER_NAMES, dollars, duration, perHour, timeAgo } from '../format';
 
-const PROVIDER_NAMES: Record<ProviderId, string> = { runpod: 'RunPod', vastai: 'Vast.ai', lambda: 'Lambda' };
 const ENDED = new Set(['terminated', 'terminating', 'failed']);
 const REFRESH_MS = 5_000;
 /** Column widths of the fleet table: a fixed layout sizes 1,000 rows from these instead of measuring every cell. */
@@ -21,23 +20,41 @@ function sshCommand(i: Instance): string | null {
 function usage(i: Instance, now: number): { uptime: string; cost: string } {
   if (!i.created_at || ENDED.has(i.status) || i.status === 'provisioning') return { uptime: '—', cost: '—' };
   const ms = now - Date.parse(i.created_at);
-  return { uptime: duration(ms), cost: i.price_per_hour === null ? '—' : `≈ ${dollars((i.price_per_hour * ms) / 3_600_000)}` };
+  return {
+    uptime: duration(ms),
+    cost: i.price_per_hour === null ? '—' : `≈ ${dollars((i.price_per_hour * ms) / 3_600_000)}`,
+  };
 }
 
 function CopyButton({ text }: { text: string }) {
   const [done, setDone] = useState(false);
   return (
-    <button type="button" class="link" aria-label={`Copy: ${text}`} onClick={async () => {
-      await navigator.clipboard?.writeText(text).catch(() => undefined);
-      setDone(true);
-      setTimeout(() => setDone(false), 1500);
-    }}>{done ? 'Copied' : 'Copy'}</button>
+    <button
+      type="button"
+      class="link"
+      aria-label={`Copy: ${text}`}
+      onClick={async () => {
+        await navigator.clipboard?.writeText(text).catch(() => undefined);
+        setDone(true);
+        setTimeout(() => setDone(false), 1500);
+      }}
+    >
+      {done ? 'Copied' : 'Copy'}
+    </button>
   );
 }
 
 export function FleetPage({ api, onAuthError }: { api: Api; onAuthError: (e: unknown) => void }) {
   const scopes = useScopes();
-  const list = usePoll(() => api.listInstances().catch((e) => { onAuthError(e); throw e; }), REFRESH_MS, [api]);
+  const list = usePoll(
+    () =>
+      api.listInstances().catch((e) => {
+        onAuthError(e);
+        throw e;
+      }),
+    REFRESH_MS,
+    [api],
+  );
   const [pending, setPending] = useState<{ action: 'stop' | 'terminate'; instance: Instance } | null>(null);
   const [actionError, setActionError] = useState<unknown>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -61,30 +78,53 @@ export function FleetPage({ api, onAuthError }: { api: Api; onAuthError: (e: unk
 
   const data = list.data;
   const asOf = data?.providers?.length
-    ? data.providers.map((p) => `${PROVIDER_NAMES[p.provider]} ${timeAgo(p.observed_at, now)}${p.status === 'stale' ? ' (stale)' : ''}`)
-    : list.loadedAt ? [`loaded ${timeAgo(new Date(list.loadedAt).toISOString(), now)}`] : [];
+    ? data.providers.map(
+        (p) => `${PROVIDER_NAMES[p.provider]} ${timeAgo(p.observed_at, now)}${p.status === 'stale' ? ' (stale)' : ''}`,
+      )
+    : list.loadedAt
+      ? [`loaded ${timeAgo(new Date(list.loadedAt).toISOString(), now)}`]
+      : [];
   return (
     <section aria-labelledby="fleet-title">
       <div class="page-head">
         <h1 id="fleet-title">Fleet</h1>
-        <p class="as-of" aria-live="polite">{asOf.length ? `As of: ${asOf.join(' · ')}` : 'Loading…'}</p>
+        <p class="as-of" aria-live="polite">
+          {asOf.length ? `As of: ${asOf.join(' · ')}` : 'Loading…'}
+        </p>
       </div>
       <ErrorNotice error={list.error} />
       <ErrorNotice error={actionError} />
       {data?.errors?.map((e) => (
-        <div class="warning" role="status" key={e.provider}>{PROVIDER_NAMES[e.provider]}: {e.message} ({e.code})</div>
+        <div class="warning" role="status" key={e.provider}>
+          {PROVIDER_NAMES[e.provider]}: {e.message} ({e.code})
+        </div>
       ))}
       {data && data.data.length === 0 ? (
-        <Empty>No instances yet. Connect a provider key in settings, then launch one from the API, the CLI or this console.</Empty>
+        <Empty>
+          No instances yet. Connect a provider key in settings, then launch one from the API, the CLI or this console.
+        </Empty>
       ) : null}
       {data && data.data.length > 0 ? (
         <div class="table-wrap">
           <table class="fleet">
             <caption class="sr-only">Instances</caption>
-            <colgroup>{FLEET_COLUMNS.map((w, i) => <col key={i} style={{ width: w }} />)}</colgroup>
+            <colgroup>
+              {FLEET_COLUMNS.map((w, i) => (
+                <col key={i} style={{ width: w }} />
+              ))}
+            </colgroup>
             <thead>
-              <tr><th scope="col">Name</th><th scope="col">Provider</th><th scope="col">GPU</th><th scope="col">Status</th>
-                <th scope="col">Price</th><th scope="col">Uptime</th><th scope="col">Cost so far</th><th scope="col">SSH</th><th scope="col">Actions</th></tr>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Provider</th>
+                <th scope="col">GPU</th>
+                <th scope="col">Status</th>
+                <th scope="col">Price</th>
+                <th scope="col">Uptime</th>
+                <th scope="col">Cost so far</th>
+                <th scope="col">SSH</th>
+                <th scope="col">Actions</th>
+              </tr>
             </thead>
             <tbody>
               {data.data.map((i) => {
@@ -94,24 +134,64 @@ export function FleetPage({ api, onAuthError }: { api: Api; onAuthError: (e: unk
                 const live = !ENDED.has(i.status) && i.managed;
                 return (
                   <tr key={`${i.provider}:${i.id}`} data-instance-id={i.id}>
-                    <td><span class="name">{i.name ?? i.id}</span>{i.managed ? null : <small class="tag">unmanaged</small>}</td>
+                    <td>
+                      <span class="name">{i.name ?? i.id}</span>
+                      {i.managed ? null : <small class="tag">unmanaged</small>}
+                    </td>
                     <td>{PROVIDER_NAMES[i.provider] ?? i.provider}</td>
-                    <td>{i.gpu_count && i.gpu_count > 1 ? `${i.gpu_count}× ` : ''}{i.gpu_type ?? '—'}{i.spot ? <small class="tag">spot</small> : null}</td>
-                    <td><span class={`status status-${i.status}`}>{i.status}</span></td>
+                    <td>
+                      {i.gpu_count && i.gpu_count > 1 ? `${i.gpu_count}× ` : ''}
+                      {i.gpu_type ?? '—'}
+                      {i.spot ? <small class="tag">spot</small> : null}
+                    </td>
+                    <td>
+                      <span class={`status status-${i.status}`}>{i.status}</span>
+                    </td>
                     <td>{perHour(i.price_per_hour)}</td>
                     <td>{u.uptime}</td>
                     <td title="Estimated from the price since launch; the transactions are exact">{u.cost}</td>
-                    <td>{ssh ? <><code>{ssh}</code> <CopyButton text={ssh} /></> : '—'}</td>
+                    <td>
+                      {ssh ? (
+                        <>
+                          <code>{ssh}</code> <CopyButton text={ssh} />
+                        </>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
                     <td class="actions">
                       {live && i.provider === 'runpod' && i.status === 'running' ? (
-                        <button type="button" class="secondary" disabled={busy === i.id || !scopes.allowed('compute:write')} title={scopes.why('compute:write')}
-                          onClick={() => setPending({ action: 'stop', instance: i })}>Stop</button>
+                        <button
+                          type="button"
+                          class="secondary"
+                          disabled={busy === i.id || !scopes.allowed('compute:write')}
+                          title={scopes.why('compute:write')}
+                          onClick={() => setPending({ action: 'stop', instance: i })}
+                        >
+                          Stop
+                        </button>
                       ) : null}
                       {live ? (
-                        <button type="button" class="danger" disabled={busy === i.id || !scopes.allowed('compute:write')} title={scopes.why('compute:write')}
-                          onClick={() => setPending({ action: 'terminate', instance: i })}>Terminate</button>
+                        <button
+                          type="button"
+                          class="danger"
+                          disabled={busy === i.id || !scopes.allowed('compute:write')}
+                          title={scopes.why('compute:write')}
+                          onClick={() => setPending({ action: 'terminate', instance: i })}
+                        >
+                          Terminate
+                        </button>
                       ) : null}
-                      {i.managed ? null : <small title={`Made outside this service: stop or terminate it at ${PROVIDER_NAMES[i.provider] ?? i.provider}`}>at the provider</small>}
+                      {i.managed ? null : (
+                        <small
+                          title={
+                            'Made outside this service: stop or terminate it at ' +
+                            (PROVIDER_NAMES[i.provider] ?? i.provider)
+                          }
+                        >
+                          at the provider
+                        </small>
+                      )}
                     </td>
                   </tr>
                 );
@@ -121,10 +201,18 @@ export function FleetPage({ api, onAuthError }: { api: Api; onAuthError: (e: unk
         </div>
       ) : null}
       {pending ? (
-        <Confirm title={pending.action === 'stop' ? 'Stop this instance?' : 'Terminate this instance?'}
-          confirmLabel={pending.action === 'stop' ? 'Stop' : 'Terminate'} onConfirm={act} onCancel={() => setPending(null)}>
-          <p>{pending.instance.name ?? pending.instance.id} at {PROVIDER_NAMES[pending.instance.provider]}.{' '}
-            {pending.action === 'terminate' ? 'Its disk is deleted; this cannot be undone.' : 'Billing for compute stops; the disk is kept.'}</p>
+        <Confirm
+          title={pending.action === 'stop' ? 'Stop this instance?' : 'Terminate this instance?'}
+          confirmLabel={pending.action === 'stop' ? 'Stop' : 'Terminate'}
+          onConfirm={act}
+          onCancel={() => setPending(null)}
+        >
+          <p>
+            {pending.instance.name ?? pending.instance.id} at {PROVIDER_NAMES[pending.instance.provider]}.{' '}
+            {pending.action === 'terminate'
+              ? 'Its disk is deleted; this cannot be undone.'
+              : 'Billing for compute stops; the disk is kept.'}
+          </p>
         </Confirm>
       ) : null}
     </section>

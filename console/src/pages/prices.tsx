@@ -5,10 +5,9 @@ import 'uplot/dist/uPlot.min.css';
 import type { Api } from '../api';
 import type { PriceHistory, ProviderId } from '../types';
 import { Empty, ErrorNotice, usePoll } from '../ui';
-import { localTime, perHour } from '../format';
+import { PROVIDER_NAMES, localTime, perHour } from '../format';
 
 const PROVIDERS: ProviderId[] = ['runpod', 'vastai', 'lambda'];
-const NAMES: Record<ProviderId, string> = { runpod: 'RunPod', vastai: 'Vast.ai', lambda: 'Lambda' };
 const COLORS: Record<ProviderId, string> = { runpod: '#6d28d9', vastai: '#0369a1', lambda: '#b45309' };
 type Period = '24h' | '7d' | '30d';
 
@@ -39,7 +38,16 @@ function HistoryChart({ history, gpu }: { history: PriceHistory; gpu: string }) 
         title: `${gpu}: lowest available price per GPU-hour`,
         scales: { x: { time: true } },
         axes: [{}, { label: '$/h', values: (_u, ticks) => ticks.map((t) => `$${t.toFixed(2)}`) }],
-        series: [{}, ...providers.map((p) => ({ label: NAMES[p], stroke: COLORS[p], width: 2, spanGaps: true, points: { show: true } }))],
+        series: [
+          {},
+          ...providers.map((p) => ({
+            label: PROVIDER_NAMES[p],
+            stroke: COLORS[p],
+            width: 2,
+            spanGaps: true,
+            points: { show: true },
+          })),
+        ],
       },
       data,
       el,
@@ -47,7 +55,9 @@ function HistoryChart({ history, gpu }: { history: PriceHistory; gpu: string }) 
     el.dataset.points = String(history.data.length);
     return () => plot.destroy();
   }, [history, gpu]);
-  return <div ref={ref} class="chart" role="img" aria-label={`Price history of ${gpu}, ${history.data.length} points`} />;
+  return (
+    <div ref={ref} class="chart" role="img" aria-label={`Price history of ${gpu}, ${history.data.length} points`} />
+  );
 }
 
 export function PricesPage({ api }: { api: Api }) {
@@ -62,7 +72,10 @@ export function PricesPage({ api }: { api: Api }) {
     if (!selected) return;
     let live = true;
     setHistoryError(null);
-    api.priceHistory(selected, period).then((h) => live && setHistory(h), (e) => live && setHistoryError(e));
+    api.priceHistory(selected, period).then(
+      (h) => live && setHistory(h),
+      (e) => live && setHistoryError(e),
+    );
     return () => {
       live = false;
     };
@@ -75,22 +88,46 @@ export function PricesPage({ api }: { api: Api }) {
         <p class="as-of">{pricing.data ? `Prices as of ${localTime(pricing.data.last_updated)}` : 'Loading…'}</p>
       </div>
       <ErrorNotice error={pricing.error} />
-      {pricing.data && pricing.data.gpu_types.length === 0 ? <Empty>No prices yet: the first refresh has not run.</Empty> : null}
+      {pricing.data && pricing.data.gpu_types.length === 0 ? (
+        <Empty>No prices yet: the first refresh has not run.</Empty>
+      ) : null}
       {pricing.data && pricing.data.gpu_types.length > 0 ? (
         <div class="table-wrap">
           <table>
             <caption class="sr-only">Cheapest available offer per GPU and provider</caption>
-            <thead><tr><th scope="col">GPU</th>{PROVIDERS.map((p) => <th scope="col" key={p}>{NAMES[p]}</th>)}<th scope="col">History</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">GPU</th>
+                {PROVIDERS.map((p) => (
+                  <th scope="col" key={p}>
+                    {PROVIDER_NAMES[p]}
+                  </th>
+                ))}
+                <th scope="col">History</th>
+              </tr>
+            </thead>
             <tbody>
               {pricing.data.gpu_types.map((g) => (
                 <tr key={g.gpu_type} aria-selected={g.gpu_type === selected}>
                   <th scope="row">{g.display_name}</th>
                   {PROVIDERS.map((p) => {
                     const offers = g.offers.filter((o) => o.provider === p && o.availability > 0);
-                    const best = offers.reduce<number | null>((m, o) => (m === null || o.price_per_hour < m ? o.price_per_hour : m), null);
+                    const best = offers.reduce<number | null>(
+                      (m, o) => (m === null || o.price_per_hour < m ? o.price_per_hour : m),
+                      null,
+                    );
                     return <td key={p}>{best === null ? '—' : perHour(best)}</td>;
                   })}
-                  <td><button type="button" class="link" aria-pressed={g.gpu_type === selected} onClick={() => setGpu(g.gpu_type)}>Chart</button></td>
+                  <td>
+                    <button
+                      type="button"
+                      class="link"
+                      aria-pressed={g.gpu_type === selected}
+                      onClick={() => setGpu(g.gpu_type)}
+                    >
+                      Chart
+                    </button>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -101,11 +138,15 @@ export function PricesPage({ api }: { api: Api }) {
         <div class="history">
           <div class="segmented" role="group" aria-label="Period">
             {(['24h', '7d', '30d'] as Period[]).map((p) => (
-              <button type="button" key={p} aria-pressed={p === period} onClick={() => setPeriod(p)}>{p}</button>
+              <button type="button" key={p} aria-pressed={p === period} onClick={() => setPeriod(p)}>
+                {p}
+              </button>
             ))}
           </div>
           <ErrorNotice error={historyError} />
-          {history && history.data.length === 0 ? <Empty>No recorded prices for {selected} in this period yet.</Empty> : null}
+          {history && history.data.length === 0 ? (
+            <Empty>No recorded prices for {selected} in this period yet.</Empty>
+          ) : null}
           {history && history.data.length > 0 ? <HistoryChart history={history} gpu={selected} /> : null}
         </div>
       ) : null}

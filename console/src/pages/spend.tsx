@@ -28,9 +28,19 @@ function TopUp({ api }: { api: Api }) {
     <form class="topup" onSubmit={submit}>
       <h2>Add credit</h2>
       <label for="topup-amount">Amount (USD, at least $5)</label>
-      <input id="topup-amount" type="number" min="5" step="0.01" inputMode="decimal" required value={amount}
-        onInput={(e) => setAmount((e.target as HTMLInputElement).value)} />
-      <button type="submit" disabled={busy || !scopes.allowed('billing:write')} title={scopes.why('billing:write')}>{busy ? 'Opening checkout…' : 'Pay with Stripe'}</button>
+      <input
+        id="topup-amount"
+        type="number"
+        min="5"
+        step="0.01"
+        inputMode="decimal"
+        required
+        value={amount}
+        onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
+      />
+      <button type="submit" disabled={busy || !scopes.allowed('billing:write')} title={scopes.why('billing:write')}>
+        {busy ? 'Opening checkout…' : 'Pay with Stripe'}
+      </button>
       <ErrorNotice error={error} />
     </form>
   );
@@ -41,7 +51,10 @@ async function monthCharges(api: Api, monthStart: number): Promise<Transaction[]
   const out: Transaction[] = [];
   let cursor: string | null | undefined;
   for (let page = 0; page < 5; page++) {
-    const res = await api.request<Transactions>('GET', `/v1/billing/transactions?type=instance_charge&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res = await api.request<Transactions>(
+      'GET',
+      `/v1/billing/transactions?type=instance_charge&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     const inMonth = res.data.filter((t) => Date.parse(t.created_at) >= monthStart);
     out.push(...inMonth);
     if (!res.has_more || inMonth.length < res.data.length || !res.next_cursor) break;
@@ -63,7 +76,8 @@ function SpendChart({ api, summary }: { api: Api; summary: SpendSummary }) {
   useEffect(() => {
     const el = ref.current;
     if (!el || !charges) return undefined;
-    let total = summary.month_to_date_spend - charges.reduce((s, t) => s - t.amount, 0); // charges before the pages read
+    // The month's spend before the charges the pages read; each charge below adds its amount back.
+    let total = summary.month_to_date_spend - charges.reduce((s, t) => s - t.amount, 0);
     const xs: number[] = [monthStart / 1000];
     const actual: (number | null)[] = [Math.max(0, total)];
     for (const t of charges) {
@@ -76,39 +90,95 @@ function SpendChart({ api, summary }: { api: Api; summary: SpendSummary }) {
     const forecast: (number | null)[] = xs.map(() => null);
     forecast[forecast.length - 2] = summary.month_to_date_spend;
     forecast[forecast.length - 1] = summary.forecast_month_spend;
-    const plot = new uPlot({
-      width: Math.max(320, el.clientWidth), height: 240, title: 'Spend this month',
-      scales: { x: { time: true } },
-      axes: [{}, { values: (_u, ticks) => ticks.map((t) => dollars(t)) }],
-      series: [{}, { label: 'Month to date', stroke: '#1d4ed8', width: 2 }, { label: 'Forecast', stroke: '#92400e', width: 2, dash: [6, 4], spanGaps: true }],
-    }, [xs, actual, forecast] as uPlot.AlignedData, el);
+    const plot = new uPlot(
+      {
+        width: Math.max(320, el.clientWidth),
+        height: 240,
+        title: 'Spend this month',
+        scales: { x: { time: true } },
+        axes: [{}, { values: (_u, ticks) => ticks.map((t) => dollars(t)) }],
+        series: [
+          {},
+          { label: 'Month to date', stroke: '#1d4ed8', width: 2 },
+          { label: 'Forecast', stroke: '#92400e', width: 2, dash: [6, 4], spanGaps: true },
+        ],
+      },
+      [xs, actual, forecast] as uPlot.AlignedData,
+      el,
+    );
     return () => plot.destroy();
   }, [charges]);
-  return <div ref={ref} class="chart" role="img" aria-label={`Spend this month: ${dollars(summary.month_to_date_spend)} so far, ${dollars(summary.forecast_month_spend)} forecast`} />;
+  return (
+    <div
+      ref={ref}
+      class="chart"
+      role="img"
+      aria-label={
+        `Spend this month: ${dollars(summary.month_to_date_spend)} so far, ` +
+        `${dollars(summary.forecast_month_spend)} forecast`
+      }
+    />
+  );
 }
 
 function SummaryCards({ summary }: { summary: SpendSummary }) {
-  const runway = summary.runway_hours === null ? 'no burn' : summary.runway_hours >= 48 ? `${(summary.runway_hours / 24).toFixed(1)} days` : `${summary.runway_hours.toFixed(1)} h`;
+  const runway =
+    summary.runway_hours === null
+      ? 'no burn'
+      : summary.runway_hours >= 48
+        ? `${(summary.runway_hours / 24).toFixed(1)} days`
+        : `${summary.runway_hours.toFixed(1)} h`;
   return (
     <dl class="cards">
-      <div><dt>Balance</dt><dd data-testid="balance">{dollars(summary.balance)}</dd></div>
-      <div><dt>Available</dt><dd title="balance minus usage not charged yet">{dollars(summary.available)}</dd></div>
-      <div><dt>Burn</dt><dd>{dollars(summary.burn_rate_per_hour)}/h</dd></div>
-      <div><dt>Runway</dt><dd>{runway}</dd></div>
-      <div><dt>Runs out</dt><dd>{summary.depletes_at ? localTime(summary.depletes_at) : 'never at this burn'}</dd></div>
-      <div><dt>Month to date</dt><dd>{dollars(summary.month_to_date_spend)}</dd></div>
-      <div><dt>Forecast</dt><dd>{dollars(summary.forecast_month_spend)}</dd></div>
+      <div>
+        <dt>Balance</dt>
+        <dd data-testid="balance">{dollars(summary.balance)}</dd>
+      </div>
+      <div>
+        <dt>Available</dt>
+        <dd title="balance minus usage not charged yet">{dollars(summary.available)}</dd>
+      </div>
+      <div>
+        <dt>Burn</dt>
+        <dd>{dollars(summary.burn_rate_per_hour)}/h</dd>
+      </div>
+      <div>
+        <dt>Runway</dt>
+        <dd>{runway}</dd>
+      </div>
+      <div>
+        <dt>Runs out</dt>
+        <dd>{summary.depletes_at ? localTime(summary.depletes_at) : 'never at this burn'}</dd>
+      </div>
+      <div>
+        <dt>Month to date</dt>
+        <dd>{dollars(summary.month_to_date_spend)}</dd>
+      </div>
+      <div>
+        <dt>Forecast</dt>
+        <dd>{dollars(summary.forecast_month_spend)}</dd>
+      </div>
     </dl>
   );
 }
 
 export function SpendPage({ api, onAuthError }: { api: Api; onAuthError: (e: unknown) => void }) {
   const [type, setType] = useState('');
-  const summary = usePoll(() => api.request<SpendSummary>('GET', '/v1/billing/summary').catch((e) => { onAuthError(e); throw e; }), 15_000, [api]);
+  const summary = usePoll(
+    () =>
+      api.request<SpendSummary>('GET', '/v1/billing/summary').catch((e) => {
+        onAuthError(e);
+        throw e;
+      }),
+    15_000,
+    [api],
+  );
   const txns = usePoll(() => api.transactions(type || undefined), 15_000, [api, type]);
   return (
     <section aria-labelledby="spend-title">
-      <div class="page-head"><h1 id="spend-title">Spend</h1></div>
+      <div class="page-head">
+        <h1 id="spend-title">Spend</h1>
+      </div>
       <ErrorNotice error={summary.error} />
       {summary.data ? <SummaryCards summary={summary.data} /> : <p>Loading…</p>}
       {summary.data ? <SpendChart api={api} summary={summary.data} /> : null}
@@ -117,20 +187,42 @@ export function SpendPage({ api, onAuthError }: { api: Api; onAuthError: (e: unk
       <label for="txn-type">Type</label>{' '}
       <select id="txn-type" value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value)}>
         <option value="">All</option>
-        {TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
+        {TYPES.map((t) => (
+          <option key={t} value={t}>
+            {t}
+          </option>
+        ))}
       </select>
       <ErrorNotice error={txns.error} />
-      {txns.data && txns.data.data.length === 0 ? <Empty>No transactions{type ? ` of type ${type}` : ''} yet.</Empty> : null}
+      {txns.data && txns.data.data.length === 0 ? (
+        <Empty>No transactions{type ? ` of type ${type}` : ''} yet.</Empty>
+      ) : null}
       {txns.data && txns.data.data.length > 0 ? (
         <div class="table-wrap">
           <table>
             <caption class="sr-only">Transactions, newest first</caption>
-            <thead><tr><th scope="col">When</th><th scope="col">Type</th><th scope="col">Description</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Balance after</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Type</th>
+                <th scope="col">Description</th>
+                <th scope="col" class="num">
+                  Amount
+                </th>
+                <th scope="col" class="num">
+                  Balance after
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {txns.data.data.map((t) => (
                 <tr key={t.id}>
-                  <td>{localTime(t.created_at)}</td><td>{t.type}</td><td>{t.description}</td>
-                  <td class={`num ${t.amount < 0 ? 'neg' : 'pos'}`}>{dollars(t.amount, t.type === 'instance_charge' ? 4 : 2)}</td>
+                  <td>{localTime(t.created_at)}</td>
+                  <td>{t.type}</td>
+                  <td>{t.description}</td>
+                  <td class={`num ${t.amount < 0 ? 'neg' : 'pos'}`}>
+                    {dollars(t.amount, t.type === 'instance_charge' ? 4 : 2)}
+                  </td>
                   <td class="num">{dollars(t.balance_after, 4)}</td>
                 </tr>
               ))}

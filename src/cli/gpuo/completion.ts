@@ -45,7 +45,8 @@ function bash(table: readonly CommandSpec[]): string {
       .filter(([, o]) => o.choices)
       .map(
         ([n, o]) =>
-          `        --${n}${o.short ? `|-${o.short}` : ''}) COMPREPLY=($(compgen -W ${sq(o.choices!.join(' '))} -- "$cur")); return;;`,
+          `        --${n}${o.short ? `|-${o.short}` : ''}) ` +
+          `COMPREPLY=($(compgen -W ${sq(o.choices!.join(' '))} -- "$cur")); return;;`,
       );
     const arg = node.spec?.args?.find((a) => a.choices);
     return [
@@ -53,7 +54,8 @@ function bash(table: readonly CommandSpec[]): string {
       ...(values.length ? ['      case "$prev" in', ...values, '      esac'] : []),
       ...(arg && node.words.size === 0
         ? [
-            `      [[ $cur != -* && $npos -eq 0 ]] && { COMPREPLY=($(compgen -W ${sq(arg.choices!.join(' '))} -- "$cur")); return; }`,
+            `      [[ $cur != -* && $npos -eq 0 ]] && ` +
+              `{ COMPREPLY=($(compgen -W ${sq(arg.choices!.join(' '))} -- "$cur")); return; }`,
           ]
         : []),
       `      COMPREPLY=($(compgen -W ${sq(words.join(' '))} -- "$cur"));;`,

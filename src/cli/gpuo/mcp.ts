@@ -39,7 +39,10 @@ async function keyBounds(sdk: GpuoClient): Promise<string> {
     const cap = mine.spend_limit
       ? `a spend cap of $${mine.spend_limit.amount} per ${mine.spend_limit.period} (UTC)`
       : 'no spend cap of its own (the account balance still applies)';
-    return `This server acts with the API key "${mine.name}": scopes ${mine.scopes.join(', ')}; ${cap}. Calls outside those scopes, and launches past the cap or the balance, are refused by the API.`;
+    return (
+      `This server acts with the API key "${mine.name}": scopes ${mine.scopes.join(', ')}; ${cap}. ` +
+      'Calls outside those scopes, and launches past the cap or the balance, are refused by the API.'
+    );
   } catch {
     return 'The API key this server uses bounds what you can do: its scopes and spend cap are enforced by the API.';
   }
@@ -55,7 +58,8 @@ export async function serveMcp(): Promise<void> {
   server.registerTool(
     'list_offers',
     {
-      description: `GPU offers and prices across RunPod, Vast.ai and Lambda; with gpu_type, that type across providers. ${bounds}`,
+      description:
+        'GPU offers and prices across RunPod, Vast.ai and Lambda; with gpu_type, that type across providers. ' + bounds,
       inputSchema: { gpu_type: PlanSearchBody.shape.gpu_type.optional() },
     },
     ({ gpu_type }) => tool(async () => ok(await sdk.offers(gpu_type))),
@@ -65,7 +69,8 @@ export async function serveMcp(): Promise<void> {
     'plan_launch',
     {
       description:
-        'What a launch would cost and whether it would be admitted, creating nothing. With provider: that launch (price_per_hour, warnings, admitted or the refusal). ' +
+        'What a launch would cost and whether it would be admitted, creating nothing. ' +
+        'With provider: that launch (price_per_hour, warnings, admitted or the refusal). ' +
         `Without provider: ranked candidates across providers, each with a ready launch body. ${bounds}`,
       inputSchema: {
         ...launchShape,
@@ -94,8 +99,10 @@ export async function serveMcp(): Promise<void> {
     'launch_instance',
     {
       description:
-        'Launch a GPU instance. It is planned first: a launch the plan refuses is not attempted (the refusal says why), and one above max_price_per_hour ' +
-        `is not launched. The answer names the hourly price. This costs money until the instance is terminated. ${bounds}`,
+        'Launch a GPU instance. It is planned first: ' +
+        'a launch the plan refuses is not attempted (the refusal says why), ' +
+        'and one above max_price_per_hour is not launched. The answer names the hourly price. ' +
+        `This costs money until the instance is terminated. ${bounds}`,
       inputSchema: {
         ...launchShape,
         max_price_per_hour: z
@@ -121,13 +128,16 @@ export async function serveMcp(): Promise<void> {
           planned.price_per_hour > max_price_per_hour
         ) {
           return refused(
-            `not launched: the price is $${planned.price_per_hour}/h, above max_price_per_hour $${max_price_per_hour}/h`,
+            `not launched: the price is $${planned.price_per_hour}/h, ` +
+              `above max_price_per_hour $${max_price_per_hour}/h`,
           );
         }
         const instance = await sdk.launch(body as LaunchBody);
         return ok(
           instance,
-          `Launched ${instance.id} on ${instance.provider} at $${instance.price_per_hour ?? planned.price_per_hour}/h (planned at $${planned.price_per_hour}/h). Terminate it when done.`,
+          `Launched ${instance.id} on ${instance.provider} ` +
+            `at $${instance.price_per_hour ?? planned.price_per_hour}/h ` +
+            `(planned at $${planned.price_per_hour}/h). Terminate it when done.`,
         );
       }),
   );

@@ -105,7 +105,8 @@ export function resolveCommand(table: readonly CommandSpec[], argv: readonly str
 }
 
 const optionUsage = (name: string, o: OptionSpec) => {
-  const flag = `--${name}${o.type === 'string' ? ` ${o.choices ? `<${o.choices.join('|')}>` : (o.value ?? '<value>')}` : ''}`;
+  const value = o.choices ? `<${o.choices.join('|')}>` : (o.value ?? '<value>');
+  const flag = `--${name}${o.type === 'string' ? ` ${value}` : ''}`;
   return o.required ? flag : `[${flag}]`;
 };
 
@@ -135,7 +136,8 @@ export function commandHelp(spec: CommandSpec): string {
     'options:',
     ...Object.entries(opts).map(
       ([n, o]) =>
-        `  ${optionUsage(n, { ...o, required: true }).padEnd(width)}  ${o.description}${o.required ? ' (required)' : ''}`,
+        `  ${optionUsage(n, { ...o, required: true }).padEnd(width)}  ` +
+        `${o.description}${o.required ? ' (required)' : ''}`,
     ),
   ];
   if (spec.examples.length) lines.push('', 'examples:', ...spec.examples.map((e) => `  gpuo ${e}`));
