@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "cd4e546688c821e85dc7ae51c7f65ad07bbf5a4d254eeb94b1ffa9bd1d2956b6"
+OPENAPI_SHA256 = "cba60e5791c15a793d16f3752f84376817c47fff60b0068a179b96feea4531f6"
