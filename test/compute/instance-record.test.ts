@@ -51,6 +51,14 @@ const launchBody = (provider: ProviderId, extra: { [k: string]: unknown } = {}) 
 
 const micros = (dollars: number) => Math.round(dollars * 1_000_000);
 
+/** The instance's end event (the outbox row its webhook delivers). */
+async function endEvent(accountId: string, id: string, type: string) {
+  const rows = await t.sql<{ data: { cost: number; duration_seconds: number; at: string } }>(
+    "SELECT data FROM events WHERE account_id = $1 AND type = $2 AND data->>'instance_id' = $3", [accountId, type, id]);
+  expect(rows).toHaveLength(1);
+  return rows[0]!.data;
+}
+
 /** What the ledger charged the instance, in micro-dollars (positive), read straight from the table. */
 async function ledgerCharges(accountId: string, id: string): Promise<{ total: number; count: number }> {
   const [row] = await t.sql<{ total: string; count: string }>(
@@ -108,6 +116,10 @@ it.concurrent.each(PROVIDERS)(
     expect(ended.charges.count).toBe(ledger.count);
     expect(ended.timeline.map((e) => e.event)).toEqual(['requested', 'created', 'running', 'terminated']);
     expect(ended.timeline.at(-1)!.at).toBe(ended.ended_at);
+    // Its end event says what it cost and how long it ran.
+    const terminatedEvent = await endEvent(a.accountId, id, 'instance.terminated');
+    expect(micros(terminatedEvent.cost)).toBe(ledger.total);
+    expect(terminatedEvent.duration_seconds).toBe(Math.round((Date.parse(ended.ended_at!) - Date.parse(ended.started_at!)) / 1000));
 
     // The ended list has it, with the same total.
     const page = (await t.http.get('/v1/compute?status=ended').set(a.auth).expect(200)).body;
@@ -141,6 +153,9 @@ it.concurrent('vastai: a preempted spot instance is in the ended list as preempt
   expect(ended.timeline.map((e) => e.event)).toEqual(['requested', 'created', 'running', 'preempted']);
   expect(micros(ended.cost.to_date)).toBe(ledger.total);
   expect(ledger.total).toBeGreaterThan(0);
+  const preempted = await endEvent(a.accountId, id, 'spot.preempted');
+  expect(micros(preempted.cost)).toBe(ledger.total);
+  expect(preempted.duration_seconds).toBe(Math.round((Date.parse(ended.ended_at!) - Date.parse(ended.started_at!)) / 1000));
   const page = (await t.http.get('/v1/compute?status=ended').set(a.auth).expect(200)).body;
   expect(page.data).toEqual([expect.objectContaining({ id, end_kind: 'preempted' })]);
   expect(micros(page.data[0].total_cost)).toBe(ledger.total);

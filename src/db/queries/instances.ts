@@ -1,7 +1,7 @@
 import type { LaunchIntent } from './admission';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { chargeForElapsed } from '../../domain/money';
+import { chargeForElapsed, microsToDollars } from '../../domain/money';
 import { INSTANCE_STATUSES, type InstanceStatus, type ProviderId, type ProviderInstance, PROVIDERS } from '../../providers/types';
 import { LIVE_INSTANCE_STATUSES, limitReachedMessage } from '../../domain/limits';
 import { BILLS_FROM_CREATE } from '../../domain/providers';
@@ -413,11 +413,22 @@ export function createInstanceQueries(pool: Pool) {
             ended_at = CASE WHEN ${status} = 'stopped' THEN ended_at ELSE coalesce(ended_at, ${at.toISOString()}) END,
             updated_at = now()
           WHERE id = ${id} RETURNING ${COLUMNS}`);
-        for (const type of event === null ? [] : typeof event === 'string' ? [event] : event) {
+        const events = event === null ? [] : typeof event === 'string' ? [event] : event;
+        // What the instance cost in all (its charges are posted before it ends) and how long since it first ran.
+        const costMicros = events.length
+          ? await tx.oneFirst(sql.type(z.object({ posted: z.number() }))`
+              SELECT coalesce(-sum(amount_micros), 0)::int8 AS posted FROM ledger_entries
+              WHERE account_id = ${row.account_id} AND instance_id = ${row.provider_instance_id ?? row.id}`)
+          : 0;
+        const ranMs = row.started_at ? Math.max(0, at.getTime() - Date.parse(row.started_at)) : 0;
+        for (const type of events) {
           await insertEvent(tx, {
             accountId: row.account_id,
             type,
-            data: { instance_id: row.provider_instance_id, provider: row.provider, gpu_type: row.gpu_type, at: at.toISOString(), ...extra },
+            data: {
+              instance_id: row.provider_instance_id, provider: row.provider, gpu_type: row.gpu_type, at: at.toISOString(),
+              cost: microsToDollars(costMicros), duration_seconds: Math.round(ranMs / 1000), ...extra,
+            },
             dedupeKey: `${type}:${id}:${status === 'stopped' ? at.getTime() : 'final'}`,
           });
         }
