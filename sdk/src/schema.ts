@@ -2184,6 +2184,7 @@ export interface paths {
                     "application/json": {
                         /** @enum {string} */
                         provider: "runpod" | "vastai" | "lambda";
+                        /** @description a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`) */
                         gpu_type: string;
                         /** @default 1 */
                         gpu_count?: number;
@@ -2204,6 +2205,7 @@ export interface paths {
                             for_minutes: number;
                         };
                     } | {
+                        /** @description a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`) */
                         gpu_type: string;
                         /** @default 1 */
                         gpu_count?: number;
@@ -2533,6 +2535,7 @@ export interface paths {
                     "application/json": {
                         /** @enum {string} */
                         provider: "runpod" | "vastai" | "lambda";
+                        /** @description a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`) */
                         gpu_type: string;
                         /** @default 1 */
                         gpu_count?: number;
@@ -5692,6 +5695,119 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/gpus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The GPU types: slugs, names, memory and the aliases each answers to (public)
+         * @description Every route that takes a GPU type takes its slug or an alias naming it alone (`4090` is `rtx-4090`); a family name of several (`h100`) is answered 400 with the slugs it could mean; a name of none is answered with a message pointing here (400; 404 on the pricing routes, which answer an unknown slug so).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The GPU types */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description the slug every route takes */
+                                gpu_type: string;
+                                display_name: string;
+                                vram_gb: number;
+                                /** @description other names that mean this GPU type alone (compared without case, spaces, dashes) */
+                                aliases: string[];
+                            }[];
+                            /** @description names of several GPU types (refused with the list): the slugs each means */
+                            families: {
+                                [key: string]: string[];
+                            };
+                        };
+                    };
+                };
+                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                429: {
+                    headers: {
+                        /** @description seconds until a request will be accepted */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (`internal_error`, fixed message; quote the request_id) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, with Retry-After) is unreachable */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before retrying (service_unavailable) */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/pricing": {
         parameters: {
             query?: never;
@@ -5744,6 +5860,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description Not found, or it belongs to another account (`not_found`) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
                 };
                 /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
                 429: {

@@ -282,6 +282,24 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
   },
 
+  // GPU types and the names they answer to.
+  {
+    path: ['gpus'],
+    summary: 'the GPU types: slugs, names, memory and the aliases each answers to',
+    examples: ['gpus'],
+    async run(ctx) {
+      const gpus = await call((await ctx.api()).raw.GET('/v1/gpus'));
+      ctx.out.print(gpus, () =>
+        table(
+          gpus.data.map((g) => ({ ...g, vram_gb: `${g.vram_gb} GB`, aliases: g.aliases.join(', ') })),
+          ['gpu_type', 'display_name', 'vram_gb', 'aliases'],
+        ) +
+          Object.entries(gpus.families)
+            .map(([name, slugs]) => `${name}: one of ${slugs.join(', ')}\n`)
+            .join(''),
+      );
+    },
+  },
   // Prices.
   {
     path: ['prices'],

@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "cba60e5791c15a793d16f3752f84376817c47fff60b0068a179b96feea4531f6"
+OPENAPI_SHA256 = "a26f4c35e9aef807b510609910302467fae0b0b70e788b94edfcc0618b766843"

@@ -154,6 +154,9 @@ from .get_v1_events_response_200_data_item_data import (
     GetV1EventsResponse200DataItemData,
 )
 from .get_v1_events_type import GetV1EventsType
+from .get_v1_gpus_response_200 import GetV1GpusResponse200
+from .get_v1_gpus_response_200_data_item import GetV1GpusResponse200DataItem
+from .get_v1_gpus_response_200_families import GetV1GpusResponse200Families
 from .get_v1_limits_response_200 import GetV1LimitsResponse200
 from .get_v1_limits_response_200_data_item import GetV1LimitsResponse200DataItem
 from .get_v1_limits_response_200_data_item_name import (
@@ -573,6 +576,9 @@ __all__ = (
     "GetV1EventsResponse200DataItem",
     "GetV1EventsResponse200DataItemData",
     "GetV1EventsType",
+    "GetV1GpusResponse200",
+    "GetV1GpusResponse200DataItem",
+    "GetV1GpusResponse200Families",
     "GetV1LimitsResponse200",
     "GetV1LimitsResponse200DataItem",
     "GetV1LimitsResponse200DataItemName",
