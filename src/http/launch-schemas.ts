@@ -38,6 +38,17 @@ function gpuName(unknown: 'refuse' | 'pass') {
 export const gpuTypeField = gpuName('refuse');
 export const gpuNameField = gpuName('pass');
 
+/**
+ * A container image reference (`ghcr.io/org/image:tag`, `pytorch/pytorch@sha256:…`): the one rule launch and
+ * schedules check, so an image a schedule refuses is refused on launch with the same 400, before anything is
+ * created.
+ */
+export const dockerImageField = z
+  .string()
+  .min(1)
+  .max(300)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/, 'an image reference such as ghcr.io/org/image:tag');
+
 /** Idle stop (beyond the spec; src/domain/idle-stop.ts): off unless sent. Launch and schedules take the same shape. */
 export const IdleStopBody = z
   .object({
@@ -56,7 +67,7 @@ export const LaunchBody = z
     provider: providerId,
     gpu_type: gpuTypeField,
     gpu_count: z.number().int().min(1).max(8).default(1),
-    docker_image: text({ max: 300 }).optional(),
+    docker_image: dockerImageField.optional(),
     spot: z.boolean().default(false),
     name: z.string().trim().min(1).max(48).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only').optional(),
     volume_gb: z.number().int().min(10).max(4000).optional(),

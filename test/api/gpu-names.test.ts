@@ -2,7 +2,7 @@
  * GPU names as people type them, on the API with the simulators' prices: an alias naming one GPU type is that
  * type on every route (`4090` launches `rtx-4090`), a family name (`h100`) is 400 listing every slug it could
  * mean, and a name of none gets one wording on pricing, compare, history, plan and launch. `GET /v1/gpus` lists
- * the slugs with their aliases.
+ * the slugs with their aliases. Launch and schedules check an image by the same rule.
  */
 import { createTestContext, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
@@ -84,4 +84,19 @@ it('`4090` launches rtx-4090, and compare and history answer for the slug an ali
   expect(history.body.gpu_type).toBe('l40s-48gb');
   const plan = await t.http.post('/v1/compute/plan').set(a.auth).send({ gpu_type: 'nvidia-rtx-4090' }).expect(200);
   expect(plan.body.gpu_type).toBe('rtx-4090');
+});
+
+it('an image a schedule refuses is refused on launch with the same status, code and message, and nothing is created', async () => {
+  const a = await t.connectedAccount('runpod');
+  const launch = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'runpod', gpu_type: 'rtx-a6000', docker_image: 'not an image!!' });
+  const schedule = await t.http.post('/v1/schedules').set(a.auth).send({
+    name: 'nightly', gpu: 'rtx-a6000', template: 'custom', docker_image: 'not an image!!', cron: '0 2 * * *', max_duration_hours: 1,
+  });
+  expect([launch.status, launch.body.error.code]).toEqual([400, 'validation_error']);
+  expect([schedule.status, schedule.body.error.code]).toEqual([400, 'validation_error']);
+  expect(launch.body.error.details).toEqual([{ path: 'docker_image', message: 'an image reference such as ghcr.io/org/image:tag' }]);
+  expect(schedule.body.error.details).toContainEqual({ path: 'docker_image', message: 'an image reference such as ghcr.io/org/image:tag' });
+  expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
+  expect(await t.sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).toEqual([]);
+  expect((await t.http.get('/v1/schedules').set(a.auth).expect(200)).body.data).toEqual([]);
 });

@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "a26f4c35e9aef807b510609910302467fae0b0b70e788b94edfcc0618b766843"
+OPENAPI_SHA256 = "1a3abf917be920b8ec92c7978fe75650c500dc3024ef6931a96477538f271ed6"
