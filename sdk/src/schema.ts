@@ -1216,7 +1216,7 @@ export interface paths {
         put?: never;
         /**
          * Connect (or replace) the account's key for a provider
-         * @description One key per provider: 201 when new, 200 when it replaced the previous key (which becomes unverified again). A replacement must see every live managed instance of that provider (409 naming those it cannot see).
+         * @description One key per provider: 201 when new, 200 when it replaced the previous key. The key is verified with the provider first: one it rejects is refused 422 `provider_error` with its reason and nothing is stored; one it accepts is saved `valid` with `last_verified_at`; when the provider cannot be reached it is saved `unverified`. A replacement must see every live managed instance of that provider (409 naming those it cannot see).
          */
         post: {
             parameters: {
@@ -1400,6 +1400,25 @@ export interface paths {
                 };
                 /** @description Body not sent as application/json (`unsupported_media_type`) */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "1a3abf917be920b8ec92c7978fe75650c500dc3024ef6931a96477538f271ed6"
+OPENAPI_SHA256 = "2b569d39ba54cd623ff5ae53ee45aa89bd82ebf17d39074d9ac5b300d50a9b4a"
