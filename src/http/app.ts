@@ -62,6 +62,7 @@ import { createScheduleSync } from '../workflow-clients/schedule-sync';
 import { registerSshKeyRoutes } from './routes/ssh-keys';
 import { registerTemplateRoutes } from './routes/templates';
 import { registerEventRoutes } from './routes/events';
+import { createEventQueries } from '../db/queries/events';
 import { registerWebhookRoutes } from './routes/webhooks';
 import { createWebhookQueries } from '../db/queries/webhooks';
 import { createWebhookClient } from '../workflow-clients/webhooks';
@@ -168,6 +169,7 @@ export function createApp(deps: AppDeps): Koa {
   // After launch (the OpenAPI document keeps the order): GET /v1/compute, served from the fleet view.
   registerComputeListRoute(api, {
     instances,
+    events: createEventQueries(deps.pool),
     providerKeys,
     fleet: {
       views: fleetViews,

@@ -4,13 +4,50 @@
  */
 import { z } from 'zod';
 import { IDLE_STOP_LAMBDA_MESSAGE } from '../domain/idle-stop';
-import { isKnownGpuSlug } from '../providers/gpu-catalog';
+import { resolveGpuName } from '../providers/gpu-catalog';
 import { PROVIDERS } from '../providers/types';
 import { echo, scriptText, text } from './text';
 
 export const providerId = z.enum(PROVIDERS, {
   errorMap: (_issue, ctx) => ({ message: `must be one of ${PROVIDERS.join(', ')} (got ${echo(ctx.data)})` }),
 });
+
+/** What every route answers for a GPU name that names no GPU type (with 400 `validation_error`). */
+export const unknownGpuMessage = (name: string) => `names no GPU type (got ${echo(name)}); GET /v1/gpus lists the GPU types and their aliases`;
+
+/**
+ * A GPU type as people type it: a slug, or an alias naming one slug (`4090` is `rtx-4090`), answered as the
+ * slug; a name of several (`h100`) is refused with every slug it could mean, as is a name of none (with
+ * {@link unknownGpuMessage}). The pricing routes take `gpuNameField`, which passes a name of none through: the
+ * spec answers an unknown slug there with 404 (with the same message).
+ */
+function gpuName(unknown: 'refuse' | 'pass') {
+  return text({ max: 64 })
+    .transform((name, ctx) => {
+      const resolved = resolveGpuName(name);
+      if ('slug' in resolved) return resolved.slug;
+      if ('unknown' in resolved && unknown === 'pass') return name;
+      const message = 'candidates' in resolved
+        ? `names several GPU types (got ${echo(name)}): ${resolved.candidates.join(', ')}; send one of them`
+        : unknownGpuMessage(name);
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    })
+    .describe('a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`)');
+}
+export const gpuTypeField = gpuName('refuse');
+export const gpuNameField = gpuName('pass');
+
+/**
+ * A container image reference (`ghcr.io/org/image:tag`, `pytorch/pytorch@sha256:…`): the one rule launch and
+ * schedules check, so an image a schedule refuses is refused on launch with the same 400, before anything is
+ * created.
+ */
+export const dockerImageField = z
+  .string()
+  .min(1)
+  .max(300)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/, 'an image reference such as ghcr.io/org/image:tag');
 
 /** Idle stop (beyond the spec; src/domain/idle-stop.ts): off unless sent. Launch and schedules take the same shape. */
 export const IdleStopBody = z
@@ -28,9 +65,9 @@ export const IdleStopBody = z
 export const LaunchBody = z
   .object({
     provider: providerId,
-    gpu_type: text({ max: 64 }).refine(isKnownGpuSlug, 'unknown GPU type (GET /v1/pricing lists them)'),
+    gpu_type: gpuTypeField,
     gpu_count: z.number().int().min(1).max(8).default(1),
-    docker_image: text({ max: 300 }).optional(),
+    docker_image: dockerImageField.optional(),
     spot: z.boolean().default(false),
     name: z.string().trim().min(1).max(48).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only').optional(),
     volume_gb: z.number().int().min(10).max(4000).optional(),
@@ -50,7 +87,7 @@ export type LaunchBody = z.infer<typeof LaunchBody>;
 /** A plan without `provider`: ranked candidates across providers. */
 export const PlanSearchBody = z
   .object({
-    gpu_type: text({ max: 64 }).refine(isKnownGpuSlug, 'unknown GPU type (GET /v1/pricing lists them)'),
+    gpu_type: gpuTypeField,
     gpu_count: z.number().int().min(1).max(8).default(1),
     spot: z.boolean().default(false).describe('true: spot offers first (where sold), then on-demand'),
     providers: z.array(z.enum(PROVIDERS)).min(1).max(PROVIDERS.length).optional().describe('default: all three'),

@@ -210,6 +210,72 @@ export function isKnownGpuSlug(slug: string): slug is GpuSlug {
   return BY_SLUG.has(slug);
 }
 
+/**
+ * The names people type for a GPU, each naming one slug or a family of several (`h100` is three GPUs). Keys
+ * are compared after {@link normalizeGpuName}; every slug also answers to its own normalized form.
+ */
+const ALIASES: Readonly<Record<string, readonly GpuSlug[]>> = {
+  h100: ['h100-80gb-sxm', 'h100-80gb-pcie', 'h100-94gb-nvl'],
+  h100sxm: ['h100-80gb-sxm'],
+  h100sxm5: ['h100-80gb-sxm'],
+  h100pcie: ['h100-80gb-pcie'],
+  h100nvl: ['h100-94gb-nvl'],
+  h200: ['h200-141gb'],
+  a100: ['a100-80gb-sxm', 'a100-80gb-pcie', 'a100-40gb'],
+  a10080gb: ['a100-80gb-sxm', 'a100-80gb-pcie'],
+  a100sxm: ['a100-80gb-sxm'],
+  a100pcie: ['a100-80gb-pcie'],
+  a10040gb: ['a100-40gb'],
+  l40s: ['l40s-48gb'],
+  l40: ['l40-48gb'],
+  '4090': ['rtx-4090'],
+  rtx4090: ['rtx-4090'],
+  geforcertx4090: ['rtx-4090'],
+  '5090': ['rtx-5090'],
+  rtx5090: ['rtx-5090'],
+  '3090': ['rtx-3090'],
+  rtx3090: ['rtx-3090'],
+  a6000: ['rtx-a6000'],
+  rtxa6000: ['rtx-a6000'],
+  '6000ada': ['rtx-6000-ada'],
+  rtx6000ada: ['rtx-6000-ada'],
+  a40: ['a40-48gb'],
+  a10: ['a10-24gb'],
+  l4: ['l4-24gb'],
+  b200: ['b200'],
+  gh200: ['gh200-96gb'],
+};
+
+/** A GPU name as compared: lower case, without a leading "nvidia" and without spaces, dashes or underscores. */
+export function normalizeGpuName(name: string): string {
+  return name.trim().toLowerCase().replace(/^nvidia[\s_-]*/, '').replace(/[\s_-]+/g, '');
+}
+
+const BY_NAME = new Map<string, readonly GpuSlug[]>();
+for (const e of CATALOG) BY_NAME.set(normalizeGpuName(e.slug), [e.slug]);
+for (const [alias, slugs] of Object.entries(ALIASES)) if (!BY_NAME.has(alias)) BY_NAME.set(alias, slugs);
+
+/** The aliases of a slug: the names that resolve to it alone (a family name naming several is not one). */
+export function gpuAliases(slug: GpuSlug): string[] {
+  return Object.entries(ALIASES).filter(([, slugs]) => slugs.length === 1 && slugs[0] === slug).map(([alias]) => alias);
+}
+
+/** The aliases that name several slugs (`h100`), with the slugs each means. */
+export function gpuFamilies(): Record<string, GpuSlug[]> {
+  return Object.fromEntries(Object.entries(ALIASES).filter(([, slugs]) => slugs.length > 1).map(([alias, slugs]) => [alias, [...slugs]]));
+}
+
+/**
+ * What a typed GPU name means: a slug as it is, or an alias naming exactly one slug (`4090` → `rtx-4090`);
+ * `candidates` when it names several (`h100`), `unknown` when it names none.
+ */
+export function resolveGpuName(name: string): { slug: GpuSlug } | { candidates: GpuSlug[] } | { unknown: true } {
+  if (BY_SLUG.has(name)) return { slug: name };
+  const slugs = BY_NAME.get(normalizeGpuName(name));
+  if (!slugs) return { unknown: true };
+  return slugs.length === 1 ? { slug: slugs[0]! } : { candidates: [...slugs] };
+}
+
 /** Every slug, in catalog order. */
 export function allGpuSlugs(): GpuSlug[] {
   return CATALOG.map((e) => e.slug);

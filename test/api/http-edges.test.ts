@@ -152,7 +152,9 @@ describe('405 and OPTIONS', () => {
     ['GET', '/v1/ssh-keys/sshkey_abc', 'DELETE, OPTIONS'],
     ['DELETE', '/v1/ssh-keys/sshkey_abc/default', 'PUT, OPTIONS'],
     ['GET', '/v1/compute/abc/terminate', 'POST, OPTIONS'],
-    ['PUT', '/v1/compute/launch', 'POST, OPTIONS'],
+    // `launch` also reads as an instance id of GET /v1/compute/{provider_instance_id} (an unknown one: 404).
+    ['PUT', '/v1/compute/launch', 'GET, HEAD, POST, OPTIONS'],
+    ['POST', '/v1/compute/abc', 'GET, HEAD, OPTIONS'],
   ])('%s %s → 405 method_not_allowed with Allow: %s', async (method, path, allow) => {
     const res = await t.http[method.toLowerCase() as 'get'](path).set(auth);
     expect(res.status).toBe(405);

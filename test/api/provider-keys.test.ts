@@ -42,8 +42,9 @@ describe.each(PROVIDERS)('%s keys', (provider) => {
       provider,
       display_label: 'team key',
       key_hint: `…${first.slice(-4)}`,
-      status: 'unverified',
-      last_verified_at: null,
+      // Verified with the provider as it was connected.
+      status: 'valid',
+      last_verified_at: expect.any(String),
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
@@ -70,11 +71,18 @@ describe.each(PROVIDERS)('%s keys', (provider) => {
     expect(record).toMatchObject({ status: 'valid', last_verified_at: res.body.checked_at });
   });
 
-  it('answers 200 with valid:false for a key the provider rejects', async () => {
+  it('saves a key unverified when the provider cannot be reached at connect; verify answers 200 with valid:false once it rejects it', async () => {
     const { auth } = await t.newAccount();
     const bogus = `not-a-real-${provider}-key-1234567890`;
     issuedKeys.push(bogus);
-    await connect(auth, { provider, api_key: bogus });
+    t.sims[provider].control.serverErrors(10, { status: 503 });
+    try {
+      const connected = await connect(auth, { provider, api_key: bogus });
+      expect(connected.status).toBe(201);
+      expect(connected.body).toMatchObject({ status: 'unverified', last_verified_at: null });
+    } finally {
+      t.sims[provider].control.resetFaults();
+    }
     const res = await verify(auth, provider);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ provider, valid: false, status: 'invalid' });
@@ -92,7 +100,7 @@ describe.each(PROVIDERS)('%s keys', (provider) => {
     } finally {
       t.sims[provider].control.resetFaults();
     }
-    expect((await list(auth)).body.data[0].status).toBe('unverified');
+    expect((await list(auth)).body.data[0].status).toBe('valid');
   });
 
   it('answers 503 when the provider is too slow', async () => {

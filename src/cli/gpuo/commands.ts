@@ -282,6 +282,24 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
   },
 
+  // GPU types and the names they answer to.
+  {
+    path: ['gpus'],
+    summary: 'the GPU types: slugs, names, memory and the aliases each answers to',
+    examples: ['gpus'],
+    async run(ctx) {
+      const gpus = await call((await ctx.api()).raw.GET('/v1/gpus'));
+      ctx.out.print(gpus, () =>
+        table(
+          gpus.data.map((g) => ({ ...g, vram_gb: `${g.vram_gb} GB`, aliases: g.aliases.join(', ') })),
+          ['gpu_type', 'display_name', 'vram_gb', 'aliases'],
+        ) +
+          Object.entries(gpus.families)
+            .map(([name, slugs]) => `${name}: one of ${slugs.join(', ')}\n`)
+            .join(''),
+      );
+    },
+  },
   // Prices.
   {
     path: ['prices'],
@@ -430,6 +448,54 @@ export const COMMANDS: readonly CommandSpec[] = [
       );
       ctx.out.print(listed, () => table(listed.data.map(instanceRow), INSTANCE_COLUMNS));
       for (const e of listed.errors ?? []) ctx.out.progress(`${e.provider}: ${e.code}: ${e.message}\n`);
+    },
+  },
+  // The instance as a record: one instance with its timeline and cost, and the ended ones.
+  {
+    path: ['instances', 'ls'],
+    summary: 'the live instances (as gpuo ls); --ended: the ended ones with why and what they cost, newest first',
+    options: {
+      ended: { type: 'boolean', description: 'the ended instances instead (paged)' },
+      ...PAGE_OPTIONS,
+    },
+    examples: ['instances ls', 'instances ls --ended --limit 20'],
+    async run(ctx) {
+      const sdk = await ctx.api();
+      if (!flag(ctx, 'ended')) {
+        if (str(ctx, 'limit') || str(ctx, 'cursor') || flag(ctx, 'all')) throw new UsageError('--limit, --cursor and --all page --ended');
+        const listed = await call(sdk.raw.GET('/v1/compute', { params: { query: {} } }));
+        ctx.out.print(listed, () => table(listed.data.map(instanceRow), INSTANCE_COLUMNS));
+        return;
+      }
+      await printPaged(
+        ctx,
+        (query) => call(sdk.raw.GET('/v1/compute', { params: { query: { status: 'ended', ...query } } })),
+        ['id', 'provider', 'name', 'gpu_type', 'started_at', 'ended_at', 'end_kind', 'total_cost'],
+        (r) => ({ ...r, total_cost: money(r.total_cost) }),
+      );
+    },
+  },
+  {
+    path: ['instances', 'show'],
+    summary: 'one instance: its record, timeline, cost to date and latest charges',
+    args: INSTANCE,
+    examples: ['instances show abc123'],
+    async run(ctx) {
+      const id = ctx.args['instance id']!;
+      const r = await call((await ctx.api()).raw.GET('/v1/compute/{provider_instance_id}', { params: { path: { provider_instance_id: id } } }));
+      ctx.out.print(r, () =>
+        record(
+          {
+            ...instanceRow(r),
+            cost_to_date: `${money(r.cost.to_date)} (charged ${money(r.cost.posted)} in ${r.charges.count}, accrued ${money(r.cost.accrued)})`,
+            end: r.end_kind ? `${r.end_kind}${r.end_reason ? `: ${r.end_reason}` : ''}` : null,
+            warnings: r.warnings?.join('; ') ?? null,
+          },
+          ['id', 'provider', 'name', 'status', 'provider_status', 'gpu_type', 'gpu_count', 'price_per_hour', 'public_ip', 'cost_to_date', 'end', 'warnings'],
+        ) +
+          '\n' +
+          table(r.timeline, ['event', 'at', 'reason']),
+      );
     },
   },
   {

@@ -54,6 +54,14 @@ export function createEventQueries(pool: Pool) {
         ORDER BY created_at DESC, id DESC LIMIT ${options.limit + 1}`);
       return page(rows, options.limit);
     },
+
+    /** One instance's events (those naming its provider id), oldest first: the record's timeline. */
+    async listForInstance(accountId: string, providerInstanceId: string): Promise<readonly EventRow[]> {
+      return pool.any(sql.type(EventRow)`
+        SELECT id, account_id, type, data, created_at FROM events
+        WHERE account_id = ${accountId} AND data->>'instance_id' = ${providerInstanceId} AND type LIKE ANY (ARRAY['instance.%', 'spot.%'])
+        ORDER BY created_at, id LIMIT 500`);
+    },
   };
 }
 export type EventQueries = ReturnType<typeof createEventQueries>;

@@ -1,7 +1,7 @@
 import type { LaunchIntent } from './admission';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { chargeForElapsed } from '../../domain/money';
+import { chargeForElapsed, microsToDollars } from '../../domain/money';
 import { INSTANCE_STATUSES, type InstanceStatus, type ProviderId, type ProviderInstance, PROVIDERS } from '../../providers/types';
 import { LIVE_INSTANCE_STATUSES, limitReachedMessage } from '../../domain/limits';
 import { BILLS_FROM_CREATE } from '../../domain/providers';
@@ -10,7 +10,8 @@ import { LimitReachedError } from '../../errors';
 import type { Pool } from '../pool';
 import { sql } from '../sql';
 import { insertEvent, type EventType } from './events';
-import { createLedgerQueries } from './ledger';
+import { createLedgerQueries, type LedgerEntry, LedgerEntryRow } from './ledger';
+import type { Page, PageRequest } from './paging';
 
 export const InstanceRow = z.object({
   id: z.string(),
@@ -48,6 +49,29 @@ export const InstanceRow = z.object({
   idle_stop: z.object({ utilization_below_percent: z.number(), for_minutes: z.number() }).nullable(),
 });
 export type InstanceRow = z.infer<typeof InstanceRow>;
+
+/** An ended instance with what the ledger charged it in all (micro-dollars, positive). */
+export const EndedInstanceRow = InstanceRow.extend({ posted_micros: z.number() });
+export type EndedInstanceRow = z.infer<typeof EndedInstanceRow>;
+
+/** Cursor of the ended list: (created_at, row id) of the last instance of a page; row ids carry the launch key. */
+export function encodeEndedCursor(createdAt: string, id: string): string {
+  return Buffer.from(`${createdAt}|${id}`).toString('base64url');
+}
+export function decodeEndedCursor(cursor: string): { createdAt: string; id: string } | null {
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) return null;
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\|(\S{1,250})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m || Number.isNaN(Date.parse(m[1]!)) || encodeEndedCursor(m[1]!, m[2]!) !== cursor) return null;
+  return { createdAt: m[1]!, id: m[2]! };
+}
+
+/** The ledger side of one instance: see `findCosts`. */
+export interface InstanceCosts {
+  posted_micros: number;
+  charge_count: number;
+  meter_price_micros: number | null;
+  charges: readonly LedgerEntry[];
+}
 
 const COLUMNS = sql.fragment`id, account_id, request_hash, provider, provider_instance_id, provider_name, name, status, provider_status,
   gpu_type, gpu_count, price_per_hour_micros, spot, region, docker_image, public_ip, ssh, warnings, started_at, metered_through,
@@ -232,6 +256,44 @@ export function createInstanceQueries(pool: Pool) {
     },
 
     /**
+     * What the instance record adds to the row (`GET /v1/compute/{id}`): the ledger's charges for the instance
+     * (newest first, at most `limit`; `posted_micros` and `charge_count` are over all of them) and the price its
+     * metering uses (the provider's, else the admitted quote, as `chargeThrough` does).
+     */
+    async findCosts(accountId: string, row: Pick<InstanceRow, 'id' | 'provider_instance_id'>, limit: number): Promise<InstanceCosts> {
+      const instanceId = row.provider_instance_id ?? row.id;
+      const totals = await pool.one(sql.type(z.object({ posted_micros: z.number(), charge_count: z.number(), meter_price_micros: z.number().nullable() }))`
+        SELECT coalesce(-sum(l.amount_micros), 0)::int8 AS posted_micros, count(l.id)::int4 AS charge_count,
+          (SELECT coalesce(price_per_hour_micros, quote_per_hour_micros) FROM instances WHERE id = ${row.id}) AS meter_price_micros
+        FROM ledger_entries l WHERE l.account_id = ${accountId} AND l.instance_id = ${instanceId}`);
+      const charges = await pool.any(sql.type(LedgerEntryRow)`
+        SELECT id, seq, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key, created_at
+        FROM ledger_entries WHERE account_id = ${accountId} AND instance_id = ${instanceId} ORDER BY seq DESC LIMIT ${limit}`);
+      return { ...totals, charges };
+    },
+
+    /**
+     * The account's ended instances (terminated, or a launch that failed after the provider created it), newest
+     * first by when they were requested, each with what the ledger charged it in all.
+     */
+    async listEnded(accountId: string, options: PageRequest): Promise<Page<EndedInstanceRow>> {
+      const after = options.cursor === undefined ? null : decodeEndedCursor(options.cursor);
+      if (options.cursor !== undefined && !after) throw new RangeError('malformed ended-list cursor');
+      const rows = await pool.any(sql.type(EndedInstanceRow)`
+        SELECT ${COLUMNS},
+          (SELECT coalesce(-sum(l.amount_micros), 0) FROM ledger_entries l
+            WHERE l.account_id = i.account_id AND l.instance_id = i.provider_instance_id)::int8 AS posted_micros
+        FROM instances i
+        WHERE i.account_id = ${accountId} AND i.status IN ('terminated', 'failed') AND i.provider_instance_id IS NOT NULL
+          AND ${after ? sql.fragment`(date_trunc('milliseconds', i.created_at), i.id) < (${after.createdAt}::timestamptz, ${after.id})` : sql.fragment`true`}
+        ORDER BY date_trunc('milliseconds', i.created_at) DESC, i.id DESC LIMIT ${options.limit + 1}`);
+      const data = rows.slice(0, options.limit);
+      const last = data[data.length - 1];
+      const hasMore = rows.length > options.limit;
+      return { data, has_more: hasMore, next_cursor: hasMore && last ? encodeEndedCursor(last.created_at, last.id) : null };
+    },
+
+    /**
      * Latest provider view of an instance (status, address); never ends a row nor moves an ended one back, and never
      * re-prices it: the price fixed at launch meters its whole life (a stopped pod's price of 0 is not its price).
      */
@@ -355,11 +417,22 @@ export function createInstanceQueries(pool: Pool) {
             ended_at = CASE WHEN ${status} = 'stopped' THEN ended_at ELSE coalesce(ended_at, ${at.toISOString()}) END,
             updated_at = now()
           WHERE id = ${id} RETURNING ${COLUMNS}`);
-        for (const type of event === null ? [] : typeof event === 'string' ? [event] : event) {
+        const events = event === null ? [] : typeof event === 'string' ? [event] : event;
+        // What the instance cost in all (its charges are posted before it ends) and how long since it first ran.
+        const costMicros = events.length
+          ? await tx.oneFirst(sql.type(z.object({ posted: z.number() }))`
+              SELECT coalesce(-sum(amount_micros), 0)::int8 AS posted FROM ledger_entries
+              WHERE account_id = ${row.account_id} AND instance_id = ${row.provider_instance_id ?? row.id}`)
+          : 0;
+        const ranMs = row.started_at ? Math.max(0, at.getTime() - Date.parse(row.started_at)) : 0;
+        for (const type of events) {
           await insertEvent(tx, {
             accountId: row.account_id,
             type,
-            data: { instance_id: row.provider_instance_id, provider: row.provider, gpu_type: row.gpu_type, at: at.toISOString(), ...extra },
+            data: {
+              instance_id: row.provider_instance_id, provider: row.provider, gpu_type: row.gpu_type, at: at.toISOString(),
+              cost: microsToDollars(costMicros), duration_seconds: Math.round(ranMs / 1000), ...extra,
+            },
             dedupeKey: `${type}:${id}:${status === 'stopped' ? at.getTime() : 'final'}`,
           });
         }

@@ -4,12 +4,12 @@ import type { PricingQueries } from '../../db/queries/pricing';
 import { microsToDollars } from '../../domain/money';
 import { cheapestAvailable, HISTORY_PERIODS, type HistoryPeriod } from '../../domain/pricing';
 import { ApiError, NotFoundError } from '../../errors';
-import { gpuBySlug } from '../../providers/gpu-catalog';
+import { allGpuSlugs, gpuAliases, gpuBySlug, gpuFamilies } from '../../providers/gpu-catalog';
+import { gpuNameField, unknownGpuMessage } from '../launch-schemas';
 import { PROVIDERS } from '../../providers/types';
 import type { PricingCache } from '../../db/pricing-cache';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
-import { text } from '../text';
 
 const CACHE_CONTROL = 'public, max-age=60';
 
@@ -34,7 +34,18 @@ const History = z.object({
   data: z.array(z.object({ timestamp: isoTimestamp, provider: z.enum(PROVIDERS), min_price_per_hour: z.number() })),
 });
 
-const gpuQuery = z.string({ required_error: 'required' }).pipe(text({ max: 64 }));
+const gpuQuery = z.string({ required_error: 'required' }).pipe(gpuNameField);
+
+const GpuType = z.object({
+  gpu_type: z.string().describe('the slug every route takes'),
+  display_name: z.string(),
+  vram_gb: z.number(),
+  aliases: z.array(z.string()).describe('other names that mean this GPU type alone (compared without case, spaces, dashes)'),
+});
+const GpuTypes = z.object({
+  data: z.array(GpuType),
+  families: z.record(z.array(z.string())).describe('names of several GPU types (refused with the list): the slugs each means'),
+});
 
 class PricesNotReadyError extends ApiError {
   constructor() {
@@ -42,13 +53,35 @@ class PricesNotReadyError extends ApiError {
   }
 }
 
+/** The GPU type of a resolved name; a name of none is 404 (the spec's answer for an unknown slug here). */
 function knownGpu(slug: string) {
   const gpu = gpuBySlug(slug);
-  if (!gpu) throw new NotFoundError(`Unknown GPU type "${slug}". GET /v1/pricing lists the GPU types with offers.`);
+  if (!gpu) throw new NotFoundError(`Invalid query: gpu ${unknownGpuMessage(slug)}.`);
   return gpu;
 }
 
 export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCache; queries: PricingQueries }): void {
+  const gpuTypes = {
+    data: allGpuSlugs().map((slug) => {
+      const gpu = knownGpu(slug);
+      return { gpu_type: slug, display_name: gpu.display_name, vram_gb: gpu.vram_gb, aliases: gpuAliases(slug) };
+    }),
+    families: gpuFamilies(),
+  };
+  api.add({
+    method: 'get',
+    path: '/v1/gpus',
+    tag: 'Pricing',
+    summary: 'The GPU types: slugs, names, memory and the aliases each answers to (public)',
+    description:
+      'Every route that takes a GPU type takes its slug or an alias naming it alone (`4090` is `rtx-4090`); a family name of ' +
+      'several (`h100`) is answered 400 with the slugs it could mean; a name of none is answered with a message pointing here (400; ' +
+      '404 on the pricing routes, which answer an unknown slug so).',
+    auth: false,
+    responses: { 200: { description: 'The GPU types', schema: GpuTypes } },
+    handler: () => ({ headers: { 'Cache-Control': CACHE_CONTROL }, body: gpuTypes }),
+  });
+
   api.add({
     method: 'get',
     path: '/v1/pricing',
@@ -57,7 +90,7 @@ export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCach
     description: 'Served from memory with an ETag; send If-None-Match to get 304 when nothing changed.',
     auth: false,
     responses: { 200: { description: 'The snapshot', schema: Snapshot }, 304: { description: 'Unchanged since your ETag' } },
-    errors: [503],
+    errors: [404, 503],
     handler: ({ ctx }) => {
       const cached = deps.cache.latest;
       if (!cached) throw new PricesNotReadyError();

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PROVIDER_KEY_STATUSES, type ProviderKeyQueries } from '../../db/queries/provider-keys';
 import { keyHint } from '../../domain/key-vault';
 import type { InstanceQueries } from '../../db/queries/instances';
-import { ConflictError, NotFoundError, ProviderRequestError } from '../../errors';
+import { ApiError, ConflictError, NotFoundError, ProviderRequestError } from '../../errors';
 import { PROVIDER_NAMES, type ProviderAdapter, type ProviderId } from '../../providers/types';
 import type { ProviderCredentials } from '../../providers/provider-credentials';
 import type { ApiRouter } from '../route';
@@ -11,6 +11,13 @@ import { asciiSecret, text } from '../text';
 import { providerId } from '../launch-schemas';
 import { providerKeyFingerprint } from '../../domain/provider-key-fingerprint';
 
+
+/** A key the provider rejected when it was connected: nothing is stored. */
+class KeyRejectedError extends ApiError {
+  constructor(providerReason: string) {
+    super(422, 'provider_error', `${providerReason.replace(/\.?$/, '.')} Nothing was saved.`);
+  }
+}
 
 export const ProviderKeyRecord = z.object({
   provider: providerId,
@@ -78,6 +85,20 @@ export function registerProviderKeyRoutes(
     );
   }
 
+  /**
+   * The provider's word on a key being connected: valid or rejected (with its reason), or null when the provider
+   * cannot be reached now (the key is then saved `unverified`, as the verify route can check it later).
+   */
+  async function verifyOnConnect(provider: ProviderId, apiKey: string): Promise<{ valid: boolean; message: string; at: Date } | null> {
+    try {
+      const check = await deps.adapters[provider].verifyKey(apiKey);
+      return { ...check, at: new Date() };
+    } catch (err) {
+      if (err instanceof ProviderRequestError) return null;
+      throw err;
+    }
+  }
+
   api.add({
     method: 'get',
     path: '/v1/settings/providers',
@@ -94,7 +115,9 @@ export function registerProviderKeyRoutes(
     tag: 'Provider keys',
     summary: 'Connect (or replace) the account\'s key for a provider',
     description:
-      'One key per provider: 201 when new, 200 when it replaced the previous key (which becomes unverified again). ' +
+      'One key per provider: 201 when new, 200 when it replaced the previous key. The key is verified with the provider first: ' +
+      'one it rejects is refused 422 `provider_error` with its reason and nothing is stored; one it accepts is saved `valid` with ' +
+      '`last_verified_at`; when the provider cannot be reached it is saved `unverified`. ' +
       'A replacement must see every live managed instance of that provider (409 naming those it cannot see).',
     auth: true,
     body: ConnectBody,
@@ -102,10 +125,12 @@ export function registerProviderKeyRoutes(
       201: { description: 'Connected', schema: ProviderKeyRecord },
       200: { description: 'Replaced', schema: ProviderKeyRecord },
     },
-    errors: [409, 502, 503],
+    errors: [409, 422, 502, 503],
     handler: async ({ body, accountId }) => {
+      const check = await verifyOnConnect(body.provider, body.api_key);
+      if (check && !check.valid) throw new KeyRejectedError(check.message);
       const seen = await assertKeySeesLiveInstances(accountId, body.provider, body.api_key);
-      const { record, created } = await deps.queries.upsertProviderKey(accountId, {
+      const { record: saved, created } = await deps.queries.upsertProviderKey(accountId, {
         provider: body.provider,
         displayLabel: body.display_label ?? PROVIDER_NAMES[body.provider],
         keyHint: keyHint(body.api_key),
@@ -114,6 +139,7 @@ export function registerProviderKeyRoutes(
       // The new key sees them (same provider account): its "not found" may end them from now on, even one that
       // ends before the observer's next look with it (docs/spend-control.md, "The creating key").
       await deps.instances.bindCreatingKey(seen, providerKeyFingerprint(body.provider, body.api_key));
+      const record = check ? ((await deps.queries.recordVerification(accountId, body.provider, true, check.at)) ?? saved) : saved;
       return { status: created ? 201 : 200, body: record };
     },
   });

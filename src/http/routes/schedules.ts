@@ -14,7 +14,7 @@ import { TEMPLATES } from '../../domain/templates';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../errors';
 import type { ApiKeyRow } from '../../db/queries/api-keys';
 import { isKnownGpuSlug } from '../../providers/gpu-catalog';
-import { IdleStopBody } from '../launch-schemas';
+import { dockerImageField, IdleStopBody } from '../launch-schemas';
 import type { ScheduleClient } from '../../workflow-clients/schedules';
 import type { ScheduleSync } from '../../workflow-clients/schedule-sync';
 import { ListQuery, pageOf } from '../paging';
@@ -48,11 +48,7 @@ const fields = {
     .max(1_000_000)
     .refine((v) => Math.abs(v * 1_000_000 - Math.round(v * 1_000_000)) < 1e-6, 'at most six decimals'),
   prefer_spot: z.boolean(),
-  docker_image: z
-    .string()
-    .min(1)
-    .max(300)
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/, 'an image reference such as ghcr.io/org/image:tag'),
+  docker_image: dockerImageField,
   startup_script: scriptText({ max: 16_384 }),
 };
 

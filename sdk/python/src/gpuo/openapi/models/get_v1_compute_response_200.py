@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -30,11 +30,15 @@ class GetV1ComputeResponse200:
         data (list[GetV1ComputeResponse200DataItem]):
         errors (list[GetV1ComputeResponse200ErrorsItem] | Unset):
         providers (list[GetV1ComputeResponse200ProvidersItem] | Unset):
+        has_more (bool | Unset): `status=ended`: whether another page follows
+        next_cursor (None | str | Unset): `status=ended`: pass as `cursor` for the next page; null on the last page
     """
 
     data: list[GetV1ComputeResponse200DataItem]
     errors: list[GetV1ComputeResponse200ErrorsItem] | Unset = UNSET
     providers: list[GetV1ComputeResponse200ProvidersItem] | Unset = UNSET
+    has_more: bool | Unset = UNSET
+    next_cursor: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -57,6 +61,14 @@ class GetV1ComputeResponse200:
                 providers_item = providers_item_data.to_dict()
                 providers.append(providers_item)
 
+        has_more = self.has_more
+
+        next_cursor: None | str | Unset
+        if isinstance(self.next_cursor, Unset):
+            next_cursor = UNSET
+        else:
+            next_cursor = self.next_cursor
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -68,6 +80,10 @@ class GetV1ComputeResponse200:
             field_dict["errors"] = errors
         if providers is not UNSET:
             field_dict["providers"] = providers
+        if has_more is not UNSET:
+            field_dict["has_more"] = has_more
+        if next_cursor is not UNSET:
+            field_dict["next_cursor"] = next_cursor
 
         return field_dict
 
@@ -113,10 +129,23 @@ class GetV1ComputeResponse200:
 
                 providers.append(providers_item)
 
+        has_more = d.pop("has_more", UNSET)
+
+        def _parse_next_cursor(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        next_cursor = _parse_next_cursor(d.pop("next_cursor", UNSET))
+
         get_v1_compute_response_200 = cls(
             data=data,
             errors=errors,
             providers=providers,
+            has_more=has_more,
+            next_cursor=next_cursor,
         )
 
         get_v1_compute_response_200.additional_properties = d

@@ -6,6 +6,9 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.get_v1_compute_response_200_data_item_end_kind import (
+    GetV1ComputeResponse200DataItemEndKind,
+)
 from ..models.get_v1_compute_response_200_data_item_provider import (
     GetV1ComputeResponse200DataItemProvider,
 )
@@ -54,6 +57,11 @@ class GetV1ComputeResponse200DataItem:
         idle_stop (GetV1ComputeResponse200DataItemIdleStop | Unset): the idle-stop rule the instance was launched with
             (beyond the spec); absent: none
         stale (bool | Unset): present when the provider's last round failed: this is its last good view
+        started_at (None | str | Unset): `status=ended`: when metering started (null: it never ran)
+        ended_at (None | str | Unset): `status=ended`: when it ended
+        end_kind (GetV1ComputeResponse200DataItemEndKind | Unset): `status=ended`: why it ended, as one word
+            (`end_reason` has the sentence)
+        total_cost (float | Unset): `status=ended`: what the ledger charged the instance in all
     """
 
     id: str
@@ -77,6 +85,10 @@ class GetV1ComputeResponse200DataItem:
     end_reason: str | Unset = UNSET
     idle_stop: GetV1ComputeResponse200DataItemIdleStop | Unset = UNSET
     stale: bool | Unset = UNSET
+    started_at: None | str | Unset = UNSET
+    ended_at: None | str | Unset = UNSET
+    end_kind: GetV1ComputeResponse200DataItemEndKind | Unset = UNSET
+    total_cost: float | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -148,6 +160,24 @@ class GetV1ComputeResponse200DataItem:
 
         stale = self.stale
 
+        started_at: None | str | Unset
+        if isinstance(self.started_at, Unset):
+            started_at = UNSET
+        else:
+            started_at = self.started_at
+
+        ended_at: None | str | Unset
+        if isinstance(self.ended_at, Unset):
+            ended_at = UNSET
+        else:
+            ended_at = self.ended_at
+
+        end_kind: str | Unset = UNSET
+        if not isinstance(self.end_kind, Unset):
+            end_kind = self.end_kind.value
+
+        total_cost = self.total_cost
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -179,6 +209,14 @@ class GetV1ComputeResponse200DataItem:
             field_dict["idle_stop"] = idle_stop
         if stale is not UNSET:
             field_dict["stale"] = stale
+        if started_at is not UNSET:
+            field_dict["started_at"] = started_at
+        if ended_at is not UNSET:
+            field_dict["ended_at"] = ended_at
+        if end_kind is not UNSET:
+            field_dict["end_kind"] = end_kind
+        if total_cost is not UNSET:
+            field_dict["total_cost"] = total_cost
 
         return field_dict
 
@@ -310,6 +348,33 @@ class GetV1ComputeResponse200DataItem:
 
         stale = d.pop("stale", UNSET)
 
+        def _parse_started_at(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        started_at = _parse_started_at(d.pop("started_at", UNSET))
+
+        def _parse_ended_at(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        ended_at = _parse_ended_at(d.pop("ended_at", UNSET))
+
+        _end_kind = d.pop("end_kind", UNSET)
+        end_kind: GetV1ComputeResponse200DataItemEndKind | Unset
+        if isinstance(_end_kind, Unset):
+            end_kind = UNSET
+        else:
+            end_kind = GetV1ComputeResponse200DataItemEndKind(_end_kind)
+
+        total_cost = d.pop("total_cost", UNSET)
+
         get_v1_compute_response_200_data_item = cls(
             id=id,
             provider=provider,
@@ -332,6 +397,10 @@ class GetV1ComputeResponse200DataItem:
             end_reason=end_reason,
             idle_stop=idle_stop,
             stale=stale,
+            started_at=started_at,
+            ended_at=ended_at,
+            end_kind=end_kind,
+            total_cost=total_cost,
         )
 
         get_v1_compute_response_200_data_item.additional_properties = d

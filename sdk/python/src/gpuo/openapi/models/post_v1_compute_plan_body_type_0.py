@@ -24,7 +24,7 @@ class PostV1ComputePlanBodyType0:
     """
     Attributes:
         provider (PostV1ComputePlanBodyType0Provider):
-        gpu_type (str):
+        gpu_type (str): a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`)
         gpu_count (int | Unset):  Default: 1.
         docker_image (str | Unset):
         spot (bool | Unset):  Default: False.

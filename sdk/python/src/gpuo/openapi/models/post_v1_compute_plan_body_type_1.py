@@ -17,7 +17,7 @@ T = TypeVar("T", bound="PostV1ComputePlanBodyType1")
 class PostV1ComputePlanBodyType1:
     """
     Attributes:
-        gpu_type (str):
+        gpu_type (str): a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`)
         gpu_count (int | Unset):  Default: 1.
         spot (bool | Unset): true: spot offers first (where sold), then on-demand Default: False.
         providers (list[PostV1ComputePlanBodyType1ProvidersItem] | Unset): default: all three

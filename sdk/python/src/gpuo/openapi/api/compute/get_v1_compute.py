@@ -8,12 +8,16 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.get_v1_compute_refresh import GetV1ComputeRefresh
 from ...models.get_v1_compute_response_200 import GetV1ComputeResponse200
+from ...models.get_v1_compute_status import GetV1ComputeStatus
 from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
     refresh: GetV1ComputeRefresh | Unset = UNSET,
+    status: GetV1ComputeStatus | Unset = UNSET,
+    limit: int | Unset = 50,
+    cursor: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -23,6 +27,16 @@ def _get_kwargs(
         json_refresh = refresh.value
 
     params["refresh"] = json_refresh
+
+    json_status: str | Unset = UNSET
+    if not isinstance(status, Unset):
+        json_status = status.value
+
+    params["status"] = json_status
+
+    params["limit"] = limit
+
+    params["cursor"] = cursor
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -94,17 +108,27 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     refresh: GetV1ComputeRefresh | Unset = UNSET,
+    status: GetV1ComputeStatus | Unset = UNSET,
+    limit: int | Unset = 50,
+    cursor: str | Unset = UNSET,
 ) -> Response[ErrorBody | GetV1ComputeResponse200]:
     """All instances visible through the account's connected provider keys
 
      Served from what the observers last listed at each provider (no provider call per request): each
     record has `observed_at`, `providers` says per provider when it was observed and whether that view
     is `fresh`, `stale` (its last round failed; the provider is also in `errors`) or `pending`.
-    `?refresh=true` asks for a round now and answers when it ends or within a few seconds.
+    `?refresh=true` asks for a round now and answers when it ends or within a few seconds. An instance
+    leaves this list once it ended (terminate answered). `?status=ended` lists the ended instances
+    instead, paged (`limit`, `cursor`), newest first, each with `started_at`, `ended_at`, `end_kind`,
+    `end_reason` and `total_cost`.
 
     Args:
         refresh (GetV1ComputeRefresh | Unset): true: ask the providers for a round now (answered
             within a few seconds)
+        status (GetV1ComputeStatus | Unset): `ended`: the ended instances instead (paged, newest
+            first, with why and what they cost)
+        limit (int | Unset): page size of `status=ended`, 1-200 (default 50) Default: 50.
+        cursor (str | Unset): `status=ended`: next_cursor of the previous page
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -116,6 +140,9 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         refresh=refresh,
+        status=status,
+        limit=limit,
+        cursor=cursor,
     )
 
     response = client.get_httpx_client().request(
@@ -129,17 +156,27 @@ def sync(
     *,
     client: AuthenticatedClient,
     refresh: GetV1ComputeRefresh | Unset = UNSET,
+    status: GetV1ComputeStatus | Unset = UNSET,
+    limit: int | Unset = 50,
+    cursor: str | Unset = UNSET,
 ) -> ErrorBody | GetV1ComputeResponse200 | None:
     """All instances visible through the account's connected provider keys
 
      Served from what the observers last listed at each provider (no provider call per request): each
     record has `observed_at`, `providers` says per provider when it was observed and whether that view
     is `fresh`, `stale` (its last round failed; the provider is also in `errors`) or `pending`.
-    `?refresh=true` asks for a round now and answers when it ends or within a few seconds.
+    `?refresh=true` asks for a round now and answers when it ends or within a few seconds. An instance
+    leaves this list once it ended (terminate answered). `?status=ended` lists the ended instances
+    instead, paged (`limit`, `cursor`), newest first, each with `started_at`, `ended_at`, `end_kind`,
+    `end_reason` and `total_cost`.
 
     Args:
         refresh (GetV1ComputeRefresh | Unset): true: ask the providers for a round now (answered
             within a few seconds)
+        status (GetV1ComputeStatus | Unset): `ended`: the ended instances instead (paged, newest
+            first, with why and what they cost)
+        limit (int | Unset): page size of `status=ended`, 1-200 (default 50) Default: 50.
+        cursor (str | Unset): `status=ended`: next_cursor of the previous page
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -152,6 +189,9 @@ def sync(
     return sync_detailed(
         client=client,
         refresh=refresh,
+        status=status,
+        limit=limit,
+        cursor=cursor,
     ).parsed
 
 
@@ -159,17 +199,27 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     refresh: GetV1ComputeRefresh | Unset = UNSET,
+    status: GetV1ComputeStatus | Unset = UNSET,
+    limit: int | Unset = 50,
+    cursor: str | Unset = UNSET,
 ) -> Response[ErrorBody | GetV1ComputeResponse200]:
     """All instances visible through the account's connected provider keys
 
      Served from what the observers last listed at each provider (no provider call per request): each
     record has `observed_at`, `providers` says per provider when it was observed and whether that view
     is `fresh`, `stale` (its last round failed; the provider is also in `errors`) or `pending`.
-    `?refresh=true` asks for a round now and answers when it ends or within a few seconds.
+    `?refresh=true` asks for a round now and answers when it ends or within a few seconds. An instance
+    leaves this list once it ended (terminate answered). `?status=ended` lists the ended instances
+    instead, paged (`limit`, `cursor`), newest first, each with `started_at`, `ended_at`, `end_kind`,
+    `end_reason` and `total_cost`.
 
     Args:
         refresh (GetV1ComputeRefresh | Unset): true: ask the providers for a round now (answered
             within a few seconds)
+        status (GetV1ComputeStatus | Unset): `ended`: the ended instances instead (paged, newest
+            first, with why and what they cost)
+        limit (int | Unset): page size of `status=ended`, 1-200 (default 50) Default: 50.
+        cursor (str | Unset): `status=ended`: next_cursor of the previous page
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -181,6 +231,9 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         refresh=refresh,
+        status=status,
+        limit=limit,
+        cursor=cursor,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -192,17 +245,27 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     refresh: GetV1ComputeRefresh | Unset = UNSET,
+    status: GetV1ComputeStatus | Unset = UNSET,
+    limit: int | Unset = 50,
+    cursor: str | Unset = UNSET,
 ) -> ErrorBody | GetV1ComputeResponse200 | None:
     """All instances visible through the account's connected provider keys
 
      Served from what the observers last listed at each provider (no provider call per request): each
     record has `observed_at`, `providers` says per provider when it was observed and whether that view
     is `fresh`, `stale` (its last round failed; the provider is also in `errors`) or `pending`.
-    `?refresh=true` asks for a round now and answers when it ends or within a few seconds.
+    `?refresh=true` asks for a round now and answers when it ends or within a few seconds. An instance
+    leaves this list once it ended (terminate answered). `?status=ended` lists the ended instances
+    instead, paged (`limit`, `cursor`), newest first, each with `started_at`, `ended_at`, `end_kind`,
+    `end_reason` and `total_cost`.
 
     Args:
         refresh (GetV1ComputeRefresh | Unset): true: ask the providers for a round now (answered
             within a few seconds)
+        status (GetV1ComputeStatus | Unset): `ended`: the ended instances instead (paged, newest
+            first, with why and what they cost)
+        limit (int | Unset): page size of `status=ended`, 1-200 (default 50) Default: 50.
+        cursor (str | Unset): `status=ended`: next_cursor of the previous page
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -216,5 +279,8 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             refresh=refresh,
+            status=status,
+            limit=limit,
+            cursor=cursor,
         )
     ).parsed

@@ -32,6 +32,11 @@ def _parse_response(
         response_304 = cast(Any, None)
         return response_304
 
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+        return response_404
+
     if response.status_code == 429:
         response_429 = ErrorBody.from_dict(response.json())
 

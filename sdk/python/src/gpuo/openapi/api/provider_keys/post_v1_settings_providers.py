@@ -88,6 +88,11 @@ def _parse_response(
 
         return response_415
 
+    if response.status_code == 422:
+        response_422 = ErrorBody.from_dict(response.json())
+
+        return response_422
+
     if response.status_code == 429:
         response_429 = ErrorBody.from_dict(response.json())
 
@@ -136,9 +141,11 @@ def sync_detailed(
 ]:
     """Connect (or replace) the account's key for a provider
 
-     One key per provider: 201 when new, 200 when it replaced the previous key (which becomes unverified
-    again). A replacement must see every live managed instance of that provider (409 naming those it
-    cannot see).
+     One key per provider: 201 when new, 200 when it replaced the previous key. The key is verified with
+    the provider first: one it rejects is refused 422 `provider_error` with its reason and nothing is
+    stored; one it accepts is saved `valid` with `last_verified_at`; when the provider cannot be reached
+    it is saved `unverified`. A replacement must see every live managed instance of that provider (409
+    naming those it cannot see).
 
     Args:
         body (PostV1SettingsProvidersBody):
@@ -174,9 +181,11 @@ def sync(
 ):
     """Connect (or replace) the account's key for a provider
 
-     One key per provider: 201 when new, 200 when it replaced the previous key (which becomes unverified
-    again). A replacement must see every live managed instance of that provider (409 naming those it
-    cannot see).
+     One key per provider: 201 when new, 200 when it replaced the previous key. The key is verified with
+    the provider first: one it rejects is refused 422 `provider_error` with its reason and nothing is
+    stored; one it accepts is saved `valid` with `last_verified_at`; when the provider cannot be reached
+    it is saved `unverified`. A replacement must see every live managed instance of that provider (409
+    naming those it cannot see).
 
     Args:
         body (PostV1SettingsProvidersBody):
@@ -204,9 +213,11 @@ async def asyncio_detailed(
 ]:
     """Connect (or replace) the account's key for a provider
 
-     One key per provider: 201 when new, 200 when it replaced the previous key (which becomes unverified
-    again). A replacement must see every live managed instance of that provider (409 naming those it
-    cannot see).
+     One key per provider: 201 when new, 200 when it replaced the previous key. The key is verified with
+    the provider first: one it rejects is refused 422 `provider_error` with its reason and nothing is
+    stored; one it accepts is saved `valid` with `last_verified_at`; when the provider cannot be reached
+    it is saved `unverified`. A replacement must see every live managed instance of that provider (409
+    naming those it cannot see).
 
     Args:
         body (PostV1SettingsProvidersBody):
@@ -240,9 +251,11 @@ async def asyncio(
 ):
     """Connect (or replace) the account's key for a provider
 
-     One key per provider: 201 when new, 200 when it replaced the previous key (which becomes unverified
-    again). A replacement must see every live managed instance of that provider (409 naming those it
-    cannot see).
+     One key per provider: 201 when new, 200 when it replaced the previous key. The key is verified with
+    the provider first: one it rejects is refused 422 `provider_error` with its reason and nothing is
+    stored; one it accepts is saved `valid` with `last_verified_at`; when the provider cannot be reached
+    it is saved `unverified`. A replacement must see every live managed instance of that provider (409
+    naming those it cannot see).
 
     Args:
         body (PostV1SettingsProvidersBody):
