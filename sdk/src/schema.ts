@@ -1216,7 +1216,7 @@ export interface paths {
         put?: never;
         /**
          * Connect (or replace) the account's key for a provider
-         * @description One key per provider: 201 when new, 200 when it replaced the previous key (which becomes unverified again). A replacement must see every live managed instance of that provider (409 naming those it cannot see).
+         * @description One key per provider: 201 when new, 200 when it replaced the previous key. The key is verified with the provider first: one it rejects is refused 422 `provider_error` with its reason and nothing is stored; one it accepts is saved `valid` with `last_verified_at`; when the provider cannot be reached it is saved `unverified`. A replacement must see every live managed instance of that provider (409 naming those it cannot see).
          */
         post: {
             parameters: {
@@ -1400,6 +1400,25 @@ export interface paths {
                 };
                 /** @description Body not sent as application/json (`unsupported_media_type`) */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2184,6 +2203,7 @@ export interface paths {
                     "application/json": {
                         /** @enum {string} */
                         provider: "runpod" | "vastai" | "lambda";
+                        /** @description a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`) */
                         gpu_type: string;
                         /** @default 1 */
                         gpu_count?: number;
@@ -2204,6 +2224,7 @@ export interface paths {
                             for_minutes: number;
                         };
                     } | {
+                        /** @description a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`) */
                         gpu_type: string;
                         /** @default 1 */
                         gpu_count?: number;
@@ -2533,6 +2554,7 @@ export interface paths {
                     "application/json": {
                         /** @enum {string} */
                         provider: "runpod" | "vastai" | "lambda";
+                        /** @description a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`) */
                         gpu_type: string;
                         /** @default 1 */
                         gpu_count?: number;
@@ -3577,13 +3599,19 @@ export interface paths {
         };
         /**
          * All instances visible through the account's connected provider keys
-         * @description Served from what the observers last listed at each provider (no provider call per request): each record has `observed_at`, `providers` says per provider when it was observed and whether that view is `fresh`, `stale` (its last round failed; the provider is also in `errors`) or `pending`. `?refresh=true` asks for a round now and answers when it ends or within a few seconds.
+         * @description Served from what the observers last listed at each provider (no provider call per request): each record has `observed_at`, `providers` says per provider when it was observed and whether that view is `fresh`, `stale` (its last round failed; the provider is also in `errors`) or `pending`. `?refresh=true` asks for a round now and answers when it ends or within a few seconds. An instance leaves this list once it ended (terminate answered). `?status=ended` lists the ended instances instead, paged (`limit`, `cursor`), newest first, each with `started_at`, `ended_at`, `end_kind`, `end_reason` and `total_cost`.
          */
         get: {
             parameters: {
                 query?: {
                     /** @description true: ask the providers for a round now (answered within a few seconds) */
                     refresh?: "true" | "false";
+                    /** @description `ended`: the ended instances instead (paged, newest first, with why and what they cost) */
+                    status?: "ended";
+                    /** @description page size of `status=ended`, 1-200 (default 50) */
+                    limit?: number;
+                    /** @description `status=ended`: next_cursor of the previous page */
+                    cursor?: string;
                 };
                 header?: never;
                 path?: never;
@@ -3643,6 +3671,17 @@ export interface paths {
                                 stale?: true;
                                 /** @description percent per GPU as the provider last reported it (runpod, vastai); null where not reported */
                                 gpu_utilization: number[] | null;
+                                /** @description `status=ended`: when metering started (null: it never ran) */
+                                started_at?: string | null;
+                                /** @description `status=ended`: when it ended */
+                                ended_at?: string | null;
+                                /**
+                                 * @description `status=ended`: why it ended, as one word (`end_reason` has the sentence)
+                                 * @enum {string}
+                                 */
+                                end_kind?: "terminated" | "preempted" | "idle_stopped" | "boot_failed" | "lost" | "balance_depleted" | "key_cap";
+                                /** @description `status=ended`: what the ledger charged the instance in all */
+                                total_cost?: number;
                             }[];
                             errors?: {
                                 /** @enum {string} */
@@ -3658,6 +3697,10 @@ export interface paths {
                                 /** @enum {string} */
                                 status: "fresh" | "stale" | "pending";
                             }[];
+                            /** @description `status=ended`: whether another page follows */
+                            has_more?: boolean;
+                            /** @description `status=ended`: pass as `cursor` for the next page; null on the last page */
+                            next_cursor?: string | null;
                         };
                     };
                 };
@@ -3703,6 +3746,274 @@ export interface paths {
                 };
                 /** @description The API key lacks the scope this operation needs; the message names it (`forbidden`) */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                429: {
+                    headers: {
+                        /** @description seconds until a request will be accepted */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (`internal_error`, fixed message; quote the request_id) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, with Retry-After) is unreachable */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before retrying (service_unavailable) */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/compute/{provider_instance_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One instance: its record, timeline, cost to date and charges
+         * @description A managed instance of this account, live or ended: what happened to it and when (`timeline`), what it cost so far (`cost.to_date` = the ledger's charges `cost.posted` + `cost.accrued` since its last charge), its latest charges and the price it runs at. An instance ended here that its provider still lists shows `terminating` with `provider_view`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    provider_instance_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The instance record */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the provider's own instance id (used in paths) */
+                            id: string;
+                            /** @enum {string} */
+                            provider: "runpod" | "vastai" | "lambda";
+                            name: string | null;
+                            /** @enum {string} */
+                            status: "provisioning" | "running" | "stopping" | "stopped" | "terminating" | "terminated" | "failed" | "unknown";
+                            provider_status: string | null;
+                            gpu_type: string | null;
+                            gpu_count: number;
+                            /** @description dollars per hour for the whole instance */
+                            price_per_hour: number | null;
+                            spot: boolean;
+                            region: string | null;
+                            docker_image: string | null;
+                            public_ip: string | null;
+                            ssh: {
+                                host: string;
+                                port: number;
+                                user: string;
+                            } | null;
+                            /** @description ISO 8601 UTC timestamp */
+                            created_at: string | null;
+                            /** @description true for instances launched through this service */
+                            managed: boolean;
+                            warnings?: string[];
+                            /** @description why the service itself stopped or ended the instance, when it did */
+                            end_reason?: string;
+                            /** @description the idle-stop rule the instance was launched with (beyond the spec); absent: none */
+                            idle_stop?: {
+                                /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                                utilization_below_percent: number;
+                                /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                                for_minutes: number;
+                            };
+                            /** @description when metering started (the provider reported it running) */
+                            started_at: string | null;
+                            /** @description ISO 8601 UTC timestamp */
+                            ended_at: string | null;
+                            /**
+                             * @description present once the instance ended: why, as one word (`end_reason` has the sentence)
+                             * @enum {string}
+                             */
+                            end_kind?: "terminated" | "preempted" | "idle_stopped" | "boot_failed" | "lost" | "balance_depleted" | "key_cap";
+                            /** @description what happened to the instance, in the order it happened; `running` is at the start the provider reported, which can be a moment before its create answered (`created`) */
+                            timeline: {
+                                /** @enum {string} */
+                                event: "requested" | "created" | "running" | "stopped" | "idle_stopped" | "preempted" | "terminated" | "failed";
+                                /** @description ISO 8601 UTC timestamp */
+                                at: string;
+                                /** @description why, where the service or the provider said */
+                                reason?: string;
+                            }[];
+                            /** @description the cost of the instance so far, at `price_per_hour` */
+                            cost: {
+                                /** @description posted + accrued */
+                                to_date: number;
+                                /** @description what the ledger has charged the instance (the sum of its instance charges) */
+                                posted: number;
+                                /** @description what it has run up since its last charge, charged at the next meter interval or at its end */
+                                accrued: number;
+                            };
+                            charges: {
+                                count: number;
+                                /** @description the newest charges, at most 50, newest first (all of them: GET /v1/billing/transactions) */
+                                latest: {
+                                    id: string;
+                                    /** @enum {string} */
+                                    type: "instance_charge" | "credit_topup" | "credit_grant" | "credit_refund" | "credit_dispute";
+                                    /** @description dollars; negative for charges, refunds and opened disputes, positive for top-ups, grants and won disputes */
+                                    amount: number;
+                                    /** @description the balance right after this transaction, dollars */
+                                    balance_after: number;
+                                    description: string;
+                                    /** @description present on instance_charge, absent on credit_topup and credit_grant */
+                                    instance_id?: string;
+                                    /** @description ISO 8601 UTC timestamp */
+                                    created_at: string;
+                                }[];
+                            };
+                            /** @description what the provider last listed, when it differs from an ended record (the service keeps ending it) */
+                            provider_view?: {
+                                status: string | null;
+                                provider_status: string | null;
+                                /** @description ISO 8601 UTC timestamp */
+                                observed_at: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked service key (`unauthenticated`, with WWW-Authenticate) */
+                401: {
+                    headers: {
+                        /** @description `Bearer` */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The API key lacks the scope this operation needs; the message names it (`forbidden`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or it belongs to another account (`not_found`) */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5892,7 +6203,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -6715,6 +7026,119 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/gpus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The GPU types: slugs, names, memory and the aliases each answers to (public)
+         * @description Every route that takes a GPU type takes its slug or an alias naming it alone (`4090` is `rtx-4090`); a family name of several (`h100`) is answered 400 with the slugs it could mean; a name of none is answered with a message pointing here (400; 404 on the pricing routes, which answer an unknown slug so).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The GPU types */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description the slug every route takes */
+                                gpu_type: string;
+                                display_name: string;
+                                vram_gb: number;
+                                /** @description other names that mean this GPU type alone (compared without case, spaces, dashes) */
+                                aliases: string[];
+                            }[];
+                            /** @description names of several GPU types (refused with the list): the slugs each means */
+                            families: {
+                                [key: string]: string[];
+                            };
+                        };
+                    };
+                };
+                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                429: {
+                    headers: {
+                        /** @description seconds until a request will be accepted */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (`internal_error`, fixed message; quote the request_id) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, with Retry-After) is unreachable */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before retrying (service_unavailable) */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/pricing": {
         parameters: {
             query?: never;
@@ -6767,6 +7191,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description Not found, or it belongs to another account (`not_found`) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
                 };
                 /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
                 429: {

@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "2d433ef55caa26c5095337d053fc4041e7ae1280a11fb1c07f824b4cb9171346"
+OPENAPI_SHA256 = "6996f681e963e5e51f8935889da132c9510c1653abcbf2858a5895a0c29abd81"

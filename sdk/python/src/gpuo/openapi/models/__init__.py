@@ -77,9 +77,51 @@ from .get_v1_billing_transactions_response_200_data_item_type import (
     GetV1BillingTransactionsResponse200DataItemType,
 )
 from .get_v1_billing_transactions_type import GetV1BillingTransactionsType
+from .get_v1_compute_provider_instance_id_response_200 import (
+    GetV1ComputeProviderInstanceIdResponse200,
+)
+from .get_v1_compute_provider_instance_id_response_200_charges import (
+    GetV1ComputeProviderInstanceIdResponse200Charges,
+)
+from .get_v1_compute_provider_instance_id_response_200_charges_latest_item import (
+    GetV1ComputeProviderInstanceIdResponse200ChargesLatestItem,
+)
+from .get_v1_compute_provider_instance_id_response_200_charges_latest_item_type import (
+    GetV1ComputeProviderInstanceIdResponse200ChargesLatestItemType,
+)
+from .get_v1_compute_provider_instance_id_response_200_cost import (
+    GetV1ComputeProviderInstanceIdResponse200Cost,
+)
+from .get_v1_compute_provider_instance_id_response_200_end_kind import (
+    GetV1ComputeProviderInstanceIdResponse200EndKind,
+)
+from .get_v1_compute_provider_instance_id_response_200_idle_stop import (
+    GetV1ComputeProviderInstanceIdResponse200IdleStop,
+)
+from .get_v1_compute_provider_instance_id_response_200_provider import (
+    GetV1ComputeProviderInstanceIdResponse200Provider,
+)
+from .get_v1_compute_provider_instance_id_response_200_provider_view import (
+    GetV1ComputeProviderInstanceIdResponse200ProviderView,
+)
+from .get_v1_compute_provider_instance_id_response_200_ssh_type_0 import (
+    GetV1ComputeProviderInstanceIdResponse200SshType0,
+)
+from .get_v1_compute_provider_instance_id_response_200_status import (
+    GetV1ComputeProviderInstanceIdResponse200Status,
+)
+from .get_v1_compute_provider_instance_id_response_200_timeline_item import (
+    GetV1ComputeProviderInstanceIdResponse200TimelineItem,
+)
+from .get_v1_compute_provider_instance_id_response_200_timeline_item_event import (
+    GetV1ComputeProviderInstanceIdResponse200TimelineItemEvent,
+)
 from .get_v1_compute_refresh import GetV1ComputeRefresh
 from .get_v1_compute_response_200 import GetV1ComputeResponse200
 from .get_v1_compute_response_200_data_item import GetV1ComputeResponse200DataItem
+from .get_v1_compute_response_200_data_item_end_kind import (
+    GetV1ComputeResponse200DataItemEndKind,
+)
 from .get_v1_compute_response_200_data_item_idle_stop import (
     GetV1ComputeResponse200DataItemIdleStop,
 )
@@ -105,12 +147,16 @@ from .get_v1_compute_response_200_providers_item_provider import (
 from .get_v1_compute_response_200_providers_item_status import (
     GetV1ComputeResponse200ProvidersItemStatus,
 )
+from .get_v1_compute_status import GetV1ComputeStatus
 from .get_v1_events_response_200 import GetV1EventsResponse200
 from .get_v1_events_response_200_data_item import GetV1EventsResponse200DataItem
 from .get_v1_events_response_200_data_item_data import (
     GetV1EventsResponse200DataItemData,
 )
 from .get_v1_events_type import GetV1EventsType
+from .get_v1_gpus_response_200 import GetV1GpusResponse200
+from .get_v1_gpus_response_200_data_item import GetV1GpusResponse200DataItem
+from .get_v1_gpus_response_200_families import GetV1GpusResponse200Families
 from .get_v1_jobs_id_response_200 import GetV1JobsIdResponse200
 from .get_v1_jobs_id_response_200_attempts_item import (
     GetV1JobsIdResponse200AttemptsItem,
@@ -561,9 +607,23 @@ __all__ = (
     "GetV1BillingTransactionsResponse200DataItem",
     "GetV1BillingTransactionsResponse200DataItemType",
     "GetV1BillingTransactionsType",
+    "GetV1ComputeProviderInstanceIdResponse200",
+    "GetV1ComputeProviderInstanceIdResponse200Charges",
+    "GetV1ComputeProviderInstanceIdResponse200ChargesLatestItem",
+    "GetV1ComputeProviderInstanceIdResponse200ChargesLatestItemType",
+    "GetV1ComputeProviderInstanceIdResponse200Cost",
+    "GetV1ComputeProviderInstanceIdResponse200EndKind",
+    "GetV1ComputeProviderInstanceIdResponse200IdleStop",
+    "GetV1ComputeProviderInstanceIdResponse200Provider",
+    "GetV1ComputeProviderInstanceIdResponse200ProviderView",
+    "GetV1ComputeProviderInstanceIdResponse200SshType0",
+    "GetV1ComputeProviderInstanceIdResponse200Status",
+    "GetV1ComputeProviderInstanceIdResponse200TimelineItem",
+    "GetV1ComputeProviderInstanceIdResponse200TimelineItemEvent",
     "GetV1ComputeRefresh",
     "GetV1ComputeResponse200",
     "GetV1ComputeResponse200DataItem",
+    "GetV1ComputeResponse200DataItemEndKind",
     "GetV1ComputeResponse200DataItemIdleStop",
     "GetV1ComputeResponse200DataItemProvider",
     "GetV1ComputeResponse200DataItemSshType0",
@@ -573,10 +633,14 @@ __all__ = (
     "GetV1ComputeResponse200ProvidersItem",
     "GetV1ComputeResponse200ProvidersItemProvider",
     "GetV1ComputeResponse200ProvidersItemStatus",
+    "GetV1ComputeStatus",
     "GetV1EventsResponse200",
     "GetV1EventsResponse200DataItem",
     "GetV1EventsResponse200DataItemData",
     "GetV1EventsType",
+    "GetV1GpusResponse200",
+    "GetV1GpusResponse200DataItem",
+    "GetV1GpusResponse200Families",
     "GetV1JobsIdResponse200",
     "GetV1JobsIdResponse200AttemptsItem",
     "GetV1JobsIdResponse200AttemptsItemProvider",
