@@ -100,7 +100,8 @@ describe('a job', () => {
   it.concurrent.each(['vastai', 'runpod'] as const)('on %s that exits 0 ends succeeded, its instance ended within 5 s of the report', async (provider) => {
     const a = await accountWith([provider]);
     const res = await t.http.post('/v1/jobs').set(a.auth).send({
-      gpu: 'rtx-4090', template: 'pytorch', command: 'echo "value=$GREETING"; sleep 1; exit 0', env: { GREETING: 'hush-secret-42' },
+      // Runs past the observer's boot looks (1, 2, 3 s), so the instance is metered before it exits (docs/jobs.md).
+      gpu: 'rtx-4090', template: 'pytorch', command: 'echo "value=$GREETING"; sleep 4; exit 0', env: { GREETING: 'hush-secret-42' },
       providers: [provider], spot_policy: 'on-demand',
     });
     expect(res.status).toBe(201);
