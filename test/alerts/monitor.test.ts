@@ -13,6 +13,7 @@ import type { PricingRefreshResult } from '../../workflows/contracts/maintenance
 import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, uniqueTaskQueue, type TemporalTestEnv } from '../helpers/temporal';
 import { eventually } from '../helpers/process';
+import { terminated } from '../helpers/terminate';
 
 jest.setTimeout(180_000);
 
@@ -169,7 +170,7 @@ describe('budgets', () => {
     expect(event!.data.value).toBeGreaterThanOrEqual(0.0004);
     expect((await waitForStatus(a.auth, id, 'running')).status).toBe('running');
 
-    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+    await terminated(t.http, a.auth, id);
     const spent = await monthSpend(a.accountId);
     // The value is the accrued spend when it triggered: part of what the instance cost in the end.
     expect(event!.data.value).toBeLessThanOrEqual(spent);
@@ -235,7 +236,7 @@ describe('budgets', () => {
     });
     expect(stopped!.data).toMatchObject({ instance_id: pod, reason: 'budget alert alert_crashed reached' });
     expect((await t.sql(`SELECT 1 FROM alert_stop_requests WHERE alert_id = 'alert_crashed' AND delivered_at IS NOT NULL`)).length).toBe(1);
-    await t.http.post(`/v1/compute/${pod}/terminate`).set(a.auth).expect(200);
+    await terminated(t.http, a.auth, pod);
   });
 
   it('outlives its worker: signals sent while no worker runs are evaluated by the next worker', async () => {

@@ -6,6 +6,7 @@
  */
 import { createTestContext, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+import { terminated } from '../helpers/terminate';
 
 jest.setTimeout(120_000);
 
@@ -76,7 +77,7 @@ it('`4090` launches rtx-4090, and compare and history answer for the slug an ali
   expect(launched.status).toBe(201);
   expect(launched.body.gpu_type).toBe('rtx-4090');
   expect(t.sims.runpod.control.instances(a.simKey).map((i) => i.id)).toEqual([launched.body.id]);
-  await t.http.post(`/v1/compute/${launched.body.id}/terminate`).set(a.auth).expect(200);
+  await terminated(t.http, a.auth, launched.body.id);
 
   const compare = await t.http.get('/v1/pricing/compare?gpu=RTX%204090').expect(200);
   expect(compare.body.gpu_type).toBe('rtx-4090');

@@ -14,6 +14,7 @@ import { ed25519Key } from '../fixtures/ssh-keys';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+import { terminated } from '../helpers/terminate';
 
 jest.setTimeout(180_000);
 
@@ -87,7 +88,7 @@ describe('admission covers the whole fleet for the next hour', () => {
 
     // Ending one frees its hour: the next launch fits again.
     const first = replay.body.id as string;
-    await t.http.post(`/v1/compute/${first}/terminate`).set(account.auth).expect(200);
+    await terminated(t.http, account.auth, first);
     expect((await launch(500)).status).toBe(201);
     expect(await liveRows(account.accountId)).toBe(12);
 
@@ -194,7 +195,7 @@ describe('an Idempotency-Key is bound to its first body for 24 h', () => {
     expect(ok.status).toBe(201);
     expect(ok.body).toMatchObject({ provider: 'vastai', gpu_type: 'rtx-4090' });
     expect(t.sims.vastai.control.instances(account.simKey).map((i) => i.id)).toEqual([ok.body.id]);
-    await t.http.post(`/v1/compute/${ok.body.id}/terminate`).set(account.auth).expect(200);
+    await terminated(t.http, account.auth, ok.body.id);
   });
 
   it.concurrent('after a failed launch: another body is 409 and the record keeps describing the request that created its instance', async () => {
@@ -213,7 +214,7 @@ describe('an Idempotency-Key is bound to its first body for 24 h', () => {
     const row = await t.db.pool.one(sql.type(z.object({ provider: z.string(), gpu_type: z.string(), status: z.string() }))`
       SELECT provider, gpu_type, status FROM instances WHERE provider_instance_id = ${ok.body.id}`);
     expect(row).toEqual({ provider: 'vastai', gpu_type: 'rtx-3090', status: 'provisioning' });
-    await t.http.post(`/v1/compute/${ok.body.id}/terminate`).set(account.auth).expect(200);
+    await terminated(t.http, account.auth, ok.body.id);
   });
 });
 
@@ -232,7 +233,7 @@ describe('a provider key cannot be swapped under live instances', () => {
     expect(keys[0]!.key_hint).toBe(keyHint(account.simKey));
     // The same provider account's key (here: the same key again) may replace it.
     expect((await t.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: account.simKey })).status).toBe(200);
-    await t.http.post(`/v1/compute/${launched.body.id}/terminate`).set(account.auth).expect(200);
+    await terminated(t.http, account.auth, launched.body.id);
     expect(t.sims.vastai.control.instances(account.simKey)).toEqual([]);
   });
 });

@@ -19,6 +19,7 @@ import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
 import { checkoutCompletedEvent, signedDelivery, startTestStripe } from '../helpers/stripe';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+import { terminated } from '../helpers/terminate';
 
 jest.setTimeout(180_000);
 
@@ -180,7 +181,7 @@ describe('depletion at the computed moment, with the default meter interval', ()
     const handle = t.temporal.workflow.getHandle(depletionWorkflowId(account.accountId));
     expect((await handle.describe()).status.name).toBe('RUNNING');
 
-    await t.http.post(`/v1/compute/${account.ids[0]}/terminate`).set(account.auth).expect(200);
+    await terminated(t.http, account.auth, account.ids[0]!);
     expect(await handle.result()).toEqual({ outcome: 'idle', endedInstanceIds: [] });
   });
 });

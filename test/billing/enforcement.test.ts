@@ -24,6 +24,7 @@ import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
 import { checkoutCompletedEvent, signedDelivery, startTestStripe } from '../helpers/stripe';
 import { createTemporalTestEnv, uniqueTaskQueue, type TemporalTestEnv } from '../helpers/temporal';
+import { terminated } from '../helpers/terminate';
 
 jest.setTimeout(180_000);
 
@@ -120,7 +121,7 @@ describe('launch needs the next hour of the fleet in the balance', () => {
     expect((await launch(exact.auth, 'runpod', { gpu_count: 2 })).status).toBe(402);
     const ok = await launch(exact.auth, 'runpod', { name: 'fits' });
     expect(ok.status).toBe(201);
-    await t.http.post(`/v1/compute/${ok.body.id}/terminate`).set(exact.auth).expect(200);
+    await terminated(t.http, exact.auth, ok.body.id);
   });
 
   it.concurrent('answers 402 for an empty balance', async () => {
@@ -150,7 +151,7 @@ describe('launch needs the next hour of the fleet in the balance', () => {
     const refused = await launch(account.auth, 'runpod', { ...gpu, name: 'after-snapshot' });
     expect(refused.status).toBe(402);
     expect(refused.body.error.message).toContain(`$${((price * 10) / 1e6).toFixed(2)}/h`);
-    await t.http.post(`/v1/compute/${before.body.id}/terminate`).set(account.auth).expect(200);
+    await terminated(t.http, account.auth, before.body.id);
   });
 
   it.concurrent('still replays an Idempotency-Key launch after the balance fell', async () => {
@@ -163,7 +164,7 @@ describe('launch needs the next hour of the fleet in the balance', () => {
     expect(replay.body.id).toBe(first.body.id);
     const fresh = await t.http.post('/v1/compute/launch').set(account.auth).set('Idempotency-Key', 'enf-new').send({ provider: 'vastai', gpu_type: 'rtx-a6000' });
     expect(fresh.status).toBe(402);
-    await t.http.post(`/v1/compute/${first.body.id}/terminate`).set(account.auth).expect(200);
+    await terminated(t.http, account.auth, first.body.id);
   });
 });
 
@@ -253,7 +254,7 @@ describe('a depleted balance', () => {
     expect((await waitForStatus(account.auth, box.body.id, 'running')).status).toBe('running');
     expect((await events(account.accountId)).map((e) => e.type)).not.toContain('instance.terminated');
     expect((await handle.describe()).status.name).toBe('RUNNING');
-    await t.http.post(`/v1/compute/${box.body.id}/terminate`).set(account.auth).expect(200);
+    await terminated(t.http, account.auth, box.body.id);
     // The instance's end finishes the watch: nothing was ended by it.
     expect(await handle.result()).toEqual({ outcome: 'idle', endedInstanceIds: [] });
   });
@@ -297,7 +298,7 @@ describe('a depleted balance', () => {
     const kinds = (await events(account.accountId)).map((e) => e.type);
     expect(kinds).not.toContain('billing.balance_low');
     expect(kinds).not.toContain('billing.balance_depleted');
-    await t.http.post(`/v1/compute/${box.body.id}/terminate`).set(account.auth).expect(200);
+    await terminated(t.http, account.auth, box.body.id);
     // With nothing live the watch finishes; a new launch starts a new one.
     expect(await handle.result()).toEqual({ outcome: 'idle', endedInstanceIds: [] });
   });

@@ -7,6 +7,7 @@
 import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+import { terminated } from '../helpers/terminate';
 
 jest.setTimeout(120_000);
 
@@ -62,7 +63,7 @@ it.concurrent('what the list shows: lists a launch in the same response cycle an
   const afterLaunch = await list(a.auth);
   expect(afterLaunch.data.find((i) => i.id === id)).toMatchObject({ managed: true, status: expect.stringMatching(/provisioning|running/) });
   await listedWhen('the instance to run', a.auth, (b) => b.data.find((i) => i.id === id && i.status === 'running'));
-  await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  await terminated(t.http, a.auth, id);
   // The provider was listed running a moment ago; the list shows what was just done, not that.
   const afterTerminate = await list(a.auth);
   expect(afterTerminate.data.filter((i) => i.id === id).map((i) => i.status)).toEqual(

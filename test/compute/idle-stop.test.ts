@@ -10,6 +10,7 @@ import { type ProviderId } from '../../src/providers/types';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+import { terminated } from '../helpers/terminate';
 
 jest.setTimeout(120_000);
 
@@ -119,7 +120,7 @@ describe('idle stop', () => {
     expect((await rowOf(id))?.status).toBe('running');
     expect(t.sims.runpod.control.instances(a.simKey).find((i) => i.id === id)?.status).toMatch(/RUNNING/);
     expect((await eventTypes(a.auth)).map((e) => e.type)).not.toContain('instance.idle_stopped');
-    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+    await terminated(t.http, a.auth, id);
   });
 
   it.concurrent('refuses idle_stop on lambda, and rules out of range, with a 400 that says why', async () => {

@@ -10,6 +10,7 @@ import { gpuoInProcess } from '../cli/in-process';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 import { eventually } from '../helpers/process';
+import { terminated } from '../helpers/terminate';
 
 jest.setTimeout(120_000);
 
@@ -104,7 +105,7 @@ it.concurrent.each(PROVIDERS)(
     expect(micros(running.cost.accrued)).toBeLessThanOrEqual(Math.ceil((micros(price) * 3_000) / 3_600_000));
     expect(running.charges.latest.every((c) => c.instance_id === id && c.amount < 0)).toBe(true);
 
-    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+    await terminated(t.http, a.auth, id);
     // The very next list no longer has it, whatever the provider's last round listed.
     expect(await listedIds(a.auth)).not.toContain(id);
 
@@ -138,7 +139,7 @@ it.concurrent('runpod: a stopped pod reads stopped, with the stop on its timelin
   expect(stopped.timeline.map((e) => e.event)).toEqual(['requested', 'created', 'running', 'stopped']);
   expect(micros(stopped.cost.to_date)).toBe(ledger.total);
   expect(await listedIds(a.auth)).toContain(id);
-  await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  await terminated(t.http, a.auth, id);
 });
 
 it.concurrent('vastai: a preempted spot instance is in the ended list as preempted, its cost equal to its charges and to its end event', async () => {
@@ -169,7 +170,7 @@ it.concurrent("another account's instance is 404, and so is an id nobody has", a
   expect(res.status).toBe(404);
   expect(res.body.error.code).toBe('not_found');
   expect((await t.http.get('/v1/compute/no-such-instance').set(a.auth)).status).toBe(404);
-  await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  await terminated(t.http, a.auth, id);
   expect((await t.http.get('/v1/compute?status=ended').set(other.auth).expect(200)).body.data).toEqual([]);
 });
 
@@ -178,7 +179,7 @@ it.concurrent('the ended list pages newest first and refuses paging options on t
   const ids: string[] = [];
   for (let n = 0; n < 3; n++) {
     const id = (await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod')).expect(201)).body.id as string;
-    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+    await terminated(t.http, a.auth, id);
     ids.push(id);
   }
   const first = (await t.http.get('/v1/compute?status=ended&limit=2').set(a.auth).expect(200)).body;
@@ -192,7 +193,7 @@ it.concurrent('the ended list pages newest first and refuses paging options on t
 
 it.concurrent('gpuo instances show and gpuo instances ls --ended print the record, its timeline and the ended list', async () => {
   const { a, id } = await launchRunning('runpod');
-  await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  await terminated(t.http, a.auth, id);
   const server = t.app.listen(0, '127.0.0.1');
   try {
     await new Promise((resolve) => server.once('listening', resolve));

@@ -9,6 +9,7 @@ import { createApp } from '../../src/http/app';
 import { createTestContext, TEST_STARTING_CREDIT_DOLLARS, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 import { eventually } from '../helpers/process';
+import { terminated } from '../helpers/terminate';
 
 jest.setTimeout(120_000);
 
@@ -129,7 +130,7 @@ it.concurrent('stop: stops a runpod instance and ends its metering; the others a
   expect(stopped.body.status).toBe('stopped');
   expect(stopped.body.provider_status).toBe('EXITED');
   expect((await events(a.accountId)).map((e) => e.type)).toContain('instance.stopped');
-  await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  await terminated(t.http, a.auth, id);
 
   for (const provider of ['vastai', 'lambda'] as const) {
     const b = await t.connectedAccount(provider);
@@ -138,7 +139,7 @@ it.concurrent('stop: stops a runpod instance and ends its metering; the others a
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('unsupported_operation');
     expect(res.body.error.message).toMatch(/terminate/);
-    await t.http.post(`/v1/compute/${other}/terminate`).set(b.auth).expect(200);
+    await terminated(t.http, b.auth, other);
   }
 });
 
@@ -172,7 +173,7 @@ it.concurrent('launch validation and refusals: reports provider-only fields in w
   const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('vastai', { volume_gb: 50, onstart_cmd: 'nvidia-smi' }));
   expect(res.status).toBe(201);
   expect(res.body.warnings).toEqual(['volume_gb applies to runpod only and was ignored']);
-  await t.http.post(`/v1/compute/${res.body.id}/terminate`).set(a.auth).expect(200);
+  await terminated(t.http, a.auth, res.body.id);
 });
 
 it.concurrent('launch validation and refusals: answers 502 provider_error with the provider\'s status for a refusal we cannot map, and leaves nothing behind', async () => {
@@ -222,7 +223,7 @@ it.concurrent('retries never create a second instance: counts each ask to create
   const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod'));
   expect(res.status).toBe(201);
   expect(await t.sql<{ create_attempts: number }>('SELECT create_attempts FROM instances WHERE provider_instance_id = $1', [res.body.id])).toEqual([{ create_attempts: 1 }]);
-  await t.http.post(`/v1/compute/${res.body.id}/terminate`).set(a.auth).expect(200);
+  await terminated(t.http, a.auth, res.body.id);
 });
 
 it.concurrent('retries never create a second instance: finds the instance when the provider made it but its answer was lost (5xx after handling)', async () => {
@@ -233,7 +234,7 @@ it.concurrent('retries never create a second instance: finds the instance when t
   expect(t.sims.vastai.control.instances(a.simKey)).toHaveLength(1);
   // The second ask looked first and found the instance the first one made.
   expect(await t.sql('SELECT create_attempts FROM instances WHERE account_id = $1', [a.accountId])).toEqual([{ create_attempts: 2 }]);
-  await t.http.post(`/v1/compute/${res.body.id}/terminate`).set(a.auth).expect(200);
+  await terminated(t.http, a.auth, res.body.id);
 });
 
 it.concurrent('retries never create a second instance: finds the instance when the create call timed out at our end but went through at the provider', async () => {
@@ -261,7 +262,7 @@ it.concurrent('retries never create a second instance: replays the same Idempote
   const other = await send(launchBody('runpod', { gpu_count: 2 }));
   expect(other.status).toBe(409);
   expect(other.body.error.code).toBe('conflict');
-  await t.http.post(`/v1/compute/${first.body.id}/terminate`).set(a.auth).expect(200);
+  await terminated(t.http, a.auth, first.body.id);
   // After the instance's life, the key still replays its record rather than launching again.
   const replay = await send(launchBody('runpod'));
   expect(replay.status).toBe(201);
@@ -324,7 +325,7 @@ it.concurrent('listing: still lists the other providers\' instances when one pro
   expect(res.status).toBe(200);
   expect(res.body.data.map((i: { id: string; managed: boolean }) => [i.id, i.managed])).toEqual([[id, true]]);
   expect(res.body.errors).toEqual([{ provider: 'runpod', code: 'provider_unavailable', message: expect.any(String) }]);
-  await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  await terminated(t.http, a.auth, id);
 });
 
 it.concurrent('isolation: answers 404 to stop and terminate of another account\'s instance', async () => {
@@ -334,5 +335,5 @@ it.concurrent('isolation: answers 404 to stop and terminate of another account\'
   expect((await t.http.post(`/v1/compute/${id}/terminate`).set(b.auth)).status).toBe(404);
   expect((await t.http.post(`/v1/compute/${id}/stop`).set(b.auth)).status).toBe(404);
   expect((await t.http.get('/v1/compute').set(b.auth)).body.data).toEqual([]);
-  await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+  await terminated(t.http, a.auth, id);
 });

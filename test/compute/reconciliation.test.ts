@@ -11,6 +11,7 @@ import { reconcileInstances } from '../../workflows';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, uniqueTaskQueue, type TemporalTestEnv } from '../helpers/temporal';
 import { eventually } from '../helpers/process';
+import { terminated } from '../helpers/terminate';
 
 jest.setTimeout(120_000);
 
@@ -83,7 +84,7 @@ it('terminates an instance of ours that a failed launch left behind, and leaves 
   expect(remaining).toEqual([live.id, own.id].sort());
   expect(remaining).not.toContain(leaked.id);
   expect((await rowOf(live.id)).status).toBe('running');
-  await t.http.post(`/v1/compute/${live.id}/terminate`).set(a.auth).expect(200);
+  await terminated(t.http, a.auth, live.id);
 });
 
 it('terminates a running instance whose workflow is gone (terminate setting), with the reason in its record', async () => {

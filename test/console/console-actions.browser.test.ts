@@ -12,6 +12,7 @@ import { ed25519Key } from '../fixtures/ssh-keys';
 import { seriousA11yViolations } from '../helpers/browser';
 import { startConsoleStack, signedInPage, type ConsoleStack } from '../helpers/console';
 import { eventually } from '../helpers/process';
+import { terminated } from '../helpers/terminate';
 
 jest.setTimeout(180_000);
 
@@ -116,7 +117,7 @@ test("the wizard's idle-stop setting (off by default) reaches the plan, the laun
     utilization_below_percent: 15,
     for_minutes: 45,
   });
-  await t.http.post(`/v1/compute/${created!.id}/terminate`).set(a.auth).expect(200);
+  await terminated(t.http, a.auth, created!.id);
 });
 
 test('a launch the balance cannot cover shows the 402 with its numbers, and nothing can be launched', async () => {
