@@ -136,4 +136,6 @@ export interface ActivityDeps {
   webhooks?: WebhookActivityDeps;
   /** Per-account limits (LIMIT_*); launches count `live_instances`. Default `DEFAULT_LIMITS`. */
   limits?: AccountLimits;
+  /** What a stopped RunPod pod's volume costs (RUNPOD_STOPPED_STORAGE_PRICE_PER_GB_MONTH); default $0.20/GB-month. */
+  stoppedStorage?: { runpodPerGbMonthMicros: number };
 }

@@ -67,6 +67,7 @@ async function main(): Promise<void> {
       limits: accountLimitsFromConfig(config),
       admissionWindowMs: config.BALANCE_ADMISSION_WINDOW,
       bootDeadlines: config.BOOT_DEADLINES,
+      stoppedStorage: { runpodPerGbMonthMicros: Math.round(config.RUNPOD_STOPPED_STORAGE_PRICE_PER_GB_MONTH * 1_000_000) },
       webhooks: {
         settings: webhooks,
         databaseUrl: config.DATABASE_URL,

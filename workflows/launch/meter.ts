@@ -8,7 +8,7 @@
 import { condition } from '@temporalio/workflow';
 import type { LaunchResult } from '../contracts/launch';
 import type { ProviderObservation } from '../contracts/observation';
-import { chargeDue, endAtProvider } from './charges';
+import { chargeDue, chargeStorageThrough, endAtProvider } from './charges';
 import { checkIdle, endEvents, endExtra } from './idle';
 import { ensureObserver, takeObservation } from './observer';
 import { catchUpStart } from './progress';
@@ -42,6 +42,7 @@ async function onRequest(c: LaunchContext): Promise<LaunchResult['outcome'] | nu
     // One moment for both: the charge runs up to when the provider confirmed, and the record ends there.
     const endedAt = await endAtProvider(c, 'terminate', wasRunning, resumable);
     if (wasRunning) await db.chargeInstance(id, endedAt!);
+    else await chargeStorageThrough(c, endedAt!); // a stopped pod's storage, up to the terminate
     s.row = await db.finishInstance(id, 'terminated', endEvents(c, 'terminate'), endedAt!, endExtra(c, 'terminate'));
     return s.idleStopping === 'terminate' ? 'idle_stopped' : 'terminated';
   }
@@ -54,6 +55,7 @@ async function onRequest(c: LaunchContext): Promise<LaunchResult['outcome'] | nu
     if (stoppedAt !== null) {
       if (wasRunning) await db.chargeInstance(id, stoppedAt);
       s.row = await db.finishInstance(id, 'stopped', endEvents(c, 'stop'), stoppedAt, endExtra(c, 'stop'));
+      await chargeStorageThrough(c, stoppedAt);
     }
   }
   if (s.idleStopping) {
@@ -94,14 +96,17 @@ async function onObservation(
     const stoppedAt = seenAt;
     await db.chargeInstance(id, stoppedAt);
     s.row = await db.finishInstance(id, 'stopped', 'instance.stopped', stoppedAt, { reason: 'stopped at the provider' });
+    await chargeStorageThrough(c, stoppedAt);
     return 'acted';
   }
   if (row.status === 'stopped' && seen.gone) {
+    await chargeStorageThrough(c, seenAt);
     s.row = await db.finishInstance(id, 'terminated', 'instance.terminated', seenAt, { reason: 'the provider ended the instance' });
     return { ended: 'terminated' };
   }
   if (row.status === 'stopped' && providerStatus === 'running') {
-    // Started again at the provider: metering resumes now (the stopped time is not charged).
+    // Started again at the provider: metering resumes now; the stopped time is charged as storage only.
+    await chargeStorageThrough(c, seenAt);
     s.row = row.started_at ? await db.resumeInstance(id, seenAt, seen.instance!) : await db.markInstanceRunning(id, seenAt, seen.instance!);
     s.nextChargeAt = seenAt + input.meterIntervalMs;
     return 'acted';

@@ -1036,7 +1036,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: {
       type: {
         type: 'string',
-        choices: ['instance_charge', 'credit_topup', 'credit_grant', 'credit_refund', 'credit_dispute'],
+        choices: ['instance_charge', 'instance_storage_charge', 'credit_topup', 'credit_grant', 'credit_refund', 'credit_dispute'],
         description: 'only this type',
       },
       ...PAGE_OPTIONS,

@@ -80,14 +80,26 @@ export type AdmissionDecision =
 const Figures = z.object({ burn: z.number(), uncharged: z.number(), live: z.number(), now_ms: z.number() });
 
 /**
- * Burn rate and uncharged usage of an account's live instances, as one row. Uncharged usage is computed as the
+ * The storage stopped instances keep (a RunPod pod's volume, migration 032): its hourly price and what has
+ * accrued since its last storage charge, as the storage charge computes it (src/db/queries/storage-charges.ts).
+ */
+const storedFigures = (accountId: string) => sql.fragment`(
+  SELECT coalesce(sum(storage_per_hour_micros), 0)::numeric AS burn,
+    coalesce(sum(round(storage_per_hour_micros::numeric
+      * greatest(extract(epoch FROM now() - greatest(storage_charged_through, metered_through)) * 1000, 0) / 3600000)), 0) AS uncharged
+  FROM instances WHERE account_id = ${accountId} AND status = 'stopped' AND storage_per_hour_micros > 0)`;
+
+/**
+ * Burn rate and uncharged usage of an account's live instances and stopped instances' storage, as one row. Uncharged usage is computed as the
  * charge itself computes it (whole milliseconds, from the run's start, rounded half up), so it is what the
  * next charges will post. One aggregate: cheap for any fleet size.
  */
 const liveFigures = (accountId: string) => sql.fragment`
-  SELECT coalesce(sum(p), 0)::bigint AS burn,
-    coalesce(sum(CASE WHEN s IS NULL OR m IS NULL OR n <= m THEN 0
-                      ELSE floor(p * (n - s) / 3600000 + 0.5) - floor(p * greatest(m - s, 0) / 3600000 + 0.5) END), 0)::bigint AS uncharged,
+  WITH stored AS ${storedFigures(accountId)}
+  SELECT (coalesce(sum(p), 0) + (SELECT burn FROM stored))::bigint AS burn,
+    (coalesce(sum(CASE WHEN s IS NULL OR m IS NULL OR n <= m THEN 0
+                      ELSE floor(p * (n - s) / 3600000 + 0.5) - floor(p * greatest(m - s, 0) / 3600000 + 0.5) END), 0)
+      + (SELECT uncharged FROM stored))::bigint AS uncharged,
     count(*)::int4 AS live,
     trunc(extract(epoch FROM now()) * 1000)::float8 AS now_ms
   FROM (

@@ -173,7 +173,7 @@ const keyCapStops = (budget: boolean) => sql.fragment`
     FROM service_keys k
     CROSS JOIN LATERAL (SELECT date_trunc(k.spend_limit_period, now(), 'UTC') AS start) p
     JOIN instances i ON i.api_key_id = k.id
-    JOIN ledger_entries l ON l.account_id = k.account_id AND l.type = 'instance_charge'
+    JOIN ledger_entries l ON l.account_id = k.account_id AND l.type IN ('instance_charge', 'instance_storage_charge')
       AND l.instance_id = coalesce(i.provider_instance_id, i.id) AND l.created_at >= p.start
     WHERE ${budget}::boolean AND k.spend_limit_micros IS NOT NULL
     GROUP BY k.id, p.start
@@ -203,7 +203,7 @@ export function createAlertQueries(pool: Pool) {
       WITH best AS (${bestOffers}),
       spend AS (
         SELECT coalesce(sum(-amount_micros), 0)::int8 AS micros FROM ledger_entries
-        WHERE account_id = ${accountId} AND type = 'instance_charge' AND created_at >= ${monthStart})
+        WHERE account_id = ${accountId} AND type IN ('instance_charge', 'instance_storage_charge') AND created_at >= ${monthStart})
       SELECT ${A_COLUMNS},
         CASE WHEN a.type = 'price_drop' THEN b.price_per_hour_micros ELSE s.micros END AS current_value_micros
       FROM alerts a LEFT JOIN best b ON b.gpu_type = a.gpu_type CROSS JOIN spend s
@@ -258,7 +258,7 @@ export function createAlertQueries(pool: Pool) {
           WITH best AS (${bestOffers}),
           spend AS (
             SELECT account_id, sum(-amount_micros)::int8 AS micros FROM ledger_entries
-            WHERE ${kinds.budget}::boolean AND type = 'instance_charge' AND created_at >= ${monthStart}
+            WHERE ${kinds.budget}::boolean AND type IN ('instance_charge', 'instance_storage_charge') AND created_at >= ${monthStart}
             GROUP BY account_id),
           price_hits AS (
             UPDATE alerts a SET status = 'triggered', triggered_at = now()
