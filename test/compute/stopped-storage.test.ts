@@ -2,7 +2,9 @@
  * A stopped RunPod pod's volume is charged, end to end (real Temporal dev server, Postgres, the RunPod
  * simulator, a 1 s meter interval): from the stop, at every meter boundary, as `instance_storage_charge` at the
  * configured price per GB-month; the storage counts in the summary's burn and month to date and in the spend
- * review depletion runs on; a start ends the storage charges and the running charges resume.
+ * review depletion runs on; `POST …/start` ends the storage charges and the running charges resume. Vast.ai and
+ * Lambda instances are never stopped here, so they have nothing to start (422); a start the balance cannot cover
+ * is 402 and leaves the pod stopped.
  */
 import { reviewAccountSpend } from '../../src/db/queries/depletion';
 import { createTestContext, TEST_STARTING_CREDIT_DOLLARS, type TestContext } from '../helpers/context';
@@ -88,14 +90,41 @@ it('a stopped pod with a 100 GB volume is charged for storage at the configured 
   const events = await t.sql<{ type: string }>('SELECT type FROM events WHERE account_id = $1', [a.accountId]);
   expect(events.map((e) => e.type)).toContain('billing.balance_low');
 
-  // Started again: storage charges end, running charges resume.
-  await t.deps.adapters.runpod.start(a.simKey, id);
-  await waitForStatus(a.auth, id, 'running');
+  // Started again through the API: answered once it runs; storage charges end, running charges resume.
+  const started = await t.http.post(`/v1/compute/${id}/start`).set(a.auth);
+  expect(started.status).toBe(200);
+  expect(started.body.status).toBe('running');
   const storageAtStart = (await transactions(a.auth, 'instance_storage_charge')).length;
   const runningBefore = (await transactions(a.auth, 'instance_charge')).length;
   await eventually('two running charges after the start', async () =>
     (await transactions(a.auth, 'instance_charge')).length >= runningBefore + 2 || undefined, 30_000, 200);
   expect((await transactions(a.auth, 'instance_storage_charge')).length).toBe(storageAtStart);
   expect((await t.http.get('/v1/billing/summary').set(a.auth).expect(200)).body.burn_rate_per_hour).not.toBe(10);
+  await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
+});
+
+it('start: 422 for vastai and lambda; 402 when the balance cannot cover the window, and the pod stays stopped', async () => {
+  for (const provider of ['vastai', 'lambda'] as const) {
+    t.sims[provider].control.setBootDelay(300);
+    const b = await t.connectedAccount(provider);
+    const body = { provider, gpu_type: provider === 'lambda' ? 'h100-80gb-sxm' : 'rtx-a6000', ...(provider === 'lambda' ? { region: 'us-east-1' } : {}) };
+    const id = (await t.http.post('/v1/compute/launch').set(b.auth).send(body).expect(201)).body.id as string;
+    const res = await t.http.post(`/v1/compute/${id}/start`).set(b.auth);
+    expect(res.status).toBe(422);
+    expect(res.body.error.message).toMatch(/never stopped/);
+    await t.http.post(`/v1/compute/${id}/terminate`).set(b.auth).expect(200);
+  }
+
+  const a = await t.connectedAccount('runpod');
+  const id = (await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'runpod', gpu_type: 'rtx-a6000', volume_gb: VOLUME_GB }).expect(201)).body.id as string;
+  await waitForStatus(a.auth, id, 'running');
+  expect((await t.http.post(`/v1/compute/${id}/stop`).set(a.auth)).status).toBe(200);
+  // The balance drops under what an hour of the pod (and its storage) needs.
+  await t.sql('UPDATE account_balances SET balance_micros = 1000 WHERE account_id = $1', [a.accountId]);
+  const refused = await t.http.post(`/v1/compute/${id}/start`).set(a.auth);
+  expect(refused.status).toBe(402);
+  expect(refused.body.error.code).toBe('insufficient_balance');
+  const listed = (await t.http.get('/v1/compute').set(a.auth)).body.data as { id: string; status: string }[];
+  expect(listed.find((i) => i.id === id)?.status).toBe('stopped');
   await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
 });

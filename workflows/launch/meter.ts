@@ -12,13 +12,14 @@ import { chargeDue, chargeStorageThrough, endAtProvider } from './charges';
 import { checkIdle, endEvents, endExtra } from './idle';
 import { ensureObserver, takeObservation } from './observer';
 import { catchUpStart } from './progress';
+import { failureOf } from './refusal';
 import { continueAsNewIfDue, requested, type LaunchContext } from './state';
 
 /** Only the meter timer, the observer's word and a request wake the workflow. */
 async function awaitObservation(c: LaunchContext, turn: number): Promise<ProviderObservation | null> {
   const { s } = c;
-  const woken = await condition(() => requested(s) || s.observed !== null, Math.max(1, s.nextChargeAt - Date.now()));
-  if (requested(s)) return null;
+  const woken = await condition(() => requested(s) || s.start.requested || s.observed !== null, Math.max(1, s.nextChargeAt - Date.now()));
+  if (requested(s) || s.start.requested) return null;
   if (!woken) {
     await chargeDue(c, s.row!);
     await ensureObserver(c); // once per meter interval: an observer ended by hand comes back
@@ -114,12 +115,30 @@ async function onObservation(
   return 'nothing';
 }
 
+/**
+ * Carries out a start update: asks the provider to start the stopped pod. The record stays `stopped` (its
+ * storage charged) until the observer sees it running, which resumes metering (`onObservation`).
+ */
+async function onStartRequest(c: LaunchContext): Promise<void> {
+  const { s } = c;
+  try {
+    if (s.row!.status === 'stopped') s.row = await c.acts.ending.startInstance(c.id);
+  } catch (err) {
+    s.start.refused = failureOf(err);
+  }
+  s.start.requested = false;
+}
+
 /** Runs from the instance's start (or boot) to its end; resolves with how it ended. */
 export async function meterUntilEnd(c: LaunchContext): Promise<LaunchResult['outcome']> {
   for (let turn = 0; ; turn++) {
     if (c.s.terminateRequested || c.s.stopRequested) {
       const ended = await onRequest(c);
       if (ended) return ended;
+      continue;
+    }
+    if (c.s.start.requested) {
+      await onStartRequest(c);
       continue;
     }
     const seen = await awaitObservation(c, turn);

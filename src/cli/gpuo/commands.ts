@@ -442,6 +442,15 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
   },
   {
+    path: ['start'],
+    summary: 'start a stopped instance again (RunPod; admitted like a launch, at its own price)',
+    args: INSTANCE,
+    examples: ['start abc123'],
+    async run(ctx) {
+      printInstance(ctx, await (await ctx.api()).start(ctx.args['instance id']!));
+    },
+  },
+  {
     path: ['terminate'],
     summary: 'terminate an instance: it stops costing money and cannot be restarted',
     args: INSTANCE,

@@ -242,3 +242,30 @@ export async function releaseReservation(pool: Pool, id: string, reason: string)
     UPDATE instances SET status = 'failed', end_reason = ${reason.slice(0, 500)}, ended_at = coalesce(ended_at, now()), updated_at = now()
     WHERE id = ${id} AND status = 'provisioning' AND provider_instance_id IS NULL`);
 }
+
+/**
+ * Admission of a stopped instance's start: the launch's balance rule and live-instance limit, decided under the
+ * account's balance lock with the instance's own price (the provider's, else the launch quote). Nothing is
+ * reserved: the instance counts in the burn once its workflow sees it running again.
+ */
+export async function admitStart(
+  pool: Pool,
+  start: { accountId: string; instanceId: string; windowMs: number; maxLive?: number },
+): Promise<{ outcome: 'admitted' } | { outcome: 'refused'; message: string } | { outcome: 'limited'; message: string; max: number }> {
+  return pool.transaction(async (tx) => {
+    await tx.query(sql.typeAlias('void')`
+      INSERT INTO account_balances (account_id) VALUES (${start.accountId}) ON CONFLICT (account_id) DO NOTHING`);
+    await tx.query(sql.typeAlias('void')`SELECT FROM account_balances WHERE account_id = ${start.accountId} FOR UPDATE`);
+    const spend = await readSpendFigures(tx, start.accountId);
+    const own = await tx.one(sql.type(z.object({ price: z.number().nullable(), live: z.number() }))`
+      SELECT (SELECT coalesce(price_per_hour_micros, quote_per_hour_micros) FROM instances
+               WHERE id = ${start.instanceId} AND account_id = ${start.accountId}) AS price,
+        (SELECT count(*)::int4 FROM instances WHERE account_id = ${start.accountId}
+           AND status = ANY(${sql.array([...BURNING_STATUSES], 'text')})) AS live`);
+    if (start.maxLive !== undefined && own.live >= start.maxLive) {
+      return { outcome: 'limited', message: limitReachedMessage('live_instances', start.maxLive), max: start.maxLive };
+    }
+    const verdict = decideAdmission(spend, own.price, start.windowMs);
+    return verdict.admitted ? { outcome: 'admitted' } : { outcome: 'refused', message: verdict.message! };
+  });
+}

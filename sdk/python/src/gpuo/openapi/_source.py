@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "cd4e546688c821e85dc7ae51c7f65ad07bbf5a4d254eeb94b1ffa9bd1d2956b6"
+OPENAPI_SHA256 = "0dd133548e99117ddc70f86b799e02e2f5b1be5f17424ca4ccd6eef312a25901"
