@@ -85,7 +85,8 @@ export async function launchInstance(input: LaunchInput, carried?: LaunchCarried
     try {
       s.start.requested = true;
       s.start.refused = null;
-      await condition(() => !s.start.requested);
+      // A stop or terminate asked meanwhile goes first; the answer is then the record it leaves.
+      await condition(() => !s.start.requested || s.terminateRequested || s.stopRequested);
       const refused = s.start.refused as Refusal | null;
       if (refused) throw ApplicationFailure.nonRetryable(refused.message, refused.type, ...(refused.details ?? []));
       // Metering resumes when the observer sees it running; a pod that never gets there answers as it stands.
