@@ -3579,7 +3579,7 @@ export interface paths {
         put?: never;
         /**
          * Start a stopped instance again (runpod)
-         * @description Admitted like a launch, at the instance's own price: the available balance must cover the admission window of every live instance plus this one, and the account must be under its live-instance limit. Metering resumes when the instance is seen running; its storage is charged until then. An instance already running answers as it is.
+         * @description Admitted like a launch, at the instance's own price: the available balance must cover the admission window of every live instance plus this one, and the account must be under its live-instance limit. Metering resumes when the instance is seen running; its storage is charged until then. An instance already running answers as it is; one terminated while its start waited answers with its terminated record.
          */
         post: {
             parameters: {

@@ -128,3 +128,29 @@ it('start: 422 for vastai and lambda; 402 when the balance cannot cover the wind
   expect(listed.find((i) => i.id === id)?.status).toBe('stopped');
   await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth).expect(200);
 });
+
+it('a terminate while a start waits for the pod to run ends the instance, and its workflow completes', async () => {
+  const a = await t.connectedAccount('runpod');
+  const id = (await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'runpod', gpu_type: 'rtx-a6000', volume_gb: VOLUME_GB }).expect(201)).body.id as string;
+  await waitForStatus(a.auth, id, 'running');
+  expect((await t.http.post(`/v1/compute/${id}/stop`).set(a.auth)).status).toBe(200);
+  t.sims.runpod.control.setBootDelay(60_000); // the start is accepted, the pod does not run during the test
+  try {
+    const starting = t.http.post(`/v1/compute/${id}/start`).set(a.auth).then((res) => res);
+    await eventually('the start reaching RunPod', async () => {
+      const [row] = await t.sql<{ provider_status: string | null }>('SELECT provider_status FROM instances WHERE account_id = $1', [a.accountId]);
+      return row?.provider_status !== 'EXITED' || undefined;
+    }, 30_000, 100);
+    expect((await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth)).status).toBe(200);
+    const started = await starting;
+    // The start is over: it answers with the record the terminate left.
+    expect(started.status).toBe(200);
+    expect(started.body.status).toBe('terminated');
+    const [row] = await t.sql<{ id: string; status: string }>('SELECT id, status FROM instances WHERE account_id = $1', [a.accountId]);
+    expect(row!.status).toBe('terminated');
+    const result = await t.deps.temporal.client.workflow.getHandle(row!.id).result();
+    expect(result).toMatchObject({ outcome: 'terminated' });
+  } finally {
+    t.sims.runpod.control.setBootDelay(300);
+  }
+});

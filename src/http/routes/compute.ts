@@ -93,7 +93,8 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
     description:
       'Admitted like a launch, at the instance\'s own price: the available balance must cover the admission window of every live ' +
       'instance plus this one, and the account must be under its live-instance limit. Metering resumes when the instance is seen running; ' +
-      'its storage is charged until then. An instance already running answers as it is.',
+      'its storage is charged until then. An instance already running answers as it is; one terminated while its start waited answers ' +
+      'with its terminated record.',
     auth: true,
     params: InstanceParams,
     responses: {

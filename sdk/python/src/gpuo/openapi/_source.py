@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "0dd133548e99117ddc70f86b799e02e2f5b1be5f17424ca4ccd6eef312a25901"
+OPENAPI_SHA256 = "fc18c662a4526c2706ac8b2df5fe05ef02a0a882cf8245c15d034bdb2c7c8fa4"

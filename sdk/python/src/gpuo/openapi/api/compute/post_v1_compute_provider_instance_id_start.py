@@ -152,7 +152,8 @@ def sync_detailed(
      Admitted like a launch, at the instance's own price: the available balance must cover the admission
     window of every live instance plus this one, and the account must be under its live-instance limit.
     Metering resumes when the instance is seen running; its storage is charged until then. An instance
-    already running answers as it is.
+    already running answers as it is; one terminated while its start waited answers with its terminated
+    record.
 
     Args:
         provider_instance_id (str):
@@ -191,7 +192,8 @@ def sync(
      Admitted like a launch, at the instance's own price: the available balance must cover the admission
     window of every live instance plus this one, and the account must be under its live-instance limit.
     Metering resumes when the instance is seen running; its storage is charged until then. An instance
-    already running answers as it is.
+    already running answers as it is; one terminated while its start waited answers with its terminated
+    record.
 
     Args:
         provider_instance_id (str):
@@ -224,7 +226,8 @@ async def asyncio_detailed(
      Admitted like a launch, at the instance's own price: the available balance must cover the admission
     window of every live instance plus this one, and the account must be under its live-instance limit.
     Metering resumes when the instance is seen running; its storage is charged until then. An instance
-    already running answers as it is.
+    already running answers as it is; one terminated while its start waited answers with its terminated
+    record.
 
     Args:
         provider_instance_id (str):
@@ -261,7 +264,8 @@ async def asyncio(
      Admitted like a launch, at the instance's own price: the available balance must cover the admission
     window of every live instance plus this one, and the account must be under its live-instance limit.
     Metering resumes when the instance is seen running; its storage is charged until then. An instance
-    already running answers as it is.
+    already running answers as it is; one terminated while its start waited answers with its terminated
+    record.
 
     Args:
         provider_instance_id (str):
