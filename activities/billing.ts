@@ -5,15 +5,35 @@
  */
 import { z } from 'zod';
 import { reviewAccountSpend, type SpendReview } from '../src/db/queries/depletion';
+import { createStorageChargeQueries, storagePerHourMicros } from '../src/db/queries/storage-charges';
 import { sql } from '../src/db/sql';
 import { type ProviderId, PROVIDERS } from '../src/providers/types';
 import type { SpendChange } from '../workflows/contracts/billing';
+import { announceChargesToAlertMonitor } from './alerts';
 import type { ActivityDeps } from './deps';
+
+/** RunPod's price for a stopped pod's volume when the deps name none: $0.20 a GB-month. */
+export const DEFAULT_RUNPOD_STOPPED_STORAGE_PER_GB_MONTH_MICROS = 200_000;
 
 const LiveInstance = z.object({ id: z.string(), provider: z.enum(PROVIDERS) });
 
 export function createBillingActivities(deps: ActivityDeps) {
+  const storage = createStorageChargeQueries(deps.pool);
+  const spend = createSpendWatch(deps);
   return {
+    /**
+     * Charges a stopped pod's kept storage (`volumeGb`) up to `throughMs` at RunPod's stopped-storage price; the
+     * first call at the stop moment charges nothing and starts its storage counting in the burn. Does nothing
+     * to an instance that is no longer stopped.
+     */
+    async chargeStoppedStorage(id: string, throughMs: number, volumeGb: number): Promise<{ chargedMicros: number }> {
+      const perGbMonth = deps.stoppedStorage?.runpodPerGbMonthMicros ?? DEFAULT_RUNPOD_STOPPED_STORAGE_PER_GB_MONTH_MICROS;
+      const { chargedMicros, accountId } = await storage.chargeStoredThrough(id, new Date(throughMs), storagePerHourMicros(volumeGb, perGbMonth));
+      if (chargedMicros > 0) await announceChargesToAlertMonitor(deps);
+      if (accountId) await spend.changed(accountId, 'charge');
+      return { chargedMicros };
+    },
+
     /** Balance, uncharged usage, burn and the account's depletion and low-runway episodes (see `depletion.ts`). */
     async reviewAccountSpend(accountId: string, settings: { graceMs: number; lowRunwayMs: number }): Promise<SpendReview> {
       return reviewAccountSpend(deps.pool, accountId, settings);

@@ -142,4 +142,6 @@ export interface ActivityDeps {
    * Without it, a launch carrying a job attempt's start command cannot be created.
    */
   jobs?: { publicBaseUrl: string; vault: Pick<KeyVault, 'open'> };
+  /** What a stopped RunPod pod's volume costs (RUNPOD_STOPPED_STORAGE_PRICE_PER_GB_MONTH); default $0.20/GB-month. */
+  stoppedStorage?: { runpodPerGbMonthMicros: number };
 }

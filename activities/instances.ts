@@ -375,6 +375,14 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
       return { atMs };
     },
 
+    /** Starts a stopped instance at the provider (its workflow resumes metering once it is seen running). */
+    async startInstance(id: string): Promise<InstanceRow> {
+      const row = await rowOf(id);
+      const started = await withProvider(row.account_id, row.provider, async (apiKey, fingerprint) =>
+        assertKeyCanEnd(row, apiKey, fingerprint).then(() => deps.adapters[row.provider].start(apiKey, row.provider_instance_id!)));
+      return instances.refreshFromProvider(id, started);
+    },
+
     /** Terminates at the provider; resolves with the moment the provider confirmed (metering ends there). */
     async terminateInstance(id: string): Promise<{ atMs: number }> {
       const row = await rowOf(id);

@@ -160,7 +160,10 @@ async function untilStatus(t: TestContext, providerInstanceId: string, status: s
   }, WAIT_MS, 100);
 }
 
-/** launchInstance: running (open, charged), stopped, terminated, preempted, idle-stopped, stopped-then-started; and the observer. */
+/**
+ * launchInstance: running (open, charged), stopped, terminated, preempted, idle-stopped, stopped-then-started,
+ * stopped-storage-then-started; and the observer.
+ */
 async function recordLaunches(t: TestContext, http: ReturnType<typeof request>, client: Client): Promise<void> {
   const charged = (rowId: string) =>
     eventually(`a charge of ${rowId}`, async () => ((await t.sql('SELECT 1 FROM instances WHERE id = $1 AND metered_through > started_at', [rowId])).length > 0 ? true : undefined), WAIT_MS);
@@ -221,6 +224,19 @@ async function recordLaunches(t: TestContext, http: ReturnType<typeof request>, 
   if (started.status !== 200) throw new Error(`the simulator answered ${started.status} to start`);
   await untilStatus(t, resumedPod, 'running');
   await save(client, 'stopped-then-started', resumedRow);
+
+  // A pod with a 100 GB volume stopped for a few meter intervals (its storage charged at each boundary), then
+  // started through the API (a start update) and terminated.
+  const stored = await t.connectedAccount('runpod');
+  const storedPod = (await http.post('/v1/compute/launch').set(stored.auth).send(launchBody('runpod', { volume_gb: 100 })).expect(201)).body.id as string;
+  const storedRow = await untilStatus(t, storedPod, 'running');
+  await http.post(`/v1/compute/${storedPod}/stop`).set(stored.auth).expect(200);
+  await eventually('three storage charges', async () =>
+    ((await t.sql("SELECT 1 FROM ledger_entries WHERE type = 'instance_storage_charge' AND account_id = $1", [stored.accountId])).length >= 3 ? true : undefined), WAIT_MS);
+  await http.post(`/v1/compute/${storedPod}/start`).set(stored.auth).expect(200);
+  await http.post(`/v1/compute/${storedPod}/terminate`).set(stored.auth).expect(200);
+  await client.workflow.getHandle(storedRow).result();
+  await save(client, 'stopped-storage-then-started', storedRow);
 }
 
 /** scheduleRun: a triggered run stopped at max_duration_hours, with its launch child. */

@@ -148,6 +148,11 @@ export const configSchema = z.object({
   /** The length of one idle-stop minute (an instance's `idle_stop.for_minutes`); shorter only to compress tests. */
   IDLE_STOP_MINUTE: positiveDuration.default('60s'),
   METER_INTERVAL: positiveDuration.default('1h'),
+  /**
+   * What RunPod charges per GB-month for a stopped pod's volume disk (its container disk is wiped at the stop);
+   * the service charges it as `instance_storage_charge` at every meter interval while the pod stays stopped.
+   */
+  RUNPOD_STOPPED_STORAGE_PRICE_PER_GB_MONTH: z.coerce.number().min(0).max(100).default(0.2),
 
   /**
    * GET /v1/compute serves the fleet view the observers write (no provider call per list). A list keeps the

@@ -69,6 +69,7 @@ async function main(): Promise<void> {
       bootDeadlines: config.BOOT_DEADLINES,
       // Jobs: the wrapper on each attempt's instance reports its exit to the API at this address.
       jobs: { publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`, vault },
+      stoppedStorage: { runpodPerGbMonthMicros: Math.round(config.RUNPOD_STOPPED_STORAGE_PRICE_PER_GB_MONTH * 1_000_000) },
       webhooks: {
         settings: webhooks,
         databaseUrl: config.DATABASE_URL,

@@ -3,6 +3,7 @@ import {
   endInstanceSignal,
   instanceQuery,
   launchAcceptedUpdate,
+  startInstanceUpdate,
   stopInstanceUpdate,
   terminateInstanceUpdate,
   type EndInstanceRequest,
@@ -15,7 +16,11 @@ import { awaitRunning } from './launch/await-running';
 import { createInstance } from './launch/create';
 import { meterUntilEnd } from './launch/meter';
 import { ensureObserver } from './launch/observer';
+import type { Refusal } from './launch/refusal';
 import { launchContext, type LaunchState } from './launch/state';
+
+/** How long a start update waits for the pod to be seen running when the launch has no boot deadline of its own. */
+const START_WAIT_MS = 10 * 60_000;
 
 /**
  * One managed instance, from create to terminate. Workflow id (= instance row id) is
@@ -47,6 +52,7 @@ export async function launchInstance(input: LaunchInput, carried?: LaunchCarried
     idleSinceMs: carried?.idleSinceMs ?? null,
     idleStopping: carried?.ending?.idleStopping ?? null,
     carriedEnd: carried?.ending ?? null,
+    start: { requested: false, pending: 0, refused: null },
   };
   const c = launchContext(input, s);
   const id = c.id;
@@ -72,6 +78,23 @@ export async function launchInstance(input: LaunchInput, carried?: LaunchCarried
   });
   setHandler(providerObservedSignal, (observation: ProviderObservation) => {
     s.observed = observation;
+  });
+  setHandler(startInstanceUpdate, async () => {
+    if (s.row?.status !== 'stopped') return s.row!;
+    s.start.pending++;
+    try {
+      s.start.requested = true;
+      s.start.refused = null;
+      // A stop or terminate asked meanwhile goes first; the answer is then the record it leaves.
+      await condition(() => !s.start.requested || s.terminateRequested || s.stopRequested);
+      const refused = s.start.refused as Refusal | null;
+      if (refused) throw ApplicationFailure.nonRetryable(refused.message, refused.type, ...(refused.details ?? []));
+      // Metering resumes when the observer sees it running; a pod that never gets there answers as it stands.
+      await condition(() => s.row?.status !== 'stopped', input.bootDeadlineMs ?? START_WAIT_MS);
+      return s.row!;
+    } finally {
+      s.start.pending--;
+    }
   });
   setHandler(terminateInstanceUpdate, async () => {
     s.terminateRequested = true;

@@ -110,12 +110,19 @@ export function createGpuoClient(options: GpuoOptions) {
     instances: () => unwrap(raw.GET('/v1/compute')),
     stop: (id: string) =>
       unwrap(raw.POST('/v1/compute/{provider_instance_id}/stop', { params: { path: { provider_instance_id: id } } })),
+    start: (id: string) =>
+      unwrap(raw.POST('/v1/compute/{provider_instance_id}/start', { params: { path: { provider_instance_id: id } } })),
     terminate: (id: string) =>
       unwrap(
         raw.POST('/v1/compute/{provider_instance_id}/terminate', { params: { path: { provider_instance_id: id } } }),
       ),
     balance: () => unwrap(raw.GET('/v1/billing/balance')),
-    transactions: (query: { type?: 'instance_charge' | 'credit_topup' | 'credit_grant'; limit?: number } = {}) =>
+    transactions: (
+      query: {
+        type?: 'instance_charge' | 'instance_storage_charge' | 'credit_topup' | 'credit_grant';
+        limit?: number;
+      } = {},
+    ) =>
       paginate(
         (cursor) =>
           unwrap(raw.GET('/v1/billing/transactions', { params: { query: { ...query, cursor } as never } })) as Promise<

@@ -3590,6 +3590,381 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/compute/{provider_instance_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a stopped instance again (runpod)
+         * @description Admitted like a launch, at the instance's own price: the available balance must cover the admission window of every live instance plus this one, and the account must be under its live-instance limit. Metering resumes when the instance is seen running; its storage is charged until then. An instance already running answers as it is; one terminated while its start waited answers with its terminated record.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    provider_instance_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The instance record, running again */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the provider's own instance id (used in paths) */
+                            id: string;
+                            /** @enum {string} */
+                            provider: "runpod" | "vastai" | "lambda";
+                            name: string | null;
+                            /** @enum {string} */
+                            status: "provisioning" | "running" | "stopping" | "stopped" | "terminating" | "terminated" | "failed" | "unknown";
+                            provider_status: string | null;
+                            gpu_type: string | null;
+                            gpu_count: number;
+                            /** @description dollars per hour for the whole instance */
+                            price_per_hour: number | null;
+                            spot: boolean;
+                            region: string | null;
+                            docker_image: string | null;
+                            public_ip: string | null;
+                            ssh: {
+                                host: string;
+                                port: number;
+                                user: string;
+                            } | null;
+                            /** @description ISO 8601 UTC timestamp */
+                            created_at: string | null;
+                            /** @description true for instances launched through this service */
+                            managed: boolean;
+                            warnings?: string[];
+                            /** @description why the service itself stopped or ended the instance, when it did */
+                            end_reason?: string;
+                            /** @description the idle-stop rule the instance was launched with (beyond the spec); absent: none */
+                            idle_stop?: {
+                                /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                                utilization_below_percent: number;
+                                /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                                for_minutes: number;
+                            };
+                        };
+                    };
+                };
+                /** @description The provider accepted the start and the instance is not seen running yet; the record as it stands */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the provider's own instance id (used in paths) */
+                            id: string;
+                            /** @enum {string} */
+                            provider: "runpod" | "vastai" | "lambda";
+                            name: string | null;
+                            /** @enum {string} */
+                            status: "provisioning" | "running" | "stopping" | "stopped" | "terminating" | "terminated" | "failed" | "unknown";
+                            provider_status: string | null;
+                            gpu_type: string | null;
+                            gpu_count: number;
+                            /** @description dollars per hour for the whole instance */
+                            price_per_hour: number | null;
+                            spot: boolean;
+                            region: string | null;
+                            docker_image: string | null;
+                            public_ip: string | null;
+                            ssh: {
+                                host: string;
+                                port: number;
+                                user: string;
+                            } | null;
+                            /** @description ISO 8601 UTC timestamp */
+                            created_at: string | null;
+                            /** @description true for instances launched through this service */
+                            managed: boolean;
+                            warnings?: string[];
+                            /** @description why the service itself stopped or ended the instance, when it did */
+                            end_reason?: string;
+                            /** @description the idle-stop rule the instance was launched with (beyond the spec); absent: none */
+                            idle_stop?: {
+                                /** @description every GPU below this utilization (percent, 1-100) counts as idle */
+                                utilization_below_percent: number;
+                                /** @description idle this many minutes (1 to 10080, a week) before the stop */
+                                for_minutes: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked service key (`unauthenticated`, with WWW-Authenticate) */
+                401: {
+                    headers: {
+                        /** @description `Bearer` */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The balance, less uncharged usage, (or the key's spend cap) does not cover the next hour (admission window) of every live instance plus this one (`insufficient_balance`) */
+                402: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The API key lacks the scope this operation needs; the message names it (`forbidden`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or it belongs to another account (`not_found`) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request body was not received in time (`request_timeout`) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Body over 64 KiB (`payload_too_large`) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Body not sent as application/json (`unsupported_media_type`) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                429: {
+                    headers: {
+                        /** @description seconds until a request will be accepted */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (`internal_error`, fixed message; quote the request_id) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The provider answered with an error we cannot map (`provider_error`) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, with Retry-After) is unreachable */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before retrying (service_unavailable) */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/compute": {
         parameters: {
             query?: never;
@@ -7775,17 +8150,17 @@ export interface paths {
                         "application/json": {
                             /** @description dollars: exactly GET /v1/billing/balance (the last transaction's balance_after) */
                             balance: number;
-                            /** @description dollars live instances have run up since their last charge (charged at the next meter or end) */
+                            /** @description dollars live instances (and stopped pods' storage) have run up since their last charge (charged at the next meter or end) */
                             uncharged: number;
                             /** @description balance − uncharged: what launches are admitted against */
                             available: number;
-                            /** @description dollars per hour of every live managed instance */
+                            /** @description dollars per hour of every live managed instance and of stopped pods' storage */
                             burn_rate_per_hour: number;
                             /** @description available / burn_rate_per_hour; null when nothing burns */
                             runway_hours: number | null;
                             /** @description ISO 8601 UTC moment available reaches zero at this burn; null when nothing burns */
                             depletes_at: string | null;
-                            /** @description dollars of instance_charge transactions since the start of this UTC month */
+                            /** @description dollars of instance_charge and instance_storage_charge transactions since the start of this UTC month */
                             month_to_date_spend: number;
                             /** @description month to date + uncharged + the burn rate until the end of the month */
                             forecast_month_spend: number;
@@ -7921,7 +8296,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    type?: "instance_charge" | "credit_topup" | "credit_grant" | "credit_refund" | "credit_dispute";
+                    type?: "instance_charge" | "instance_storage_charge" | "credit_topup" | "credit_grant" | "credit_refund" | "credit_dispute";
                     limit?: number;
                     cursor?: string;
                 };
@@ -7941,13 +8316,13 @@ export interface paths {
                             data: {
                                 id: string;
                                 /** @enum {string} */
-                                type: "instance_charge" | "credit_topup" | "credit_grant" | "credit_refund" | "credit_dispute";
+                                type: "instance_charge" | "instance_storage_charge" | "credit_topup" | "credit_grant" | "credit_refund" | "credit_dispute";
                                 /** @description dollars; negative for charges, refunds and opened disputes, positive for top-ups, grants and won disputes */
                                 amount: number;
                                 /** @description the balance right after this transaction, dollars */
                                 balance_after: number;
                                 description: string;
-                                /** @description present on instance_charge, absent on credit_topup and credit_grant */
+                                /** @description present on instance_charge and instance_storage_charge, absent on credits */
                                 instance_id?: string;
                                 /** @description ISO 8601 UTC timestamp */
                                 created_at: string;

@@ -12,7 +12,7 @@
  * unpriced reservation would count $0 in the burn, so launches up to the live-instance limit would pass on
  * any positive balance or under any key cap.
  */
-import { admitLaunch, releaseReservation, type AdmissionDecision, type LaunchIntent } from '../db/queries/admission';
+import { admitLaunch, admitStart, releaseReservation, type AdmissionDecision, type LaunchIntent } from '../db/queries/admission';
 import type { InstanceQueries } from '../db/queries/instances';
 import type { Pool } from '../db/pool';
 import { DEFAULT_ADMISSION_WINDOW_MS } from '../domain/admission';
@@ -261,6 +261,17 @@ export function createLaunchAdmission(deps: {
     },
     /** Gives back the reservation of a launch refused before its workflow could record why. */
     release: (instanceId: string, reason: string) => releaseReservation(deps.pool, instanceId, reason),
+    /**
+     * Admits the start of a stopped instance by the launch's balance rule and live-instance limit (see
+     * `admitStart`), or throws what the start answers: 402 `insufficient_balance` naming the numbers, 422 at the limit.
+     */
+    async admitStart(row: { id: string; account_id: string; provider: ProviderId }): Promise<void> {
+      const decision = await admitStart(deps.pool, { accountId: row.account_id, instanceId: row.id, windowMs: deps.windowMs, maxLive: deps.maxLive });
+      if (decision.outcome === 'limited') {
+        throw launchRefusalError({ type: 'limit_reached', message: decision.message, details: [{ limit: 'live_instances', max: decision.max }] }, row.provider);
+      }
+      if (decision.outcome === 'refused') throw launchRefusalError({ type: 'insufficient_balance', message: decision.message }, row.provider);
+    },
   };
 }
 export type LaunchAdmission = ReturnType<typeof createLaunchAdmission>;

@@ -61,6 +61,9 @@ export function createLaunchLibrary(deps: LaunchLibraryDeps) {
   }
 
   return {
+    /** Admits the start of a stopped instance (the launch's balance rule and limit), or throws its refusal. */
+    admitStart: (row: Parameters<LaunchAdmission['admitStart']>[0]) => deps.admission.admitStart(row),
+
     /**
      * Launches: the policy's checks, admission (the reservation written under the account's lock), then the
      * workflow. Resolves with the instance row once the provider accepted the create; throws what the launch

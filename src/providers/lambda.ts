@@ -286,6 +286,10 @@ export function createLambdaAdapter(options: LambdaAdapterOptions): ProviderAdap
       throw http.errorFor('provider_error', 'Stopping instances is not supported on Lambda; terminate instead.', apiKey);
     },
 
+    async start(apiKey) {
+      throw http.errorFor('provider_error', 'Lambda cannot start a stopped instance; launch a new one.', apiKey);
+    },
+
     async terminate(apiKey, id) {
       await http.request({
         method: 'POST',

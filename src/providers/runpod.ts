@@ -284,6 +284,25 @@ export function createRunpodAdapter(options: RunpodAdapterOptions): ProviderAdap
       return normalizeRunpodPod(res.body);
     },
 
+    async start(apiKey, id) {
+      const res = await http.request<RunpodPod>({
+        method: 'POST',
+        path: `/pods/${encodeURIComponent(id)}/action`,
+        apiKey,
+        body: { action: 'start' },
+        accept: [404, 409],
+      });
+      if (res.status === 404) throw http.errorFor('not_found', `RunPod has no pod ${id}.`, apiKey, 404);
+      if (res.status === 409) {
+        // Not valid in the current status: a pod already starting or running is what the caller wanted.
+        const pod = await getPod(apiKey, id);
+        if (pod && pod.status !== 'EXITED' && pod.status !== 'ERROR' && pod.status !== 'TERMINATED') return normalizeRunpodPod(pod);
+        const detail = str(res.body, 'detail') ?? 'the pod cannot be started in its current status';
+        throw http.errorFor('provider_error', detail, apiKey, 409);
+      }
+      return normalizeRunpodPod(res.body);
+    },
+
     async terminate(apiKey, id) {
       await http.request({
         method: 'POST',

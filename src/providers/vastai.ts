@@ -363,6 +363,14 @@ export function createVastaiAdapter(options: VastaiAdapterOptions): ProviderAdap
       throw http.errorFor('provider_error', 'Stopping instances is not supported on Vast.ai; terminate instead.', apiKey);
     },
 
+    async start(apiKey, id) {
+      if (!/^\d+$/.test(id)) throw http.errorFor('not_found', `Vast.ai has no instance ${id}.`, apiKey, 404);
+      const res = await http.request({ method: 'PUT', path: `/api/v0/instances/${id}/`, apiKey, body: { state: 'running' }, accept: [404] });
+      const inst = res.status === 404 ? null : await getRaw(apiKey, id);
+      if (!inst) throw http.errorFor('not_found', `Vast.ai has no instance ${id}.`, apiKey, 404);
+      return normalizeVastInstance(inst);
+    },
+
     async terminate(apiKey, id) {
       if (!/^\d+$/.test(id)) return;
       await http.request({ method: 'DELETE', path: `/api/v0/instances/${id}/`, apiKey, body: {}, accept: [404] });

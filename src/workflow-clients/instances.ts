@@ -18,6 +18,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import {
   endInstanceSignal,
   launchAcceptedUpdate,
+  startInstanceUpdate,
   stopInstanceUpdate,
   terminateInstanceUpdate,
   type EndInstanceRequest,
@@ -26,7 +27,7 @@ import {
 import { runSearchAttributes } from '../../workflows/contracts/search-attributes';
 import { launchInstance } from '../../workflows/launch-instance';
 import type { InstanceQueries, InstanceRow } from '../db/queries/instances';
-import { ConflictError, ServiceUnavailableError } from '../errors';
+import { ConflictError, ServiceUnavailableError, UnsupportedOperationError } from '../errors';
 import { launchRefusalError } from '../launch/failures';
 import { isEngineUnavailable, withEngine } from './engine';
 
@@ -125,6 +126,32 @@ export function createInstanceClient(deps: {
         const ended = latest.status === 'terminated' || (action === 'stop' && latest.status === 'stopped');
         const status = ended ? latest.status : action === 'stop' ? 'stopping' : 'terminating';
         return { row: { ...latest, status }, done: ended };
+      }
+    },
+
+    /**
+     * Starts a stopped pod through its workflow. Resolves with the record once the workflow has seen it running
+     * (metering resumed), or, past the answer bound, as it stands with `done: false` (the start goes on);
+     * throws the provider's refusal as our error.
+     */
+    async start(row: InstanceRow): Promise<EndResult> {
+      const handle = client.workflow.getHandle(row.id);
+      let update;
+      try {
+        update = await withEngine(client, () => handle.startUpdate(startInstanceUpdate, { waitForStage: WorkflowUpdateStage.ACCEPTED }), bounds.engineMs);
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError || isClosedWorkflow(err)) {
+          throw new UnsupportedOperationError('This instance is no longer managed by the service, so it cannot be started here.');
+        }
+        throw err;
+      }
+      try {
+        const started = await client.withDeadline(Date.now() + bounds.lifecycleMs, () => update.result());
+        return { row: started, done: started.status !== 'stopped' };
+      } catch (err) {
+        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) throw launchRefusalError(err.cause, row.provider);
+        if (!(err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) && !isEngineUnavailable(err)) throw err;
+        return { row: (await deps.instances.findById(row.id)) ?? row, done: false };
       }
     },
 

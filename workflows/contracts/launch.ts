@@ -102,6 +102,11 @@ export type LaunchTiming = Pick<LaunchInput, 'pollIntervalMs' | 'meterIntervalMs
 export const launchAcceptedUpdate = defineUpdate<InstanceRow, [string]>('launchAccepted');
 /** Stops (runpod) and resolves with the stopped record. */
 export const stopInstanceUpdate = defineUpdate<InstanceRow>('stopInstance');
+/**
+ * Starts a stopped pod again and resolves with its record once the workflow has seen it running (metering
+ * resumed), or as it stands when that takes longer than the boot deadline; fails with the provider's refusal.
+ */
+export const startInstanceUpdate = defineUpdate<InstanceRow>('startInstance');
 /** Terminates and resolves with the terminated record (after the final charge). */
 export const terminateInstanceUpdate = defineUpdate<InstanceRow | null>('terminateInstance');
 export const instanceQuery = defineQuery<InstanceRow | null>('instance');

@@ -12,10 +12,30 @@ import { continueEndAsNew, endRetryDue, type LaunchContext } from './state';
  */
 export const STOPPED_SLEEPS_PATCH = 'launch-stopped-sleeps';
 
+/**
+ * Marks runs that charge a stopped RunPod pod's volume (the storage RunPod bills while it is stopped): from the
+ * stop, at every meter boundary while stopped, and up to a start or the terminate. Without it stopped time
+ * cost nothing.
+ */
+export const STOPPED_STORAGE_PATCH = 'launch-stopped-storage';
+
+/** The GB a stopped instance keeps at its provider: a RunPod pod's volume (its container disk is wiped). */
+const keptGb = (c: LaunchContext): number => (c.input.provider === 'runpod' ? c.input.volumeGb ?? 0 : 0);
+
+/**
+ * Charges a stopped instance's storage up to `throughMs` (the activity does nothing once it is no longer
+ * stopped). Called at the stop moment, it charges nothing and starts the storage counting in the burn.
+ */
+export async function chargeStorageThrough(c: LaunchContext, throughMs: number): Promise<void> {
+  if (keptGb(c) <= 0 || !patched(STOPPED_STORAGE_PATCH)) return;
+  await c.acts.db.chargeStoppedStorage(c.id, throughMs, keptGb(c));
+}
+
 /** A stopped instance's meter boundary: the next one after now, so the workflow sleeps a whole interval. */
 async function passStoppedBoundary(c: LaunchContext): Promise<void> {
   const { s, input } = c;
   const missed = Math.floor((Date.now() - s.nextChargeAt) / input.meterIntervalMs);
+  await chargeStorageThrough(c, s.nextChargeAt + missed * input.meterIntervalMs);
   s.nextChargeAt += (missed + 1) * input.meterIntervalMs;
 }
 

@@ -8,17 +8,18 @@
 import { condition } from '@temporalio/workflow';
 import type { LaunchResult } from '../contracts/launch';
 import type { ProviderObservation } from '../contracts/observation';
-import { chargeDue, endAtProvider } from './charges';
+import { chargeDue, chargeStorageThrough, endAtProvider } from './charges';
 import { checkIdle, endEvents, endExtra } from './idle';
 import { ensureObserver, takeObservation } from './observer';
 import { catchUpStart } from './progress';
+import { failureOf } from './refusal';
 import { continueAsNewIfDue, requested, type LaunchContext } from './state';
 
 /** Only the meter timer, the observer's word and a request wake the workflow. */
 async function awaitObservation(c: LaunchContext, turn: number): Promise<ProviderObservation | null> {
   const { s } = c;
-  const woken = await condition(() => requested(s) || s.observed !== null, Math.max(1, s.nextChargeAt - Date.now()));
-  if (requested(s)) return null;
+  const woken = await condition(() => requested(s) || s.start.requested || s.observed !== null, Math.max(1, s.nextChargeAt - Date.now()));
+  if (requested(s) || s.start.requested) return null;
   if (!woken) {
     await chargeDue(c, s.row!);
     await ensureObserver(c); // once per meter interval: an observer ended by hand comes back
@@ -42,6 +43,7 @@ async function onRequest(c: LaunchContext): Promise<LaunchResult['outcome'] | nu
     // One moment for both: the charge runs up to when the provider confirmed, and the record ends there.
     const endedAt = await endAtProvider(c, 'terminate', wasRunning, resumable);
     if (wasRunning) await db.chargeInstance(id, endedAt!);
+    else await chargeStorageThrough(c, endedAt!); // a stopped pod's storage, up to the terminate
     s.row = await db.finishInstance(id, 'terminated', endEvents(c, 'terminate'), endedAt!, endExtra(c, 'terminate'));
     return s.idleStopping === 'terminate' ? 'idle_stopped' : 'terminated';
   }
@@ -54,6 +56,7 @@ async function onRequest(c: LaunchContext): Promise<LaunchResult['outcome'] | nu
     if (stoppedAt !== null) {
       if (wasRunning) await db.chargeInstance(id, stoppedAt);
       s.row = await db.finishInstance(id, 'stopped', endEvents(c, 'stop'), stoppedAt, endExtra(c, 'stop'));
+      await chargeStorageThrough(c, stoppedAt);
     }
   }
   if (s.idleStopping) {
@@ -94,19 +97,36 @@ async function onObservation(
     const stoppedAt = seenAt;
     await db.chargeInstance(id, stoppedAt);
     s.row = await db.finishInstance(id, 'stopped', 'instance.stopped', stoppedAt, { reason: 'stopped at the provider' });
+    await chargeStorageThrough(c, stoppedAt);
     return 'acted';
   }
   if (row.status === 'stopped' && seen.gone) {
+    await chargeStorageThrough(c, seenAt);
     s.row = await db.finishInstance(id, 'terminated', 'instance.terminated', seenAt, { reason: 'the provider ended the instance' });
     return { ended: 'terminated' };
   }
   if (row.status === 'stopped' && providerStatus === 'running') {
-    // Started again at the provider: metering resumes now (the stopped time is not charged).
+    // Started again at the provider: metering resumes now; the stopped time is charged as storage only.
+    await chargeStorageThrough(c, seenAt);
     s.row = row.started_at ? await db.resumeInstance(id, seenAt, seen.instance!) : await db.markInstanceRunning(id, seenAt, seen.instance!);
     s.nextChargeAt = seenAt + input.meterIntervalMs;
     return 'acted';
   }
   return 'nothing';
+}
+
+/**
+ * Carries out a start update: asks the provider to start the stopped pod. The record stays `stopped` (its
+ * storage charged) until the observer sees it running, which resumes metering (`onObservation`).
+ */
+async function onStartRequest(c: LaunchContext): Promise<void> {
+  const { s } = c;
+  try {
+    if (s.row!.status === 'stopped') s.row = await c.acts.ending.startInstance(c.id);
+  } catch (err) {
+    s.start.refused = failureOf(err);
+  }
+  s.start.requested = false;
 }
 
 /** Runs from the instance's start (or boot) to its end; resolves with how it ended. */
@@ -115,6 +135,10 @@ export async function meterUntilEnd(c: LaunchContext): Promise<LaunchResult['out
     if (c.s.terminateRequested || c.s.stopRequested) {
       const ended = await onRequest(c);
       if (ended) return ended;
+      continue;
+    }
+    if (c.s.start.requested) {
+      await onStartRequest(c);
       continue;
     }
     const seen = await awaitObservation(c, turn);

@@ -34,6 +34,11 @@ export interface LaunchState {
   idleStopping: 'stop' | 'terminate' | null;
   /** An end the previous run was still retrying: taken by the first request this run carries out. */
   carriedEnd: CarriedEnd | null;
+  /**
+   * A start update's progress: `requested` until the loop has asked the provider (`refused` says why it said
+   * no), `pending` until the update has its answer (no continue-as-new meanwhile: its handler must finish).
+   */
+  start: { requested: boolean; pending: number; refused: Refusal | null };
 }
 
 export interface LaunchSettings {
@@ -138,7 +143,7 @@ export async function continueEndAsNew(c: LaunchContext, ending: CarriedEnd): Pr
 
 /** Continues as new (bounded history) after `continueAsNewAfter` loop turns or when Temporal suggests it. */
 export async function continueAsNewIfDue(c: LaunchContext, turn: number): Promise<void> {
-  if (requested(c.s) || !(turn >= (c.input.continueAsNewAfter ?? CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested)) return;
+  if (requested(c.s) || c.s.start.pending > 0 || !(turn >= (c.input.continueAsNewAfter ?? CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested)) return;
   await condition(allHandlersFinished);
   await continueAsNew<LaunchWorkflow>(c.input, {
     row: c.s.row!,

@@ -508,6 +508,15 @@ export const COMMANDS: readonly CommandSpec[] = [
     },
   },
   {
+    path: ['start'],
+    summary: 'start a stopped instance again (RunPod; admitted like a launch, at its own price)',
+    args: INSTANCE,
+    examples: ['start abc123'],
+    async run(ctx) {
+      printInstance(ctx, await (await ctx.api()).start(ctx.args['instance id']!));
+    },
+  },
+  {
     path: ['terminate'],
     summary: 'terminate an instance: it stops costing money and cannot be restarted',
     args: INSTANCE,
@@ -1206,7 +1215,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: {
       type: {
         type: 'string',
-        choices: ['instance_charge', 'credit_topup', 'credit_grant', 'credit_refund', 'credit_dispute'],
+        choices: ['instance_charge', 'instance_storage_charge', 'credit_topup', 'credit_grant', 'credit_refund', 'credit_dispute'],
         description: 'only this type',
       },
       ...PAGE_OPTIONS,

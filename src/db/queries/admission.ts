@@ -80,14 +80,26 @@ export type AdmissionDecision =
 const Figures = z.object({ burn: z.number(), uncharged: z.number(), live: z.number(), now_ms: z.number() });
 
 /**
- * Burn rate and uncharged usage of an account's live instances, as one row. Uncharged usage is computed as the
+ * The storage stopped instances keep (a RunPod pod's volume, migration 032): its hourly price and what has
+ * accrued since its last storage charge, as the storage charge computes it (src/db/queries/storage-charges.ts).
+ */
+const storedFigures = (accountId: string) => sql.fragment`(
+  SELECT coalesce(sum(storage_per_hour_micros), 0)::numeric AS burn,
+    coalesce(sum(round(storage_per_hour_micros::numeric
+      * greatest(extract(epoch FROM now() - greatest(storage_charged_through, metered_through)) * 1000, 0) / 3600000)), 0) AS uncharged
+  FROM instances WHERE account_id = ${accountId} AND status = 'stopped' AND storage_per_hour_micros > 0)`;
+
+/**
+ * Burn rate and uncharged usage of an account's live instances and stopped instances' storage, as one row. Uncharged usage is computed as the
  * charge itself computes it (whole milliseconds, from the run's start, rounded half up), so it is what the
  * next charges will post. One aggregate: cheap for any fleet size.
  */
 const liveFigures = (accountId: string) => sql.fragment`
-  SELECT coalesce(sum(p), 0)::bigint AS burn,
-    coalesce(sum(CASE WHEN s IS NULL OR m IS NULL OR n <= m THEN 0
-                      ELSE floor(p * (n - s) / 3600000 + 0.5) - floor(p * greatest(m - s, 0) / 3600000 + 0.5) END), 0)::bigint AS uncharged,
+  WITH stored AS ${storedFigures(accountId)}
+  SELECT (coalesce(sum(p), 0) + (SELECT burn FROM stored))::bigint AS burn,
+    (coalesce(sum(CASE WHEN s IS NULL OR m IS NULL OR n <= m THEN 0
+                      ELSE floor(p * (n - s) / 3600000 + 0.5) - floor(p * greatest(m - s, 0) / 3600000 + 0.5) END), 0)
+      + (SELECT uncharged FROM stored))::bigint AS uncharged,
     count(*)::int4 AS live,
     trunc(extract(epoch FROM now()) * 1000)::float8 AS now_ms
   FROM (
@@ -252,4 +264,31 @@ export async function releaseReservation(pool: Pool, id: string, reason: string)
   await pool.query(sql.typeAlias('void')`
     UPDATE instances SET status = 'failed', end_reason = ${reason.slice(0, 500)}, ended_at = coalesce(ended_at, now()), updated_at = now()
     WHERE id = ${id} AND status = 'provisioning' AND provider_instance_id IS NULL`);
+}
+
+/**
+ * Admission of a stopped instance's start: the launch's balance rule and live-instance limit, decided under the
+ * account's balance lock with the instance's own price (the provider's, else the launch quote). Nothing is
+ * reserved: the instance counts in the burn once its workflow sees it running again.
+ */
+export async function admitStart(
+  pool: Pool,
+  start: { accountId: string; instanceId: string; windowMs: number; maxLive?: number },
+): Promise<{ outcome: 'admitted' } | { outcome: 'refused'; message: string } | { outcome: 'limited'; message: string; max: number }> {
+  return pool.transaction(async (tx) => {
+    await tx.query(sql.typeAlias('void')`
+      INSERT INTO account_balances (account_id) VALUES (${start.accountId}) ON CONFLICT (account_id) DO NOTHING`);
+    await tx.query(sql.typeAlias('void')`SELECT FROM account_balances WHERE account_id = ${start.accountId} FOR UPDATE`);
+    const spend = await readSpendFigures(tx, start.accountId);
+    const own = await tx.one(sql.type(z.object({ price: z.number().nullable(), live: z.number() }))`
+      SELECT (SELECT coalesce(price_per_hour_micros, quote_per_hour_micros) FROM instances
+               WHERE id = ${start.instanceId} AND account_id = ${start.accountId}) AS price,
+        (SELECT count(*)::int4 FROM instances WHERE account_id = ${start.accountId}
+           AND status = ANY(${sql.array([...BURNING_STATUSES], 'text')})) AS live`);
+    if (start.maxLive !== undefined && own.live >= start.maxLive) {
+      return { outcome: 'limited', message: limitReachedMessage('live_instances', start.maxLive), max: start.maxLive };
+    }
+    const verdict = decideAdmission(spend, own.price, start.windowMs);
+    return verdict.admitted ? { outcome: 'admitted' } : { outcome: 'refused', message: verdict.message! };
+  });
 }

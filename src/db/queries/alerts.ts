@@ -177,7 +177,7 @@ const keyCapStops = (budget: boolean) => sql.fragment`
     CROSS JOIN LATERAL (SELECT date_trunc(k.spend_limit_period, now(), 'UTC') AS start) p
     JOIN LATERAL (
       SELECT -l.amount_micros AS micros
-      FROM instances i JOIN ledger_entries l ON l.account_id = k.account_id AND l.type = 'instance_charge'
+      FROM instances i JOIN ledger_entries l ON l.account_id = k.account_id AND l.type IN ('instance_charge', 'instance_storage_charge')
         AND l.instance_id = coalesce(i.provider_instance_id, i.id) AND l.created_at >= p.start
       WHERE i.api_key_id = k.id
       UNION ALL
@@ -211,7 +211,7 @@ export function createAlertQueries(pool: Pool) {
       WITH best AS (${bestOffers}),
       spend AS (
         SELECT (coalesce((SELECT sum(-amount_micros) FROM ledger_entries
-                          WHERE account_id = ${accountId} AND type = 'instance_charge' AND created_at >= ${monthStart}), 0)
+                          WHERE account_id = ${accountId} AND type IN ('instance_charge', 'instance_storage_charge') AND created_at >= ${monthStart}), 0)
           + coalesce((SELECT sum(u.micros) FROM (${unchargedByInstance}) u WHERE u.account_id = ${accountId}), 0))::int8 AS micros)
       SELECT ${A_COLUMNS},
         CASE WHEN a.type = 'price_drop' THEN b.price_per_hour_micros ELSE s.micros END AS current_value_micros
@@ -270,7 +270,7 @@ export function createAlertQueries(pool: Pool) {
           spend AS (
             SELECT account_id, sum(micros)::int8 AS micros FROM (
               SELECT account_id, -amount_micros AS micros FROM ledger_entries
-              WHERE ${kinds.budget}::boolean AND type = 'instance_charge' AND created_at >= ${monthStart}
+              WHERE ${kinds.budget}::boolean AND type IN ('instance_charge', 'instance_storage_charge') AND created_at >= ${monthStart}
               UNION ALL
               SELECT account_id, micros FROM uncharged) posted_and_uncharged
             GROUP BY account_id),

@@ -57,7 +57,7 @@ export function createApiKeyQueries(pool: Pool) {
       SELECT
         (SELECT COALESCE(-SUM(l.amount_micros), 0)::bigint FROM ledger_entries l
            JOIN instances i ON i.account_id = l.account_id AND COALESCE(i.provider_instance_id, i.id) = l.instance_id
-          WHERE l.account_id = ${accountId} AND l.type = 'instance_charge' AND i.api_key_id = ${keyId}
+          WHERE l.account_id = ${accountId} AND l.type IN ('instance_charge', 'instance_storage_charge') AND i.api_key_id = ${keyId}
             AND l.created_at >= ${from.toISOString()}) AS charged,
         (SELECT COALESCE(SUM(price_per_hour_micros), 0)::bigint FROM instances
           WHERE account_id = ${accountId} AND api_key_id = ${keyId} AND status NOT IN ('terminated', 'failed', 'stopped')) AS live_hourly`);

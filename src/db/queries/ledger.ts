@@ -13,8 +13,12 @@ import { insertEvent } from './events';
  * `credit_dispute` reverse a Stripe top-up (a refund; a dispute opened, or reinstated when won). Beyond the
  * spec's two.
  */
-export const TRANSACTION_TYPES = ['instance_charge', 'credit_topup', 'credit_grant', 'credit_refund', 'credit_dispute'] as const;
+export const TRANSACTION_TYPES = ['instance_charge', 'instance_storage_charge', 'credit_topup', 'credit_grant', 'credit_refund', 'credit_dispute'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+
+/** What an instance costs: its running time (`instance_charge`) and a stopped RunPod pod's storage. */
+export const INSTANCE_CHARGE_TYPES = ['instance_charge', 'instance_storage_charge'] as const;
+const isInstanceCharge = (type: TransactionType): boolean => (INSTANCE_CHARGE_TYPES as readonly string[]).includes(type);
 
 /** Idempotency key of an account's starting credit: granted at most once per account. */
 export const STARTING_CREDIT_KEY = 'grant:starting-credit';
@@ -59,7 +63,7 @@ export const TransactionRecord = z.object({
   amount: z.number().describe('dollars; negative for charges, refunds and opened disputes, positive for top-ups, grants and won disputes'),
   balance_after: z.number().describe('the balance right after this transaction, dollars'),
   description: z.string(),
-  instance_id: z.string().optional().describe('present on instance_charge, absent on credit_topup and credit_grant'),
+  instance_id: z.string().optional().describe('present on instance_charge and instance_storage_charge, absent on credits'),
   created_at: z.string().describe('ISO 8601 UTC timestamp'),
 });
 export type TransactionRecord = z.infer<typeof TransactionRecord>;
@@ -71,7 +75,7 @@ export function toTransactionRecord(entry: LedgerEntry): TransactionRecord {
     amount: microsToDollars(entry.amount_micros),
     balance_after: microsToDollars(entry.balance_after_micros),
     description: entry.description,
-    ...(entry.type === 'instance_charge' && entry.instance_id !== null ? { instance_id: entry.instance_id } : {}),
+    ...(isInstanceCharge(entry.type) && entry.instance_id !== null ? { instance_id: entry.instance_id } : {}),
     created_at: entry.created_at,
   };
 }
@@ -97,9 +101,9 @@ const COLUMNS = sql.fragment`id, seq, account_id, type, amount_micros, balance_a
 
 function checkEntry(input: PostEntryInput): void {
   if (!Number.isSafeInteger(input.amountMicros)) throw new RangeError(`amountMicros must be an integer: ${input.amountMicros}`);
-  if (input.type === 'instance_charge') {
-    if (input.amountMicros > 0) throw new RangeError('an instance_charge amount is negative (or zero)');
-    if (!input.instanceId) throw new RangeError('an instance_charge needs instanceId');
+  if (isInstanceCharge(input.type)) {
+    if (input.amountMicros > 0) throw new RangeError(`an ${input.type} amount is negative (or zero)`);
+    if (!input.instanceId) throw new RangeError(`an ${input.type} needs instanceId`);
   } else if (input.type === 'credit_refund' || input.type === 'credit_dispute') {
     if (input.type === 'credit_refund' ? input.amountMicros >= 0 : input.amountMicros === 0) {
       throw new RangeError(`a ${input.type} amount is ${input.type === 'credit_refund' ? 'negative' : 'not zero'}`);
@@ -123,7 +127,7 @@ function checkEntry(input: PostEntryInput): void {
 async function emitBalanceEvents(tx: CommonQueryMethods, entry: LedgerEntry, balanceBefore: number, depletionOpen: boolean): Promise<void> {
   const accountId = entry.account_id;
   // Charges, and reversals of credit (refunds, disputes), can take the balance down.
-  if (entry.type === 'instance_charge' || entry.amount_micros < 0) {
+  if (isInstanceCharge(entry.type) || entry.amount_micros < 0) {
     if (!depletionOpen && balanceBefore > 0 && entry.balance_after_micros <= 0) {
       await tx.query(sql.typeAlias('void')`UPDATE account_balances SET depleted_at = now() WHERE account_id = ${accountId}`);
       await insertEvent(tx, {

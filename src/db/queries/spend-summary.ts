@@ -31,7 +31,7 @@ export async function readSpendSummary(pool: Pool, accountId: string): Promise<S
     const month = await tx.one(sql.type(z.object({ spent: z.number(), month_end: z.string(), live: z.number() }))`
       SELECT
         (SELECT coalesce(-sum(amount_micros), 0)::bigint FROM ledger_entries
-          WHERE account_id = ${accountId} AND type = 'instance_charge'
+          WHERE account_id = ${accountId} AND type IN ('instance_charge', 'instance_storage_charge')
             AND created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') AS spent,
         ((date_trunc('month', now() AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC')::text AS month_end,
         (SELECT count(*)::int FROM instances

@@ -17,12 +17,12 @@ const Balance = z.object({ balance: z.number().describe('dollars'), currency: z.
 
 const SpendSummaryRecord = z.object({
   balance: z.number().describe('dollars: exactly GET /v1/billing/balance (the last transaction\'s balance_after)'),
-  uncharged: z.number().describe('dollars live instances have run up since their last charge (charged at the next meter or end)'),
+  uncharged: z.number().describe('dollars live instances (and stopped pods\' storage) have run up since their last charge (charged at the next meter or end)'),
   available: z.number().describe('balance − uncharged: what launches are admitted against'),
-  burn_rate_per_hour: z.number().describe('dollars per hour of every live managed instance'),
+  burn_rate_per_hour: z.number().describe('dollars per hour of every live managed instance and of stopped pods\' storage'),
   runway_hours: z.number().nullable().describe('available / burn_rate_per_hour; null when nothing burns'),
   depletes_at: z.string().nullable().describe('ISO 8601 UTC moment available reaches zero at this burn; null when nothing burns'),
-  month_to_date_spend: z.number().describe('dollars of instance_charge transactions since the start of this UTC month'),
+  month_to_date_spend: z.number().describe('dollars of instance_charge and instance_storage_charge transactions since the start of this UTC month'),
   forecast_month_spend: z.number().describe('month to date + uncharged + the burn rate until the end of the month'),
   live_instances: z.number().int().describe('managed instances that cost money by the hour (provisioning, running, stopping, terminating)'),
   currency: z.literal('usd'),

@@ -1,4 +1,4 @@
-/** `POST /v1/compute/launch` and the lifecycle of an instance (stop, terminate): parse, ask, answer. */
+/** `POST /v1/compute/launch` and the lifecycle of an instance (stop, start, terminate): parse, ask, answer. */
 import { z } from 'zod';
 import type { InstanceQueries } from '../../db/queries/instances';
 import { randomToken } from '../../domain/ids';
@@ -14,9 +14,9 @@ const InstanceParams = z.object({ provider_instance_id: pathId(128) }).strict();
 
 export interface ComputeDeps {
   /** Launches: policy, admission and the workflow (src/launch). */
-  launches: Pick<LaunchLibrary, 'launch'>;
-  /** Stops and terminates. */
-  workflows: Pick<InstanceClient, 'end'>;
+  launches: Pick<LaunchLibrary, 'launch' | 'admitStart'>;
+  /** Stops, starts and terminates. */
+  workflows: Pick<InstanceClient, 'end' | 'start'>;
   instances: Pick<InstanceQueries, 'findByProviderId'>;
 }
 
@@ -84,4 +84,35 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
     });
   lifecycle('stop');
   lifecycle('terminate');
+
+  api.add({
+    method: 'post',
+    path: '/v1/compute/{provider_instance_id}/start',
+    tag: 'Compute',
+    summary: 'Start a stopped instance again (runpod)',
+    description:
+      'Admitted like a launch, at the instance\'s own price: the available balance must cover the admission window of every live ' +
+      'instance plus this one, and the account must be under its live-instance limit. Metering resumes when the instance is seen running; ' +
+      'its storage is charged until then. An instance already running answers as it is; one terminated while its start waited answers ' +
+      'with its terminated record.',
+    auth: true,
+    params: InstanceParams,
+    responses: {
+      200: { description: 'The instance record, running again', schema: InstanceRecord },
+      202: { description: 'The provider accepted the start and the instance is not seen running yet; the record as it stands', schema: InstanceRecord },
+    },
+    errors: [402, 404, 422, 502, 503],
+    handler: async ({ params, accountId }) => {
+      const row = await deps.instances.findByProviderId(accountId, params.provider_instance_id);
+      if (!row) throw new NotFoundError(`No instance ${params.provider_instance_id} in this account.`);
+      if (row.provider !== 'runpod') {
+        throw new UnsupportedOperationError(`${row.provider} instances are never stopped (they are terminated), so there is nothing to start; launch a new one.`);
+      }
+      if (row.status === 'running') return { body: toInstanceRecord(row) };
+      if (row.status !== 'stopped') throw new UnsupportedOperationError(`Only a stopped instance can be started; this one is ${row.status}.`);
+      await deps.launches.admitStart(row);
+      const { row: latest, done } = await deps.workflows.start(row);
+      return { status: done ? 200 : 202, body: toInstanceRecord(latest) };
+    },
+  });
 }

@@ -397,6 +397,36 @@ from .post_v1_compute_plan_response_200_type_1_candidates_item_refusal_type_0 im
 from .post_v1_compute_plan_response_200_type_1_candidates_item_refusal_type_0_details_item import (
     PostV1ComputePlanResponse200Type1CandidatesItemRefusalType0DetailsItem,
 )
+from .post_v1_compute_provider_instance_id_start_response_200 import (
+    PostV1ComputeProviderInstanceIdStartResponse200,
+)
+from .post_v1_compute_provider_instance_id_start_response_200_idle_stop import (
+    PostV1ComputeProviderInstanceIdStartResponse200IdleStop,
+)
+from .post_v1_compute_provider_instance_id_start_response_200_provider import (
+    PostV1ComputeProviderInstanceIdStartResponse200Provider,
+)
+from .post_v1_compute_provider_instance_id_start_response_200_ssh_type_0 import (
+    PostV1ComputeProviderInstanceIdStartResponse200SshType0,
+)
+from .post_v1_compute_provider_instance_id_start_response_200_status import (
+    PostV1ComputeProviderInstanceIdStartResponse200Status,
+)
+from .post_v1_compute_provider_instance_id_start_response_202 import (
+    PostV1ComputeProviderInstanceIdStartResponse202,
+)
+from .post_v1_compute_provider_instance_id_start_response_202_idle_stop import (
+    PostV1ComputeProviderInstanceIdStartResponse202IdleStop,
+)
+from .post_v1_compute_provider_instance_id_start_response_202_provider import (
+    PostV1ComputeProviderInstanceIdStartResponse202Provider,
+)
+from .post_v1_compute_provider_instance_id_start_response_202_ssh_type_0 import (
+    PostV1ComputeProviderInstanceIdStartResponse202SshType0,
+)
+from .post_v1_compute_provider_instance_id_start_response_202_status import (
+    PostV1ComputeProviderInstanceIdStartResponse202Status,
+)
 from .post_v1_compute_provider_instance_id_stop_response_200 import (
     PostV1ComputeProviderInstanceIdStopResponse200,
 )
@@ -755,6 +785,16 @@ __all__ = (
     "PostV1ComputePlanResponse200Type1CandidatesItemProvider",
     "PostV1ComputePlanResponse200Type1CandidatesItemRefusalType0",
     "PostV1ComputePlanResponse200Type1CandidatesItemRefusalType0DetailsItem",
+    "PostV1ComputeProviderInstanceIdStartResponse200",
+    "PostV1ComputeProviderInstanceIdStartResponse200IdleStop",
+    "PostV1ComputeProviderInstanceIdStartResponse200Provider",
+    "PostV1ComputeProviderInstanceIdStartResponse200SshType0",
+    "PostV1ComputeProviderInstanceIdStartResponse200Status",
+    "PostV1ComputeProviderInstanceIdStartResponse202",
+    "PostV1ComputeProviderInstanceIdStartResponse202IdleStop",
+    "PostV1ComputeProviderInstanceIdStartResponse202Provider",
+    "PostV1ComputeProviderInstanceIdStartResponse202SshType0",
+    "PostV1ComputeProviderInstanceIdStartResponse202Status",
     "PostV1ComputeProviderInstanceIdStopResponse200",
     "PostV1ComputeProviderInstanceIdStopResponse200IdleStop",
     "PostV1ComputeProviderInstanceIdStopResponse200Provider",

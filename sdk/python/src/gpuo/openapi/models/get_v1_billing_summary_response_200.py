@@ -18,12 +18,14 @@ class GetV1BillingSummaryResponse200:
     """
     Attributes:
         balance (float): dollars: exactly GET /v1/billing/balance (the last transaction's balance_after)
-        uncharged (float): dollars live instances have run up since their last charge (charged at the next meter or end)
+        uncharged (float): dollars live instances (and stopped pods' storage) have run up since their last charge
+            (charged at the next meter or end)
         available (float): balance − uncharged: what launches are admitted against
-        burn_rate_per_hour (float): dollars per hour of every live managed instance
+        burn_rate_per_hour (float): dollars per hour of every live managed instance and of stopped pods' storage
         runway_hours (float | None): available / burn_rate_per_hour; null when nothing burns
         depletes_at (None | str): ISO 8601 UTC moment available reaches zero at this burn; null when nothing burns
-        month_to_date_spend (float): dollars of instance_charge transactions since the start of this UTC month
+        month_to_date_spend (float): dollars of instance_charge and instance_storage_charge transactions since the start
+            of this UTC month
         forecast_month_spend (float): month to date + uncharged + the burn rate until the end of the month
         live_instances (int): managed instances that cost money by the hour (provisioning, running, stopping,
             terminating)
