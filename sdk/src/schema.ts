@@ -3858,7 +3858,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits) */
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4306,13 +4306,13 @@ export interface paths {
                                 latest: {
                                     id: string;
                                     /** @enum {string} */
-                                    type: "instance_charge" | "credit_topup" | "credit_grant" | "credit_refund" | "credit_dispute";
+                                    type: "instance_charge" | "instance_storage_charge" | "credit_topup" | "credit_grant" | "credit_refund" | "credit_dispute";
                                     /** @description dollars; negative for charges, refunds and opened disputes, positive for top-ups, grants and won disputes */
                                     amount: number;
                                     /** @description the balance right after this transaction, dollars */
                                     balance_after: number;
                                     description: string;
-                                    /** @description present on instance_charge, absent on credit_topup and credit_grant */
+                                    /** @description present on instance_charge and instance_storage_charge, absent on credits */
                                     instance_id?: string;
                                     /** @description ISO 8601 UTC timestamp */
                                     created_at: string;

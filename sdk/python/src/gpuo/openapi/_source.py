@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "6996f681e963e5e51f8935889da132c9510c1653abcbf2858a5895a0c29abd81"
+OPENAPI_SHA256 = "4b6f0135eaee4b1049a0bab18a4c42f4dc5b7cb9812a5176566b1d9cb54a9241"

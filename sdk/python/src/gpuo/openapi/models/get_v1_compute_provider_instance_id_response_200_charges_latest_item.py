@@ -25,7 +25,7 @@ class GetV1ComputeProviderInstanceIdResponse200ChargesLatestItem:
         balance_after (float): the balance right after this transaction, dollars
         description (str):
         created_at (str): ISO 8601 UTC timestamp
-        instance_id (str | Unset): present on instance_charge, absent on credit_topup and credit_grant
+        instance_id (str | Unset): present on instance_charge and instance_storage_charge, absent on credits
     """
 
     id: str

@@ -7,6 +7,7 @@ class GetV1ComputeProviderInstanceIdResponse200ChargesLatestItemType(StrEnum):
     CREDIT_REFUND = "credit_refund"
     CREDIT_TOPUP = "credit_topup"
     INSTANCE_CHARGE = "instance_charge"
+    INSTANCE_STORAGE_CHARGE = "instance_storage_charge"
 
     def __str__(self) -> str:
         return str(self.value)
