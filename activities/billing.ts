@@ -27,15 +27,23 @@ export function createBillingActivities(deps: ActivityDeps) {
      * to an instance that is no longer stopped.
      */
     async chargeStoppedStorage(id: string, throughMs: number, volumeGb: number): Promise<{ chargedMicros: number }> {
-      const perGbMonth = deps.stoppedStorage?.runpodPerGbMonthMicros ?? DEFAULT_RUNPOD_STOPPED_STORAGE_PER_GB_MONTH_MICROS;
-      const { chargedMicros, accountId } = await storage.chargeStoredThrough(id, new Date(throughMs), storagePerHourMicros(volumeGb, perGbMonth));
+      const perGbMonth =
+        deps.stoppedStorage?.runpodPerGbMonthMicros ?? DEFAULT_RUNPOD_STOPPED_STORAGE_PER_GB_MONTH_MICROS;
+      const { chargedMicros, accountId } = await storage.chargeStoredThrough(
+        id,
+        new Date(throughMs),
+        storagePerHourMicros(volumeGb, perGbMonth),
+      );
       if (chargedMicros > 0) await announceChargesToAlertMonitor(deps);
       if (accountId) await spend.changed(accountId, 'charge');
       return { chargedMicros };
     },
 
     /** Balance, uncharged usage, burn and the account's depletion and low-runway episodes (see `depletion.ts`). */
-    async reviewAccountSpend(accountId: string, settings: { graceMs: number; lowRunwayMs: number }): Promise<SpendReview> {
+    async reviewAccountSpend(
+      accountId: string,
+      settings: { graceMs: number; lowRunwayMs: number },
+    ): Promise<SpendReview> {
       return reviewAccountSpend(deps.pool, accountId, settings);
     },
 

@@ -107,7 +107,12 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
 };
 
 /** What the metrics module counts: one call per attempt (the lead wires `webhook_deliveries_total` here). */
-export type DeliveryAttemptHook = (attempt: { eventType: string; success: boolean; statusCode: number | null; latencyMs: number }) => void;
+export type DeliveryAttemptHook = (attempt: {
+  eventType: string;
+  success: boolean;
+  statusCode: number | null;
+  latencyMs: number;
+}) => void;
 
 export interface WebhookActivityDeps {
   /** Lets the dispatcher's batch activity LISTEN for new outbox rows itself; without it, it polls every 250 ms. */

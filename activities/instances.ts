@@ -48,7 +48,11 @@ function dbFailure(err: unknown): unknown {
     return ApplicationFailure.nonRetryable('The database refused to record the instance.', 'internal_error');
   }
   // Retried; if the retries run out, the launch answers 503 service_unavailable (not a provider failure).
-  return ApplicationFailure.create({ message: 'The database could not be reached.', type: 'service_unavailable', cause: err as Error });
+  return ApplicationFailure.create({
+    message: 'The database could not be reached.',
+    type: 'service_unavailable',
+    cause: err as Error,
+  });
 }
 
 /**
@@ -78,10 +82,14 @@ export function createInstanceActivities(deps: ActivityDeps) {
   const jobStartCommand = async (onstartCmd: string | undefined): Promise<string | undefined> => {
     if (!deps.jobs) {
       // Never send the reference itself to a provider: the instance would run a command that means nothing.
-      if (onstartCmd !== undefined && JOB_START_COMMAND_REF.test(onstartCmd)) throw new Error('this worker was started without the jobs settings (PUBLIC_BASE_URL)');
+      if (onstartCmd !== undefined && JOB_START_COMMAND_REF.test(onstartCmd))
+        throw new Error('this worker was started without the jobs settings (PUBLIC_BASE_URL)');
       return onstartCmd;
     }
-    return resolveStartCommand({ jobs: jobQueries, vault: deps.jobs.vault, publicBaseUrl: deps.jobs.publicBaseUrl }, onstartCmd);
+    return resolveStartCommand(
+      { jobs: jobQueries, vault: deps.jobs.vault, publicBaseUrl: deps.jobs.publicBaseUrl },
+      onstartCmd,
+    );
   };
   const { instances, sshKeys } = deps.queries;
   const spend = createSpendWatch(deps);
@@ -96,10 +104,24 @@ export function createInstanceActivities(deps: ActivityDeps) {
   async function nothingSentYet(id: string, err: unknown): Promise<unknown> {
     const asks = await instances.countedCreateAttempts(id).catch(() => -1);
     if (asks !== null && asks !== 0) return err;
-    const f = err instanceof ApplicationFailure ? err : ApplicationFailure.create({ message: (err as Error)?.message ?? String(err), type: (err as Error)?.name, cause: err as Error });
+    const f =
+      err instanceof ApplicationFailure
+        ? err
+        : ApplicationFailure.create({
+            message: (err as Error)?.message ?? String(err),
+            type: (err as Error)?.name,
+            cause: err as Error,
+          });
     const details = [...(f.details ?? []), NOTHING_SENT_DETAIL];
     const { message, type, nonRetryable, nextRetryDelay, cause } = f;
-    return ApplicationFailure.create({ message, type: type ?? undefined, nonRetryable: nonRetryable ?? undefined, nextRetryDelay, details, cause });
+    return ApplicationFailure.create({
+      message,
+      type: type ?? undefined,
+      nonRetryable: nonRetryable ?? undefined,
+      nextRetryDelay,
+      details,
+      cause,
+    });
   }
 
   /** Calls the provider with the account's key; `fingerprint` names that key (see `providerKeyFingerprint`). */
@@ -111,7 +133,10 @@ export function createInstanceActivities(deps: ActivityDeps) {
   ): Promise<T> {
     const apiKey = await (key ?? deps.credentials.findApiKey(accountId, provider));
     if (apiKey === null) {
-      throw ApplicationFailure.nonRetryable(`No ${provider} API key is connected to this account.`, 'provider_not_connected');
+      throw ApplicationFailure.nonRetryable(
+        `No ${provider} API key is connected to this account.`,
+        'provider_not_connected',
+      );
     }
     try {
       return await heartbeating(() => fn(apiKey, providerKeyFingerprint(provider, apiKey)));
@@ -125,10 +150,15 @@ export function createInstanceActivities(deps: ActivityDeps) {
    * account and is bound to it. Not found by a key that did not create it: the record says so and the look
    * fails (retryable later), because that answer says nothing about the instance.
    */
-  async function lookAsCreatingKey(row: InstanceRow, apiKey: string, fingerprint: string): Promise<ProviderInstance | null> {
+  async function lookAsCreatingKey(
+    row: InstanceRow,
+    apiKey: string,
+    fingerprint: string,
+  ): Promise<ProviderInstance | null> {
     const instance = await deps.adapters[row.provider].getInstance(apiKey, row.provider_instance_id!);
     if (instance) {
-      if (row.provider_key_fingerprint !== fingerprint || row.key_warning) await instances.bindCreatingKey([row.id], fingerprint);
+      if (row.provider_key_fingerprint !== fingerprint || row.key_warning)
+        await instances.bindCreatingKey([row.id], fingerprint);
       return instance;
     }
     if (keyMayEnd(row, fingerprint)) return null;
@@ -146,15 +176,19 @@ export function createInstanceActivities(deps: ActivityDeps) {
    * warned about another key looks once too, so the warning goes when the right key is back.
    */
   async function assertKeyCanEnd(row: InstanceRow, apiKey: string, fingerprint: string): Promise<void> {
-    if (row.provider_key_fingerprint === null || (row.provider_key_fingerprint === fingerprint && !row.key_warning)) return;
+    if (row.provider_key_fingerprint === null || (row.provider_key_fingerprint === fingerprint && !row.key_warning))
+      return;
     await lookAsCreatingKey(row, apiKey, fingerprint);
   }
 
-/**
- * The counted create (see `createAtProvider`), with the fingerprint of the key that asked: the key that
- * created the instance, recorded with it by `createAndRecord`.
- */
-async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ instance: ProviderInstance; fingerprint: string }> {
+  /**
+   * The counted create (see `createAtProvider`), with the fingerprint of the key that asked: the key that
+   * created the instance, recorded with it by `createAndRecord`.
+   */
+  async function createCounted(
+    input: LaunchInput,
+    ssh: SshAccess,
+  ): Promise<{ instance: ProviderInstance; fingerprint: string }> {
     // The provider key is read while the ask is counted (one round trip for both); both precede the ask.
     const key = deps.credentials.findApiKey(input.accountId, input.provider);
     key.catch(() => undefined); // awaited by withProvider, unless the count fails first
@@ -164,27 +198,32 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
     } catch (err) {
       throw dbFailure(err);
     }
-    return withProvider(input.accountId, input.provider, async (apiKey, fingerprint) => {
-      const adapter = deps.adapters[input.provider];
-      if (attempt > 1) {
-        const found = await adapter.findInstanceByName(apiKey, input.providerName);
-        if (found) return { instance: found, fingerprint };
-      }
-      const instance = await adapter.launch(apiKey, {
-        gpuType: input.gpuType,
-        gpuCount: input.gpuCount,
-        name: input.providerName,
-        dockerImage: input.dockerImage,
-        spot: input.spot,
-        volumeGb: input.volumeGb,
-        diskGb: input.diskGb,
-        region: input.region,
-        sshPublicKey: ssh.sshPublicKey,
-        sshKeyName: ssh.sshKeyName,
-        onstartCmd: await jobStartCommand(input.onstartCmd),
-      });
-      return { instance, fingerprint };
-    }, key);
+    return withProvider(
+      input.accountId,
+      input.provider,
+      async (apiKey, fingerprint) => {
+        const adapter = deps.adapters[input.provider];
+        if (attempt > 1) {
+          const found = await adapter.findInstanceByName(apiKey, input.providerName);
+          if (found) return { instance: found, fingerprint };
+        }
+        const instance = await adapter.launch(apiKey, {
+          gpuType: input.gpuType,
+          gpuCount: input.gpuCount,
+          name: input.providerName,
+          dockerImage: input.dockerImage,
+          spot: input.spot,
+          volumeGb: input.volumeGb,
+          diskGb: input.diskGb,
+          region: input.region,
+          sshPublicKey: ssh.sshPublicKey,
+          sshKeyName: ssh.sshKeyName,
+          onstartCmd: await jobStartCommand(input.onstartCmd),
+        });
+        return { instance, fingerprint };
+      },
+      key,
+    );
   }
 
   /** The counted create, then its answer on the row. */
@@ -205,12 +244,18 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
 
   const activities = {
     /** The key every new instance gets: the explicit Lambda key name, else the account's default key. */
-    async resolveSshAccess(input: LaunchInput, defaultKey?: ReturnType<typeof sshKeys.findDefaultSshKey>): Promise<SshAccess> {
+    async resolveSshAccess(
+      input: LaunchInput,
+      defaultKey?: ReturnType<typeof sshKeys.findDefaultSshKey>,
+    ): Promise<SshAccess> {
       if (input.provider === 'lambda' && input.sshKeyName) return { sshKeyName: input.sshKeyName };
       const key = await (defaultKey ?? sshKeys.findDefaultSshKey(input.accountId));
       if (!key) {
         if (input.provider === 'lambda') {
-          throw ApplicationFailure.nonRetryable('Lambda launches need ssh_key_name or a default SSH key.', 'validation_error');
+          throw ApplicationFailure.nonRetryable(
+            'Lambda launches need ssh_key_name or a default SSH key.',
+            'validation_error',
+          );
         }
         return {};
       }
@@ -232,7 +277,8 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
           maxLive: (deps.limits ?? DEFAULT_LIMITS).live_instances,
         });
       } catch (err) {
-        if (err instanceof LimitReachedError) throw ApplicationFailure.nonRetryable(err.message, 'limit_reached', { limit: err.limit, max: err.max });
+        if (err instanceof LimitReachedError)
+          throw ApplicationFailure.nonRetryable(err.message, 'limit_reached', { limit: err.limit, max: err.max });
         throw dbFailure(err);
       }
     },
@@ -244,7 +290,8 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
     async prepareLaunch(input: LaunchInput): Promise<SshAccess> {
       // The default key is read while the intent is written (one round trip for both); anything sent to a
       // provider (registering the key at vast.ai or Lambda) still waits for the intent.
-      const defaultKey = input.provider === 'lambda' && input.sshKeyName ? undefined : sshKeys.findDefaultSshKey(input.accountId);
+      const defaultKey =
+        input.provider === 'lambda' && input.sshKeyName ? undefined : sshKeys.findDefaultSshKey(input.accountId);
       defaultKey?.catch(() => undefined); // awaited below, unless the intent fails first
       await activities.recordLaunchIntent(input);
       return activities.resolveSshAccess(input, defaultKey);
@@ -273,7 +320,13 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
      */
     async createAndRecord(input: LaunchInput, ssh?: SshAccess): Promise<InstanceRow | LaunchedAtProvider> {
       if (ssh) return createdRow(input, ssh);
-      const deadline = input.bootDeadlineMs === undefined ? boots.bootDeadline(input).then((d) => d.ms, () => null) : Promise.resolve(null);
+      const deadline =
+        input.bootDeadlineMs === undefined
+          ? boots.bootDeadline(input).then(
+              (d) => d.ms,
+              () => null,
+            )
+          : Promise.resolve(null);
       let access: SshAccess;
       try {
         access = await activities.prepareLaunch(input);
@@ -286,7 +339,10 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
         observerTold = await deps.workflows.watchInstance(observerInputOf(input), input.instanceId).then(
           () => true,
           (err: unknown) => {
-            deps.logger.warn('launch: could not tell the observer; the workflow will', { instanceId: input.instanceId, err });
+            deps.logger.warn('launch: could not tell the observer; the workflow will', {
+              instanceId: input.instanceId,
+              err,
+            });
             return false;
           },
         );
@@ -323,7 +379,9 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
      */
     async pollInstance(id: string): Promise<PollResult> {
       const row = await rowOf(id);
-      const instance = await withProvider(row.account_id, row.provider, (apiKey, fingerprint) => lookAsCreatingKey(row, apiKey, fingerprint));
+      const instance = await withProvider(row.account_id, row.provider, (apiKey, fingerprint) =>
+        lookAsCreatingKey(row, apiKey, fingerprint),
+      );
       const atMs = Date.now();
       if (!instance || instance.status === 'terminated') return { gone: true, instance, atMs, row };
       return { gone: false, instance, atMs, row: await instances.refreshFromProvider(id, instance) };
@@ -355,7 +413,10 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
     },
 
     /** Charges up to `throughMs`; answers with how far the record is now metered (the workflow's copy follows). */
-    async chargeInstance(id: string, throughMs: number): Promise<{ chargedMicros: number; meteredThrough?: string | null }> {
+    async chargeInstance(
+      id: string,
+      throughMs: number,
+    ): Promise<{ chargedMicros: number; meteredThrough?: string | null }> {
       const { chargedMicros, row } = await instances.chargeThrough(id, new Date(throughMs));
       if (chargedMicros > 0) await announceChargesToAlertMonitor(deps);
       await spend.changed(row.account_id, 'charge');
@@ -379,7 +440,10 @@ async function createCounted(input: LaunchInput, ssh: SshAccess): Promise<{ inst
     async startInstance(id: string): Promise<InstanceRow> {
       const row = await rowOf(id);
       const started = await withProvider(row.account_id, row.provider, async (apiKey, fingerprint) =>
-        assertKeyCanEnd(row, apiKey, fingerprint).then(() => deps.adapters[row.provider].start(apiKey, row.provider_instance_id!)));
+        assertKeyCanEnd(row, apiKey, fingerprint).then(() =>
+          deps.adapters[row.provider].start(apiKey, row.provider_instance_id!),
+        ),
+      );
       return instances.refreshFromProvider(id, started);
     },
 

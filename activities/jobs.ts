@@ -13,7 +13,6 @@ import type { ProviderId } from '../src/providers/types';
 import { launchIntentOf, type LaunchInput } from '../workflows/contracts/launch';
 import type { ActivityDeps } from './deps';
 
-
 export interface JobView {
   name: string;
   apiKeyId: string | null;
@@ -72,7 +71,9 @@ export function createJobActivities(deps: ActivityDeps) {
         .filter(launchableOffer)
         .filter((o) => (o.spot ? input.spot : input.onDemand))
         .map((o) => ({ provider: o.provider, spot: o.spot, pricePerHourMicros: o.pricePerHourMicros * spec.gpu_count }))
-        .filter((o) => spec.max_price_per_hour_micros === null || o.pricePerHourMicros <= spec.max_price_per_hour_micros)
+        .filter(
+          (o) => spec.max_price_per_hour_micros === null || o.pricePerHourMicros <= spec.max_price_per_hour_micros,
+        )
         .sort((a, b) => a.pricePerHourMicros - b.pricePerHourMicros || a.provider.localeCompare(b.provider));
     },
 
@@ -81,10 +82,19 @@ export function createJobActivities(deps: ActivityDeps) {
      * the key that made the job); when admitted, its instance row is reserved and the attempt recorded.
      * Returns the refusal (`type: message`), or null.
      */
-    async admitJobAttempt(input: { jobId: string; n: number; launch: LaunchInput; pricePerHourMicros: number }): Promise<string | null> {
+    async admitJobAttempt(input: {
+      jobId: string;
+      n: number;
+      launch: LaunchInput;
+      pricePerHourMicros: number;
+    }): Promise<string | null> {
       const refusal = await admitScheduledRun(
         { pool: deps.pool, windowMs: deps.admissionWindowMs, maxLive: deps.limits?.live_instances },
-        { accountId: input.launch.accountId, pricePerHourMicros: input.pricePerHourMicros, intent: launchIntentOf(input.launch) },
+        {
+          accountId: input.launch.accountId,
+          pricePerHourMicros: input.pricePerHourMicros,
+          intent: launchIntentOf(input.launch),
+        },
       );
       if (refusal) return `${refusal.type}: ${refusal.message}`;
       await jobs.upsertAttempt({
@@ -101,12 +111,22 @@ export function createJobActivities(deps: ActivityDeps) {
       return null;
     },
 
-    async markJobAttemptLaunched(input: { jobId: string; n: number; instanceId: string; pricePerHourMicros: number }): Promise<void> {
+    async markJobAttemptLaunched(input: {
+      jobId: string;
+      n: number;
+      instanceId: string;
+      pricePerHourMicros: number;
+    }): Promise<void> {
       await jobs.markAttemptLaunched(input.jobId, input.n, input.instanceId, input.pricePerHourMicros);
     },
 
     /** The attempt runs; the first attempt to run makes the job `running` (`job.started`). */
-    async markJobAttemptStarted(input: { jobId: string; n: number; startedAtMs: number; first: boolean }): Promise<void> {
+    async markJobAttemptStarted(input: {
+      jobId: string;
+      n: number;
+      startedAtMs: number;
+      first: boolean;
+    }): Promise<void> {
       await jobs.markAttemptStarted(input.jobId, input.n, new Date(input.startedAtMs));
       const job = await jobOf(input.jobId);
       const attempt = (await jobs.attempt(input.jobId, input.n))!;
@@ -114,7 +134,14 @@ export function createJobActivities(deps: ActivityDeps) {
         event: {
           type: 'job.started',
           dedupeKey: `job.started:${input.jobId}:${input.n}`,
-          data: { job_id: job.id, name: job.name, attempt: input.n, provider: attempt.provider, instance_id: attempt.instance_id, spot: attempt.spot },
+          data: {
+            job_id: job.id,
+            name: job.name,
+            attempt: input.n,
+            provider: attempt.provider,
+            instance_id: attempt.instance_id,
+            spot: attempt.spot,
+          },
         },
       });
     },
@@ -125,8 +152,18 @@ export function createJobActivities(deps: ActivityDeps) {
     },
 
     /** Ends the attempt once and writes `job.attempt_ended` with its reason, exit code and cost. */
-    async finishJobAttempt(input: { jobId: string; n: number; reason: AttemptEndReason; detail: string; exitCode: number | null }): Promise<void> {
-      const attempt = await jobs.finishAttempt(input.jobId, input.n, { reason: input.reason, detail: input.detail, endedAt: new Date() });
+    async finishJobAttempt(input: {
+      jobId: string;
+      n: number;
+      reason: AttemptEndReason;
+      detail: string;
+      exitCode: number | null;
+    }): Promise<void> {
+      const attempt = await jobs.finishAttempt(input.jobId, input.n, {
+        reason: input.reason,
+        detail: input.detail,
+        endedAt: new Date(),
+      });
       const job = await jobOf(input.jobId);
       await jobs.event(job.account_id, {
         type: 'job.attempt_ended',
@@ -147,11 +184,20 @@ export function createJobActivities(deps: ActivityDeps) {
     async jobRetrying(input: { jobId: string; reason: string; attempt: number; key: string }): Promise<void> {
       const job = await jobOf(input.jobId);
       await jobs.setStatus(input.jobId, 'retrying', {
-        event: { type: 'job.retrying', dedupeKey: `job.retrying:${input.jobId}:${input.key}`, data: { job_id: job.id, after_attempt: input.attempt, reason: input.reason } },
+        event: {
+          type: 'job.retrying',
+          dedupeKey: `job.retrying:${input.jobId}:${input.key}`,
+          data: { job_id: job.id, after_attempt: input.attempt, reason: input.reason },
+        },
       });
     },
 
-    async finishJob(input: { jobId: string; status: 'succeeded' | 'failed' | 'cancelled'; exitCode: number | null; error: string | null }): Promise<void> {
+    async finishJob(input: {
+      jobId: string;
+      status: 'succeeded' | 'failed' | 'cancelled';
+      exitCode: number | null;
+      error: string | null;
+    }): Promise<void> {
       const job = await jobOf(input.jobId);
       const attempts = (await jobs.attempts(input.jobId)).length;
       await jobs.setStatus(input.jobId, input.status, {
@@ -160,7 +206,15 @@ export function createJobActivities(deps: ActivityDeps) {
         event: {
           type: `job.${input.status}`,
           dedupeKey: `job.end:${input.jobId}`,
-          data: { job_id: job.id, name: job.name, status: input.status, exit_code: input.exitCode, error: input.error, attempts, cost: money(job.cost_micros) },
+          data: {
+            job_id: job.id,
+            name: job.name,
+            status: input.status,
+            exit_code: input.exitCode,
+            error: input.error,
+            attempts,
+            cost: money(job.cost_micros),
+          },
         },
       });
     },

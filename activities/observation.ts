@@ -73,7 +73,9 @@ export async function deliverChanges(
       break;
     }
     const batch = changes.slice(i, i + DELIVERY_CONCURRENCY);
-    const outcomes = await Promise.all(batch.map((c) => tell(c.instanceId, c.observation).catch((): ObservationDelivery => 'undelivered')));
+    const outcomes = await Promise.all(
+      batch.map((c) => tell(c.instanceId, c.observation).catch((): ObservationDelivery => 'undelivered')),
+    );
     outcomes.forEach((outcome, j) => {
       if (outcome === 'delivered') delivered++;
       else if (outcome === 'undelivered') undelivered.push(batch[j]!);
@@ -95,7 +97,12 @@ function needsAction(row: InstanceRow, seen: ProviderObservation): boolean {
   // Before the start, anything that means the boot failed ends the launch at once (src/domain/boot-deadlines.ts).
   if (!row.started_at && row.status !== 'stopped') return status === 'running' || bootFailure(seen) !== null;
   // An idle-stop rule needs every utilization reading (or none: a missing one moves nothing), so the workflow's window sees them all.
-  if (row.status === 'running') return seen.gone || status === 'stopped' || (row.idle_stop !== null && status === 'running' && seen.instance?.gpuUtilization != null);
+  if (row.status === 'running')
+    return (
+      seen.gone ||
+      status === 'stopped' ||
+      (row.idle_stop !== null && status === 'running' && seen.instance?.gpuUtilization != null)
+    );
   if (row.status === 'stopped') return seen.gone || status === 'running';
   return false;
 }
@@ -140,8 +147,18 @@ export function createObservationActivities(deps: ActivityDeps) {
       const apiKey = await deps.credentials.findApiKey(input.accountId, input.provider);
       if (apiKey === null) {
         const message = `No ${input.provider} API key is connected to this account.`;
-        round.failure = { kind: 'provider_not_connected', code: 'provider_not_connected', message, publicMessage: message };
-        await views.recordFailure(input.accountId, input.provider, { code: 'provider_not_connected', message }, new Date());
+        round.failure = {
+          kind: 'provider_not_connected',
+          code: 'provider_not_connected',
+          message,
+          publicMessage: message,
+        };
+        await views.recordFailure(
+          input.accountId,
+          input.provider,
+          { code: 'provider_not_connected', message },
+          new Date(),
+        );
         return round;
       }
       const adapter = deps.adapters[input.provider];
@@ -151,7 +168,15 @@ export function createObservationActivities(deps: ActivityDeps) {
         listed = await adapter.listInstances(apiKey);
       } catch (err) {
         round.failure = failureOf(err);
-        await views.recordFailure(input.accountId, input.provider, { code: round.failure.code ?? round.failure.kind, message: round.failure.publicMessage ?? round.failure.message }, new Date());
+        await views.recordFailure(
+          input.accountId,
+          input.provider,
+          {
+            code: round.failure.code ?? round.failure.kind,
+            message: round.failure.publicMessage ?? round.failure.message,
+          },
+          new Date(),
+        );
         return round;
       }
       const atMs = Date.now();
@@ -159,8 +184,13 @@ export function createObservationActivities(deps: ActivityDeps) {
       const byId = new Map(listed.map((i) => [i.id, i]));
       // The key sees these: it belongs to their provider account, so its "not found" counts for them from now on.
       const fingerprint = providerKeyFingerprint(input.provider, apiKey);
-      const seenByKey = rows.filter((r) => byId.has(r.provider_instance_id!) && (r.provider_key_fingerprint !== fingerprint || r.key_warning));
-      await instances.bindCreatingKey(seenByKey.map((r) => r.id), fingerprint);
+      const seenByKey = rows.filter(
+        (r) => byId.has(r.provider_instance_id!) && (r.provider_key_fingerprint !== fingerprint || r.key_warning),
+      );
+      await instances.bindCreatingKey(
+        seenByKey.map((r) => r.id),
+        fingerprint,
+      );
       const missing: InstanceRow[] = [];
       for (const row of rows) {
         if (MOVING.has(row.status)) continue;
@@ -171,7 +201,8 @@ export function createObservationActivities(deps: ActivityDeps) {
         }
         const observation: ProviderObservation = { gone: instance.status === 'terminated', instance, atMs };
         if (needsAction(row, observation)) round.changes.push({ instanceId: row.id, observation });
-        else if (!observation.gone && observedFieldsDiffer(row, instance)) await instances.refreshObserved(row.id, instance);
+        else if (!observation.gone && observedFieldsDiffer(row, instance))
+          await instances.refreshObserved(row.id, instance);
       }
       // Confirmations, a few at a time and at most CONFIRMATIONS_PER_ROUND per round (the rest next round), so
       // a mass disappearance cannot make one round outlast its timeout.
@@ -193,7 +224,11 @@ export function createObservationActivities(deps: ActivityDeps) {
               await instances.setKeyWarning(row.id, keyMismatchWarning(input.provider));
               return;
             }
-            const observation: ProviderObservation = { gone: !instance || instance.status === 'terminated', instance, atMs: Date.now() };
+            const observation: ProviderObservation = {
+              gone: !instance || instance.status === 'terminated',
+              instance,
+              atMs: Date.now(),
+            };
             if (needsAction(row, observation)) round.changes.push({ instanceId: row.id, observation });
           }),
         );
@@ -221,5 +256,10 @@ function failureOf(err: unknown): NonNullable<ObservationRound['failure']> {
     };
   }
   const message = err instanceof Error ? err.message : String(err);
-  return { kind: 'provider_unavailable', code: 'provider_unavailable', message, publicMessage: `The provider could not be reached: ${message}` };
+  return {
+    kind: 'provider_unavailable',
+    code: 'provider_unavailable',
+    message,
+    publicMessage: `The provider could not be reached: ${message}`,
+  };
 }

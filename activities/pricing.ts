@@ -36,7 +36,11 @@ export function createPricingActivities(deps: ActivityDeps) {
     }> {
       const { snapshotId, snapshot } = await queries.recordRefresh(input.outcomes, new Date());
       const offers = snapshot.gpu_types.reduce((n, g) => n + g.offers.length, 0);
-      deps.logger.info('pricing snapshot stored', { snapshot_id: snapshotId, gpu_types: snapshot.gpu_types.length, offers });
+      deps.logger.info('pricing snapshot stored', {
+        snapshot_id: snapshotId,
+        gpu_types: snapshot.gpu_types.length,
+        offers,
+      });
       return { snapshotId, gpuTypes: snapshot.gpu_types.length, offers };
     },
   };

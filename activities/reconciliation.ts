@@ -22,7 +22,10 @@ export function createReconciliationActivities(deps: ActivityDeps) {
 
   function workflows() {
     if (!deps.workflows.instanceWorkflows) {
-      throw ApplicationFailure.nonRetryable('reconciliation needs a Temporal client in the activity deps', 'internal_error');
+      throw ApplicationFailure.nonRetryable(
+        'reconciliation needs a Temporal client in the activity deps',
+        'internal_error',
+      );
     }
     return deps.workflows.instanceWorkflows;
   }
@@ -47,7 +50,10 @@ export function createReconciliationActivities(deps: ActivityDeps) {
 
   return {
     async listReconciliationTargets(): Promise<ReconcileTarget[]> {
-      return (await instances.listReconciliationTargets()).map((t) => ({ accountId: t.account_id, provider: t.provider }));
+      return (await instances.listReconciliationTargets()).map((t) => ({
+        accountId: t.account_id,
+        provider: t.provider,
+      }));
     },
 
     async reconcileAccountProvider(target: ReconcileTarget): Promise<ReconcileReport> {
@@ -70,7 +76,15 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       const fingerprint = providerKeyFingerprint(target.provider, apiKey);
       const listedIds = new Set(listed.map((i) => i.id));
       await instances.bindCreatingKey(
-        mine.filter((r) => !ENDED.has(r.status) && r.provider_instance_id && listedIds.has(r.provider_instance_id) && r.provider_key_fingerprint !== fingerprint).map((r) => r.id),
+        mine
+          .filter(
+            (r) =>
+              !ENDED.has(r.status) &&
+              r.provider_instance_id &&
+              listedIds.has(r.provider_instance_id) &&
+              r.provider_key_fingerprint !== fingerprint,
+          )
+          .map((r) => r.id),
         fingerprint,
       );
 
@@ -97,14 +111,22 @@ export function createReconciliationActivities(deps: ActivityDeps) {
           const warning = 'Adopted by reconciliation: no workflow managed this instance; metered from the adoption on.';
           const adopted = row.provider_instance_id
             ? await instances.resumeManagement(row.id, new Date(), warning)
-            : await instances.recordCreated(row.id, inst).then(() => instances.resumeManagement(row.id, new Date(), warning));
+            : await instances
+                .recordCreated(row.id, inst)
+                .then(() => instances.resumeManagement(row.id, new Date(), warning));
           await client.manage(launchInputOf(adopted), adopted);
           report.adopted.push(inst.id);
         } else {
           await terminate(inst);
-          await instances.markEnded(row.id, 'terminated', row.provider_instance_id ? 'instance.terminated' : null, new Date(), {
-            reason: 'terminated by reconciliation: no workflow managed it',
-          });
+          await instances.markEnded(
+            row.id,
+            'terminated',
+            row.provider_instance_id ? 'instance.terminated' : null,
+            new Date(),
+            {
+              reason: 'terminated by reconciliation: no workflow managed it',
+            },
+          );
           await createSpendWatch(deps).changed(row.account_id, 'instance_ended');
         }
       }

@@ -3,12 +3,7 @@
  * state of its instance. Every activity is safe to retry (run rows are keyed by the workflow id, events by
  * a dedupe key).
  */
-import type {
-  FinalRunStatus,
-  RunOffer,
-  RunRow,
-  ScheduleRow,
-} from '../src/db/queries/schedules';
+import type { FinalRunStatus, RunOffer, RunRow, ScheduleRow } from '../src/db/queries/schedules';
 import { TEMPLATES } from '../src/domain/templates';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
 import type { ActivityDeps } from './deps';
@@ -53,7 +48,10 @@ export async function admitRun(
   deps: ActivityDeps,
   input: { accountId: string; pricePerHourMicros: number; intent?: LaunchIntent },
 ): Promise<string | null> {
-  const refusal = await admitScheduledRun({ pool: deps.pool, windowMs: deps.admissionWindowMs, maxLive: deps.limits?.live_instances }, input);
+  const refusal = await admitScheduledRun(
+    { pool: deps.pool, windowMs: deps.admissionWindowMs, maxLive: deps.limits?.live_instances },
+    input,
+  );
   return refusal && `${refusal.type}: ${refusal.message}`;
 }
 
@@ -89,7 +87,11 @@ export function createScheduleActivities(deps: ActivityDeps) {
     },
 
     /** The run's spend admission and reservation (see `admitRun`); the run's failure reason when refused. */
-    async checkScheduleRunBalance(input: { accountId: string; pricePerHourMicros: number; intent?: LaunchIntent }): Promise<string | null> {
+    async checkScheduleRunBalance(input: {
+      accountId: string;
+      pricePerHourMicros: number;
+      intent?: LaunchIntent;
+    }): Promise<string | null> {
       return admitRun(deps, input);
     },
 

@@ -16,8 +16,16 @@ const ATTEMPT_CONCURRENCY = 64;
 const MAX_LATE_ATTEMPTS = 2_000;
 
 /** The exact body and headers of one delivery (the same bytes on every retry but the timestamp). */
-export function buildWebhookMessage(work: DeliveryWork, nowSeconds: number): { body: string; headers: Record<string, string> } {
-  const body = JSON.stringify({ id: work.event_id, type: work.type, created_at: work.event_created_at, data: work.data });
+export function buildWebhookMessage(
+  work: DeliveryWork,
+  nowSeconds: number,
+): { body: string; headers: Record<string, string> } {
+  const body = JSON.stringify({
+    id: work.event_id,
+    type: work.type,
+    created_at: work.event_created_at,
+    data: work.data,
+  });
   return {
     body,
     headers: {
@@ -136,7 +144,12 @@ export function createWebhookActivities(deps: ActivityDeps) {
     const message = buildWebhookMessage(work, Math.floor(Date.now() / 1000));
     const result = await sendWebhook({ url: work.url, ...message, timeoutMs: settings.timeoutMs, policy, resolve });
     try {
-      deps.webhooks?.onDeliveryAttempt?.({ eventType: work.type, success: result.success, statusCode: result.statusCode, latencyMs: result.latencyMs });
+      deps.webhooks?.onDeliveryAttempt?.({
+        eventType: work.type,
+        success: result.success,
+        statusCode: result.statusCode,
+        latencyMs: result.latencyMs,
+      });
     } catch {
       // a metrics hook never fails a delivery
     }
@@ -150,8 +163,12 @@ export function createWebhookActivities(deps: ActivityDeps) {
       disableAfterMs: settings.disableAfterMs,
     });
     if (!recorded) return null;
-    if (recorded.endpointDeactivated) deps.logger.warn('webhook endpoint deactivated after failing continuously', { delivery_id: work.delivery_id });
-    return { status: recorded.status, nextAttemptAt: recorded.nextAttemptAt ? Date.parse(recorded.nextAttemptAt) : null };
+    if (recorded.endpointDeactivated)
+      deps.logger.warn('webhook endpoint deactivated after failing continuously', { delivery_id: work.delivery_id });
+    return {
+      status: recorded.status,
+      nextAttemptAt: recorded.nextAttemptAt ? Date.parse(recorded.nextAttemptAt) : null,
+    };
   }
 
   /** One attempt of `work`, recorded; an inactive endpoint's delivery is cancelled instead. */
@@ -171,7 +188,10 @@ export function createWebhookActivities(deps: ActivityDeps) {
      * path (failed first attempts, orphans whose claim outlived its lease), and says whether more events are
      * probably waiting.
      */
-    async dispatchWebhookBatch(input: { limit?: number; pumpMs?: number }): Promise<{ claimed: number; attempted: number; handoff: string[]; more: boolean }> {
+    async dispatchWebhookBatch(input: {
+      limit?: number;
+      pumpMs?: number;
+    }): Promise<{ claimed: number; attempted: number; handoff: string[]; more: boolean }> {
       return withHeartbeat(async () => {
         const pumpUntil = Date.now() + (input.pumpMs ?? 0);
         let signal: AbortSignal | undefined;
@@ -224,7 +244,9 @@ export function createWebhookActivities(deps: ActivityDeps) {
     },
   };
 
-  async function dispatchBatch(input: { limit?: number }): Promise<{ claimed: number; attempted: number; handoff: string[]; more: boolean }> {
+  async function dispatchBatch(input: {
+    limit?: number;
+  }): Promise<{ claimed: number; attempted: number; handoff: string[]; more: boolean }> {
     const limit = input.limit ?? settings.batchSize;
     const started = performance.now();
     const { claimed, work } = await queries.claimOutboxBatch(limit, settings.claimLeaseMs);
@@ -239,7 +261,13 @@ export function createWebhookActivities(deps: ActivityDeps) {
       let inBatch = true;
       const outcome = send(w).then(async (result) => {
         if (result.success) {
-          const success = { deliveryId: w.delivery_id, attemptedAt: result.attemptedAt, statusCode: result.statusCode!, latencyMs: result.latencyMs, responseBody: result.responseBody };
+          const success = {
+            deliveryId: w.delivery_id,
+            attemptedAt: result.attemptedAt,
+            statusCode: result.statusCode!,
+            latencyMs: result.latencyMs,
+            responseBody: result.responseBody,
+          };
           if (inBatch) succeeded.push(success);
           else await queries.recordSuccesses([success]);
           return;
@@ -247,7 +275,10 @@ export function createWebhookActivities(deps: ActivityDeps) {
         const state = await record(w, result, false);
         if (state?.status === 'pending') (inBatch ? handoff : late.handoff).push(w.delivery_id);
       });
-      if (late.running < MAX_LATE_ATTEMPTS && !(await finishesWithin(outcome, Math.max(0, waitUntil - performance.now())))) {
+      if (
+        late.running < MAX_LATE_ATTEMPTS &&
+        !(await finishesWithin(outcome, Math.max(0, waitUntil - performance.now())))
+      ) {
         inBatch = false;
         late.running++;
         // A late attempt that cannot record its outcome leaves the delivery to the orphan sweep (lease).

@@ -55,15 +55,36 @@ async function startServices(dir: string) {
   // test helpers do.
   const cli = await findOrBuildTool(TEMPORAL_CLI, (m) => process.stderr.write(m + '\n'));
   if (!cli) throw new Error('no Temporal CLI: run `npm run tools:install`');
-  const server = spawn(cli, ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(temporalPort), '--headless', '--log-level', 'error', ...devServerArgs()], {
-    stdio: 'ignore',
-  });
-  await eventually('the Temporal dev server', () => new Promise<true | undefined>((resolve) => {
-    const socket = connect(temporalPort, '127.0.0.1', () => {
-      socket.end();
-      resolve(true);
-    }).on('error', () => resolve(undefined));
-  }), WAIT_MS, 200);
+  const server = spawn(
+    cli,
+    [
+      'server',
+      'start-dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(temporalPort),
+      '--headless',
+      '--log-level',
+      'error',
+      ...devServerArgs(),
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
+  await eventually(
+    'the Temporal dev server',
+    () =>
+      new Promise<true | undefined>((resolve) => {
+        const socket = connect(temporalPort, '127.0.0.1', () => {
+          socket.end();
+          resolve(true);
+        }).on('error', () => resolve(undefined));
+      }),
+    WAIT_MS,
+    200,
+  );
   process.env.TEST_PG_ADMIN_URL = pg.url();
   process.env.TEST_PG_TEMPLATE = 'histories_template';
   process.env.TEST_TEMPORAL_ADDRESS = `127.0.0.1:${temporalPort}`;
@@ -89,11 +110,16 @@ async function save(client: Client, scenario: string, workflowId: string, runId?
 
 /** The ids of every run of a workflow type so far (visibility lags a little: waits for at least one). */
 async function idsOfType(client: Client, type: string): Promise<string[]> {
-  return eventually(`a ${type} run in visibility`, async () => {
-    const ids: string[] = [];
-    for await (const w of client.workflow.list({ query: `WorkflowType = '${type}'` })) ids.push(w.workflowId);
-    return ids.length > 0 ? ids : undefined;
-  }, WAIT_MS, 200);
+  return eventually(
+    `a ${type} run in visibility`,
+    async () => {
+      const ids: string[] = [];
+      for await (const w of client.workflow.list({ query: `WorkflowType = '${type}'` })) ids.push(w.workflowId);
+      return ids.length > 0 ? ids : undefined;
+    },
+    WAIT_MS,
+    200,
+  );
 }
 
 async function main(): Promise<void> {
@@ -124,7 +150,15 @@ async function main(): Promise<void> {
         temporal: { client, taskQueue },
         balanceGraceMs: GRACE_MS,
         pricingKeys: Object.fromEntries(PROVIDERS.map((p) => [p, t.sims[p].createKey()])),
-        webhooks: { databaseUrl: t.db.url, settings: { allowedHosts: ['127.0.0.1'], retryScheduleMs: [200, 200, 200], timeoutMs: 2_000, dispatchTickMs: 500 } },
+        webhooks: {
+          databaseUrl: t.db.url,
+          settings: {
+            allowedHosts: ['127.0.0.1'],
+            retryScheduleMs: [200, 200, 200],
+            timeoutMs: 2_000,
+            dispatchTickMs: 500,
+          },
+        },
       }),
       taskQueue,
     );
@@ -144,20 +178,38 @@ async function main(): Promise<void> {
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   }
-  process.stdout.write(`recorded ${saved.length} histories of release ${RELEASE} under ${path.relative(ROOT, HISTORIES)}:\n  ${saved.join('\n  ')}\n`);
+  process.stdout.write(
+    `recorded ${saved.length} histories of release ${RELEASE} under ${path.relative(ROOT, HISTORIES)}:\n  ${saved.join('\n  ')}\n`,
+  );
 }
 
-const launchBody = (provider: ProviderId, extra: Record<string, unknown> = {}) => ({ provider, gpu_type: 'rtx-a6000', ...extra });
+const launchBody = (provider: ProviderId, extra: Record<string, unknown> = {}) => ({
+  provider,
+  gpu_type: 'rtx-a6000',
+  ...extra,
+});
 
-async function rowStatus(t: TestContext, providerInstanceId: string): Promise<{ id: string; status: string } | undefined> {
-  return (await t.sql<{ id: string; status: string }>('SELECT id, status FROM instances WHERE provider_instance_id = $1', [providerInstanceId]))[0];
+async function rowStatus(
+  t: TestContext,
+  providerInstanceId: string,
+): Promise<{ id: string; status: string } | undefined> {
+  return (
+    await t.sql<{ id: string; status: string }>('SELECT id, status FROM instances WHERE provider_instance_id = $1', [
+      providerInstanceId,
+    ])
+  )[0];
 }
 
 async function untilStatus(t: TestContext, providerInstanceId: string, status: string): Promise<string> {
-  return eventually(`${providerInstanceId} ${status}`, async () => {
-    const row = await rowStatus(t, providerInstanceId);
-    return row?.status === status ? row.id : undefined;
-  }, WAIT_MS, 100);
+  return eventually(
+    `${providerInstanceId} ${status}`,
+    async () => {
+      const row = await rowStatus(t, providerInstanceId);
+      return row?.status === status ? row.id : undefined;
+    },
+    WAIT_MS,
+    100,
+  );
 }
 
 /**
@@ -166,10 +218,18 @@ async function untilStatus(t: TestContext, providerInstanceId: string, status: s
  */
 async function recordLaunches(t: TestContext, http: ReturnType<typeof request>, client: Client): Promise<void> {
   const charged = (rowId: string) =>
-    eventually(`a charge of ${rowId}`, async () => ((await t.sql('SELECT 1 FROM instances WHERE id = $1 AND metered_through > started_at', [rowId])).length > 0 ? true : undefined), WAIT_MS);
+    eventually(
+      `a charge of ${rowId}`,
+      async () =>
+        (await t.sql('SELECT 1 FROM instances WHERE id = $1 AND metered_through > started_at', [rowId])).length > 0
+          ? true
+          : undefined,
+      WAIT_MS,
+    );
 
   const running = await t.connectedAccount('runpod');
-  const pod = (await http.post('/v1/compute/launch').set(running.auth).send(launchBody('runpod')).expect(201)).body.id as string;
+  const pod = (await http.post('/v1/compute/launch').set(running.auth).send(launchBody('runpod')).expect(201)).body
+    .id as string;
   const podRow = await untilStatus(t, pod, 'running');
   await charged(podRow);
   await save(client, 'running', podRow);
@@ -179,7 +239,8 @@ async function recordLaunches(t: TestContext, http: ReturnType<typeof request>, 
   await save(client, 'stopped', podRow);
 
   const box = await t.connectedAccount('vastai');
-  const boxId = (await http.post('/v1/compute/launch').set(box.auth).send(launchBody('vastai')).expect(201)).body.id as string;
+  const boxId = (await http.post('/v1/compute/launch').set(box.auth).send(launchBody('vastai')).expect(201)).body
+    .id as string;
   const boxRow = await untilStatus(t, boxId, 'running');
   await charged(boxRow);
   await http.post(`/v1/compute/${boxId}/terminate`).set(box.auth).expect(200);
@@ -187,7 +248,13 @@ async function recordLaunches(t: TestContext, http: ReturnType<typeof request>, 
   await save(client, 'terminated', boxRow);
 
   const spot = await t.connectedAccount('vastai');
-  const spotId = (await http.post('/v1/compute/launch').set(spot.auth).send(launchBody('vastai', { spot: true })).expect(201)).body.id as string;
+  const spotId = (
+    await http
+      .post('/v1/compute/launch')
+      .set(spot.auth)
+      .send(launchBody('vastai', { spot: true }))
+      .expect(201)
+  ).body.id as string;
   const spotRow = await untilStatus(t, spotId, 'running');
   t.sims.vastai.control.preempt(spot.simKey, spotId, 'remove');
   await client.workflow.getHandle(spotRow).result();
@@ -200,7 +267,13 @@ async function recordLaunches(t: TestContext, http: ReturnType<typeof request>, 
   // The simulators report 0 % utilization unless told otherwise: idle from the start.
   const idle = await t.connectedAccount('vastai');
   const idleRule = { utilization_below_percent: 20, for_minutes: 2 };
-  const idleId = (await http.post('/v1/compute/launch').set(idle.auth).send(launchBody('vastai', { gpu_type: 'rtx-4090', idle_stop: idleRule })).expect(201)).body.id as string;
+  const idleId = (
+    await http
+      .post('/v1/compute/launch')
+      .set(idle.auth)
+      .send(launchBody('vastai', { gpu_type: 'rtx-4090', idle_stop: idleRule }))
+      .expect(201)
+  ).body.id as string;
   const idleRow = await untilStatus(t, idleId, 'running');
   await client.workflow.getHandle(idleRow).result();
   await save(client, 'idle-stopped', idleRow);
@@ -212,7 +285,8 @@ async function recordLaunches(t: TestContext, http: ReturnType<typeof request>, 
   // A pod stopped for a few meter intervals (its workflow sleeps from boundary to boundary), then started again
   // at RunPod: the observer sees it running and metering resumes.
   const resumed = await t.connectedAccount('runpod');
-  const resumedPod = (await http.post('/v1/compute/launch').set(resumed.auth).send(launchBody('runpod')).expect(201)).body.id as string;
+  const resumedPod = (await http.post('/v1/compute/launch').set(resumed.auth).send(launchBody('runpod')).expect(201))
+    .body.id as string;
   const resumedRow = await untilStatus(t, resumedPod, 'running');
   await http.post(`/v1/compute/${resumedPod}/stop`).set(resumed.auth).expect(200);
   await new Promise((r) => setTimeout(r, 3 * TIMING.meterIntervalMs));
@@ -228,11 +302,27 @@ async function recordLaunches(t: TestContext, http: ReturnType<typeof request>, 
   // A pod with a 100 GB volume stopped for a few meter intervals (its storage charged at each boundary), then
   // started through the API (a start update) and terminated.
   const stored = await t.connectedAccount('runpod');
-  const storedPod = (await http.post('/v1/compute/launch').set(stored.auth).send(launchBody('runpod', { volume_gb: 100 })).expect(201)).body.id as string;
+  const storedPod = (
+    await http
+      .post('/v1/compute/launch')
+      .set(stored.auth)
+      .send(launchBody('runpod', { volume_gb: 100 }))
+      .expect(201)
+  ).body.id as string;
   const storedRow = await untilStatus(t, storedPod, 'running');
   await http.post(`/v1/compute/${storedPod}/stop`).set(stored.auth).expect(200);
-  await eventually('three storage charges', async () =>
-    ((await t.sql("SELECT 1 FROM ledger_entries WHERE type = 'instance_storage_charge' AND account_id = $1", [stored.accountId])).length >= 3 ? true : undefined), WAIT_MS);
+  await eventually(
+    'three storage charges',
+    async () =>
+      (
+        await t.sql("SELECT 1 FROM ledger_entries WHERE type = 'instance_storage_charge' AND account_id = $1", [
+          stored.accountId,
+        ])
+      ).length >= 3
+        ? true
+        : undefined,
+    WAIT_MS,
+  );
   await http.post(`/v1/compute/${storedPod}/start`).set(stored.auth).expect(200);
   await http.post(`/v1/compute/${storedPod}/terminate`).set(stored.auth).expect(200);
   await client.workflow.getHandle(storedRow).result();
@@ -242,17 +332,40 @@ async function recordLaunches(t: TestContext, http: ReturnType<typeof request>, 
 /** scheduleRun: a triggered run stopped at max_duration_hours, with its launch child. */
 async function recordSchedule(t: TestContext, http: ReturnType<typeof request>, client: Client): Promise<void> {
   const account = await t.newAccount();
-  await http.post('/v1/settings/providers').set(account.auth).send({ provider: 'runpod', api_key: t.sims.runpod.createKey() }).expect(201);
+  await http
+    .post('/v1/settings/providers')
+    .set(account.auth)
+    .send({ provider: 'runpod', api_key: t.sims.runpod.createKey() })
+    .expect(201);
   await http.post('/v1/ssh-keys').set(account.auth).send({ name: 'laptop', public_key: ed25519Key() }).expect(201);
   // Feb 29th at 03:17: never fires by itself; the run comes from `trigger`. 0.001 h = 3.6 s.
   const schedule = (
-    await http.post('/v1/schedules').set(account.auth).send({ name: 'nightly', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', max_duration_hours: 0.001, prefer_spot: false }).expect(201)
+    await http
+      .post('/v1/schedules')
+      .set(account.auth)
+      .send({
+        name: 'nightly',
+        gpu: 'rtx-4090',
+        template: 'pytorch',
+        cron: '17 3 29 2 *',
+        max_duration_hours: 0.001,
+        prefer_spot: false,
+      })
+      .expect(201)
   ).body as { id: string };
   await http.post(`/v1/schedules/${schedule.id}/trigger`).set(account.auth).expect(202);
-  const run = await eventually('the run to stop at max_duration_hours', async () => {
-    const runs = (await http.get(`/v1/schedules/${schedule.id}/runs`).set(account.auth).expect(200)).body.data as { status: string; instance_id: string | null }[];
-    return runs.find((r) => r.status === 'stopped_max_duration');
-  }, WAIT_MS * 2, 200);
+  const run = await eventually(
+    'the run to stop at max_duration_hours',
+    async () => {
+      const runs = (await http.get(`/v1/schedules/${schedule.id}/runs`).set(account.auth).expect(200)).body.data as {
+        status: string;
+        instance_id: string | null;
+      }[];
+      return runs.find((r) => r.status === 'stopped_max_duration');
+    },
+    WAIT_MS * 2,
+    200,
+  );
   const [runWorkflow] = await idsOfType(client, 'scheduleRun');
   await client.workflow.getHandle(runWorkflow!).result();
   await save(client, 'stopped-max-duration', runWorkflow!);
@@ -267,22 +380,42 @@ async function recordJob(t: TestContext, http: ReturnType<typeof request>, clien
   const key = t.sims.vastai.createKey();
   await http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: key }).expect(201);
   const job = (
-    await http.post('/v1/jobs').set(account.auth).send({
-      gpu: 'rtx-4090', template: 'pytorch', command: 'echo trained; sleep 3; exit 0', env: { SECRET: 'not in history' }, providers: ['vastai'],
-      retry: { on: ['preemption'], max_attempts: 2, within: '1h', on_demand_after_preemptions: 1 },
-    }).expect(201)
+    await http
+      .post('/v1/jobs')
+      .set(account.auth)
+      .send({
+        gpu: 'rtx-4090',
+        template: 'pytorch',
+        command: 'echo trained; sleep 3; exit 0',
+        env: { SECRET: 'not in history' },
+        providers: ['vastai'],
+        retry: { on: ['preemption'], max_attempts: 2, within: '1h', on_demand_after_preemptions: 1 },
+      })
+      .expect(201)
   ).body as { id: string };
-  const first = await eventually('the first attempt to run', async () => {
-    const j = (await http.get(`/v1/jobs/${job.id}`).set(account.auth).expect(200)).body as { attempts: { started_at: string | null; instance_id: string }[] };
-    return j.attempts[0]?.started_at ? j.attempts[0] : undefined;
-  }, WAIT_MS, 200);
+  const first = await eventually(
+    'the first attempt to run',
+    async () => {
+      const j = (await http.get(`/v1/jobs/${job.id}`).set(account.auth).expect(200)).body as {
+        attempts: { started_at: string | null; instance_id: string }[];
+      };
+      return j.attempts[0]?.started_at ? j.attempts[0] : undefined;
+    },
+    WAIT_MS,
+    200,
+  );
   t.sims.vastai.control.preempt(key, first.instance_id);
   await client.workflow.getHandle(`job-${job.id}`).result();
   await save(client, 'preempted-then-succeeded', `job-${job.id}`);
 }
 
 /** balanceDepletion: a grace that ran out (instances ended), and a top-up during the grace (idle once terminated). */
-async function recordDepletion(t: TestContext, http: ReturnType<typeof request>, client: Client, stripeWebhookSecret: string): Promise<void> {
+async function recordDepletion(
+  t: TestContext,
+  http: ReturnType<typeof request>,
+  client: Client,
+  stripeWebhookSecret: string,
+): Promise<void> {
   const ledger = createLedgerQueries(t.db.pool);
   const drain = async (accountId: string, instanceId: string, leftMicros: number) =>
     ledger.postEntry({
@@ -294,11 +427,19 @@ async function recordDepletion(t: TestContext, http: ReturnType<typeof request>,
       idempotencyKey: `drain-${randomBytes(6).toString('hex')}`,
     });
   const depleted = async (accountId: string) =>
-    eventually('billing.balance_depleted', async () =>
-      (await t.sql("SELECT 1 FROM events WHERE account_id = $1 AND type = 'billing.balance_depleted'", [accountId])).length > 0 ? true : undefined, WAIT_MS);
+    eventually(
+      'billing.balance_depleted',
+      async () =>
+        (await t.sql("SELECT 1 FROM events WHERE account_id = $1 AND type = 'billing.balance_depleted'", [accountId]))
+          .length > 0
+          ? true
+          : undefined,
+      WAIT_MS,
+    );
 
   const ended = await t.connectedAccount('vastai');
-  const endedId = (await http.post('/v1/compute/launch').set(ended.auth).send(launchBody('vastai')).expect(201)).body.id as string;
+  const endedId = (await http.post('/v1/compute/launch').set(ended.auth).send(launchBody('vastai')).expect(201)).body
+    .id as string;
   await untilStatus(t, endedId, 'running');
   await drain(ended.accountId, endedId, 5);
   await depleted(ended.accountId);
@@ -306,15 +447,35 @@ async function recordDepletion(t: TestContext, http: ReturnType<typeof request>,
   await save(client, 'instances-ended', depletionWorkflowId(ended.accountId));
 
   const topped = await t.connectedAccount('vastai');
-  const toppedId = (await http.post('/v1/compute/launch').set(topped.auth).send(launchBody('vastai')).expect(201)).body.id as string;
+  const toppedId = (await http.post('/v1/compute/launch').set(topped.auth).send(launchBody('vastai')).expect(201)).body
+    .id as string;
   await untilStatus(t, toppedId, 'running');
   await drain(topped.accountId, toppedId, 5);
   await depleted(topped.accountId);
   const session = await http.post('/v1/billing/credit').set(topped.auth).send({ amount: 50 }).expect(201);
-  const paid = signedDelivery(checkoutCompletedEvent({ id: session.body.session_id, accountId: topped.accountId, amountTotalCents: 5000 }), stripeWebhookSecret);
-  await http.post('/v1/billing/stripe/webhook').set('Content-Type', 'application/json').set('Stripe-Signature', paid.signature).send(paid.body).expect(200);
-  await eventually('the depletion episode to close', async () =>
-    (await t.sql<{ open: boolean }>('SELECT depleted_at IS NOT NULL AS open FROM account_balances WHERE account_id = $1', [topped.accountId]))[0]?.open ? undefined : true, WAIT_MS);
+  const paid = signedDelivery(
+    checkoutCompletedEvent({ id: session.body.session_id, accountId: topped.accountId, amountTotalCents: 5000 }),
+    stripeWebhookSecret,
+  );
+  await http
+    .post('/v1/billing/stripe/webhook')
+    .set('Content-Type', 'application/json')
+    .set('Stripe-Signature', paid.signature)
+    .send(paid.body)
+    .expect(200);
+  await eventually(
+    'the depletion episode to close',
+    async () =>
+      (
+        await t.sql<{ open: boolean }>(
+          'SELECT depleted_at IS NOT NULL AS open FROM account_balances WHERE account_id = $1',
+          [topped.accountId],
+        )
+      )[0]?.open
+        ? undefined
+        : true,
+    WAIT_MS,
+  );
   await http.post(`/v1/compute/${toppedId}/terminate`).set(topped.auth).expect(200);
   await client.workflow.getHandle(depletionWorkflowId(topped.accountId)).result();
   await save(client, 'topped-up-then-idle', depletionWorkflowId(topped.accountId));
@@ -329,12 +490,25 @@ async function recordWebhooks(
   dispatcherId: string,
 ): Promise<void> {
   const account = await t.newAccount();
-  const hook = (await http.post('/v1/webhooks').set(account.auth).send({ url: receiver.url('/hook'), events: ['webhook.test'] }).expect(201)).body as { id: string };
+  const hook = (
+    await http
+      .post('/v1/webhooks')
+      .set(account.auth)
+      .send({ url: receiver.url('/hook'), events: ['webhook.test'] })
+      .expect(201)
+  ).body as { id: string };
   receiver.plan('/hook', [500]);
-  await http.post(`/v1/webhooks/${hook.id}/test`).set(account.auth).expect((res) => {
-    if (res.status >= 300) throw new Error(`webhook test answered ${res.status}`);
-  });
-  await eventually('the retried delivery to succeed', () => (receiver.on('/hook').some((r) => r.status === 200) ? true : undefined), WAIT_MS);
+  await http
+    .post(`/v1/webhooks/${hook.id}/test`)
+    .set(account.auth)
+    .expect((res) => {
+      if (res.status >= 300) throw new Error(`webhook test answered ${res.status}`);
+    });
+  await eventually(
+    'the retried delivery to succeed',
+    () => (receiver.on('/hook').some((r) => r.status === 200) ? true : undefined),
+    WAIT_MS,
+  );
   const [delivery] = await idsOfType(client, 'webhookDelivery');
   await client.workflow.getHandle(delivery!).result();
   await save(client, 'failed-then-delivered', delivery!);

@@ -33,19 +33,27 @@ export class SimContainers {
     if (!SimContainers.runs(script) || this.running.has(id)) return;
     const r: Running = { timer: null, child: null, dir: null, stopped: false };
     this.running.set(id, r);
-    r.timer = setTimeout(() => {
-      r.timer = null;
-      if (r.stopped) return;
-      r.dir = mkdtempSync(join(tmpdir(), 'gpuo-sim-container-'));
-      // Its own process group, so an end kills the command's children too; only PATH is inherited.
-      const child = spawn('sh', ['-c', script], { cwd: r.dir, detached: true, stdio: 'ignore', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: r.dir, HOME: r.dir } });
-      r.child = child;
-      child.on('error', () => undefined);
-      child.on('close', (code) => {
-        this.cleanUp(id, r);
-        if (!r.stopped) onExit(code);
-      });
-    }, Math.max(0, delayMs));
+    r.timer = setTimeout(
+      () => {
+        r.timer = null;
+        if (r.stopped) return;
+        r.dir = mkdtempSync(join(tmpdir(), 'gpuo-sim-container-'));
+        // Its own process group, so an end kills the command's children too; only PATH is inherited.
+        const child = spawn('sh', ['-c', script], {
+          cwd: r.dir,
+          detached: true,
+          stdio: 'ignore',
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: r.dir, HOME: r.dir },
+        });
+        r.child = child;
+        child.on('error', () => undefined);
+        child.on('close', (code) => {
+          this.cleanUp(id, r);
+          if (!r.stopped) onExit(code);
+        });
+      },
+      Math.max(0, delayMs),
+    );
   }
 
   /** Ends the container (terminate, stop, preemption): its processes are killed; no exit is reported by the simulator. */

@@ -32,11 +32,20 @@ export async function startSimulators(options: StartSimulatorsOptions = {}): Pro
   const common = { bootDelayMs: options.bootDelayMs, recordLimit: options.recordLimit };
   const started: SimHandle[] = [];
   try {
-    const runpod = await new RunpodSimulator({ ...common, keys: options.keys?.runpod }).start(host, options.ports?.runpod ?? 0);
+    const runpod = await new RunpodSimulator({ ...common, keys: options.keys?.runpod }).start(
+      host,
+      options.ports?.runpod ?? 0,
+    );
     started.push(runpod);
-    const vastai = await new VastSimulator({ ...common, keys: options.keys?.vastai }).start(host, options.ports?.vastai ?? 0);
+    const vastai = await new VastSimulator({ ...common, keys: options.keys?.vastai }).start(
+      host,
+      options.ports?.vastai ?? 0,
+    );
     started.push(vastai);
-    const lambda = await new LambdaSimulator({ ...common, keys: options.keys?.lambda }).start(host, options.ports?.lambda ?? 0);
+    const lambda = await new LambdaSimulator({ ...common, keys: options.keys?.lambda }).start(
+      host,
+      options.ports?.lambda ?? 0,
+    );
     started.push(lambda);
     return {
       runpod,

@@ -246,8 +246,16 @@ export class SimServer implements FaultControl {
     });
   }
 
-  private takeFault(list: CountedFault[], method: string, path: string, key: string | null, afterHandling: boolean): CountedFault | null {
-    const f = list.find((x) => x.remaining > 0 && x.afterHandling === afterHandling && matches(x.match, method, path, key));
+  private takeFault(
+    list: CountedFault[],
+    method: string,
+    path: string,
+    key: string | null,
+    afterHandling: boolean,
+  ): CountedFault | null {
+    const f = list.find(
+      (x) => x.remaining > 0 && x.afterHandling === afterHandling && matches(x.match, method, path, key),
+    );
     if (!f) return null;
     f.remaining -= 1;
     return f;

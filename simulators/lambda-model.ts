@@ -95,7 +95,13 @@ export type Code =
   | 'global/object-does-not-exist'
   | 'instance-operations/launch/insufficient-capacity';
 
-export function fail(status: number, code: Code, message: string, suggestion?: string, fieldErrors?: Record<string, string>): SimResponse {
+export function fail(
+  status: number,
+  code: Code,
+  message: string,
+  suggestion?: string,
+  fieldErrors?: Record<string, string>,
+): SimResponse {
   const error: Record<string, unknown> = { code, message };
   if (suggestion) error.suggestion = suggestion;
   const body: Record<string, unknown> = { error };

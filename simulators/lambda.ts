@@ -9,7 +9,17 @@
  */
 import { slugFromLambda } from '../src/providers/gpu-catalog';
 import { now, testIp, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
-import { type Account, fail, hex, LAMBDA_SIM_TYPES, type LambdaControl, type LambdaInst, REGIONS, SSH_KEY_LINE, type TypeSeed } from './lambda-model';
+import {
+  type Account,
+  fail,
+  hex,
+  LAMBDA_SIM_TYPES,
+  type LambdaControl,
+  type LambdaInst,
+  REGIONS,
+  SSH_KEY_LINE,
+  type TypeSeed,
+} from './lambda-model';
 import { type OwnControl, ProviderSimulator } from './provider-simulator';
 
 export { LAMBDA_SIM_TYPES, type LambdaControl } from './lambda-model';
@@ -24,7 +34,12 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
   constructor(opts: SimulatorOptions = {}) {
     super(opts, {
       rateLimited: (retryAfter) => {
-        const r = fail(429, 'global/unknown', 'Too many requests. Slow down and try again.', 'Send at most one request per second.');
+        const r = fail(
+          429,
+          'global/unknown',
+          'Too many requests. Slow down and try again.',
+          'Send at most one request per second.',
+        );
         if (retryAfter !== null) r.headers = { 'retry-after': String(retryAfter) };
         return r;
       },
@@ -160,7 +175,13 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
     return (req) => {
       const key = this.key(req);
       const acct = key ? this.accounts.get(key) : undefined;
-      if (!acct) return fail(401, 'global/invalid-api-key', 'API key is invalid, expired, or deleted.', 'Create a new API key and try again.');
+      if (!acct)
+        return fail(
+          401,
+          'global/invalid-api-key',
+          'API key is invalid, expired, or deleted.',
+          'Create a new API key and try again.',
+        );
       this.sweep(acct);
       return handler(acct, req);
     };
@@ -169,54 +190,104 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
   private routes(): void {
     const r = this.server;
     const base = '/api/v1';
-    r.route('GET', `${base}/instance-types`, this.authed(() => {
-      const data: Record<string, unknown> = {};
-      for (const type of LAMBDA_SIM_TYPES) {
-        data[type.name] = {
-          instance_type: this.typeJson(type),
-          regions_with_capacity_available: type.regions
-            .filter((reg) => this.hasCapacity(type, reg))
-            .map((reg) => ({ name: reg, description: REGIONS[reg] ?? reg })),
-        };
-      }
-      return { status: 200, body: { data } };
-    }));
-    r.route('GET', `${base}/instances`, this.authed((a) => ({
-      status: 200,
-      body: { data: [...a.instances.values()].map((i) => this.instanceJson(i)) },
-    })));
-    r.route('GET', `${base}/instances/:id`, this.authed((a, req) => {
-      const inst = a.instances.get(req.params.id!);
-      return inst ? { status: 200, body: { data: this.instanceJson(inst) } } : fail(404, 'global/object-does-not-exist', 'Specified instance does not exist.');
-    }));
-    r.route('POST', `${base}/instance-operations/launch`, this.authed((a, req) => this.launch(a, req)));
-    r.route('POST', `${base}/instance-operations/terminate`, this.authed((a, req) => this.terminate(a, req)));
-    r.route('POST', `${base}/instance-operations/restart`, this.authed((a, req) => {
-      const ids = this.instanceIds(a, req);
-      if ('status' in ids) return ids;
-      for (const i of ids.list) {
-        i.unhealthy = false;
-        i.bootStart = now();
-        i.bootDelay = this.bootDelay;
-      }
-      return { status: 200, body: { data: { restarted_instances: ids.list.map((i) => this.instanceJson(i)) } } };
-    }));
-    r.route('GET', `${base}/ssh-keys`, this.authed((a) => ({ status: 200, body: { data: a.sshKeys.map((k) => ({ ...k })) } })));
-    r.route('POST', `${base}/ssh-keys`, this.authed((a, req) => this.addSshKey(a, req)));
-    r.route('DELETE', `${base}/ssh-keys/:id`, this.authed((a, req) => {
-      const n = a.sshKeys.findIndex((k) => k.id === req.params.id);
-      if (n < 0) return fail(404, 'global/object-does-not-exist', 'Specified SSH key does not exist.');
-      a.sshKeys.splice(n, 1);
-      return { status: 200, body: {} };
-    }));
-    r.route('GET', `${base}/file-systems`, this.authed(() => ({ status: 200, body: { data: [] } })));
+    r.route(
+      'GET',
+      `${base}/instance-types`,
+      this.authed(() => {
+        const data: Record<string, unknown> = {};
+        for (const type of LAMBDA_SIM_TYPES) {
+          data[type.name] = {
+            instance_type: this.typeJson(type),
+            regions_with_capacity_available: type.regions
+              .filter((reg) => this.hasCapacity(type, reg))
+              .map((reg) => ({ name: reg, description: REGIONS[reg] ?? reg })),
+          };
+        }
+        return { status: 200, body: { data } };
+      }),
+    );
+    r.route(
+      'GET',
+      `${base}/instances`,
+      this.authed((a) => ({
+        status: 200,
+        body: { data: [...a.instances.values()].map((i) => this.instanceJson(i)) },
+      })),
+    );
+    r.route(
+      'GET',
+      `${base}/instances/:id`,
+      this.authed((a, req) => {
+        const inst = a.instances.get(req.params.id!);
+        return inst
+          ? { status: 200, body: { data: this.instanceJson(inst) } }
+          : fail(404, 'global/object-does-not-exist', 'Specified instance does not exist.');
+      }),
+    );
+    r.route(
+      'POST',
+      `${base}/instance-operations/launch`,
+      this.authed((a, req) => this.launch(a, req)),
+    );
+    r.route(
+      'POST',
+      `${base}/instance-operations/terminate`,
+      this.authed((a, req) => this.terminate(a, req)),
+    );
+    r.route(
+      'POST',
+      `${base}/instance-operations/restart`,
+      this.authed((a, req) => {
+        const ids = this.instanceIds(a, req);
+        if ('status' in ids) return ids;
+        for (const i of ids.list) {
+          i.unhealthy = false;
+          i.bootStart = now();
+          i.bootDelay = this.bootDelay;
+        }
+        return { status: 200, body: { data: { restarted_instances: ids.list.map((i) => this.instanceJson(i)) } } };
+      }),
+    );
+    r.route(
+      'GET',
+      `${base}/ssh-keys`,
+      this.authed((a) => ({ status: 200, body: { data: a.sshKeys.map((k) => ({ ...k })) } })),
+    );
+    r.route(
+      'POST',
+      `${base}/ssh-keys`,
+      this.authed((a, req) => this.addSshKey(a, req)),
+    );
+    r.route(
+      'DELETE',
+      `${base}/ssh-keys/:id`,
+      this.authed((a, req) => {
+        const n = a.sshKeys.findIndex((k) => k.id === req.params.id);
+        if (n < 0) return fail(404, 'global/object-does-not-exist', 'Specified SSH key does not exist.');
+        a.sshKeys.splice(n, 1);
+        return { status: 200, body: {} };
+      }),
+    );
+    r.route(
+      'GET',
+      `${base}/file-systems`,
+      this.authed(() => ({ status: 200, body: { data: [] } })),
+    );
   }
 
   private launch(acct: Account, req: SimRequest): SimResponse {
     const b = req.body;
-    if (!b || typeof b !== 'object' || Array.isArray(b)) return fail(400, 'global/invalid-parameters', 'Request body must be a JSON object.');
+    if (!b || typeof b !== 'object' || Array.isArray(b))
+      return fail(400, 'global/invalid-parameters', 'Request body must be a JSON object.');
     const body = b as Record<string, unknown>;
-    const allowed = new Set(['region_name', 'instance_type_name', 'ssh_key_names', 'file_system_names', 'quantity', 'name']);
+    const allowed = new Set([
+      'region_name',
+      'instance_type_name',
+      'ssh_key_names',
+      'file_system_names',
+      'quantity',
+      'name',
+    ]);
     const fieldErrors: Record<string, string> = {};
     for (const k of Object.keys(body)) if (!allowed.has(k)) fieldErrors[k] = 'Unknown parameter.';
     if (typeof body.region_name !== 'string') fieldErrors.region_name = 'Required.';
@@ -228,19 +299,36 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
     } else if (!acct.sshKeys.some((k) => k.name === keys[0])) {
       fieldErrors.ssh_key_names = `SSH key ${keys[0]} does not exist.`;
     }
-    if (body.file_system_names !== undefined && (!Array.isArray(body.file_system_names) || body.file_system_names.length > 0)) {
+    if (
+      body.file_system_names !== undefined &&
+      (!Array.isArray(body.file_system_names) || body.file_system_names.length > 0)
+    ) {
       fieldErrors.file_system_names = 'File system does not exist.';
     }
     if (body.quantity !== undefined && body.quantity !== 1) fieldErrors.quantity = 'Quantity must be 1.';
-    if (body.name !== undefined && body.name !== null && (typeof body.name !== 'string' || body.name.length < 1 || body.name.length > 64)) {
+    if (
+      body.name !== undefined &&
+      body.name !== null &&
+      (typeof body.name !== 'string' || body.name.length < 1 || body.name.length > 64)
+    ) {
       fieldErrors.name = 'Name must be 1 to 64 characters.';
     }
     if (Object.keys(fieldErrors).length > 0) {
-      return fail(400, 'global/invalid-parameters', 'Invalid request parameters.', 'Check the field errors and try again.', fieldErrors);
+      return fail(
+        400,
+        'global/invalid-parameters',
+        'Invalid request parameters.',
+        'Check the field errors and try again.',
+        fieldErrors,
+      );
     }
     const type = LAMBDA_SIM_TYPES.find((x) => x.name === body.instance_type_name);
     if (!type) {
-      return fail(404, 'global/object-does-not-exist', `Instance type ${String(body.instance_type_name)} does not exist.`);
+      return fail(
+        404,
+        'global/object-does-not-exist',
+        `Instance type ${String(body.instance_type_name)} does not exist.`,
+      );
     }
     const region = body.region_name as string;
     if (!this.hasCapacity(type, region)) {
@@ -301,23 +389,37 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
 
   private addSshKey(acct: Account, req: SimRequest): SimResponse {
     const b = req.body;
-    if (!b || typeof b !== 'object' || Array.isArray(b)) return fail(400, 'global/invalid-parameters', 'Request body must be a JSON object.');
+    if (!b || typeof b !== 'object' || Array.isArray(b))
+      return fail(400, 'global/invalid-parameters', 'Request body must be a JSON object.');
     const body = b as Record<string, unknown>;
     const extra = Object.keys(body).filter((k) => k !== 'name' && k !== 'public_key');
     if (extra.length > 0) return fail(400, 'global/invalid-parameters', `Unknown parameter ${extra[0]}.`);
     if (typeof body.name !== 'string' || body.name.length < 1 || body.name.length > 64) {
-      return fail(400, 'global/invalid-parameters', 'Name must be 1 to 64 characters.', undefined, { name: 'Invalid name.' });
+      return fail(400, 'global/invalid-parameters', 'Name must be 1 to 64 characters.', undefined, {
+        name: 'Invalid name.',
+      });
     }
     if (acct.sshKeys.some((k) => k.name === body.name)) {
-      return fail(400, 'global/invalid-parameters', `An SSH key named ${body.name} already exists.`, 'Choose a different name.');
+      return fail(
+        400,
+        'global/invalid-parameters',
+        `An SSH key named ${body.name} already exists.`,
+        'Choose a different name.',
+      );
     }
     let privateKey: string | undefined;
     let publicKey: string;
     if (body.public_key === undefined) {
       publicKey = `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA${Buffer.from(hex(32), 'hex').toString('base64').replace(/=+$/, '')} ${body.name}`;
       privateKey = `-----BEGIN OPENSSH PRIVATE KEY-----\n${Buffer.from(hex(64), 'hex').toString('base64')}\n-----END OPENSSH PRIVATE KEY-----\n`;
-    } else if (typeof body.public_key !== 'string' || body.public_key.length > 4096 || !SSH_KEY_LINE.test(body.public_key.trim())) {
-      return fail(400, 'global/invalid-parameters', 'Invalid public key.', undefined, { public_key: 'Not a valid SSH public key.' });
+    } else if (
+      typeof body.public_key !== 'string' ||
+      body.public_key.length > 4096 ||
+      !SSH_KEY_LINE.test(body.public_key.trim())
+    ) {
+      return fail(400, 'global/invalid-parameters', 'Invalid public key.', undefined, {
+        public_key: 'Not a valid SSH public key.',
+      });
     } else {
       publicKey = body.public_key.trim();
     }

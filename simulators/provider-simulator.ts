@@ -14,7 +14,10 @@ import {
 } from './kit';
 
 /** The knobs a simulator adds to the shared ones (its capacity switch among them). */
-export type OwnControl<C extends CommonControl> = Omit<C, keyof FaultControl | 'setBootDelay' | 'instances' | 'addKey' | 'reset'>;
+export type OwnControl<C extends CommonControl> = Omit<
+  C,
+  keyof FaultControl | 'setBootDelay' | 'instances' | 'addKey' | 'reset'
+>;
 
 export abstract class ProviderSimulator<A, C extends CommonControl> {
   protected readonly accounts = new Map<string, A>();

@@ -54,7 +54,19 @@ export function g(
   availability: CatalogGpu['availability'],
   dataCenters: string[],
 ): CatalogGpu {
-  return { id, name, pool, manufacturer: 'NVIDIA', memory, secure, community, maxSecure, maxCommunity, availability, dataCenters };
+  return {
+    id,
+    name,
+    pool,
+    manufacturer: 'NVIDIA',
+    memory,
+    secure,
+    community,
+    maxSecure,
+    maxCommunity,
+    availability,
+    dataCenters,
+  };
 }
 
 export const DATA_CENTERS: Record<string, string> = {
@@ -176,4 +188,5 @@ export const TITLES: Record<number, string> = {
   504: 'Gateway Timeout',
 };
 
-export const p = (status: number, detail: string, errors?: string[]) => problem(status, TITLES[status] ?? 'Error', detail, errors);
+export const p = (status: number, detail: string, errors?: string[]) =>
+  problem(status, TITLES[status] ?? 'Error', detail, errors);

@@ -9,8 +9,28 @@
  * switched to `accept`.
  */
 import { slugFromRunpod } from '../src/providers/gpu-catalog';
-import { bearerKey, isoSeconds, now, randomChars, testIp, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
-import { type Account, type CatalogGpu, CREATE_FIELDS, DATA_CENTERS, p, type PodState, RUNPOD_SIM_GPUS, type RunpodControl, type RunpodSpotMode } from './runpod-model';
+import {
+  bearerKey,
+  isoSeconds,
+  now,
+  randomChars,
+  testIp,
+  type SimInstanceView,
+  type SimRequest,
+  type SimResponse,
+  type SimulatorOptions,
+} from './kit';
+import {
+  type Account,
+  type CatalogGpu,
+  CREATE_FIELDS,
+  DATA_CENTERS,
+  p,
+  type PodState,
+  RUNPOD_SIM_GPUS,
+  type RunpodControl,
+  type RunpodSpotMode,
+} from './runpod-model';
 import { type OwnControl, ProviderSimulator } from './provider-simulator';
 import { SimContainers } from './containers';
 
@@ -79,7 +99,8 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
         this.containers.stop(pod.id);
         pod.phase = 'exited';
       },
-      setUtilization: (key, podId, percent) => void Object.assign(this.accounts.get(key)?.pods.get(podId) ?? {}, { gpuUtil: percent }),
+      setUtilization: (key, podId, percent) =>
+        void Object.assign(this.accounts.get(key)?.pods.get(podId) ?? {}, { gpuUtil: percent }),
       accountSshKeys: (key) => [...(this.accounts.get(key)?.sshKeys ?? [])],
       setPrice: (gpu, perGpuHour) => {
         if (perGpuHour === null) this.securePrices.delete(gpu);
@@ -140,7 +161,12 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
       env: pod.env,
       registry: null,
       status,
-      actions: status === 'RUNNING' ? ['stop', 'restart', 'terminate'] : status === 'EXITED' || status === 'ERROR' ? ['start', 'terminate'] : ['stop', 'terminate'],
+      actions:
+        status === 'RUNNING'
+          ? ['stop', 'restart', 'terminate']
+          : status === 'EXITED' || status === 'ERROR'
+            ? ['start', 'terminate']
+            : ['stop', 'terminate'],
       mounts: pod.mounts,
       gpu: { id: pod.gpu.id, count: pod.gpuCount },
       cloud: pod.cloud,
@@ -154,7 +180,11 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
       runtime: running
         ? {
             uptime: Math.max(0, Math.floor((now() - runningSince) / 1000)),
-            gpus: Array.from({ length: pod.gpuCount }, (_, n) => ({ id: `GPU-${pod.id}-${n}`, gpuUtilPercent: pod.gpuUtil ?? 0, memoryUtilPercent: 0 })),
+            gpus: Array.from({ length: pod.gpuCount }, (_, n) => ({
+              id: `GPU-${pod.id}-${n}`,
+              gpuUtilPercent: pod.gpuUtil ?? 0,
+              memoryUtilPercent: 0,
+            })),
             ports: pod.ports.map((port) => {
               const [num, type] = port.split('/');
               const priv = Number(num);
@@ -197,29 +227,65 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
 
   private routes(): void {
     const r = this.server;
-    r.route('GET', '/v2/catalog/gpus', this.authed((_a, req) => this.listGpus(req)));
-    r.route('GET', '/v2/catalog/gpus/:id', this.authed((_a, req) => this.getGpu(req)));
-    r.route('GET', '/v2/pods', this.authed((a) => ({ status: 200, body: { pods: [...a.pods.values()].map((x) => this.podJson(x)) } })));
-    r.route('POST', '/v2/pods', this.authed((a, req) => this.createPod(a, req)));
-    r.route('GET', '/v2/pods/:id', this.authed((a, req) => {
-      const pod = a.pods.get(req.params.id!);
-      return pod ? { status: 200, body: this.podJson(pod) } : p(404, 'pod not found');
-    }));
-    r.route('DELETE', '/v2/pods/:id', this.authed((a, req) => {
-      if (!a.pods.delete(req.params.id!)) return p(404, 'pod not found');
-      this.containers.stop(req.params.id!);
-      return { status: 204 };
-    }));
-    r.route('POST', '/v2/pods/:id/action', this.authed((a, req) => this.podAction(a, req)));
-    r.route('GET', '/v2/account/ssh-keys', this.authed((a) => ({ status: 200, body: { keys: a.sshKeys } })));
-    r.route('PUT', '/v2/account/ssh-keys', this.authed((a, req) => {
-      const keys = (req.body as { keys?: unknown } | undefined)?.keys;
-      if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string' && /^(ssh|ecdsa|sk)-\S+ \S+/.test(k))) {
-        return p(422, 'Request validation failed.', ['$.keys: must be an array of authorized_keys lines']);
-      }
-      a.sshKeys = [...keys];
-      return { status: 200, body: { keys: a.sshKeys } };
-    }));
+    r.route(
+      'GET',
+      '/v2/catalog/gpus',
+      this.authed((_a, req) => this.listGpus(req)),
+    );
+    r.route(
+      'GET',
+      '/v2/catalog/gpus/:id',
+      this.authed((_a, req) => this.getGpu(req)),
+    );
+    r.route(
+      'GET',
+      '/v2/pods',
+      this.authed((a) => ({ status: 200, body: { pods: [...a.pods.values()].map((x) => this.podJson(x)) } })),
+    );
+    r.route(
+      'POST',
+      '/v2/pods',
+      this.authed((a, req) => this.createPod(a, req)),
+    );
+    r.route(
+      'GET',
+      '/v2/pods/:id',
+      this.authed((a, req) => {
+        const pod = a.pods.get(req.params.id!);
+        return pod ? { status: 200, body: this.podJson(pod) } : p(404, 'pod not found');
+      }),
+    );
+    r.route(
+      'DELETE',
+      '/v2/pods/:id',
+      this.authed((a, req) => {
+        if (!a.pods.delete(req.params.id!)) return p(404, 'pod not found');
+        this.containers.stop(req.params.id!);
+        return { status: 204 };
+      }),
+    );
+    r.route(
+      'POST',
+      '/v2/pods/:id/action',
+      this.authed((a, req) => this.podAction(a, req)),
+    );
+    r.route(
+      'GET',
+      '/v2/account/ssh-keys',
+      this.authed((a) => ({ status: 200, body: { keys: a.sshKeys } })),
+    );
+    r.route(
+      'PUT',
+      '/v2/account/ssh-keys',
+      this.authed((a, req) => {
+        const keys = (req.body as { keys?: unknown } | undefined)?.keys;
+        if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string' && /^(ssh|ecdsa|sk)-\S+ \S+/.test(k))) {
+          return p(422, 'Request validation failed.', ['$.keys: must be an array of authorized_keys lines']);
+        }
+        a.sshKeys = [...keys];
+        return { status: 200, body: { keys: a.sshKeys } };
+      }),
+    );
   }
 
   private gpuJson(gpu: CatalogGpu, withAvailability: boolean): Record<string, unknown> {
@@ -239,7 +305,11 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
       const blocked = (slug && this.noCapacity.has(slug)) || this.noCapacity.has(gpu.id);
       out.availability = blocked ? 'NONE' : gpu.availability;
       if (!blocked) {
-        out.dataCenters = gpu.dataCenters.map((id) => ({ id, name: DATA_CENTERS[id] ?? id, availability: gpu.availability }));
+        out.dataCenters = gpu.dataCenters.map((id) => ({
+          id,
+          name: DATA_CENTERS[id] ?? id,
+          availability: gpu.availability,
+        }));
       }
     }
     return out;
@@ -271,33 +341,53 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
 
   private createPod(acct: Account, req: SimRequest): SimResponse {
     const body = req.body;
-    if (!body || typeof body !== 'object' || Array.isArray(body)) return p(422, 'Request validation failed.', ['$: must be an object']);
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      return p(422, 'Request validation failed.', ['$: must be an object']);
     const b = body as Record<string, unknown>;
     let interruptible = false;
     if ('interruptible' in b) {
-      if (this.spotMode === 'refuse' && b.interruptible === true) return p(500, 'create pod: Spot pods are no longer offered');
+      if (this.spotMode === 'refuse' && b.interruptible === true)
+        return p(500, 'create pod: Spot pods are no longer offered');
       interruptible = b.interruptible === true;
     }
     const extra = Object.keys(b).filter((k) => !CREATE_FIELDS.has(k) && k !== 'interruptible');
     if (extra.length > 0) {
-      return p(422, 'Request validation failed.', extra.map((k) => `$: additional properties '${k}' not allowed`));
+      return p(
+        422,
+        'Request validation failed.',
+        extra.map((k) => `$: additional properties '${k}' not allowed`),
+      );
     }
     const errors: string[] = [];
     if (typeof b.name !== 'string' || b.name.length === 0) errors.push('$.name: is required');
-    if (b.templateId === undefined && typeof b.image !== 'string') errors.push('$.image: is required unless templateId is set');
-    if (b.env !== undefined && (typeof b.env !== 'object' || b.env === null || Object.values(b.env).some((v) => typeof v !== 'string'))) {
+    if (b.templateId === undefined && typeof b.image !== 'string')
+      errors.push('$.image: is required unless templateId is set');
+    if (
+      b.env !== undefined &&
+      (typeof b.env !== 'object' || b.env === null || Object.values(b.env).some((v) => typeof v !== 'string'))
+    ) {
       errors.push('$.env: must be an object of strings');
     }
-    if (b.ports !== undefined && (!Array.isArray(b.ports) || b.ports.some((x) => typeof x !== 'string'))) errors.push('$.ports: must be an array of strings');
-    if (b.disk !== undefined && (!Number.isInteger(b.disk) || (b.disk as number) < 1)) errors.push('$.disk: must be an integer >= 1');
-    if (b.cloud !== undefined && b.cloud !== 'SECURE' && b.cloud !== 'COMMUNITY') errors.push('$.cloud: must be SECURE or COMMUNITY');
+    if (b.ports !== undefined && (!Array.isArray(b.ports) || b.ports.some((x) => typeof x !== 'string')))
+      errors.push('$.ports: must be an array of strings');
+    if (b.disk !== undefined && (!Number.isInteger(b.disk) || (b.disk as number) < 1))
+      errors.push('$.disk: must be an integer >= 1');
+    if (b.cloud !== undefined && b.cloud !== 'SECURE' && b.cloud !== 'COMMUNITY')
+      errors.push('$.cloud: must be SECURE or COMMUNITY');
     const mounts = b.mounts as { persistent?: { size?: unknown; path?: unknown } } | undefined;
-    if (mounts?.persistent && (!Number.isInteger(mounts.persistent.size) || (mounts.persistent.size as number) < 10 || typeof mounts.persistent.path !== 'string')) {
+    if (
+      mounts?.persistent &&
+      (!Number.isInteger(mounts.persistent.size) ||
+        (mounts.persistent.size as number) < 10 ||
+        typeof mounts.persistent.path !== 'string')
+    ) {
       errors.push('$.mounts.persistent: size must be an integer >= 10 and path a string');
     }
     const gpuReq = b.gpu as { id?: unknown; count?: unknown } | undefined;
-    if (gpuReq !== undefined && (typeof gpuReq !== 'object' || typeof gpuReq.id !== 'string')) errors.push('$.gpu.id: is required');
-    if (gpuReq?.count !== undefined && (!Number.isInteger(gpuReq.count) || (gpuReq.count as number) < 1)) errors.push('$.gpu.count: must be an integer >= 1');
+    if (gpuReq !== undefined && (typeof gpuReq !== 'object' || typeof gpuReq.id !== 'string'))
+      errors.push('$.gpu.id: is required');
+    if (gpuReq?.count !== undefined && (!Number.isInteger(gpuReq.count) || (gpuReq.count as number) < 1))
+      errors.push('$.gpu.count: must be an integer >= 1');
     if (errors.length > 0) return p(422, 'Request validation failed.', errors);
     if ((gpuReq === undefined) === (b.cpu === undefined)) return p(400, 'exactly one of gpu or cpu must be set');
     if (b.cpu !== undefined) return p(400, 'CPU pods cannot be placed in this data center set');
@@ -307,7 +397,8 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
     const cloud = (b.cloud as 'SECURE' | 'COMMUNITY' | undefined) ?? 'SECURE';
     const count = (gpuReq!.count as number | undefined) ?? 1;
     const max = cloud === 'SECURE' ? gpu.maxSecure : gpu.maxCommunity;
-    if (count > max) return p(400, `gpu.count ${count} exceeds the largest ${gpu.name} machine (${max}) in ${cloud} cloud`);
+    if (count > max)
+      return p(400, `gpu.count ${count} exceeds the largest ${gpu.name} machine (${max}) in ${cloud} cloud`);
     const wanted = Array.isArray(b.dataCenterIds) ? (b.dataCenterIds as string[]) : [];
     const unknownDc = wanted.find((d) => !(d in DATA_CENTERS));
     if (unknownDc) return p(400, `unknown data center: ${unknownDc}`);

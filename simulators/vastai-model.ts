@@ -215,7 +215,21 @@ export const err = (status: number, error: string, msg: string, extra: Record<st
   body: { success: false, error, msg, ...extra },
 });
 
-export const FILTERABLE = new Set(['actual_status', 'gpu_name', 'verification', 'id', 'label', 'intended_status', 'cur_state', 'next_state', 'image_uuid', 'machine_id', 'is_bid', 'template_id', 'template_hash_id']);
+export const FILTERABLE = new Set([
+  'actual_status',
+  'gpu_name',
+  'verification',
+  'id',
+  'label',
+  'intended_status',
+  'cur_state',
+  'next_state',
+  'image_uuid',
+  'machine_id',
+  'is_bid',
+  'template_id',
+  'template_hash_id',
+]);
 
 export type Filter = Record<string, unknown>;
 

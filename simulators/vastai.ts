@@ -8,8 +8,28 @@
  * interruptible instance goes to `stopped` (or `exited`) while its intended status stays `running`, or vanishes.
  */
 import { slugFromVast } from '../src/providers/gpu-catalog';
-import { bearerKey, now, randomChars, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
-import { type Account, err, type Filter, FILTERABLE, matchOp, type Offer, offerJson, parseEnv, VAST_SIM_OFFERS, type VastControl, type VastInst } from './vastai-model';
+import {
+  bearerKey,
+  now,
+  randomChars,
+  type SimInstanceView,
+  type SimRequest,
+  type SimResponse,
+  type SimulatorOptions,
+} from './kit';
+import {
+  type Account,
+  err,
+  type Filter,
+  FILTERABLE,
+  matchOp,
+  type Offer,
+  offerJson,
+  parseEnv,
+  VAST_SIM_OFFERS,
+  type VastControl,
+  type VastInst,
+} from './vastai-model';
 import { actualStatus, instanceV0, instanceV1 } from './vastai-instances';
 import { type OwnControl, ProviderSimulator } from './provider-simulator';
 import { SimContainers } from './containers';
@@ -127,75 +147,142 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
       if (key && !this.accounts.has(key)) return err(401, 'auth_error', 'Invalid user key');
       return this.search(req.body);
     });
-    r.route('PUT', '/api/v0/asks/:id', this.authed((a, req) => this.create(a, req)));
-    r.route('GET', '/api/v1/instances', this.authed((a, req) => this.listV1(a, req)));
-    r.route('GET', '/api/v0/instances', this.authed((a) => {
-      const list = [...a.instances.values()].map((i) => instanceV0(i));
-      return { status: 200, body: { instances_found: list.length, instances: list } };
-    }));
-    r.route('GET', '/api/v0/instances/:id', this.authed((a, req) => {
-      if (!/^\d+$/.test(req.params.id!)) return err(400, 'invalid_args', 'invalid instance_id');
-      const inst = a.instances.get(Number(req.params.id));
-      return { status: 200, body: { instances: inst ? instanceV0(inst) : null } };
-    }));
-    r.route('PUT', '/api/v0/instances/:id', this.authed((a, req) => this.manage(a, req)));
-    r.route('DELETE', '/api/v0/instances/:id', this.authed((a, req) => {
-      if (!/^\d+$/.test(req.params.id!)) return err(400, 'invalid_args', 'invalid instance_id');
-      if (!a.instances.delete(Number(req.params.id))) return err(404, 'not_found', 'Instance not found');
-      this.containers.stop(req.params.id!);
-      return { status: 200, body: { success: true, msg: 'Instance destroyed successfully' } };
-    }));
-    r.route('POST', '/api/v0/instances/:id/ssh', this.authed((a, req) => {
-      const inst = /^\d+$/.test(req.params.id!) ? a.instances.get(Number(req.params.id)) : undefined;
-      if (!inst) return err(404, 'not_found', 'Instance not found');
-      const key = (req.body as { ssh_key?: unknown } | undefined)?.ssh_key;
-      if (typeof key !== 'string' || key.trim() === '') return err(400, 'no_ssh_key', 'No ssh key provided');
-      if (!inst.sshKeys.includes(key.trim())) inst.sshKeys.push(key.trim());
-      return { status: 200, body: { success: true, msg: 'SSH key attached successfully' } };
-    }));
-    r.route('GET', '/api/v0/instances/:id/ssh', this.authed((a, req) => {
-      const inst = /^\d+$/.test(req.params.id!) ? a.instances.get(Number(req.params.id)) : undefined;
-      if (!inst) return err(404, 'not_found', 'Instance not found');
-      return { status: 200, body: { success: true, ssh_keys: inst.sshKeys.map((k, n) => ({ id: n + 1, public_key: k })) } };
-    }));
-    r.route('POST', '/api/v0/ssh', this.authed((a, req) => {
-      const key = (req.body as { ssh_key?: unknown } | undefined)?.ssh_key;
-      if (typeof key !== 'string' || key.trim() === '') return err(400, 'no_ssh_key', 'No ssh key provided');
-      const entry = { id: this.nextSshKeyId++, key: key.trim(), createdAt: new Date(now()).toISOString() };
-      a.sshKeys.push(entry);
-      // Vast pushes account keys to the account's current instances.
-      for (const inst of a.instances.values()) if (!inst.sshKeys.includes(entry.key)) inst.sshKeys.push(entry.key);
-      return {
+    r.route(
+      'PUT',
+      '/api/v0/asks/:id',
+      this.authed((a, req) => this.create(a, req)),
+    );
+    r.route(
+      'GET',
+      '/api/v1/instances',
+      this.authed((a, req) => this.listV1(a, req)),
+    );
+    r.route(
+      'GET',
+      '/api/v0/instances',
+      this.authed((a) => {
+        const list = [...a.instances.values()].map((i) => instanceV0(i));
+        return { status: 200, body: { instances_found: list.length, instances: list } };
+      }),
+    );
+    r.route(
+      'GET',
+      '/api/v0/instances/:id',
+      this.authed((a, req) => {
+        if (!/^\d+$/.test(req.params.id!)) return err(400, 'invalid_args', 'invalid instance_id');
+        const inst = a.instances.get(Number(req.params.id));
+        return { status: 200, body: { instances: inst ? instanceV0(inst) : null } };
+      }),
+    );
+    r.route(
+      'PUT',
+      '/api/v0/instances/:id',
+      this.authed((a, req) => this.manage(a, req)),
+    );
+    r.route(
+      'DELETE',
+      '/api/v0/instances/:id',
+      this.authed((a, req) => {
+        if (!/^\d+$/.test(req.params.id!)) return err(400, 'invalid_args', 'invalid instance_id');
+        if (!a.instances.delete(Number(req.params.id))) return err(404, 'not_found', 'Instance not found');
+        this.containers.stop(req.params.id!);
+        return { status: 200, body: { success: true, msg: 'Instance destroyed successfully' } };
+      }),
+    );
+    r.route(
+      'POST',
+      '/api/v0/instances/:id/ssh',
+      this.authed((a, req) => {
+        const inst = /^\d+$/.test(req.params.id!) ? a.instances.get(Number(req.params.id)) : undefined;
+        if (!inst) return err(404, 'not_found', 'Instance not found');
+        const key = (req.body as { ssh_key?: unknown } | undefined)?.ssh_key;
+        if (typeof key !== 'string' || key.trim() === '') return err(400, 'no_ssh_key', 'No ssh key provided');
+        if (!inst.sshKeys.includes(key.trim())) inst.sshKeys.push(key.trim());
+        return { status: 200, body: { success: true, msg: 'SSH key attached successfully' } };
+      }),
+    );
+    r.route(
+      'GET',
+      '/api/v0/instances/:id/ssh',
+      this.authed((a, req) => {
+        const inst = /^\d+$/.test(req.params.id!) ? a.instances.get(Number(req.params.id)) : undefined;
+        if (!inst) return err(404, 'not_found', 'Instance not found');
+        return {
+          status: 200,
+          body: { success: true, ssh_keys: inst.sshKeys.map((k, n) => ({ id: n + 1, public_key: k })) },
+        };
+      }),
+    );
+    r.route(
+      'POST',
+      '/api/v0/ssh',
+      this.authed((a, req) => {
+        const key = (req.body as { ssh_key?: unknown } | undefined)?.ssh_key;
+        if (typeof key !== 'string' || key.trim() === '') return err(400, 'no_ssh_key', 'No ssh key provided');
+        const entry = { id: this.nextSshKeyId++, key: key.trim(), createdAt: new Date(now()).toISOString() };
+        a.sshKeys.push(entry);
+        // Vast pushes account keys to the account's current instances.
+        for (const inst of a.instances.values()) if (!inst.sshKeys.includes(entry.key)) inst.sshKeys.push(entry.key);
+        return {
+          status: 200,
+          body: {
+            success: true,
+            key: {
+              id: entry.id,
+              user_id: a.userId,
+              public_key: entry.key,
+              created_at: entry.createdAt,
+              deleted_at: null,
+            },
+          },
+        };
+      }),
+    );
+    r.route(
+      'GET',
+      '/api/v0/ssh',
+      this.authed((a) => ({
         status: 200,
-        body: { success: true, key: { id: entry.id, user_id: a.userId, public_key: entry.key, created_at: entry.createdAt, deleted_at: null } },
-      };
-    }));
-    r.route('GET', '/api/v0/ssh', this.authed((a) => ({
-      status: 200,
-      body: a.sshKeys.map((k) => ({ id: k.id, user_id: a.userId, key: k.key, created_at: k.createdAt, deleted_at: null })),
-    })));
-    r.route('DELETE', '/api/v0/ssh/:id', this.authed((a, req) => {
-      const n = a.sshKeys.findIndex((k) => String(k.id) === req.params.id);
-      if (n < 0) return err(400, 'invalid_args', 'ssh key not found');
-      a.sshKeys.splice(n, 1);
-      return { status: 200, body: { success: true } };
-    }));
-    r.route('GET', '/api/v0/users/current', this.authed((a) => ({
-      status: 200,
-      body: {
-        id: a.userId,
-        key_id: a.userId * 10 + 1,
-        email: a.email,
-        balance: 25.0,
-        ssh_key: a.sshKeys.map((k) => k.key).join('\n'),
-        sid: `sim${a.userId}`,
-      },
-    })));
+        body: a.sshKeys.map((k) => ({
+          id: k.id,
+          user_id: a.userId,
+          key: k.key,
+          created_at: k.createdAt,
+          deleted_at: null,
+        })),
+      })),
+    );
+    r.route(
+      'DELETE',
+      '/api/v0/ssh/:id',
+      this.authed((a, req) => {
+        const n = a.sshKeys.findIndex((k) => String(k.id) === req.params.id);
+        if (n < 0) return err(400, 'invalid_args', 'ssh key not found');
+        a.sshKeys.splice(n, 1);
+        return { status: 200, body: { success: true } };
+      }),
+    );
+    r.route(
+      'GET',
+      '/api/v0/users/current',
+      this.authed((a) => ({
+        status: 200,
+        body: {
+          id: a.userId,
+          key_id: a.userId * 10 + 1,
+          email: a.email,
+          balance: 25.0,
+          ssh_key: a.sshKeys.map((k) => k.key).join('\n'),
+          sid: `sim${a.userId}`,
+        },
+      })),
+    );
   }
 
   private search(body: unknown): SimResponse {
     if (body === undefined) body = {};
-    if (!body || typeof body !== 'object' || Array.isArray(body)) return err(400, 'invalid_request', 'Invalid json body');
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      return err(400, 'invalid_request', 'Invalid json body');
     const q = body as Record<string, unknown>;
     const type = q.type ?? 'on-demand';
     if (typeof type !== 'string' || !['on-demand', 'ondemand', 'bid', 'interruptible', 'reserved'].includes(type)) {
@@ -203,7 +290,10 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
     }
     const bid = type === 'bid' || type === 'interruptible';
     const reserved = new Set(['type', 'order', 'limit', 'allocated_storage', 'disable_bundling', 'show_incompatible']);
-    let offers = VAST_SIM_OFFERS.filter((o) => this.capacityMode(o) !== 'hidden').map((o) => ({ o, json: offerJson(o) }));
+    let offers = VAST_SIM_OFFERS.filter((o) => this.capacityMode(o) !== 'hidden').map((o) => ({
+      o,
+      json: offerJson(o),
+    }));
     for (const [field, cond] of Object.entries(q)) {
       if (reserved.has(field) || !cond || typeof cond !== 'object' || Array.isArray(cond)) continue;
       offers = offers.filter(({ json }) =>
@@ -241,12 +331,21 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
     const offer = Number.isInteger(askId) ? VAST_SIM_OFFERS.find((o) => o.id === askId) : undefined;
     const b = (req.body ?? {}) as Record<string, unknown>;
     if (!offer) {
-      return err(404, 'invalid_args', `error 404/3603: no_such_ask Instance type by id ${req.params.id} is not available.`, { ask_id: askId });
+      return err(
+        404,
+        'invalid_args',
+        `error 404/3603: no_such_ask Instance type by id ${req.params.id} is not available.`,
+        { ask_id: askId },
+      );
     }
     if (this.capacityMode(offer)) {
       return b.cancel_unavail === true
-        ? err(410, 'no_such_ask', `error 410/3907: no_such_ask Instance type ${askId} is no longer available.`, { ask_id: askId })
-        : err(404, 'invalid_args', `error 404/3603: no_such_ask Instance type by id ${askId} is not available.`, { ask_id: askId });
+        ? err(410, 'no_such_ask', `error 410/3907: no_such_ask Instance type ${askId} is no longer available.`, {
+            ask_id: askId,
+          })
+        : err(404, 'invalid_args', `error 404/3603: no_such_ask Instance type by id ${askId} is not available.`, {
+            ask_id: askId,
+          });
     }
     if (typeof b.image !== 'string' && typeof b.template_hash_id !== 'string') {
       return err(400, 'invalid_args', "error 400/3467: Invalid args: 'image' is required", { ask_id: askId });
@@ -255,18 +354,27 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
     let isBid = false;
     if (b.price !== undefined && b.price !== null) {
       if (typeof b.price !== 'number' || b.price < 0.001 || b.price > 128) {
-        return err(400, 'invalid_price', 'error 400/3211: price must be a number between 0.001 and 128', { ask_id: askId });
-      }
-      if (b.price < offer.minBid) {
-        return err(400, 'invalid_price', `error 400/3212: Your bid price of ${b.price} is below the minimum bid price of ${offer.minBid}`, {
+        return err(400, 'invalid_price', 'error 400/3211: price must be a number between 0.001 and 128', {
           ask_id: askId,
         });
+      }
+      if (b.price < offer.minBid) {
+        return err(
+          400,
+          'invalid_price',
+          `error 400/3212: Your bid price of ${b.price} is below the minimum bid price of ${offer.minBid}`,
+          {
+            ask_id: askId,
+          },
+        );
       }
       price = b.price;
       isBid = true;
     }
     if (b.disk !== undefined && (typeof b.disk !== 'number' || b.disk <= 0)) {
-      return err(400, 'invalid_args', 'error 400/3467: Invalid args: disk must be a positive number', { ask_id: askId });
+      return err(400, 'invalid_args', 'error 400/3467: Invalid args: disk must be a positive number', {
+        ask_id: askId,
+      });
     }
     const t = now();
     const id = this.nextInstanceId++;
@@ -292,7 +400,8 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
     };
     acct.instances.set(id, inst);
     // A job's container runs once booted; its exit leaves the instance `exited`.
-    if (inst.phase === 'booting') this.containers.start(String(id), inst.onstart, inst.bootDelay, () => (inst.phase = 'exited'));
+    if (inst.phase === 'booting')
+      this.containers.start(String(id), inst.onstart, inst.bootDelay, () => (inst.phase = 'exited'));
     return { status: 200, body: { success: true, new_contract: id } };
   }
 
@@ -301,8 +410,10 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
     const inst = acct.instances.get(Number(req.params.id));
     if (!inst) return err(404, 'not_found', 'Instance not found');
     const b = (req.body ?? {}) as Record<string, unknown>;
-    if (b.state === undefined && b.label === undefined) return err(400, 'invalid_args', 'one of state or label is required');
-    if (b.state !== undefined && b.state !== 'running' && b.state !== 'stopped') return err(400, 'invalid_args', `invalid state ${String(b.state)}`);
+    if (b.state === undefined && b.label === undefined)
+      return err(400, 'invalid_args', 'one of state or label is required');
+    if (b.state !== undefined && b.state !== 'running' && b.state !== 'stopped')
+      return err(400, 'invalid_args', `invalid state ${String(b.state)}`);
     if (b.label !== undefined) {
       if (typeof b.label !== 'string' || b.label.length > 1024) return err(400, 'invalid_args', 'invalid label');
       inst.label = b.label;
@@ -328,9 +439,14 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
     } catch {
       return err(400, 'invalid_request', 'Error in query parameters: invalid JSON');
     }
-    if (!filters || typeof filters !== 'object' || Array.isArray(filters)) return err(400, 'invalid_request', 'Error in query parameters: select_filters must be an object');
+    if (!filters || typeof filters !== 'object' || Array.isArray(filters))
+      return err(400, 'invalid_request', 'Error in query parameters: select_filters must be an object');
     for (const col of Object.keys(filters)) {
-      if (!FILTERABLE.has(col)) return { status: 400, body: { error: 'invalid_request', msg: `Error in query parameters: ${col} is not a valid search key` } };
+      if (!FILTERABLE.has(col))
+        return {
+          status: 400,
+          body: { error: 'invalid_request', msg: `Error in query parameters: ${col} is not a valid search key` },
+        };
     }
     const desc = orderBy[0]?.col === 'id' && orderBy[0]?.dir === 'desc';
     let rawLimit = Number(req.query.get('limit') ?? 25);
@@ -363,7 +479,9 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
     const page = rest.slice(0, limit);
     const last = page[page.length - 1];
     const nextToken =
-      rest.length > limit && last ? Buffer.from(JSON.stringify({ values: { id: last.i.id } })).toString('base64') : null;
+      rest.length > limit && last
+        ? Buffer.from(JSON.stringify({ values: { id: last.i.id } })).toString('base64')
+        : null;
     return {
       status: 200,
       body: {

@@ -10,7 +10,10 @@ import { DEFAULT_LIMITS, type AccountLimits } from './domain/limits';
 export const DEFAULT_TASK_QUEUE = 'gpu-orchestrator';
 
 const port = z.coerce.number().int().min(0).max(65535);
-const httpUrl = z.string().url().refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL');
+const httpUrl = z
+  .string()
+  .url()
+  .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL');
 const optionalSecret = z.string().min(1).optional();
 const durationPattern = /^(\d+)(s|m|h)$/;
 
@@ -106,10 +109,16 @@ export const configSchema = z.object({
   /** The shortest gap a schedule's cron may leave between two firings ("5m"); a cron firing more often is 400. */
   SCHEDULE_MIN_INTERVAL: positiveDuration.default('5m'),
 
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
 
-  TEMPORAL_ADDRESS: z.string().regex(/^[^:\s]+:\d+$/, 'must be host:port').optional(),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[^:\s]+:\d+$/, 'must be host:port')
+    .optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
@@ -117,13 +126,20 @@ export const configSchema = z.object({
 
   /** AES-256-GCM master key for provider keys at rest. Required outside the local default. */
   MASTER_ENCRYPTION_KEY: base64Key32.optional(),
-  MASTER_ENCRYPTION_KEY_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default('k1'),
+  MASTER_ENCRYPTION_KEY_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,32}$/)
+    .default('k1'),
   /** Older keys still readable after a rotation: "id:base64,id:base64". */
   MASTER_ENCRYPTION_PREVIOUS_KEYS: z
     .string()
     .optional()
     .refine(
-      (v) => !v || v.split(',').every((p) => /^[A-Za-z0-9_-]{1,32}:/.test(p) && Buffer.from(p.split(':')[1] ?? '', 'base64').length === 32),
+      (v) =>
+        !v ||
+        v
+          .split(',')
+          .every((p) => /^[A-Za-z0-9_-]{1,32}:/.test(p) && Buffer.from(p.split(':')[1] ?? '', 'base64').length === 32),
       'must be "id:base64key" pairs separated by commas',
     ),
 
@@ -168,7 +184,17 @@ export const configSchema = z.object({
    */
   BOOT_DEADLINES: z
     .string()
-    .refine((v) => v.split(',').map((p) => p.trim()).filter(Boolean).every((p) => /^(runpod|vastai|lambda)(:[a-z0-9-]+)?=/.test(p) && durationPattern.test(p.split('=')[1]!.trim())), 'must look like runpod=5m,lambda:h100-80gb-sxm=25m')
+    .refine(
+      (v) =>
+        v
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean)
+          .every(
+            (p) => /^(runpod|vastai|lambda)(:[a-z0-9-]+)?=/.test(p) && durationPattern.test(p.split('=')[1]!.trim()),
+          ),
+      'must look like runpod=5m,lambda:h100-80gb-sxm=25m',
+    )
     .transform((v) => parseBootDeadlines(v, parseDurationMs))
     .default(''),
 
@@ -248,7 +274,9 @@ export function requireSettings<K extends keyof Config>(config: Config, keys: K[
 /** The webhook delivery settings from config (see `WebhookSettings`). */
 export function webhookSettings(config: Config) {
   return {
-    allowedHosts: config.WEBHOOK_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean),
+    allowedHosts: config.WEBHOOK_ALLOWED_HOSTS.split(',')
+      .map((h) => h.trim())
+      .filter(Boolean),
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE,
     disableAfterMs: config.WEBHOOK_DISABLE_AFTER,

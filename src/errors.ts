@@ -129,7 +129,9 @@ export class LimitReachedError extends ApiError {
 
 export class RateLimitedError extends ApiError {
   constructor(message: string, retryAfterSeconds: number) {
-    super(429, 'rate_limited', message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+    super(429, 'rate_limited', message, undefined, {
+      'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))),
+    });
   }
 }
 
@@ -167,19 +169,15 @@ export class RequestTimeoutError extends ApiError {
  */
 export class ServiceUnavailableError extends ApiError {
   constructor(message: string, retryAfterSeconds = 5) {
-    super(503, 'service_unavailable', message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+    super(503, 'service_unavailable', message, undefined, {
+      'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))),
+    });
   }
 }
 
 /** Which way a failed provider call went; decides both the HTTP mapping and Temporal retryability. */
 export type ProviderFailureKind =
-  | 'invalid_key'
-  | 'no_capacity'
-  | 'rate_limited'
-  | 'transient'
-  | 'not_found'
-  | 'invalid_request'
-  | 'provider_error';
+  'invalid_key' | 'no_capacity' | 'rate_limited' | 'transient' | 'not_found' | 'invalid_request' | 'provider_error';
 
 /**
  * Thrown by provider adapters. The message never contains the provider key: adapters build it from the
@@ -218,7 +216,11 @@ export class ProviderRequestError extends Error {
       case 'invalid_request':
         return new ValidationError(`${this.provider} refused the request's parameters: ${this.message}`);
       case 'invalid_key':
-        return new ProviderApiError(this.provider, this.providerStatus ?? 401, `the ${this.provider} API key was rejected: ${this.message}`);
+        return new ProviderApiError(
+          this.provider,
+          this.providerStatus ?? 401,
+          `the ${this.provider} API key was rejected: ${this.message}`,
+        );
       case 'provider_error':
         return new ProviderApiError(this.provider, this.providerStatus ?? 0, this.message);
     }

@@ -1,6 +1,15 @@
 /** The API process: Postgres pool, Temporal client, `createApp(deps).listen()`. */
 import type { Server } from 'node:http';
-import { accountLimitsFromConfig, fleetSettingsFromConfig, launchTimingFromConfig, loadConfigOrExit, providerAdapterSettings, requireSettings, webhookSettings, ConfigError } from './config';
+import {
+  accountLimitsFromConfig,
+  fleetSettingsFromConfig,
+  launchTimingFromConfig,
+  loadConfigOrExit,
+  providerAdapterSettings,
+  requireSettings,
+  webhookSettings,
+  ConfigError,
+} from './config';
 import { KeyVault } from './domain/key-vault';
 import { createProviderAdapters } from './providers';
 import { createPricingQueries } from './db/queries/pricing';
@@ -18,7 +27,11 @@ async function main(): Promise<void> {
   requireSettings(config, ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'MASTER_ENCRYPTION_KEY']);
   const logger = createLogger(config.LOG_LEVEL, { process: 'api' });
   logUncaughtFailures(logger);
-  const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, config.MASTER_ENCRYPTION_KEY!, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
+  const vault = KeyVault.fromConfig(
+    config.MASTER_ENCRYPTION_KEY_ID,
+    config.MASTER_ENCRYPTION_KEY!,
+    config.MASTER_ENCRYPTION_PREVIOUS_KEYS,
+  );
   const adapters = createProviderAdapters(providerAdapterSettings(config, logger));
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
   const client = await connectTemporalClient({
@@ -42,7 +55,8 @@ async function main(): Promise<void> {
       secretKey: config.STRIPE_SECRET_KEY,
       apiBaseUrl: config.STRIPE_API_BASE_URL,
       webhookSecret: config.STRIPE_WEBHOOK_SECRET,
-      returnBaseUrl: config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`,
+      returnBaseUrl:
+        config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`,
     },
     rateLimit: {
       burst: config.RATE_LIMIT_BURST,
@@ -71,19 +85,28 @@ async function main(): Promise<void> {
 
   // The operations listener: metrics, the Temporal codec endpoints, readiness (src/http/ops.ts).
   const opsHost = opsBindHost(config.OPS_HOST, config.OPS_TOKEN);
-  if (opsHost !== config.OPS_HOST) logger.warn('OPS_TOKEN is not set: the operations listener binds to loopback only', { asked: config.OPS_HOST, bound: opsHost });
+  if (opsHost !== config.OPS_HOST)
+    logger.warn('OPS_TOKEN is not set: the operations listener binds to loopback only', {
+      asked: config.OPS_HOST,
+      bound: opsHost,
+    });
   const ops = createOpsApp({
     logger,
     token: config.OPS_TOKEN,
     codec: new PayloadEncryptionCodec(vault),
-    corsOrigins: config.OPS_CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+    corsOrigins: config.OPS_CORS_ORIGINS.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
     metrics: () => renderMetrics(),
     ready: () => checkReadiness({ pool, temporal, logger }),
   });
   const opsServer: Server = ops.listen(config.OPS_PORT, opsHost, () => {
     const address = opsServer.address();
     const port = typeof address === 'object' && address ? address.port : config.OPS_PORT;
-    logger.info('operations listener', { url: `http://${opsHost.includes(':') ? `[${opsHost}]` : opsHost}:${port}`, token_required: Boolean(config.OPS_TOKEN) });
+    logger.info('operations listener', {
+      url: `http://${opsHost.includes(':') ? `[${opsHost}]` : opsHost}:${port}`,
+      token_required: Boolean(config.OPS_TOKEN),
+    });
   });
 
   let stopping = false;

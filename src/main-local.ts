@@ -29,8 +29,6 @@ import { NODE_FLAGS } from './local/node-flags';
 import { installTemporalRuntime } from './worker';
 import { LOCAL_DATABASE_NAME, type LocalState } from './local/local-state';
 
-
-
 async function readJson<T>(file: string): Promise<T | undefined> {
   try {
     return JSON.parse(await readFile(file, 'utf8')) as T;
@@ -49,7 +47,14 @@ async function localMasterKey(config: Config, dataDir: string): Promise<string> 
   return key;
 }
 
-function superviseChild(name: 'api' | 'worker', entry: string, env: NodeJS.ProcessEnv, config: Config, dataDir: string, logger: Logger) {
+function superviseChild(
+  name: 'api' | 'worker',
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  config: Config,
+  dataDir: string,
+  logger: Logger,
+) {
   const child = new SupervisedProcess({
     name,
     // One process per child (no tsx CLI wrapper in between), so our signals reach the program itself.
@@ -108,14 +113,20 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, { process: 'local' });
   const dataDir = path.resolve(config.DATA_DIR);
   await mkdir(dataDir, { recursive: true });
-  await Promise.all([mkdir(path.join(dataDir, 'logs'), { recursive: true }), mkdir(path.join(dataDir, 'run'), { recursive: true })]);
+  await Promise.all([
+    mkdir(path.join(dataDir, 'logs'), { recursive: true }),
+    mkdir(path.join(dataDir, 'run'), { recursive: true }),
+  ]);
   installTemporalRuntime(logger);
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
 
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
-    logger.info('starting embedded Postgres', { data_dir: path.join(dataDir, 'postgres'), port: config.LOCAL_POSTGRES_PORT });
+    logger.info('starting embedded Postgres', {
+      data_dir: path.join(dataDir, 'postgres'),
+      port: config.LOCAL_POSTGRES_PORT,
+    });
     const pg: RunningPostgres = await startEmbeddedPostgres({
       dataDir: path.join(dataDir, 'postgres'),
       port: config.LOCAL_POSTGRES_PORT,
@@ -156,7 +167,9 @@ async function main(): Promise<void> {
     // A developer receives webhooks on their own machine: loopback over plain http is allowed locally.
     WEBHOOK_ALLOWED_HOSTS: process.env.WEBHOOK_ALLOWED_HOSTS || 'localhost,127.0.0.1,::1',
     // The dev server's UI decodes payloads through the codec endpoints from the browser: its origins may call.
-    OPS_CORS_ORIGINS: config.OPS_CORS_ORIGINS || (temporal.uiUrl ? [temporal.uiUrl, temporal.uiUrl.replace('127.0.0.1', 'localhost')].join(',') : ''),
+    OPS_CORS_ORIGINS:
+      config.OPS_CORS_ORIGINS ||
+      (temporal.uiUrl ? [temporal.uiUrl, temporal.uiUrl.replace('127.0.0.1', 'localhost')].join(',') : ''),
     ...(simulated
       ? {
           RUNPOD_API_BASE_URL: simulated.sims.runpod.baseUrl,
@@ -174,7 +187,10 @@ async function main(): Promise<void> {
   const worker = superviseChild('worker', 'main-worker.ts', childEnv, config, dataDir, logger);
   const api = superviseChild('api', 'main-api.ts', childEnv, config, dataDir, logger);
   // Stopped in reverse: the API first (no new work), then the worker, then Temporal and Postgres.
-  cleanups.push(() => worker.stop(), () => api.stop());
+  cleanups.push(
+    () => worker.stop(),
+    () => api.stop(),
+  );
 
   const apiUrl = `http://${localHost}:${config.PORT}`;
   const workerMetricsUrl = `http://${localHost}:${childEnv.WORKER_HEALTH_PORT}/metrics`;
@@ -196,7 +212,9 @@ async function main(): Promise<void> {
     api_key,
     ...(simulated ? { sandbox_provider_keys: simulated.sandboxKeys } : {}),
     // Kept even through a start without stripe-mock, so the next one signs with the same secret.
-    ...((stripe.webhookSecret ?? previous?.stripe_webhook_secret) ? { stripe_webhook_secret: stripe.webhookSecret ?? previous?.stripe_webhook_secret } : {}),
+    ...((stripe.webhookSecret ?? previous?.stripe_webhook_secret)
+      ? { stripe_webhook_secret: stripe.webhookSecret ?? previous?.stripe_webhook_secret }
+      : {}),
   };
   await writeFile(stateFile, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
   process.stdout.write(

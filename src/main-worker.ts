@@ -2,7 +2,16 @@
 import { NativeConnection } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
 import { connectTemporal } from './workflow-clients/connection';
-import { accountLimitsFromConfig, launchTimingFromConfig, loadConfigOrExit, providerAdapterSettings, requireSettings, webhookSettings, ConfigError, type Config } from './config';
+import {
+  accountLimitsFromConfig,
+  launchTimingFromConfig,
+  loadConfigOrExit,
+  providerAdapterSettings,
+  requireSettings,
+  webhookSettings,
+  ConfigError,
+  type Config,
+} from './config';
 import { createProviderAdapters } from './providers';
 import { createProviderKeyQueries } from './db/queries/provider-keys';
 import { KeyVault } from './domain/key-vault';
@@ -31,7 +40,11 @@ async function main(): Promise<void> {
   logUncaughtFailures(logger);
   installTemporalRuntime(logger, config.LOG_LEVEL === 'debug' ? 'INFO' : 'WARN');
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
-  const vault = KeyVault.fromConfig(config.MASTER_ENCRYPTION_KEY_ID, config.MASTER_ENCRYPTION_KEY!, config.MASTER_ENCRYPTION_PREVIOUS_KEYS);
+  const vault = KeyVault.fromConfig(
+    config.MASTER_ENCRYPTION_KEY_ID,
+    config.MASTER_ENCRYPTION_KEY!,
+    config.MASTER_ENCRYPTION_PREVIOUS_KEYS,
+  );
   // Payloads in Temporal are encrypted with keys derived from the master keys (src/workflow-clients/payload-codec.ts).
   const dataConverter = temporalDataConverter(vault);
   // Webhook secrets still in plaintext (written before sealing) or sealed with a rotated-out key: sealed now.
@@ -60,7 +73,11 @@ async function main(): Promise<void> {
         lambda: config.PRICING_LAMBDA_API_KEY,
       },
       temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE },
-      reconcile: { ...DEFAULT_RECONCILE_SETTINGS, orphans: config.RECONCILE_ORPHANS, launchTiming: launchTimingFromConfig(config) },
+      reconcile: {
+        ...DEFAULT_RECONCILE_SETTINGS,
+        orphans: config.RECONCILE_ORPHANS,
+        launchTiming: launchTimingFromConfig(config),
+      },
       alertMonitor: { tickMs: config.ALERT_MONITOR_TICK, budgetTickMs: config.INSTANCE_OBSERVE_INTERVAL },
       balanceGraceMs: config.BALANCE_GRACE_PERIOD,
       balanceLowRunwayMs: config.BALANCE_LOW_RUNWAY,
@@ -68,8 +85,14 @@ async function main(): Promise<void> {
       admissionWindowMs: config.BALANCE_ADMISSION_WINDOW,
       bootDeadlines: config.BOOT_DEADLINES,
       // Jobs: the wrapper on each attempt's instance reports its exit to the API at this address.
-      jobs: { publicBaseUrl: config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`, vault },
-      stoppedStorage: { runpodPerGbMonthMicros: Math.round(config.RUNPOD_STOPPED_STORAGE_PRICE_PER_GB_MONTH * 1_000_000) },
+      jobs: {
+        publicBaseUrl:
+          config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`,
+        vault,
+      },
+      stoppedStorage: {
+        runpodPerGbMonthMicros: Math.round(config.RUNPOD_STOPPED_STORAGE_PRICE_PER_GB_MONTH * 1_000_000),
+      },
       webhooks: {
         settings: webhooks,
         databaseUrl: config.DATABASE_URL,
@@ -82,7 +105,9 @@ async function main(): Promise<void> {
     const added = await ensureSearchAttributes(client, config.TEMPORAL_NAMESPACE);
     if (added.length) logger.info('search attributes registered', { namespace: config.TEMPORAL_NAMESPACE, added });
   } catch (err) {
-    logger.warn('could not register search attributes; register them once by hand (README, "Search attributes")', { err });
+    logger.warn('could not register search attributes; register them once by hand (README, "Search attributes")', {
+      err,
+    });
   }
   await ensurePricingSchedule(client, {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -107,7 +132,10 @@ async function main(): Promise<void> {
     .catch((err: unknown) => logger.warn('could not start the alert monitor; the next signal will', { err }));
   // The client stays open: activities use it (reconciliation's adoption, alert signals); closed at shutdown.
   // Optional port for orchestrators and Prometheus (the worker has no other): liveness and GET /metrics.
-  const health = config.WORKER_HEALTH_PORT !== undefined ? serveWorkerHealth(worker, config.WORKER_HEALTH_PORT, config.HOST, logger, config.OPS_TOKEN) : undefined;
+  const health =
+    config.WORKER_HEALTH_PORT !== undefined
+      ? serveWorkerHealth(worker, config.WORKER_HEALTH_PORT, config.HOST, logger, config.OPS_TOKEN)
+      : undefined;
   // The SDK shuts the worker down gracefully on SIGINT/SIGTERM; run() resolves once in-flight tasks finish.
   // The webhook dispatcher (one per task queue, started idempotently) and the LISTEN that wakes it; after
   // polling began, so a restarted worker resumes in-flight workflows without waiting for these round trips.
@@ -133,14 +161,18 @@ function repairSchedulesPeriodically(pool: Pool, client: Client, config: Config,
     queries: createScheduleQueries(pool),
     limits: createLimitQueries(pool, accountLimitsFromConfig(config)),
     // The same run timing the API gives the Schedules it makes.
-    engine: createScheduleClient({ temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE }, timing: launchTimingFromConfig(config) }),
+    engine: createScheduleClient({
+      temporal: { client, taskQueue: config.TEMPORAL_TASK_QUEUE },
+      timing: launchTimingFromConfig(config),
+    }),
     logger,
   });
   const repair = () =>
     sync
       .reconcile()
       .then((r) => {
-        if (r.created.length + r.aligned.length + r.removed.length + r.failed.length) logger.info('schedules reconciled with Temporal', { ...r });
+        if (r.created.length + r.aligned.length + r.removed.length + r.failed.length)
+          logger.info('schedules reconciled with Temporal', { ...r });
       })
       .catch((err: unknown) => logger.warn('could not reconcile schedules with Temporal; the next pass will', { err }));
   void repair();

@@ -35,7 +35,12 @@ interface MetricValue {
   metricName?: string;
 }
 /** A metric prom-client's registry renders: its `get()` is all the registry asks for. */
-function registerRendered(name: string, help: string, type: 'counter' | 'histogram', values: () => MetricValue[]): void {
+function registerRendered(
+  name: string,
+  help: string,
+  type: 'counter' | 'histogram',
+  values: () => MetricValue[],
+): void {
   metricsRegistry.registerMetric({
     name,
     help,
@@ -141,7 +146,12 @@ export function recordHttpRequest(method: string, route: string, status: number,
   let series = byStatus.get(status);
   if (!series) {
     const key = `${method} ${status} ${route}`;
-    series = httpSeries.get(key) ?? { labels: { method, route, status: String(status) }, count: 0, sum: 0, perBucket: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0) };
+    series = httpSeries.get(key) ?? {
+      labels: { method, route, status: String(status) },
+      count: 0,
+      sum: 0,
+      perBucket: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0),
+    };
     httpSeries.set(key, series);
     byStatus.set(status, series);
   }

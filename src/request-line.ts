@@ -44,7 +44,8 @@ const ms = (v: number): string => {
   return h >= 0 && h < 10_000 && h / 100 === v ? (hundredths[h] ??= String(v)) : num(v);
 };
 const statuses: string[] = [];
-const status = (v: number): string => (v >= 100 && v < 600 && Number.isInteger(v) ? (statuses[v] ??= String(v)) : num(v));
+const status = (v: number): string =>
+  v >= 100 && v < 600 && Number.isInteger(v) ? (statuses[v] ??= String(v)) : num(v);
 
 /** The line's start up to the request id's value, per logger (bindings) and millisecond (time). */
 let headTime = '';

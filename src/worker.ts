@@ -49,7 +49,8 @@ export function temporalLoggerFor(logger: Logger, minimum: SdkLogLevel = 'WARN')
   const log = (level: SdkLogLevel, message: string, meta?: LogMetadata) => {
     if (SDK_LEVEL_RANK[level] < SDK_LEVEL_RANK[minimum]) return;
     const fields: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(meta ?? {})) fields[k === 'message' || k === 'level' || k === 'time' ? `sdk_${k}` : k] = v;
+    for (const [k, v] of Object.entries(meta ?? {}))
+      fields[k === 'message' || k === 'level' || k === 'time' ? `sdk_${k}` : k] = v;
     if (level === 'ERROR') sdk.error(message, fields);
     else if (level === 'WARN') sdk.warn(message, fields);
     else if (level === 'INFO') sdk.info(message, fields);
@@ -141,7 +142,11 @@ export function createActivityQueries(pool: Pool, vault: KeyVault): ActivityQuer
  * The activities' ports, from the client modules. The alert monitor and stop requests go through the worker's
  * own client and task queue; depletion and adoption through `deps.temporal` when given.
  */
-export function createWorkflowPorts(deps: WorkerDeps, own: { client: Client; taskQueue: string }, instances: ActivityQueries['instances']): WorkflowPorts {
+export function createWorkflowPorts(
+  deps: WorkerDeps,
+  own: { client: Client; taskQueue: string },
+  instances: ActivityQueries['instances'],
+): WorkflowPorts {
   const monitor = createAlertMonitorClient({ ...own, settings: deps.alertMonitor ?? DEFAULT_ALERT_MONITOR });
   const ownInstances = createInstanceClient({ temporal: own, instances });
   const ports: WorkflowPorts = {
@@ -157,7 +162,10 @@ export function createWorkflowPorts(deps: WorkerDeps, own: { client: Client; tas
     });
     const adoption = createInstanceClient({ temporal: deps.temporal, instances });
     ports.watchAccountSpend = (accountId, change) => billing.notifySpendChanged(accountId, change);
-    ports.instanceWorkflows = { isManaged: (rowId) => adoption.isManaged(rowId), manage: (input, row) => adoption.manage(input, row) };
+    ports.instanceWorkflows = {
+      isManaged: (rowId) => adoption.isManaged(rowId),
+      manage: (input, row) => adoption.manage(input, row),
+    };
   }
   return ports;
 }
@@ -178,8 +186,15 @@ export async function createWorker(opts: {
   const queries = createActivityQueries(opts.deps.pool, opts.deps.vault);
   // The same client the SDK gives activities (`Context.current().client`): this worker's connection, namespace
   // and data converter (payload encryption).
-  const own = { client: new Client({ connection: opts.connection, namespace: opts.namespace, dataConverter: opts.dataConverter }), taskQueue: opts.taskQueue };
-  const activityDeps: ActivityDeps = { ...opts.deps, queries, workflows: createWorkflowPorts(opts.deps, own, queries.instances) };
+  const own = {
+    client: new Client({ connection: opts.connection, namespace: opts.namespace, dataConverter: opts.dataConverter }),
+    taskQueue: opts.taskQueue,
+  };
+  const activityDeps: ActivityDeps = {
+    ...opts.deps,
+    queries,
+    workflows: createWorkflowPorts(opts.deps, own, queries.instances),
+  };
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,
@@ -197,7 +212,13 @@ export async function createWorker(opts: {
  * `Authorization: Bearer <OPS_TOKEN>`, 401 otherwise) and, on any other path, liveness
  * (200 `{"status":"ok"}` while the worker polls, 503 otherwise).
  */
-export function serveWorkerHealth(worker: Worker, port: number, host: string, logger: Logger, opsToken?: string): Server {
+export function serveWorkerHealth(
+  worker: Worker,
+  port: number,
+  host: string,
+  logger: Logger,
+  opsToken?: string,
+): Server {
   return createServer((req, res) => {
     if (req.method === 'GET' && req.url?.split('?')[0] === '/metrics') {
       if (opsToken && !bearerMatches(req.headers.authorization ?? '', opsToken)) {

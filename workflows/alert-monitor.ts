@@ -1,4 +1,12 @@
-import { allHandlersFinished, condition, continueAsNew, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  patched,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
   alertMonitorStatsQuery,
@@ -34,14 +42,23 @@ const { deliverAlertStopRequests } = proxyActivities<Activities>({
 export async function alertMonitor(input: AlertMonitorInput): Promise<void> {
   // A fresh monitor looks at everything once: it may have been down while prices or charges landed.
   let due = input.due ?? { price: true, budget: true };
-  const stats: AlertMonitorStats = { evaluations: 0, priceTriggered: 0, budgetTriggered: 0, stopRequestsDelivered: 0, deliveryFailures: 0, ...input.stats };
+  const stats: AlertMonitorStats = {
+    evaluations: 0,
+    priceTriggered: 0,
+    budgetTriggered: 0,
+    stopRequestsDelivered: 0,
+    deliveryFailures: 0,
+    ...input.stats,
+  };
   setHandler(alertsDueSignal, (landed) => {
     due = { price: due.price || !!landed.price, budget: due.budget || !!landed.budget };
   });
   setHandler(alertMonitorStatsQuery, () => stats);
 
   const limit = input.continueAsNewAfter ?? 200;
-  const budgetEvery = patched(BUDGET_TICK_PATCH) ? Math.min(input.budgetTickMs ?? DEFAULT_BUDGET_TICK_MS, input.tickMs) : null;
+  const budgetEvery = patched(BUDGET_TICK_PATCH)
+    ? Math.min(input.budgetTickMs ?? DEFAULT_BUDGET_TICK_MS, input.tickMs)
+    : null;
   let fullTickAt = Date.now() + input.tickMs;
   for (let turn = 0; ; turn++) {
     const wait = budgetEvery === null ? input.tickMs : Math.max(1, Math.min(budgetEvery, fullTickAt - Date.now()));

@@ -1,4 +1,12 @@
-import { condition, continueAsNew, getExternalWorkflowHandle, proxyActivities, setHandler, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import {
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
   balanceChargedSignal,
@@ -47,7 +55,9 @@ const ENFORCEMENT_ACTIVITY_OPTIONS: ActivityOptions = {
  *
  * It finishes when the account has no live instance left; the next start signals a new run.
  */
-export async function balanceDepletion(input: BalanceDepletionInput | GraceOnlyDepletionInput): Promise<BalanceDepletionResult> {
+export async function balanceDepletion(
+  input: BalanceDepletionInput | GraceOnlyDepletionInput,
+): Promise<BalanceDepletionResult> {
   if (startedAsGraceOnly(input)) return graceOnlyRun(input);
   const { reviewAccountSpend, listLiveManagedInstances } = proxyActivities<Activities>(ENFORCEMENT_ACTIVITY_OPTIONS);
   const lowRunwayMs = input.lowRunwayMs;

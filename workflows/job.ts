@@ -11,8 +11,21 @@ import {
 import type { Activities } from '../activities';
 import type { JobOffer, JobView } from '../activities/jobs';
 import type { AttemptEndReason } from '../src/db/queries/jobs';
-import { endInstanceSignal, instanceProgressSignal, type InstanceProgress, type LaunchInput, type LaunchResult } from './contracts/launch';
-import { cancelJobSignal, jobAttemptRowId, jobExitReportedSignal, jobStartCommandRef, type JobInput, type JobResult } from './contracts/jobs';
+import {
+  endInstanceSignal,
+  instanceProgressSignal,
+  type InstanceProgress,
+  type LaunchInput,
+  type LaunchResult,
+} from './contracts/launch';
+import {
+  cancelJobSignal,
+  jobAttemptRowId,
+  jobExitReportedSignal,
+  jobStartCommandRef,
+  type JobInput,
+  type JobResult,
+} from './contracts/jobs';
 import { runSearchAttributes } from './contracts/search-attributes';
 import { launchInstance } from './launch-instance';
 
@@ -45,7 +58,8 @@ function attemptLaunchInput(input: JobInput, job: JobView, offer: JobOffer, n: n
 
 function failureMessage(err: unknown): string {
   let cause: unknown = err;
-  while (cause instanceof Error && 'cause' in cause && cause.cause && !(cause instanceof ApplicationFailure)) cause = cause.cause;
+  while (cause instanceof Error && 'cause' in cause && cause.cause && !(cause instanceof ApplicationFailure))
+    cause = cause.cause;
   if (cause instanceof ApplicationFailure) return `${cause.type ?? 'error'}: ${cause.message}`;
   return cause instanceof Error ? cause.message : String(cause);
 }
@@ -84,12 +98,20 @@ export async function runJob(input: JobInput): Promise<JobResult> {
   let preemptions = 0;
   let n = job.attempts;
 
-  const finish = async (status: JobResult['status'], exitCode: number | null, error: string | null): Promise<JobResult> => {
+  const finish = async (
+    status: JobResult['status'],
+    exitCode: number | null,
+    error: string | null,
+  ): Promise<JobResult> => {
     await db.finishJob({ jobId: input.jobId, status, exitCode, error });
     return { status, exitCode };
   };
   /** Whether another attempt may start for `event`; says so (`job.retrying`) when it may. */
-  const mayRetry = async (event: 'no_capacity' | 'preemption' | 'error', why: string, countsAttempt: boolean): Promise<boolean> => {
+  const mayRetry = async (
+    event: 'no_capacity' | 'preemption' | 'error',
+    why: string,
+    countsAttempt: boolean,
+  ): Promise<boolean> => {
     if (!spec.retry.on.includes(event) || Date.now() >= retryUntil) return false;
     if (countsAttempt && n >= spec.retry.max_attempts) return false;
     await db.jobRetrying({ jobId: input.jobId, reason: why, attempt: n, key: `${event}:${n}:${backoffMs}` });
@@ -106,13 +128,24 @@ export async function runJob(input: JobInput): Promise<JobResult> {
     if (spec.max_cost_micros !== null && spentMicros >= spec.max_cost_micros) {
       return finish('failed', null, `max_cost (${spec.max_cost_micros / 1_000_000}) reached across ${n} attempt(s)`);
     }
-    const spotAllowed = spec.spot_policy !== 'on-demand' && (spec.retry.on_demand_after_preemptions === null || preemptions < spec.retry.on_demand_after_preemptions);
-    const offers = await db.findJobOffers({ jobId: input.jobId, spot: spotAllowed, onDemand: spec.spot_policy !== 'spot' });
+    const spotAllowed =
+      spec.spot_policy !== 'on-demand' &&
+      (spec.retry.on_demand_after_preemptions === null || preemptions < spec.retry.on_demand_after_preemptions);
+    const offers = await db.findJobOffers({
+      jobId: input.jobId,
+      spot: spotAllowed,
+      onDemand: spec.spot_policy !== 'spot',
+    });
     let admitted: { offer: JobOffer; launch: LaunchInput } | null = null;
     const refusals: string[] = [];
     for (const offer of offers) {
       const launch = attemptLaunchInput(input, job, offer, n + 1);
-      const refusal = await db.admitJobAttempt({ jobId: input.jobId, n: n + 1, launch, pricePerHourMicros: offer.pricePerHourMicros });
+      const refusal = await db.admitJobAttempt({
+        jobId: input.jobId,
+        n: n + 1,
+        launch,
+        pricePerHourMicros: offer.pricePerHourMicros,
+      });
       if (refusal === null) {
         admitted = { offer, launch };
         break;
@@ -122,13 +155,20 @@ export async function runJob(input: JobInput): Promise<JobResult> {
       if (!refusal.startsWith('limit_reached')) break;
     }
     if (!admitted) {
-      const why = offers.length === 0 ? `no available ${spec.gpu} offer among ${spec.providers.join(', ')} within the job's limits` : refusals.join('; ');
+      const why =
+        offers.length === 0
+          ? `no available ${spec.gpu} offer among ${spec.providers.join(', ')} within the job's limits`
+          : refusals.join('; ');
       const noCapacity = offers.length === 0;
       if (noCapacity && (await mayRetry('no_capacity', why, false))) {
         await waitBackoff();
         continue;
       }
-      return finish('failed', null, noCapacity && spec.retry.on.includes('no_capacity') ? `${why} (retried until retry.within passed)` : why);
+      return finish(
+        'failed',
+        null,
+        noCapacity && spec.retry.on.includes('no_capacity') ? `${why} (retried until retry.within passed)` : why,
+      );
     }
 
     n += 1;
@@ -138,7 +178,11 @@ export async function runJob(input: JobInput): Promise<JobResult> {
       workflowId: rowId,
       args: [launch],
       parentClosePolicy: ParentClosePolicy.ABANDON,
-      typedSearchAttributes: runSearchAttributes({ accountId: input.accountId, provider: offer.provider, jobId: input.jobId }),
+      typedSearchAttributes: runSearchAttributes({
+        accountId: input.accountId,
+        provider: offer.provider,
+        jobId: input.jobId,
+      }),
     });
     let result: LaunchResult | null = null;
     let failure: unknown = null;
@@ -170,7 +214,12 @@ export async function runJob(input: JobInput): Promise<JobResult> {
           }
           if (p.startedAtMs !== null && startedAtMs === null) {
             startedAtMs = p.startedAtMs;
-            await db.markJobAttemptStarted({ jobId: input.jobId, n, startedAtMs, first: n === 1 || job.attempts + 1 === n });
+            await db.markJobAttemptStarted({
+              jobId: input.jobId,
+              n,
+              startedAtMs,
+              first: n === 1 || job.attempts + 1 === n,
+            });
           }
         }
         continue;
@@ -211,7 +260,10 @@ export async function runJob(input: JobInput): Promise<JobResult> {
 
     if (ending) {
       // By workflow id alone: it reaches the launch's current run even after it continued as new.
-      await getExternalWorkflowHandle(rowId).signal(endInstanceSignal, { action: 'terminate', reason: `job ${input.jobId}: ${ending.detail}` });
+      await getExternalWorkflowHandle(rowId).signal(endInstanceSignal, {
+        action: 'terminate',
+        reason: `job ${input.jobId}: ${ending.detail}`,
+      });
       await condition(() => settled);
     }
     // The report in the database is the word on how the command ended, whichever way the instance ended.
@@ -220,12 +272,20 @@ export async function runJob(input: JobInput): Promise<JobResult> {
     if (attempt.exitCode !== null) ending = { reason: 'exited', detail: `exit code ${attempt.exitCode}` };
     else if (!ending) {
       if (failure) ending = { reason: instanceId === null ? 'refused' : 'ended', detail: failureMessage(failure) };
-      else if (outcome === 'preempted') ending = { reason: 'preempted', detail: 'spot capacity reclaimed by the provider' };
-      else if (outcome === 'boot_failed') ending = { reason: 'boot_failed', detail: (result as LaunchResult | null)?.reason ?? 'the boot failed' };
+      else if (outcome === 'preempted')
+        ending = { reason: 'preempted', detail: 'spot capacity reclaimed by the provider' };
+      else if (outcome === 'boot_failed')
+        ending = { reason: 'boot_failed', detail: (result as LaunchResult | null)?.reason ?? 'the boot failed' };
       else if (outcome === 'lost') ending = { reason: 'lost', detail: 'the instance ended without an exit report' };
       else ending = { reason: 'ended', detail: 'the instance was ended outside the job' };
     }
-    await db.finishJobAttempt({ jobId: input.jobId, n, reason: ending.reason, detail: ending.detail, exitCode: attempt.exitCode });
+    await db.finishJobAttempt({
+      jobId: input.jobId,
+      n,
+      reason: ending.reason,
+      detail: ending.detail,
+      exitCode: attempt.exitCode,
+    });
 
     switch (ending.reason) {
       case 'exited':

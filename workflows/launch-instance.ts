@@ -60,15 +60,25 @@ export async function launchInstance(input: LaunchInput, carried?: LaunchCarried
   setHandler(instanceQuery, () => s.row);
   setHandler(launchAcceptedUpdate, async (requestHash: string) => {
     if (requestHash !== input.requestHash) {
-      throw ApplicationFailure.nonRetryable('This Idempotency-Key was used with a different request body.', 'idempotency_conflict');
+      throw ApplicationFailure.nonRetryable(
+        'This Idempotency-Key was used with a different request body.',
+        'idempotency_conflict',
+      );
     }
     await condition(() => s.row !== null || s.refused !== null);
-    if (s.refused) throw ApplicationFailure.nonRetryable(s.refused.message, s.refused.type, ...(s.refused.details ?? []));
+    if (s.refused)
+      throw ApplicationFailure.nonRetryable(s.refused.message, s.refused.type, ...(s.refused.details ?? []));
     return s.row!;
   });
   setHandler(stopInstanceUpdate, async () => {
     s.stopRequested = true;
-    await condition(() => s.row?.status === 'stopped' || s.row?.status === 'terminated' || s.row?.status === 'failed' || s.refused !== null);
+    await condition(
+      () =>
+        s.row?.status === 'stopped' ||
+        s.row?.status === 'terminated' ||
+        s.row?.status === 'failed' ||
+        s.refused !== null,
+    );
     return s.row!;
   });
   setHandler(endInstanceSignal, (request: EndInstanceRequest) => {
@@ -114,5 +124,9 @@ export async function launchInstance(input: LaunchInput, carried?: LaunchCarried
   }
   const outcome = await meterUntilEnd(c);
   await condition(allHandlersFinished);
-  return { instanceId: id, outcome, ...(outcome === 'idle_stopped' && s.row?.end_reason ? { reason: s.row.end_reason } : {}) };
+  return {
+    instanceId: id,
+    outcome,
+    ...(outcome === 'idle_stopped' && s.row?.end_reason ? { reason: s.row.end_reason } : {}),
+  };
 }

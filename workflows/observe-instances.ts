@@ -43,7 +43,14 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });
   const maxBackoffMs = input.maxBackoffMs ?? 600_000;
-  const status: ObserverStatus = input.carried?.status ?? { watched: 0, intervalMs: 0, rounds: 0, providerCalls: 0, signalsSent: 0, lastFailure: null };
+  const status: ObserverStatus = input.carried?.status ?? {
+    watched: 0,
+    intervalMs: 0,
+    rounds: 0,
+    providerCalls: 0,
+    signalsSent: 0,
+    lastFailure: null,
+  };
   let backoffMs = input.carried?.backoffMs ?? 0;
   let known = new Set<string>();
   let woken = false;
@@ -80,12 +87,22 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
       round.changes.map(({ instanceId, observation }) =>
         getExternalWorkflowHandle(instanceId)
           .signal(providerObservedSignal, observation)
-          .then(() => 1, () => 0),
+          .then(
+            () => 1,
+            () => 0,
+          ),
       ),
     );
     status.signalsSent += (round.delivered ?? 0) + delivered.reduce<number>((a, b) => a + b, 0);
     // `launching` is absent from rounds recorded before it existed: they replay the same decision.
-    if (round.watchedIds.length === 0 && !round.launching && !round.viewed && !woken && !viewerArrived && !refreshWanted) {
+    if (
+      round.watchedIds.length === 0 &&
+      !round.launching &&
+      !round.viewed &&
+      !woken &&
+      !viewerArrived &&
+      !refreshWanted
+    ) {
       await condition(allHandlersFinished);
       return; // a launch that raced this end signals a closed workflow, and starts a new observer
     }
@@ -98,7 +115,10 @@ export async function observeProviderInstances(input: ObserverInput): Promise<vo
         ? Math.min(input.spotMs, input.steadyMs)
         : input.steadyMs;
     if (round.failure) {
-      backoffMs = Math.min(maxBackoffMs, Math.max(backoffMs ? backoffMs * 2 : intervalMs * 2, round.failure.retryAfterMs ?? 0));
+      backoffMs = Math.min(
+        maxBackoffMs,
+        Math.max(backoffMs ? backoffMs * 2 : intervalMs * 2, round.failure.retryAfterMs ?? 0),
+      );
       intervalMs = Math.max(intervalMs, backoffMs);
       status.lastFailure = `${round.failure.kind}: ${round.failure.message}`;
     } else {

@@ -17,7 +17,13 @@ const PARALLEL = 8;
  */
 export async function reconcileInstances(): Promise<ReconcileSummary> {
   const targets = await listReconciliationTargets();
-  const summary: ReconcileSummary = { targets: targets.length, failedTargets: 0, terminated: 0, adopted: 0, finished: 0 };
+  const summary: ReconcileSummary = {
+    targets: targets.length,
+    failedTargets: 0,
+    terminated: 0,
+    adopted: 0,
+    finished: 0,
+  };
   for (let i = 0; i < targets.length; i += PARALLEL) {
     const reports = await Promise.allSettled(targets.slice(i, i + PARALLEL).map((t) => reconcileAccountProvider(t)));
     for (const r of reports) {

@@ -42,7 +42,15 @@ function refusalMessage(err: unknown): string {
 /** The launch a run makes on one offer: ids derive from the run, so a replayed or retried step joins the same launch. */
 function runLaunchInput(
   input: ScheduleRunInput,
-  r: { runId: string; schedule: ScheduleRow; dockerImage: string; offer: RunOffer; attempt: number; instanceRowId: string; runWorkflowId: string },
+  r: {
+    runId: string;
+    schedule: ScheduleRow;
+    dockerImage: string;
+    offer: RunOffer;
+    attempt: number;
+    instanceRowId: string;
+    runWorkflowId: string;
+  },
 ): LaunchInput {
   return {
     instanceId: r.instanceRowId,
@@ -128,13 +136,22 @@ function runDeadline(
   if (maxDurationMs !== null && (startedAtMs ?? acceptedAtMs) !== null) {
     // Counted from running; before that, the same allowance from the accepted create bounds a boot that never ends.
     const deadline = (startedAtMs ?? acceptedAtMs!) + maxDurationMs;
-    if (now >= deadline) return { ending: { status: 'stopped_max_duration', reason: `max_duration_hours (${schedule.max_duration_hours}) reached` } };
+    if (now >= deadline)
+      return {
+        ending: {
+          status: 'stopped_max_duration',
+          reason: `max_duration_hours (${schedule.max_duration_hours}) reached`,
+        },
+      };
     wakeAt = Math.min(wakeAt, deadline);
   }
   if (schedule.max_cost_micros !== null && startedAtMs !== null && price > 0) {
     // Charges are price × elapsed from the start; the last moment at which they are still within max_cost.
     const deadline = startedAtMs + Math.floor((schedule.max_cost_micros * MS_PER_HOUR) / price);
-    if (now >= deadline) return { ending: { status: 'stopped_max_cost', reason: `max_cost (${schedule.max_cost_micros / 1_000_000}) reached` } };
+    if (now >= deadline)
+      return {
+        ending: { status: 'stopped_max_cost', reason: `max_cost (${schedule.max_cost_micros / 1_000_000}) reached` },
+      };
     wakeAt = Math.min(wakeAt, deadline);
   }
   return { wakeAt };
@@ -199,7 +216,15 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
     const offer = offers[attempt]!;
     // One launch per run and offer: the ids derive from the run, so a replayed or retried step joins the same launch.
     const instanceRowId = `launch-${input.accountId}-${run.id}-${attempt}`;
-    const launchInput = runLaunchInput(input, { runId: run.id, schedule, dockerImage, offer, attempt, instanceRowId, runWorkflowId: info.workflowId });
+    const launchInput = runLaunchInput(input, {
+      runId: run.id,
+      schedule,
+      dockerImage,
+      offer,
+      attempt,
+      instanceRowId,
+      runWorkflowId: info.workflowId,
+    });
     const refusal = await db.checkScheduleRunBalance(runAdmission(input, offer, launchInput));
     if (refusal) return finish('failed', { error: refusal });
     const child = await startChild(launchInstance, {
@@ -207,7 +232,11 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
       args: [launchInput],
       // The instance's lifecycle must outlive anything that happens to this run workflow.
       parentClosePolicy: ParentClosePolicy.ABANDON,
-      typedSearchAttributes: runSearchAttributes({ accountId: input.accountId, provider: offer.provider, scheduleId: input.scheduleId }),
+      typedSearchAttributes: runSearchAttributes({
+        accountId: input.accountId,
+        provider: offer.provider,
+        scheduleId: input.scheduleId,
+      }),
     });
     let result: LaunchResult | null = null;
     let failure: unknown = null;
@@ -260,7 +289,12 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
         break;
       }
       const now = Date.now();
-      const deadline = runDeadline(schedule, { startedAtMs, acceptedAtMs, price: state.pricePerHourMicros ?? offer.pricePerHourMicros, now });
+      const deadline = runDeadline(schedule, {
+        startedAtMs,
+        acceptedAtMs,
+        price: state.pricePerHourMicros ?? offer.pricePerHourMicros,
+        now,
+      });
       if ('ending' in deadline) {
         ending = deadline.ending;
         break;
@@ -275,7 +309,10 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
       // The launch signals its accept and its start (`instanceProgress`); until it runs, a look at the row every
       // poll interval is the fallback. Afterwards only deadlines, the child's end and a cancel change anything.
       if (startedAtMs === null) wakeAt = Math.min(wakeAt, now + input.launch.pollIntervalMs);
-      const woken = await condition(() => settled || cancelReason !== null || progress !== null, wakeAt === Infinity ? undefined : Math.max(1, wakeAt - now));
+      const woken = await condition(
+        () => settled || cancelReason !== null || progress !== null,
+        wakeAt === Infinity ? undefined : Math.max(1, wakeAt - now),
+      );
       if (takeProgress()) continue;
       if (!woken && startedAtMs === null) state = await db.readRunInstance(instanceRowId);
       if (woken && !settled) continue;
@@ -284,7 +321,10 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
 
     if (ending) {
       // By workflow id alone: it reaches the launch workflow's current run even after it continued as new.
-      await getExternalWorkflowHandle(instanceRowId).signal(endInstanceSignal, { action: 'terminate', reason: `schedule ${schedule.id}: ${ending.reason}` });
+      await getExternalWorkflowHandle(instanceRowId).signal(endInstanceSignal, {
+        action: 'terminate',
+        reason: `schedule ${schedule.id}: ${ending.reason}`,
+      });
       await condition(() => settled);
       state = await db.readRunInstance(instanceRowId);
       await observe();
@@ -302,12 +342,20 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
     }
     const outcome = (result as LaunchResult | null)?.outcome;
     // A failed boot was terminated before it ran, never charged: the next offer gets its chance.
-    if (outcome === 'boot_failed' && refusals.push(`${offer.provider}${offer.spot ? ' (spot)' : ''}: the boot failed (${(result as LaunchResult | null)?.reason})`)) continue;
+    if (
+      outcome === 'boot_failed' &&
+      refusals.push(
+        `${offer.provider}${offer.spot ? ' (spot)' : ''}: the boot failed (${(result as LaunchResult | null)?.reason})`,
+      )
+    )
+      continue;
     const ended = endedByItself(result as LaunchResult | null, startedAtMs);
     if (ended) return finish(ended.status, ended.detail);
     // Ended by the service for a reason of its own (a key's spend cap, a budget stop): the run says which.
     if (state.endReason) return finish('failed', { error: `the instance was ended: ${state.endReason}` });
-    return finish('failed', { error: 'the instance was terminated outside this run (for example POST /v1/compute/{id}/terminate)' });
+    return finish('failed', {
+      error: 'the instance was terminated outside this run (for example POST /v1/compute/{id}/terminate)',
+    });
   }
   return finish('failed', { error: `every offer was refused: ${refusals.join('; ')}` });
 }

@@ -1,6 +1,11 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { endpointChangedSignal, retryDeliveryNowSignal, type DeliveryState, type WebhookDeliveryInput } from './contracts/webhooks';
+import {
+  endpointChangedSignal,
+  retryDeliveryNowSignal,
+  type DeliveryState,
+  type WebhookDeliveryInput,
+} from './contracts/webhooks';
 
 const acts = proxyActivities<Activities>({
   // An attempt is bounded by WEBHOOK_TIMEOUT_MS (at most 60 s) plus the database work.

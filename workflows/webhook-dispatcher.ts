@@ -11,7 +11,12 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
-import { configureDispatcherSignal, outboxChangedSignal, webhookDeliveryWorkflowId, type WebhookDispatcherInput } from './contracts/webhooks';
+import {
+  configureDispatcherSignal,
+  outboxChangedSignal,
+  webhookDeliveryWorkflowId,
+  type WebhookDispatcherInput,
+} from './contracts/webhooks';
 import { webhookDelivery } from './webhook-delivery';
 
 const { dispatchWebhookBatch } = proxyActivities<Activities>({

@@ -46,11 +46,17 @@ export function toStripeApiError(err: unknown, secretKey: string | undefined): A
       err instanceof Stripe.errors.StripeAPIError ||
       (err.statusCode ?? 0) >= 500
     ) {
-      return new ServiceUnavailableError(`The payment processor (Stripe) cannot be reached right now; retrying is safe. (${message})`, 10);
+      return new ServiceUnavailableError(
+        `The payment processor (Stripe) cannot be reached right now; retrying is safe. (${message})`,
+        10,
+      );
     }
     return new ProviderApiError('stripe', err.statusCode ?? 0, message);
   }
-  return new ServiceUnavailableError(`The payment processor (Stripe) cannot be reached right now; retrying is safe. (${message})`, 10);
+  return new ServiceUnavailableError(
+    `The payment processor (Stripe) cannot be reached right now; retrying is safe. (${message})`,
+    10,
+  );
 }
 
 /** The hosted checkout for one top-up: payment mode, USD, one line of `amountCents`, the account as reference. */
@@ -69,7 +75,11 @@ export async function createCreditCheckoutSession(
         line_items: [
           {
             quantity: 1,
-            price_data: { currency: 'usd', unit_amount: input.amountCents, product_data: { name: 'GPU orchestrator prepaid credit' } },
+            price_data: {
+              currency: 'usd',
+              unit_amount: input.amountCents,
+              product_data: { name: 'GPU orchestrator prepaid credit' },
+            },
           },
         ],
         metadata: { account_id: input.accountId },
@@ -90,16 +100,32 @@ export async function createCreditCheckoutSession(
  * tolerance inside the SDK) and returns the event. A missing, wrong, stale or mismatched signature is a 400
  * and nothing else happens.
  */
-export function verifyStripeEvent(rawBody: Buffer | undefined, signature: string, webhookSecret: string, nowSeconds?: number): Stripe.Event {
+export function verifyStripeEvent(
+  rawBody: Buffer | undefined,
+  signature: string,
+  webhookSecret: string,
+  nowSeconds?: number,
+): Stripe.Event {
   if (!rawBody || rawBody.length === 0) throw new ValidationError('The webhook has no body to verify.');
   if (!signature) {
-    throw new ValidationError('The Stripe-Signature header is missing.', [{ path: 'Stripe-Signature', message: 'required' }]);
+    throw new ValidationError('The Stripe-Signature header is missing.', [
+      { path: 'Stripe-Signature', message: 'required' },
+    ]);
   }
   try {
     // A fresh instance without a key: verification needs only the webhook secret.
-    return Stripe.webhooks.constructEvent(rawBody, signature, webhookSecret, WEBHOOK_TOLERANCE_SECONDS, undefined, nowSeconds);
+    return Stripe.webhooks.constructEvent(
+      rawBody,
+      signature,
+      webhookSecret,
+      WEBHOOK_TOLERANCE_SECONDS,
+      undefined,
+      nowSeconds,
+    );
   } catch (err) {
     const reason = err instanceof Error ? err.message.split('\n')[0] : 'invalid';
-    throw new ValidationError('The Stripe-Signature header does not verify for this body.', [{ path: 'Stripe-Signature', message: reason! }]);
+    throw new ValidationError('The Stripe-Signature header does not verify for this body.', [
+      { path: 'Stripe-Signature', message: reason! },
+    ]);
   }
 }

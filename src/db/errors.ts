@@ -54,11 +54,21 @@ const DATABASE_UNREACHABLE_CODES = new Set([
 ]);
 
 export function isDatabaseUnreachable(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof ConnectionError || e instanceof BackendTerminatedError || e instanceof BackendTerminatedUnexpectedlyError) return true;
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === 'object' && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
+    if (
+      e instanceof ConnectionError ||
+      e instanceof BackendTerminatedError ||
+      e instanceof BackendTerminatedUnexpectedlyError
+    )
+      return true;
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && DATABASE_UNREACHABLE_CODES.has(code)) return true;
-    if (e instanceof Error && /Connection terminated|timeout exceeded when trying to connect/i.test(e.message)) return true;
+    if (e instanceof Error && /Connection terminated|timeout exceeded when trying to connect/i.test(e.message))
+      return true;
   }
   return false;
 }

@@ -16,7 +16,11 @@ export interface MigrationResult {
 
 export async function listMigrations(dir = MIGRATIONS_DIR): Promise<{ version: number; name: string; file: string }[]> {
   const files = (await readdir(dir)).filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f)).sort();
-  return files.map((file) => ({ version: Number(file.slice(0, 3)), name: file.slice(4, -4), file: path.join(dir, file) }));
+  return files.map((file) => ({
+    version: Number(file.slice(0, 3)),
+    name: file.slice(4, -4),
+    file: path.join(dir, file),
+  }));
 }
 
 export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promise<MigrationResult> {

@@ -26,17 +26,30 @@ export const MIN_LEARNED_DEADLINE_MS = 2 * 60_000;
 /** Parses `runpod=10m,vastai:h100-80gb-sxm=25m` (durations as `parseDuration` reads them) into a table. */
 export function parseBootDeadlines(spec: string, parseDurationMs: (d: string) => number): Record<string, number> {
   const table: Record<string, number> = {};
-  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [key, duration] = part.split('=');
-    if (!key || !duration || !/^(runpod|vastai|lambda)(:[a-z0-9-]+)?$/.test(key.trim())) throw new Error(`not "provider[:gpu]=duration": ${part}`);
+    if (!key || !duration || !/^(runpod|vastai|lambda)(:[a-z0-9-]+)?$/.test(key.trim()))
+      throw new Error(`not "provider[:gpu]=duration": ${part}`);
     table[key.trim()] = parseDurationMs(duration.trim());
   }
   return table;
 }
 
 /** The configured deadline: `provider:gpu` first, then `provider`, then the defaults. */
-export function configuredBootDeadlineMs(provider: ProviderId, gpuType: string, overrides: Readonly<Record<string, number>> = {}): number {
-  return overrides[`${provider}:${gpuType}`] ?? overrides[provider] ?? DEFAULT_BOOT_DEADLINES_MS[`${provider}:${gpuType}`] ?? DEFAULT_BOOT_DEADLINES_MS[provider]!;
+export function configuredBootDeadlineMs(
+  provider: ProviderId,
+  gpuType: string,
+  overrides: Readonly<Record<string, number>> = {},
+): number {
+  return (
+    overrides[`${provider}:${gpuType}`] ??
+    overrides[provider] ??
+    DEFAULT_BOOT_DEADLINES_MS[`${provider}:${gpuType}`] ??
+    DEFAULT_BOOT_DEADLINES_MS[provider]!
+  );
 }
 
 /**
@@ -57,11 +70,14 @@ export function bootDeadlineMs(pastBootsMs: readonly number[], configuredMs: num
  * Lambda `unhealthy` (normalized `failed`); gone or terminated anywhere.
  */
 export function bootFailure(seen: { gone: boolean; instance: ProviderInstance | null }): string | null {
-  if (seen.gone || !seen.instance || seen.instance.status === 'terminated') return 'the provider lost the instance while it booted';
+  if (seen.gone || !seen.instance || seen.instance.status === 'terminated')
+    return 'the provider lost the instance while it booted';
   const i = seen.instance;
   const word = i.providerStatus ?? i.status;
-  if (i.status === 'failed' || i.status === 'stopped') return `the provider reported ${word} before the instance started`;
-  if (i.provider === 'vastai' && /error|fail|offline/i.test(i.providerStatus ?? '')) return `the provider reported ${word} before the instance started`;
+  if (i.status === 'failed' || i.status === 'stopped')
+    return `the provider reported ${word} before the instance started`;
+  if (i.provider === 'vastai' && /error|fail|offline/i.test(i.providerStatus ?? ''))
+    return `the provider reported ${word} before the instance started`;
   return null;
 }
 

@@ -23,12 +23,17 @@ export interface IdleStopRule {
 /** Providers that report GPU utilization; `idle_stop` is refused elsewhere (Lambda reports none). */
 export const IDLE_STOP_PROVIDERS = ['runpod', 'vastai'] as const;
 
-export const IDLE_STOP_LAMBDA_MESSAGE = 'Lambda reports no GPU utilization, so idle_stop cannot be used with provider lambda.';
+export const IDLE_STOP_LAMBDA_MESSAGE =
+  'Lambda reports no GPU utilization, so idle_stop cannot be used with provider lambda.';
 
 export type UtilizationReading = 'idle' | 'busy' | 'missing';
 
 /** What one observation says of the instance's GPUs against the rule. */
-export function readUtilization(values: readonly number[] | undefined | null, gpuCount: number, rule: IdleStopRule): UtilizationReading {
+export function readUtilization(
+  values: readonly number[] | undefined | null,
+  gpuCount: number,
+  rule: IdleStopRule,
+): UtilizationReading {
   const known = (values ?? []).filter((v) => Number.isFinite(v));
   if (known.some((v) => v >= rule.utilization_below_percent)) return 'busy';
   return known.length > 0 && known.length >= gpuCount ? 'idle' : 'missing';
@@ -42,7 +47,12 @@ export function nextIdleSince(idleSinceMs: number | null, reading: UtilizationRe
 }
 
 /** Whether this reading ends the window: idle, and idle since at least `windowMs` ago. */
-export function idleStopDue(idleSinceMs: number | null, reading: UtilizationReading, atMs: number, windowMs: number): boolean {
+export function idleStopDue(
+  idleSinceMs: number | null,
+  reading: UtilizationReading,
+  atMs: number,
+  windowMs: number,
+): boolean {
   return reading === 'idle' && idleSinceMs !== null && atMs - idleSinceMs >= windowMs;
 }
 

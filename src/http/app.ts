@@ -79,7 +79,11 @@ export interface AppDeps {
    * Requests per service key (default bursts of 120 per process, 600 a minute across processes), unauthenticated
    * requests per client address (default 300 a minute) and failed authentications per address (default 30).
    */
-  rateLimit?: RateLimitSettings & { unauthenticatedPerMinute?: number; authFailuresPerMinute?: number; now?: () => number };
+  rateLimit?: RateLimitSettings & {
+    unauthenticatedPerMinute?: number;
+    authFailuresPerMinute?: number;
+    now?: () => number;
+  };
   /** Where the API processes count shared rate limits; default Postgres (`null`: each process counts alone). */
   rateLimitStore?: RateLimitStore | null;
   /** Poll and meter intervals for new launch workflows; defaults: 1 min and 1 h. */
@@ -112,23 +116,36 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Koa {
   const hops = deps.trustProxyHops ?? 0;
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
-  const rate = { burst: 120, perMinute: 600, unauthenticatedPerMinute: 300, authFailuresPerMinute: 30, ...deps.rateLimit };
+  const rate = {
+    burst: 120,
+    perMinute: 600,
+    unauthenticatedPerMinute: 300,
+    authFailuresPerMinute: 30,
+    ...deps.rateLimit,
+  };
   let storeFailureLogged = 0;
-  const shared = new SharedWindowLimits(deps.rateLimitStore === undefined ? createRateLimitQueries(deps.pool) : deps.rateLimitStore, {
-    now: rate.now,
-    onStoreError: (err) => {
-      if (Date.now() - storeFailureLogged < 60_000) return;
-      storeFailureLogged = Date.now();
-      deps.logger.warn('rate-limit store unreachable; limits hold per process meanwhile', { err });
+  const shared = new SharedWindowLimits(
+    deps.rateLimitStore === undefined ? createRateLimitQueries(deps.pool) : deps.rateLimitStore,
+    {
+      now: rate.now,
+      onStoreError: (err) => {
+        if (Date.now() - storeFailureLogged < 60_000) return;
+        storeFailureLogged = Date.now();
+        deps.logger.warn('rate-limit store unreachable; limits hold per process meanwhile', { err });
+      },
     },
-  });
+  );
   const limiter = new RateLimiter(rate, rate.now ?? Date.now, shared);
   const apiKeys = createApiKeyQueries(deps.pool);
   const authenticate = bearerAuth(apiKeys, limiter, {
     failures: { limits: shared, perMinute: rate.authFailuresPerMinute },
     onTouchError: (err) => deps.logger.warn('could not record when an API key was last used', { err }),
   });
-  const api = new ApiRouter(authenticate, { timeoutMs: deps.bodyTimeoutMs }, publicRequestLimit(shared, rate.unauthenticatedPerMinute));
+  const api = new ApiRouter(
+    authenticate,
+    { timeoutMs: deps.bodyTimeoutMs },
+    publicRequestLimit(shared, rate.unauthenticatedPerMinute),
+  );
 
   const providerKeys = createProviderKeyQueries(deps.pool);
   const credentials = createProviderCredentials(providerKeys, deps.vault);
@@ -189,7 +206,11 @@ export function createApp(deps: AppDeps): Koa {
     },
   });
   // Runs launch with the same poll and meter intervals as API launches.
-  const scheduleEngine = createScheduleClient({ temporal: deps.temporal, timing, engineMs: deps.answerBounds?.engineMs });
+  const scheduleEngine = createScheduleClient({
+    temporal: deps.temporal,
+    timing,
+    engineMs: deps.answerBounds?.engineMs,
+  });
   registerScheduleRoutes(api, {
     queries: scheduleQueries,
     schedules: createScheduleSync({ queries: scheduleQueries, limits, engine: scheduleEngine, logger: deps.logger }),
@@ -202,7 +223,10 @@ export function createApp(deps: AppDeps): Koa {
     offers: scheduleQueries,
     credentials,
     vault: deps.vault,
-    workflows: createJobClient({ temporal: deps.temporal, timing: { launch: timing, ...DEFAULT_JOB_BACKOFF, ...deps.jobBackoff } }),
+    workflows: createJobClient({
+      temporal: deps.temporal,
+      timing: { launch: timing, ...DEFAULT_JOB_BACKOFF, ...deps.jobBackoff },
+    }),
   });
   registerPricingRoutes(api, { cache: deps.pricing, queries: createPricingQueries(deps.pool) });
   const stripeSettings: StripeSettings = { returnBaseUrl: deps.publicBaseUrl, ...deps.stripe };
@@ -265,9 +289,15 @@ export async function checkReadiness(deps: Pick<AppDeps, 'pool' | 'temporal' | '
   return checks.every((c) => c.ok);
 }
 
-async function probe(name: string, check: () => Promise<unknown>): Promise<{ name: string; ok: boolean; error?: string }> {
+async function probe(
+  name: string,
+  check: () => Promise<unknown>,
+): Promise<{ name: string; ok: boolean; error?: string }> {
   try {
-    await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error('timed out after 2s')), 2000).unref())]);
+    await Promise.race([
+      check(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('timed out after 2s')), 2000).unref()),
+    ]);
     return { name, ok: true };
   } catch (err) {
     return { name, ok: false, error: (err as Error).message };

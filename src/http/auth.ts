@@ -29,7 +29,10 @@ export function bearerAuth(
   const { failures, onTouchError } = options;
   const failureKey = (ctx: Context) => `authfail:${ctx.ip}`;
   const tooManyFailures = () =>
-    new RateLimitedError(`Too many failed authentications from this address: at most ${failures!.perMinute} a minute.`, failures!.limits.retryAfterSeconds());
+    new RateLimitedError(
+      `Too many failed authentications from this address: at most ${failures!.perMinute} a minute.`,
+      failures!.limits.retryAfterSeconds(),
+    );
   /**
    * Counts a failed authentication (a well-formed key we do not know: the case that costs a lookup and that
    * guessing produces); the one past the limit is answered 429 instead of 401.
@@ -52,7 +55,10 @@ export function bearerAuth(
     const key: ApiKeyRow | null = await keys.findKeyByHash(keyHash);
     if (!key) return refuse(ctx, new UnauthenticatedError('The service key is unknown or revoked.'));
     if (key.expires_at !== null && Date.parse(key.expires_at) <= Date.now()) {
-      return refuse(ctx, new UnauthenticatedError(`The service key expired at ${new Date(key.expires_at).toISOString()}.`));
+      return refuse(
+        ctx,
+        new UnauthenticatedError(`The service key expired at ${new Date(key.expires_at).toISOString()}.`),
+      );
     }
     await limiter?.take(keyHash);
     if (key.last_used_at === null || Date.now() - Date.parse(key.last_used_at) >= LAST_USED_RESOLUTION_MS) {

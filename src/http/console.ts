@@ -33,7 +33,10 @@ interface Asset {
   type: string;
 }
 
-const TYPES: Record<string, string> = { '.js': 'application/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+const TYPES: Record<string, string> = {
+  '.js': 'application/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
 
 export function serveConsole(dir = defaultConsoleDir()) {
   let loaded: Promise<{ index: Buffer; assets: Map<string, Asset> } | null> | undefined;
@@ -69,7 +72,13 @@ export function serveConsole(dir = defaultConsoleDir()) {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;
       ctx.set('Allow', 'GET, HEAD');
-      ctx.body = { error: { code: 'method_not_allowed', message: `${ctx.method} is not allowed on the console; use GET.`, request_id: ctx.state.requestId } };
+      ctx.body = {
+        error: {
+          code: 'method_not_allowed',
+          message: `${ctx.method} is not allowed on the console; use GET.`,
+          request_id: ctx.state.requestId,
+        },
+      };
       return;
     }
     ctx.set('Content-Security-Policy', CONSOLE_CSP);

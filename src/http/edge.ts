@@ -87,7 +87,13 @@ export function sequence(first: Middleware, second: Middleware): Middleware {
 }
 
 /** Socket-level failures that mean the client went away or sent a broken request, not that we failed. */
-const CLIENT_SIDE_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED']);
+const CLIENT_SIDE_CODES = new Set([
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'ERR_STREAM_DESTROYED',
+]);
 
 function isClientSide(err: unknown): boolean {
   const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };

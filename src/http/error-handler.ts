@@ -11,7 +11,13 @@ import type { Context } from 'koa';
 import { SlonikError, UniqueIntegrityConstraintViolationError } from 'slonik';
 import { isDatabaseUnreachable } from '../db/errors';
 import { ZodError } from 'zod';
-import { ApiError, ConflictError, PayloadTooLargeError, ProviderRequestError, ServiceUnavailableError } from '../errors';
+import {
+  ApiError,
+  ConflictError,
+  PayloadTooLargeError,
+  ProviderRequestError,
+  ServiceUnavailableError,
+} from '../errors';
 import type { Logger } from '../logger';
 import { BODY_LIMIT_BYTES, ClientAbortedError } from './body';
 import { zodToValidationError } from './validation';
@@ -52,7 +58,10 @@ const ERROR_RULES: readonly ErrorRule[] = [
   },
   { matches: isDatabaseUnreachable, toApiError: () => new ServiceUnavailableError(DATABASE_UNAVAILABLE) },
   { matches: (e) => e instanceof SlonikError, toApiError: () => null },
-  { matches: (e) => (e as { status?: unknown })?.status === 413, toApiError: () => new PayloadTooLargeError(BODY_LIMIT_BYTES) },
+  {
+    matches: (e) => (e as { status?: unknown })?.status === 413,
+    toApiError: () => new PayloadTooLargeError(BODY_LIMIT_BYTES),
+  },
 ];
 
 /** Writes the documented error body for any thrown value; unknown errors become a logged, fixed 500. */
@@ -63,7 +72,13 @@ export function respondWithError(ctx: Context, err: unknown, logger: Logger): vo
   if (rule?.quiet) {
     logger.debug('client went away', { request_id: requestId, method: ctx.method, path: ctx.path });
   } else if (!apiError) {
-    logger.error('unhandled error', { request_id: requestId, method: ctx.method, path: ctx.path, err, stack: (err as Error)?.stack });
+    logger.error('unhandled error', {
+      request_id: requestId,
+      method: ctx.method,
+      path: ctx.path,
+      err,
+      stack: (err as Error)?.stack,
+    });
   } else if (apiError.status >= 500) {
     logger.warn('request failed', { request_id: requestId, code: apiError.code, message: apiError.message });
   }

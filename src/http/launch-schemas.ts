@@ -13,7 +13,8 @@ export const providerId = z.enum(PROVIDERS, {
 });
 
 /** What every route answers for a GPU name that names no GPU type (with 400 `validation_error`). */
-export const unknownGpuMessage = (name: string) => `names no GPU type (got ${echo(name)}); GET /v1/gpus lists the GPU types and their aliases`;
+export const unknownGpuMessage = (name: string) =>
+  `names no GPU type (got ${echo(name)}); GET /v1/gpus lists the GPU types and their aliases`;
 
 /**
  * A GPU type as people type it: a slug, or an alias naming one slug (`4090` is `rtx-4090`), answered as the
@@ -27,9 +28,10 @@ function gpuName(unknown: 'refuse' | 'pass') {
       const resolved = resolveGpuName(name);
       if ('slug' in resolved) return resolved.slug;
       if ('unknown' in resolved && unknown === 'pass') return name;
-      const message = 'candidates' in resolved
-        ? `names several GPU types (got ${echo(name)}): ${resolved.candidates.join(', ')}; send one of them`
-        : unknownGpuMessage(name);
+      const message =
+        'candidates' in resolved
+          ? `names several GPU types (got ${echo(name)}): ${resolved.candidates.join(', ')}; send one of them`
+          : unknownGpuMessage(name);
       ctx.addIssue({ code: 'custom', message });
       return z.NEVER;
     })
@@ -52,8 +54,17 @@ export const dockerImageField = z
 /** Idle stop (beyond the spec; src/domain/idle-stop.ts): off unless sent. Launch and schedules take the same shape. */
 export const IdleStopBody = z
   .object({
-    utilization_below_percent: z.number().min(1).max(100).describe('every GPU below this utilization (percent, 1-100) counts as idle'),
-    for_minutes: z.number().int().min(1).max(10_080).describe('idle this many minutes (1 to 10080, a week) before the stop'),
+    utilization_below_percent: z
+      .number()
+      .min(1)
+      .max(100)
+      .describe('every GPU below this utilization (percent, 1-100) counts as idle'),
+    for_minutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_080)
+      .describe('idle this many minutes (1 to 10080, a week) before the stop'),
   })
   .strict()
   .describe(
@@ -69,7 +80,13 @@ export const LaunchBody = z
     gpu_count: z.number().int().min(1).max(8).default(1),
     docker_image: dockerImageField.optional(),
     spot: z.boolean().default(false),
-    name: z.string().trim().min(1).max(48).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only').optional(),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(48)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only')
+      .optional(),
     volume_gb: z.number().int().min(10).max(4000).optional(),
     disk_gb: z.number().int().min(5).max(4000).optional(),
     region: text({ max: 64 }).optional(),
@@ -79,8 +96,10 @@ export const LaunchBody = z
   })
   .strict()
   .superRefine((b, ctx) => {
-    if (b.provider === 'lambda' && !b.region) ctx.addIssue({ code: 'custom', path: ['region'], message: 'required when provider is lambda' });
-    if (b.provider === 'lambda' && b.idle_stop) ctx.addIssue({ code: 'custom', path: ['idle_stop'], message: IDLE_STOP_LAMBDA_MESSAGE });
+    if (b.provider === 'lambda' && !b.region)
+      ctx.addIssue({ code: 'custom', path: ['region'], message: 'required when provider is lambda' });
+    if (b.provider === 'lambda' && b.idle_stop)
+      ctx.addIssue({ code: 'custom', path: ['idle_stop'], message: IDLE_STOP_LAMBDA_MESSAGE });
   });
 export type LaunchBody = z.infer<typeof LaunchBody>;
 
@@ -94,4 +113,3 @@ export const PlanSearchBody = z
     max_price_per_hour: z.number().gt(0).max(100_000).optional().describe('dollars per hour for the whole instance'),
   })
   .strict();
-

@@ -13,7 +13,7 @@ import { ErrorBody } from './schemas';
 const COMMON_ERRORS: Record<number, string> = {
   400: 'Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`)',
   401: 'Missing, malformed, unknown or revoked service key (`unauthenticated`, with WWW-Authenticate)',
-  402: 'The balance, less uncharged usage, (or the key\'s spend cap) does not cover the next hour (admission window) of every live instance plus this one (`insufficient_balance`)',
+  402: "The balance, less uncharged usage, (or the key's spend cap) does not cover the next hour (admission window) of every live instance plus this one (`insufficient_balance`)",
   403: 'The API key lacks the scope this operation needs; the message names it (`forbidden`)',
   404: 'Not found, or it belongs to another account (`not_found`)',
   408: 'The request body was not received in time (`request_timeout`)',
@@ -30,7 +30,9 @@ const COMMON_ERRORS: Record<number, string> = {
 const ERROR_HEADERS: Record<number, Record<string, { description: string; schema: { type: string } }>> = {
   401: { 'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } } },
   429: { 'Retry-After': { description: 'seconds until a request will be accepted', schema: { type: 'string' } } },
-  503: { 'Retry-After': { description: 'seconds to wait before retrying (service_unavailable)', schema: { type: 'string' } } },
+  503: {
+    'Retry-After': { description: 'seconds to wait before retrying (service_unavailable)', schema: { type: 'string' } },
+  },
 };
 
 /**

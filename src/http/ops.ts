@@ -38,7 +38,9 @@ export interface OpsDeps {
 const CODEC_BODY_LIMIT = 16 * 1024 * 1024;
 
 const CodecBody = z.object({
-  payloads: z.array(z.object({ metadata: z.record(z.string(), z.string()).optional(), data: z.string().optional() }).strict()),
+  payloads: z.array(
+    z.object({ metadata: z.record(z.string(), z.string()).optional(), data: z.string().optional() }).strict(),
+  ),
 });
 
 /** Where the listener binds: OPS_HOST, unless there is no token, then loopback whatever was asked. */
@@ -50,7 +52,6 @@ export function opsBindHost(host: string, token: string | undefined): string {
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
-
 
 export function createOpsApp(deps: OpsDeps): Koa {
   const app = new Koa();
@@ -73,9 +74,10 @@ export function createOpsApp(deps: OpsDeps): Koa {
       payloads = direction === 'encode' ? await deps.codec.encode(payloads) : await deps.codec.decode(payloads);
     } catch {
       // A tampered payload or one sealed with a key this deployment no longer has: say so, without detail.
-      throw new ValidationError('A payload could not be decoded (tampered, or sealed with a key not configured here).', [
-        { path: 'body.payloads', message: 'cannot be decoded with the configured keys' },
-      ]);
+      throw new ValidationError(
+        'A payload could not be decoded (tampered, or sealed with a key not configured here).',
+        [{ path: 'body.payloads', message: 'cannot be decoded with the configured keys' }],
+      );
     }
     ctx.body = { payloads: payloads.map(payloadToJson) };
   };
@@ -117,4 +119,3 @@ export function createOpsApp(deps: OpsDeps): Koa {
   );
   return app;
 }
-

@@ -10,7 +10,10 @@ export const ListQuery = z
     limit: listLimit,
     cursor: z
       .string()
-      .refine((c) => decodePageCursor(c) !== null, 'is not a cursor from this list; pass next_cursor from the previous page')
+      .refine(
+        (c) => decodePageCursor(c) !== null,
+        'is not a cursor from this list; pass next_cursor from the previous page',
+      )
       .optional()
       .describe('next_cursor of the previous page'),
   })

@@ -13,7 +13,10 @@ import type { SharedWindowLimits } from './shared-rate-limit';
  */
 export function publicRequestLimit(limits: SharedWindowLimits, perMinute: number): Middleware {
   const refusal = () =>
-    new RateLimitedError(`Too many unauthenticated requests from this address: at most ${perMinute} a minute.`, limits.retryAfterSeconds());
+    new RateLimitedError(
+      `Too many unauthenticated requests from this address: at most ${perMinute} a minute.`,
+      limits.retryAfterSeconds(),
+    );
   // The key of a connection's address, made once per connection: without a forwarding header the address
   // is the socket's, so no request builds (and hashes) a new key string.
   const socketKeys = new WeakMap<object, string>();
@@ -78,7 +81,10 @@ export class RateLimiter {
   }
 
   private sharedRefusal(): RateLimitedError {
-    return new RateLimitedError(`Too many requests for this service key: at most ${this.settings.perMinute} a minute.`, this.shared!.retryAfterSeconds());
+    return new RateLimitedError(
+      `Too many requests for this service key: at most ${this.settings.perMinute} a minute.`,
+      this.shared!.retryAfterSeconds(),
+    );
   }
 
   private takeFromBucket(key: string): void {

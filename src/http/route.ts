@@ -30,7 +30,11 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
-export interface RouteDef<P extends ZodTypeAny = ZodTypeAny, Q extends ZodTypeAny = ZodTypeAny, B extends ZodTypeAny = ZodTypeAny> {
+export interface RouteDef<
+  P extends ZodTypeAny = ZodTypeAny,
+  Q extends ZodTypeAny = ZodTypeAny,
+  B extends ZodTypeAny = ZodTypeAny,
+> {
   method: HttpMethod;
   /** OpenAPI-style path, e.g. `/v1/ssh-keys/{id}`. */
   path: string;
@@ -94,7 +98,14 @@ export class ApiRouter {
       const params = def.params ? parse(paramsSchema, ctx.params ?? {}, 'path') : {};
       const query = def.query ? parse(def.query, { ...ctx.query }, 'query') : {};
       const body = bodySchema ? parse(bodySchema, ctx.state.body, 'body') : undefined;
-      const result = def.handler({ params, query, body, accountId: ctx.state.accountId as string, apiKey: ctx.state.apiKey as ApiKeyRow, ctx });
+      const result = def.handler({
+        params,
+        query,
+        body,
+        accountId: ctx.state.accountId as string,
+        apiKey: ctx.state.apiKey as ApiKeyRow,
+        ctx,
+      });
       // A synchronous handler (GET /v1/pricing) is answered without a promise of ours in between.
       if (result instanceof Promise) return result.then((r) => apply(ctx, r));
       apply(ctx, result);
@@ -104,7 +115,9 @@ export class ApiRouter {
     const handle: Middleware = (ctx) => {
       // Before the body is read: a key without the scope learns nothing more and makes us wait for nothing.
       if (scope && !(ctx.state.apiKey as ApiKeyRow).scopes.includes(scope)) {
-        throw new ForbiddenError(`This API key lacks the scope "${scope}" that ${def.method.toUpperCase()} ${def.path} needs.`);
+        throw new ForbiddenError(
+          `This API key lacks the scope "${scope}" that ${def.method.toUpperCase()} ${def.path} needs.`,
+        );
       }
       // Read only now, after authentication: an unauthenticated client never gets to make us wait for a body.
       if (bodySchema && expectsBody(ctx)) return readJsonBody(ctx, this.bodyLimits).then(() => run(ctx));
@@ -118,7 +131,8 @@ export class ApiRouter {
     };
     if (koaPath.includes(':')) this.router[def.method](koaPath, named, ...chain);
     else {
-      const byPath = this.staticRoutes.get(def.method.toUpperCase()) ?? new Map<string, { route: string; chain: Middleware[] }>();
+      const byPath =
+        this.staticRoutes.get(def.method.toUpperCase()) ?? new Map<string, { route: string; chain: Middleware[] }>();
       byPath.set(koaPath, { route: def.path, chain });
       this.staticRoutes.set(def.method.toUpperCase(), byPath);
       const methods = this.staticMethods.get(koaPath) ?? new Set<string>();
@@ -166,7 +180,13 @@ export class ApiRouter {
           ctx.status = 204;
           return Promise.resolve();
         }
-        throw new ApiError(405, 'method_not_allowed', `This path does not support ${ctx.method}; it allows ${allow}.`, undefined, { Allow: allow });
+        throw new ApiError(
+          405,
+          'method_not_allowed',
+          `This path does not support ${ctx.method}; it allows ${allow}.`,
+          undefined,
+          { Allow: allow },
+        );
       });
     };
   }

@@ -109,7 +109,11 @@ export class SharedWindowLimits {
   private async ask(key: string, state: WindowState, max: number): Promise<void> {
     const want = Math.max(1, Math.ceil((max - state.known) / BLOCK_DIVISOR));
     if (!this.store) {
-      this.grant(state, Math.max(0, Math.min(want, max - state.known)), state.known + Math.max(0, Math.min(want, max - state.known)));
+      this.grant(
+        state,
+        Math.max(0, Math.min(want, max - state.known)),
+        state.known + Math.max(0, Math.min(want, max - state.known)),
+      );
       return;
     }
     try {

@@ -27,7 +27,9 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 export function textProblem(value: string, options: { multiline?: boolean } = {}): string | null {
   if (value.includes('\u0000')) return 'must not contain NUL characters';
   if ((options.multiline ? CONTROL_IN_SCRIPT : CONTROL).test(value)) {
-    return options.multiline ? 'must not contain control characters other than newlines and tabs' : 'must not contain control characters or newlines';
+    return options.multiline
+      ? 'must not contain control characters other than newlines and tabs'
+      : 'must not contain control characters or newlines';
   }
   if (LONE_SURROGATE.test(value)) return 'must be valid Unicode (it contains a lone surrogate)';
   if (BIDI_OR_NONCHARACTER.test(value)) return 'must not contain bidirectional override or noncharacter code points';

@@ -29,7 +29,12 @@ export const envSealContext = (jobId: string): string => `job-env:${jobId}`;
 export const exitUrl = (publicBaseUrl: string): string => `${publicBaseUrl.replace(/\/+$/, '')}/v1/jobs/exit`;
 
 /** The shell text an instance runs: env exports, then the wrapper under `sh` (POSIX; no bash needed). */
-export function buildStartCommand(r: { command: string; env: Record<string, string>; token: string; exitUrl: string }): string {
+export function buildStartCommand(r: {
+  command: string;
+  env: Record<string, string>;
+  token: string;
+  exitUrl: string;
+}): string {
   const lines = [
     ...Object.entries(r.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
     `export GPUO_JOB_COMMAND=${shellQuote(r.command)}`,
@@ -50,14 +55,18 @@ export interface JobStartDeps {
  * The start command for `onstartCmd` when it is an attempt's reference (a fresh token, its hash recorded on
  * the attempt, replacing one an earlier try of this create made); any other value is returned as it is.
  */
-export async function resolveStartCommand(deps: JobStartDeps, onstartCmd: string | undefined): Promise<string | undefined> {
+export async function resolveStartCommand(
+  deps: JobStartDeps,
+  onstartCmd: string | undefined,
+): Promise<string | undefined> {
   const ref = onstartCmd === undefined ? null : JOB_START_COMMAND_REF.exec(onstartCmd);
   if (!ref) return onstartCmd;
   const [, jobId, n] = ref as unknown as [string, string, string];
   const job = await deps.jobs.findForWorkflow(jobId);
   if (!job) throw new Error(`job ${jobId} not found`);
   const sealed = await deps.jobs.sealedEnv(jobId);
-  const env = sealed === null ? {} : (JSON.parse(openText(deps.vault, sealed, envSealContext(jobId))) as Record<string, string>);
+  const env =
+    sealed === null ? {} : (JSON.parse(openText(deps.vault, sealed, envSealContext(jobId))) as Record<string, string>);
   const token = newExitToken();
   await deps.jobs.setAttemptToken(jobId, Number(n), hashExitToken(token));
   return buildStartCommand({ command: job.spec.command, env, token, exitUrl: exitUrl(deps.publicBaseUrl) });

@@ -12,7 +12,13 @@
  * unpriced reservation would count $0 in the burn, so launches up to the live-instance limit would pass on
  * any positive balance or under any key cap.
  */
-import { admitLaunch, admitStart, releaseReservation, type AdmissionDecision, type LaunchIntent } from '../db/queries/admission';
+import {
+  admitLaunch,
+  admitStart,
+  releaseReservation,
+  type AdmissionDecision,
+  type LaunchIntent,
+} from '../db/queries/admission';
 import type { InstanceQueries } from '../db/queries/instances';
 import type { Pool } from '../db/pool';
 import { DEFAULT_ADMISSION_WINDOW_MS } from '../domain/admission';
@@ -46,11 +52,20 @@ interface PricedOffer {
 }
 
 /** The cheapest offer that matches the launch, or null. */
-export function matchOffer(offers: readonly PricedOffer[], launch: Pick<LaunchCost, 'provider' | 'spot' | 'region'>): PricedOffer | null {
+export function matchOffer(
+  offers: readonly PricedOffer[],
+  launch: Pick<LaunchCost, 'provider' | 'spot' | 'region'>,
+): PricedOffer | null {
   const matching = offers.filter(
-    (o) => o.provider === launch.provider && o.spot === launch.spot && (!launch.region || !o.region || o.region === launch.region),
+    (o) =>
+      o.provider === launch.provider &&
+      o.spot === launch.spot &&
+      (!launch.region || !o.region || o.region === launch.region),
   );
-  return matching.reduce<PricedOffer | null>((best, o) => (best === null || o.pricePerHourMicros < best.pricePerHourMicros ? o : best), null);
+  return matching.reduce<PricedOffer | null>(
+    (best, o) => (best === null || o.pricePerHourMicros < best.pricePerHourMicros ? o : best),
+    null,
+  );
 }
 
 /** How long a live price list stands in for a missing snapshot offer. */
@@ -65,7 +80,11 @@ const LIVE_PRICE_TTL_MS = 60_000;
 export function admissionRefusal(decision: AdmissionDecision): LaunchRefusal | null {
   switch (decision.outcome) {
     case 'limited':
-      return { type: 'limit_reached', message: decision.message, details: [{ limit: 'live_instances', max: decision.max }] };
+      return {
+        type: 'limit_reached',
+        message: decision.message,
+        details: [{ limit: 'live_instances', max: decision.max }],
+      };
     case 'refused':
       return { type: 'insufficient_balance', message: decision.message! };
     case 'key_refused':
@@ -163,9 +182,15 @@ export function createLaunchAdmission(deps: {
       const apiKey = await deps.credentials.findApiKey(launch.accountId, launch.provider);
       return deps.adapters[launch.provider].listOffers(apiKey ?? undefined);
     })();
-    const entry: { at: number; offers: Promise<ProviderOffer[]>; resolved?: ProviderOffer[] } = { at: Date.now(), offers };
+    const entry: { at: number; offers: Promise<ProviderOffer[]>; resolved?: ProviderOffer[] } = {
+      at: Date.now(),
+      offers,
+    };
     liveCache.set(launch.provider, entry);
-    offers.then((list) => (entry.resolved = list), () => liveCache.delete(launch.provider));
+    offers.then(
+      (list) => (entry.resolved = list),
+      () => liveCache.delete(launch.provider),
+    );
     return offers;
   }
 
@@ -174,7 +199,12 @@ export function createLaunchAdmission(deps: {
     const liveOffer = matchOffer(
       live
         .filter((o) => o.gpuType === launch.gpuType)
-        .map((o) => ({ provider: o.provider, spot: o.spot, region: o.region, pricePerHourMicros: dollarsToMicros(o.pricePerHour) })),
+        .map((o) => ({
+          provider: o.provider,
+          spot: o.spot,
+          region: o.region,
+          pricePerHourMicros: dollarsToMicros(o.pricePerHour),
+        })),
       launch,
     );
     return liveOffer ? { perGpuMicros: liveOffer.pricePerHourMicros, source: 'provider' } : null;
@@ -184,7 +214,12 @@ export function createLaunchAdmission(deps: {
   function quoteAtHand(launch: LaunchCost): Quote | null | undefined {
     const fromSnapshot = deps.pricing.latest?.byGpu.get(launch.gpuType)?.offers ?? [];
     const snapshotOffer = matchOffer(
-      fromSnapshot.map((o) => ({ provider: o.provider, spot: o.spot, region: o.region, pricePerHourMicros: dollarsToMicros(o.price_per_hour) })),
+      fromSnapshot.map((o) => ({
+        provider: o.provider,
+        spot: o.spot,
+        region: o.region,
+        pricePerHourMicros: dollarsToMicros(o.price_per_hour),
+      })),
       launch,
     );
     if (snapshotOffer) return { perGpuMicros: snapshotOffer.pricePerHourMicros, source: 'snapshot' };
@@ -200,7 +235,11 @@ export function createLaunchAdmission(deps: {
       return fromLive(await liveOffers(launch), launch);
     } catch (err) {
       // The launch itself will meet the same provider trouble and answer for it; here the price is unknown.
-      deps.logger.warn('no live price for the balance check', { provider: launch.provider, gpu_type: launch.gpuType, err });
+      deps.logger.warn('no live price for the balance check', {
+        provider: launch.provider,
+        gpu_type: launch.gpuType,
+        err,
+      });
       return null;
     }
   }
@@ -266,11 +305,24 @@ export function createLaunchAdmission(deps: {
      * `admitStart`), or throws what the start answers: 402 `insufficient_balance` naming the numbers, 422 at the limit.
      */
     async admitStart(row: { id: string; account_id: string; provider: ProviderId }): Promise<void> {
-      const decision = await admitStart(deps.pool, { accountId: row.account_id, instanceId: row.id, windowMs: deps.windowMs, maxLive: deps.maxLive });
+      const decision = await admitStart(deps.pool, {
+        accountId: row.account_id,
+        instanceId: row.id,
+        windowMs: deps.windowMs,
+        maxLive: deps.maxLive,
+      });
       if (decision.outcome === 'limited') {
-        throw launchRefusalError({ type: 'limit_reached', message: decision.message, details: [{ limit: 'live_instances', max: decision.max }] }, row.provider);
+        throw launchRefusalError(
+          {
+            type: 'limit_reached',
+            message: decision.message,
+            details: [{ limit: 'live_instances', max: decision.max }],
+          },
+          row.provider,
+        );
       }
-      if (decision.outcome === 'refused') throw launchRefusalError({ type: 'insufficient_balance', message: decision.message }, row.provider);
+      if (decision.outcome === 'refused')
+        throw launchRefusalError({ type: 'insufficient_balance', message: decision.message }, row.provider);
     },
   };
 }

@@ -27,13 +27,15 @@ export interface LaunchRefusal {
 }
 
 /** Ours, never the provider's: an unknown failure (the database, a bug) answers this. */
-const internalError = () => new ApiError(500, 'internal_error', 'An internal error occurred. Quote the request_id if you contact support.');
+const internalError = () =>
+  new ApiError(500, 'internal_error', 'An internal error occurred. Quote the request_id if you contact support.');
 
 const providerError = (f: LaunchRefusal, provider: ProviderId) => {
   const detail = f.details?.[0] as { providerStatus?: number | null } | undefined;
   return new ProviderApiError(provider, detail?.providerStatus ?? 0, f.message);
 };
-const providerUnavailable = (f: LaunchRefusal, provider: ProviderId) => new ProviderUnavailableError(provider, f.message);
+const providerUnavailable = (f: LaunchRefusal, provider: ProviderId) =>
+  new ProviderUnavailableError(provider, f.message);
 
 const TO_HTTP: { [T in FailureType]: (f: LaunchRefusal, provider: ProviderId) => ApiError } = {
   idempotency_conflict: (f) => new ConflictError(f.message),
@@ -44,13 +46,16 @@ const TO_HTTP: { [T in FailureType]: (f: LaunchRefusal, provider: ProviderId) =>
   insufficient_balance: (f) => new InsufficientBalanceError(f.message),
   api_key_unusable: (f) => new UnauthenticatedError(f.message),
   validation_error: (f) => new ValidationError(f.message),
-  service_unavailable: () => new ServiceUnavailableError('The database could not be reached; retrying with the same Idempotency-Key is safe.'),
-  internal_error: () => new ApiError(500, 'internal_error', 'An internal error occurred; nothing was left running at the provider.'),
+  service_unavailable: () =>
+    new ServiceUnavailableError('The database could not be reached; retrying with the same Idempotency-Key is safe.'),
+  internal_error: () =>
+    new ApiError(500, 'internal_error', 'An internal error occurred; nothing was left running at the provider.'),
   instance_missing: internalError,
   pricing_key_missing: internalError,
   provider_not_connected: (_f, provider) => new ProviderNotConnectedError(provider),
   provider_no_capacity: (f, provider) => new NoCapacityError(provider, f.message),
-  provider_invalid_request: (f, provider) => new ValidationError(`${provider} refused the request's parameters: ${f.message}`),
+  provider_invalid_request: (f, provider) =>
+    new ValidationError(`${provider} refused the request's parameters: ${f.message}`),
   provider_rate_limited: providerUnavailable,
   provider_transient: providerUnavailable,
   provider_unavailable: providerUnavailable,

@@ -49,14 +49,20 @@ function costOf(input: LaunchInput): LaunchCost {
 
 export function createLaunchLibrary(deps: LaunchLibraryDeps) {
   const timing = deps.timing ?? DEFAULT_LAUNCH_TIMING;
-  const inputOf = (ask: LaunchAsk): LaunchInput => launchInputOf({ ...ask, warnings: launchWarnings(ask.body) }, timing);
+  const inputOf = (ask: LaunchAsk): LaunchInput =>
+    launchInputOf({ ...ask, warnings: launchWarnings(ask.body) }, timing);
 
   /** Live availability of the launch's offer at its provider (the launch would meet no capacity at 0). */
   async function liveAvailability(accountId: string, body: ParsedLaunchBody): Promise<number> {
     const apiKey = await deps.credentials.findApiKey(accountId, body.provider);
     const offers = await deps.adapters[body.provider].listOffers(apiKey ?? undefined);
     return offers
-      .filter((o) => o.gpuType === body.gpu_type && o.spot === body.spot && (!body.region || !o.region || o.region === body.region))
+      .filter(
+        (o) =>
+          o.gpuType === body.gpu_type &&
+          o.spot === body.spot &&
+          (!body.region || !o.region || o.region === body.region),
+      )
       .reduce((sum, o) => sum + o.availability, 0);
   }
 
@@ -77,7 +83,8 @@ export function createLaunchLibrary(deps: LaunchLibraryDeps) {
         return await deps.start(input);
       } catch (err) {
         // A definite refusal (not "still waiting"): the reservation must not hold money for nothing.
-        if (err instanceof ApiError && !(err instanceof ServiceUnavailableError)) await deps.admission.release(input.instanceId, err.message);
+        if (err instanceof ApiError && !(err instanceof ServiceUnavailableError))
+          await deps.admission.release(input.instanceId, err.message);
         throw err;
       }
     },
@@ -87,20 +94,26 @@ export function createLaunchLibrary(deps: LaunchLibraryDeps) {
      * admission without a reservation), then the provider's live offers for capacity unless `known` (a ranked
      * offer from the pricing snapshot) says.
      */
-    async assess(ask: Omit<LaunchAsk, 'idempotencyKey'>, known?: Pick<RunOffer, 'pricePerHourMicros' | 'availability'>): Promise<LaunchAssessment> {
+    async assess(
+      ask: Omit<LaunchAsk, 'idempotencyKey'>,
+      known?: Pick<RunOffer, 'pricePerHourMicros' | 'availability'>,
+    ): Promise<LaunchAssessment> {
       // A key no launch has: admission never mistakes the plan for a replay of an existing launch.
       const input = inputOf({ ...ask, idempotencyKey: `plan-${randomToken(64)}` });
       const { body, accountId } = ask;
       let refusal: ApiError | null = null;
       let availability: number | null = known?.availability ?? null;
-      const priceMicros = known ? known.pricePerHourMicros * body.gpu_count : await deps.admission.hourlyPriceMicros(costOf(input));
+      const priceMicros = known
+        ? known.pricePerHourMicros * body.gpu_count
+        : await deps.admission.hourlyPriceMicros(costOf(input));
       try {
         await assertLaunchAllowed(deps, body, accountId);
         await deps.admission.check({ ...costOf(input), intent: launchIntentOf(input) });
         if (!known) {
           availability = await liveAvailability(accountId, body);
           const offer = `${body.gpu_type}${body.spot ? ' spot' : ''}`;
-          if (availability <= 0) throw new NoCapacityError(PROVIDER_NAMES[body.provider], `no ${offer} offer is available right now`);
+          if (availability <= 0)
+            throw new NoCapacityError(PROVIDER_NAMES[body.provider], `no ${offer} offer is available right now`);
         }
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;

@@ -13,7 +13,8 @@ import type { ParsedLaunchBody } from './input';
 export const SPOT_PROVIDERS: readonly ProviderId[] = ['vastai'];
 
 /** Whether an offer can be launched as it is: on-demand anywhere, spot only where the provider sells it. */
-export const launchableOffer = (o: { provider: ProviderId; spot: boolean }): boolean => !o.spot || SPOT_PROVIDERS.includes(o.provider);
+export const launchableOffer = (o: { provider: ProviderId; spot: boolean }): boolean =>
+  !o.spot || SPOT_PROVIDERS.includes(o.provider);
 
 /** Which capability fields each provider uses; the others are accepted and reported in `warnings`. */
 const CAPABILITY_FIELDS: Record<'volume_gb' | 'onstart_cmd' | 'ssh_key_name', ProviderId> = {
@@ -38,15 +39,30 @@ export interface LaunchPolicyDeps {
  * The launch's checks before admission, in the launch's order (plan runs the same ones): spot where the
  * provider sells it, the provider's catalog limits, a connected key, an SSH key for Lambda. Throws the refusal.
  */
-export async function assertLaunchAllowed(deps: LaunchPolicyDeps, body: ParsedLaunchBody, accountId: string): Promise<void> {
+export async function assertLaunchAllowed(
+  deps: LaunchPolicyDeps,
+  body: ParsedLaunchBody,
+  accountId: string,
+): Promise<void> {
   if (!launchableOffer(body)) {
     throw new UnsupportedOperationError(
-      body.provider === 'lambda' ? 'Lambda has no spot capacity; launch without spot.' : 'RunPod no longer offers spot pods; launch without spot.',
+      body.provider === 'lambda'
+        ? 'Lambda has no spot capacity; launch without spot.'
+        : 'RunPod no longer offers spot pods; launch without spot.',
     );
   }
-  const problems = launchProblems(body.provider, { gpuType: body.gpu_type, gpuCount: body.gpu_count, region: body.region });
-  if (problems.length) throw new UnsupportedOperationError(`${PROVIDER_NAMES[body.provider]} cannot serve this launch: ${problems[0]!.path} ${problems[0]!.message}.`, problems.map((p) => ({ ...p })));
-  if ((await deps.credentials.findApiKey(accountId, body.provider)) === null) throw new ProviderNotConnectedError(body.provider);
+  const problems = launchProblems(body.provider, {
+    gpuType: body.gpu_type,
+    gpuCount: body.gpu_count,
+    region: body.region,
+  });
+  if (problems.length)
+    throw new UnsupportedOperationError(
+      `${PROVIDER_NAMES[body.provider]} cannot serve this launch: ${problems[0]!.path} ${problems[0]!.message}.`,
+      problems.map((p) => ({ ...p })),
+    );
+  if ((await deps.credentials.findApiKey(accountId, body.provider)) === null)
+    throw new ProviderNotConnectedError(body.provider);
   if (body.provider === 'lambda' && !body.ssh_key_name && !(await deps.sshKeys.findDefaultSshKey(accountId))) {
     throw new ValidationError('Lambda launches need ssh_key_name or a default SSH key (POST /v1/ssh-keys).', [
       { path: 'ssh_key_name', message: 'required when the account has no default SSH key' },

@@ -248,7 +248,11 @@ const ALIASES: Readonly<Record<string, readonly GpuSlug[]>> = {
 
 /** A GPU name as compared: lower case, without a leading "nvidia" and without spaces, dashes or underscores. */
 export function normalizeGpuName(name: string): string {
-  return name.trim().toLowerCase().replace(/^nvidia[\s_-]*/, '').replace(/[\s_-]+/g, '');
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/^nvidia[\s_-]*/, '')
+    .replace(/[\s_-]+/g, '');
 }
 
 const BY_NAME = new Map<string, readonly GpuSlug[]>();
@@ -257,12 +261,18 @@ for (const [alias, slugs] of Object.entries(ALIASES)) if (!BY_NAME.has(alias)) B
 
 /** The aliases of a slug: the names that resolve to it alone (a family name naming several is not one). */
 export function gpuAliases(slug: GpuSlug): string[] {
-  return Object.entries(ALIASES).filter(([, slugs]) => slugs.length === 1 && slugs[0] === slug).map(([alias]) => alias);
+  return Object.entries(ALIASES)
+    .filter(([, slugs]) => slugs.length === 1 && slugs[0] === slug)
+    .map(([alias]) => alias);
 }
 
 /** The aliases that name several slugs (`h100`), with the slugs each means. */
 export function gpuFamilies(): Record<string, GpuSlug[]> {
-  return Object.fromEntries(Object.entries(ALIASES).filter(([, slugs]) => slugs.length > 1).map(([alias, slugs]) => [alias, [...slugs]]));
+  return Object.fromEntries(
+    Object.entries(ALIASES)
+      .filter(([, slugs]) => slugs.length > 1)
+      .map(([alias, slugs]) => [alias, [...slugs]]),
+  );
 }
 
 /**
@@ -303,7 +313,9 @@ export function slugFromVast(gpuName: string | null | undefined, gpuRamMb?: numb
 }
 
 /** Slug and GPU count for a Lambda instance-type name (`gpu_8x_h100_sxm5`); `null` when not in the table. */
-export function slugFromLambda(instanceTypeName: string | null | undefined): { slug: GpuSlug; gpuCount: number } | null {
+export function slugFromLambda(
+  instanceTypeName: string | null | undefined,
+): { slug: GpuSlug; gpuCount: number } | null {
   if (!instanceTypeName) return null;
   const m = LAMBDA_TYPE.exec(instanceTypeName);
   if (!m) return null;
@@ -338,9 +350,23 @@ export function lambdaInstanceTypes(slug: GpuSlug, gpuCount: number): string[] {
 
 /** Lambda's region codes (its `PublicRegionCode` enum, provider-apis.md §Lambda). */
 export const LAMBDA_REGIONS: readonly string[] = [
-  'us-east-1', 'us-east-2', 'us-east-3', 'us-midwest-1', 'us-midwest-2', 'us-south-1', 'us-south-2', 'us-south-3',
-  'us-west-1', 'us-west-2', 'us-west-3', 'asia-northeast-1', 'asia-northeast-2', 'asia-south-1', 'australia-east-1',
-  'europe-central-1', 'me-west-1',
+  'us-east-1',
+  'us-east-2',
+  'us-east-3',
+  'us-midwest-1',
+  'us-midwest-2',
+  'us-south-1',
+  'us-south-2',
+  'us-south-3',
+  'us-west-1',
+  'us-west-2',
+  'us-west-3',
+  'asia-northeast-1',
+  'asia-northeast-2',
+  'asia-south-1',
+  'australia-east-1',
+  'europe-central-1',
+  'me-west-1',
 ];
 
 /**
@@ -348,9 +374,32 @@ export const LAMBDA_REGIONS: readonly string[] = [
  * `region` on runpod is one of these; RunPod answers 400 "unknown data center" otherwise.
  */
 export const RUNPOD_DATA_CENTERS: readonly string[] = [
-  'AP-JP-1', 'CA-MTL-1', 'CA-MTL-2', 'CA-MTL-3', 'EU-CZ-1', 'EU-FR-1', 'EU-NL-1', 'EU-RO-1', 'EU-SE-1', 'EUR-IS-1',
-  'EUR-IS-2', 'EUR-IS-3', 'EUR-NO-1', 'OC-AU-1', 'US-CA-2', 'US-DE-1', 'US-GA-1', 'US-GA-2', 'US-IL-1', 'US-KS-2',
-  'US-KS-3', 'US-NC-1', 'US-TX-1', 'US-TX-3', 'US-TX-4', 'US-WA-1',
+  'AP-JP-1',
+  'CA-MTL-1',
+  'CA-MTL-2',
+  'CA-MTL-3',
+  'EU-CZ-1',
+  'EU-FR-1',
+  'EU-NL-1',
+  'EU-RO-1',
+  'EU-SE-1',
+  'EUR-IS-1',
+  'EUR-IS-2',
+  'EUR-IS-3',
+  'EUR-NO-1',
+  'OC-AU-1',
+  'US-CA-2',
+  'US-DE-1',
+  'US-GA-1',
+  'US-GA-2',
+  'US-IL-1',
+  'US-KS-2',
+  'US-KS-3',
+  'US-NC-1',
+  'US-TX-1',
+  'US-TX-3',
+  'US-TX-4',
+  'US-WA-1',
 ];
 
 /** One reason a provider cannot serve a launch, tied to the request field it is about. */
@@ -366,9 +415,14 @@ export interface LaunchProblem {
  * two-letter country code and ignores anything else). Empty when nothing is known to be wrong;
  * capacity is still the provider's answer.
  */
-export function launchProblems(provider: ProviderId, spec: { gpuType: GpuSlug; gpuCount: number; region?: string }): LaunchProblem[] {
+export function launchProblems(
+  provider: ProviderId,
+  spec: { gpuType: GpuSlug; gpuCount: number; region?: string },
+): LaunchProblem[] {
   const sells = (e: GpuCatalogEntry) =>
-    provider === 'runpod' ? e.runpod.length > 0 && !e.runpodLegacy : (provider === 'vastai' ? e.vast : e.lambda).length > 0;
+    provider === 'runpod'
+      ? e.runpod.length > 0 && !e.runpodLegacy
+      : (provider === 'vastai' ? e.vast : e.lambda).length > 0;
   const name = PROVIDER_NAMES[provider];
   const entry = BY_SLUG.get(spec.gpuType);
   if (!entry || !sells(entry)) {
@@ -377,15 +431,24 @@ export function launchProblems(provider: ProviderId, spec: { gpuType: GpuSlug; g
   }
   const problems: LaunchProblem[] = [];
   if (provider === 'runpod' && spec.region !== undefined && !RUNPOD_DATA_CENTERS.includes(spec.region)) {
-    problems.push({ path: 'region', message: `is not a RunPod data center; RunPod's are ${RUNPOD_DATA_CENTERS.join(', ')}` });
+    problems.push({
+      path: 'region',
+      message: `is not a RunPod data center; RunPod's are ${RUNPOD_DATA_CENTERS.join(', ')}`,
+    });
   }
   if (provider === 'lambda') {
     const counts = [...new Set(entry.lambda.flatMap((l) => l.counts))].sort((a, b) => a - b);
     if (!counts.includes(spec.gpuCount)) {
-      problems.push({ path: 'gpu_count', message: `Lambda sells ${spec.gpuType} only with ${counts.join(', ')} GPU(s) per instance` });
+      problems.push({
+        path: 'gpu_count',
+        message: `Lambda sells ${spec.gpuType} only with ${counts.join(', ')} GPU(s) per instance`,
+      });
     }
     if (spec.region !== undefined && !LAMBDA_REGIONS.includes(spec.region)) {
-      problems.push({ path: 'region', message: `is not a Lambda region; Lambda's regions are ${LAMBDA_REGIONS.join(', ')}` });
+      problems.push({
+        path: 'region',
+        message: `is not a Lambda region; Lambda's regions are ${LAMBDA_REGIONS.join(', ')}`,
+      });
     }
   }
   return problems;

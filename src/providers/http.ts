@@ -52,7 +52,12 @@ export interface ProviderResponse<T = unknown> {
 export interface ProviderHttp {
   request<T = unknown>(req: ProviderRequest): Promise<ProviderResponse<T>>;
   /** Builds the adapter's error for a response the adapter itself judged a failure. */
-  errorFor(kind: ProviderFailureKind, message: string, apiKey: string | undefined, status?: number): ProviderRequestError;
+  errorFor(
+    kind: ProviderFailureKind,
+    message: string,
+    apiKey: string | undefined,
+    status?: number,
+  ): ProviderRequestError;
 }
 
 /** Parses `Retry-After` (delta-seconds or an HTTP date) into milliseconds. */
@@ -142,7 +147,11 @@ export function createProviderHttp(opts: ProviderHttpOptions): ProviderHttp {
     if (!Object.values(headers).every((v) => SENDABLE_HEADER_VALUE.test(v))) {
       // Only the key comes from outside; say so without quoting any of it. Keys are checked as printable ASCII
       // when connected, so this is a key stored before that rule.
-      throw errorFor('invalid_key', `the stored ${opts.providerName} API key contains characters an HTTP header cannot carry; connect the key again`, req.apiKey);
+      throw errorFor(
+        'invalid_key',
+        `the stored ${opts.providerName} API key contains characters an HTTP header cannot carry; connect the key again`,
+        req.apiKey,
+      );
     }
     const started = Date.now();
     const log = { provider: opts.provider, method: req.method, path: req.path };

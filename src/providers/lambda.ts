@@ -143,7 +143,9 @@ export function createLambdaAdapter(options: LambdaAdapterOptions): ProviderAdap
       path: '/instance-types',
       apiKey,
     });
-    return Object.values(res.body?.data ?? {}).filter((e) => e && e.instance_type && typeof e.instance_type.name === 'string');
+    return Object.values(res.body?.data ?? {}).filter(
+      (e) => e && e.instance_type && typeof e.instance_type.name === 'string',
+    );
   }
 
   async function listRaw(apiKey: string): Promise<LambdaInstance[]> {
@@ -187,7 +189,13 @@ export function createLambdaAdapter(options: LambdaAdapterOptions): ProviderAdap
           const k = `${parsed.slug}|${region ?? ''}`;
           const cur = offers.get(k);
           if (!cur) {
-            const offer: ProviderOffer = { provider: 'lambda', gpuType: parsed.slug, pricePerHour: price, availability: units, spot: false };
+            const offer: ProviderOffer = {
+              provider: 'lambda',
+              gpuType: parsed.slug,
+              pricePerHour: price,
+              availability: units,
+              spot: false,
+            };
             if (region !== undefined) offer.region = region;
             offers.set(k, offer);
           } else {
@@ -198,7 +206,10 @@ export function createLambdaAdapter(options: LambdaAdapterOptions): ProviderAdap
       }
       // A GPU that has capacity somewhere does not also need the capacity-less placeholder.
       for (const [k, o] of offers) {
-        if (o.region === undefined && [...offers.values()].some((x) => x.gpuType === o.gpuType && x.region !== undefined)) {
+        if (
+          o.region === undefined &&
+          [...offers.values()].some((x) => x.gpuType === o.gpuType && x.region !== undefined)
+        ) {
           offers.delete(k);
         }
       }
@@ -218,7 +229,8 @@ export function createLambdaAdapter(options: LambdaAdapterOptions): ProviderAdap
     },
 
     async launch(apiKey, spec) {
-      if (spec.spot) throw http.errorFor('provider_error', 'Lambda has no spot instances; launch on-demand instead.', apiKey);
+      if (spec.spot)
+        throw http.errorFor('provider_error', 'Lambda has no spot instances; launch on-demand instead.', apiKey);
       if (!spec.region) throw http.errorFor('provider_error', 'Lambda launches need a region.', apiKey);
       if (!spec.sshKeyName) {
         throw http.errorFor('provider_error', 'Lambda launches need exactly one registered SSH key name.', apiKey);
@@ -230,7 +242,11 @@ export function createLambdaAdapter(options: LambdaAdapterOptions): ProviderAdap
       if (candidates.length === 0) {
         // Lambda's list of instance types is its whole offer: not there means it cannot be had (a 422 the caller
         // can act on, as with any other capacity answer), not a provider failure.
-        throw http.errorFor('no_capacity', `Lambda offers no instance type with ${spec.gpuCount}x ${spec.gpuType}.`, apiKey);
+        throw http.errorFor(
+          'no_capacity',
+          `Lambda offers no instance type with ${spec.gpuCount}x ${spec.gpuType}.`,
+          apiKey,
+        );
       }
       // Prefer a type that lists capacity in the region, then the cheapest; Lambda has the final word on capacity.
       const region = spec.region;
@@ -283,7 +299,11 @@ export function createLambdaAdapter(options: LambdaAdapterOptions): ProviderAdap
     },
 
     async stop(apiKey) {
-      throw http.errorFor('provider_error', 'Stopping instances is not supported on Lambda; terminate instead.', apiKey);
+      throw http.errorFor(
+        'provider_error',
+        'Stopping instances is not supported on Lambda; terminate instead.',
+        apiKey,
+      );
     },
 
     async start(apiKey) {

@@ -59,7 +59,11 @@ interface RunpodPod {
   gpu?: { id?: string; count?: number } | null;
   dataCenterId?: string | null;
   interruptible?: boolean;
-  runtime?: { uptime?: number; gpus?: { id?: string; gpuUtilPercent?: number; util?: number }[] | null; ports?: { private?: number; public?: number | null; type?: string; ip?: string | null }[] } | null;
+  runtime?: {
+    uptime?: number;
+    gpus?: { id?: string; gpuUtilPercent?: number; util?: number }[] | null;
+    ports?: { private?: number; public?: number | null; type?: string; ip?: string | null }[];
+  } | null;
   ssh?: {
     proxy?: { host: string; port: number; username: string } | null;
     direct?: { host: string; port: number; username: string } | null;
@@ -219,7 +223,11 @@ export function createRunpodAdapter(options: RunpodAdapterOptions): ProviderAdap
       const gpuId = runpodGpuId(spec.gpuType);
       if (!gpuId) throw http.errorFor('provider_error', `RunPod does not offer the GPU type ${spec.gpuType}.`, apiKey);
       // Bounds of CreatePodRequest: refusing here keeps every body the adapter sends valid for the document.
-      if (spec.volumeGb !== undefined && spec.volumeGb > 0 && (!Number.isInteger(spec.volumeGb) || spec.volumeGb < 10)) {
+      if (
+        spec.volumeGb !== undefined &&
+        spec.volumeGb > 0 &&
+        (!Number.isInteger(spec.volumeGb) || spec.volumeGb < 10)
+      ) {
         throw http.errorFor('provider_error', 'RunPod persistent volumes are whole gigabytes, at least 10 GB.', apiKey);
       }
       if (spec.diskGb !== undefined && (!Number.isInteger(spec.diskGb) || spec.diskGb < 1)) {
@@ -296,7 +304,8 @@ export function createRunpodAdapter(options: RunpodAdapterOptions): ProviderAdap
       if (res.status === 409) {
         // Not valid in the current status: a pod already starting or running is what the caller wanted.
         const pod = await getPod(apiKey, id);
-        if (pod && pod.status !== 'EXITED' && pod.status !== 'ERROR' && pod.status !== 'TERMINATED') return normalizeRunpodPod(pod);
+        if (pod && pod.status !== 'EXITED' && pod.status !== 'ERROR' && pod.status !== 'TERMINATED')
+          return normalizeRunpodPod(pod);
         const detail = str(res.body, 'detail') ?? 'the pod cannot be started in its current status';
         throw http.errorFor('provider_error', detail, apiKey, 409);
       }

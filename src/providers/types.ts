@@ -19,7 +19,16 @@ export interface ProviderOffer {
 }
 
 /** Every status an instance (ours or the provider's normalized view) can have. */
-export const INSTANCE_STATUSES = ['provisioning', 'running', 'stopping', 'stopped', 'terminating', 'terminated', 'failed', 'unknown'] as const;
+export const INSTANCE_STATUSES = [
+  'provisioning',
+  'running',
+  'stopping',
+  'stopped',
+  'terminating',
+  'terminated',
+  'failed',
+  'unknown',
+] as const;
 export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
 
 /** An instance as the provider reports it, normalized. */

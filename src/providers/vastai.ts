@@ -112,7 +112,10 @@ export function normalizeVastInstance(inst: VastInstance): ProviderInstance {
     // Vast's `start_date` is when the rental started: metering (and a charge for an instance that ended before
     // we first saw it running) starts there when it is plausible (see markRunning).
     startedAt: vastStatus(inst) === 'running' && start && !Number.isNaN(start.getTime()) ? start.toISOString() : null,
-    gpuUtilization: typeof inst.gpu_util === 'number' ? Array.from({ length: inst.num_gpus ?? 1 }, () => inst.gpu_util as number) : null,
+    gpuUtilization:
+      typeof inst.gpu_util === 'number'
+        ? Array.from({ length: inst.num_gpus ?? 1 }, () => inst.gpu_util as number)
+        : null,
   };
 }
 
@@ -209,7 +212,12 @@ export function createVastaiAdapter(options: VastaiAdapterOptions): ProviderAdap
 
   async function attachKey(apiKey: string, id: number, publicKey: string): Promise<void> {
     try {
-      await http.request({ method: 'POST', path: `/api/v0/instances/${id}/ssh/`, apiKey, body: { ssh_key: publicKey } });
+      await http.request({
+        method: 'POST',
+        path: `/api/v0/instances/${id}/ssh/`,
+        apiKey,
+        body: { ssh_key: publicKey },
+      });
     } catch (err) {
       // The instance exists and the caller will find it by name; a missing key is recoverable, a lost
       // instance is not, so this never fails the launch.
@@ -250,7 +258,8 @@ export function createVastaiAdapter(options: VastaiAdapterOptions): ProviderAdap
         }
         const gpus = o.num_gpus ?? 0;
         if (gpus < 1 || o.rented === true || o.rentable === false) continue;
-        if (typeof o.dph_total === 'number' && o.dph_total > 0) add(slug, false, roundDollars(o.dph_total / gpus), gpus);
+        if (typeof o.dph_total === 'number' && o.dph_total > 0)
+          add(slug, false, roundDollars(o.dph_total / gpus), gpus);
         if (typeof o.min_bid === 'number' && o.min_bid > 0) add(slug, true, roundDollars(o.min_bid / gpus), gpus);
       }
       return [...best.values()];
@@ -260,7 +269,10 @@ export function createVastaiAdapter(options: VastaiAdapterOptions): ProviderAdap
       try {
         const res = await http.request({ method: 'GET', path: '/api/v0/users/current/', apiKey });
         const email = str(res.body, 'email');
-        return { valid: true, message: email ? `The Vast.ai API key belongs to ${email}.` : 'The Vast.ai API key was accepted.' };
+        return {
+          valid: true,
+          message: email ? `The Vast.ai API key belongs to ${email}.` : 'The Vast.ai API key was accepted.',
+        };
       } catch (err) {
         if (err instanceof ProviderRequestError && err.kind === 'invalid_key') {
           return { valid: false, message: `Vast.ai rejected the API key: ${err.message}` };
@@ -341,7 +353,10 @@ export function createVastaiAdapter(options: VastaiAdapterOptions): ProviderAdap
           },
         );
       }
-      throw lastCapacityError ?? http.errorFor('no_capacity', `no offers found for ${spec.gpuCount}x ${spec.gpuType}`, apiKey);
+      throw (
+        lastCapacityError ??
+        http.errorFor('no_capacity', `no offers found for ${spec.gpuCount}x ${spec.gpuType}`, apiKey)
+      );
     },
 
     async findInstanceByName(apiKey, name) {
@@ -360,12 +375,22 @@ export function createVastaiAdapter(options: VastaiAdapterOptions): ProviderAdap
     },
 
     async stop(apiKey) {
-      throw http.errorFor('provider_error', 'Stopping instances is not supported on Vast.ai; terminate instead.', apiKey);
+      throw http.errorFor(
+        'provider_error',
+        'Stopping instances is not supported on Vast.ai; terminate instead.',
+        apiKey,
+      );
     },
 
     async start(apiKey, id) {
       if (!/^\d+$/.test(id)) throw http.errorFor('not_found', `Vast.ai has no instance ${id}.`, apiKey, 404);
-      const res = await http.request({ method: 'PUT', path: `/api/v0/instances/${id}/`, apiKey, body: { state: 'running' }, accept: [404] });
+      const res = await http.request({
+        method: 'PUT',
+        path: `/api/v0/instances/${id}/`,
+        apiKey,
+        body: { state: 'running' },
+        accept: [404],
+      });
       const inst = res.status === 404 ? null : await getRaw(apiKey, id);
       if (!inst) throw http.errorFor('not_found', `Vast.ai has no instance ${id}.`, apiKey, 404);
       return normalizeVastInstance(inst);
@@ -381,7 +406,7 @@ export function createVastaiAdapter(options: VastaiAdapterOptions): ProviderAdap
       const list: unknown[] = Array.isArray(res.body)
         ? res.body
         : res.body && typeof res.body === 'object' && Array.isArray((res.body as { ssh_keys?: unknown }).ssh_keys)
-          ? ((res.body as { ssh_keys: unknown[] }).ssh_keys)
+          ? (res.body as { ssh_keys: unknown[] }).ssh_keys
           : [];
       const wanted = keyBody(key.publicKey);
       const present = list.some((k) => {

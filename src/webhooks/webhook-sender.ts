@@ -7,7 +7,14 @@
 import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { addressClass, addressRefusal, isAllowListed, normalizedHost, webhookUrlProblem, type WebhookUrlPolicy } from '../domain/address-safety';
+import {
+  addressClass,
+  addressRefusal,
+  isAllowListed,
+  normalizedHost,
+  webhookUrlProblem,
+  type WebhookUrlPolicy,
+} from '../domain/address-safety';
 
 /** Resolves a host name to its addresses (injectable so tests can play DNS rebinding). */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
@@ -51,7 +58,10 @@ export async function resolveSafeAddress(url: URL, policy: WebhookUrlPolicy, res
   if (!allowListed) {
     for (const a of addresses) {
       const refusal = addressRefusal(a.address);
-      if (refusal) throw new UnsafeDestinationError(`refused: ${host} resolves to ${refusal.replace(/^\S+ is /, 'an address that is ')} (${a.address})`);
+      if (refusal)
+        throw new UnsafeDestinationError(
+          `refused: ${host} resolves to ${refusal.replace(/^\S+ is /, 'an address that is ')} (${a.address})`,
+        );
     }
   }
   return addresses[0]!.address;
@@ -74,14 +84,16 @@ export async function sendWebhook(input: {
     latencyMs: Math.round(performance.now() - started),
   });
   const problem = webhookUrlProblem(input.url, input.policy);
-  if (problem) return done({ success: false, statusCode: null, responseBody: null, error: `refused: the URL ${problem}` });
+  if (problem)
+    return done({ success: false, statusCode: null, responseBody: null, error: `refused: the URL ${problem}` });
   const url = new URL(input.url);
   const allowListed = isAllowListed(url, input.policy);
   let address: string;
   try {
     address = await resolveSafeAddress(url, input.policy, input.resolve);
   } catch (err) {
-    const message = err instanceof UnsafeDestinationError ? err.message : `DNS lookup failed: ${(err as Error).message}`;
+    const message =
+      err instanceof UnsafeDestinationError ? err.message : `DNS lookup failed: ${(err as Error).message}`;
     return done({ success: false, statusCode: null, responseBody: null, error: message });
   }
   const secure = url.protocol === 'https:';
@@ -108,7 +120,12 @@ export async function sendWebhook(input: {
       const peer = res.socket?.remoteAddress;
       if (!allowListed && peer && addressRefusal(peer)) {
         req.destroy();
-        finish({ success: false, statusCode: null, responseBody: null, error: `refused: connected to ${addressRefusal(peer)}` });
+        finish({
+          success: false,
+          statusCode: null,
+          responseBody: null,
+          error: `refused: connected to ${addressRefusal(peer)}`,
+        });
         return;
       }
       const chunks: Buffer[] = [];
@@ -119,14 +136,24 @@ export async function sendWebhook(input: {
           kept += chunk.length;
         }
       });
-      res.on('error', (err) => finish({ success: false, statusCode: res.statusCode ?? null, responseBody: null, error: err.message }));
-      res.on('close', () => finish({ success: false, statusCode: res.statusCode ?? null, responseBody: null, error: 'connection closed before the response ended' }));
+      res.on('error', (err) =>
+        finish({ success: false, statusCode: res.statusCode ?? null, responseBody: null, error: err.message }),
+      );
+      res.on('close', () =>
+        finish({
+          success: false,
+          statusCode: res.statusCode ?? null,
+          responseBody: null,
+          error: 'connection closed before the response ended',
+        }),
+      );
       res.on('end', () => {
         const status = res.statusCode ?? 0;
         const text = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8');
         const success = status >= 200 && status < 300;
         let error: string | null = null;
-        if (status >= 300 && status < 400) error = `redirect to ${res.headers.location ?? '(no location)'} not followed`;
+        if (status >= 300 && status < 400)
+          error = `redirect to ${res.headers.location ?? '(no location)'} not followed`;
         else if (!success) error = `HTTP ${status}`;
         finish({ success, statusCode: status, responseBody: text || null, error });
       });

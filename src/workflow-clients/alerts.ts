@@ -18,7 +18,10 @@ import { withEngine } from './engine';
 export function createAlertMonitorClient(deps: { client: Client; taskQueue: string; settings: AlertMonitorSettings }) {
   const { client, taskQueue } = deps;
   const workflowId = deps.settings.workflowId ?? ALERT_MONITOR_WORKFLOW_ID;
-  const input = { tickMs: deps.settings.tickMs, ...(deps.settings.budgetTickMs !== undefined ? { budgetTickMs: deps.settings.budgetTickMs } : {}) };
+  const input = {
+    tickMs: deps.settings.tickMs,
+    ...(deps.settings.budgetTickMs !== undefined ? { budgetTickMs: deps.settings.budgetTickMs } : {}),
+  };
   const options = { workflowId, taskQueue, args: [input] as [AlertMonitorInput] };
   return {
     workflowId,
@@ -26,13 +29,18 @@ export function createAlertMonitorClient(deps: { client: Client; taskQueue: stri
     /** Starts the monitor unless it already runs (several workers may start at once; all succeed). */
     async ensureRunning(): Promise<void> {
       await withEngine(client, () =>
-        client.workflow.start(alertMonitor, { ...options, workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING }),
+        client.workflow.start(alertMonitor, {
+          ...options,
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        }),
       );
     },
 
     /** Tells the monitor what landed; starts it first when it is not running. */
     async notify(due: AlertsDue): Promise<void> {
-      await withEngine(client, () => client.workflow.signalWithStart(alertMonitor, { ...options, signal: alertsDueSignal, signalArgs: [due] }));
+      await withEngine(client, () =>
+        client.workflow.signalWithStart(alertMonitor, { ...options, signal: alertsDueSignal, signalArgs: [due] }),
+      );
     },
 
     /** Running totals since the monitor first started (carried across continue-as-new). */

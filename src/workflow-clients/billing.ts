@@ -31,7 +31,13 @@ export function createBillingClient(temporal: { client: Client; taskQueue: strin
       client.workflow.signalWithStart(balanceDepletion, {
         workflowId: depletionWorkflowId(accountId),
         taskQueue,
-        args: [{ accountId, graceMs: settings?.graceMs ?? DEFAULT_BALANCE_GRACE_MS, lowRunwayMs: settings?.lowRunwayMs ?? DEFAULT_BALANCE_LOW_RUNWAY_MS }],
+        args: [
+          {
+            accountId,
+            graceMs: settings?.graceMs ?? DEFAULT_BALANCE_GRACE_MS,
+            lowRunwayMs: settings?.lowRunwayMs ?? DEFAULT_BALANCE_LOW_RUNWAY_MS,
+          },
+        ],
         typedSearchAttributes: runSearchAttributes({ accountId }),
         signal: spendChangedSignal,
         signalArgs: [change],
@@ -55,7 +61,9 @@ export function createBillingClient(temporal: { client: Client; taskQueue: strin
      */
     async notifyBalanceMoved(accountId: string, change: SpendChange): Promise<void> {
       try {
-        await withEngine(client, () => client.workflow.getHandle(depletionWorkflowId(accountId)).signal(spendChangedSignal, change));
+        await withEngine(client, () =>
+          client.workflow.getHandle(depletionWorkflowId(accountId)).signal(spendChangedSignal, change),
+        );
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err;
       }

@@ -1,4 +1,10 @@
-import { InterceptingCall, ListenerBuilder, RequesterBuilder, type Interceptor, type StatusObject } from '@grpc/grpc-js';
+import {
+  InterceptingCall,
+  ListenerBuilder,
+  RequesterBuilder,
+  type Interceptor,
+  type StatusObject,
+} from '@grpc/grpc-js';
 import { Client, Connection, defaultGrpcRetryOptions, type ConnectionOptions } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 
@@ -37,19 +43,22 @@ export function closeAwareRetryInterceptor(isClosed: () => boolean): Interceptor
             };
             const onReceiveStatus = (status: StatusObject) => {
               if (isClosed() || !retryOptions.retryableDecider(attempt, status)) return finish(status);
-              setTimeout(() => {
-                if (isClosed()) return finish(status);
-                attempt++;
-                const call = nextCall(options);
-                call.start(metadata, {
-                  onReceiveMessage(message) {
-                    savedReceiveMessage = message;
-                  },
-                  onReceiveStatus,
-                });
-                call.sendMessage(savedSendMessage);
-                call.halfClose();
-              }, retryOptions.delayFunction(attempt, status));
+              setTimeout(
+                () => {
+                  if (isClosed()) return finish(status);
+                  attempt++;
+                  const call = nextCall(options);
+                  call.start(metadata, {
+                    onReceiveMessage(message) {
+                      savedReceiveMessage = message;
+                    },
+                    onReceiveStatus,
+                  });
+                  call.sendMessage(savedSendMessage);
+                  call.halfClose();
+                },
+                retryOptions.delayFunction(attempt, status),
+              );
             };
             onReceiveStatus(firstStatus);
           })

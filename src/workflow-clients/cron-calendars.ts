@@ -7,9 +7,28 @@ import type { CalendarSpec, DayOfWeek, Month } from '@temporalio/client';
 import { parseCron } from '../domain/cron';
 
 const TEMPORAL_MONTHS: readonly Month[] = [
-  'JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER',
+  'JANUARY',
+  'FEBRUARY',
+  'MARCH',
+  'APRIL',
+  'MAY',
+  'JUNE',
+  'JULY',
+  'AUGUST',
+  'SEPTEMBER',
+  'OCTOBER',
+  'NOVEMBER',
+  'DECEMBER',
 ];
-const TEMPORAL_DAYS: readonly DayOfWeek[] = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
+const TEMPORAL_DAYS: readonly DayOfWeek[] = [
+  'SUNDAY',
+  'MONDAY',
+  'TUESDAY',
+  'WEDNESDAY',
+  'THURSDAY',
+  'FRIDAY',
+  'SATURDAY',
+];
 
 /** Compresses sorted values into inclusive ranges: [1,2,3,5] → [{1..3},{5..5}]. */
 function toRanges(values: readonly number[]): { start: number; end: number }[] {
@@ -33,7 +52,10 @@ export function toTemporalCalendars(text: string): CalendarSpec[] {
   const numeric = (values: readonly unknown[]) => values.filter((v): v is number => typeof v === 'number');
   const minute = toRanges(numeric(f.minute.values));
   const hour = toRanges(numeric(f.hour.values));
-  const month = toRanges(numeric(f.month.values)).map((r) => ({ start: TEMPORAL_MONTHS[r.start - 1]!, end: TEMPORAL_MONTHS[r.end - 1]! }));
+  const month = toRanges(numeric(f.month.values)).map((r) => ({
+    start: TEMPORAL_MONTHS[r.start - 1]!,
+    end: TEMPORAL_MONTHS[r.end - 1]!,
+  }));
   const dayOfMonth = toRanges(numeric(f.dayOfMonth.values));
   const dayOfWeek = toRanges(numeric(f.dayOfWeek.values).map((d) => d % 7)).map((r) => ({
     start: TEMPORAL_DAYS[r.start]!,

@@ -19,12 +19,14 @@ export function isEngineUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     if (isGrpcServiceError(e) && UNREACHABLE_CODES.has(e.code)) return true;
     if (e instanceof ServiceError && /deadline|unavailable|connect|timed out/i.test(e.message)) return true;
-    if (e instanceof Error && /failed to connect|connection refused|ECONNREFUSED|transport error/i.test(e.message)) return true;
+    if (e instanceof Error && /failed to connect|connection refused|ECONNREFUSED|transport error/i.test(e.message))
+      return true;
   }
   return false;
 }
 
-export const ENGINE_UNAVAILABLE_MESSAGE = 'The workflow engine cannot be reached right now; retrying this request is safe.';
+export const ENGINE_UNAVAILABLE_MESSAGE =
+  'The workflow engine cannot be reached right now; retrying this request is safe.';
 
 /**
  * Runs one engine call with a deadline (default 10 s): the SDK otherwise retries an unreachable server for

@@ -93,7 +93,11 @@ export function createObservationDelivery(temporal: { client: Client }, deadline
   const { client } = temporal;
   return async (rowId: string, observation: ProviderObservation): Promise<ObservationDelivery> => {
     try {
-      await withEngine(client, () => client.workflow.getHandle(rowId).signal(providerObservedSignal, observation), deadlineMs);
+      await withEngine(
+        client,
+        () => client.workflow.getHandle(rowId).signal(providerObservedSignal, observation),
+        deadlineMs,
+      );
       return 'delivered';
     } catch (err) {
       return err instanceof WorkflowNotFoundError ? 'ended' : 'undelivered';
@@ -113,8 +117,18 @@ export function createFleetClient(deps: {
   const inFlight = new Map<string, Promise<void>>();
 
   /** Signals the observer, starting it when it does not run; an unreachable engine is logged, never thrown. */
-  async function observeNow(accountId: string, provider: ProviderId, refresh: boolean, requestedAtMs: number): Promise<boolean> {
-    const input: ObserverInput = { accountId, provider, ...deps.timing, refreshMinGapMs: settings.refreshMinGapMs[provider] };
+  async function observeNow(
+    accountId: string,
+    provider: ProviderId,
+    refresh: boolean,
+    requestedAtMs: number,
+  ): Promise<boolean> {
+    const input: ObserverInput = {
+      accountId,
+      provider,
+      ...deps.timing,
+      refreshMinGapMs: settings.refreshMinGapMs[provider],
+    };
     try {
       await withEngine(client, () =>
         client.workflow.signalWithStart(observeProviderInstances, {
@@ -135,7 +149,11 @@ export function createFleetClient(deps: {
 
   /** Whether the view has heard from the provider (a good round or a failure) since `sinceMs`. */
   const answered = (view: FleetViewRow | undefined, sinceMs: number) =>
-    Boolean(view && ((view.observed_at && Date.parse(view.observed_at) >= sinceMs) || (view.failed_at && Date.parse(view.failed_at) >= sinceMs)));
+    Boolean(
+      view &&
+      ((view.observed_at && Date.parse(view.observed_at) >= sinceMs) ||
+        (view.failed_at && Date.parse(view.failed_at) >= sinceMs)),
+    );
 
   async function refreshOne(accountId: string, provider: ProviderId): Promise<void> {
     const requestedAtMs = Date.now();
@@ -143,7 +161,13 @@ export function createFleetClient(deps: {
     const deadline = requestedAtMs + settings.refreshWaitMs;
     while (Date.now() < deadline) {
       const views = await deps.views.listForAccount(accountId);
-      if (answered(views.find((v) => v.provider === provider), requestedAtMs)) return;
+      if (
+        answered(
+          views.find((v) => v.provider === provider),
+          requestedAtMs,
+        )
+      )
+        return;
       await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(1, deadline - Date.now()))));
     }
   }
@@ -171,7 +195,11 @@ export function createFleetClient(deps: {
       const renew = providers.filter((p) => leaseOf(p) < now + settings.viewLeaseMs / 2);
       if (renew.length === 0) return;
       await deps.views.markViewed(accountId, renew, new Date(now + settings.viewLeaseMs));
-      await Promise.all(renew.filter((p) => leaseOf(p) < now && !refreshing.includes(p)).map((p) => observeNow(accountId, p, false, now)));
+      await Promise.all(
+        renew
+          .filter((p) => leaseOf(p) < now && !refreshing.includes(p))
+          .map((p) => observeNow(accountId, p, false, now)),
+      );
     },
 
     /**

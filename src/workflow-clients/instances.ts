@@ -62,24 +62,28 @@ export function createInstanceClient(deps: {
      */
     async launch(input: LaunchInput): Promise<InstanceRow> {
       try {
-        return await withEngine(client, () =>
-          client.workflow.executeUpdateWithStart(launchAcceptedUpdate, {
-            args: [input.requestHash],
-            startWorkflowOperation: new WithStartWorkflowOperation(launchInstance, {
-              workflowId: input.instanceId,
-              taskQueue,
-              args: [input],
-              workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-              // A launch that was refused (nothing created) may be retried with the same key; one that ran may not.
-              workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-              typedSearchAttributes: runSearchAttributes({ accountId: input.accountId, provider: input.provider }),
+        return await withEngine(
+          client,
+          () =>
+            client.workflow.executeUpdateWithStart(launchAcceptedUpdate, {
+              args: [input.requestHash],
+              startWorkflowOperation: new WithStartWorkflowOperation(launchInstance, {
+                workflowId: input.instanceId,
+                taskQueue,
+                args: [input],
+                workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+                // A launch that was refused (nothing created) may be retried with the same key; one that ran may not.
+                workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+                typedSearchAttributes: runSearchAttributes({ accountId: input.accountId, provider: input.provider }),
+              }),
             }),
-          }),
           bounds.launchMs,
         );
       } catch (err) {
         if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
-          throw new ServiceUnavailableError('The launch is still waiting for the provider; retry with the same Idempotency-Key to get its result.');
+          throw new ServiceUnavailableError(
+            'The launch is still waiting for the provider; retry with the same Idempotency-Key to get its result.',
+          );
         }
         if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
           throw launchRefusalError(err.cause, input.provider);
@@ -88,7 +92,8 @@ export function createInstanceClient(deps: {
           // The key's launch has run its course: replay its record.
           const row = await deps.instances.findById(input.instanceId);
           if (!row) throw new ConflictError('This Idempotency-Key belongs to an earlier launch.');
-          if (row.request_hash !== input.requestHash) throw new ConflictError('This Idempotency-Key was used with a different request body.');
+          if (row.request_hash !== input.requestHash)
+            throw new ConflictError('This Idempotency-Key was used with a different request body.');
           return row;
         }
         throw err;
@@ -104,10 +109,12 @@ export function createInstanceClient(deps: {
       const handle = client.workflow.getHandle(row.id);
       let update;
       try {
-        update = await withEngine(client, () =>
-          handle.startUpdate(action === 'stop' ? stopInstanceUpdate : terminateInstanceUpdate, {
-            waitForStage: WorkflowUpdateStage.ACCEPTED,
-          }),
+        update = await withEngine(
+          client,
+          () =>
+            handle.startUpdate(action === 'stop' ? stopInstanceUpdate : terminateInstanceUpdate, {
+              waitForStage: WorkflowUpdateStage.ACCEPTED,
+            }),
           bounds.engineMs,
         );
       } catch (err) {
@@ -138,10 +145,16 @@ export function createInstanceClient(deps: {
       const handle = client.workflow.getHandle(row.id);
       let update;
       try {
-        update = await withEngine(client, () => handle.startUpdate(startInstanceUpdate, { waitForStage: WorkflowUpdateStage.ACCEPTED }), bounds.engineMs);
+        update = await withEngine(
+          client,
+          () => handle.startUpdate(startInstanceUpdate, { waitForStage: WorkflowUpdateStage.ACCEPTED }),
+          bounds.engineMs,
+        );
       } catch (err) {
         if (err instanceof WorkflowNotFoundError || isClosedWorkflow(err)) {
-          throw new UnsupportedOperationError('This instance is no longer managed by the service, so it cannot be started here.');
+          throw new UnsupportedOperationError(
+            'This instance is no longer managed by the service, so it cannot be started here.',
+          );
         }
         throw err;
       }
@@ -149,7 +162,8 @@ export function createInstanceClient(deps: {
         const started = await client.withDeadline(Date.now() + bounds.lifecycleMs, () => update.result());
         return { row: started, done: started.status !== 'stopped' };
       } catch (err) {
-        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) throw launchRefusalError(err.cause, row.provider);
+        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure)
+          throw launchRefusalError(err.cause, row.provider);
         if (!(err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) && !isEngineUnavailable(err)) throw err;
         return { row: (await deps.instances.findById(row.id)) ?? row, done: false };
       }
@@ -158,7 +172,11 @@ export function createInstanceClient(deps: {
     /** True while the instance's workflow runs (it watches, meters and ends the instance). */
     async isManaged(rowId: string): Promise<boolean> {
       try {
-        const description = await withEngine(client, () => client.workflow.getHandle(rowId).describe(), bounds.engineMs);
+        const description = await withEngine(
+          client,
+          () => client.workflow.getHandle(rowId).describe(),
+          bounds.engineMs,
+        );
         return description.status.name === 'RUNNING';
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return false;
@@ -169,18 +187,20 @@ export function createInstanceClient(deps: {
     /** Starts a workflow for an instance that has a row but no workflow (reconciliation's adoption). */
     async manage(input: LaunchInput, row: InstanceRow): Promise<void> {
       try {
-        await withEngine(client, () =>
-          client.workflow.start(launchInstance, {
-            workflowId: row.id,
-            taskQueue,
-            args: [input, { row, nextChargeAt: Date.now() + input.meterIntervalMs }],
-            workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-            typedSearchAttributes: runSearchAttributes({
-              accountId: row.account_id,
-              provider: row.provider,
-              instanceId: row.provider_instance_id ?? undefined,
+        await withEngine(
+          client,
+          () =>
+            client.workflow.start(launchInstance, {
+              workflowId: row.id,
+              taskQueue,
+              args: [input, { row, nextChargeAt: Date.now() + input.meterIntervalMs }],
+              workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+              typedSearchAttributes: runSearchAttributes({
+                accountId: row.account_id,
+                provider: row.provider,
+                instanceId: row.provider_instance_id ?? undefined,
+              }),
             }),
-          }),
           bounds.engineMs,
         );
       } catch (err) {
@@ -194,7 +214,11 @@ export function createInstanceClient(deps: {
      */
     async requestEnd(rowId: string, request: EndInstanceRequest): Promise<void> {
       try {
-        await withEngine(client, () => client.workflow.getHandle(rowId).signal(endInstanceSignal, request), bounds.engineMs);
+        await withEngine(
+          client,
+          () => client.workflow.getHandle(rowId).signal(endInstanceSignal, request),
+          bounds.engineMs,
+        );
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err; // a finished workflow has nothing left to end
       }

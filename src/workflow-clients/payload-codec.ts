@@ -47,7 +47,10 @@ export class PayloadEncryptionCodec implements PayloadCodec {
       const keyId = text(payload.metadata?.[KEY_ID_METADATA]);
       const data = Buffer.from(payload.data ?? new Uint8Array());
       if (!keyId || data.length < 28) throw new Error('encrypted payload without a key id or with truncated data');
-      const plain = this.vault.openBytes({ iv: data.subarray(0, 12), authTag: data.subarray(12, 28), ciphertext: data.subarray(28), keyId }, PAYLOAD_AAD);
+      const plain = this.vault.openBytes(
+        { iv: data.subarray(0, 12), authTag: data.subarray(12, 28), ciphertext: data.subarray(28), keyId },
+        PAYLOAD_AAD,
+      );
       return deserialize(plain);
     });
   }
@@ -59,7 +62,9 @@ export function temporalDataConverter(masterVault: KeyVault): DataConverter {
 }
 
 function serialize(payload: Payload): Buffer {
-  const metadata = Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')]));
+  const metadata = Object.fromEntries(
+    Object.entries(payload.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')]),
+  );
   const head = Buffer.from(JSON.stringify(metadata), 'utf8');
   const length = Buffer.alloc(4);
   length.writeUInt32BE(head.length);
@@ -70,7 +75,9 @@ function deserialize(bytes: Buffer): Payload {
   const length = bytes.readUInt32BE(0);
   const metadata = JSON.parse(bytes.subarray(4, 4 + length).toString('utf8')) as Record<string, string>;
   return {
-    metadata: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))])),
+    metadata: Object.fromEntries(
+      Object.entries(metadata).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))]),
+    ),
     data: new Uint8Array(bytes.subarray(4 + length)),
   };
 }
@@ -86,14 +93,18 @@ export interface JsonPayload {
 
 export function payloadFromJson(p: JsonPayload): Payload {
   return {
-    metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))])),
+    metadata: Object.fromEntries(
+      Object.entries(p.metadata ?? {}).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))]),
+    ),
     data: new Uint8Array(Buffer.from(p.data ?? '', 'base64')),
   };
 }
 
 export function payloadToJson(p: Payload): JsonPayload {
   return {
-    metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')])),
+    metadata: Object.fromEntries(
+      Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')]),
+    ),
     data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
   };
 }

@@ -12,9 +12,13 @@ const INDEXED_VALUE_TYPE_KEYWORD = 2;
 async function missingAttributes(client: Client, namespace: string): Promise<string[]> {
   const { customAttributes } = await client.connection.operatorService.listSearchAttributes({ namespace });
   const existing = customAttributes ?? {};
-  const wrongType = SEARCH_ATTRIBUTES.filter((k) => k.name in existing && Number(existing[k.name]) !== INDEXED_VALUE_TYPE_KEYWORD);
+  const wrongType = SEARCH_ATTRIBUTES.filter(
+    (k) => k.name in existing && Number(existing[k.name]) !== INDEXED_VALUE_TYPE_KEYWORD,
+  );
   if (wrongType.length) {
-    throw new Error(`search attributes ${wrongType.map((k) => k.name).join(', ')} exist in namespace ${namespace} with a type other than Keyword`);
+    throw new Error(
+      `search attributes ${wrongType.map((k) => k.name).join(', ')} exist in namespace ${namespace} with a type other than Keyword`,
+    );
   }
   return SEARCH_ATTRIBUTES.filter((k) => !(k.name in existing)).map((k) => k.name);
 }

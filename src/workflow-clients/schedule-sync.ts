@@ -74,7 +74,10 @@ export function createScheduleSync(deps: {
         await engine.ensure(row, { fresh: true });
       } catch (err) {
         await takeBack(row).catch((cleanup: unknown) =>
-          deps.logger?.warn('a schedule row outlived its failed create; reconciliation will make its Schedule', { schedule_id: row.id, err: cleanup }),
+          deps.logger?.warn('a schedule row outlived its failed create; reconciliation will make its Schedule', {
+            schedule_id: row.id,
+            err: cleanup,
+          }),
         );
         throw err;
       }
@@ -85,7 +88,12 @@ export function createScheduleSync(deps: {
      * Applies `change` (the new fields from the row as it is, or a thrown refusal) to the row and the Schedule
      * together: when the engine refuses or cannot be reached, neither changes. `apiKeyId` becomes the schedule's key.
      */
-    async update(accountId: string, id: string, apiKeyId: string | null, change: (current: ScheduleRow) => ScheduleFields): Promise<ScheduleRow> {
+    async update(
+      accountId: string,
+      id: string,
+      apiKeyId: string | null,
+      change: (current: ScheduleRow) => ScheduleFields,
+    ): Promise<ScheduleRow> {
       let previous: ScheduleRow | null = null;
       let inEngine = false;
       try {
@@ -119,7 +127,9 @@ export function createScheduleSync(deps: {
     },
 
     /** Repairs drift between the rows and Temporal (see the module comment). Safe to run anywhere, any time. */
-    async reconcile({ settleMs = DEFAULT_RECONCILE_SETTLE_MS }: { settleMs?: number } = {}): Promise<ScheduleReconciliation> {
+    async reconcile({
+      settleMs = DEFAULT_RECONCILE_SETTLE_MS,
+    }: { settleMs?: number } = {}): Promise<ScheduleReconciliation> {
       const result: ScheduleReconciliation = { created: [], aligned: [], removed: [], failed: [] };
       // Temporal first: a row always commits before its Schedule is made, so a listed Schedule's row is found below.
       const listed = await engine.listSchedules();

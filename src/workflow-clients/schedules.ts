@@ -154,10 +154,17 @@ export function createScheduleClient(deps: {
         const listed = new Map<string, ListedSchedule>();
         let nextPageToken: Uint8Array | undefined;
         do {
-          const page = await client.workflowService.listSchedules({ namespace: client.options.namespace, nextPageToken });
+          const page = await client.workflowService.listSchedules({
+            namespace: client.options.namespace,
+            nextPageToken,
+          });
           for (const raw of page.schedules ?? []) {
             if (!raw.scheduleId || !isScheduleId(raw.scheduleId)) continue;
-            listed.set(raw.scheduleId, { paused: raw.info?.paused === true, note: raw.info?.notes ?? '', taskQueue: await memoTaskQueue(raw.memo?.fields) });
+            listed.set(raw.scheduleId, {
+              paused: raw.info?.paused === true,
+              note: raw.info?.notes ?? '',
+              taskQueue: await memoTaskQueue(raw.memo?.fields),
+            });
           }
           nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
         } while (nextPageToken);
@@ -176,7 +183,9 @@ export function createScheduleClient(deps: {
 
     /** Starts a run now, through the schedule's own action (same workflow, same overlap rule). */
     async trigger(scheduleId: string): Promise<void> {
-      await engine(() => client.schedule.getHandle(temporalScheduleId(scheduleId)).trigger(ScheduleOverlapPolicy.ALLOW_ALL));
+      await engine(() =>
+        client.schedule.getHandle(temporalScheduleId(scheduleId)).trigger(ScheduleOverlapPolicy.ALLOW_ALL),
+      );
     },
 
     async describe(scheduleId: string): Promise<ScheduleDescription> {

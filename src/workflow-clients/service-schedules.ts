@@ -37,7 +37,13 @@ async function ensureIntervalSchedule(
   const spec = { intervals: [{ every: opts.everyMs }] };
   const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' };
   try {
-    await client.schedule.create({ scheduleId, spec, action, policies, typedSearchAttributes: runSearchAttributes({ scheduleId }) });
+    await client.schedule.create({
+      scheduleId,
+      spec,
+      action,
+      policies,
+      typedSearchAttributes: runSearchAttributes({ scheduleId }),
+    });
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
     await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies }));
@@ -49,7 +55,13 @@ export async function ensurePricingSchedule(
   opts: { taskQueue: string; everyMs: number; scheduleId?: string; triggerNow?: boolean },
 ): Promise<string> {
   const scheduleId = opts.scheduleId ?? scheduleIdFor(PRICING_SCHEDULE_ID, opts.taskQueue);
-  await ensureIntervalSchedule(client, { scheduleId, workflowType: 'pricingRefresh', taskQueue: opts.taskQueue, everyMs: opts.everyMs, executionTimeout: '10 minutes' });
+  await ensureIntervalSchedule(client, {
+    scheduleId,
+    workflowType: 'pricingRefresh',
+    taskQueue: opts.taskQueue,
+    everyMs: opts.everyMs,
+    executionTimeout: '10 minutes',
+  });
   // Prices right away at start-up rather than one interval later.
   if (opts.triggerNow) await client.schedule.getHandle(scheduleId).trigger(ScheduleOverlapPolicy.ALLOW_ALL);
   return scheduleId;
@@ -64,6 +76,12 @@ export async function ensureReconciliationSchedule(
   opts: { taskQueue: string; everyMs: number; scheduleId?: string },
 ): Promise<string> {
   const scheduleId = opts.scheduleId ?? scheduleIdFor(RECONCILIATION_SCHEDULE_ID, opts.taskQueue);
-  await ensureIntervalSchedule(client, { scheduleId, workflowType: 'reconcileInstances', taskQueue: opts.taskQueue, everyMs: opts.everyMs, executionTimeout: '30 minutes' });
+  await ensureIntervalSchedule(client, {
+    scheduleId,
+    workflowType: 'reconcileInstances',
+    taskQueue: opts.taskQueue,
+    everyMs: opts.everyMs,
+    executionTimeout: '30 minutes',
+  });
   return scheduleId;
 }

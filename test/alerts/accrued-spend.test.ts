@@ -21,9 +21,14 @@ let t: TestContext;
 let temporal: TemporalTestEnv;
 
 beforeAll(async () => {
-  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: OBSERVE_MS, meterIntervalMs: 3_600_000 } });
+  t = await createTestContext({
+    simulators: true,
+    launchTiming: { pollIntervalMs: OBSERVE_MS, meterIntervalMs: 3_600_000 },
+  });
   temporal = await createTemporalTestEnv();
-  const deps = t.workerDeps({ alertMonitor: { workflowId: uniqueTaskQueue('alert-monitor'), tickMs: 5 * 60_000, budgetTickMs: OBSERVE_MS } });
+  const deps = t.workerDeps({
+    alertMonitor: { workflowId: uniqueTaskQueue('alert-monitor'), tickMs: 5 * 60_000, budgetTickMs: OBSERVE_MS },
+  });
   await temporal.startWorker(deps, t.deps.temporal.taskQueue);
   for (const p of ['runpod', 'vastai', 'lambda'] as const) t.sims[p].control.setBootDelay(300);
 });
@@ -47,68 +52,108 @@ interface Row {
   end_reason: string | null;
 }
 const rowOf = async (providerInstanceId: string) =>
-  (await t.sql<Row>(
-    `SELECT id, status, coalesce(price_per_hour_micros, quote_per_hour_micros)::text AS price, metered_through, end_reason
+  (
+    await t.sql<Row>(
+      `SELECT id, status, coalesce(price_per_hour_micros, quote_per_hour_micros)::text AS price, metered_through, end_reason
      FROM instances WHERE provider_instance_id = $1`,
-    [providerInstanceId],
-  ))[0]!;
+      [providerInstanceId],
+    )
+  )[0]!;
 
 const posted = async (accountId: string) =>
-  Number((await t.sql<{ s: string }>(`SELECT coalesce(sum(-amount_micros), 0)::text AS s FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`, [accountId]))[0]!.s);
+  Number(
+    (
+      await t.sql<{ s: string }>(
+        `SELECT coalesce(sum(-amount_micros), 0)::text AS s FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`,
+        [accountId],
+      )
+    )[0]!.s,
+  );
 
 async function launchRunning(auth: { Authorization: string }, provider: ProviderId) {
   const res = await t.http.post('/v1/compute/launch').set(auth).send(LAUNCH[provider]);
   expect(res.status).toBe(201);
   const id = res.body.id as string;
   // Metered from here on: the observer saw it running.
-  const row = await eventually(`${provider} instance metered`, async () => {
-    const r = await rowOf(id);
-    return r.status === 'running' && r.metered_through !== null ? r : undefined;
-  }, 60_000, 100);
+  const row = await eventually(
+    `${provider} instance metered`,
+    async () => {
+      const r = await rowOf(id);
+      return r.status === 'running' && r.metered_through !== null ? r : undefined;
+    },
+    60_000,
+    100,
+  );
   return { id, row, pricePerHourMicros: Number(row.price) };
 }
 
 const ended = (provider: ProviderId, id: string) =>
-  eventually(`${provider} instance ${ENDED[provider]}`, async () => {
-    const r = await rowOf(id);
-    return r.status === ENDED[provider] ? r : undefined;
-  }, 60_000, 100);
+  eventually(
+    `${provider} instance ${ENDED[provider]}`,
+    async () => {
+      const r = await rowOf(id);
+      return r.status === ENDED[provider] ? r : undefined;
+    },
+    60_000,
+    100,
+  );
 
 /** burn × (observation interval + delivery), in micros. */
 const bound = (pricePerHourMicros: number) => (pricePerHourMicros * (OBSERVE_MS + DELIVERY_MS)) / 3_600_000;
 
 describe.each(['runpod', 'vastai', 'lambda'] as const)('%s', (provider) => {
-  it.concurrent('a stop_instances budget ends the instance once accrued spend crosses it, with nothing posted before; overshoot within burn × (interval + 2 s)', async () => {
-    const a = await t.connectedAccount(provider);
-    const thresholdMicros = 500;
-    const alert = await t.http.post('/v1/alerts').set(a.auth).send({ type: 'budget_limit', action: 'stop_instances', threshold_dollars: thresholdMicros / 1e6 });
-    expect(alert.status).toBe(201);
-    const { id, pricePerHourMicros } = await launchRunning(a.auth, provider);
+  it.concurrent(
+    'a stop_instances budget ends the instance once accrued spend crosses it, with nothing posted before; overshoot within burn × (interval + 2 s)',
+    async () => {
+      const a = await t.connectedAccount(provider);
+      const thresholdMicros = 500;
+      const alert = await t.http
+        .post('/v1/alerts')
+        .set(a.auth)
+        .send({ type: 'budget_limit', action: 'stop_instances', threshold_dollars: thresholdMicros / 1e6 });
+      expect(alert.status).toBe(201);
+      const { id, pricePerHourMicros } = await launchRunning(a.auth, provider);
 
-    const end = await ended(provider, id);
-    expect(end.end_reason).toContain(`budget alert ${alert.body.id} reached`);
-    const spent = await posted(a.accountId);
-    expect(spent).toBeGreaterThanOrEqual(thresholdMicros);
-    expect(spent - thresholdMicros).toBeLessThanOrEqual(bound(pricePerHourMicros));
-    const [event] = await t.sql<{ data: { value: number } }>(`SELECT data FROM events WHERE account_id = $1 AND type = 'alert.triggered'`, [a.accountId]);
-    expect(event!.data.value * 1e6).toBeGreaterThanOrEqual(thresholdMicros);
-  });
+      const end = await ended(provider, id);
+      expect(end.end_reason).toContain(`budget alert ${alert.body.id} reached`);
+      const spent = await posted(a.accountId);
+      expect(spent).toBeGreaterThanOrEqual(thresholdMicros);
+      expect(spent - thresholdMicros).toBeLessThanOrEqual(bound(pricePerHourMicros));
+      const [event] = await t.sql<{ data: { value: number } }>(
+        `SELECT data FROM events WHERE account_id = $1 AND type = 'alert.triggered'`,
+        [a.accountId],
+      );
+      expect(event!.data.value * 1e6).toBeGreaterThanOrEqual(thresholdMicros);
+    },
+  );
 
-  it.concurrent('a $1/day key cap ends the key\'s instance once its accrued spend crosses $1; overshoot within burn × (interval + 2 s)', async () => {
-    const a = await t.connectedAccount(provider);
-    const created = await t.http.post('/v1/api-keys').set(a.auth).send({ name: 'agent', scopes: ['read', 'compute:write'], spend_limit: { amount: 1, period: 'day' } });
-    expect(created.status).toBe(201);
-    const { id, row, pricePerHourMicros } = await launchRunning({ Authorization: `Bearer ${created.body.api_key}` }, provider);
-    // The instance has run unposted for as long as $1 less 500 µ$ takes (a meter interval of an hour posts
-    // nothing before the end): its run and last charge point moved back by that long.
-    const capMicros = 1_000_000;
-    const unpostedMs = Math.floor(((capMicros - 500) * 3_600_000) / pricePerHourMicros);
-    await t.sql(`UPDATE instances SET started_at = now() - make_interval(secs => $2::float8 / 1000), metered_through = now() - make_interval(secs => $2::float8 / 1000) WHERE id = $1`, [row.id, unpostedMs]);
+  it.concurrent(
+    "a $1/day key cap ends the key's instance once its accrued spend crosses $1; overshoot within burn × (interval + 2 s)",
+    async () => {
+      const a = await t.connectedAccount(provider);
+      const created = await t.http
+        .post('/v1/api-keys')
+        .set(a.auth)
+        .send({ name: 'agent', scopes: ['read', 'compute:write'], spend_limit: { amount: 1, period: 'day' } });
+      expect(created.status).toBe(201);
+      const { id, row, pricePerHourMicros } = await launchRunning(
+        { Authorization: `Bearer ${created.body.api_key}` },
+        provider,
+      );
+      // The instance has run unposted for as long as $1 less 500 µ$ takes (a meter interval of an hour posts
+      // nothing before the end): its run and last charge point moved back by that long.
+      const capMicros = 1_000_000;
+      const unpostedMs = Math.floor(((capMicros - 500) * 3_600_000) / pricePerHourMicros);
+      await t.sql(
+        `UPDATE instances SET started_at = now() - make_interval(secs => $2::float8 / 1000), metered_through = now() - make_interval(secs => $2::float8 / 1000) WHERE id = $1`,
+        [row.id, unpostedMs],
+      );
 
-    const end = await ended(provider, id);
-    expect(end.end_reason).toMatch(/^API key "agent" \(gpuo_sk_.{4}…\) reached its spend cap/);
-    const spent = await posted(a.accountId);
-    expect(spent).toBeGreaterThanOrEqual(capMicros);
-    expect(spent - capMicros).toBeLessThanOrEqual(bound(pricePerHourMicros));
-  });
+      const end = await ended(provider, id);
+      expect(end.end_reason).toMatch(/^API key "agent" \(gpuo_sk_.{4}…\) reached its spend cap/);
+      const spent = await posted(a.accountId);
+      expect(spent).toBeGreaterThanOrEqual(capMicros);
+      expect(spent - capMicros).toBeLessThanOrEqual(bound(pricePerHourMicros));
+    },
+  );
 });

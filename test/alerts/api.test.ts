@@ -19,8 +19,12 @@ afterAll(async () => {
   await t.close();
 });
 
-
-const offer = (provider: ProviderId, gpuType: string, price: number, extra: Partial<StoredOffer> = {}): StoredOffer => ({
+const offer = (
+  provider: ProviderId,
+  gpuType: string,
+  price: number,
+  extra: Partial<StoredOffer> = {},
+): StoredOffer => ({
   provider,
   gpuType,
   spot: false,
@@ -33,7 +37,10 @@ const offer = (provider: ProviderId, gpuType: string, price: number, extra: Part
 /** Stores a pricing refresh the way the refresh workflow does. */
 async function pricesAre(offers: StoredOffer[]): Promise<void> {
   const outcomes = Object.fromEntries(
-    (['runpod', 'vastai', 'lambda'] as const).map((p) => [p, { ok: true, offers: offers.filter((o) => o.provider === p) }]),
+    (['runpod', 'vastai', 'lambda'] as const).map((p) => [
+      p,
+      { ok: true, offers: offers.filter((o) => o.provider === p) },
+    ]),
   ) as Record<ProviderId, ProviderOutcome>;
   await createPricingQueries(t.db.pool).recordRefresh(outcomes, new Date());
 }
@@ -52,7 +59,10 @@ describe('POST /v1/alerts', () => {
       offer('vastai', 'rtx-4090', 0.4, { spot: true }),
     ]);
     const a = await t.newAccount();
-    const res = await t.http.post('/v1/alerts').set(a.auth).send({ type: 'price_drop', gpu_type: 'rtx-4090', threshold_price: 0.35 });
+    const res = await t.http
+      .post('/v1/alerts')
+      .set(a.auth)
+      .send({ type: 'price_drop', gpu_type: 'rtx-4090', threshold_price: 0.35 });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^alert_[1-9A-HJ-NP-Za-km-z]{22}$/),
@@ -67,25 +77,68 @@ describe('POST /v1/alerts', () => {
     });
   });
 
-  it('creates a budget_limit alert whose current value is this month\'s instance charges', async () => {
+  it("creates a budget_limit alert whose current value is this month's instance charges", async () => {
     const a = await t.newAccount();
     const ledger = createLedgerQueries(t.db.pool);
-    await ledger.postEntry({ accountId: a.accountId, type: 'credit_topup', amountMicros: 50_000_000, description: 'top-up', idempotencyKey: 'k0' });
-    await ledger.postEntry({ accountId: a.accountId, type: 'instance_charge', amountMicros: -1_250_000, description: 'c', instanceId: 'i1', idempotencyKey: 'k1' });
-    await ledger.postEntry({ accountId: a.accountId, type: 'instance_charge', amountMicros: -250_001, description: 'c', instanceId: 'i1', idempotencyKey: 'k2' });
+    await ledger.postEntry({
+      accountId: a.accountId,
+      type: 'credit_topup',
+      amountMicros: 50_000_000,
+      description: 'top-up',
+      idempotencyKey: 'k0',
+    });
+    await ledger.postEntry({
+      accountId: a.accountId,
+      type: 'instance_charge',
+      amountMicros: -1_250_000,
+      description: 'c',
+      instanceId: 'i1',
+      idempotencyKey: 'k1',
+    });
+    await ledger.postEntry({
+      accountId: a.accountId,
+      type: 'instance_charge',
+      amountMicros: -250_001,
+      description: 'c',
+      instanceId: 'i1',
+      idempotencyKey: 'k2',
+    });
     // A charge of last month does not count.
-    await ledger.postEntry({ accountId: a.accountId, type: 'instance_charge', amountMicros: -9_000_000, description: 'c', instanceId: 'i1', idempotencyKey: 'k3' });
-    await t.sql(`UPDATE ledger_entries SET created_at = date_trunc('month', now(), 'UTC') - interval '1 second' WHERE idempotency_key = 'k3' AND account_id = $1`, [a.accountId]);
+    await ledger.postEntry({
+      accountId: a.accountId,
+      type: 'instance_charge',
+      amountMicros: -9_000_000,
+      description: 'c',
+      instanceId: 'i1',
+      idempotencyKey: 'k3',
+    });
+    await t.sql(
+      `UPDATE ledger_entries SET created_at = date_trunc('month', now(), 'UTC') - interval '1 second' WHERE idempotency_key = 'k3' AND account_id = $1`,
+      [a.accountId],
+    );
 
-    const res = await t.http.post('/v1/alerts').set(a.auth).send({ type: 'budget_limit', threshold_dollars: 100, action: 'stop_instances' });
+    const res = await t.http
+      .post('/v1/alerts')
+      .set(a.auth)
+      .send({ type: 'budget_limit', threshold_dollars: 100, action: 'stop_instances' });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ type: 'budget_limit', action: 'stop_instances', status: 'active', threshold_dollars: 100, current_value: 1.500001 });
+    expect(res.body).toMatchObject({
+      type: 'budget_limit',
+      action: 'stop_instances',
+      status: 'active',
+      threshold_dollars: 100,
+      current_value: 1.500001,
+    });
     expect(res.body).not.toHaveProperty('gpu_type');
     expect(res.body).not.toHaveProperty('threshold_price');
   });
 
   it.each([
-    ['a field of the other type', { type: 'price_drop', gpu_type: 'rtx-4090', threshold_price: 1, threshold_dollars: 5 }, 'threshold_dollars'],
+    [
+      'a field of the other type',
+      { type: 'price_drop', gpu_type: 'rtx-4090', threshold_price: 1, threshold_dollars: 5 },
+      'threshold_dollars',
+    ],
     ['a field of the other type', { type: 'budget_limit', threshold_dollars: 5, gpu_type: 'rtx-4090' }, 'gpu_type'],
     ['an unknown GPU', { type: 'price_drop', gpu_type: 'tpu-v5', threshold_price: 1 }, 'gpu_type'],
     ['a zero threshold', { type: 'price_drop', gpu_type: 'rtx-4090', threshold_price: 0 }, 'threshold_price'],
@@ -97,7 +150,11 @@ describe('POST /v1/alerts', () => {
     ['a missing threshold', { type: 'price_drop', gpu_type: 'rtx-4090' }, 'threshold_price'],
     ['a missing gpu_type', { type: 'price_drop', threshold_price: 1 }, 'gpu_type'],
     ['an unknown action', { type: 'budget_limit', threshold_dollars: 5, action: 'page_me' }, 'action'],
-    ['stop_instances on a price alert', { type: 'price_drop', gpu_type: 'rtx-4090', threshold_price: 1, action: 'stop_instances' }, 'action'],
+    [
+      'stop_instances on a price alert',
+      { type: 'price_drop', gpu_type: 'rtx-4090', threshold_price: 1, action: 'stop_instances' },
+      'action',
+    ],
     ['an unknown type', { type: 'spend_spike', threshold_dollars: 5 }, 'type'],
     ['no type', { threshold_dollars: 5 }, 'type'],
     ['a server-owned field', { type: 'budget_limit', threshold_dollars: 5, status: 'triggered' }, 'status'],
@@ -120,12 +177,14 @@ describe('POST /v1/alerts', () => {
 });
 
 describe('GET and DELETE /v1/alerts', () => {
-  it('lists newest first, filters by status, pages with a cursor, and hides other accounts\' alerts', async () => {
+  it("lists newest first, filters by status, pages with a cursor, and hides other accounts' alerts", async () => {
     const a = await t.newAccount();
     const other = await t.newAccount();
     const ids: string[] = [];
     for (let i = 1; i <= 5; i++) {
-      ids.push((await t.http.post('/v1/alerts').set(a.auth).send({ type: 'budget_limit', threshold_dollars: i })).body.id);
+      ids.push(
+        (await t.http.post('/v1/alerts').set(a.auth).send({ type: 'budget_limit', threshold_dollars: i })).body.id,
+      );
     }
     await t.http.post('/v1/alerts').set(other.auth).send({ type: 'budget_limit', threshold_dollars: 1 }).expect(201);
     await t.sql(`UPDATE alerts SET status = 'triggered', triggered_at = now() WHERE id = $1`, [ids[1]]);
@@ -135,7 +194,9 @@ describe('GET and DELETE /v1/alerts', () => {
     expect(all.body).toMatchObject({ has_more: false, next_cursor: null });
 
     const triggered = await t.http.get('/v1/alerts?status=triggered').set(a.auth);
-    expect(triggered.body.data).toEqual([expect.objectContaining({ id: ids[1], status: 'triggered', triggered_at: expect.any(String) })]);
+    expect(triggered.body.data).toEqual([
+      expect.objectContaining({ id: ids[1], status: 'triggered', triggered_at: expect.any(String) }),
+    ]);
     const active = await t.http.get('/v1/alerts?status=active').set(a.auth);
     expect(active.body.data.map((x: { id: string }) => x.id)).toEqual([ids[4], ids[3], ids[2], ids[0]]);
 
@@ -145,7 +206,11 @@ describe('GET and DELETE /v1/alerts', () => {
     const second = await t.http.get(`/v1/alerts?limit=2&cursor=${first.body.next_cursor}`).set(a.auth);
     expect(second.body.data.map((x: { id: string }) => x.id)).toEqual([ids[2], ids[1]]);
     const third = await t.http.get(`/v1/alerts?limit=2&cursor=${second.body.next_cursor}`).set(a.auth);
-    expect(third.body).toMatchObject({ data: [expect.objectContaining({ id: ids[0] })], has_more: false, next_cursor: null });
+    expect(third.body).toMatchObject({
+      data: [expect.objectContaining({ id: ids[0] })],
+      has_more: false,
+      next_cursor: null,
+    });
 
     for (const q of ['status=done', 'limit=0', 'limit=201', 'cursor=nope', 'colour=red']) {
       const res = await t.http.get(`/v1/alerts?${q}`).set(a.auth);
@@ -154,10 +219,11 @@ describe('GET and DELETE /v1/alerts', () => {
     }
   });
 
-  it('deletes the account\'s own alert (200, then 404) and answers 404 for another account\'s', async () => {
+  it("deletes the account's own alert (200, then 404) and answers 404 for another account's", async () => {
     const a = await t.newAccount();
     const other = await t.newAccount();
-    const id = (await t.http.post('/v1/alerts').set(a.auth).send({ type: 'budget_limit', threshold_dollars: 3 })).body.id;
+    const id = (await t.http.post('/v1/alerts').set(a.auth).send({ type: 'budget_limit', threshold_dollars: 3 })).body
+      .id;
     const foreign = await t.http.delete(`/v1/alerts/${id}`).set(other.auth);
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe('not_found');
@@ -178,25 +244,67 @@ describe('GET and DELETE /v1/alerts', () => {
 
 describe('evaluation', () => {
   it('moves every matching alert exactly once when two evaluations race, with one event each', async () => {
-    await pricesAre([offer('runpod', 'a40-48gb', 0.49), offer('vastai', 'a40-48gb', 0.18, { spot: true, region: 'EU' }), offer('lambda', 'b200', 4.99)]);
+    await pricesAre([
+      offer('runpod', 'a40-48gb', 0.49),
+      offer('vastai', 'a40-48gb', 0.18, { spot: true, region: 'EU' }),
+      offer('lambda', 'b200', 4.99),
+    ]);
     const accounts = await Promise.all([t.newAccount(), t.newAccount(), t.newAccount()]);
     const matching: string[] = [];
     const notMatching: string[] = [];
     for (const [i, a] of accounts.entries()) {
       for (let k = 0; k < 20; k++) {
         const threshold = 0.18 + k * 0.01; // 0.18 (equal: triggers) and above
-        matching.push((await t.http.post('/v1/alerts').set(a.auth).send({ type: 'price_drop', gpu_type: 'a40-48gb', threshold_price: threshold })).body.id);
+        matching.push(
+          (
+            await t.http
+              .post('/v1/alerts')
+              .set(a.auth)
+              .send({ type: 'price_drop', gpu_type: 'a40-48gb', threshold_price: threshold })
+          ).body.id,
+        );
       }
-      notMatching.push((await t.http.post('/v1/alerts').set(a.auth).send({ type: 'price_drop', gpu_type: 'a40-48gb', threshold_price: 0.179999 })).body.id);
-      notMatching.push((await t.http.post('/v1/alerts').set(a.auth).send({ type: 'price_drop', gpu_type: 'b200', threshold_price: 4.98 - i })).body.id);
-      notMatching.push((await t.http.post('/v1/alerts').set(a.auth).send({ type: 'price_drop', gpu_type: 'rtx-3090', threshold_price: 100 })).body.id);
+      notMatching.push(
+        (
+          await t.http
+            .post('/v1/alerts')
+            .set(a.auth)
+            .send({ type: 'price_drop', gpu_type: 'a40-48gb', threshold_price: 0.179999 })
+        ).body.id,
+      );
+      notMatching.push(
+        (
+          await t.http
+            .post('/v1/alerts')
+            .set(a.auth)
+            .send({ type: 'price_drop', gpu_type: 'b200', threshold_price: 4.98 - i })
+        ).body.id,
+      );
+      notMatching.push(
+        (
+          await t.http
+            .post('/v1/alerts')
+            .set(a.auth)
+            .send({ type: 'price_drop', gpu_type: 'rtx-3090', threshold_price: 100 })
+        ).body.id,
+      );
     }
     const queries = createAlertQueries(t.db.pool);
-    const [one, two] = await Promise.all([queries.evaluate({ price: true, budget: true }), queries.evaluate({ price: true, budget: true })]);
+    const [one, two] = await Promise.all([
+      queries.evaluate({ price: true, budget: true }),
+      queries.evaluate({ price: true, budget: true }),
+    ]);
     expect(one.priceTriggered + two.priceTriggered).toBe(matching.length);
 
-    const rows = await t.sql<{ id: string; status: string }>(`SELECT id, status FROM alerts WHERE id = ANY($1)`, [[...matching, ...notMatching]]);
-    expect(rows.filter((r) => r.status === 'triggered').map((r) => r.id).sort()).toEqual([...matching].sort());
+    const rows = await t.sql<{ id: string; status: string }>(`SELECT id, status FROM alerts WHERE id = ANY($1)`, [
+      [...matching, ...notMatching],
+    ]);
+    expect(
+      rows
+        .filter((r) => r.status === 'triggered')
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...matching].sort());
     const events = (await Promise.all(accounts.map((a) => alertEvents(a.accountId)))).flat();
     expect(events.map((e) => e.data.alert.id).sort()).toEqual([...matching].sort());
     expect(events[0]!.data).toMatchObject({
@@ -206,7 +314,10 @@ describe('evaluation', () => {
     });
 
     // Evaluating again (a retried activity, the next refresh) moves nothing and writes nothing.
-    expect(await queries.evaluate({ price: true, budget: true })).toMatchObject({ priceTriggered: 0, budgetTriggered: 0 });
+    expect(await queries.evaluate({ price: true, budget: true })).toMatchObject({
+      priceTriggered: 0,
+      budgetTriggered: 0,
+    });
     expect((await Promise.all(accounts.map((a) => alertEvents(a.accountId)))).flat()).toHaveLength(matching.length);
     const listed = await t.http.get('/v1/alerts?status=triggered').set(accounts[0]!.auth);
     expect(listed.body.data).toHaveLength(20);
@@ -216,14 +327,25 @@ describe('evaluation', () => {
     }
   });
 
-  it('never triggers a deleted alert, and triggers budgets on this month\'s charges only', async () => {
+  it("never triggers a deleted alert, and triggers budgets on this month's charges only", async () => {
     const a = await t.newAccount();
     const ledger = createLedgerQueries(t.db.pool);
-    const kept = (await t.http.post('/v1/alerts').set(a.auth).send({ type: 'budget_limit', threshold_dollars: 2 })).body.id;
-    const higher = (await t.http.post('/v1/alerts').set(a.auth).send({ type: 'budget_limit', threshold_dollars: 2.000001 })).body.id;
-    const deleted = (await t.http.post('/v1/alerts').set(a.auth).send({ type: 'budget_limit', threshold_dollars: 1 })).body.id;
+    const kept = (await t.http.post('/v1/alerts').set(a.auth).send({ type: 'budget_limit', threshold_dollars: 2 })).body
+      .id;
+    const higher = (
+      await t.http.post('/v1/alerts').set(a.auth).send({ type: 'budget_limit', threshold_dollars: 2.000001 })
+    ).body.id;
+    const deleted = (await t.http.post('/v1/alerts').set(a.auth).send({ type: 'budget_limit', threshold_dollars: 1 }))
+      .body.id;
     await t.http.delete(`/v1/alerts/${deleted}`).set(a.auth).expect(200);
-    await ledger.postEntry({ accountId: a.accountId, type: 'instance_charge', amountMicros: -2_000_000, description: 'c', instanceId: 'i', idempotencyKey: 'c1' });
+    await ledger.postEntry({
+      accountId: a.accountId,
+      type: 'instance_charge',
+      amountMicros: -2_000_000,
+      description: 'c',
+      instanceId: 'i',
+      idempotencyKey: 'c1',
+    });
 
     const result = await createAlertQueries(t.db.pool).evaluate({ price: false, budget: true });
     expect(result.budgetTriggered).toBe(1);

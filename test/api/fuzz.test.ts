@@ -52,7 +52,11 @@ const simKeys: Record<string, string> = {};
 beforeAll(async () => {
   // Stripe configured (a real stripe-mock), so credit top-ups and the Stripe webhook are fuzzed as they run.
   stripe = await startTestStripe();
-  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 }, stripe: stripe.settings });
+  t = await createTestContext({
+    simulators: true,
+    launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 },
+    stripe: stripe.settings,
+  });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(
     t.workerDeps({
@@ -61,17 +65,32 @@ beforeAll(async () => {
     t.deps.temporal.taskQueue,
   );
   // Prices in the API's cache, so pricing and recommendations answer with data rather than 503.
-  await temporal.env.client.workflow.execute('pricingRefresh', { taskQueue: t.deps.temporal.taskQueue, workflowId: `fuzz-pricing-${SEED}-${Date.now()}` });
+  await temporal.env.client.workflow.execute('pricingRefresh', {
+    taskQueue: t.deps.temporal.taskQueue,
+    workflowId: `fuzz-pricing-${SEED}-${Date.now()}`,
+  });
   await t.deps.pricing.reload();
   if (!t.deps.pricing.latest) throw new Error('setup: no pricing snapshot after a refresh');
   for (const p of PROVIDERS) t.sims[p].control.setBootDelay(100);
   // The rate limit is not what is fuzzed here (test/api/rate-limit.test.ts covers it).
-  http = request(createApp({ ...t.deps, rateLimit: { burst: 1_000_000, perMinute: 1_000_000, unauthenticatedPerMinute: 1_000_000, authFailuresPerMinute: 1_000_000 } }).callback());
+  http = request(
+    createApp({
+      ...t.deps,
+      rateLimit: {
+        burst: 1_000_000,
+        perMinute: 1_000_000,
+        unauthenticatedPerMinute: 1_000_000,
+        authFailuresPerMinute: 1_000_000,
+      },
+    }).callback(),
+  );
   ({ auth } = await t.newAccount('fuzz'));
   for (const p of PROVIDERS) simKeys[p] = t.sims[p].createKey();
   await connectProviders();
   for (const name of ['laptop', 'desktop']) {
-    known.sshKeyIds.push((await http.post('/v1/ssh-keys').set(auth).send({ name, public_key: ed25519Key() }).expect(201)).body.id);
+    known.sshKeyIds.push(
+      (await http.post('/v1/ssh-keys').set(auth).send({ name, public_key: ed25519Key() }).expect(201)).body.id,
+    );
   }
   for (const [provider, body] of [
     ['runpod', { provider: 'runpod', gpu_type: 'rtx-a6000' }],
@@ -93,7 +112,8 @@ afterAll(async () => {
 
 /** Connects the three simulator keys (again). */
 async function connectProviders() {
-  for (const p of PROVIDERS) await http.post('/v1/settings/providers').set(auth).send({ provider: p, api_key: simKeys[p] });
+  for (const p of PROVIDERS)
+    await http.post('/v1/settings/providers').set(auth).send({ provider: p, api_key: simKeys[p] });
 }
 
 const ajv = new Ajv2020({ strict: false, allErrors: false });
@@ -106,7 +126,20 @@ const validatorFor = (schema: object) => {
 };
 
 /** Path segments nobody should send, already percent-encoded (lone surrogates cannot be encoded otherwise). */
-const HOSTILE_PATH_SEGMENTS = ['%00', '%0A', '%ED%A0%80', '%E2%80%AE', '%20', '..', '%2F', '%25', 'x'.repeat(300), '%C3%A9', '%F0%9F%92%BB', 'a%00b'];
+const HOSTILE_PATH_SEGMENTS = [
+  '%00',
+  '%0A',
+  '%ED%A0%80',
+  '%E2%80%AE',
+  '%20',
+  '..',
+  '%2F',
+  '%25',
+  'x'.repeat(300),
+  '%C3%A9',
+  '%F0%9F%92%BB',
+  'a%00b',
+];
 
 function pathParamArb(param: Parameter): fc.Arbitrary<string> {
   const fromKnown = [...known.sshKeyIds, ...known.instanceIds, ...PROVIDERS];
@@ -127,10 +160,18 @@ const URL_HOSTILE_STRINGS = HOSTILE_STRINGS.map((s) => s.slice(0, 2_000));
 function queryArb(params: Parameter[]): fc.Arbitrary<string> {
   if (params.length === 0) return fc.oneof(fc.constant(''), fc.constant('unknown=1'));
   const entries = params.map((p) =>
-    fc.option(fc.oneof({ weight: 3, arbitrary: validFor(p.schema) }, { weight: 2, arbitrary: fc.constantFrom(...URL_HOSTILE_STRINGS) }), {
-      nil: undefined,
-      freq: p.required ? 8 : 2,
-    }).map((v) => [p.name, v] as const),
+    fc
+      .option(
+        fc.oneof(
+          { weight: 3, arbitrary: validFor(p.schema) },
+          { weight: 2, arbitrary: fc.constantFrom(...URL_HOSTILE_STRINGS) },
+        ),
+        {
+          nil: undefined,
+          freq: p.required ? 8 : 2,
+        },
+      )
+      .map((v) => [p.name, v] as const),
   );
   return fc.tuple(fc.tuple(...entries), fc.boolean(), fc.boolean()).map(([pairs, repeat, unknown]) => {
     const search = new URLSearchParams();
@@ -159,7 +200,11 @@ function bodyArb(op: Operation, method: string): fc.Arbitrary<Body> {
   );
   if (!schema) {
     if (method === 'get') return fc.constant({ kind: 'none' });
-    return fc.oneof({ weight: 4, arbitrary: fc.constant<Body>({ kind: 'none' }) }, { weight: 1, arbitrary: fc.constant<Body>({ kind: 'json', value: {} }) }, { weight: 2, arbitrary: raw });
+    return fc.oneof(
+      { weight: 4, arbitrary: fc.constant<Body>({ kind: 'none' }) },
+      { weight: 1, arbitrary: fc.constant<Body>({ kind: 'json', value: {} }) },
+      { weight: 2, arbitrary: raw },
+    );
   }
   return fc.oneof(
     { weight: 4, arbitrary: validFor(schema).map((value): Body => ({ kind: 'json', value })) },
@@ -179,11 +224,13 @@ function operations(): { name: string; method: string; path: string; op: Operati
 function judge(op: Operation, res: request.Response): string | null {
   if (res.status >= 500) return `answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`;
   const documented = op.responses[String(res.status)];
-  if (!documented) return `answered ${res.status}, which the document does not list (${Object.keys(op.responses).join(', ')}): ${JSON.stringify(res.body).slice(0, 300)}`;
+  if (!documented)
+    return `answered ${res.status}, which the document does not list (${Object.keys(op.responses).join(', ')}): ${JSON.stringify(res.body).slice(0, 300)}`;
   const schema = documented.content?.['application/json']?.schema;
   if (!schema) return res.text ? `answered ${res.status} with a body the document does not declare` : null;
   const validate = validatorFor(schema);
-  if (!validate(res.body)) return `answered ${res.status} with a body not matching its schema: ${ajv.errorsText(validate.errors)}: ${JSON.stringify(res.body).slice(0, 300)}`;
+  if (!validate(res.body))
+    return `answered ${res.status} with a body not matching its schema: ${ajv.errorsText(validate.errors)}: ${JSON.stringify(res.body).slice(0, 300)}`;
   return null;
 }
 
@@ -216,23 +263,35 @@ describe(`fuzz every operation of /v1/openapi.json (seed ${SEED}, ${RUNS} runs e
           let req = http[method as 'get'](url);
           if (x.withKey) req = req.set(auth);
           if (x.idempotencyKey) req = req.set('Idempotency-Key', x.idempotencyKey);
-          if (x.body.kind === 'json') req = req.set('Content-Type', 'application/json').send(JSON.stringify(x.body.value) ?? 'null');
+          if (x.body.kind === 'json')
+            req = req.set('Content-Type', 'application/json').send(JSON.stringify(x.body.value) ?? 'null');
           else if (x.body.kind === 'raw') req = req.set('Content-Type', x.body.type).send(x.body.text);
           const res = await req;
           exchanges++;
           // A fuzzed disconnect, or a fuzzed key replacing the simulator's, must not blind the runs after it (a
           // launch with a key the provider rejects is 502 provider_error by the error table).
-          if (path.startsWith('/v1/settings/providers') && (method === 'delete' || method === 'post') && res.status < 300) await connectProviders();
+          if (
+            path.startsWith('/v1/settings/providers') &&
+            (method === 'delete' || method === 'post') &&
+            res.status < 300
+          )
+            await connectProviders();
           const problem = judge(op, res);
           if (problem) {
             const sent = x.body.kind === 'json' ? JSON.stringify(x.body.value)?.slice(0, 300) : x.body.kind;
             throw new Error(`${method.toUpperCase()} ${url.slice(0, 200)}: ${problem} (sent ${sent})`);
           }
         }),
-        { seed: SEED, numRuns: method === 'post' && path === '/v1/compute/launch' ? RUNS * 2 : RUNS, endOnFailure: true },
+        {
+          seed: SEED,
+          numRuns: method === 'post' && path === '/v1/compute/launch' ? RUNS * 2 : RUNS,
+          endOnFailure: true,
+        },
       );
       if (outcome.failed) {
-        failures.push(`${name}: ${(outcome as { errorInstance?: Error }).errorInstance?.message ?? 'failed'} (counterexample path ${outcome.counterexamplePath})`);
+        failures.push(
+          `${name}: ${(outcome as { errorInstance?: Error }).errorInstance?.message ?? 'failed'} (counterexample path ${outcome.counterexamplePath})`,
+        );
       }
     };
     // Operations are fuzzed side by side (the exchanges wait on Postgres, Temporal and the simulators more than
@@ -241,11 +300,14 @@ describe(`fuzz every operation of /v1/openapi.json (seed ${SEED}, ${RUNS} runs e
     const ops = operations();
     const swapsKeys = (o: (typeof ops)[number]) => o.path.startsWith('/v1/settings/providers') && o.method !== 'get';
     const queue = ops.filter((o) => !swapsKeys(o));
-    await Promise.all(Array.from({ length: 3 }, async () => {
-      for (let o = queue.shift(); o; o = queue.shift()) await fuzzOperation(o);
-    }));
+    await Promise.all(
+      Array.from({ length: 3 }, async () => {
+        for (let o = queue.shift(); o; o = queue.shift()) await fuzzOperation(o);
+      }),
+    );
     for (const o of ops.filter(swapsKeys)) await fuzzOperation(o);
-    if (failures.length) throw new Error(`seed ${SEED}: ${failures.length} operation(s) broke their contract:\n${failures.join('\n')}`);
+    if (failures.length)
+      throw new Error(`seed ${SEED}: ${failures.length} operation(s) broke their contract:\n${failures.join('\n')}`);
     expect(exchanges).toBeGreaterThanOrEqual(operations().length * RUNS);
   });
 });

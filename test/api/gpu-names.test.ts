@@ -30,11 +30,17 @@ const H100S = ['h100-80gb-sxm', 'h100-80gb-pcie', 'h100-94gb-nvl'];
 it('GET /v1/gpus lists every slug with its aliases, and the family names with their slugs', async () => {
   const res = await t.http.get('/v1/gpus').expect(200);
   const rtx4090 = res.body.data.find((g: { gpu_type: string }) => g.gpu_type === 'rtx-4090');
-  expect(rtx4090).toMatchObject({ display_name: 'NVIDIA GeForce RTX 4090', vram_gb: 24, aliases: expect.arrayContaining(['4090', 'rtx4090']) });
+  expect(rtx4090).toMatchObject({
+    display_name: 'NVIDIA GeForce RTX 4090',
+    vram_gb: 24,
+    aliases: expect.arrayContaining(['4090', 'rtx4090']),
+  });
   expect(res.body.data.find((g: { gpu_type: string }) => g.gpu_type === 'l40s-48gb').aliases).toContain('l40s');
   expect(res.body.families.h100).toEqual(H100S);
   // Every slug the pricing snapshot shows is listed.
-  const priced = (await t.http.get('/v1/pricing').expect(200)).body.gpu_types.map((g: { gpu_type: string }) => g.gpu_type);
+  const priced = (await t.http.get('/v1/pricing').expect(200)).body.gpu_types.map(
+    (g: { gpu_type: string }) => g.gpu_type,
+  );
   const listed = res.body.data.map((g: { gpu_type: string }) => g.gpu_type);
   expect(priced.filter((s: string) => !listed.includes(s))).toEqual([]);
 });
@@ -50,7 +56,9 @@ it('`h100` is 400 listing the three H100 slugs on launch, plan, compare and hist
   for (const res of answers) {
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
-    expect(res.body.error.details[0].message).toBe(`names several GPU types (got "h100"): ${H100S.join(', ')}; send one of them`);
+    expect(res.body.error.details[0].message).toBe(
+      `names several GPU types (got "h100"): ${H100S.join(', ')}; send one of them`,
+    );
   }
   expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
 });
@@ -61,12 +69,20 @@ it('an unknown GPU gets the same wording on pricing compare, history, plan and l
   const launch = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'vastai', gpu_type: 'tpu-v5' });
   const plan = await t.http.post('/v1/compute/plan').set(a.auth).send({ gpu_type: 'tpu-v5' });
   for (const res of [launch, plan]) {
-    expect([res.status, res.body.error.code, res.body.error.details[0]]).toEqual([400, 'validation_error', { path: 'gpu_type', message: wording }]);
+    expect([res.status, res.body.error.code, res.body.error.details[0]]).toEqual([
+      400,
+      'validation_error',
+      { path: 'gpu_type', message: wording },
+    ]);
   }
   // The pricing routes answer an unknown slug 404 (the spec's status there), in the same words.
   for (const path of ['/v1/pricing/compare?gpu=tpu-v5', '/v1/pricing/history?gpu=tpu-v5&period=7d']) {
     const res = await t.http.get(path);
-    expect([res.status, res.body.error.code, res.body.error.message]).toEqual([404, 'not_found', `Invalid query: gpu ${wording}.`]);
+    expect([res.status, res.body.error.code, res.body.error.message]).toEqual([
+      404,
+      'not_found',
+      `Invalid query: gpu ${wording}.`,
+    ]);
   }
   expect(t.sims.vastai.control.instances(a.simKey)).toEqual([]);
 });
@@ -89,14 +105,27 @@ it('`4090` launches rtx-4090, and compare and history answer for the slug an ali
 
 it('an image a schedule refuses is refused on launch with the same status, code and message, and nothing is created', async () => {
   const a = await t.connectedAccount('runpod');
-  const launch = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'runpod', gpu_type: 'rtx-a6000', docker_image: 'not an image!!' });
+  const launch = await t.http
+    .post('/v1/compute/launch')
+    .set(a.auth)
+    .send({ provider: 'runpod', gpu_type: 'rtx-a6000', docker_image: 'not an image!!' });
   const schedule = await t.http.post('/v1/schedules').set(a.auth).send({
-    name: 'nightly', gpu: 'rtx-a6000', template: 'custom', docker_image: 'not an image!!', cron: '0 2 * * *', max_duration_hours: 1,
+    name: 'nightly',
+    gpu: 'rtx-a6000',
+    template: 'custom',
+    docker_image: 'not an image!!',
+    cron: '0 2 * * *',
+    max_duration_hours: 1,
   });
   expect([launch.status, launch.body.error.code]).toEqual([400, 'validation_error']);
   expect([schedule.status, schedule.body.error.code]).toEqual([400, 'validation_error']);
-  expect(launch.body.error.details).toEqual([{ path: 'docker_image', message: 'an image reference such as ghcr.io/org/image:tag' }]);
-  expect(schedule.body.error.details).toContainEqual({ path: 'docker_image', message: 'an image reference such as ghcr.io/org/image:tag' });
+  expect(launch.body.error.details).toEqual([
+    { path: 'docker_image', message: 'an image reference such as ghcr.io/org/image:tag' },
+  ]);
+  expect(schedule.body.error.details).toContainEqual({
+    path: 'docker_image',
+    message: 'an image reference such as ghcr.io/org/image:tag',
+  });
   expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
   expect(await t.sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).toEqual([]);
   expect((await t.http.get('/v1/schedules').set(a.auth).expect(200)).body.data).toEqual([]);

@@ -29,7 +29,9 @@ afterAll(() => t.close());
 
 function expectValidationError(res: request.Response, path?: string) {
   expect(res.status).toBe(400);
-  expect(res.body.error).toEqual(expect.objectContaining({ code: 'validation_error', request_id: res.headers['x-request-id'] }));
+  expect(res.body.error).toEqual(
+    expect.objectContaining({ code: 'validation_error', request_id: res.headers['x-request-id'] }),
+  );
   if (path) expect(res.body.error.details).toContainEqual(expect.objectContaining({ path }));
 }
 
@@ -51,27 +53,46 @@ describe('text fields refuse NUL, control, bidi characters and lone surrogates w
   });
 
   it.each(HOSTILE)('SSH key comment with %s', async (_label, value) => {
-    const res = await t.http.post('/v1/ssh-keys').set(auth).send({ name: 'k', public_key: `${ed25519Key()} me@${value}` });
+    const res = await t.http
+      .post('/v1/ssh-keys')
+      .set(auth)
+      .send({ name: 'k', public_key: `${ed25519Key()} me@${value}` });
     expectValidationError(res, 'public_key');
   });
 
   it.each(HOSTILE)('provider display_label with %s', async (_label, value) => {
-    const res = await t.http.post('/v1/settings/providers').set(auth).send({ provider: 'runpod', api_key: 'rpa_ok', display_label: value });
+    const res = await t.http
+      .post('/v1/settings/providers')
+      .set(auth)
+      .send({ provider: 'runpod', api_key: 'rpa_ok', display_label: value });
     expectValidationError(res, 'display_label');
   });
 
   it.each(['docker_image', 'region', 'ssh_key_name', 'gpu_type'])('launch field %s with NUL', async (field) => {
-    const body = { provider: 'lambda', gpu_type: 'h100-80gb-sxm', region: 'us-east-1', docker_image: 'img', ssh_key_name: 'k', [field]: 'a\u0000b' };
+    const body = {
+      provider: 'lambda',
+      gpu_type: 'h100-80gb-sxm',
+      region: 'us-east-1',
+      docker_image: 'img',
+      ssh_key_name: 'k',
+      [field]: 'a\u0000b',
+    };
     expectValidationError(await t.http.post('/v1/compute/launch').set(auth).send(body), field);
   });
 
   it('onstart_cmd takes newlines and tabs (it is a script) but not NUL', async () => {
     const script = 'apt-get update\n\tpip install torch\r\n';
-    const ok = await t.http.post('/v1/compute/launch').set(auth).send({ provider: 'vastai', gpu_type: 'rtx-a6000', onstart_cmd: script });
+    const ok = await t.http
+      .post('/v1/compute/launch')
+      .set(auth)
+      .send({ provider: 'vastai', gpu_type: 'rtx-a6000', onstart_cmd: script });
     // Past validation: refused only because no vastai key is connected.
     expect(ok.status).toBe(422);
     expect(ok.body.error.code).toBe('provider_not_connected');
-    const bad = await t.http.post('/v1/compute/launch').set(auth).send({ provider: 'vastai', gpu_type: 'rtx-a6000', onstart_cmd: 'echo\u0000hi' });
+    const bad = await t.http
+      .post('/v1/compute/launch')
+      .set(auth)
+      .send({ provider: 'vastai', gpu_type: 'rtx-a6000', onstart_cmd: 'echo\u0000hi' });
     expectValidationError(bad, 'onstart_cmd');
   });
 
@@ -135,18 +156,28 @@ describe('provider keys are printable ASCII', () => {
 describe('size and depth of bad input', () => {
   it('a provider value nested 6,000 arrays deep is 400 with a short message', async () => {
     const deep = `${'['.repeat(6000)}${']'.repeat(6000)}`;
-    const res = await t.http.post('/v1/settings/providers').set(auth).set('Content-Type', 'application/json').send(`{"provider":${deep},"api_key":"k"}`);
+    const res = await t.http
+      .post('/v1/settings/providers')
+      .set(auth)
+      .set('Content-Type', 'application/json')
+      .send(`{"provider":${deep},"api_key":"k"}`);
     expectValidationError(res, 'body');
     expect(JSON.stringify(res.body).length).toBeLessThan(1000);
   });
 
   it('nesting deep inside a string does not count', async () => {
-    const res = await t.http.post('/v1/ssh-keys').set(auth).send({ name: '['.repeat(90), public_key: ed25519Key() });
+    const res = await t.http
+      .post('/v1/ssh-keys')
+      .set(auth)
+      .send({ name: '['.repeat(90), public_key: ed25519Key() });
     expect(res.status).toBe(201);
   });
 
   it('a 30,000-character provider value is echoed at most a few dozen characters', async () => {
-    const res = await t.http.post('/v1/settings/providers').set(auth).send({ provider: 'x'.repeat(30_000), api_key: 'k' });
+    const res = await t.http
+      .post('/v1/settings/providers')
+      .set(auth)
+      .send({ provider: 'x'.repeat(30_000), api_key: 'k' });
     expectValidationError(res, 'provider');
     expect(JSON.stringify(res.body).length).toBeLessThan(1000);
   });
@@ -166,7 +197,11 @@ describe('provider rules the catalog knows are checked before any provider is ca
   beforeAll(async () => {
     // Connected keys: without the pre-check these launches would go to the provider (here: nowhere).
     for (const provider of ['runpod', 'vastai', 'lambda']) {
-      await t.http.post('/v1/settings/providers').set(auth).send({ provider, api_key: `${provider}_key_123` }).expect(201);
+      await t.http
+        .post('/v1/settings/providers')
+        .set(auth)
+        .send({ provider, api_key: `${provider}_key_123` })
+        .expect(201);
     }
     await t.http.post('/v1/ssh-keys').set(auth).send({ name: 'default', public_key: ed25519Key() });
   });
@@ -175,10 +210,26 @@ describe('provider rules the catalog knows are checked before any provider is ca
     ['a GPU RunPod does not offer', { provider: 'runpod', gpu_type: 'a10-24gb' }, 'gpu_type'],
     ['a GPU RunPod no longer sells', { provider: 'runpod', gpu_type: 'a100-40gb' }, 'gpu_type'],
     ['a GPU Lambda does not offer', { provider: 'lambda', gpu_type: 'rtx-4090', region: 'us-east-1' }, 'gpu_type'],
-    ['a GPU count Lambda does not sell', { provider: 'lambda', gpu_type: 'h100-80gb-pcie', gpu_count: 2, region: 'us-east-1' }, 'gpu_count'],
-    ['8x A6000 on Lambda', { provider: 'lambda', gpu_type: 'rtx-a6000', gpu_count: 8, region: 'us-east-1' }, 'gpu_count'],
-    ['a region Lambda does not have', { provider: 'lambda', gpu_type: 'h100-80gb-sxm', region: 'mars-north-1' }, 'region'],
-    ['a data center RunPod does not have', { provider: 'runpod', gpu_type: 'rtx-a6000', region: 'us-east-1' }, 'region'],
+    [
+      'a GPU count Lambda does not sell',
+      { provider: 'lambda', gpu_type: 'h100-80gb-pcie', gpu_count: 2, region: 'us-east-1' },
+      'gpu_count',
+    ],
+    [
+      '8x A6000 on Lambda',
+      { provider: 'lambda', gpu_type: 'rtx-a6000', gpu_count: 8, region: 'us-east-1' },
+      'gpu_count',
+    ],
+    [
+      'a region Lambda does not have',
+      { provider: 'lambda', gpu_type: 'h100-80gb-sxm', region: 'mars-north-1' },
+      'region',
+    ],
+    [
+      'a data center RunPod does not have',
+      { provider: 'runpod', gpu_type: 'rtx-a6000', region: 'us-east-1' },
+      'region',
+    ],
   ])('%s → 422 unsupported_operation naming the field', async (_label, body, field) => {
     const res = await t.http.post('/v1/compute/launch').set(auth).send(body);
     expect(res.status).toBe(422);
@@ -205,7 +256,9 @@ describe('failures that are ours are never "unreachable" or the provider\'s', ()
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const err = await http(url).request({ method: 'GET', path: '/x', apiKey: 'rpa_\u0100\u0101secret' }).catch((e: unknown) => e);
+      const err = await http(url)
+        .request({ method: 'GET', path: '/x', apiKey: 'rpa_\u0100\u0101secret' })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ProviderRequestError);
       expect((err as ProviderRequestError).kind).toBe('invalid_key');
       expect((err as Error).message).not.toMatch(/secret|\u0100|could not be reached/);
@@ -224,7 +277,9 @@ describe('failures that are ours are never "unreachable" or the provider\'s', ()
   });
 
   it('a provider that refuses connections is still "unreachable" (transient)', async () => {
-    const err = await http('http://127.0.0.1:9').request({ method: 'GET', path: '/x', apiKey: 'k' }).catch((e: unknown) => e);
+    const err = await http('http://127.0.0.1:9')
+      .request({ method: 'GET', path: '/x', apiKey: 'k' })
+      .catch((e: unknown) => e);
     expect((err as ProviderRequestError).kind).toBe('transient');
   });
 
@@ -293,8 +348,19 @@ describe('simulators', () => {
     for (let run = 0; run < 2; run++) {
       const sim = await new VastSimulator({ keys: ['vast-key-1'], bootDelayMs: 0 }).start('127.0.0.1', 0);
       try {
-        const adapters = createProviderAdapters({ runpodBaseUrl: 'http://127.0.0.1:9', vastaiBaseUrl: sim.baseUrl, lambdaBaseUrl: 'http://127.0.0.1:9', timeoutMs: 2000, logger: silentLogger });
-        const instance = await adapters.vastai.launch('vast-key-1', { gpuType: 'rtx-a6000', gpuCount: 1, name: `run-${run}`, spot: false });
+        const adapters = createProviderAdapters({
+          runpodBaseUrl: 'http://127.0.0.1:9',
+          vastaiBaseUrl: sim.baseUrl,
+          lambdaBaseUrl: 'http://127.0.0.1:9',
+          timeoutMs: 2000,
+          logger: silentLogger,
+        });
+        const instance = await adapters.vastai.launch('vast-key-1', {
+          gpuType: 'rtx-a6000',
+          gpuCount: 1,
+          name: `run-${run}`,
+          spot: false,
+        });
         ids.push(instance.id);
       } finally {
         await sim.close();

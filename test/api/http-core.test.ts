@@ -33,7 +33,9 @@ describe('authentication', () => {
   });
 
   it('answers 401 for a well-formed but unknown key', async () => {
-    const res = await t.http.get('/v1/ssh-keys').set('Authorization', 'Bearer gpuo_sk_2222222222222222222222222222222222');
+    const res = await t.http
+      .get('/v1/ssh-keys')
+      .set('Authorization', 'Bearer gpuo_sk_2222222222222222222222222222222222');
     expect(res.status).toBe(401);
     expectErrorBody(res, 'unauthenticated');
   });
@@ -67,14 +69,20 @@ describe('request errors', () => {
   });
 
   it('rejects unknown fields with 400 validation_error naming the field', async () => {
-    const res = await t.http.post('/v1/ssh-keys').set(auth).send({ name: 'a', public_key: 'ssh-ed25519 AAAA', is_default: true });
+    const res = await t.http
+      .post('/v1/ssh-keys')
+      .set(auth)
+      .send({ name: 'a', public_key: 'ssh-ed25519 AAAA', is_default: true });
     expect(res.status).toBe(400);
     expectErrorBody(res, 'validation_error');
     expect(res.body.error.details).toContainEqual({ path: 'is_default', message: 'unknown field' });
   });
 
   it('rejects wrong types with 400 validation_error and a detail per field', async () => {
-    const res = await t.http.post('/v1/ssh-keys').set(auth).send({ name: 42, public_key: ['x'] });
+    const res = await t.http
+      .post('/v1/ssh-keys')
+      .set(auth)
+      .send({ name: 42, public_key: ['x'] });
     expect(res.status).toBe(400);
     expectErrorBody(res, 'validation_error');
     const paths = res.body.error.details.map((d: { path: string }) => d.path).sort();
@@ -135,7 +143,9 @@ describe('OpenAPI', () => {
   it('documents every API route with its schemas, generated from the route declarations', async () => {
     const res = await t.http.get('/v1/openapi.json');
     expect(res.body.openapi).toBe('3.1.0');
-    expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/v1/ssh-keys', '/v1/ssh-keys/{id}', '/v1/ssh-keys/{id}/default', '/v1/templates']));
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining(['/v1/ssh-keys', '/v1/ssh-keys/{id}', '/v1/ssh-keys/{id}/default', '/v1/templates']),
+    );
     const create = res.body.paths['/v1/ssh-keys'].post;
     expect(create.requestBody.content['application/json'].schema).toMatchObject({
       type: 'object',

@@ -65,7 +65,11 @@ describe('authentication comes before the body', () => {
     const server = await listen();
     try {
       const started = Date.now();
-      const x = rawRequest(server.port, ['POST /v1/ssh-keys HTTP/1.1', 'Host: x', 'Content-Type: application/json', 'Content-Length: 5000'], '{"name":');
+      const x = rawRequest(
+        server.port,
+        ['POST /v1/ssh-keys HTTP/1.1', 'Host: x', 'Content-Type: application/json', 'Content-Length: 5000'],
+        '{"name":',
+      );
       const response = await x.response;
       expect(response).toMatch(/^HTTP\/1\.1 401 /);
       expect(response).toMatch(/connection: close/i);
@@ -79,7 +83,11 @@ describe('authentication comes before the body', () => {
   it('a POST to an unknown path with a dangling body is 404 at once', async () => {
     const server = await listen();
     try {
-      const x = rawRequest(server.port, ['POST /v1/nothing-here HTTP/1.1', 'Host: x', 'Content-Type: application/json', 'Content-Length: 5000'], '{');
+      const x = rawRequest(
+        server.port,
+        ['POST /v1/nothing-here HTTP/1.1', 'Host: x', 'Content-Type: application/json', 'Content-Length: 5000'],
+        '{',
+      );
       expect(await x.response).toMatch(/^HTTP\/1\.1 404 /);
       await x.closed;
     } finally {
@@ -95,7 +103,13 @@ describe('keep-alive', () => {
       const body = JSON.stringify({ name: 'x' });
       const x = rawRequest(
         server.port,
-        ['POST /v1/ssh-keys HTTP/1.1', 'Host: x', `Authorization: ${auth.Authorization}`, 'Content-Type: application/json', `Content-Length: ${body.length}`],
+        [
+          'POST /v1/ssh-keys HTTP/1.1',
+          'Host: x',
+          `Authorization: ${auth.Authorization}`,
+          'Content-Type: application/json',
+          `Content-Length: ${body.length}`,
+        ],
         body,
       );
       const response = await x.response;
@@ -115,7 +129,13 @@ describe('body read timeout', () => {
       const started = Date.now();
       const x = rawRequest(
         server.port,
-        ['POST /v1/ssh-keys HTTP/1.1', 'Host: x', `Authorization: ${auth.Authorization}`, 'Content-Type: application/json', 'Content-Length: 5000'],
+        [
+          'POST /v1/ssh-keys HTTP/1.1',
+          'Host: x',
+          `Authorization: ${auth.Authorization}`,
+          'Content-Type: application/json',
+          'Content-Length: 5000',
+        ],
         '{"name":',
       );
       const response = await x.response;
@@ -216,14 +236,25 @@ describe('client aborts', () => {
       // Expect: 100-continue makes the server say when it has taken the request in; then the client hangs up.
       const x = rawRequest(
         server.port,
-        ['POST /v1/ssh-keys HTTP/1.1', 'Host: x', `Authorization: ${auth.Authorization}`, 'Content-Type: application/json', 'Content-Length: 5000', 'Expect: 100-continue'],
+        [
+          'POST /v1/ssh-keys HTTP/1.1',
+          'Host: x',
+          `Authorization: ${auth.Authorization}`,
+          'Content-Type: application/json',
+          'Content-Length: 5000',
+          'Expect: 100-continue',
+        ],
         '{"name": "half',
       );
       expect(await x.response).toMatch(/^HTTP\/1\.1 100 /);
       x.socket.end();
-      await eventually('the abort to be noticed and the connection gone', async () =>
-        lines.some((l) => l.msg === 'client went away') && (await server.connections()) === 0 ? true : undefined,
-      10_000, 50).catch((e: Error) => {
+      await eventually(
+        'the abort to be noticed and the connection gone',
+        async () =>
+          lines.some((l) => l.msg === 'client went away') && (await server.connections()) === 0 ? true : undefined,
+        10_000,
+        50,
+      ).catch((e: Error) => {
         throw new Error(`${e.message} ${JSON.stringify(lines)}`);
       });
       expect(lines.filter((l) => l.level === 'error' || l.level === 'warn')).toEqual([]);
@@ -236,18 +267,35 @@ describe('client aborts', () => {
 });
 
 describe('the OpenAPI document lists every status an operation can answer', () => {
-  let doc: { paths: Record<string, Record<string, { security?: unknown[]; parameters?: { in: string }[]; responses: Record<string, { headers?: Record<string, unknown> }> }>> };
+  let doc: {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          security?: unknown[];
+          parameters?: { in: string }[];
+          responses: Record<string, { headers?: Record<string, unknown> }>;
+        }
+      >
+    >;
+  };
   beforeAll(async () => {
     doc = (await t.http.get('/v1/openapi.json')).body;
   });
 
   const operations = () =>
-    Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, method, path, op })));
+    Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, method, path, op })),
+    );
 
   it('every authenticated operation: 401 (WWW-Authenticate) and 429 (Retry-After)', () => {
     const missing = operations()
       .filter((o) => o.op.security?.length)
-      .filter((o) => !o.op.responses['401']?.headers?.['WWW-Authenticate'] || !o.op.responses['429']?.headers?.['Retry-After'])
+      .filter(
+        (o) =>
+          !o.op.responses['401']?.headers?.['WWW-Authenticate'] || !o.op.responses['429']?.headers?.['Retry-After'],
+      )
       .map((o) => o.name);
     expect(missing).toEqual([]);
     expect(operations().filter((o) => o.op.security?.length).length).toBeGreaterThanOrEqual(15);

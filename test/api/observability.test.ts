@@ -66,7 +66,8 @@ const scrape = async () => {
   return res.text;
 };
 
-const requestLines = () => lines.map((l) => JSON.parse(l.line) as Record<string, unknown>).filter((e) => e.msg === 'request');
+const requestLines = () =>
+  lines.map((l) => JSON.parse(l.line) as Record<string, unknown>).filter((e) => e.msg === 'request');
 
 describe('requests', () => {
   it('logs one JSON line per request with request id, account, route template, status and latency', async () => {
@@ -92,9 +93,17 @@ describe('requests', () => {
     // Refused before authentication: still named by its route, with no account.
     const anonymous = await http.get('/v1/ssh-keys').set({ 'X-Request-Id': 'probe-anon-1' });
     expect(anonymous.status).toBe(401);
-    expect(requestLines().find((e) => e.request_id === 'probe-anon-1')).toMatchObject({ route: '/v1/ssh-keys', status: 401, account_id: null });
+    expect(requestLines().find((e) => e.request_id === 'probe-anon-1')).toMatchObject({
+      route: '/v1/ssh-keys',
+      status: 401,
+      account_id: null,
+    });
     // A bad body: 400, one line, no stack anywhere at info.
-    const bad = await http.post('/v1/ssh-keys').set(a.auth).set('X-Request-Id', 'probe-bad-1').send({ name: 'x', public_key: 'not a key' });
+    const bad = await http
+      .post('/v1/ssh-keys')
+      .set(a.auth)
+      .set('X-Request-Id', 'probe-bad-1')
+      .send({ name: 'x', public_key: 'not a key' });
     expect(bad.status).toBe(400);
     expect(requestLines().filter((e) => e.request_id === 'probe-bad-1')).toHaveLength(1);
     expect(lines.every((l) => !l.line.includes('"stack"') && !l.line.includes('\n'))).toBe(true);
@@ -110,11 +119,18 @@ describe('requests', () => {
     const after = await scrape();
     const del = { method: 'DELETE', route: '/v1/ssh-keys/{id}', status: '404' };
     expect(sample(after, 'gpuo_http_requests_total', del) - sample(before, 'gpuo_http_requests_total', del)).toBe(2);
-    expect(sample(after, 'gpuo_http_request_duration_seconds_count', del) - sample(before, 'gpuo_http_request_duration_seconds_count', del)).toBe(2);
+    expect(
+      sample(after, 'gpuo_http_request_duration_seconds_count', del) -
+        sample(before, 'gpuo_http_request_duration_seconds_count', del),
+    ).toBe(2);
     const created = { method: 'POST', route: '/v1/ssh-keys', status: '201' };
-    expect(sample(after, 'gpuo_http_requests_total', created) - sample(before, 'gpuo_http_requests_total', created)).toBe(1);
+    expect(
+      sample(after, 'gpuo_http_requests_total', created) - sample(before, 'gpuo_http_requests_total', created),
+    ).toBe(1);
     const unmatched = { method: 'GET', route: 'unmatched', status: '404' };
-    expect(sample(after, 'gpuo_http_requests_total', unmatched) - sample(before, 'gpuo_http_requests_total', unmatched)).toBe(1);
+    expect(
+      sample(after, 'gpuo_http_requests_total', unmatched) - sample(before, 'gpuo_http_requests_total', unmatched),
+    ).toBe(1);
     expect(after).not.toContain('sshkey_one');
     expect(after).not.toContain('no-such-thing');
     // The scrape itself is counted under its route.
@@ -126,31 +142,58 @@ describe('requests', () => {
     const a = await t.newAccount();
     const ledger = createLedgerQueries(t.db.pool);
     const before = await scrape();
-    await ledger.postEntry({ accountId: a.accountId, type: 'credit_topup', amountMicros: 5_000_000, description: 'top-up', idempotencyKey: 'obs-topup' });
-    await ledger.postEntry({ accountId: a.accountId, type: 'instance_charge', amountMicros: -1_250_001, description: 'charge', instanceId: 'pod-1', idempotencyKey: 'obs-charge' });
+    await ledger.postEntry({
+      accountId: a.accountId,
+      type: 'credit_topup',
+      amountMicros: 5_000_000,
+      description: 'top-up',
+      idempotencyKey: 'obs-topup',
+    });
+    await ledger.postEntry({
+      accountId: a.accountId,
+      type: 'instance_charge',
+      amountMicros: -1_250_001,
+      description: 'charge',
+      instanceId: 'pod-1',
+      idempotencyKey: 'obs-charge',
+    });
     recordWebhookDelivery('delivered');
     recordWebhookDelivery('delivered');
     recordWebhookDelivery('failed');
     const after = await scrape();
-    const moved = (type: string) => sample(after, 'gpuo_ledger_amount_usd_total', { type }) - sample(before, 'gpuo_ledger_amount_usd_total', { type });
-    const posted = (type: string) => sample(after, 'gpuo_ledger_entries_total', { type }) - sample(before, 'gpuo_ledger_entries_total', { type });
+    const moved = (type: string) =>
+      sample(after, 'gpuo_ledger_amount_usd_total', { type }) -
+      sample(before, 'gpuo_ledger_amount_usd_total', { type });
+    const posted = (type: string) =>
+      sample(after, 'gpuo_ledger_entries_total', { type }) - sample(before, 'gpuo_ledger_entries_total', { type });
     expect(moved('credit_topup')).toBeCloseTo(5, 6);
     expect(moved('instance_charge')).toBeCloseTo(1.250001, 6);
     expect([posted('credit_topup'), posted('instance_charge')]).toEqual([1, 1]);
     // The same key again changes nothing, and counts nothing.
-    await ledger.postEntry({ accountId: a.accountId, type: 'credit_topup', amountMicros: 5_000_000, description: 'top-up', idempotencyKey: 'obs-topup' });
-    expect(sample(await scrape(), 'gpuo_ledger_entries_total', { type: 'credit_topup' })).toBe(sample(after, 'gpuo_ledger_entries_total', { type: 'credit_topup' }));
-    expect(sample(after, 'gpuo_webhook_deliveries_total', { outcome: 'delivered' }) - sample(before, 'gpuo_webhook_deliveries_total', { outcome: 'delivered' })).toBe(2);
-    expect(sample(after, 'gpuo_webhook_deliveries_total', { outcome: 'failed' }) - sample(before, 'gpuo_webhook_deliveries_total', { outcome: 'failed' })).toBe(1);
+    await ledger.postEntry({
+      accountId: a.accountId,
+      type: 'credit_topup',
+      amountMicros: 5_000_000,
+      description: 'top-up',
+      idempotencyKey: 'obs-topup',
+    });
+    expect(sample(await scrape(), 'gpuo_ledger_entries_total', { type: 'credit_topup' })).toBe(
+      sample(after, 'gpuo_ledger_entries_total', { type: 'credit_topup' }),
+    );
+    expect(
+      sample(after, 'gpuo_webhook_deliveries_total', { outcome: 'delivered' }) -
+        sample(before, 'gpuo_webhook_deliveries_total', { outcome: 'delivered' }),
+    ).toBe(2);
+    expect(
+      sample(after, 'gpuo_webhook_deliveries_total', { outcome: 'failed' }) -
+        sample(before, 'gpuo_webhook_deliveries_total', { outcome: 'failed' }),
+    ).toBe(1);
   });
 });
 
 describe('worker port', () => {
   it('serves liveness and the workflow, activity and provider series, which move with a refused launch', async () => {
-    const { worker } = await temporal.startWorker(
-      t.workerDeps(),
-      t.deps.temporal.taskQueue,
-    );
+    const { worker } = await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
     const port = await freePort();
     const server = serveWorkerHealth(worker, port, '127.0.0.1', createLogger('silent'));
     try {
@@ -163,24 +206,44 @@ describe('worker port', () => {
       await http.post('/v1/settings/providers').set(a.auth).send({ provider: 'runpod', api_key: simKey }).expect(201);
       t.sims.runpod.control.setNoCapacity('rtx-a6000');
       try {
-        const res = await http.post('/v1/compute/launch').set(a.auth).send({ provider: 'runpod', gpu_type: 'rtx-a6000' });
+        const res = await http
+          .post('/v1/compute/launch')
+          .set(a.auth)
+          .send({ provider: 'runpod', gpu_type: 'rtx-a6000' });
         expect(res.status).toBe(422);
       } finally {
         t.sims.runpod.control.setNoCapacity('rtx-a6000', false);
       }
-      await t.temporal.workflow.execute('healthProbe', { taskQueue: t.deps.temporal.taskQueue, workflowId: `obs-probe-${Date.now()}`, args: [{ message: 'hi' }] });
+      await t.temporal.workflow.execute('healthProbe', {
+        taskQueue: t.deps.temporal.taskQueue,
+        workflowId: `obs-probe-${Date.now()}`,
+        args: [{ message: 'hi' }],
+      });
 
       const failedRuns = { workflow_type: 'launchInstance', outcome: 'failed' };
-      const after = await eventually('the refused launch counted as a failed run', async () => {
-        const text = await (await fetch(metricsUrl)).text();
-        return sample(text, 'gpuo_workflow_completions_total', failedRuns) > sample(before, 'gpuo_workflow_completions_total', failedRuns) ? text : undefined;
-      }, 30_000, 100);
-      const diff = (name: string, labels: Record<string, string>) => sample(after, name, labels) - sample(before, name, labels);
+      const after = await eventually(
+        'the refused launch counted as a failed run',
+        async () => {
+          const text = await (await fetch(metricsUrl)).text();
+          return sample(text, 'gpuo_workflow_completions_total', failedRuns) >
+            sample(before, 'gpuo_workflow_completions_total', failedRuns)
+            ? text
+            : undefined;
+        },
+        30_000,
+        100,
+      );
+      const diff = (name: string, labels: Record<string, string>) =>
+        sample(after, name, labels) - sample(before, name, labels);
       expect(diff('gpuo_workflow_completions_total', failedRuns)).toBe(1);
       expect(diff('gpuo_workflow_completions_total', { workflow_type: 'healthProbe', outcome: 'completed' })).toBe(1);
       expect(diff('gpuo_activity_executions_total', { activity_type: 'recordProbe', outcome: 'completed' })).toBe(1);
-      expect(diff('gpuo_activity_executions_total', { activity_type: 'createAndRecord', outcome: 'failed' })).toBeGreaterThanOrEqual(1);
-      expect(diff('gpuo_activity_duration_seconds_count', { activity_type: 'createAndRecord' })).toBeGreaterThanOrEqual(1);
+      expect(
+        diff('gpuo_activity_executions_total', { activity_type: 'createAndRecord', outcome: 'failed' }),
+      ).toBeGreaterThanOrEqual(1);
+      expect(diff('gpuo_activity_duration_seconds_count', { activity_type: 'createAndRecord' })).toBeGreaterThanOrEqual(
+        1,
+      );
       expect(diff('gpuo_provider_request_errors_total', { provider: 'runpod' })).toBeGreaterThanOrEqual(1);
       expect(diff('gpuo_provider_request_duration_seconds_count', { provider: 'runpod' })).toBeGreaterThanOrEqual(1);
     } finally {
@@ -200,7 +263,11 @@ describe('logger', () => {
     const info = capture('info');
     info.logger.warn('failed', { err, stack: err.stack });
     expect(info.out).toHaveLength(1);
-    expect(JSON.parse(info.out[0]!)).toMatchObject({ level: 'warn', msg: 'failed', err: { name: 'Error', message: 'outer', cause: { message: 'inner' } } });
+    expect(JSON.parse(info.out[0]!)).toMatchObject({
+      level: 'warn',
+      msg: 'failed',
+      err: { name: 'Error', message: 'outer', cause: { message: 'inner' } },
+    });
     expect(info.out[0]).not.toContain('stack');
     const debug = capture('debug');
     debug.logger.warn('failed', { err });
@@ -221,7 +288,15 @@ describe('logger', () => {
   it('writes the per-request line exactly as logger.info would, escaped, with the child bindings, and not below its level', () => {
     const { out, logger } = capture('info');
     const child = logger.child({ component: 'edge' });
-    const fields = { request_id: 'req_"quoted"\\', account_id: null, method: 'GET', route: '/v1/pricing', path: '/v1/x"\u2028\n', status: 404, ms: 0.25 };
+    const fields = {
+      request_id: 'req_"quoted"\\',
+      account_id: null,
+      method: 'GET',
+      route: '/v1/pricing',
+      path: '/v1/x"\u2028\n',
+      status: 404,
+      ms: 0.25,
+    };
     for (const f of [fields, { ...fields, account_id: 'acc_1', ms: NaN }]) {
       child.info('request', f);
       requestLogLine(child)(f);
@@ -230,7 +305,14 @@ describe('logger', () => {
     const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":""');
     expect(withoutTime(out[1]!)).toBe(withoutTime(out[0]!));
     expect(withoutTime(out[3]!)).toBe(withoutTime(out[2]!));
-    expect(JSON.parse(out[1]!)).toEqual({ level: 'info', time: expect.any(String), process: 'test', component: 'edge', ...fields, msg: 'request' });
+    expect(JSON.parse(out[1]!)).toEqual({
+      level: 'info',
+      time: expect.any(String),
+      process: 'test',
+      component: 'edge',
+      ...fields,
+      msg: 'request',
+    });
     const quiet = capture('warn');
     requestLogLine(quiet.logger)(fields);
     expect(quiet.out).toHaveLength(0);
@@ -240,10 +322,21 @@ describe('logger', () => {
     const { out, logger } = capture('debug');
     const sdk = temporalLoggerFor(logger, 'WARN');
     sdk.info('Worker state changed', { state: 'RUNNING' });
-    sdk.warn('Activity failed', { activityType: 'createInstance', error: new Error('no capacity'), message: 'shadowed' });
+    sdk.warn('Activity failed', {
+      activityType: 'createInstance',
+      error: new Error('no capacity'),
+      message: 'shadowed',
+    });
     sdk.error('Core panicked', {});
     expect(out.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
-      expect.objectContaining({ level: 'warn', msg: 'Activity failed', component: 'temporal', activityType: 'createInstance', sdk_message: 'shadowed', error: expect.objectContaining({ message: 'no capacity', stack: expect.any(String) }) }),
+      expect.objectContaining({
+        level: 'warn',
+        msg: 'Activity failed',
+        component: 'temporal',
+        activityType: 'createInstance',
+        sdk_message: 'shadowed',
+        error: expect.objectContaining({ message: 'no capacity', stack: expect.any(String) }),
+      }),
       expect.objectContaining({ level: 'error', msg: 'Core panicked', component: 'temporal' }),
     ]);
   });

@@ -23,7 +23,8 @@ function track<T extends { text: string }>(res: T): T {
 type Auth = { Authorization: string };
 const connect = async (auth: Auth, body: Record<string, unknown>) =>
   track(await t.http.post('/v1/settings/providers').set(auth).send(body));
-const verify = async (auth: Auth, provider: string) => track(await t.http.post(`/v1/settings/providers/${provider}/verify`).set(auth));
+const verify = async (auth: Auth, provider: string) =>
+  track(await t.http.post(`/v1/settings/providers/${provider}/verify`).set(auth));
 const list = async (auth: Auth) => track(await t.http.get('/v1/settings/providers').set(auth));
 
 function simKey(provider: (typeof PROVIDERS)[number]): string {
@@ -56,9 +57,7 @@ describe.each(PROVIDERS)('%s keys', (provider) => {
     expect(replaced.body.created_at).toBe(created.body.created_at);
     const listed = await list(auth);
     expect(listed.body.data).toHaveLength(1);
-    expect(listed.body.data[0].display_label).toBe(
-      { runpod: 'RunPod', vastai: 'Vast.ai', lambda: 'Lambda' }[provider],
-    );
+    expect(listed.body.data[0].display_label).toBe({ runpod: 'RunPod', vastai: 'Vast.ai', lambda: 'Lambda' }[provider]);
   });
 
   it('verifies a valid key against the provider and records it', async () => {
@@ -66,7 +65,13 @@ describe.each(PROVIDERS)('%s keys', (provider) => {
     await connect(auth, { provider, api_key: simKey(provider) });
     const res = await verify(auth, provider);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ provider, valid: true, status: 'valid', message: expect.any(String), checked_at: expect.any(String) });
+    expect(res.body).toEqual({
+      provider,
+      valid: true,
+      status: 'valid',
+      message: expect.any(String),
+      checked_at: expect.any(String),
+    });
     const [record] = (await list(auth)).body.data;
     expect(record).toMatchObject({ status: 'valid', last_verified_at: res.body.checked_at });
   });
@@ -128,7 +133,9 @@ describe('storage', () => {
       expect(rows).toHaveLength(1);
       const row = rows[0];
       for (const value of Object.values(row)) {
-        const text = Buffer.isBuffer(value) ? value.toString('latin1') + value.toString('hex') + value.toString('base64') : String(value);
+        const text = Buffer.isBuffer(value)
+          ? value.toString('latin1') + value.toString('hex') + value.toString('base64')
+          : String(value);
         expect(text).not.toContain(key);
       }
       expect(row.encryption_key_id).toBe('test');
@@ -149,7 +156,10 @@ describe('validation and isolation', () => {
     expect(body.body.error.message).toContain('runpod, vastai, lambda');
     const path = track(await t.http.post('/v1/settings/providers/aws/verify').set(auth));
     expect(path.status).toBe(400);
-    expect(path.body.error.details[0]).toEqual({ path: 'path.provider', message: expect.stringContaining('runpod, vastai, lambda') });
+    expect(path.body.error.details[0]).toEqual({
+      path: 'path.provider',
+      message: expect.stringContaining('runpod, vastai, lambda'),
+    });
     expect((await list(auth)).body.data).toEqual([]);
   });
 
@@ -158,7 +168,9 @@ describe('validation and isolation', () => {
     expect((await connect(auth, { provider: 'lambda', api_key: '' })).status).toBe(400);
     expect((await connect(auth, { provider: 'lambda', api_key: 'k'.repeat(513) })).status).toBe(400);
     expect((await connect(auth, { provider: 'lambda', api_key: 'abc', status: 'valid' })).status).toBe(400);
-    expect((await connect(auth, { provider: 'lambda', api_key: 'abc', display_label: 'l'.repeat(101) })).status).toBe(400);
+    expect((await connect(auth, { provider: 'lambda', api_key: 'abc', display_label: 'l'.repeat(101) })).status).toBe(
+      400,
+    );
     expect((await list(auth)).body.data).toEqual([]);
   });
 

@@ -85,7 +85,14 @@ describe('through the API (two apps on one database)', () => {
   // Behind one proxy (TRUST_PROXY=1): the tests name each client's address in X-Forwarded-For.
   const apps = (rateLimit: object, trustProxyHops = 1) =>
     [0, 1].map(() =>
-      request(createApp(testAppDeps(db.pool, { trustProxyHops, rateLimit: { burst: 1_000, perMinute: 1_000, now: clock, ...rateLimit } })).callback()),
+      request(
+        createApp(
+          testAppDeps(db.pool, {
+            trustProxyHops,
+            rateLimit: { burst: 1_000, perMinute: 1_000, now: clock, ...rateLimit },
+          }),
+        ).callback(),
+      ),
     );
 
   it('unauthenticated requests per client address: the sum over both apps stays within the limit, other addresses unaffected', async () => {
@@ -111,12 +118,24 @@ describe('through the API (two apps on one database)', () => {
     const unknownKey = `${apiKey.slice(0, -4)}XXXX`;
     const statuses: number[] = [];
     for (let i = 0; i < 20; i++) {
-      statuses.push((await (i % 2 ? one! : two!).get('/v1/alerts').set('Authorization', `Bearer ${unknownKey}`).set('X-Forwarded-For', address)).status);
+      statuses.push(
+        (
+          await (i % 2 ? one! : two!)
+            .get('/v1/alerts')
+            .set('Authorization', `Bearer ${unknownKey}`)
+            .set('X-Forwarded-For', address)
+        ).status,
+      );
     }
     expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(6);
     expect(statuses.slice(-10)).toEqual(Array(10).fill(429));
-    expect((await one!.get('/v1/alerts').set('Authorization', `Bearer ${apiKey}`).set('X-Forwarded-For', address)).status).toBe(429);
-    expect((await one!.get('/v1/alerts').set('Authorization', `Bearer ${apiKey}`).set('X-Forwarded-For', '203.0.113.9')).status).toBe(200);
+    expect(
+      (await one!.get('/v1/alerts').set('Authorization', `Bearer ${apiKey}`).set('X-Forwarded-For', address)).status,
+    ).toBe(429);
+    expect(
+      (await one!.get('/v1/alerts').set('Authorization', `Bearer ${apiKey}`).set('X-Forwarded-For', '203.0.113.9'))
+        .status,
+    ).toBe(200);
   });
 
   it('without TRUST_PROXY a rotated X-Forwarded-For is ignored: 100 bad-key requests from one socket address meet the failed-auth limit', async () => {
@@ -126,7 +145,14 @@ describe('through the API (two apps on one database)', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 100; i++) {
       const forwarded = `198.18.${Math.floor(i / 250)}.${i % 250}`;
-      statuses.push((await (i % 2 ? one! : two!).get('/v1/alerts').set('Authorization', `Bearer ${unknownKey}`).set('X-Forwarded-For', forwarded)).status);
+      statuses.push(
+        (
+          await (i % 2 ? one! : two!)
+            .get('/v1/alerts')
+            .set('Authorization', `Bearer ${unknownKey}`)
+            .set('X-Forwarded-For', forwarded)
+        ).status,
+      );
     }
     expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(6);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(94);
@@ -140,7 +166,14 @@ describe('through the API (two apps on one database)', () => {
     const client = `192.0.2.${Math.floor(Math.random() * 250)}`;
     const statuses: number[] = [];
     for (let i = 0; i < 20; i++) {
-      statuses.push((await one!.get('/v1/alerts').set('Authorization', `Bearer ${unknownKey}`).set('X-Forwarded-For', `10.9.${i}.1, ${client}`)).status);
+      statuses.push(
+        (
+          await one!
+            .get('/v1/alerts')
+            .set('Authorization', `Bearer ${unknownKey}`)
+            .set('X-Forwarded-For', `10.9.${i}.1, ${client}`)
+        ).status,
+      );
     }
     expect(statuses.slice(-10)).toEqual(Array(10).fill(429));
   });
@@ -148,7 +181,11 @@ describe('through the API (two apps on one database)', () => {
   it('the per-key limit is shared: two apps together answer at most perMinute for one key', async () => {
     const [one, two] = apps({ perMinute: 30 });
     const { apiKey } = await createAccountQueries(db.pool).insertAccountWithKey('busy');
-    const answers = await Promise.all(Array.from({ length: 80 }, (_, i) => (i % 2 ? one! : two!).get('/v1/templates').set('Authorization', `Bearer ${apiKey}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 80 }, (_, i) =>
+        (i % 2 ? one! : two!).get('/v1/templates').set('Authorization', `Bearer ${apiKey}`),
+      ),
+    );
     const ok = answers.filter((r) => r.status === 200).length;
     expect(ok).toBeLessThanOrEqual(30);
     expect(ok).toBeGreaterThanOrEqual(22);

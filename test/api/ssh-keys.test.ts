@@ -9,8 +9,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 type Auth = { Authorization: string };
-const add = (auth: Auth, name: string, public_key: string) => t.http.post('/v1/ssh-keys').set(auth).send({ name, public_key });
-const list = async (auth: Auth) => (await t.http.get('/v1/ssh-keys').set(auth)).body.data as { id: string; name: string; is_default: boolean }[];
+const add = (auth: Auth, name: string, public_key: string) =>
+  t.http.post('/v1/ssh-keys').set(auth).send({ name, public_key });
+const list = async (auth: Auth) =>
+  (await t.http.get('/v1/ssh-keys').set(auth)).body.data as { id: string; name: string; is_default: boolean }[];
 
 describe('adding keys', () => {
   it.each([
@@ -46,11 +48,23 @@ describe('adding keys', () => {
     ['a type word that disagrees with the blob', withTypeWord(ed25519Key(), 'ssh-rsa')],
     ['an ECDSA curve that disagrees with the blob', withTypeWord(ecdsaKey('P-256'), 'ecdsa-sha2-nistp384')],
     ['a blob that is not base64', 'ssh-ed25519 !!!notbase64!!! me'],
-    ['a truncated blob', (() => { const [ty, b] = ed25519Key().split(' '); return `${ty} ${b!.slice(0, 40)}`; })()],
+    [
+      'a truncated blob',
+      (() => {
+        const [ty, b] = ed25519Key().split(' ');
+        return `${ty} ${b!.slice(0, 40)}`;
+      })(),
+    ],
     ['RSA under 2048 bits', rsaKey(1024)],
     ['a missing blob', 'ssh-ed25519'],
     ['two lines', `${ed25519Key()}\n${ed25519Key()}`],
-    ['a security key blob with trailing bytes', (() => { const [ty, b, c] = skEd25519Key().split(' '); return `${ty} ${Buffer.concat([Buffer.from(b!, 'base64'), Buffer.from([0])]).toString('base64')} ${c}`; })()],
+    [
+      'a security key blob with trailing bytes',
+      (() => {
+        const [ty, b, c] = skEd25519Key().split(' ');
+        return `${ty} ${Buffer.concat([Buffer.from(b!, 'base64'), Buffer.from([0])]).toString('base64')} ${c}`;
+      })(),
+    ],
   ])('rejects %s with 400 on public_key and stores nothing', async (_label, key) => {
     const { auth } = await t.newAccount();
     const res = await add(auth, 'bad', key);

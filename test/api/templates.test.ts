@@ -19,9 +19,16 @@ describe('GET /v1/templates', () => {
     const data = res.body.data as Record<string, unknown>[];
     expect(data.length).toBeGreaterThanOrEqual(10);
     for (const tpl of data) {
-      expect(Object.keys(tpl).sort()).toEqual(
-        ['category', 'default_ports', 'description', 'docker_image', 'icon', 'min_vram_gb', 'name', 'slug'],
-      );
+      expect(Object.keys(tpl).sort()).toEqual([
+        'category',
+        'default_ports',
+        'description',
+        'docker_image',
+        'icon',
+        'min_vram_gb',
+        'name',
+        'slug',
+      ]);
       expect(tpl).toEqual({
         slug: expect.stringMatching(/^[a-z0-9-]+$/),
         name: expect.any(String),

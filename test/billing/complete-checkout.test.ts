@@ -24,7 +24,10 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'gpuo-checkout-'));
   await writeFile(
     path.join(dataDir, 'local.json'),
-    JSON.stringify({ api_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stripe_webhook_secret: stripe.settings.webhookSecret }),
+    JSON.stringify({
+      api_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      stripe_webhook_secret: stripe.settings.webhookSecret,
+    }),
   );
 });
 afterAll(async () => {
@@ -34,7 +37,8 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const completeCheckout = (...args: string[]) => runEntry('src/cli/complete-checkout.ts', args, { DATABASE_URL: t.db.url, DATA_DIR: dataDir });
+const completeCheckout = (...args: string[]) =>
+  runEntry('src/cli/complete-checkout.ts', args, { DATABASE_URL: t.db.url, DATA_DIR: dataDir });
 
 it('tops up in two steps: POST /v1/billing/credit, then the script; a second run credits nothing more', async () => {
   const { auth } = await t.newAccount('local dev', { credit: 0 });
@@ -43,7 +47,11 @@ it('tops up in two steps: POST /v1/billing/credit, then the script; a second run
 
   const run = completeCheckout(session.body.session_id);
   expect(await run.exited).toBe(0);
-  expect(JSON.parse(run.output().trim().split('\n').pop()!)).toMatchObject({ session_id: session.body.session_id, amount: 20, webhook_status: 200 });
+  expect(JSON.parse(run.output().trim().split('\n').pop()!)).toMatchObject({
+    session_id: session.body.session_id,
+    amount: 20,
+    webhook_status: 200,
+  });
   expect((await t.http.get('/v1/billing/balance').set(auth)).body).toEqual({ balance: 20, currency: 'usd' });
 
   const again = completeCheckout(session.body.session_id);

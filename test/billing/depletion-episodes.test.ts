@@ -22,9 +22,22 @@ afterAll(() => t.close());
 const settings = { graceMs: 30 * 60_000, lowRunwayMs: 24 * 3_600_000 };
 const key = () => `key-${randomBytes(6).toString('hex')}`;
 const charge = (accountId: string, micros: number) =>
-  ledger.postEntry({ accountId, type: 'instance_charge', amountMicros: -micros, description: 'GPU time', instanceId: 'pod-1', idempotencyKey: key() });
+  ledger.postEntry({
+    accountId,
+    type: 'instance_charge',
+    amountMicros: -micros,
+    description: 'GPU time',
+    instanceId: 'pod-1',
+    idempotencyKey: key(),
+  });
 const topUp = (accountId: string, micros: number) =>
-  ledger.postEntry({ accountId, type: 'credit_topup', amountMicros: micros, description: 'Credit top-up', idempotencyKey: key() });
+  ledger.postEntry({
+    accountId,
+    type: 'credit_topup',
+    amountMicros: micros,
+    description: 'Credit top-up',
+    idempotencyKey: key(),
+  });
 const depletedEvents = (accountId: string) =>
   t.db.pool.any(sql.type(z.object({ data: z.record(z.unknown()) }))`
     SELECT data FROM events WHERE account_id = ${accountId} AND type = 'billing.balance_depleted' ORDER BY created_at`);

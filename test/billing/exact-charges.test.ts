@@ -18,9 +18,15 @@ let t: TestContext;
 let temporal: TemporalTestEnv;
 
 beforeAll(async () => {
-  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 } });
+  t = await createTestContext({
+    simulators: true,
+    launchTiming: { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 },
+  });
   temporal = await createTemporalTestEnv();
-  await temporal.startWorker(t.workerDeps({ temporal: { client: t.temporal, taskQueue: t.deps.temporal.taskQueue } }), t.deps.temporal.taskQueue);
+  await temporal.startWorker(
+    t.workerDeps({ temporal: { client: t.temporal, taskQueue: t.deps.temporal.taskQueue } }),
+    t.deps.temporal.taskQueue,
+  );
 });
 afterAll(async () => {
   await temporal.close();
@@ -28,7 +34,11 @@ afterAll(async () => {
 });
 
 /** The observer's only view is the provider's instance list: held back, it never sees the instance running. */
-const LIST_PATHS: Record<ProviderId, RegExp> = { runpod: /\/pods\/?$/, vastai: /\/instances\/?$/, lambda: /\/instances\/?$/ };
+const LIST_PATHS: Record<ProviderId, RegExp> = {
+  runpod: /\/pods\/?$/,
+  vastai: /\/instances\/?$/,
+  lambda: /\/instances\/?$/,
+};
 const LAUNCH_BODIES: Record<ProviderId, object> = {
   runpod: { gpu_type: 'rtx-a6000' },
   vastai: { gpu_type: 'rtx-a6000' },
@@ -36,10 +46,14 @@ const LAUNCH_BODIES: Record<ProviderId, object> = {
 };
 
 const Charge = z.object({ amount_micros: z.number(), description: z.string() });
-const Row = z.object({ started_at: z.string().nullable(), ended_at: z.string().nullable(), price_per_hour_micros: z.number().nullable() });
+const Row = z.object({
+  started_at: z.string().nullable(),
+  ended_at: z.string().nullable(),
+  price_per_hour_micros: z.number().nullable(),
+});
 
 describe.each(['runpod', 'vastai', 'lambda'] as const)('%s: terminated before our first look', (provider) => {
-  it('is charged once, price × the time from the provider\'s start to the confirmed end, never $0', async () => {
+  it("is charged once, price × the time from the provider's start to the confirmed end, never $0", async () => {
     const account = await t.connectedAccount(provider);
     const sim = t.sims[provider];
     // Lambda's boot is long enough that metering from the first look instead of the accepted launch shows.
@@ -47,16 +61,24 @@ describe.each(['runpod', 'vastai', 'lambda'] as const)('%s: terminated before ou
     sim.control.setBootDelay(bootMs);
     sim.control.setLatency(120_000, { match: { method: 'GET', path: LIST_PATHS[provider]! } });
     try {
-      const launched = await t.http.post('/v1/compute/launch').set(account.auth).send({ provider, ...LAUNCH_BODIES[provider] });
+      const launched = await t.http
+        .post('/v1/compute/launch')
+        .set(account.auth)
+        .send({ provider, ...LAUNCH_BODIES[provider] });
       expect(launched.status).toBe(201);
-      const providerStart = await eventually('the provider to report it running', async () => {
-        const seen = await t.deps.adapters[provider].getInstance(account.simKey, launched.body.id);
-        if (seen?.status !== 'running') return undefined;
-        if (provider !== 'lambda') return seen.startedAt ? Date.parse(seen.startedAt) : undefined;
-        // Lambda bills from the launch it accepted: the simulator's record of that moment.
-        const created = sim.control.instances(account.simKey).find((i) => i.id === launched.body.id)?.createdAt;
-        return created ? Date.parse(created) : undefined;
-      }, 30_000, 100);
+      const providerStart = await eventually(
+        'the provider to report it running',
+        async () => {
+          const seen = await t.deps.adapters[provider].getInstance(account.simKey, launched.body.id);
+          if (seen?.status !== 'running') return undefined;
+          if (provider !== 'lambda') return seen.startedAt ? Date.parse(seen.startedAt) : undefined;
+          // Lambda bills from the launch it accepted: the simulator's record of that moment.
+          const created = sim.control.instances(account.simKey).find((i) => i.id === launched.body.id)?.createdAt;
+          return created ? Date.parse(created) : undefined;
+        },
+        30_000,
+        100,
+      );
       // Our record has not seen it run: the observer's look is held back.
       const before = await t.db.pool.one(sql.type(Row)`
         SELECT started_at, ended_at, price_per_hour_micros FROM instances WHERE provider_instance_id = ${launched.body.id}`);

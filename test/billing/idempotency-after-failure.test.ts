@@ -14,7 +14,10 @@ let t: TestContext;
 let temporal: TemporalTestEnv;
 
 beforeAll(async () => {
-  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 500, meterIntervalMs: 60_000, bootPollMaxMs: 300, bootDeadlineMs: 2_500 } });
+  t = await createTestContext({
+    simulators: true,
+    launchTiming: { pollIntervalMs: 500, meterIntervalMs: 60_000, bootPollMaxMs: 300, bootDeadlineMs: 2_500 },
+  });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
   // Never boots: every launch here fails at its boot deadline.
@@ -26,7 +29,9 @@ afterAll(async () => {
 });
 
 const liveUsed = async (auth: Record<string, string>) =>
-  ((await t.http.get('/v1/limits').set(auth).expect(200)).body.data as { name: string; used: number }[]).find((l) => l.name === 'live_instances')!.used;
+  ((await t.http.get('/v1/limits').set(auth).expect(200)).body.data as { name: string; used: number }[]).find(
+    (l) => l.name === 'live_instances',
+  )!.used;
 
 it('a failed boot, then the same Idempotency-Key re-posted: 409, no ownerless row, /v1/limits back to its count', async () => {
   const a = await t.connectedAccount('runpod');
@@ -34,10 +39,17 @@ it('a failed boot, then the same Idempotency-Key re-posted: 409, no ownerless ro
   const first = await t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'boot-fails').send(body);
   expect(first.status).toBe(201);
   const id = first.body.id as string;
-  await eventually('the boot to fail', async () => {
-    const [row] = await t.sql<{ status: string }>('SELECT status FROM instances WHERE provider_instance_id = $1', [id]);
-    return row?.status === 'failed' ? true : undefined;
-  }, 30_000, 100);
+  await eventually(
+    'the boot to fail',
+    async () => {
+      const [row] = await t.sql<{ status: string }>('SELECT status FROM instances WHERE provider_instance_id = $1', [
+        id,
+      ]);
+      return row?.status === 'failed' ? true : undefined;
+    },
+    30_000,
+    100,
+  );
   expect(await liveUsed(a.auth)).toBe(0);
 
   const again = await t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'boot-fails').send(body);
@@ -46,7 +58,10 @@ it('a failed boot, then the same Idempotency-Key re-posted: 409, no ownerless ro
 
   // Nothing counts: no row of the account is live, the failed one still names its provider instance.
   expect(await liveUsed(a.auth)).toBe(0);
-  const rows = await t.sql<{ status: string; provider_instance_id: string | null }>('SELECT status, provider_instance_id FROM instances WHERE account_id = $1', [a.accountId]);
+  const rows = await t.sql<{ status: string; provider_instance_id: string | null }>(
+    'SELECT status, provider_instance_id FROM instances WHERE account_id = $1',
+    [a.accountId],
+  );
   expect(rows).toEqual([{ status: 'failed', provider_instance_id: id }]);
   const summary = (await t.http.get('/v1/billing/summary').set(a.auth).expect(200)).body;
   expect(summary).toMatchObject({ burn_rate_per_hour: 0, live_instances: 0 });

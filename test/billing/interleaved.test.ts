@@ -43,7 +43,10 @@ it('keeps sum == balance and an exact balance_after chain over 1,000 interleaved
   const sessions: string[] = [];
   await inParallel(
     topUpCents.map((cents) => async () => {
-      const res = await t.http.post('/v1/billing/credit').set(auth).send({ amount: cents / 100 });
+      const res = await t.http
+        .post('/v1/billing/credit')
+        .set(auth)
+        .send({ amount: cents / 100 });
       expect(res.status).toBe(201);
       sessions.push(res.body.session_id);
     }),
@@ -52,7 +55,11 @@ it('keeps sum == balance and an exact balance_after chain over 1,000 interleaved
   // Sessions arrive in completion order: take each one's amount from the pending top-up we recorded.
   const amountBySession = new Map<string, number>();
   for (const s of sessions) {
-    const micros = await t.db.pool.oneFirst(sql.type(z.object({ amount_micros: z.number() }))`SELECT amount_micros FROM credit_topups WHERE session_id = ${s}`);
+    const micros = await t.db.pool.oneFirst(
+      sql.type(
+        z.object({ amount_micros: z.number() }),
+      )`SELECT amount_micros FROM credit_topups WHERE session_id = ${s}`,
+    );
     amountBySession.set(s, micros / 10_000);
   }
 
@@ -62,31 +69,47 @@ it('keeps sum == balance and an exact balance_after chain over 1,000 interleaved
     tasks.push(() =>
       t.db.pool.transaction((tx) =>
         ledger.postEntry(
-          { accountId, type: 'instance_charge', amountMicros: -micros, description: 'GPU time', instanceId: `pod-${i % 5}`, idempotencyKey: `charge-${i}` },
+          {
+            accountId,
+            type: 'instance_charge',
+            amountMicros: -micros,
+            description: 'GPU time',
+            instanceId: `pod-${i % 5}`,
+            idempotencyKey: `charge-${i}`,
+          },
           tx,
         ),
       ),
     ),
   );
   for (const session of sessions) {
-    const delivery = signedDelivery(checkoutCompletedEvent({ id: session, accountId, amountTotalCents: amountBySession.get(session)! }), stripe.settings.webhookSecret);
+    const delivery = signedDelivery(
+      checkoutCompletedEvent({ id: session, accountId, amountTotalCents: amountBySession.get(session)! }),
+      stripe.settings.webhookSecret,
+    );
     for (let copy = 0; copy < 2; copy++) {
       tasks.push(async () => {
-        const res = await t.http.post('/v1/billing/stripe/webhook').set('Content-Type', 'application/json').set('Stripe-Signature', delivery.signature).send(delivery.body);
+        const res = await t.http
+          .post('/v1/billing/stripe/webhook')
+          .set('Content-Type', 'application/json')
+          .set('Stripe-Signature', delivery.signature)
+          .send(delivery.body);
         expect(res.status).toBe(200);
       });
     }
   }
   // Deterministic shuffle: charges and deliveries arrive in no particular order.
   let seed = 42;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   for (let i = tasks.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [tasks[i], tasks[j]] = [tasks[j]!, tasks[i]!];
   }
   await inParallel(tasks, 24);
 
-  const entries = await t.db.pool.any(sql.type(z.object({ type: z.string(), amount_micros: z.number(), balance_after_micros: z.number(), id: z.string() }))`
+  const entries = await t.db.pool.any(sql.type(
+    z.object({ type: z.string(), amount_micros: z.number(), balance_after_micros: z.number(), id: z.string() }),
+  )`
     SELECT id, type, amount_micros, balance_after_micros FROM ledger_entries WHERE account_id = ${accountId} ORDER BY seq`);
   expect(entries).toHaveLength(1_000);
   expect(entries.filter((e) => e.type === 'credit_topup')).toHaveLength(100);

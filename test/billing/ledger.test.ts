@@ -17,13 +17,36 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 type Auth = { Authorization: string };
-type Txn = { id: string; type: string; amount: number; balance_after: number; description: string; instance_id?: string; created_at: string };
+type Txn = {
+  id: string;
+  type: string;
+  amount: number;
+  balance_after: number;
+  description: string;
+  instance_id?: string;
+  created_at: string;
+};
 
 const key = () => `key-${randomBytes(6).toString('hex')}`;
 const charge = (accountId: string, micros: number, extra: Partial<PostEntryInput> = {}) =>
-  ledger.postEntry({ accountId, type: 'instance_charge', amountMicros: -micros, description: 'GPU time', instanceId: 'pod-1', idempotencyKey: key(), ...extra });
+  ledger.postEntry({
+    accountId,
+    type: 'instance_charge',
+    amountMicros: -micros,
+    description: 'GPU time',
+    instanceId: 'pod-1',
+    idempotencyKey: key(),
+    ...extra,
+  });
 const topUp = (accountId: string, micros: number, extra: Partial<PostEntryInput> = {}) =>
-  ledger.postEntry({ accountId, type: 'credit_topup', amountMicros: micros, description: 'Credit top-up', idempotencyKey: key(), ...extra });
+  ledger.postEntry({
+    accountId,
+    type: 'credit_topup',
+    amountMicros: micros,
+    description: 'Credit top-up',
+    idempotencyKey: key(),
+    ...extra,
+  });
 
 const balance = async (auth: Auth) => {
   const res = await t.http.get('/v1/billing/balance').set(auth);
@@ -58,7 +81,10 @@ describe('transactions', () => {
   it('lists records newest first with instance_id only on charges', async () => {
     const { accountId, auth } = await t.newAccount('test account', { credit: 0 });
     const top = await topUp(accountId, 10_000_000, { description: 'Stripe checkout cs_test_1' });
-    const chg = await charge(accountId, 2_500_000, { instanceId: 'pod-abc', description: 'runpod h100-80gb-sxm × 1, 1 h' });
+    const chg = await charge(accountId, 2_500_000, {
+      instanceId: 'pod-abc',
+      description: 'runpod h100-80gb-sxm × 1, 1 h',
+    });
     const res = await transactions(auth);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -95,7 +121,10 @@ describe('transactions', () => {
     await charge(accountId, 2_000_000);
     const charges = await transactions(auth, '?type=instance_charge');
     expect(charges.status).toBe(200);
-    expect(charges.body.data.map((x: Txn) => [x.type, x.amount])).toEqual([['instance_charge', -2], ['instance_charge', -1]]);
+    expect(charges.body.data.map((x: Txn) => [x.type, x.amount])).toEqual([
+      ['instance_charge', -2],
+      ['instance_charge', -1],
+    ]);
     const topUps = await transactions(auth, '?type=credit_topup');
     expect(topUps.body.data.map((x: Txn) => [x.type, x.amount])).toEqual([['credit_topup', 5]]);
   });
@@ -115,7 +144,16 @@ describe('transactions', () => {
   it('validates limit and cursor', async () => {
     const { accountId, auth } = await t.newAccount('test account', { credit: 0 });
     await topUp(accountId, 1_000_000);
-    for (const q of ['?limit=0', '?limit=201', '?limit=abc', '?limit=2.5', '?cursor=nope', '?cursor=c2VxOjA', '?cursor=', '?unknown=1']) {
+    for (const q of [
+      '?limit=0',
+      '?limit=201',
+      '?limit=abc',
+      '?limit=2.5',
+      '?cursor=nope',
+      '?cursor=c2VxOjA',
+      '?cursor=',
+      '?unknown=1',
+    ]) {
       const res = await transactions(auth, q);
       expect([q, res.status]).toEqual([q, 400]);
       expect(res.body.error.code).toBe('validation_error');
@@ -126,16 +164,15 @@ describe('transactions', () => {
   it('pages with limit and cursor: every entry exactly once, newest first, also with a type filter', async () => {
     const { accountId, auth } = await t.newAccount('test account', { credit: 0 });
     const posted: string[] = [];
-    for (let i = 0; i < 11; i++) posted.push((i % 3 === 0 ? await topUp(accountId, 1_000_000 + i) : await charge(accountId, 1_000 + i)).entry.id);
+    for (let i = 0; i < 11; i++)
+      posted.push((i % 3 === 0 ? await topUp(accountId, 1_000_000 + i) : await charge(accountId, 1_000 + i)).entry.id);
     const walk = async (filter: string) => {
       const seen: string[] = [];
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const res: { status: number; body: { data: Txn[]; has_more: boolean; next_cursor: string | null } } = await transactions(
-          auth,
-          `?limit=3${filter}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-        );
+        const res: { status: number; body: { data: Txn[]; has_more: boolean; next_cursor: string | null } } =
+          await transactions(auth, `?limit=3${filter}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
         expect(res.status).toBe(200);
         expect(res.body.has_more).toBe(res.body.next_cursor !== null);
         if (res.body.has_more) expect(res.body.data).toHaveLength(3);
@@ -184,7 +221,9 @@ describe('idempotency', () => {
 
   it('makes one entry when the same key is posted concurrently', async () => {
     const { accountId, auth } = await t.newAccount('test account', { credit: 0 });
-    const results = await Promise.all(Array.from({ length: 20 }, () => topUp(accountId, 7_000_000, { idempotencyKey: 'stripe:cs_test_dup' })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => topUp(accountId, 7_000_000, { idempotencyKey: 'stripe:cs_test_dup' })),
+    );
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(new Set(results.map((r) => r.entry.id)).size).toBe(1);
     expect(await balance(auth)).toBe(7);
@@ -200,15 +239,35 @@ describe('idempotency', () => {
   });
 });
 
-describe('inside a caller\'s transaction', () => {
+describe("inside a caller's transaction", () => {
   it('commits with the caller and rolls back with the caller', async () => {
     const { accountId, auth } = await t.newAccount('test account', { credit: 0 });
     await t.db.pool.transaction(async (tx) => {
-      await ledger.postEntry({ accountId, type: 'instance_charge', amountMicros: -1_500_000, description: 'GPU time', instanceId: 'pod-1', idempotencyKey: 'k1' }, tx);
+      await ledger.postEntry(
+        {
+          accountId,
+          type: 'instance_charge',
+          amountMicros: -1_500_000,
+          description: 'GPU time',
+          instanceId: 'pod-1',
+          idempotencyKey: 'k1',
+        },
+        tx,
+      );
     });
     await expect(
       t.db.pool.transaction(async (tx) => {
-        await ledger.postEntry({ accountId, type: 'instance_charge', amountMicros: -4_000_000, description: 'GPU time', instanceId: 'pod-1', idempotencyKey: 'k2' }, tx);
+        await ledger.postEntry(
+          {
+            accountId,
+            type: 'instance_charge',
+            amountMicros: -4_000_000,
+            description: 'GPU time',
+            instanceId: 'pod-1',
+            idempotencyKey: 'k2',
+          },
+          tx,
+        );
         throw new Error('metered_through update failed');
       }),
     ).rejects.toThrow('metered_through update failed');
@@ -243,16 +302,30 @@ describe('concurrency', () => {
         const input: PostEntryInput =
           amount > 0
             ? { accountId, type: 'credit_topup', amountMicros: amount, description: 'top-up', idempotencyKey: `c-${i}` }
-            : { accountId, type: 'instance_charge', amountMicros: amount, description: 'GPU time', instanceId: `pod-${i % 7}`, idempotencyKey: `c-${i}` };
+            : {
+                accountId,
+                type: 'instance_charge',
+                amountMicros: amount,
+                description: 'GPU time',
+                instanceId: `pod-${i % 7}`,
+                idempotencyKey: `c-${i}`,
+              };
         // A third inside a caller's transaction, the way metering writes charges with metered_through.
         return i % 3 === 0 ? t.db.pool.transaction((tx) => ledger.postEntry(input, tx)) : ledger.postEntry(input);
       }),
     );
 
-    const expected = (account: string) => amounts.filter((_, i) => (i % 10 === 9 ? b.accountId : a.accountId) === account).reduce((s, x) => s + x, 0);
+    const expected = (account: string) =>
+      amounts.filter((_, i) => (i % 10 === 9 ? b.accountId : a.accountId) === account).reduce((s, x) => s + x, 0);
     for (const { accountId, auth } of [a, b]) {
       const check = await t.db.pool.one(sql.type(
-        z.object({ entries: z.number(), sum: z.number(), balance: z.number(), broken_links: z.number(), first_ok: z.boolean() }),
+        z.object({
+          entries: z.number(),
+          sum: z.number(),
+          balance: z.number(),
+          broken_links: z.number(),
+          first_ok: z.boolean(),
+        }),
       )`
         WITH chain AS (
           SELECT amount_micros, balance_after_micros,
@@ -266,7 +339,13 @@ describe('concurrency', () => {
                count(*) FILTER (WHERE n > 1 AND balance_after_micros <> previous + amount_micros)::int AS broken_links,
                bool_and(n > 1 OR balance_after_micros = amount_micros) AS first_ok
         FROM chain`);
-      expect(check).toEqual({ entries: expect.any(Number), sum: expected(accountId), balance: expected(accountId), broken_links: 0, first_ok: true });
+      expect(check).toEqual({
+        entries: expect.any(Number),
+        sum: expected(accountId),
+        balance: expected(accountId),
+        broken_links: 0,
+        first_ok: true,
+      });
       expect(await balance(auth)).toBe(expected(accountId) / 1_000_000);
     }
     const counts = await t.db.pool.manyFirst(sql.type(z.object({ n: z.number() }))`
@@ -276,7 +355,7 @@ describe('concurrency', () => {
 });
 
 describe('isolation between accounts', () => {
-  it('never shows one account\'s balance or transactions to another', async () => {
+  it("never shows one account's balance or transactions to another", async () => {
     const a = await t.newAccount('test account', { credit: 0 });
     const b = await t.newAccount('test account', { credit: 0 });
     expect((await transactions(b.auth)).body).toEqual({ data: [], has_more: false, next_cursor: null });

@@ -27,7 +27,11 @@ type Auth = { Authorization: string };
 
 async function deliver(event: Record<string, unknown>) {
   const signed = signedDelivery(event, stripe.settings.webhookSecret);
-  return t.http.post('/v1/billing/stripe/webhook').set('Content-Type', 'application/json').set('Stripe-Signature', signed.signature).send(signed.body);
+  return t.http
+    .post('/v1/billing/stripe/webhook')
+    .set('Content-Type', 'application/json')
+    .set('Stripe-Signature', signed.signature)
+    .send(signed.body);
 }
 
 /** The same event delivered twice at once, as Stripe's retries can. */
@@ -41,7 +45,9 @@ async function paidTopUp(auth: Auth, accountId: string): Promise<string> {
   const session = await t.http.post('/v1/billing/credit').set(auth).send({ amount: 50 });
   expect(session.status).toBe(201);
   const paymentIntent = `pi_${randomBytes(8).toString('hex')}`;
-  await deliverTwiceAtOnce(checkoutCompletedEvent({ id: session.body.session_id, accountId, amountTotalCents: 5000, paymentIntent }));
+  await deliverTwiceAtOnce(
+    checkoutCompletedEvent({ id: session.body.session_id, accountId, amountTotalCents: 5000, paymentIntent }),
+  );
   return paymentIntent;
 }
 
@@ -69,7 +75,11 @@ const dispute = (type: string, paymentIntent: string, status: string) =>
   });
 
 async function ledgerOf(auth: Auth) {
-  const txns = (await t.http.get('/v1/billing/transactions?limit=200').set(auth).expect(200)).body.data as { type: string; amount: number; balance_after: number }[];
+  const txns = (await t.http.get('/v1/billing/transactions?limit=200').set(auth).expect(200)).body.data as {
+    type: string;
+    amount: number;
+    balance_after: number;
+  }[];
   const balance = (await t.http.get('/v1/billing/balance').set(auth).expect(200)).body.balance as number;
   // Newest first: the chain is exact and the entries sum to the balance.
   expect(Math.round(txns.reduce((s, x) => s + x.amount, 0) * 1e6)).toBe(Math.round(balance * 1e6));
@@ -97,7 +107,8 @@ describe('Stripe refunds', () => {
       ['credit_refund', -35],
     ]);
     expect(balance).toBe(0);
-    const filtered = (await t.http.get('/v1/billing/transactions?type=credit_refund').set(account.auth).expect(200)).body.data as unknown[];
+    const filtered = (await t.http.get('/v1/billing/transactions?type=credit_refund').set(account.auth).expect(200))
+      .body.data as unknown[];
     expect(filtered).toHaveLength(2);
     const events = await reversedEvents(account.accountId);
     expect(events.map((e) => [e.data.type, e.data.amount, e.data.reason])).toEqual([
@@ -115,7 +126,14 @@ describe('reversals that arrive before their top-up credits', () => {
     const pi = `pi_${randomBytes(8).toString('hex')}`;
     await deliverTwiceAtOnce(charge(pi, 2000));
     expect((await ledgerOf(account.auth)).txns).toEqual([]);
-    await deliverTwiceAtOnce(checkoutCompletedEvent({ id: session.body.session_id, accountId: account.accountId, amountTotalCents: 5000, paymentIntent: pi }));
+    await deliverTwiceAtOnce(
+      checkoutCompletedEvent({
+        id: session.body.session_id,
+        accountId: account.accountId,
+        amountTotalCents: 5000,
+        paymentIntent: pi,
+      }),
+    );
     expect((await ledgerOf(account.auth)).balance).toBe(30);
     // A redelivery of the refund after the credit finds nothing new.
     await deliverTwiceAtOnce(charge(pi, 2000));
@@ -126,7 +144,9 @@ describe('reversals that arrive before their top-up credits', () => {
       ['credit_refund', -20],
     ]);
     expect(balance).toBe(30);
-    expect((await reversedEvents(account.accountId)).map((e) => [e.data.type, e.data.amount])).toEqual([['credit_refund', -20]]);
+    expect((await reversedEvents(account.accountId)).map((e) => [e.data.type, e.data.amount])).toEqual([
+      ['credit_refund', -20],
+    ]);
   });
 
   it('a dispute opened before the credit takes the credit back once it lands', async () => {
@@ -134,7 +154,14 @@ describe('reversals that arrive before their top-up credits', () => {
     const session = await t.http.post('/v1/billing/credit').set(account.auth).send({ amount: 50 });
     const pi = `pi_${randomBytes(8).toString('hex')}`;
     await deliverTwiceAtOnce(dispute('charge.dispute.created', pi, 'needs_response'));
-    await deliverTwiceAtOnce(checkoutCompletedEvent({ id: session.body.session_id, accountId: account.accountId, amountTotalCents: 5000, paymentIntent: pi }));
+    await deliverTwiceAtOnce(
+      checkoutCompletedEvent({
+        id: session.body.session_id,
+        accountId: account.accountId,
+        amountTotalCents: 5000,
+        paymentIntent: pi,
+      }),
+    );
     const { txns, balance } = await ledgerOf(account.auth);
     expect(txns.map((x) => [x.type, x.amount])).toEqual([
       ['credit_topup', 50],
@@ -161,7 +188,9 @@ describe('Stripe disputes', () => {
     ]);
     expect(balance).toBe(50);
     expect((await reversedEvents(account.accountId)).map((e) => e.data.reason)).toEqual(['dispute']);
-    expect((await t.http.get('/v1/billing/transactions?type=credit_dispute').set(account.auth).expect(200)).body.data).toHaveLength(2);
+    expect(
+      (await t.http.get('/v1/billing/transactions?type=credit_dispute').set(account.auth).expect(200)).body.data,
+    ).toHaveLength(2);
   });
 
   it('a lost dispute keeps the reversal; a refund of an unknown payment changes nothing', async () => {

@@ -35,9 +35,18 @@ const deliver = (body: string, signature?: string) => {
   return req.send(body);
 };
 const balance = async (auth: Auth) => (await t.http.get('/v1/billing/balance').set(auth)).body.balance as number;
-const topups = async (auth: Auth) => (await t.http.get('/v1/billing/transactions?type=credit_topup').set(auth)).body.data as { amount: number; balance_after: number; type: string }[];
+const topups = async (auth: Auth) =>
+  (await t.http.get('/v1/billing/transactions?type=credit_topup').set(auth)).body.data as {
+    amount: number;
+    balance_after: number;
+    type: string;
+  }[];
 const events = (accountId: string, type: string) =>
-  t.db.pool.any(sql.type(z.object({ data: z.record(z.unknown()) }))`SELECT data FROM events WHERE account_id = ${accountId} AND type = ${type}`);
+  t.db.pool.any(
+    sql.type(
+      z.object({ data: z.record(z.unknown()) }),
+    )`SELECT data FROM events WHERE account_id = ${accountId} AND type = ${type}`,
+  );
 
 /** An account with an empty balance and one pending top-up of `amount` dollars created through the API. */
 async function pendingTopUp(amount = 25) {
@@ -52,8 +61,13 @@ describe('POST /v1/billing/credit', () => {
     const { accountId, auth } = await t.newAccount('payer', { credit: 0 });
     const res = await credit(auth, { amount: 12.34 });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ checkout_url: expect.stringMatching(/^https:\/\//), session_id: expect.stringMatching(/^cs_/) });
-    const recorded = await t.db.pool.one(sql.type(z.object({ account_id: z.string(), amount_micros: z.number(), status: z.string() }))`
+    expect(res.body).toEqual({
+      checkout_url: expect.stringMatching(/^https:\/\//),
+      session_id: expect.stringMatching(/^cs_/),
+    });
+    const recorded = await t.db.pool.one(sql.type(
+      z.object({ account_id: z.string(), amount_micros: z.number(), status: z.string() }),
+    )`
       SELECT account_id, amount_micros, status FROM credit_topups WHERE session_id = ${res.body.session_id}`);
     expect(recorded).toEqual({ account_id: accountId, amount_micros: 12_340_000, status: 'pending' });
     expect(await balance(auth)).toBe(0);
@@ -77,7 +91,13 @@ describe('POST /v1/billing/credit', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
     expect(JSON.stringify(res.body.error)).toContain(words);
-    expect(await t.db.pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM credit_topups WHERE account_id = ${accountId}`)).toBe(0);
+    expect(
+      await t.db.pool.oneFirst(
+        sql.type(
+          z.object({ n: z.number() }),
+        )`SELECT count(*)::int AS n FROM credit_topups WHERE account_id = ${accountId}`,
+      ),
+    ).toBe(0);
   });
 
   it('accepts exactly the minimum and whole cents', async () => {
@@ -125,14 +145,22 @@ describe('POST /v1/billing/credit', () => {
 
   it('answers 503 service_unavailable when Stripe cannot be reached, and records nothing', async () => {
     const deadPort = await freePort();
-    const app = createApp(testAppDeps(t.db.pool, { stripe: { ...stripe.settings, apiBaseUrl: `http://127.0.0.1:${deadPort}` } }));
+    const app = createApp(
+      testAppDeps(t.db.pool, { stripe: { ...stripe.settings, apiBaseUrl: `http://127.0.0.1:${deadPort}` } }),
+    );
     const { accountId, auth } = await t.newAccount();
     const res = await request(app.callback()).post('/v1/billing/credit').set(auth).send({ amount: 10 });
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('service_unavailable');
     expect(res.headers['retry-after']).toBeDefined();
     expect(JSON.stringify(res.body)).not.toContain(stripe.settings.secretKey);
-    expect(await t.db.pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM credit_topups WHERE account_id = ${accountId}`)).toBe(0);
+    expect(
+      await t.db.pool.oneFirst(
+        sql.type(
+          z.object({ n: z.number() }),
+        )`SELECT count(*)::int AS n FROM credit_topups WHERE account_id = ${accountId}`,
+      ),
+    ).toBe(0);
   });
 
   it('maps a Stripe refusal (a key Stripe rejects) to 502 provider_error without ever showing the key', async () => {
@@ -144,7 +172,13 @@ describe('POST /v1/billing/credit', () => {
     expect(res.body.error.code).toBe('provider_error');
     expect(res.body.error.details[0]).toMatchObject({ provider: 'stripe', provider_status: 401 });
     expect(JSON.stringify(res.body)).not.toContain(rejectedKey);
-    expect(await t.db.pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM credit_topups WHERE account_id = ${accountId}`)).toBe(0);
+    expect(
+      await t.db.pool.oneFirst(
+        sql.type(
+          z.object({ n: z.number() }),
+        )`SELECT count(*)::int AS n FROM credit_topups WHERE account_id = ${accountId}`,
+      ),
+    ).toBe(0);
   });
 
   it('answers 503 when Stripe is not configured', async () => {
@@ -169,16 +203,23 @@ describe('POST /v1/billing/stripe/webhook', () => {
     const again = signedDelivery(event, stripe.settings.webhookSecret, Math.floor(Date.now() / 1000) + 1);
     expect((await deliver(again.body, again.signature)).status).toBe(200);
     expect(await balance(p.auth)).toBe(25);
-    expect(await topups(p.auth)).toEqual([expect.objectContaining({ type: 'credit_topup', amount: 25, balance_after: 25 })]);
+    expect(await topups(p.auth)).toEqual([
+      expect.objectContaining({ type: 'credit_topup', amount: 25, balance_after: 25 }),
+    ]);
     const added = await events(p.accountId, 'billing.credit_added');
     expect(added).toEqual([{ data: expect.objectContaining({ amount: 25, balance: 25, session_id: p.sessionId }) }]);
-    const status = await t.db.pool.oneFirst(sql.type(z.object({ status: z.string() }))`SELECT status FROM credit_topups WHERE session_id = ${p.sessionId}`);
+    const status = await t.db.pool.oneFirst(
+      sql.type(z.object({ status: z.string() }))`SELECT status FROM credit_topups WHERE session_id = ${p.sessionId}`,
+    );
     expect(status).toBe('credited');
   });
 
   it('credits once when the same event arrives 10 times concurrently', async () => {
     const p = await pendingTopUp(40);
-    const delivery = signedDelivery(checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 4000 }), stripe.settings.webhookSecret);
+    const delivery = signedDelivery(
+      checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 4000 }),
+      stripe.settings.webhookSecret,
+    );
     const answers = await Promise.all(Array.from({ length: 10 }, () => deliver(delivery.body, delivery.signature)));
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
     expect(await topups(p.auth)).toHaveLength(1);
@@ -189,7 +230,12 @@ describe('POST /v1/billing/stripe/webhook', () => {
   it('credits on checkout.session.async_payment_succeeded (delayed payment methods)', async () => {
     const p = await pendingTopUp(7.5);
     const delivery = signedDelivery(
-      checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 750, type: 'checkout.session.async_payment_succeeded' }),
+      checkoutCompletedEvent({
+        id: p.sessionId,
+        accountId: p.accountId,
+        amountTotalCents: 750,
+        type: 'checkout.session.async_payment_succeeded',
+      }),
       stripe.settings.webhookSecret,
     );
     expect((await deliver(delivery.body, delivery.signature)).status).toBe(200);
@@ -199,7 +245,10 @@ describe('POST /v1/billing/stripe/webhook', () => {
   describe('changes nothing', () => {
     it('for a wrong signature (another secret): 400', async () => {
       const p = await pendingTopUp();
-      const d = signedDelivery(checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 2500 }), 'whsec_not_ours');
+      const d = signedDelivery(
+        checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 2500 }),
+        'whsec_not_ours',
+      );
       const res = await deliver(d.body, d.signature);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('validation_error');
@@ -208,7 +257,10 @@ describe('POST /v1/billing/stripe/webhook', () => {
 
     it('for a tampered body: 400', async () => {
       const p = await pendingTopUp();
-      const d = signedDelivery(checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 2500 }), stripe.settings.webhookSecret);
+      const d = signedDelivery(
+        checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 2500 }),
+        stripe.settings.webhookSecret,
+      );
       const res = await deliver(d.body.replace('"amount_total":2500', '"amount_total":250000'), d.signature);
       expect(res.status).toBe(400);
       expect(await balance(p.auth)).toBe(0);
@@ -229,7 +281,10 @@ describe('POST /v1/billing/stripe/webhook', () => {
 
     it('for a missing signature or an empty body: 400', async () => {
       const p = await pendingTopUp();
-      const d = signedDelivery(checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 2500 }), stripe.settings.webhookSecret);
+      const d = signedDelivery(
+        checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 2500 }),
+        stripe.settings.webhookSecret,
+      );
       expect((await deliver(d.body)).status).toBe(400);
       expect((await deliver('', d.signature)).status).toBe(400);
       expect(await balance(p.auth)).toBe(0);
@@ -237,7 +292,10 @@ describe('POST /v1/billing/stripe/webhook', () => {
 
     it('for a paid amount that does not match the recorded one (signed): 200, no credit', async () => {
       const p = await pendingTopUp(25);
-      const d = signedDelivery(checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 2499 }), stripe.settings.webhookSecret);
+      const d = signedDelivery(
+        checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 2499 }),
+        stripe.settings.webhookSecret,
+      );
       expect((await deliver(d.body, d.signature)).status).toBe(200);
       const eur = signedDelivery(
         checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 2500, currency: 'eur' }),
@@ -251,7 +309,10 @@ describe('POST /v1/billing/stripe/webhook', () => {
     it('for another account than the one recorded: 200, no credit to either', async () => {
       const p = await pendingTopUp(25);
       const intruder = await t.newAccount('intruder', { credit: 0 });
-      const d = signedDelivery(checkoutCompletedEvent({ id: p.sessionId, accountId: intruder.accountId, amountTotalCents: 2500 }), stripe.settings.webhookSecret);
+      const d = signedDelivery(
+        checkoutCompletedEvent({ id: p.sessionId, accountId: intruder.accountId, amountTotalCents: 2500 }),
+        stripe.settings.webhookSecret,
+      );
       expect((await deliver(d.body, d.signature)).status).toBe(200);
       expect(await balance(p.auth)).toBe(0);
       expect(await balance(intruder.auth)).toBe(0);
@@ -259,7 +320,10 @@ describe('POST /v1/billing/stripe/webhook', () => {
 
     it('for an unknown session: 200, no credit', async () => {
       const p = await pendingTopUp(25);
-      const d = signedDelivery(checkoutCompletedEvent({ id: 'cs_test_not_ours', accountId: p.accountId, amountTotalCents: 2500 }), stripe.settings.webhookSecret);
+      const d = signedDelivery(
+        checkoutCompletedEvent({ id: 'cs_test_not_ours', accountId: p.accountId, amountTotalCents: 2500 }),
+        stripe.settings.webhookSecret,
+      );
       expect((await deliver(d.body, d.signature)).status).toBe(200);
       expect(await balance(p.auth)).toBe(0);
     });
@@ -267,20 +331,36 @@ describe('POST /v1/billing/stripe/webhook', () => {
     it('for an unpaid completed session and for other event types: 200, ignored', async () => {
       const p = await pendingTopUp(25);
       const unpaid = signedDelivery(
-        checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 2500, paymentStatus: 'unpaid' }),
+        checkoutCompletedEvent({
+          id: p.sessionId,
+          accountId: p.accountId,
+          amountTotalCents: 2500,
+          paymentStatus: 'unpaid',
+        }),
         stripe.settings.webhookSecret,
       );
       expect((await deliver(unpaid.body, unpaid.signature)).status).toBe(200);
       const expired = signedDelivery(
-        checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 2500, type: 'checkout.session.expired' }),
+        checkoutCompletedEvent({
+          id: p.sessionId,
+          accountId: p.accountId,
+          amountTotalCents: 2500,
+          type: 'checkout.session.expired',
+        }),
         stripe.settings.webhookSecret,
       );
       expect((await deliver(expired.body, expired.signature)).status).toBe(200);
-      const other = signedDelivery({ id: 'evt_1', object: 'event', type: 'customer.created', data: { object: { id: 'cus_1' } } }, stripe.settings.webhookSecret);
+      const other = signedDelivery(
+        { id: 'evt_1', object: 'event', type: 'customer.created', data: { object: { id: 'cus_1' } } },
+        stripe.settings.webhookSecret,
+      );
       expect((await deliver(other.body, other.signature)).status).toBe(200);
       expect(await balance(p.auth)).toBe(0);
       // The session stays payable: the real payment later still credits it.
-      const paid = signedDelivery(checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 2500 }), stripe.settings.webhookSecret);
+      const paid = signedDelivery(
+        checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 2500 }),
+        stripe.settings.webhookSecret,
+      );
       expect((await deliver(paid.body, paid.signature)).status).toBe(200);
       expect(await balance(p.auth)).toBe(25);
     });
@@ -288,8 +368,15 @@ describe('POST /v1/billing/stripe/webhook', () => {
 
   it('answers 503 when no webhook secret is configured', async () => {
     const app = createApp(testAppDeps(t.db.pool, { stripe: { ...stripe.settings, webhookSecret: undefined } }));
-    const d = signedDelivery(checkoutCompletedEvent({ id: 'cs_x', accountId: 'acct_x', amountTotalCents: 500 }), stripe.settings.webhookSecret);
-    const res = await request(app.callback()).post('/v1/billing/stripe/webhook').set('Content-Type', 'application/json').set('Stripe-Signature', d.signature).send(d.body);
+    const d = signedDelivery(
+      checkoutCompletedEvent({ id: 'cs_x', accountId: 'acct_x', amountTotalCents: 500 }),
+      stripe.settings.webhookSecret,
+    );
+    const res = await request(app.callback())
+      .post('/v1/billing/stripe/webhook')
+      .set('Content-Type', 'application/json')
+      .set('Stripe-Signature', d.signature)
+      .send(d.body);
     expect(res.status).toBe(503);
   });
 });

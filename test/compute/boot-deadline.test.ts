@@ -27,26 +27,50 @@ afterAll(async () => {
   await t.close();
 });
 
-
 async function launch(a: { auth: Record<string, string> }, provider: ProviderId): Promise<string> {
   const res = await t.http
     .post('/v1/compute/launch')
     .set(a.auth)
-    .send({ provider, gpu_type: provider === 'lambda' ? 'h100-80gb-sxm' : 'rtx-a6000', ...(provider === 'lambda' ? { region: 'us-east-1', gpu_count: 8 } : {}) });
+    .send({
+      provider,
+      gpu_type: provider === 'lambda' ? 'h100-80gb-sxm' : 'rtx-a6000',
+      ...(provider === 'lambda' ? { region: 'us-east-1', gpu_count: 8 } : {}),
+    });
   expect(res.status).toBe(201);
   return res.body.id as string;
 }
 
 async function failedRow(id: string) {
-  return eventually(`instance ${id} to fail`, async () => {
-    const [row] = await t.sql<{ id: string; status: string; end_reason: string; ended_at: Date; created_at: Date; account_id: string }>(
-      'SELECT id, status, end_reason, ended_at, created_at, account_id FROM instances WHERE provider_instance_id = $1', [id]);
-    return row?.status === 'failed' ? row : undefined;
-  }, 30_000, 50);
+  return eventually(
+    `instance ${id} to fail`,
+    async () => {
+      const [row] = await t.sql<{
+        id: string;
+        status: string;
+        end_reason: string;
+        ended_at: Date;
+        created_at: Date;
+        account_id: string;
+      }>(
+        'SELECT id, status, end_reason, ended_at, created_at, account_id FROM instances WHERE provider_instance_id = $1',
+        [id],
+      );
+      return row?.status === 'failed' ? row : undefined;
+    },
+    30_000,
+    50,
+  );
 }
 
-const chargesOf = async (rowId: string) => Number((await t.sql<{ n: string }>('SELECT count(*) AS n FROM ledger_entries WHERE instance_id = $1', [rowId]))[0]!.n);
-const eventsOf = (accountId: string) => t.sql<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
+const chargesOf = async (rowId: string) =>
+  Number(
+    (await t.sql<{ n: string }>('SELECT count(*) AS n FROM ledger_entries WHERE instance_id = $1', [rowId]))[0]!.n,
+  );
+const eventsOf = (accountId: string) =>
+  t.sql<{ type: string; data: Record<string, unknown> }>(
+    'SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at, id',
+    [accountId],
+  );
 
 it('terminates a boot that never ends at its deadline, charges nothing, records failed and instance.failed', async () => {
   const a = await t.connectedAccount('runpod');
@@ -98,7 +122,10 @@ describe.each([
     // looks come at most bootPollMaxMs apart while booting (how soon is the observer's, in observer.test.ts).
     expect(row.ended_at.getTime() - failedAt).toBeLessThan(60_000 / 2);
     await eventually('the instance to be gone at the provider', () =>
-      (t.sims[provider].control.instances(a.simKey).every((i) => i.id !== id || /terminat/i.test(i.status ?? '')) ? true : undefined));
+      t.sims[provider].control.instances(a.simKey).every((i) => i.id !== id || /terminat/i.test(i.status ?? ''))
+        ? true
+        : undefined,
+    );
     expect(await chargesOf(row.id)).toBe(0);
     expect((await eventsOf(a.accountId)).map((e) => e.type)).toEqual(['instance.failed']);
   });
@@ -111,17 +138,33 @@ it('a scheduled run whose boot passes its deadline moves on to the next offer', 
   // rtx-4090 on demand: vastai $0.4021 before runpod $0.69; Vast.ai boots hang.
   t.sims.vastai.control.setBootDelay(3_600_000);
   try {
-    const schedule = (await t.http.post('/v1/schedules').set(a.auth)
-      .send({ name: 'nightly', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', prefer_spot: false }).expect(201)).body as { id: string };
+    const schedule = (
+      await t.http
+        .post('/v1/schedules')
+        .set(a.auth)
+        .send({ name: 'nightly', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', prefer_spot: false })
+        .expect(201)
+    ).body as { id: string };
     await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
-    const run = await eventually('the run to run on the next offer', async () => {
-      const runs = (await t.http.get(`/v1/schedules/${schedule.id}/runs`).set(a.auth).expect(200)).body.data as { status: string; provider: string; instance_id: string }[];
-      return runs.find((r) => r.status === 'running');
-    }, 60_000, 200);
+    const run = await eventually(
+      'the run to run on the next offer',
+      async () => {
+        const runs = (await t.http.get(`/v1/schedules/${schedule.id}/runs`).set(a.auth).expect(200)).body.data as {
+          status: string;
+          provider: string;
+          instance_id: string;
+        }[];
+        return runs.find((r) => r.status === 'running');
+      },
+      60_000,
+      200,
+    );
     expect(run.provider).toBe('runpod');
     // The Vast.ai attempt: terminated at its deadline, failed with the reason, never charged.
     const [vast] = await t.sql<{ id: string; status: string; end_reason: string }>(
-      "SELECT id, status, end_reason FROM instances WHERE account_id = $1 AND provider = 'vastai'", [a.accountId]);
+      "SELECT id, status, end_reason FROM instances WHERE account_id = $1 AND provider = 'vastai'",
+      [a.accountId],
+    );
     expect(vast).toMatchObject({ status: 'failed', end_reason: expect.stringMatching(/boot deadline/) });
     expect(await chargesOf(vast!.id)).toBe(0);
     expect(t.sims.vastai.control.instances(vastKey)).toEqual([]);

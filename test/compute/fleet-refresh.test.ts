@@ -16,7 +16,12 @@ let temporal: TemporalTestEnv;
 beforeAll(async () => {
   t = await createTestContext({
     simulators: true,
-    launchTiming: { pollIntervalMs: 3_600_000, spotPollIntervalMs: 3_600_000, meterIntervalMs: 3_600_000, bootPollMaxMs: 300 },
+    launchTiming: {
+      pollIntervalMs: 3_600_000,
+      spotPollIntervalMs: 3_600_000,
+      meterIntervalMs: 3_600_000,
+      bootPollMaxMs: 300,
+    },
   });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
@@ -34,8 +39,10 @@ const requestMark = () => ({
 });
 /** The account's own provider requests since `mark` (the other test runs beside this one). */
 const providerRequests = (a: Keys, mark: ReturnType<typeof requestMark>) => ({
-  runpod: t.sims.runpod.control.requests({ key: a.simKey }).filter((r) => r.seq > mark.runpod && r.route !== null).length,
-  vastai: t.sims.vastai.control.requests({ key: a.vastKey }).filter((r) => r.seq > mark.vastai && r.route !== null).length,
+  runpod: t.sims.runpod.control.requests({ key: a.simKey }).filter((r) => r.seq > mark.runpod && r.route !== null)
+    .length,
+  vastai: t.sims.vastai.control.requests({ key: a.vastKey }).filter((r) => r.seq > mark.vastai && r.route !== null)
+    .length,
 });
 
 /** An account with runpod and vastai keys and `perProvider` instances made at each provider directly. */
@@ -45,14 +52,33 @@ async function accountWithInstances(perProvider: number) {
   await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'vastai', api_key: vastKey }).expect(201);
   const ids: string[] = [];
   for (let i = 0; i < perProvider; i++) {
-    ids.push((await t.deps.adapters.runpod.launch(a.simKey, { gpuType: 'rtx-a6000', gpuCount: 1, name: `pod-${i}`, spot: false })).id);
-    ids.push((await t.deps.adapters.vastai.launch(vastKey, { gpuType: 'rtx-a6000', gpuCount: 1, name: `vast-${i}`, spot: false })).id);
+    ids.push(
+      (
+        await t.deps.adapters.runpod.launch(a.simKey, {
+          gpuType: 'rtx-a6000',
+          gpuCount: 1,
+          name: `pod-${i}`,
+          spot: false,
+        })
+      ).id,
+    );
+    ids.push(
+      (
+        await t.deps.adapters.vastai.launch(vastKey, {
+          gpuType: 'rtx-a6000',
+          gpuCount: 1,
+          name: `vast-${i}`,
+          spot: false,
+        })
+      ).id,
+    );
   }
   return { ...a, vastKey, ids };
 }
 
 const observerRounds = async (accountId: string, provider: ProviderId) =>
-  (await temporal.env.client.workflow.getHandle(observerWorkflowId(accountId, provider)).query(observerStatusQuery)).rounds;
+  (await temporal.env.client.workflow.getHandle(observerWorkflowId(accountId, provider)).query(observerStatusQuery))
+    .rounds;
 
 // Each test has its own account and counts only its own keys' requests. They stay one after the other: both
 // keep the API busy (100 lists, 20 refreshes), side by side they took longer (12.0 s + 7.3 s vs 5.4 s + 3.4 s).
@@ -78,11 +104,18 @@ describe('lists served from the fleet view', () => {
     const a = await accountWithInstances(2);
     await t.http.get('/v1/compute').set(a.auth).expect(200);
     // A pod made at RunPod after the first round: only a refresh can show it within this hour.
-    const late = await t.deps.adapters.runpod.launch(a.simKey, { gpuType: 'rtx-a6000', gpuCount: 1, name: 'late', spot: false });
+    const late = await t.deps.adapters.runpod.launch(a.simKey, {
+      gpuType: 'rtx-a6000',
+      gpuCount: 1,
+      name: 'late',
+      spot: false,
+    });
     const roundsBefore = await observerRounds(a.accountId, 'runpod');
     const mark = requestMark();
     const asked = Date.now();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => t.http.get('/v1/compute?refresh=true').set(a.auth)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => t.http.get('/v1/compute?refresh=true').set(a.auth)),
+    );
     expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
     for (const r of answers) {
       expect(r.body.data.map((i: { id: string }) => i.id)).toContain(late.id);

@@ -50,28 +50,60 @@ function row(overrides: Partial<InstanceRow> = {}): InstanceRow {
 
 function listed(status: ProviderInstance['status'], providerStatus: string): ProviderInstance {
   return {
-    id: 'pod-1', provider: 'runpod', name: 'gpuo-pod-1', status, providerStatus, gpuType: 'rtx-a6000', gpuCount: 1, pricePerHour: 0.79,
-    spot: false, region: null, dockerImage: null, publicIp: null, ssh: null, createdAt: iso(T0), startedAt: iso(T0 + 2_000),
+    id: 'pod-1',
+    provider: 'runpod',
+    name: 'gpuo-pod-1',
+    status,
+    providerStatus,
+    gpuType: 'rtx-a6000',
+    gpuCount: 1,
+    pricePerHour: 0.79,
+    spot: false,
+    region: null,
+    dockerImage: null,
+    publicIp: null,
+    ssh: null,
+    createdAt: iso(T0),
+    startedAt: iso(T0 + 2_000),
   };
 }
 
 const view = (instances: ProviderInstance[], observedMs: number): FleetViewRow => ({
-  account_id: 'acc_1', provider: 'runpod', instances, observed_at: iso(observedMs), failed_at: null, error_code: null, error_message: null, viewed_until: null,
+  account_id: 'acc_1',
+  provider: 'runpod',
+  instances,
+  observed_at: iso(observedMs),
+  failed_at: null,
+  error_code: null,
+  error_message: null,
+  viewed_until: null,
 });
 
-const costs = (posted: number, meterPrice: number | null = 790_000): InstanceCosts => ({ posted_micros: posted, charge_count: 1, meter_price_micros: meterPrice, charges: [] });
+const costs = (posted: number, meterPrice: number | null = 790_000): InstanceCosts => ({
+  posted_micros: posted,
+  charge_count: 1,
+  meter_price_micros: meterPrice,
+  charges: [],
+});
 
 describe('the live list', () => {
-  it.each(['terminated', 'failed'] as const)('leaves out a %s instance even while the provider still lists it running', (status) => {
-    const ended = row({ status, provider_status: null, ended_at: iso(T0 + 70_000) });
-    const { data } = fleetList(['runpod'], [view([listed('running', 'RUNNING')], T0 + 60_000)], [ended]);
-    expect(data).toEqual([]);
-  });
+  it.each(['terminated', 'failed'] as const)(
+    'leaves out a %s instance even while the provider still lists it running',
+    (status) => {
+      const ended = row({ status, provider_status: null, ended_at: iso(T0 + 70_000) });
+      const { data } = fleetList(['runpod'], [view([listed('running', 'RUNNING')], T0 + 60_000)], [ended]);
+      expect(data).toEqual([]);
+    },
+  );
 
   it('keeps a stopped instance and a running one', () => {
     const { data } = fleetList(['runpod'], [view([listed('running', 'RUNNING')], T0 + 60_000)], [row()]);
     expect(data.map((i) => [i.id, i.status, i.provider_status])).toEqual([['pod-1', 'running', 'RUNNING']]);
-    const stopped = fleetList(['runpod'], [view([listed('stopped', 'EXITED')], T0 + 60_000)], [row({ status: 'stopped', provider_status: 'EXITED' })]);
+    const stopped = fleetList(
+      ['runpod'],
+      [view([listed('stopped', 'EXITED')], T0 + 60_000)],
+      [row({ status: 'stopped', provider_status: 'EXITED' })],
+    );
     expect(stopped.data.map((i) => i.status)).toEqual(['stopped']);
   });
 });
@@ -81,16 +113,27 @@ describe('the record', () => {
 
   it('of an instance ended here that a later round still lists running: terminating, with what the provider says', () => {
     const detail = toInstanceDetail(terminated, {
-      costs: costs(15_000), events: [], now: new Date(T0 + 80_000),
+      costs: costs(15_000),
+      events: [],
+      now: new Date(T0 + 80_000),
       listed: { instance: listed('running', 'RUNNING'), observedAt: iso(T0 + 75_000) },
     });
-    expect(detail).toMatchObject({ status: 'terminating', provider_status: 'RUNNING', provider_view: { status: 'running', provider_status: 'RUNNING' } });
+    expect(detail).toMatchObject({
+      status: 'terminating',
+      provider_status: 'RUNNING',
+      provider_view: { status: 'running', provider_status: 'RUNNING' },
+    });
     expect(detail.warnings!.join(' ')).toMatch(/runpod still lists it \(RUNNING\); the service keeps terminating it/);
   });
 
   it('of an ended instance no round lists: terminated, nothing accruing, cost the posted charges', () => {
     const detail = toInstanceDetail(terminated, { costs: costs(15_000), events: [], now: new Date(T0 + 80_000) });
-    expect(detail).toMatchObject({ status: 'terminated', provider_status: null, end_kind: 'terminated', cost: { to_date: 0.015, posted: 0.015, accrued: 0 } });
+    expect(detail).toMatchObject({
+      status: 'terminated',
+      provider_status: null,
+      end_kind: 'terminated',
+      cost: { to_date: 0.015, posted: 0.015, accrued: 0 },
+    });
     expect(detail.provider_view).toBeUndefined();
     expect(detail.timeline.map((e) => e.event)).toEqual(['requested', 'created', 'terminated']);
   });
@@ -107,19 +150,32 @@ describe('the record', () => {
   });
 
   it('meters at the admitted quote when the provider gave no price, and shows that price', () => {
-    const detail = toInstanceDetail(row({ price_per_hour_micros: null }), { costs: costs(0, 1_000_000), events: [], now: new Date(T0 + 62_000 + 3_600) });
+    const detail = toInstanceDetail(row({ price_per_hour_micros: null }), {
+      costs: costs(0, 1_000_000),
+      events: [],
+      now: new Date(T0 + 62_000 + 3_600),
+    });
     expect(detail.price_per_hour).toBe(1);
-    expect(Math.round(detail.cost.accrued * 1e6)).toBe(chargeForElapsed(1_000_000, 60_000 + 3_600) - chargeForElapsed(1_000_000, 60_000));
+    expect(Math.round(detail.cost.accrued * 1e6)).toBe(
+      chargeForElapsed(1_000_000, 60_000 + 3_600) - chargeForElapsed(1_000_000, 60_000),
+    );
   });
 
   it('shows an idle stop once, with its reason', () => {
     const at = iso(T0 + 70_000);
     const reason = 'idle stop: every GPU below 5% utilization for 10 min';
     const events = ['instance.started', 'instance.idle_stopped', 'instance.stopped'].map((type, n) => ({
-      id: `evt_${n}`, account_id: 'acc_1', type, created_at: at,
+      id: `evt_${n}`,
+      account_id: 'acc_1',
+      type,
+      created_at: at,
       data: type === 'instance.started' ? { started_at: iso(T0 + 2_000) } : { at, reason },
     }));
-    const detail = toInstanceDetail(row({ status: 'stopped', end_reason: reason }), { costs: costs(0), events, now: new Date(T0 + 80_000) });
+    const detail = toInstanceDetail(row({ status: 'stopped', end_reason: reason }), {
+      costs: costs(0),
+      events,
+      now: new Date(T0 + 80_000),
+    });
     expect(detail.timeline).toEqual([
       { event: 'requested', at: iso(T0) },
       { event: 'created', at: iso(T0 + 500) },
@@ -133,10 +189,18 @@ describe('why an instance ended', () => {
   it.each([
     [{ status: 'terminated', end_reason: null }, undefined, 'terminated'],
     [{ status: 'terminated', end_reason: 'spot capacity reclaimed by the provider' }, 'spot.preempted', 'preempted'],
-    [{ status: 'terminated', end_reason: 'idle stop: every GPU below 5% utilization for 10 min' }, undefined, 'idle_stopped'],
+    [
+      { status: 'terminated', end_reason: 'idle stop: every GPU below 5% utilization for 10 min' },
+      undefined,
+      'idle_stopped',
+    ],
     [{ status: 'failed', end_reason: 'boot deadline passed' }, 'instance.failed', 'boot_failed'],
     [{ status: 'terminated', end_reason: 'the provider ended the instance' }, 'instance.terminated', 'lost'],
-    [{ status: 'terminated', end_reason: 'prepaid balance depleted: no top-up within the 10 min grace period' }, undefined, 'balance_depleted'],
+    [
+      { status: 'terminated', end_reason: 'prepaid balance depleted: no top-up within the 10 min grace period' },
+      undefined,
+      'balance_depleted',
+    ],
   ] as const)('%j (%s) is %s', (r, event, kind) => {
     expect(endKindOf(r, event)).toBe(kind);
   });

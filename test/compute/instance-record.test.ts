@@ -55,7 +55,9 @@ const micros = (dollars: number) => Math.round(dollars * 1_000_000);
 /** The instance's end event (the outbox row its webhook delivers). */
 async function endEvent(accountId: string, id: string, type: string) {
   const rows = await t.sql<{ data: { cost: number; duration_seconds: number; at: string } }>(
-    "SELECT data FROM events WHERE account_id = $1 AND type = $2 AND data->>'instance_id' = $3", [accountId, type, id]);
+    "SELECT data FROM events WHERE account_id = $1 AND type = $2 AND data->>'instance_id' = $3",
+    [accountId, type, id],
+  );
   expect(rows).toHaveLength(1);
   return rows[0]!.data;
 }
@@ -75,14 +77,20 @@ const record = async (auth: Auth, id: string) => {
   return res.body as Record;
 };
 
-const listedIds = async (auth: Auth) => ((await t.http.get('/v1/compute').set(auth).expect(200)).body.data as { id: string }[]).map((i) => i.id);
+const listedIds = async (auth: Auth) =>
+  ((await t.http.get('/v1/compute').set(auth).expect(200)).body.data as { id: string }[]).map((i) => i.id);
 
 async function launchRunning(provider: ProviderId, extra: { [k: string]: unknown } = {}) {
   const a = await t.connectedAccount(provider);
   const launched = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody(provider, extra));
   expect(launched.status).toBe(201);
   const id = launched.body.id as string;
-  await eventually(`${id} to be charged`, async () => ((await ledgerCharges(a.accountId, id)).count >= 1 ? true : undefined), 30_000, 150);
+  await eventually(
+    `${id} to be charged`,
+    async () => ((await ledgerCharges(a.accountId, id)).count >= 1 ? true : undefined),
+    30_000,
+    150,
+  );
   return { a, id, price: launched.body.price_per_hour as number };
 }
 
@@ -99,7 +107,9 @@ it.concurrent.each(PROVIDERS)(
     // Cost to date is the ledger's charges plus what accrued since the last one.
     const ledgerNow = await ledgerCharges(a.accountId, id);
     expect(micros(running.cost.posted)).toBeLessThanOrEqual(ledgerNow.total);
-    expect(Math.abs(micros(running.cost.to_date) - micros(running.cost.posted) - micros(running.cost.accrued))).toBeLessThanOrEqual(1);
+    expect(
+      Math.abs(micros(running.cost.to_date) - micros(running.cost.posted) - micros(running.cost.accrued)),
+    ).toBeLessThanOrEqual(1);
     expect(running.cost.accrued).toBeGreaterThanOrEqual(0);
     // At most a meter interval (1 s) and the read's own time have accrued.
     expect(micros(running.cost.accrued)).toBeLessThanOrEqual(Math.ceil((micros(price) * 3_000) / 3_600_000));
@@ -120,12 +130,22 @@ it.concurrent.each(PROVIDERS)(
     // Its end event says what it cost and how long it ran.
     const terminatedEvent = await endEvent(a.accountId, id, 'instance.terminated');
     expect(micros(terminatedEvent.cost)).toBe(ledger.total);
-    expect(terminatedEvent.duration_seconds).toBe(Math.round((Date.parse(ended.ended_at!) - Date.parse(ended.started_at!)) / 1000));
+    expect(terminatedEvent.duration_seconds).toBe(
+      Math.round((Date.parse(ended.ended_at!) - Date.parse(ended.started_at!)) / 1000),
+    );
 
     // The ended list has it, with the same total.
     const page = (await t.http.get('/v1/compute?status=ended').set(a.auth).expect(200)).body;
     expect(page).toMatchObject({ has_more: false, next_cursor: null });
-    expect(page.data).toEqual([expect.objectContaining({ id, status: 'terminated', end_kind: 'terminated', started_at: ended.started_at, ended_at: ended.ended_at })]);
+    expect(page.data).toEqual([
+      expect.objectContaining({
+        id,
+        status: 'terminated',
+        end_kind: 'terminated',
+        started_at: ended.started_at,
+        ended_at: ended.ended_at,
+      }),
+    ]);
     expect(micros(page.data[0].total_cost)).toBe(ledger.total);
   },
 );
@@ -142,26 +162,36 @@ it.concurrent('runpod: a stopped pod reads stopped, with the stop on its timelin
   await terminated(t.http, a.auth, id);
 });
 
-it.concurrent('vastai: a preempted spot instance is in the ended list as preempted, its cost equal to its charges and to its end event', async () => {
-  const { a, id } = await launchRunning('vastai', { spot: true });
-  t.sims.vastai.control.preempt(a.simKey, id, 'remove');
-  const ended = await eventually('the preemption on the record', async () => {
-    const r = await record(a.auth, id);
-    return r.status === 'terminated' ? r : undefined;
-  }, 15_000, 150);
-  const ledger = await ledgerCharges(a.accountId, id);
-  expect(ended).toMatchObject({ end_kind: 'preempted', end_reason: 'spot capacity reclaimed by the provider' });
-  expect(ended.timeline.map((e) => e.event)).toEqual(['requested', 'created', 'running', 'preempted']);
-  expect(micros(ended.cost.to_date)).toBe(ledger.total);
-  expect(ledger.total).toBeGreaterThan(0);
-  const preempted = await endEvent(a.accountId, id, 'spot.preempted');
-  expect(micros(preempted.cost)).toBe(ledger.total);
-  expect(preempted.duration_seconds).toBe(Math.round((Date.parse(ended.ended_at!) - Date.parse(ended.started_at!)) / 1000));
-  const page = (await t.http.get('/v1/compute?status=ended').set(a.auth).expect(200)).body;
-  expect(page.data).toEqual([expect.objectContaining({ id, end_kind: 'preempted' })]);
-  expect(micros(page.data[0].total_cost)).toBe(ledger.total);
-  expect(await listedIds(a.auth)).not.toContain(id);
-});
+it.concurrent(
+  'vastai: a preempted spot instance is in the ended list as preempted, its cost equal to its charges and to its end event',
+  async () => {
+    const { a, id } = await launchRunning('vastai', { spot: true });
+    t.sims.vastai.control.preempt(a.simKey, id, 'remove');
+    const ended = await eventually(
+      'the preemption on the record',
+      async () => {
+        const r = await record(a.auth, id);
+        return r.status === 'terminated' ? r : undefined;
+      },
+      15_000,
+      150,
+    );
+    const ledger = await ledgerCharges(a.accountId, id);
+    expect(ended).toMatchObject({ end_kind: 'preempted', end_reason: 'spot capacity reclaimed by the provider' });
+    expect(ended.timeline.map((e) => e.event)).toEqual(['requested', 'created', 'running', 'preempted']);
+    expect(micros(ended.cost.to_date)).toBe(ledger.total);
+    expect(ledger.total).toBeGreaterThan(0);
+    const preempted = await endEvent(a.accountId, id, 'spot.preempted');
+    expect(micros(preempted.cost)).toBe(ledger.total);
+    expect(preempted.duration_seconds).toBe(
+      Math.round((Date.parse(ended.ended_at!) - Date.parse(ended.started_at!)) / 1000),
+    );
+    const page = (await t.http.get('/v1/compute?status=ended').set(a.auth).expect(200)).body;
+    expect(page.data).toEqual([expect.objectContaining({ id, end_kind: 'preempted' })]);
+    expect(micros(page.data[0].total_cost)).toBe(ledger.total);
+    expect(await listedIds(a.auth)).not.toContain(id);
+  },
+);
 
 it.concurrent("another account's instance is 404, and so is an id nobody has", async () => {
   const { a, id } = await launchRunning('lambda');
@@ -178,45 +208,63 @@ it.concurrent('the ended list pages newest first and refuses paging options on t
   const a = await t.connectedAccount('runpod');
   const ids: string[] = [];
   for (let n = 0; n < 3; n++) {
-    const id = (await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod')).expect(201)).body.id as string;
+    const id = (await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod')).expect(201)).body
+      .id as string;
     await terminated(t.http, a.auth, id);
     ids.push(id);
   }
   const first = (await t.http.get('/v1/compute?status=ended&limit=2').set(a.auth).expect(200)).body;
   expect(first.data.map((i: { id: string }) => i.id)).toEqual([ids[2], ids[1]]);
   expect(first.has_more).toBe(true);
-  const second = (await t.http.get(`/v1/compute?status=ended&limit=2&cursor=${first.next_cursor}`).set(a.auth).expect(200)).body;
+  const second = (
+    await t.http.get(`/v1/compute?status=ended&limit=2&cursor=${first.next_cursor}`).set(a.auth).expect(200)
+  ).body;
   expect(second).toMatchObject({ data: [expect.objectContaining({ id: ids[0] })], has_more: false, next_cursor: null });
   expect((await t.http.get('/v1/compute?limit=2').set(a.auth)).status).toBe(400);
   expect((await t.http.get('/v1/compute?status=ended&cursor=nonsense').set(a.auth)).status).toBe(400);
 });
 
-it.concurrent('gpuo instances show and gpuo instances ls --ended print the record, its timeline and the ended list', async () => {
-  const { a, id } = await launchRunning('runpod');
-  await terminated(t.http, a.auth, id);
-  const server = t.app.listen(0, '127.0.0.1');
-  try {
-    await new Promise((resolve) => server.once('listening', resolve));
-    const env = { GPUO_API_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, GPUO_API_KEY: a.apiKey };
-    const ledger = await ledgerCharges(a.accountId, id);
-    // As the CLI prints dollars (four decimals, the last two dropped when zero), escaped for a pattern.
-    const dollars = (m: number) => `\\$${(m / 1e6).toFixed(4).replace(/0{1,2}$/, '').replace('.', '\\.')}`;
-    const total = dollars(ledger.total);
+it.concurrent(
+  'gpuo instances show and gpuo instances ls --ended print the record, its timeline and the ended list',
+  async () => {
+    const { a, id } = await launchRunning('runpod');
+    await terminated(t.http, a.auth, id);
+    const server = t.app.listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const env = {
+        GPUO_API_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        GPUO_API_KEY: a.apiKey,
+      };
+      const ledger = await ledgerCharges(a.accountId, id);
+      // As the CLI prints dollars (four decimals, the last two dropped when zero), escaped for a pattern.
+      const dollars = (m: number) =>
+        `\\$${(m / 1e6)
+          .toFixed(4)
+          .replace(/0{1,2}$/, '')
+          .replace('.', '\\.')}`;
+      const total = dollars(ledger.total);
 
-    const show = await gpuoInProcess(['instances', 'show', id], env);
-    expect(show).toMatchObject({ code: 0, stderr: '' });
-    expect(show.stdout).toMatch(new RegExp(`^status +terminated$`, 'm'));
-    expect(show.stdout).toMatch(new RegExp(`^cost_to_date +${total} \\(charged ${total} in ${ledger.count}, accrued ${dollars(0)}\\)$`, 'm'));
-    expect(show.stdout.split('\n').filter((l) => /^(requested|created|running|terminated) /.test(l)).map((l) => l.split(' ')[0])).toEqual([
-      'requested', 'created', 'running', 'terminated',
-    ]);
+      const show = await gpuoInProcess(['instances', 'show', id], env);
+      expect(show).toMatchObject({ code: 0, stderr: '' });
+      expect(show.stdout).toMatch(new RegExp(`^status +terminated$`, 'm'));
+      expect(show.stdout).toMatch(
+        new RegExp(`^cost_to_date +${total} \\(charged ${total} in ${ledger.count}, accrued ${dollars(0)}\\)$`, 'm'),
+      );
+      expect(
+        show.stdout
+          .split('\n')
+          .filter((l) => /^(requested|created|running|terminated) /.test(l))
+          .map((l) => l.split(' ')[0]),
+      ).toEqual(['requested', 'created', 'running', 'terminated']);
 
-    const ended = await gpuoInProcess(['instances', 'ls', '--ended'], env);
-    expect(ended).toMatchObject({ code: 0, stderr: '' });
-    const line = ended.stdout.split('\n').find((l) => l.startsWith(id));
-    expect(line).toMatch(new RegExp(` terminated +${total}$`));
-    expect((await gpuoInProcess(['instances', 'ls'], env)).stdout).not.toContain(id);
-  } finally {
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+      const ended = await gpuoInProcess(['instances', 'ls', '--ended'], env);
+      expect(ended).toMatchObject({ code: 0, stderr: '' });
+      const line = ended.stdout.split('\n').find((l) => l.startsWith(id));
+      expect(line).toMatch(new RegExp(` terminated +${total}$`));
+      expect((await gpuoInProcess(['instances', 'ls'], env)).stdout).not.toContain(id);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  },
+);

@@ -24,26 +24,61 @@ describe('launchInputOf', () => {
     expect(first.name).toBe(first.providerName);
     expect(retried.providerName).toBe(first.providerName);
     expect(other.providerName).not.toBe(first.providerName);
-    expect(launchInputOf(request({}, { name: 'trainer' }))).toMatchObject({ name: 'trainer', providerName: expect.stringMatching(/^trainer-[0-9a-f]{10}$/) });
+    expect(launchInputOf(request({}, { name: 'trainer' }))).toMatchObject({
+      name: 'trainer',
+      providerName: expect.stringMatching(/^trainer-[0-9a-f]{10}$/),
+    });
   });
 
   it('compares replays by the body, not by its key order', () => {
     const a = request({}, { docker_image: 'pytorch/pytorch', disk_gb: 50 });
-    const reordered: LaunchRequest = { ...a, body: { disk_gb: 50, docker_image: 'pytorch/pytorch', spot: false, gpu_count: 1, gpu_type: 'rtx-4090', provider: 'runpod' } };
+    const reordered: LaunchRequest = {
+      ...a,
+      body: {
+        disk_gb: 50,
+        docker_image: 'pytorch/pytorch',
+        spot: false,
+        gpu_count: 1,
+        gpu_type: 'rtx-4090',
+        provider: 'runpod',
+      },
+    };
     expect(launchInputOf(reordered).requestHash).toBe(launchInputOf(a).requestHash);
     expect(launchInputOf(request({}, { disk_gb: 51 })).requestHash).not.toBe(launchInputOf(a).requestHash);
   });
 
-  it("gives each provider only the capability fields it uses", () => {
+  it('gives each provider only the capability fields it uses', () => {
     const fields = { volume_gb: 20, ssh_key_name: 'laptop', onstart_cmd: 'echo hi' };
-    expect(launchInputOf(request({}, { ...fields, provider: 'runpod' }))).toMatchObject({ volumeGb: 20, sshKeyName: undefined, onstartCmd: undefined });
-    expect(launchInputOf(request({}, { ...fields, provider: 'lambda', region: 'us-east-1' }))).toMatchObject({ volumeGb: undefined, sshKeyName: 'laptop', onstartCmd: undefined });
-    expect(launchInputOf(request({}, { ...fields, provider: 'vastai' }))).toMatchObject({ volumeGb: undefined, sshKeyName: undefined, onstartCmd: 'echo hi' });
+    expect(launchInputOf(request({}, { ...fields, provider: 'runpod' }))).toMatchObject({
+      volumeGb: 20,
+      sshKeyName: undefined,
+      onstartCmd: undefined,
+    });
+    expect(launchInputOf(request({}, { ...fields, provider: 'lambda', region: 'us-east-1' }))).toMatchObject({
+      volumeGb: undefined,
+      sshKeyName: 'laptop',
+      onstartCmd: undefined,
+    });
+    expect(launchInputOf(request({}, { ...fields, provider: 'vastai' }))).toMatchObject({
+      volumeGb: undefined,
+      sshKeyName: undefined,
+      onstartCmd: 'echo hi',
+    });
   });
 
   it('carries the warnings, the API key and the timing it is given', () => {
-    const input = launchInputOf(request({ warnings: ['w'] }), { pollIntervalMs: 1_000, meterIntervalMs: 2_000, bootPollMaxMs: 50 });
-    expect(input).toMatchObject({ warnings: ['w'], apiKeyId: 'key_abc', pollIntervalMs: 1_000, meterIntervalMs: 2_000, bootPollMaxMs: 50 });
+    const input = launchInputOf(request({ warnings: ['w'] }), {
+      pollIntervalMs: 1_000,
+      meterIntervalMs: 2_000,
+      bootPollMaxMs: 50,
+    });
+    expect(input).toMatchObject({
+      warnings: ['w'],
+      apiKeyId: 'key_abc',
+      pollIntervalMs: 1_000,
+      meterIntervalMs: 2_000,
+      bootPollMaxMs: 50,
+    });
     expect(launchInputOf(request())).toMatchObject({ pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 });
   });
 });

@@ -49,12 +49,19 @@ it('keeps an admitted launch its place at the limit, without waiting for the acc
   try {
     // At a limit of 0 a new launch is refused; this one holds its place, and the lock is released only after.
     const row = await queries.insertIntent({ ...intentOf(accountId, 'a'), maxLive: 0 });
-    expect(row).toMatchObject({ id: admitted.id, status: 'provisioning', request_hash: 'hash-a', provider_name: 'gpuo-a' });
+    expect(row).toMatchObject({
+      id: admitted.id,
+      status: 'provisioning',
+      request_hash: 'hash-a',
+      provider_name: 'gpuo-a',
+    });
   } finally {
     release();
     await holder;
   }
-  await expect(queries.insertIntent({ ...intentOf(accountId, 'b'), maxLive: 1 })).rejects.toBeInstanceOf(LimitReachedError);
+  await expect(queries.insertIntent({ ...intentOf(accountId, 'b'), maxLive: 1 })).rejects.toBeInstanceOf(
+    LimitReachedError,
+  );
 });
 
 it('starts a failed launch over only within the live-instance limit', async () => {
@@ -63,7 +70,12 @@ it('starts a failed launch over only within the live-instance limit', async () =
   await queries.insertIntent(intentOf(accountId, 'f'));
   await queries.markLaunchFailed(`launch-${accountId}-f`, 'the test says so');
   await queries.insertIntent(intentOf(accountId, 'live'));
-  await expect(queries.insertIntent({ ...intentOf(accountId, 'f'), maxLive: 1 })).rejects.toBeInstanceOf(LimitReachedError);
+  await expect(queries.insertIntent({ ...intentOf(accountId, 'f'), maxLive: 1 })).rejects.toBeInstanceOf(
+    LimitReachedError,
+  );
   expect((await queries.findById(`launch-${accountId}-f`))?.status).toBe('failed');
-  expect(await queries.insertIntent({ ...intentOf(accountId, 'f'), maxLive: 2 })).toMatchObject({ status: 'provisioning', end_reason: null });
+  expect(await queries.insertIntent({ ...intentOf(accountId, 'f'), maxLive: 2 })).toMatchObject({
+    status: 'provisioning',
+    end_reason: null,
+  });
 });

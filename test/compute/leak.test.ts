@@ -85,16 +85,21 @@ function startWorker() {
 
 /** Resolves once the worker polls its task queue (its start-up takes seconds, longer on a loaded machine). */
 async function workerReady() {
-  await eventually('the worker to poll', () => {
-    if (worker!.child.exitCode !== null) {
-      // A worker that could not start (its Postgres or Temporal calls timed out under load) is started
-      // again, as any supervisor would.
-      chaosLog.push(`worker exited by itself: ${worker!.output().trim().split('\n').pop()}`);
-      startWorker();
-      return undefined;
-    }
-    return worker!.output().includes('worker polling') ? true : undefined;
-  }, 180_000, 100);
+  await eventually(
+    'the worker to poll',
+    () => {
+      if (worker!.child.exitCode !== null) {
+        // A worker that could not start (its Postgres or Temporal calls timed out under load) is started
+        // again, as any supervisor would.
+        chaosLog.push(`worker exited by itself: ${worker!.output().trim().split('\n').pop()}`);
+        startWorker();
+        return undefined;
+      }
+      return worker!.output().includes('worker polling') ? true : undefined;
+    },
+    180_000,
+    100,
+  );
 }
 
 async function killWorker() {
@@ -108,7 +113,10 @@ async function postgresPids(dataDir: string): Promise<number[]> {
   const postmaster = Number((await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
   let children: number[] = [];
   try {
-    children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     /* no children right now */
   }
@@ -133,16 +141,27 @@ beforeAll(async () => {
   const port = await freePort();
   pg = runEntry('test/helpers/postgres-server.ts', [], { PG_DATA_DIR: dataDir, PG_PORT: String(port) });
   sims = await startSimulators({ bootDelayMs: 600 });
-  dbUrl = await eventually('the test\'s own Postgres', () => {
-    const line = pg.output().split('\n').find((l) => l.startsWith('{'));
-    if (pg.child.exitCode !== null) throw new Error(`Postgres did not start: ${pg.output()}`);
-    return line ? (JSON.parse(line) as { url: string }).url : undefined;
-  }, 60_000, 200);
+  dbUrl = await eventually(
+    "the test's own Postgres",
+    () => {
+      const line = pg
+        .output()
+        .split('\n')
+        .find((l) => l.startsWith('{'));
+      if (pg.child.exitCode !== null) throw new Error(`Postgres did not start: ${pg.output()}`);
+      return line ? (JSON.parse(line) as { url: string }).url : undefined;
+    },
+    60_000,
+    200,
+  );
   pool = await createDatabasePool(dbUrl, { maximumPoolSize: 10 });
   connection = await connectTemporal({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   const app = createApp(
     testAppDeps(pool, {
-      temporal: { client: new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('leak', masterKey)) }), taskQueue },
+      temporal: {
+        client: new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('leak', masterKey)) }),
+        taskQueue,
+      },
       vault: new KeyVault('leak', masterKey),
       adapters: createProviderAdapters({ ...simulatorBaseUrls(sims), timeoutMs: 3000, logger: silentLogger }),
       launchTiming: {
@@ -175,7 +194,9 @@ afterAll(async () => {
 type Account = { accountId: string; auth: { Authorization: string }; simKeys: Record<ProviderId, string> };
 
 async function newAccount(i: number): Promise<Account> {
-  const { account, apiKey } = await createAccountQueries(pool).insertAccountWithKey(`leak ${i}`, { startingCreditMicros: 1_000_000_000 });
+  const { account, apiKey } = await createAccountQueries(pool).insertAccountWithKey(`leak ${i}`, {
+    startingCreditMicros: 1_000_000_000,
+  });
   const auth = { Authorization: `Bearer ${apiKey}` };
   const simKeys = {} as Record<ProviderId, string>;
   for (const provider of PROVIDERS) {
@@ -187,29 +208,62 @@ async function newAccount(i: number): Promise<Account> {
 }
 
 const bodyFor = (provider: ProviderId) =>
-  provider === 'lambda' ? { provider, gpu_type: 'h100-80gb-sxm', region: 'us-east-1' } : { provider, gpu_type: 'rtx-a6000' };
+  provider === 'lambda'
+    ? { provider, gpu_type: 'h100-80gb-sxm', region: 'us-east-1' }
+    : { provider, gpu_type: 'rtx-a6000' };
 
 /** What a stuck instance's workflow is doing, for the failure message. */
 async function diagnose(providerInstanceId: string): Promise<string> {
-  const [row] = await sql<{ id: string }>('SELECT * FROM instances WHERE provider_instance_id = $1', [providerInstanceId]);
+  const [row] = await sql<{ id: string }>('SELECT * FROM instances WHERE provider_instance_id = $1', [
+    providerInstanceId,
+  ]);
   if (!row) return `no row for ${providerInstanceId}`;
-  const handle = new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('leak', masterKey)) }).workflow.getHandle(row.id);
+  const handle = new Client({
+    connection,
+    dataConverter: temporalDataConverter(new KeyVault('leak', masterKey)),
+  }).workflow.getHandle(row.id);
   const d = await handle.describe().catch((e) => ({ error: String(e) }));
   const history = await handle.fetchHistory().catch(() => null);
-  const tail = history?.events?.slice(-25).map((e) => `${e.eventType}${e.activityTaskFailedEventAttributes ? ` ${e.activityTaskFailedEventAttributes.failure?.message}` : ''}${e.workflowTaskFailedEventAttributes ? ` ${e.workflowTaskFailedEventAttributes.failure?.message}` : ''}`);
-  return JSON.stringify({ row, status: (d as { status?: unknown }).status, pending: (d as { raw?: { pendingActivities?: unknown } }).raw?.pendingActivities, tail }, null, 1);
+  const tail = history?.events
+    ?.slice(-25)
+    .map(
+      (e) =>
+        `${e.eventType}${e.activityTaskFailedEventAttributes ? ` ${e.activityTaskFailedEventAttributes.failure?.message}` : ''}${e.workflowTaskFailedEventAttributes ? ` ${e.workflowTaskFailedEventAttributes.failure?.message}` : ''}`,
+    );
+  return JSON.stringify(
+    {
+      row,
+      status: (d as { status?: unknown }).status,
+      pending: (d as { raw?: { pendingActivities?: unknown } }).raw?.pendingActivities,
+      tail,
+    },
+    null,
+    1,
+  );
 }
 
 /** Retries what a client would retry (503, 502, 422 while a key is missing) until a final answer, with a deadline. */
-async function untilAnswered(what: string, send: () => Promise<request.Response>, done: (r: request.Response) => boolean, id?: string) {
+async function untilAnswered(
+  what: string,
+  send: () => Promise<request.Response>,
+  done: (r: request.Response) => boolean,
+  id?: string,
+) {
   let last: request.Response | undefined;
-  return eventually(what, async () => {
-    const r = (last = await send());
-    if (done(r)) return r;
-    if (r.status >= 500 || r.status === 422 || r.status === 202 || r.status === 409) return undefined;
-    throw new Error(`${what}: unexpected ${r.status} ${JSON.stringify(r.body)}`);
-  }, 240_000, 300).catch(async (err) => {
-    process.stderr.write(`${what} stuck; last answer ${last?.status} ${JSON.stringify(last?.body)}\n${id ? await diagnose(id) : ''}\nchaos: ${chaosLog.join('; ')}\n`);
+  return eventually(
+    what,
+    async () => {
+      const r = (last = await send());
+      if (done(r)) return r;
+      if (r.status >= 500 || r.status === 422 || r.status === 202 || r.status === 409) return undefined;
+      throw new Error(`${what}: unexpected ${r.status} ${JSON.stringify(r.body)}`);
+    },
+    240_000,
+    300,
+  ).catch(async (err) => {
+    process.stderr.write(
+      `${what} stuck; last answer ${last?.status} ${JSON.stringify(last?.body)}\n${id ? await diagnose(id) : ''}\nchaos: ${chaosLog.join('; ')}\n`,
+    );
     throw err;
   });
 }
@@ -238,8 +292,16 @@ it('leaks nothing and meters everything through worker kills, key removals and P
   /** Kills the worker at a random moment (0–400 ms) after an operation was sent, for KILLED_DURING operations of each kind. */
   const killDuring = (chosen: boolean, what: string) =>
     chosen ? new Promise((r) => setTimeout(r, random() * 400)).then(() => killAndRestart(what)) : Promise.resolve();
-  const chosenLaunches = new Set(Array.from({ length: LAUNCHES }, (_, i) => i).sort(() => random() - 0.5).slice(0, KILLED_DURING));
-  const chosenTerminates = new Set(Array.from({ length: LAUNCHES }, (_, i) => i).sort(() => random() - 0.5).slice(0, KILLED_DURING));
+  const chosenLaunches = new Set(
+    Array.from({ length: LAUNCHES }, (_, i) => i)
+      .sort(() => random() - 0.5)
+      .slice(0, KILLED_DURING),
+  );
+  const chosenTerminates = new Set(
+    Array.from({ length: LAUNCHES }, (_, i) => i)
+      .sort(() => random() - 0.5)
+      .slice(0, KILLED_DURING),
+  );
 
   let chaos = true;
   let backgroundKills = 0;
@@ -257,7 +319,10 @@ it('leaks nothing and meters everything through worker kills, key removals and P
         const a = pick(accounts);
         const provider = pick(PROVIDERS);
         chaosLog.push(`remove ${provider} key of ${a.accountId}`);
-        const saved = await sql('SELECT * FROM provider_keys WHERE account_id = $1 AND provider = $2', [a.accountId, provider]);
+        const saved = await sql('SELECT * FROM provider_keys WHERE account_id = $1 AND provider = $2', [
+          a.accountId,
+          provider,
+        ]);
         await sql('DELETE FROM provider_keys WHERE account_id = $1 AND provider = $2', [a.accountId, provider]);
         await new Promise((r) => setTimeout(r, 1_000 + random() * 2_000));
         for (const row of saved) {
@@ -284,14 +349,23 @@ it('leaks nothing and meters everything through worker kills, key removals and P
 
   try {
     // The launches in (at most) 10 lanes, each retried with its Idempotency-Key until it has an instance.
-    const plan = Array.from({ length: LAUNCHES }, (_, i) => ({ i, account: pick(accounts), provider: pick(PROVIDERS) }));
+    const plan = Array.from({ length: LAUNCHES }, (_, i) => ({
+      i,
+      account: pick(accounts),
+      provider: pick(PROVIDERS),
+    }));
     const launched: { account: Account; provider: ProviderId; id: string }[] = [];
     const LANES = Math.min(10, LAUNCHES);
     const lanes = Array.from({ length: LANES }, (_, lane) => lane).map(async (lane) => {
       for (const p of plan.filter((x) => x.i % LANES === lane)) {
         const key = `leak-${seed}-${p.i}`;
         const [r] = await Promise.all([
-          untilAnswered(`launch ${key}`, () => http.post('/v1/compute/launch').set(p.account.auth).set('Idempotency-Key', key).send(bodyFor(p.provider)), (res) => res.status === 201),
+          untilAnswered(
+            `launch ${key}`,
+            () =>
+              http.post('/v1/compute/launch').set(p.account.auth).set('Idempotency-Key', key).send(bodyFor(p.provider)),
+            (res) => res.status === 201,
+          ),
           killDuring(chosenLaunches.has(p.i), `during launch ${p.i}`),
         ]);
         launched.push({ account: p.account, provider: p.provider, id: r.body.id });
@@ -302,39 +376,69 @@ it('leaks nothing and meters everything through worker kills, key removals and P
     phase('launched');
 
     // The background faults have all had their turn before the instances are judged.
-    await eventually('a key removal and a Postgres pause', () =>
-      chaosLog.some((c) => c.startsWith('remove')) && chaosLog.includes('pause postgres') ? true : undefined, 120_000, 200);
+    await eventually(
+      'a key removal and a Postgres pause',
+      () => (chaosLog.some((c) => c.startsWith('remove')) && chaosLog.includes('pause postgres') ? true : undefined),
+      120_000,
+      200,
+    );
     // Every launch reaches running and is metered, whatever the chaos does meanwhile.
-    await eventually(`all ${LAUNCHES} instances metered`, async () => {
-      const [row] = await sql<{ n: string }>('SELECT count(*) AS n FROM instances WHERE started_at IS NOT NULL AND metered_through > started_at');
-      return Number(row!.n) === LAUNCHES ? true : undefined;
-    }, 240_000, 500).catch(async (err) => {
-      const rows = await sql('SELECT id, provider, status, started_at, metered_through, lifecycle_warning FROM instances ORDER BY metered_through NULLS FIRST LIMIT 5');
-      process.stderr.write(`instances: ${JSON.stringify(rows, null, 1)}\nchaos: ${chaosLog.join('; ')}\nworker: ${worker?.output().slice(-3000)}\n`);
+    await eventually(
+      `all ${LAUNCHES} instances metered`,
+      async () => {
+        const [row] = await sql<{ n: string }>(
+          'SELECT count(*) AS n FROM instances WHERE started_at IS NOT NULL AND metered_through > started_at',
+        );
+        return Number(row!.n) === LAUNCHES ? true : undefined;
+      },
+      240_000,
+      500,
+    ).catch(async (err) => {
+      const rows = await sql(
+        'SELECT id, provider, status, started_at, metered_through, lifecycle_warning FROM instances ORDER BY metered_through NULLS FIRST LIMIT 5',
+      );
+      process.stderr.write(
+        `instances: ${JSON.stringify(rows, null, 1)}\nchaos: ${chaosLog.join('; ')}\nworker: ${worker?.output().slice(-3000)}\n`,
+      );
       throw err;
     });
 
     phase('metered');
     // The providers run exactly what we manage: no duplicate, no unmanaged instance.
-    const atProviders = accounts.flatMap((a) => PROVIDERS.flatMap((p) => sims[p].control.instances(a.simKeys[p]).map((i) => `${p}:${i.id}`))).sort();
-    const managed = (await sql<{ k: string }>(`SELECT provider || ':' || provider_instance_id AS k FROM instances WHERE status NOT IN ('terminated', 'failed') AND provider_instance_id IS NOT NULL`)).map((r) => r.k).sort();
+    const atProviders = accounts
+      .flatMap((a) => PROVIDERS.flatMap((p) => sims[p].control.instances(a.simKeys[p]).map((i) => `${p}:${i.id}`)))
+      .sort();
+    const managed = (
+      await sql<{ k: string }>(
+        `SELECT provider || ':' || provider_instance_id AS k FROM instances WHERE status NOT IN ('terminated', 'failed') AND provider_instance_id IS NOT NULL`,
+      )
+    )
+      .map((r) => r.k)
+      .sort();
     expect(atProviders).toEqual(managed);
     expect(managed).toHaveLength(LAUNCHES);
 
     // The terminates in the same lanes, each retried until the record says terminated.
     const terminateTimes: string[] = [];
-    await Promise.all(Array.from({ length: LANES }, (_, lane) => lane).map(async (lane) => {
-      for (const [i, l] of launched.entries()) {
-        if (i % LANES !== lane) continue;
-        const sentAt = Date.now();
-        let answers = 0;
-        await Promise.all([
-          untilAnswered(`terminate ${l.id}`, () => (answers++, http.post(`/v1/compute/${l.id}/terminate`).set(l.account.auth)), (res) => res.status === 200 && res.body.status === 'terminated', l.id),
-          killDuring(chosenTerminates.has(i), `during terminate ${i}`),
-        ]);
-        terminateTimes.push(`${((Date.now() - sentAt) / 1000).toFixed(1)} s/${answers} asks`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: LANES }, (_, lane) => lane).map(async (lane) => {
+        for (const [i, l] of launched.entries()) {
+          if (i % LANES !== lane) continue;
+          const sentAt = Date.now();
+          let answers = 0;
+          await Promise.all([
+            untilAnswered(
+              `terminate ${l.id}`,
+              () => (answers++, http.post(`/v1/compute/${l.id}/terminate`).set(l.account.auth)),
+              (res) => res.status === 200 && res.body.status === 'terminated',
+              l.id,
+            ),
+            killDuring(chosenTerminates.has(i), `during terminate ${i}`),
+          ]);
+          terminateTimes.push(`${((Date.now() - sentAt) / 1000).toFixed(1)} s/${answers} asks`);
+        }
+      }),
+    );
     phase(`terminated (each: ${terminateTimes.join(', ')})`);
   } finally {
     chaos = false;
@@ -342,28 +446,50 @@ it('leaks nothing and meters everything through worker kills, key removals and P
     if (!worker || worker.child.exitCode !== null) startWorker();
   }
   process.stderr.write(`leak test chaos: ${chaosLog.join('; ')}\n`);
-  process.stderr.write(`leak test chaos: ${chaosLog.length} events (${chaosLog.filter((c) => c.startsWith('kill worker')).length} worker kills, ` +
-    `${chaosLog.filter((c) => c.startsWith('remove')).length} key removals, ${chaosLog.filter((c) => c === 'pause postgres').length} Postgres pauses); ${phases.join(', ')}\n`);
+  process.stderr.write(
+    `leak test chaos: ${chaosLog.length} events (${chaosLog.filter((c) => c.startsWith('kill worker')).length} worker kills, ` +
+      `${chaosLog.filter((c) => c.startsWith('remove')).length} key removals, ${chaosLog.filter((c) => c === 'pause postgres').length} Postgres pauses); ${phases.join(', ')}\n`,
+  );
 
   // Nothing runs anywhere any more.
-  await eventually('every provider to drop every instance', () =>
-    accounts.every((a) => PROVIDERS.every((p) => sims[p].control.instances(a.simKeys[p]).length === 0)) ? true : undefined, 60_000);
+  await eventually(
+    'every provider to drop every instance',
+    () =>
+      accounts.every((a) => PROVIDERS.every((p) => sims[p].control.instances(a.simKeys[p]).length === 0))
+        ? true
+        : undefined,
+    60_000,
+  );
 
   // Every instance was charged exactly price × metered time, no interval twice, metering ended at the terminate.
-  const rows = await sql<{ provider_instance_id: string; account_id: string; status: string; started_at: Date; metered_through: Date; ended_at: Date; price_per_hour_micros: string }>(
-    `SELECT provider_instance_id, account_id, status, started_at, metered_through, ended_at, price_per_hour_micros FROM instances WHERE provider_instance_id IS NOT NULL`);
+  const rows = await sql<{
+    provider_instance_id: string;
+    account_id: string;
+    status: string;
+    started_at: Date;
+    metered_through: Date;
+    ended_at: Date;
+    price_per_hour_micros: string;
+  }>(
+    `SELECT provider_instance_id, account_id, status, started_at, metered_through, ended_at, price_per_hour_micros FROM instances WHERE provider_instance_id IS NOT NULL`,
+  );
   expect(rows).toHaveLength(LAUNCHES);
   for (const row of rows) {
     expect(row.status).toBe('terminated');
-    const expected = Math.round((Number(row.price_per_hour_micros) * (row.metered_through.getTime() - row.started_at.getTime())) / 3_600_000);
+    const expected = Math.round(
+      (Number(row.price_per_hour_micros) * (row.metered_through.getTime() - row.started_at.getTime())) / 3_600_000,
+    );
     const [sum] = await sql<{ total: string; n: string; keys: string }>(
       `SELECT coalesce(sum(amount_micros), 0) AS total, count(*) AS n, count(DISTINCT idempotency_key) AS keys FROM ledger_entries WHERE instance_id = $1`,
-      [row.provider_instance_id]);
+      [row.provider_instance_id],
+    );
     expect(-Number(sum!.total)).toBe(expected);
     expect(sum!.keys).toBe(sum!.n);
     if (Math.abs(row.ended_at.getTime() - row.metered_through.getTime()) >= 5_000) {
       // Say which instance and what its row holds (the whole row, end reason included), to find the path.
-      process.stderr.write(`leak test: metering and the end disagree: ${JSON.stringify((await sql('SELECT * FROM instances WHERE provider_instance_id = $1', [row.provider_instance_id]))[0])}\n`);
+      process.stderr.write(
+        `leak test: metering and the end disagree: ${JSON.stringify((await sql('SELECT * FROM instances WHERE provider_instance_id = $1', [row.provider_instance_id]))[0])}\n`,
+      );
     }
     expect(Math.abs(row.ended_at.getTime() - row.metered_through.getTime())).toBeLessThan(5_000);
   }

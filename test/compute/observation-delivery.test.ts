@@ -41,7 +41,8 @@ function recordingTell(outcomeOf: (i: number) => ObservationDelivery | 'throws')
   return { tell, seen };
 }
 
-const changesFor = (n: number): ObservedChange[] => Array.from({ length: n }, (_, i) => ({ instanceId: `launch-acct_x-${i}`, observation: observation(i) }));
+const changesFor = (n: number): ObservedChange[] =>
+  Array.from({ length: n }, (_, i) => ({ instanceId: `launch-acct_x-${i}`, observation: observation(i) }));
 
 it('a round delivers its changes a few at a time, and drops those whose workflow has ended', async () => {
   const changes = changesFor(70);
@@ -57,22 +58,34 @@ it('a round delivers its changes a few at a time, and drops those whose workflow
 it('what the engine did not take goes back to the observer, with the batches after it untried', async () => {
   const changes = changesFor(70);
   // In the first batch (32 at once): an answer of `undelivered` and a failure.
-  const { tell, seen } = recordingTell((i) => (i === 5 ? 'undelivered' : i === 9 ? 'throws' : i === 2 ? 'ended' : 'delivered'));
+  const { tell, seen } = recordingTell((i) =>
+    i === 5 ? 'undelivered' : i === 9 ? 'throws' : i === 2 ? 'ended' : 'delivered',
+  );
   const result = await deliverChanges(changes, tell);
   expect(seen.told).toHaveLength(32); // one batch tried; each later one would have waited out its deadline
   expect(result.delivered).toBe(29); // 32 less the undelivered one, the failure and the ended one
   // Back to the observer with what the provider said: the two of the first batch, then every untried one.
-  expect(result.undelivered.map((c) => c.observation.atMs)).toEqual([5, 9, ...Array.from({ length: 38 }, (_, k) => 32 + k)]);
+  expect(result.undelivered.map((c) => c.observation.atMs)).toEqual([
+    5,
+    9,
+    ...Array.from({ length: 38 }, (_, k) => 32 + k),
+  ]);
 });
 
 it('the signal: delivered to a running workflow, `ended` for one that does not run, `undelivered` when the engine cannot be reached', async () => {
   const tell = createObservationDelivery({ client: temporal.env.client });
   // A run no worker picks up still takes signals: the engine records them in its history.
   const workflowId = `launch-acct_delivery-${Date.now()}`;
-  const handle = await temporal.env.client.workflow.start('launchInstance', { taskQueue: uniqueTaskQueue('nobody'), workflowId, args: [] });
+  const handle = await temporal.env.client.workflow.start('launchInstance', {
+    taskQueue: uniqueTaskQueue('nobody'),
+    workflowId,
+    args: [],
+  });
   try {
     expect(await tell(workflowId, observation(1_234))).toBe('delivered');
-    const signals = ((await handle.fetchHistory()).events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes);
+    const signals = ((await handle.fetchHistory()).events ?? []).filter(
+      (e) => e.workflowExecutionSignaledEventAttributes,
+    );
     expect(signals.map((e) => e.workflowExecutionSignaledEventAttributes!.signalName)).toEqual(['providerObserved']);
   } finally {
     await handle.terminate('test finished');
@@ -80,7 +93,10 @@ it('the signal: delivered to a running workflow, `ended` for one that does not r
   expect(await tell(workflowId, observation(1_235))).toBe('ended');
   expect(await tell(`launch-acct_delivery-never-${Date.now()}`, observation(1_236))).toBe('ended');
 
-  const away = new Client({ connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}` }), dataConverter: TEST_DATA_CONVERTER });
+  const away = new Client({
+    connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}` }),
+    dataConverter: TEST_DATA_CONVERTER,
+  });
   try {
     // Within its deadline (5 s by default; shorter here), not after the SDK's own retries.
     const startedAt = Date.now();

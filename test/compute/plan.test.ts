@@ -31,7 +31,8 @@ type Auth = { Authorization: string };
 const plan = (auth: Auth, body: object) => t.http.post('/v1/compute/plan').set(auth).send(body);
 const launch = (auth: Auth, body: object) => t.http.post('/v1/compute/launch').set(auth).send(body);
 const nothingAt = (keys: Partial<Record<ProviderId, string>>) => {
-  for (const [p, key] of Object.entries(keys) as [ProviderId, string][]) expect([p, t.sims[p].control.instances(key)]).toEqual([p, []]);
+  for (const [p, key] of Object.entries(keys) as [ProviderId, string][])
+    expect([p, t.sims[p].control.instances(key)]).toEqual([p, []]);
 };
 
 async function connect(auth: Auth, provider: ProviderId): Promise<string> {
@@ -40,12 +41,17 @@ async function connect(auth: Auth, provider: ProviderId): Promise<string> {
   return key;
 }
 
-it('an admitted plan: its price and warnings are the launch\'s, and it created nothing', async () => {
+it("an admitted plan: its price and warnings are the launch's, and it created nothing", async () => {
   const a = await t.connectedAccount('runpod');
   const body = { provider: 'runpod', gpu_type: 'rtx-a6000', onstart_cmd: 'echo hi' };
   const planned = await plan(a.auth, body);
   expect(planned.status).toBe(200);
-  expect(planned.body).toMatchObject({ provider: 'runpod', admitted: true, refusal: null, warnings: ['onstart_cmd applies to vastai only and was ignored'] });
+  expect(planned.body).toMatchObject({
+    provider: 'runpod',
+    admitted: true,
+    refusal: null,
+    warnings: ['onstart_cmd applies to vastai only and was ignored'],
+  });
   expect(planned.body.availability).toBeGreaterThan(0);
   nothingAt({ runpod: a.simKey });
   const launched = await launch(a.auth, planned.body.launch);
@@ -54,7 +60,7 @@ it('an admitted plan: its price and warnings are the launch\'s, and it created n
   expect(launched.body.warnings).toEqual(planned.body.warnings);
 });
 
-it('402: the plan answers the launch\'s status, code and message', async () => {
+it("402: the plan answers the launch's status, code and message", async () => {
   const poor = await t.newAccount('poor', { credit: 0.1 });
   const simKey = await connect(poor.auth, 'runpod');
   const body = { provider: 'runpod', gpu_type: 'rtx-a6000' };
@@ -63,30 +69,45 @@ it('402: the plan answers the launch\'s status, code and message', async () => {
   expect(planned.body.admitted).toBe(false);
   const launched = await launch(poor.auth, body);
   expect(launched.status).toBe(402);
-  expect(planned.body.refusal).toEqual({ status: 402, code: 'insufficient_balance', message: launched.body.error.message });
+  expect(planned.body.refusal).toEqual({
+    status: 402,
+    code: 'insufficient_balance',
+    message: launched.body.error.message,
+  });
   expect(planned.body.refusal.message).toMatch(/the next hour needs \$0\.\d\d and \$0\.10 is available/);
   nothingAt({ runpod: simKey });
 });
 
-it('402 for a key\'s spend cap, with the launch\'s message', async () => {
+it("402 for a key's spend cap, with the launch's message", async () => {
   const a = await t.connectedAccount('runpod');
-  const capped = await t.http.post('/v1/api-keys').set(a.auth).send({ name: 'tiny', scopes: ['read', 'compute:write'], spend_limit: { amount: 0.1, period: 'month' } });
+  const capped = await t.http
+    .post('/v1/api-keys')
+    .set(a.auth)
+    .send({ name: 'tiny', scopes: ['read', 'compute:write'], spend_limit: { amount: 0.1, period: 'month' } });
   const auth = { Authorization: `Bearer ${capped.body.api_key}` };
   const body = { provider: 'runpod', gpu_type: 'rtx-a6000' };
   const planned = await plan(auth, body);
   const launched = await launch(auth, body);
   expect(launched.status).toBe(402);
-  expect(planned.body.refusal).toEqual({ status: 402, code: 'insufficient_balance', message: launched.body.error.message });
+  expect(planned.body.refusal).toEqual({
+    status: 402,
+    code: 'insufficient_balance',
+    message: launched.body.error.message,
+  });
   expect(planned.body.refusal.message).toContain('is capped at $0.10 per month');
 });
 
-it('422 no_capacity: the plan says so from the provider\'s live offers, as the launch does from its create', async () => {
+it("422 no_capacity: the plan says so from the provider's live offers, as the launch does from its create", async () => {
   const a = await t.connectedAccount('runpod');
   const body = { provider: 'runpod', gpu_type: 'rtx-a6000' };
   t.sims.runpod.control.setNoCapacity('rtx-a6000');
   try {
     const planned = await plan(a.auth, body);
-    expect(planned.body).toMatchObject({ admitted: false, availability: 0, refusal: { status: 422, code: 'no_capacity' } });
+    expect(planned.body).toMatchObject({
+      admitted: false,
+      availability: 0,
+      refusal: { status: 422, code: 'no_capacity' },
+    });
     const launched = await launch(a.auth, body);
     expect([launched.status, launched.body.error.code]).toEqual([422, 'no_capacity']);
   } finally {
@@ -94,7 +115,7 @@ it('422 no_capacity: the plan says so from the provider\'s live offers, as the l
   }
 });
 
-it('400 (Lambda without an SSH key) and 422 (a limit of the provider): the launch\'s refusals, word for word', async () => {
+it("400 (Lambda without an SSH key) and 422 (a limit of the provider): the launch's refusals, word for word", async () => {
   const a = await t.connectedAccount('lambda', { sshKey: false });
   for (const body of [
     { provider: 'lambda', gpu_type: 'h100-80gb-sxm', region: 'us-east-1' },
@@ -103,7 +124,11 @@ it('400 (Lambda without an SSH key) and 422 (a limit of the provider): the launc
     const planned = await plan(a.auth, body);
     const launched = await launch(a.auth, body);
     expect(launched.status).toBeGreaterThanOrEqual(400);
-    expect(planned.body.refusal).toMatchObject({ status: launched.status, code: launched.body.error.code, message: launched.body.error.message });
+    expect(planned.body.refusal).toMatchObject({
+      status: launched.status,
+      code: launched.body.error.code,
+      message: launched.body.error.message,
+    });
   }
   nothingAt({ lambda: a.simKey });
   // A body the launch schema refuses is refused the same way by the plan.
@@ -117,13 +142,27 @@ it('without a provider: the first candidate is the cheapest admitted offer, and 
   const vastKey = await connect(a.auth, 'vastai');
   const planned = await plan(a.auth, { gpu_type: 'rtx-a6000' });
   expect(planned.status).toBe(200);
-  const candidates = planned.body.candidates as { provider: string; price_per_hour: number; admitted: boolean; launch: Record<string, unknown> }[];
+  const candidates = planned.body.candidates as {
+    provider: string;
+    price_per_hour: number;
+    admitted: boolean;
+    launch: Record<string, unknown>;
+  }[];
   const admitted = candidates.filter((c) => c.admitted);
   expect(admitted.length).toBeGreaterThanOrEqual(2);
   expect(candidates[0]).toBe(admitted[0]);
   // The cheapest available on-demand offer of a connected provider, as GET /v1/pricing shows it.
-  const pricing = (await t.http.get('/v1/pricing/compare?gpu=rtx-a6000')).body.offers as { provider: string; price_per_hour: number; availability: number; spot: boolean }[];
-  const cheapest = Math.min(...pricing.filter((o) => !o.spot && o.availability > 0 && ['runpod', 'vastai'].includes(o.provider)).map((o) => o.price_per_hour));
+  const pricing = (await t.http.get('/v1/pricing/compare?gpu=rtx-a6000')).body.offers as {
+    provider: string;
+    price_per_hour: number;
+    availability: number;
+    spot: boolean;
+  }[];
+  const cheapest = Math.min(
+    ...pricing
+      .filter((o) => !o.spot && o.availability > 0 && ['runpod', 'vastai'].includes(o.provider))
+      .map((o) => o.price_per_hour),
+  );
   expect(candidates[0]!.price_per_hour).toBe(cheapest);
   for (const c of admitted) expect(c.price_per_hour).toBeGreaterThanOrEqual(candidates[0]!.price_per_hour);
   // Lambda prices the GPU too (its simulator's gpu_1x_a6000, in the prices recorded before all) but is not
@@ -147,7 +186,10 @@ it('nothing fits: 422 saying why; and nothing is created', async () => {
   const a = await t.connectedAccount('runpod');
   const res = await plan(a.auth, { gpu_type: 'rtx-a6000', max_price_per_hour: 0.01 });
   expect(res.status).toBe(422);
-  expect(res.body.error).toMatchObject({ code: 'no_capacity', message: expect.stringContaining('at or under $0.01/h') });
+  expect(res.body.error).toMatchObject({
+    code: 'no_capacity',
+    message: expect.stringContaining('at or under $0.01/h'),
+  });
   const poor = await t.newAccount('poor too', { credit: 0.01 });
   await connect(poor.auth, 'runpod');
   const refused = await plan(poor.auth, { gpu_type: 'rtx-a6000', providers: ['runpod'] });
@@ -157,7 +199,10 @@ it('nothing fits: 422 saying why; and nothing is created', async () => {
 
 it('a read-only key may plan (plans create nothing), but not launch', async () => {
   const a = await t.connectedAccount('runpod');
-  const ro = await t.http.post('/v1/api-keys').set(a.auth).send({ name: 'viewer', scopes: ['read'] });
+  const ro = await t.http
+    .post('/v1/api-keys')
+    .set(a.auth)
+    .send({ name: 'viewer', scopes: ['read'] });
   const auth = { Authorization: `Bearer ${ro.body.api_key}` };
   const body = { provider: 'runpod', gpu_type: 'rtx-a6000' };
   expect((await plan(auth, body)).body.admitted).toBe(true);

@@ -25,8 +25,14 @@ beforeAll(async () => {
   temporal = await createTemporalTestEnv();
   const temporalClient = { client: t.temporal, taskQueue: t.deps.temporal.taskQueue };
   // One worker per setting; adopted instances' workflows run on the main queue either way.
-  await temporal.startWorker(t.workerDeps({ temporal: temporalClient, reconcile: { orphans: 'terminate', launchTiming: timing } }), t.deps.temporal.taskQueue);
-  await temporal.startWorker(t.workerDeps({ temporal: temporalClient, reconcile: { orphans: 'adopt', launchTiming: timing } }), adoptQueue);
+  await temporal.startWorker(
+    t.workerDeps({ temporal: temporalClient, reconcile: { orphans: 'terminate', launchTiming: timing } }),
+    t.deps.temporal.taskQueue,
+  );
+  await temporal.startWorker(
+    t.workerDeps({ temporal: temporalClient, reconcile: { orphans: 'adopt', launchTiming: timing } }),
+    adoptQueue,
+  );
   t.sims.runpod.control.setBootDelay(300);
   t.sims.vastai.control.setBootDelay(300);
 });
@@ -35,7 +41,6 @@ afterAll(async () => {
   await t.close();
 });
 
-
 function reconcile(mode: 'terminate' | 'adopt') {
   return t.temporal.workflow.execute(reconcileInstances, {
     taskQueue: mode === 'adopt' ? adoptQueue : t.deps.temporal.taskQueue,
@@ -43,13 +48,15 @@ function reconcile(mode: 'terminate' | 'adopt') {
   });
 }
 
-
 async function launchRunning(a: { auth: { Authorization: string } }, provider: ProviderId) {
   const res = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider, gpu_type: 'rtx-a6000' });
   expect(res.status).toBe(201);
   const id = res.body.id as string;
   const [row] = await eventually(`${id} running`, async () => {
-    const r = await t.sql<{ id: string; started_at: Date | null }>('SELECT id, started_at FROM instances WHERE provider_instance_id = $1', [id]);
+    const r = await t.sql<{ id: string; started_at: Date | null }>(
+      'SELECT id, started_at FROM instances WHERE provider_instance_id = $1',
+      [id],
+    );
     return r[0]?.started_at ? r : undefined;
   });
   return { id, rowId: row!.id };
@@ -61,17 +68,31 @@ async function killWorkflow(rowId: string) {
 }
 
 const rowOf = async (id: string) =>
-  (await t.sql<{ status: string; end_reason: string | null; warnings: string[]; metered_through: Date | null }>(
-    'SELECT status, end_reason, warnings, metered_through FROM instances WHERE provider_instance_id = $1', [id]))[0]!;
+  (
+    await t.sql<{ status: string; end_reason: string | null; warnings: string[]; metered_through: Date | null }>(
+      'SELECT status, end_reason, warnings, metered_through FROM instances WHERE provider_instance_id = $1',
+      [id],
+    )
+  )[0]!;
 
-it('terminates an instance of ours that a failed launch left behind, and leaves live launches and the account\'s own instances alone', async () => {
+it("terminates an instance of ours that a failed launch left behind, and leaves live launches and the account's own instances alone", async () => {
   const a = await t.connectedAccount('runpod');
   const live = await launchRunning(a, 'runpod');
   // A launch failed, and its compensation never reached the provider: the row says failed, the pod runs.
   const queries = createInstanceQueries(t.db.pool);
   await queries.insertIntent({
-    id: `launch-${a.accountId}-lost`, accountId: a.accountId, requestHash: 'x', provider: 'runpod', providerName: 'job-0123456789',
-    name: 'job', gpuType: 'rtx-a6000', gpuCount: 1, spot: false, region: null, dockerImage: null, warnings: [],
+    id: `launch-${a.accountId}-lost`,
+    accountId: a.accountId,
+    requestHash: 'x',
+    provider: 'runpod',
+    providerName: 'job-0123456789',
+    name: 'job',
+    gpuType: 'rtx-a6000',
+    gpuCount: 1,
+    spot: false,
+    region: null,
+    dockerImage: null,
+    warnings: [],
   });
   await queries.markLaunchFailed(`launch-${a.accountId}-lost`, 'the test says so');
   const spec = { gpuType: 'rtx-a6000' as const, gpuCount: 1, spot: false };
@@ -80,7 +101,10 @@ it('terminates an instance of ours that a failed launch left behind, and leaves 
 
   const summary = await reconcile('terminate');
   expect(summary.terminated).toBeGreaterThanOrEqual(1);
-  const remaining = t.sims.runpod.control.instances(a.simKey).map((i) => i.id).sort();
+  const remaining = t.sims.runpod.control
+    .instances(a.simKey)
+    .map((i) => i.id)
+    .sort();
   expect(remaining).toEqual([live.id, own.id].sort());
   expect(remaining).not.toContain(leaked.id);
   expect((await rowOf(live.id)).status).toBe('running');
@@ -133,7 +157,10 @@ it('finishes a row whose instance vanished at the provider while nobody watched,
   const row = await rowOf(id);
   expect(row.status).toBe('terminated');
   expect(row.metered_through!.getTime()).toBeGreaterThan(before);
-  const events = await t.sql<{ type: string; data: { reason?: string } }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at', [a.accountId]);
+  const events = await t.sql<{ type: string; data: { reason?: string } }>(
+    'SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at',
+    [a.accountId],
+  );
   expect(events.map((e) => e.type)).toEqual(['instance.started', 'instance.terminated']);
   expect(events[1]!.data.reason).toMatch(/no longer knows/);
 });

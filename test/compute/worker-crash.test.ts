@@ -48,13 +48,15 @@ function startWorker() {
 
 const killWorker = killProcess;
 
-
 beforeAll(async () => {
   [db, sims] = await Promise.all([createTestDatabase(), startSimulators({ bootDelayMs: 300 })]);
   connection = await connectTemporal({ address: process.env.TEST_TEMPORAL_ADDRESS! });
   const app = createApp(
     testAppDeps(db.pool, {
-      temporal: { client: new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('crash', masterKey)) }), taskQueue },
+      temporal: {
+        client: new Client({ connection, dataConverter: temporalDataConverter(new KeyVault('crash', masterKey)) }),
+        taskQueue,
+      },
       vault: new KeyVault('crash', masterKey),
       adapters: createProviderAdapters({
         ...simulatorBaseUrls(sims),
@@ -75,7 +77,9 @@ afterAll(async () => {
 });
 
 it('keeps exactly one instance and exact charges when the worker dies after the create and during metering', async () => {
-  const { account, apiKey } = await createAccountQueries(db.pool).insertAccountWithKey('crash test', { startingCreditMicros: 1_000_000_000 });
+  const { account, apiKey } = await createAccountQueries(db.pool).insertAccountWithKey('crash test', {
+    startingCreditMicros: 1_000_000_000,
+  });
   const auth = { Authorization: `Bearer ${apiKey}` };
   const simKey = sims.vastai.createKey();
   await http.post('/v1/settings/providers').set(auth).send({ provider: 'vastai', api_key: simKey }).expect(201);
@@ -86,7 +90,11 @@ it('keeps exactly one instance and exact charges when the worker dies after the 
   sims.vastai.control.setLatency(4_000, { match: { method: 'PUT', path: /^\/api\/v0\/asks\// }, afterHandling: true });
   const launching = http.post('/v1/compute/launch').set(auth).send({ provider: 'vastai', gpu_type: 'rtx-a6000' });
   const launched = launching.then((r) => r); // start the request now
-  await eventually('the provider to accept the create', () => (sims.vastai.control.instances(simKey).length === 1 ? true : undefined), 60_000);
+  await eventually(
+    'the provider to accept the create',
+    () => (sims.vastai.control.instances(simKey).length === 1 ? true : undefined),
+    60_000,
+  );
   await killWorker(worker);
   sims.vastai.control.setLatency(0);
   worker = startWorker();
@@ -96,7 +104,11 @@ it('keeps exactly one instance and exact charges when the worker dies after the 
   // retrying with that key joins the same launch.
   for (let tries = 0; res.status === 503 && tries < 5; tries++) {
     expect(res.body.error.code).toBe('service_unavailable');
-    res = await http.post('/v1/compute/launch').set(auth).set('Idempotency-Key', res.headers['idempotency-key']!).send({ provider: 'vastai', gpu_type: 'rtx-a6000' });
+    res = await http
+      .post('/v1/compute/launch')
+      .set(auth)
+      .set('Idempotency-Key', res.headers['idempotency-key']!)
+      .send({ provider: 'vastai', gpu_type: 'rtx-a6000' });
   }
   expect(res.status).toBe(201);
   const id = res.body.id as string;
@@ -104,12 +116,22 @@ it('keeps exactly one instance and exact charges when the worker dies after the 
   expect(await db.sql('SELECT id FROM instances WHERE account_id = $1', [account.id])).toHaveLength(1);
 
   // Metering: a few charges, a kill, a restart, more charges.
-  const chargeCount = async () => (await db.sql<{ n: string }>(`SELECT count(*) AS n FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`, [account.id]))[0]!.n;
+  const chargeCount = async () =>
+    (
+      await db.sql<{ n: string }>(
+        `SELECT count(*) AS n FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`,
+        [account.id],
+      )
+    )[0]!.n;
   await eventually('two charges', async () => (Number(await chargeCount()) >= 2 ? true : undefined), 30_000);
   await killWorker(worker);
   const before = Number(await chargeCount());
   worker = startWorker();
-  await eventually('charges after the restart', async () => (Number(await chargeCount()) >= before + 2 ? true : undefined), 60_000);
+  await eventually(
+    'charges after the restart',
+    async () => (Number(await chargeCount()) >= before + 2 ? true : undefined),
+    60_000,
+  );
 
   const terminated = await http.post(`/v1/compute/${id}/terminate`).set(auth);
   expect(terminated.status).toBe(200);
@@ -117,11 +139,17 @@ it('keeps exactly one instance and exact charges when the worker dies after the 
 
   // No interval charged twice, none skipped: the charges add up to price × (metered_through − started_at).
   const [row] = await db.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
-    'SELECT started_at, metered_through, price_per_hour_micros FROM instances WHERE provider_instance_id = $1', [id]);
-  const expected = Math.round((Number(row!.price_per_hour_micros) * (row!.metered_through.getTime() - row!.started_at.getTime())) / 3_600_000);
+    'SELECT started_at, metered_through, price_per_hour_micros FROM instances WHERE provider_instance_id = $1',
+    [id],
+  );
+  const expected = Math.round(
+    (Number(row!.price_per_hour_micros) * (row!.metered_through.getTime() - row!.started_at.getTime())) / 3_600_000,
+  );
   const [sum] = await db.sql<{ total: string; n: string; keys: string }>(
     `SELECT sum(amount_micros) AS total, count(*) AS n, count(DISTINCT idempotency_key) AS keys
-     FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`, [account.id]);
+     FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`,
+    [account.id],
+  );
   expect(-Number(sum!.total)).toBe(expected);
   expect(sum!.keys).toBe(sum!.n);
   expect(sims.vastai.control.instances(simKey)).toEqual([]);

@@ -30,9 +30,19 @@ export interface ConsoleStack {
 
 function capturingLogger(lines: string[], fields: Record<string, unknown> = {}): Logger {
   const write = (level: string) => (msg: string, more?: Record<string, unknown>) => {
-    lines.push(JSON.stringify({ level, msg, ...fields, ...more }, (_k, v: unknown) => (v instanceof Error ? { message: v.message } : v)));
+    lines.push(
+      JSON.stringify({ level, msg, ...fields, ...more }, (_k, v: unknown) =>
+        v instanceof Error ? { message: v.message } : v,
+      ),
+    );
   };
-  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error'), child: (f) => capturingLogger(lines, { ...fields, ...f }) };
+  return {
+    debug: write('debug'),
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
+    child: (f) => capturingLogger(lines, { ...fields, ...f }),
+  };
 }
 
 export async function startConsoleStack(): Promise<ConsoleStack> {
@@ -49,7 +59,12 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const logLines: string[] = [];
-  const app = createApp({ ...t.deps, logger: capturingLogger(logLines), consoleDir: build.outDir, stripe: { ...stripe.settings, returnBaseUrl: base } });
+  const app = createApp({
+    ...t.deps,
+    logger: capturingLogger(logLines),
+    consoleDir: build.outDir,
+    stripe: { ...stripe.settings, returnBaseUrl: base },
+  });
   server.on('request', app.callback());
   const browser = await launchChromium();
   return {

@@ -41,7 +41,10 @@ export interface TestContext {
    * A new account with a service key. It starts with {@link TEST_STARTING_CREDIT_DOLLARS} of `credit_grant`
    * (launches need balance); pass `{credit: 0}` for an empty balance.
    */
-  newAccount(name?: string, options?: { credit?: number }): Promise<{ accountId: string; apiKey: string; auth: { Authorization: string } }>;
+  newAccount(
+    name?: string,
+    options?: { credit?: number },
+  ): Promise<{ accountId: string; apiKey: string; auth: { Authorization: string } }>;
   /**
    * Activity dependencies for a worker that serves this context: its adapters (pointed at the simulators when
    * asked for) and the provider keys accounts connect through its API; `overrides` add the rest.
@@ -142,7 +145,9 @@ export async function createTestContext(
     http: request(app.callback()),
     sims: sims as Simulators,
     async newAccount(name = 'test account', { credit = TEST_STARTING_CREDIT_DOLLARS } = {}) {
-      const { account, apiKey } = await accounts.insertAccountWithKey(name, { startingCreditMicros: Math.round(credit * 1_000_000) });
+      const { account, apiKey } = await accounts.insertAccountWithKey(name, {
+        startingCreditMicros: Math.round(credit * 1_000_000),
+      });
       return { accountId: account.id, apiKey, auth: { Authorization: `Bearer ${apiKey}` } };
     },
     workerDeps(overrides = {}) {
@@ -168,7 +173,8 @@ export async function createTestContext(
     async recordSimulatorPrices(at = new Date()) {
       if (!sims) throw new Error('recordSimulatorPrices needs createTestContext({ simulators: true })');
       const outcomes = {} as Record<ProviderId, ProviderOutcome>;
-      for (const p of PROVIDERS) outcomes[p] = { ok: true, offers: (await deps.adapters[p].listOffers(sims[p].createKey())).map(toStoredOffer) };
+      for (const p of PROVIDERS)
+        outcomes[p] = { ok: true, offers: (await deps.adapters[p].listOffers(sims[p].createKey())).map(toStoredOffer) };
       await createPricingQueries(db.pool).recordRefresh(outcomes, at);
     },
     async close() {

@@ -13,7 +13,8 @@ export interface TestDatabase {
 
 function env(name: string): string {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the tests through jest (npm test), whose global setup starts Postgres`);
+  if (!value)
+    throw new Error(`${name} is not set: run the tests through jest (npm test), whose global setup starts Postgres`);
   return value;
 }
 
@@ -54,7 +55,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 /** Rows of one query on its own short-lived connection: what a test reads behind the API's back. */
-export async function queryRows<T = Record<string, unknown>>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+export async function queryRows<T = Record<string, unknown>>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {

@@ -40,7 +40,10 @@ export interface FakeCloud {
   chargedMicros(instanceId: string): number;
 }
 
-export function createFakeCloud(ts: TimeSkippingEnv, opts: { provider: ProviderId; pricePerHourMicros: number; bootMs: number }): FakeCloud {
+export function createFakeCloud(
+  ts: TimeSkippingEnv,
+  opts: { provider: ProviderId; pricePerHourMicros: number; bootMs: number },
+): FakeCloud {
   const rows = new Map<string, InstanceRow>();
   const created = new Map<string, ProviderInstance & { createdAtMs: number }>();
   const attempts = new Map<string, number>();
@@ -96,7 +99,11 @@ export function createFakeCloud(ts: TimeSkippingEnv, opts: { provider: ProviderI
       } as ProviderInstance & { createdAtMs: number });
       if (lostAnswers > 0) {
         lostAnswers--;
-        throw new ProviderRequestError(opts.provider, 'transient', 'the connection closed before the provider answered');
+        throw new ProviderRequestError(
+          opts.provider,
+          'transient',
+          'the connection closed before the provider answered',
+        );
       }
       return { ...created.get(id)! };
     },
@@ -179,7 +186,11 @@ export function createFakeCloud(ts: TimeSkippingEnv, opts: { provider: ProviderI
     async createAndRecord(input: LaunchInput, ssh?: SshAccess) {
       if (ssh) return recordCreated(input.instanceId, await createAtProvider(input, ssh));
       const access = await activities.prepareLaunch!(input);
-      return { row: await recordCreated(input.instanceId, await createAtProvider(input, access)), bootDeadlineMs: null, observerTold: false };
+      return {
+        row: await recordCreated(input.instanceId, await createAtProvider(input, access)),
+        bootDeadlineMs: null,
+        observerTold: false,
+      };
     },
     async failLaunch(id: string, reason: string) {
       update(id, { status: 'failed', end_reason: reason });
@@ -219,17 +230,34 @@ export function createFakeCloud(ts: TimeSkippingEnv, opts: { provider: ProviderI
       if (found) found.status = 'terminated';
       return found !== undefined;
     },
-    async finishInstance(id: string, status: 'stopped' | 'terminated' | 'failed', event: string | null, atMs: number, extra: Record<string, unknown> = {}) {
+    async finishInstance(
+      id: string,
+      status: 'stopped' | 'terminated' | 'failed',
+      event: string | null,
+      atMs: number,
+      extra: Record<string, unknown> = {},
+    ) {
       if (event) events.push({ instanceId: id, type: event, atMs });
-      return update(id, { status, ended_at: status === 'stopped' ? null : iso(atMs), end_reason: (extra.reason as string | undefined) ?? null });
+      return update(id, {
+        status,
+        ended_at: status === 'stopped' ? null : iso(atMs),
+        end_reason: (extra.reason as string | undefined) ?? null,
+      });
     },
     /** The (account, provider) observer's round: tells each launch whose instance started or vanished. */
     async observeAccountProvider(input: { accountId: string; provider: ProviderId }) {
       const atMs = await now();
       const watched = [...rows.values()].filter(
-        (r) => r.account_id === input.accountId && r.provider === input.provider && r.provider_instance_id && !['terminated', 'failed'].includes(r.status),
+        (r) =>
+          r.account_id === input.accountId &&
+          r.provider === input.provider &&
+          r.provider_instance_id &&
+          !['terminated', 'failed'].includes(r.status),
       );
-      const changes: { instanceId: string; observation: { gone: boolean; instance: ProviderInstance | null; atMs: number } }[] = [];
+      const changes: {
+        instanceId: string;
+        observation: { gone: boolean; instance: ProviderInstance | null; atMs: number };
+      }[] = [];
       let booting = false;
       for (const r of watched) {
         const instance = providerView(r.provider_instance_id!, atMs);

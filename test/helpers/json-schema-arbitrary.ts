@@ -149,7 +149,9 @@ function stringFor(schema: JsonSchema): fc.Arbitrary<string> {
   return fc.oneof(
     fc.string({ minLength, maxLength }),
     fc.string({ minLength, maxLength, unit: 'grapheme' }),
-    fc.constantFrom('a100-40gb', 'h100-80gb-sxm', 'rtx-a6000', 'us-east-1', 'ubuntu:22.04', 'default').filter((s) => s.length >= minLength && s.length <= maxLength),
+    fc
+      .constantFrom('a100-40gb', 'h100-80gb-sxm', 'rtx-a6000', 'us-east-1', 'ubuntu:22.04', 'default')
+      .filter((s) => s.length >= minLength && s.length <= maxLength),
   );
 }
 
@@ -172,21 +174,27 @@ export function hostileFor(schema: JsonSchema): fc.Arbitrary<unknown> {
     // One field replaced by a hostile value (string fields get hostile strings most of the time).
     {
       weight: 6,
-      arbitrary: fc.tuple(valid, fc.constantFrom(...keys), anything).map(([obj, key, value]) => ({ ...obj, [key]: value })),
+      arbitrary: fc
+        .tuple(valid, fc.constantFrom(...keys), anything)
+        .map(([obj, key, value]) => ({ ...obj, [key]: value })),
     },
     // A nested object field replaced by a hostile version of itself.
     {
       weight: 2,
-      arbitrary: fc.tuple(valid, fc.constantFrom(...keys)).chain(([obj, key]) =>
-        hostileFor(schema.properties![key]!).map((value) => ({ ...obj, [key]: value })),
-      ),
+      arbitrary: fc
+        .tuple(valid, fc.constantFrom(...keys))
+        .chain(([obj, key]) => hostileFor(schema.properties![key]!).map((value) => ({ ...obj, [key]: value }))),
     },
     // Unknown fields, with odd names.
     {
       weight: 2,
-      arbitrary: fc.tuple(valid, fc.constantFrom(...HOSTILE_STRINGS, 'is_default', 'account_id', 'id'), fc.jsonValue({ maxDepth: 2 })).map(
-        ([obj, key, value]) => ({ ...obj, [key]: value }),
-      ),
+      arbitrary: fc
+        .tuple(
+          valid,
+          fc.constantFrom(...HOSTILE_STRINGS, 'is_default', 'account_id', 'id'),
+          fc.jsonValue({ maxDepth: 2 }),
+        )
+        .map(([obj, key, value]) => ({ ...obj, [key]: value })),
     },
     // Required fields missing.
     { weight: 1, arbitrary: fc.constant({}) },

@@ -33,7 +33,12 @@ export function runEntry(
 }
 
 /** Polls `check` until it returns a value (not undefined) or the deadline passes. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -45,7 +50,9 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ''}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ''}`,
+  );
 }
 
 /** SIGKILL (no chance to finish anything) and wait for the exit; a process that already ended is left alone. */

@@ -15,7 +15,10 @@ export interface RunningService {
 }
 
 export async function startRunningService(): Promise<RunningService> {
-  const t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 60_000 } });
+  const t = await createTestContext({
+    simulators: true,
+    launchTiming: { pollIntervalMs: 250, meterIntervalMs: 60_000 },
+  });
   const temporal: TemporalTestEnv = await createTemporalTestEnv();
   await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
   for (const p of PROVIDERS) t.sims[p].control.setBootDelay(300);

@@ -8,11 +8,18 @@ import { startStripeMock, STRIPE_MOCK_SECRET_KEY, type RunningStripeMock } from 
 import type { StripeSettings } from '../../src/billing/stripe';
 import { freePort } from './ports';
 
-export async function startTestStripe(): Promise<{ mock: RunningStripeMock; settings: Required<Pick<StripeSettings, 'secretKey' | 'apiBaseUrl' | 'webhookSecret'>> }> {
+export async function startTestStripe(): Promise<{
+  mock: RunningStripeMock;
+  settings: Required<Pick<StripeSettings, 'secretKey' | 'apiBaseUrl' | 'webhookSecret'>>;
+}> {
   const mock = await startStripeMock({ port: await freePort() });
   return {
     mock,
-    settings: { secretKey: STRIPE_MOCK_SECRET_KEY, apiBaseUrl: mock.baseUrl, webhookSecret: `whsec_${randomBytes(24).toString('base64')}` },
+    settings: {
+      secretKey: STRIPE_MOCK_SECRET_KEY,
+      apiBaseUrl: mock.baseUrl,
+      webhookSecret: `whsec_${randomBytes(24).toString('base64')}`,
+    },
   };
 }
 
@@ -54,9 +61,16 @@ export function checkoutCompletedEvent(session: {
 }
 
 /** The raw body and its `Stripe-Signature` header (timestamp in seconds; default now). */
-export function signedDelivery(event: Record<string, unknown>, secret: string, timestamp?: number): { body: string; signature: string } {
+export function signedDelivery(
+  event: Record<string, unknown>,
+  secret: string,
+  timestamp?: number,
+): { body: string; signature: string } {
   const body = JSON.stringify(event);
-  return { body, signature: Stripe.webhooks.generateTestHeaderString({ payload: body, secret, ...(timestamp ? { timestamp } : {}) }) };
+  return {
+    body,
+    signature: Stripe.webhooks.generateTestHeaderString({ payload: body, secret, ...(timestamp ? { timestamp } : {}) }),
+  };
 }
 
 /** A Stripe event of `type` about `object` (a Charge for `charge.refunded`, a Dispute for `charge.dispute.*`). */
@@ -73,4 +87,3 @@ export function stripeEvent(type: string, object: Record<string, unknown>): Reco
     data: { object },
   };
 }
-

@@ -5,7 +5,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Logger as SdkLogger } from '@temporalio/common';
-import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, type WorkflowBundleWithSourceMap, type Worker } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  NativeConnection,
+  Runtime,
+  DefaultLogger,
+  type WorkflowBundleWithSourceMap,
+  type Worker,
+} from '@temporalio/worker';
 import { createWorker, WORKFLOW_INTERCEPTOR_MODULES } from '../../src/worker';
 import { createAlertMonitorClient } from '../../src/workflow-clients/alerts';
 import type { WorkerDeps } from '../../src/worker';
@@ -16,7 +23,10 @@ import { FAILURE_CONVERTER_PATH, temporalDataConverter } from '../../src/workflo
  * The master key of every Temporal client and worker a test file makes (payloads are encrypted as in
  * production, so both sides need the same key). Fixed, so tests that spawn the real processes pass it on.
  */
-export const TEST_TEMPORAL_VAULT = new KeyVault('test-temporal', createHash('sha256').update('gpu-orchestrator test payload key').digest());
+export const TEST_TEMPORAL_VAULT = new KeyVault(
+  'test-temporal',
+  createHash('sha256').update('gpu-orchestrator test payload key').digest(),
+);
 export const TEST_DATA_CONVERTER = temporalDataConverter(TEST_TEMPORAL_VAULT);
 /** MASTER_ENCRYPTION_KEY / _ID for a spawned API or worker that shares the test's Temporal payload keys. */
 export const TEST_MASTER_KEY_ENV = {
@@ -50,7 +60,10 @@ export interface TemporalTestEnv {
   env: TestWorkflowEnvironment;
   connection: NativeConnection;
   /** A worker on a fresh task queue, with the file's shared workflow bundle. */
-  startWorker(deps: WorkerDeps, taskQueue?: string): Promise<{ worker: Worker; taskQueue: string; running: Promise<void> }>;
+  startWorker(
+    deps: WorkerDeps,
+    taskQueue?: string,
+  ): Promise<{ worker: Worker; taskQueue: string; running: Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -66,7 +79,10 @@ export async function createTemporalTestEnv(options: { runtimeLogger?: SdkLogger
     Runtime.install({ logger: options.runtimeLogger ?? new DefaultLogger('ERROR') });
   }
   const address = process.env.TEST_TEMPORAL_ADDRESS!;
-  const env = await TestWorkflowEnvironment.createFromExistingServer({ address, client: { dataConverter: TEST_DATA_CONVERTER } });
+  const env = await TestWorkflowEnvironment.createFromExistingServer({
+    address,
+    client: { dataConverter: TEST_DATA_CONVERTER },
+  });
   const connection = await NativeConnection.connect({ address });
   const workers: { worker: Worker; running: Promise<void> }[] = [];
   const monitors: string[] = [];
@@ -74,7 +90,14 @@ export async function createTemporalTestEnv(options: { runtimeLogger?: SdkLogger
     env,
     connection,
     async startWorker(deps, taskQueue = uniqueTaskQueue()) {
-      const worker = await createWorker({ connection, namespace: 'default', taskQueue, deps, dataConverter: TEST_DATA_CONVERTER, bundle: await workflowBundle() });
+      const worker = await createWorker({
+        connection,
+        namespace: 'default',
+        taskQueue,
+        deps,
+        dataConverter: TEST_DATA_CONVERTER,
+        bundle: await workflowBundle(),
+      });
       const running = worker.run();
       workers.push({ worker, running });
       // As at worker start-up in production: the worker's alert monitor runs from the start.

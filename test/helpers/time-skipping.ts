@@ -138,7 +138,11 @@ async function startTestServer(executable: string): Promise<{ address: string; s
 function connectTimeSkipping(address: string): Promise<TestWorkflowEnvironment> {
   const create = (
     TestWorkflowEnvironment as unknown as {
-      create(opts: { server: { type: 'existing' }; address: string; supportsTimeSkipping: true }): Promise<TestWorkflowEnvironment>;
+      create(opts: {
+        server: { type: 'existing' };
+        address: string;
+        supportsTimeSkipping: true;
+      }): Promise<TestWorkflowEnvironment>;
     }
   ).create.bind(TestWorkflowEnvironment);
   return create({ server: { type: 'existing' }, address, supportsTimeSkipping: true });
@@ -166,7 +170,9 @@ export interface TimeSkippingEnv {
  * another process (a test's HTTP server) took it in between, the server cannot bind, and what answers is not
  * it (seen: a GOAWAY FRAME_SIZE_ERROR from an HTTP/1 server). Then a new server on a new port, at most 3 times.
  */
-async function startAndConnect(executable: string): Promise<{ server: Awaited<ReturnType<typeof startTestServer>>; env: TestWorkflowEnvironment }> {
+async function startAndConnect(
+  executable: string,
+): Promise<{ server: Awaited<ReturnType<typeof startTestServer>>; env: TestWorkflowEnvironment }> {
   for (let attempt = 1; ; attempt++) {
     const server = await startTestServer(executable);
     try {
@@ -240,7 +246,10 @@ const STAND_IN_WAIT_MS = 100 * 365 * 24 * 3_600_000;
 export const standInActivities: Partial<Activities> = {
   // A delivery whose next attempt is a century away: the workflow waits on that timer and does nothing else.
   adoptWebhookDelivery: async () => ({ status: 'pending', nextAttemptAt: activityScheduledAtMs() + STAND_IN_WAIT_MS }),
-  attemptWebhookDelivery: async () => ({ status: 'pending', nextAttemptAt: activityScheduledAtMs() + STAND_IN_WAIT_MS }),
+  attemptWebhookDelivery: async () => ({
+    status: 'pending',
+    nextAttemptAt: activityScheduledAtMs() + STAND_IN_WAIT_MS,
+  }),
 };
 
 /**
@@ -248,8 +257,16 @@ export const standInActivities: Partial<Activities> = {
  * timer), standing in for a workflow that receives signals (a launch workflow): a signal it has no handler for
  * is still recorded in its history, where {@link signalsReceived} reads it.
  */
-export async function startStandIn(ts: TimeSkippingEnv, taskQueue: string, workflowId: string): Promise<WorkflowHandle> {
-  const handle = await ts.env.client.workflow.start(webhookDelivery, { taskQueue, workflowId, args: [{ deliveryId: workflowId }] });
+export async function startStandIn(
+  ts: TimeSkippingEnv,
+  taskQueue: string,
+  workflowId: string,
+): Promise<WorkflowHandle> {
+  const handle = await ts.env.client.workflow.start(webhookDelivery, {
+    taskQueue,
+    workflowId,
+    args: [{ deliveryId: workflowId }],
+  });
   ts.afterWorker(() => handle.terminate('test finished').then(() => undefined));
   return handle;
 }
@@ -262,7 +279,9 @@ export async function signalsReceived(handle: WorkflowHandle, name: string): Pro
     .filter((a) => a?.signalName === name)
     .map((a) => {
       const payload = a?.input?.payloads?.[0];
-      return payload ? defaultPayloadConverter.fromPayload(payload as Parameters<typeof defaultPayloadConverter.fromPayload>[0]) : undefined;
+      return payload
+        ? defaultPayloadConverter.fromPayload(payload as Parameters<typeof defaultPayloadConverter.fromPayload>[0])
+        : undefined;
     });
 }
 

@@ -81,7 +81,16 @@ export async function startReceiver(): Promise<Receiver> {
     } catch {
       payload = { id: '', type: '', created_at: '', data: {} };
     }
-    received.push({ path, id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], body, payload, verified, status });
+    received.push({
+      path,
+      id: headers['webhook-id'],
+      timestamp: headers['webhook-timestamp'],
+      signature: headers['webhook-signature'],
+      body,
+      payload,
+      verified,
+      status,
+    });
     res.writeHead(status, typeof answer === 'object' ? answer.headers : undefined);
     res.end(status >= 400 ? `nope ${status}` : 'ok');
   };
@@ -124,14 +133,21 @@ export async function startWebhookDispatcher(opts: {
   pumpMs?: number;
 }) {
   const workflows = createWebhookClient({ temporal: { client: opts.client, taskQueue: opts.taskQueue } });
-  await workflows.ensureDispatcher({ tickMs: opts.tickMs ?? 1_000, batchesPerRun: opts.batchesPerRun, pumpMs: opts.pumpMs });
+  await workflows.ensureDispatcher({
+    tickMs: opts.tickMs ?? 1_000,
+    batchesPerRun: opts.batchesPerRun,
+    pumpMs: opts.pumpMs,
+  });
   const listener = new OutboxListener(opts.databaseUrl, () => workflows.signalOutbox(), silentLogger);
   await listener.start();
   return {
     workflows,
     async stop() {
       await listener.stop();
-      await opts.client.workflow.getHandle(workflows.dispatcherId).terminate('test over').catch(() => undefined);
+      await opts.client.workflow
+        .getHandle(workflows.dispatcherId)
+        .terminate('test over')
+        .catch(() => undefined);
     },
   };
 }

@@ -27,6 +27,9 @@ export async function findZeroChargesOfPricedInstances(db: Pick<TestDatabase, 's
 export async function assertNoZeroChargesOfPricedInstances(db: Pick<TestDatabase, 'sql'>): Promise<void> {
   const found = await findZeroChargesOfPricedInstances(db);
   if (!found.length) return;
-  const lines = found.map((c) => `  ${c.ledger_id} (account ${c.account_id}, instance ${c.instance_id}, price ${c.price_per_hour_micros} µ$/h): ${c.description}`);
+  const lines = found.map(
+    (c) =>
+      `  ${c.ledger_id} (account ${c.account_id}, instance ${c.instance_id}, price ${c.price_per_hour_micros} µ$/h): ${c.description}`,
+  );
   throw new Error(`$0 instance_charge for a priced instance (${found.length}):\n${lines.join('\n')}`);
 }

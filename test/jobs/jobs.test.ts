@@ -18,7 +18,10 @@ let temporal: TemporalTestEnv;
 let server: Server;
 
 beforeAll(async () => {
-  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 1_000, meterIntervalMs: 2_000, spotPollIntervalMs: 1_000 } });
+  t = await createTestContext({
+    simulators: true,
+    launchTiming: { pollIntervalMs: 1_000, meterIntervalMs: 2_000, spotPollIntervalMs: 1_000 },
+  });
   server = t.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const publicBaseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -60,17 +63,26 @@ async function accountWith(providers: ProviderId[]) {
   const keys = {} as Record<ProviderId, string>;
   for (const provider of providers) {
     keys[provider] = t.sims[provider].createKey();
-    await t.http.post('/v1/settings/providers').set(account.auth).send({ provider, api_key: keys[provider] }).expect(201);
+    await t.http
+      .post('/v1/settings/providers')
+      .set(account.auth)
+      .send({ provider, api_key: keys[provider] })
+      .expect(201);
   }
   return { ...account, keys };
 }
 
 const getJob = async (auth: Auth, id: string) => (await t.http.get(`/v1/jobs/${id}`).set(auth).expect(200)).body as Job;
 const waitFor = (auth: Auth, id: string, what: string, ok: (j: Job) => boolean, timeoutMs = 90_000) =>
-  eventually(what, async () => {
-    const j = await getJob(auth, id);
-    return ok(j) ? j : undefined;
-  }, timeoutMs, 200);
+  eventually(
+    what,
+    async () => {
+      const j = await getJob(auth, id);
+      return ok(j) ? j : undefined;
+    },
+    timeoutMs,
+    200,
+  );
 const ended = (j: Job) => ['succeeded', 'failed', 'cancelled'].includes(j.status);
 
 /** The ledger's instance charges of `instanceIds`, in micro-dollars. */
@@ -92,55 +104,96 @@ async function instanceEnd(instanceId: string) {
 }
 
 async function reportedAt(jobId: string, n: number): Promise<Date> {
-  const [row] = await t.sql<{ reported_at: Date }>('SELECT reported_at FROM job_attempts WHERE job_id = $1 AND n = $2', [jobId, n]);
+  const [row] = await t.sql<{ reported_at: Date }>(
+    'SELECT reported_at FROM job_attempts WHERE job_id = $1 AND n = $2',
+    [jobId, n],
+  );
   return row!.reported_at;
 }
 
 describe('a job', () => {
-  it.concurrent.each(['vastai', 'runpod'] as const)('on %s that exits 0 ends succeeded, its instance ended within 5 s of the report', async (provider) => {
-    const a = await accountWith([provider]);
-    const res = await t.http.post('/v1/jobs').set(a.auth).send({
-      // Runs past the observer's boot looks (1, 2, 3 s), so the instance is metered before it exits (docs/jobs.md).
-      gpu: 'rtx-4090', template: 'pytorch', command: 'echo "value=$GREETING"; sleep 4; exit 0', env: { GREETING: 'hush-secret-42' },
-      providers: [provider], spot_policy: 'on-demand',
-    });
-    expect(res.status).toBe(201);
-    expect(JSON.stringify(res.body)).not.toContain('hush-secret-42');
-    const job = await waitFor(a.auth, res.body.id, 'the job to end', ended);
-    expect(job).toMatchObject({ status: 'succeeded', exit_code: 0, error: null });
-    expect(job.attempts).toHaveLength(1);
-    const [attempt] = job.attempts;
-    expect(attempt).toMatchObject({ n: 1, provider, end_reason: 'exited', exit_code: 0, output_tail: 'value=hush-secret-42' });
-    const end = await instanceEnd(attempt!.instance_id!);
-    expect(end.status).toBe('terminated');
-    const reported = await reportedAt(job.id, 1);
-    expect(end.ended_at!.getTime() - reported.getTime()).toBeLessThanOrEqual(5_000);
-    expect(end.metered_through!.getTime() - reported.getTime()).toBeLessThanOrEqual(5_000);
-    expect(Math.round(job.cost * 1e6)).toBe(await ledgerMicros(a.accountId, [attempt!.instance_id!]));
-    expect(t.sims[provider].control.instances(a.keys[provider])).toEqual([]);
-    // The env never comes back: not in the record, nor in any event.
-    const events = await t.sql<{ type: string; data: unknown }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at', [a.accountId]);
-    expect(JSON.stringify(events)).not.toContain('hush-secret-42');
-    expect(events.map((e) => e.type).filter((k) => k.startsWith('job.'))).toEqual(['job.started', 'job.attempt_ended', 'job.succeeded']);
-  });
+  it.concurrent.each(['vastai', 'runpod'] as const)(
+    'on %s that exits 0 ends succeeded, its instance ended within 5 s of the report',
+    async (provider) => {
+      const a = await accountWith([provider]);
+      const res = await t.http
+        .post('/v1/jobs')
+        .set(a.auth)
+        .send({
+          // Runs past the observer's boot looks (1, 2, 3 s), so the instance is metered before it exits (docs/jobs.md).
+          gpu: 'rtx-4090',
+          template: 'pytorch',
+          command: 'echo "value=$GREETING"; sleep 4; exit 0',
+          env: { GREETING: 'hush-secret-42' },
+          providers: [provider],
+          spot_policy: 'on-demand',
+        });
+      expect(res.status).toBe(201);
+      expect(JSON.stringify(res.body)).not.toContain('hush-secret-42');
+      const job = await waitFor(a.auth, res.body.id, 'the job to end', ended);
+      expect(job).toMatchObject({ status: 'succeeded', exit_code: 0, error: null });
+      expect(job.attempts).toHaveLength(1);
+      const [attempt] = job.attempts;
+      expect(attempt).toMatchObject({
+        n: 1,
+        provider,
+        end_reason: 'exited',
+        exit_code: 0,
+        output_tail: 'value=hush-secret-42',
+      });
+      const end = await instanceEnd(attempt!.instance_id!);
+      expect(end.status).toBe('terminated');
+      const reported = await reportedAt(job.id, 1);
+      expect(end.ended_at!.getTime() - reported.getTime()).toBeLessThanOrEqual(5_000);
+      expect(end.metered_through!.getTime() - reported.getTime()).toBeLessThanOrEqual(5_000);
+      expect(Math.round(job.cost * 1e6)).toBe(await ledgerMicros(a.accountId, [attempt!.instance_id!]));
+      expect(t.sims[provider].control.instances(a.keys[provider])).toEqual([]);
+      // The env never comes back: not in the record, nor in any event.
+      const events = await t.sql<{ type: string; data: unknown }>(
+        'SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at',
+        [a.accountId],
+      );
+      expect(JSON.stringify(events)).not.toContain('hush-secret-42');
+      expect(events.map((e) => e.type).filter((k) => k.startsWith('job.'))).toEqual([
+        'job.started',
+        'job.attempt_ended',
+        'job.succeeded',
+      ]);
+    },
+  );
 
   it.concurrent('that exits 3 ends failed with exit_code 3 and its output tail', async () => {
     const a = await accountWith(['runpod']);
-    const res = await t.http.post('/v1/jobs').set(a.auth).send({ gpu: 'rtx-4090', template: 'pytorch', command: 'echo hello; sleep 2; exit 3' }).expect(201);
+    const res = await t.http
+      .post('/v1/jobs')
+      .set(a.auth)
+      .send({ gpu: 'rtx-4090', template: 'pytorch', command: 'echo hello; sleep 2; exit 3' })
+      .expect(201);
     const job = await waitFor(a.auth, res.body.id, 'the job to end', ended);
     expect(job).toMatchObject({ status: 'failed', exit_code: 3 });
-    expect(job.attempts).toEqual([expect.objectContaining({ end_reason: 'exited', exit_code: 3, output_tail: 'hello' })]);
+    expect(job.attempts).toEqual([
+      expect.objectContaining({ end_reason: 'exited', exit_code: 3, output_tail: 'hello' }),
+    ]);
     const listed = (await t.http.get('/v1/jobs?status=failed').set(a.auth).expect(200)).body.data as Job[];
     expect(listed.map((j) => j.id)).toEqual([job.id]);
   });
 
   it.concurrent('ignores forged and replayed exit reports', async () => {
     const a = await accountWith(['vastai']);
-    const res = await t.http.post('/v1/jobs').set(a.auth).send({ gpu: 'rtx-4090', template: 'pytorch', command: 'sleep 120', spot_policy: 'on-demand' }).expect(201);
+    const res = await t.http
+      .post('/v1/jobs')
+      .set(a.auth)
+      .send({ gpu: 'rtx-4090', template: 'pytorch', command: 'sleep 120', spot_policy: 'on-demand' })
+      .expect(201);
     const running = await waitFor(a.auth, res.body.id, 'the attempt to run', (j) => j.attempts[0]?.started_at != null);
     // The token only the instance holds, read from the create request the simulator received.
-    const create = t.sims.vastai.control.requests({ method: 'PUT', path: /^\/api\/v0\/asks\// })
-      .find((r) => String((r.response as { new_contract?: unknown } | undefined)?.new_contract) === running.attempts[0]!.instance_id)!;
+    const create = t.sims.vastai.control
+      .requests({ method: 'PUT', path: /^\/api\/v0\/asks\// })
+      .find(
+        (r) =>
+          String((r.response as { new_contract?: unknown } | undefined)?.new_contract) ===
+          running.attempts[0]!.instance_id,
+      )!;
     const token = /GPUO_EXIT_TOKEN='([^']+)'/.exec((create.body as { onstart: string }).onstart)![1]!;
 
     const forged = await t.http.post('/v1/jobs/exit').send({ token: `${token}x`, exit_code: 0, tail: '' });
@@ -155,70 +208,136 @@ describe('a job', () => {
     expect(job.attempts[0]).toMatchObject({ exit_code: 4, output_tail: 'reported' });
   });
 
-  it.concurrent('on Vast spot, preempted twice with on_demand_after_preemptions 2, succeeds on an on-demand third attempt; cost = ledger', async () => {
-    const a = await accountWith(['vastai']);
-    const res = await t.http.post('/v1/jobs').set(a.auth).send({
-      gpu: 'rtx-4090', template: 'pytorch', command: 'sleep 6; exit 0', providers: ['vastai'],
-      retry: { on: ['preemption'], max_attempts: 3, within: '1h', on_demand_after_preemptions: 2 },
-    }).expect(201);
-    for (const n of [1, 2]) {
-      const j = await waitFor(a.auth, res.body.id, `attempt ${n} to run`, (x) => x.attempts[n - 1]?.started_at != null);
-      expect(j.attempts[n - 1]!.spot).toBe(true);
-      t.sims.vastai.control.preempt(a.keys.vastai, j.attempts[n - 1]!.instance_id!);
-    }
-    const job = await waitFor(a.auth, res.body.id, 'the job to end', ended, 120_000);
-    expect(job.status).toBe('succeeded');
-    expect(job.attempts.map((x) => [x.spot, x.end_reason])).toEqual([[true, 'preempted'], [true, 'preempted'], [false, 'exited']]);
-    const ids = job.attempts.map((x) => x.instance_id!);
-    expect(Math.round(job.cost * 1e6)).toBe(await ledgerMicros(a.accountId, ids));
-    expect(job.attempts.reduce((s, x) => s + Math.round(x.cost * 1e6), 0)).toBe(Math.round(job.cost * 1e6));
-  });
+  it.concurrent(
+    'on Vast spot, preempted twice with on_demand_after_preemptions 2, succeeds on an on-demand third attempt; cost = ledger',
+    async () => {
+      const a = await accountWith(['vastai']);
+      const res = await t.http
+        .post('/v1/jobs')
+        .set(a.auth)
+        .send({
+          gpu: 'rtx-4090',
+          template: 'pytorch',
+          command: 'sleep 6; exit 0',
+          providers: ['vastai'],
+          retry: { on: ['preemption'], max_attempts: 3, within: '1h', on_demand_after_preemptions: 2 },
+        })
+        .expect(201);
+      for (const n of [1, 2]) {
+        const j = await waitFor(
+          a.auth,
+          res.body.id,
+          `attempt ${n} to run`,
+          (x) => x.attempts[n - 1]?.started_at != null,
+        );
+        expect(j.attempts[n - 1]!.spot).toBe(true);
+        t.sims.vastai.control.preempt(a.keys.vastai, j.attempts[n - 1]!.instance_id!);
+      }
+      const job = await waitFor(a.auth, res.body.id, 'the job to end', ended, 120_000);
+      expect(job.status).toBe('succeeded');
+      expect(job.attempts.map((x) => [x.spot, x.end_reason])).toEqual([
+        [true, 'preempted'],
+        [true, 'preempted'],
+        [false, 'exited'],
+      ]);
+      const ids = job.attempts.map((x) => x.instance_id!);
+      expect(Math.round(job.cost * 1e6)).toBe(await ledgerMicros(a.accountId, ids));
+      expect(job.attempts.reduce((s, x) => s + Math.round(x.cost * 1e6), 0)).toBe(Math.round(job.cost * 1e6));
+    },
+  );
 
-  it.concurrent('stops at max_cost across attempts: what the preempted attempt spent shortens the next one', async () => {
-    const a = await accountWith(['vastai']);
-    // rtx-4090 Vast spot: $0.18/h, so $0.003 (one minute of it, the least max_cost allowed) lasts 60 s in all.
-    const res = await t.http.post('/v1/jobs').set(a.auth).send({
-      gpu: 'rtx-4090', template: 'pytorch', command: 'sleep 600', providers: ['vastai'], spot_policy: 'spot', max_cost: 0.003,
-      retry: { on: ['preemption'], max_attempts: 3, within: '1h' },
-    }).expect(201);
-    const first = await waitFor(a.auth, res.body.id, 'the first attempt to be charged', (j) => (j.attempts[0]?.cost ?? 0) >= 0.0005);
-    t.sims.vastai.control.preempt(a.keys.vastai, first.attempts[0]!.instance_id!);
-    const job = await waitFor(a.auth, res.body.id, 'the job to end', ended, 150_000);
-    expect(job.status).toBe('failed');
-    expect(job.error).toMatch(/max_cost \(0\.003\) reached/);
-    expect(job.attempts.map((x) => x.end_reason)).toEqual(['preempted', 'max_cost']);
-    const costMicros = Math.round(job.cost * 1e6);
-    expect(costMicros).toBe(await ledgerMicros(a.accountId, job.attempts.map((x) => x.instance_id!)));
-    // Over by at most one observation interval of burn (2 s at $0.18/h = 100 micro-dollars) and the end's latency.
-    expect(costMicros).toBeGreaterThanOrEqual(3_000);
-    expect(costMicros).toBeLessThanOrEqual(3_000 + 200);
-  });
+  it.concurrent(
+    'stops at max_cost across attempts: what the preempted attempt spent shortens the next one',
+    async () => {
+      const a = await accountWith(['vastai']);
+      // rtx-4090 Vast spot: $0.18/h, so $0.003 (one minute of it, the least max_cost allowed) lasts 60 s in all.
+      const res = await t.http
+        .post('/v1/jobs')
+        .set(a.auth)
+        .send({
+          gpu: 'rtx-4090',
+          template: 'pytorch',
+          command: 'sleep 600',
+          providers: ['vastai'],
+          spot_policy: 'spot',
+          max_cost: 0.003,
+          retry: { on: ['preemption'], max_attempts: 3, within: '1h' },
+        })
+        .expect(201);
+      const first = await waitFor(
+        a.auth,
+        res.body.id,
+        'the first attempt to be charged',
+        (j) => (j.attempts[0]?.cost ?? 0) >= 0.0005,
+      );
+      t.sims.vastai.control.preempt(a.keys.vastai, first.attempts[0]!.instance_id!);
+      const job = await waitFor(a.auth, res.body.id, 'the job to end', ended, 150_000);
+      expect(job.status).toBe('failed');
+      expect(job.error).toMatch(/max_cost \(0\.003\) reached/);
+      expect(job.attempts.map((x) => x.end_reason)).toEqual(['preempted', 'max_cost']);
+      const costMicros = Math.round(job.cost * 1e6);
+      expect(costMicros).toBe(
+        await ledgerMicros(
+          a.accountId,
+          job.attempts.map((x) => x.instance_id!),
+        ),
+      );
+      // Over by at most one observation interval of burn (2 s at $0.18/h = 100 micro-dollars) and the end's latency.
+      expect(costMicros).toBeGreaterThanOrEqual(3_000);
+      expect(costMicros).toBeLessThanOrEqual(3_000 + 200);
+    },
+  );
 
-  it.concurrent('cancel terminates the live attempt and ends the job cancelled; another account sees nothing', async () => {
-    const a = await accountWith(['runpod']);
-    const res = await t.http.post('/v1/jobs').set(a.auth).set('Idempotency-Key', 'cancel-me').send({ gpu: 'rtx-4090', template: 'pytorch', command: 'sleep 600' }).expect(201);
-    // The same key and body: the same job; another body: 409.
-    const again = await t.http.post('/v1/jobs').set(a.auth).set('Idempotency-Key', 'cancel-me').send({ gpu: 'rtx-4090', template: 'pytorch', command: 'sleep 600' });
-    expect([again.status, again.body.id]).toEqual([200, res.body.id]);
-    expect((await t.http.post('/v1/jobs').set(a.auth).set('Idempotency-Key', 'cancel-me').send({ gpu: 'rtx-4090', template: 'pytorch', command: 'sleep 1' })).status).toBe(409);
-    const other = await t.newAccount();
-    expect((await t.http.get(`/v1/jobs/${res.body.id}`).set(other.auth)).status).toBe(404);
-    expect((await t.http.post(`/v1/jobs/${res.body.id}/cancel`).set(other.auth)).status).toBe(404);
+  it.concurrent(
+    'cancel terminates the live attempt and ends the job cancelled; another account sees nothing',
+    async () => {
+      const a = await accountWith(['runpod']);
+      const res = await t.http
+        .post('/v1/jobs')
+        .set(a.auth)
+        .set('Idempotency-Key', 'cancel-me')
+        .send({ gpu: 'rtx-4090', template: 'pytorch', command: 'sleep 600' })
+        .expect(201);
+      // The same key and body: the same job; another body: 409.
+      const again = await t.http
+        .post('/v1/jobs')
+        .set(a.auth)
+        .set('Idempotency-Key', 'cancel-me')
+        .send({ gpu: 'rtx-4090', template: 'pytorch', command: 'sleep 600' });
+      expect([again.status, again.body.id]).toEqual([200, res.body.id]);
+      expect(
+        (
+          await t.http
+            .post('/v1/jobs')
+            .set(a.auth)
+            .set('Idempotency-Key', 'cancel-me')
+            .send({ gpu: 'rtx-4090', template: 'pytorch', command: 'sleep 1' })
+        ).status,
+      ).toBe(409);
+      const other = await t.newAccount();
+      expect((await t.http.get(`/v1/jobs/${res.body.id}`).set(other.auth)).status).toBe(404);
+      expect((await t.http.post(`/v1/jobs/${res.body.id}/cancel`).set(other.auth)).status).toBe(404);
 
-    await waitFor(a.auth, res.body.id, 'the attempt to run', (j) => j.attempts[0]?.started_at != null);
-    await t.http.post(`/v1/jobs/${res.body.id}/cancel`).set(a.auth).expect(202);
-    const job = await waitFor(a.auth, res.body.id, 'the job to end', ended);
-    expect(job).toMatchObject({ status: 'cancelled', exit_code: null });
-    expect(job.attempts).toEqual([expect.objectContaining({ end_reason: 'cancelled', exit_code: null })]);
-    expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
-    expect((await t.http.post(`/v1/jobs/${res.body.id}/cancel`).set(a.auth)).status).toBe(409);
-  });
+      await waitFor(a.auth, res.body.id, 'the attempt to run', (j) => j.attempts[0]?.started_at != null);
+      await t.http.post(`/v1/jobs/${res.body.id}/cancel`).set(a.auth).expect(202);
+      const job = await waitFor(a.auth, res.body.id, 'the job to end', ended);
+      expect(job).toMatchObject({ status: 'cancelled', exit_code: null });
+      expect(job.attempts).toEqual([expect.objectContaining({ end_reason: 'cancelled', exit_code: null })]);
+      expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
+      expect((await t.http.post(`/v1/jobs/${res.body.id}/cancel`).set(a.auth)).status).toBe(409);
+    },
+  );
 
   it.concurrent('refuses a max_cost below one minute of the cheapest allowed offer, with the numbers', async () => {
     const a = await accountWith(['runpod']);
-    const res = await t.http.post('/v1/jobs').set(a.auth).send({ gpu: 'rtx-4090', template: 'pytorch', command: 'true', max_cost: 0.001 });
+    const res = await t.http
+      .post('/v1/jobs')
+      .set(a.auth)
+      .send({ gpu: 'rtx-4090', template: 'pytorch', command: 'true', max_cost: 0.001 });
     expect(res.status).toBe(422);
-    expect(res.body.error.message).toMatch(/max_cost \$0\.001 is below one minute \(\$0\.0115\) of the cheapest allowed offer \(\$0\.69\/h\)/);
+    expect(res.body.error.message).toMatch(
+      /max_cost \$0\.001 is below one minute \(\$0\.0115\) of the cheapest allowed offer \(\$0\.69\/h\)/,
+    );
     const missing = await t.http.post('/v1/jobs').set(a.auth).send({ gpu: 'rtx-4090', template: 'pytorch' });
     expect(missing.status).toBe(400);
     expect(JSON.stringify(missing.body)).toContain('command');

@@ -40,7 +40,9 @@ function endpoint(port: number, status: number | number[] = 202): Promise<{ serv
       } catch {
         reports.push({ token: 'not json', exit_code: -1, tail: body });
       }
-      res.writeHead(statuses.length > 1 ? statuses.shift()! : statuses[0]!, { 'content-type': 'application/json' }).end('{}');
+      res
+        .writeHead(statuses.length > 1 ? statuses.shift()! : statuses[0]!, { 'content-type': 'application/json' })
+        .end('{}');
     });
   });
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve({ server, reports })));
@@ -52,12 +54,22 @@ function run(command: string, port: number, env: Record<string, string> = {}, ex
 }
 
 function start(command: string, port: number, env: Record<string, string> = {}, extra: Record<string, string> = {}) {
-  const script = buildStartCommand({ command, env, token: 'gjx_test-token', exitUrl: `http://127.0.0.1:${port}/v1/jobs/exit` });
-  const child = spawn('sh', ['-c', script], { cwd: scratch, env: { PATH: process.env.PATH!, TMPDIR: scratch, GPUO_REPORT_RETRY_MAX: '1', ...extra } });
+  const script = buildStartCommand({
+    command,
+    env,
+    token: 'gjx_test-token',
+    exitUrl: `http://127.0.0.1:${port}/v1/jobs/exit`,
+  });
+  const child = spawn('sh', ['-c', script], {
+    cwd: scratch,
+    env: { PATH: process.env.PATH!, TMPDIR: scratch, GPUO_REPORT_RETRY_MAX: '1', ...extra },
+  });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
   child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
-  const done = new Promise<{ code: number | null; output: string }>((resolve) => child.on('close', (code) => resolve({ code, output })));
+  const done = new Promise<{ code: number | null; output: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, output })),
+  );
   return { done, output: () => output };
 }
 
@@ -126,7 +138,7 @@ it('retries while the endpoint is down and delivers once it is up', async () => 
   }
 });
 
-it('stops at a refusal (401): one try, and the command\'s exit code stays', async () => {
+it("stops at a refusal (401): one try, and the command's exit code stays", async () => {
   const port = await freePort();
   const { server, reports } = await endpoint(port, 401);
   try {

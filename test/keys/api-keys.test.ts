@@ -32,8 +32,12 @@ interface Operation {
 }
 
 async function operations(): Promise<Operation[]> {
-  const doc = (await t.http.get('/v1/openapi.json')).body as { paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>> };
-  return Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method, path, ...op })));
+  const doc = (await t.http.get('/v1/openapi.json')).body as {
+    paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>>;
+  };
+  return Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ method, path, ...op })),
+  );
 }
 
 describe('scopes, table-driven over the OpenAPI document', () => {
@@ -45,11 +49,15 @@ describe('scopes, table-driven over the OpenAPI document', () => {
     const writes = ops.filter((o) => o.method !== 'get' && o.security![0]!.bearerAuth![0] !== 'read');
     expect(writes.length).toBeGreaterThanOrEqual(15);
     // The only non-GET read is the plan.
-    expect(ops.filter((o) => o.method !== 'get' && !writes.includes(o)).map((o) => o.path)).toEqual(['/v1/compute/plan']);
+    expect(ops.filter((o) => o.method !== 'get' && !writes.includes(o)).map((o) => o.path)).toEqual([
+      '/v1/compute/plan',
+    ]);
     for (const op of ops) {
       const scope = op.security![0]!.bearerAuth![0]!;
       const url = op.path.replace(/\{[^}]+\}/g, 'doesnotexist');
-      const res = await (t.http as unknown as Record<string, (u: string) => request.Test>)[op.method]!(url).set(readOnly.auth).send(op.method === 'get' ? undefined : {});
+      const res = await (t.http as unknown as Record<string, (u: string) => request.Test>)[op.method]!(url)
+        .set(readOnly.auth)
+        .send(op.method === 'get' ? undefined : {});
       const label = `${op.method.toUpperCase()} ${op.path} (${scope})`;
       if (op.method === 'get') {
         expect([label, scope]).toEqual([label, 'read']);
@@ -67,7 +75,10 @@ describe('scopes, table-driven over the OpenAPI document', () => {
   it('a compute key cannot manage keys, and the full key can', async () => {
     const owner = await t.newAccount();
     const compute = await makeKey(owner.auth, { name: 'ci', scopes: ['read', 'compute:write'] });
-    const create = await t.http.post('/v1/api-keys').set(compute.auth).send({ name: 'x', scopes: ['read'] });
+    const create = await t.http
+      .post('/v1/api-keys')
+      .set(compute.auth)
+      .send({ name: 'x', scopes: ['read'] });
     expect(create.status).toBe(403);
     expect(create.body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('"keys:admin"') });
     const revoke = await t.http.delete(`/v1/api-keys/${compute.id}`).set(compute.auth);
@@ -76,7 +87,11 @@ describe('scopes, table-driven over the OpenAPI document', () => {
     const list = await t.http.get('/v1/api-keys').set(compute.auth);
     expect(list.status).toBe(200);
     expect(JSON.stringify(list.body)).not.toContain(compute.auth.Authorization.slice(7));
-    expect(list.body.data.find((k: { id: string }) => k.id === compute.id)).toMatchObject({ name: 'ci', scopes: ['read', 'compute:write'], spend_limit: null });
+    expect(list.body.data.find((k: { id: string }) => k.id === compute.id)).toMatchObject({
+      name: 'ci',
+      scopes: ['read', 'compute:write'],
+      spend_limit: null,
+    });
   });
 
   it('a key never grants more than it holds: scopes, spend cap, expiry', async () => {
@@ -87,18 +102,37 @@ describe('scopes, table-driven over the OpenAPI document', () => {
       spend_limit: { amount: 5, period: 'day' },
       expires_at: new Date(Date.now() + 3_600_000).toISOString(),
     });
-    const wider = await t.http.post('/v1/api-keys').set(admin.auth).send({ name: 'w', scopes: ['read', 'compute:write'], spend_limit: { amount: 5, period: 'day' } });
+    const wider = await t.http
+      .post('/v1/api-keys')
+      .set(admin.auth)
+      .send({ name: 'w', scopes: ['read', 'compute:write'], spend_limit: { amount: 5, period: 'day' } });
     expect(wider.status).toBe(403);
     expect(wider.body.error.message).toContain('"compute:write"');
-    const uncapped = await t.http.post('/v1/api-keys').set(admin.auth).send({ name: 'u', scopes: ['read'] });
+    const uncapped = await t.http
+      .post('/v1/api-keys')
+      .set(admin.auth)
+      .send({ name: 'u', scopes: ['read'] });
     expect(uncapped.status).toBe(403);
-    const richer = await t.http.post('/v1/api-keys').set(admin.auth).send({ name: 'r', scopes: ['read'], spend_limit: { amount: 6, period: 'day' } });
+    const richer = await t.http
+      .post('/v1/api-keys')
+      .set(admin.auth)
+      .send({ name: 'r', scopes: ['read'], spend_limit: { amount: 6, period: 'day' } });
     expect(richer.status).toBe(403);
-    const longer = await t.http.post('/v1/api-keys').set(admin.auth).send({
-      name: 'l', scopes: ['read'], spend_limit: { amount: 1, period: 'day' }, expires_at: new Date(Date.now() + 7_200_000).toISOString(),
-    });
+    const longer = await t.http
+      .post('/v1/api-keys')
+      .set(admin.auth)
+      .send({
+        name: 'l',
+        scopes: ['read'],
+        spend_limit: { amount: 1, period: 'day' },
+        expires_at: new Date(Date.now() + 7_200_000).toISOString(),
+      });
     expect(longer.status).toBe(403);
-    const ok = await makeKey(admin.auth, { name: 'narrow', scopes: ['read'], spend_limit: { amount: 1, period: 'day' } });
+    const ok = await makeKey(admin.auth, {
+      name: 'narrow',
+      scopes: ['read'],
+      spend_limit: { amount: 1, period: 'day' },
+    });
     // Without an expiry of its own, it inherits the creator's.
     expect(ok.body.expires_at).toBe(admin.body.expires_at);
     expect(ok.body).toMatchObject({ scopes: ['read'], spend_limit: { amount: 1, period: 'day' }, spend_in_period: 0 });
@@ -117,7 +151,10 @@ describe('scopes, table-driven over the OpenAPI document', () => {
     const editor = await makeKey(owner.auth, { name: 'cron-editor', scopes: ['read', 'schedules:write'] });
 
     expect((await t.http.get(`/v1/schedules/${id}`).set(reader.auth)).body.startup_script).toBeNull();
-    const listed = (await t.http.get('/v1/schedules').set(reader.auth)).body.data as { id: string; startup_script: string | null }[];
+    const listed = (await t.http.get('/v1/schedules').set(reader.auth)).body.data as {
+      id: string;
+      startup_script: string | null;
+    }[];
     expect(listed.find((s) => s.id === id)!.startup_script).toBeNull();
     expect((await t.http.get(`/v1/schedules/${id}`).set(editor.auth)).body.startup_script).toBe(script);
 
@@ -140,7 +177,11 @@ describe('scopes, table-driven over the OpenAPI document', () => {
       { name: '', scopes: ['read'] },
     ]) {
       const res = await t.http.post('/v1/api-keys').set(owner.auth).send(body);
-      expect([JSON.stringify(body), res.status, res.body.error?.code]).toEqual([JSON.stringify(body), 400, 'validation_error']);
+      expect([JSON.stringify(body), res.status, res.body.error?.code]).toEqual([
+        JSON.stringify(body),
+        400,
+        'validation_error',
+      ]);
     }
     expect((await t.http.get('/v1/api-keys').set(owner.auth)).body.data).toHaveLength(1);
   });
@@ -162,8 +203,16 @@ describe('revocation, expiry, events, last use', () => {
       expect(res.body.error.code).toBe('unauthenticated');
     }
     expect((await t.http.delete(`/v1/api-keys/${key.id}`).set(owner.auth)).status).toBe(404);
-    const events = (await t.http.get('/v1/events').set(owner.auth)).body.data as { type: string; data: { id: string } }[];
-    expect(events.filter((e) => e.data.id === key.id).map((e) => e.type).sort()).toEqual(['api_key.created', 'api_key.revoked']);
+    const events = (await t.http.get('/v1/events').set(owner.auth)).body.data as {
+      type: string;
+      data: { id: string };
+    }[];
+    expect(
+      events
+        .filter((e) => e.data.id === key.id)
+        .map((e) => e.type)
+        .sort(),
+    ).toEqual(['api_key.created', 'api_key.revoked']);
     expect(JSON.stringify(events)).not.toContain(key.auth.Authorization.slice(7));
   });
 
@@ -172,15 +221,23 @@ describe('revocation, expiry, events, last use', () => {
     const stranger = await t.newAccount();
     const key = await makeKey(owner.auth, { name: 'mine', scopes: ['read'] });
     expect((await t.http.delete(`/v1/api-keys/${key.id}`).set(stranger.auth)).status).toBe(404);
-    expect((await t.http.get('/v1/api-keys').set(stranger.auth)).body.data.map((k: { id: string }) => k.id)).not.toContain(key.id);
+    expect(
+      (await t.http.get('/v1/api-keys').set(stranger.auth)).body.data.map((k: { id: string }) => k.id),
+    ).not.toContain(key.id);
     expect((await t.http.get('/v1/ssh-keys').set(key.auth)).status).toBe(200);
   });
 
   it('an expired key is 401 saying so', async () => {
     const owner = await t.newAccount();
-    const key = await makeKey(owner.auth, { name: 'short', scopes: ['read'], expires_at: new Date(Date.now() + 60_000).toISOString() });
+    const key = await makeKey(owner.auth, {
+      name: 'short',
+      scopes: ['read'],
+      expires_at: new Date(Date.now() + 60_000).toISOString(),
+    });
     expect((await t.http.get('/v1/ssh-keys').set(key.auth)).status).toBe(200);
-    await queryRows(t.db.url, "UPDATE service_keys SET expires_at = now() - interval '1 second' WHERE id = $1", [key.id]);
+    await queryRows(t.db.url, "UPDATE service_keys SET expires_at = now() - interval '1 second' WHERE id = $1", [
+      key.id,
+    ]);
     const res = await t.http.get('/v1/ssh-keys').set(key.auth);
     expect(res.status).toBe(401);
     expect(res.body.error.message).toMatch(/expired at/);
@@ -194,14 +251,20 @@ describe('revocation, expiry, events, last use', () => {
     const first = await (async () => {
       const deadline = Date.now() + 10_000;
       while (Date.now() < deadline) {
-        const rows = await queryRows<{ last_used_at: Date | null }>(t.db.url, 'SELECT last_used_at FROM service_keys WHERE id = $1', [key.id]);
+        const rows = await queryRows<{ last_used_at: Date | null }>(
+          t.db.url,
+          'SELECT last_used_at FROM service_keys WHERE id = $1',
+          [key.id],
+        );
         if (rows[0]!.last_used_at) return rows[0]!.last_used_at;
         await new Promise((r) => setTimeout(r, 50));
       }
       throw new Error('last_used_at never written');
     })();
     for (let i = 0; i < 5; i++) await t.http.get('/v1/ssh-keys').set(key.auth).expect(200);
-    const listed = (await t.http.get('/v1/api-keys').set(owner.auth)).body.data.find((k: { id: string }) => k.id === key.id);
+    const listed = (await t.http.get('/v1/api-keys').set(owner.auth)).body.data.find(
+      (k: { id: string }) => k.id === key.id,
+    );
     expect(listed.last_used_at).toBe(first.toISOString());
   });
 });

@@ -46,12 +46,18 @@ function cronParserTimes(expression: string, after: Date, count: number): string
 describe('Temporal fires exactly when classic cron does', () => {
   it.concurrent.each(TABLE)('%s: the next 20 action times from describe() equal cron-parser', async (cron) => {
     const { auth } = await t.newAccount();
-    const created = await t.http.post('/v1/schedules').set(auth).send({ name: 'cron table', gpu: 'rtx-4090', template: 'pytorch', cron });
+    const created = await t.http
+      .post('/v1/schedules')
+      .set(auth)
+      .send({ name: 'cron table', gpu: 'rtx-4090', template: 'pytorch', cron });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     // Nothing may run from this table: pause it (the spec stays; future action times are still computed).
     await t.http.put(`/v1/schedules/${id}`).set(auth).send({ status: 'paused' }).expect(200);
-    const client = createScheduleClient({ temporal: t.deps.temporal, timing: { pollIntervalMs: 1000, meterIntervalMs: 1000 } });
+    const client = createScheduleClient({
+      temporal: t.deps.temporal,
+      timing: { pollIntervalMs: 1000, meterIntervalMs: 1000 },
+    });
     const handle = t.temporal.schedule.getHandle(temporalScheduleId(id));
 
     const now = new Date();
@@ -63,8 +69,13 @@ describe('Temporal fires exactly when classic cron does', () => {
     // one describe in a whole-suite run. Both calls are safe to repeat.
     while (fromTemporal.length < 20) {
       const from = startAt;
-      if (from) await eventually('the schedule\'s start moved', () => handle.update((prev) => ({ ...prev, spec: scheduleSpec({ cron }, from) })).then(() => true));
-      const times = (await eventually('the schedule described', () => client.describe(id))).info.nextActionTimes.map((d) => d.toISOString());
+      if (from)
+        await eventually("the schedule's start moved", () =>
+          handle.update((prev) => ({ ...prev, spec: scheduleSpec({ cron }, from) })).then(() => true),
+        );
+      const times = (await eventually('the schedule described', () => client.describe(id))).info.nextActionTimes.map(
+        (d) => d.toISOString(),
+      );
       if (times.length === 0) break; // Temporal's calendar ends with the year 2099
       fromTemporal.push(...times.filter((x) => !fromTemporal.includes(x)));
       startAt = new Date(Date.parse(fromTemporal[fromTemporal.length - 1]!) + 1000);
@@ -102,7 +113,10 @@ describe('cron validation', () => {
     ['', /invalid cron expression: the expression is empty/],
   ])('%j is a 400 that says why', async (cron, reason) => {
     const { auth } = await t.newAccount();
-    const res = await t.http.post('/v1/schedules').set(auth).send({ ...base, cron });
+    const res = await t.http
+      .post('/v1/schedules')
+      .set(auth)
+      .send({ ...base, cron });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
     const detail = (res.body.error.details as { path: string; message: string }[]).find((d) => d.path === 'cron');

@@ -21,13 +21,20 @@ let t: TestContext;
 let temporal: TemporalTestEnv;
 
 beforeAll(async () => {
-  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: OBSERVE_MS, meterIntervalMs: 3_600_000 } });
+  t = await createTestContext({
+    simulators: true,
+    launchTiming: { pollIntervalMs: OBSERVE_MS, meterIntervalMs: 3_600_000 },
+  });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
   t.sims.vastai.control.setBootDelay(300);
   const offers = (await t.deps.adapters.vastai.listOffers(t.sims.vastai.createKey())).map(toStoredOffer);
   await createPricingQueries(t.db.pool).recordRefresh(
-    { vastai: { ok: true, offers }, runpod: { ok: false, error: 'not asked' }, lambda: { ok: false, error: 'not asked' } },
+    {
+      vastai: { ok: true, offers },
+      runpod: { ok: false, error: 'not asked' },
+      lambda: { ok: false, error: 'not asked' },
+    },
     new Date(),
   );
 });
@@ -52,18 +59,29 @@ async function triggeredRun(limits: Record<string, unknown>) {
     .send({ name: 'timed', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', prefer_spot: false, ...limits });
   expect(created.status).toBe(201);
   await t.http.post(`/v1/schedules/${created.body.id}/trigger`).set(account.auth).expect(202);
-  const latest = async () => ((await t.http.get(`/v1/schedules/${created.body.id}/runs`).set(account.auth)).body.data as Run[])[0];
-  const running = await eventually('the run to be running', async () => {
-    const r = await latest();
-    return r?.status === 'running' ? { run: r, seenAt: Date.now() } : undefined;
-  }, 30_000, 100);
+  const latest = async () =>
+    ((await t.http.get(`/v1/schedules/${created.body.id}/runs`).set(account.auth)).body.data as Run[])[0];
+  const running = await eventually(
+    'the run to be running',
+    async () => {
+      const r = await latest();
+      return r?.status === 'running' ? { run: r, seenAt: Date.now() } : undefined;
+    },
+    30_000,
+    100,
+  );
   // Recorded at once, from the launch's word: the run's own look comes an observation interval after the launch
   // began, so through it the run would be seen running most of that interval after started_at.
   expect(running.seenAt - Date.parse(running.run.started_at!)).toBeLessThan(OBSERVE_MS / 2);
-  const ended = await eventually('the run to end', async () => {
-    const r = await latest();
-    return r?.ended_at ? r : undefined;
-  }, 90_000, 100);
+  const ended = await eventually(
+    'the run to end',
+    async () => {
+      const r = await latest();
+      return r?.ended_at ? r : undefined;
+    },
+    90_000,
+    100,
+  );
   return { running: running.run, ended };
 }
 

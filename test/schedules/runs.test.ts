@@ -24,10 +24,7 @@ let temporal: TemporalTestEnv;
 beforeAll(async () => {
   t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: POLL_MS, meterIntervalMs: 2_000 } });
   temporal = await createTemporalTestEnv();
-  await temporal.startWorker(
-    t.workerDeps(),
-    t.deps.temporal.taskQueue,
-  );
+  await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
   for (const p of PROVIDERS) t.sims[p].control.setBootDelay(300);
   // The pricing tables as a refresh leaves them: every provider's current offers, read from the simulators.
   await t.recordSimulatorPrices();
@@ -51,13 +48,16 @@ interface Run {
   error: string | null;
 }
 
-
 async function accountWith(providers: ProviderId[]) {
   const account = await t.newAccount();
   const keys = {} as Record<ProviderId, string>;
   for (const provider of providers) {
     keys[provider] = t.sims[provider].createKey();
-    await t.http.post('/v1/settings/providers').set(account.auth).send({ provider, api_key: keys[provider] }).expect(201);
+    await t.http
+      .post('/v1/settings/providers')
+      .set(account.auth)
+      .send({ provider, api_key: keys[provider] })
+      .expect(201);
   }
   await t.http.post('/v1/ssh-keys').set(account.auth).send({ name: 'laptop', public_key: ed25519Key() }).expect(201);
   return { ...account, keys };
@@ -65,19 +65,32 @@ async function accountWith(providers: ProviderId[]) {
 
 /** A schedule that never fires by itself in a test's lifetime (Feb 29th at 03:17); runs come from `trigger`. */
 async function createSchedule(auth: Auth, extra: Record<string, unknown> = {}) {
-  const res = await t.http.post('/v1/schedules').set(auth).send({ name: 'nightly', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', ...extra });
+  const res = await t.http
+    .post('/v1/schedules')
+    .set(auth)
+    .send({ name: 'nightly', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', ...extra });
   expect(res.status).toBe(201);
   return res.body as { id: string };
 }
 
-const runs = async (auth: Auth, id: string) => (await t.http.get(`/v1/schedules/${id}/runs`).set(auth).expect(200)).body.data as Run[];
+const runs = async (auth: Auth, id: string) =>
+  (await t.http.get(`/v1/schedules/${id}/runs`).set(auth).expect(200)).body.data as Run[];
 
-async function waitForRun(auth: Auth, id: string, what: string, pick: (runs: Run[]) => Run | undefined, timeoutMs = 60_000): Promise<Run> {
+async function waitForRun(
+  auth: Auth,
+  id: string,
+  what: string,
+  pick: (runs: Run[]) => Run | undefined,
+  timeoutMs = 60_000,
+): Promise<Run> {
   return eventually(what, async () => pick(await runs(auth, id)), timeoutMs, 200);
 }
 
 const events = (accountId: string) =>
-  t.sql<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at', [accountId]);
+  t.sql<{ type: string; data: Record<string, unknown> }>(
+    'SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at',
+    [accountId],
+  );
 
 /** When RunPod carried out the terminate of a pod (the simulator's clock, this process's), failing unless there was exactly one. */
 function terminatedAtRunpod(key: string, podId: string): number {
@@ -89,12 +102,19 @@ function terminatedAtRunpod(key: string, podId: string): number {
 }
 
 const instanceRow = async (podId: string) =>
-  (await t.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string; status: string }>(
-    'SELECT started_at, metered_through, price_per_hour_micros, status FROM instances WHERE provider_instance_id = $1', [podId]))[0]!;
+  (
+    await t.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string; status: string }>(
+      'SELECT started_at, metered_through, price_per_hour_micros, status FROM instances WHERE provider_instance_id = $1',
+      [podId],
+    )
+  )[0]!;
 
 /** The run's charges from the ledger (dollars), as GET /v1/billing/transactions lists them. */
 async function chargesOf(auth: Auth, instanceId: string): Promise<number> {
-  const txns = (await t.http.get('/v1/billing/transactions?type=instance_charge').set(auth).expect(200)).body.data as { amount: number; instance_id: string }[];
+  const txns = (await t.http.get('/v1/billing/transactions?type=instance_charge').set(auth).expect(200)).body.data as {
+    amount: number;
+    instance_id: string;
+  }[];
   return -Math.round(txns.filter((x) => x.instance_id === instanceId).reduce((s, x) => s + x.amount, 0) * 1e6) / 1e6;
 }
 
@@ -102,91 +122,149 @@ async function chargesOf(auth: Auth, instanceId: string): Promise<number> {
 // (a GPU without capacity, a boot delay, the next create refused), so a test that turns one on runs in the
 // second group, beside tests it cannot touch; recorded requests are picked by the instance they created.
 describe('a run', () => {
-  it.concurrent('fails with insufficient_balance, launching nothing, when the balance cannot cover its next hour', async () => {
-    const account = await t.newAccount('broke', { credit: 0.05 });
-    const key = t.sims.vastai.createKey();
-    await t.http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: key }).expect(201);
-    const schedule = await createSchedule(account.auth);
-    await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(account.auth).expect(202);
-    const failed = await waitForRun(account.auth, schedule.id, 'the run to fail', (r) => r.find((x) => x.status === 'failed'));
-    expect(failed.error).toMatch(/^insufficient_balance: The balance is \$0\.05, .* this launch adds \$0\.18\/h, so the next hour needs \$0\.18/);
-    expect(t.sims.vastai.control.instances(key)).toEqual([]);
-  });
+  it.concurrent(
+    'fails with insufficient_balance, launching nothing, when the balance cannot cover its next hour',
+    async () => {
+      const account = await t.newAccount('broke', { credit: 0.05 });
+      const key = t.sims.vastai.createKey();
+      await t.http
+        .post('/v1/settings/providers')
+        .set(account.auth)
+        .send({ provider: 'vastai', api_key: key })
+        .expect(201);
+      const schedule = await createSchedule(account.auth);
+      await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(account.auth).expect(202);
+      const failed = await waitForRun(account.auth, schedule.id, 'the run to fail', (r) =>
+        r.find((x) => x.status === 'failed'),
+      );
+      expect(failed.error).toMatch(
+        /^insufficient_balance: The balance is \$0\.05, .* this launch adds \$0\.18\/h, so the next hour needs \$0\.18/,
+      );
+      expect(t.sims.vastai.control.instances(key)).toEqual([]);
+    },
+  );
 
-  it.concurrent('picks the cheapest offer (spot first), runs the startup script, and DELETE ends the schedule and its live run', async () => {
-    const a = await accountWith(['runpod', 'vastai']);
-    const schedule = await createSchedule(a.auth, { startup_script: 'python train.py --epochs 3' });
-    await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
-
-    // rtx-4090: vastai spot $0.18 < vastai on-demand $0.4021 < runpod $0.69.
-    const running = await waitForRun(a.auth, schedule.id, 'the run to be running', (r) => r.find((x) => x.status === 'running'));
-    expect(running).toMatchObject({ provider: 'vastai', price_per_hour: expect.any(Number), error: null });
-    const atSim = t.sims.vastai.control.instances(a.keys.vastai);
-    expect(atSim.map((i) => i.id)).toEqual([running.instance_id]);
-    expect(atSim[0]).toMatchObject({ spot: true, image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime' });
-    const create = t.sims.vastai.control.requests({ method: 'PUT', path: /^\/api\/v0\/asks\// })
-      .find((r) => String((r.response as { new_contract?: unknown } | undefined)?.new_contract) === running.instance_id)!;
-    expect((create.body as { onstart?: string }).onstart).toBe('python train.py --epochs 3');
-    expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
-    // The instance shows up in the compute list like any other managed instance.
-    const compute = (await t.http.get('/v1/compute').set(a.auth).expect(200)).body.data as { id: string; managed: boolean; spot: boolean }[];
-    expect(compute).toEqual([expect.objectContaining({ id: running.instance_id, managed: true, spot: true })]);
-
-    const deleted = await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth);
-    expect(deleted.status).toBe(200);
-    expect(deleted.body).toEqual({ id: schedule.id, deleted: true });
-    await expect(t.temporal.schedule.getHandle(schedule.id).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
-    expect((await t.http.get(`/v1/schedules/${schedule.id}`).set(a.auth)).status).toBe(404);
-    await eventually('the instance to be gone at the provider', () => (t.sims.vastai.control.instances(a.keys.vastai).length === 0 ? true : undefined), 60_000);
-    const [row] = await eventually('the run to be cancelled', async () => {
-      const rows = await t.sql<{ status: string; stop_reason: string; ended_at: Date | null }>(
-        'SELECT status, stop_reason, ended_at FROM schedule_runs WHERE schedule_id = $1', [schedule.id]);
-      return rows[0]?.status === 'cancelled' ? rows : undefined;
-    });
-    expect(row!.stop_reason).toMatch(/was deleted/);
-    const kinds = (await events(a.accountId)).map((e) => e.type);
-    expect(kinds).toEqual(['instance.started', 'schedule.run.started', 'instance.terminated', 'schedule.run.completed']);
-  });
-
-  it.concurrent('falls back to the next offer when the cheapest provider has no capacity, and succeeds when the job exits by itself', async () => {
-    const a = await accountWith(['runpod', 'vastai']);
-    // rtx-a6000 on-demand: vastai $0.4821 < runpod $0.49. Vast still lists the offer, but creates fail.
-    t.sims.vastai.control.setNoCapacity('rtx-a6000', true, { mode: 'unavailable' });
-    try {
-      const schedule = await createSchedule(a.auth, { gpu: 'rtx-a6000', prefer_spot: false, startup_script: 'echo "done" && exit 0' });
+  it.concurrent(
+    'picks the cheapest offer (spot first), runs the startup script, and DELETE ends the schedule and its live run',
+    async () => {
+      const a = await accountWith(['runpod', 'vastai']);
+      const schedule = await createSchedule(a.auth, { startup_script: 'python train.py --epochs 3' });
       await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
-      const running = await waitForRun(a.auth, schedule.id, 'the run to be running on runpod', (r) => r.find((x) => x.status === 'running'));
-      expect(running.provider).toBe('runpod');
-      expect(t.sims.vastai.control.instances(a.keys.vastai)).toEqual([]);
-      const pod = t.sims.runpod.control.instances(a.keys.runpod);
-      expect(pod.map((p) => p.id)).toEqual([running.instance_id]);
-      // RunPod has no start-up hook: the script travels in env and the container's args run it.
-      expect(pod[0]!.env.GPUO_STARTUP_SCRIPT).toBe('echo "done" && exit 0');
-      const podCreate = t.sims.runpod.control.requests({ method: 'POST', path: '/v2/pods' })
-        .find((r) => (r.response as { id?: string } | undefined)?.id === running.instance_id)!;
-      expect((podCreate.body as { args?: string }).args).toBe('bash -c \'eval "$GPUO_STARTUP_SCRIPT"\'');
 
-      // The job finishes: the container exits by itself.
-      await eventually('a charge', async () => ((await chargesOf(a.auth, running.instance_id!)) > 0 ? true : undefined), 30_000);
-      t.sims.runpod.control.preempt(a.keys.runpod, running.instance_id!);
-      const done = await waitForRun(a.auth, schedule.id, 'the run to succeed', (r) => r.find((x) => x.status === 'succeeded'));
-      expect(done.ended_at).not.toBeNull();
-      expect(done.cost).toBe(await chargesOf(a.auth, running.instance_id!));
-      expect(done.cost).toBeGreaterThan(0);
-      await eventually('the pod to be terminated', () => (t.sims.runpod.control.instances(a.keys.runpod).length === 0 ? true : undefined));
-      expect((await events(a.accountId)).map((e) => e.type)).toContain('schedule.run.completed');
-      await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
-    } finally {
-      t.sims.vastai.control.setNoCapacity('rtx-a6000', false);
-    }
-  });
+      // rtx-4090: vastai spot $0.18 < vastai on-demand $0.4021 < runpod $0.69.
+      const running = await waitForRun(a.auth, schedule.id, 'the run to be running', (r) =>
+        r.find((x) => x.status === 'running'),
+      );
+      expect(running).toMatchObject({ provider: 'vastai', price_per_hour: expect.any(Number), error: null });
+      const atSim = t.sims.vastai.control.instances(a.keys.vastai);
+      expect(atSim.map((i) => i.id)).toEqual([running.instance_id]);
+      expect(atSim[0]).toMatchObject({ spot: true, image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime' });
+      const create = t.sims.vastai.control
+        .requests({ method: 'PUT', path: /^\/api\/v0\/asks\// })
+        .find(
+          (r) => String((r.response as { new_contract?: unknown } | undefined)?.new_contract) === running.instance_id,
+        )!;
+      expect((create.body as { onstart?: string }).onstart).toBe('python train.py --epochs 3');
+      expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
+      // The instance shows up in the compute list like any other managed instance.
+      const compute = (await t.http.get('/v1/compute').set(a.auth).expect(200)).body.data as {
+        id: string;
+        managed: boolean;
+        spot: boolean;
+      }[];
+      expect(compute).toEqual([expect.objectContaining({ id: running.instance_id, managed: true, spot: true })]);
+
+      const deleted = await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth);
+      expect(deleted.status).toBe(200);
+      expect(deleted.body).toEqual({ id: schedule.id, deleted: true });
+      await expect(t.temporal.schedule.getHandle(schedule.id).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
+      expect((await t.http.get(`/v1/schedules/${schedule.id}`).set(a.auth)).status).toBe(404);
+      await eventually(
+        'the instance to be gone at the provider',
+        () => (t.sims.vastai.control.instances(a.keys.vastai).length === 0 ? true : undefined),
+        60_000,
+      );
+      const [row] = await eventually('the run to be cancelled', async () => {
+        const rows = await t.sql<{ status: string; stop_reason: string; ended_at: Date | null }>(
+          'SELECT status, stop_reason, ended_at FROM schedule_runs WHERE schedule_id = $1',
+          [schedule.id],
+        );
+        return rows[0]?.status === 'cancelled' ? rows : undefined;
+      });
+      expect(row!.stop_reason).toMatch(/was deleted/);
+      const kinds = (await events(a.accountId)).map((e) => e.type);
+      expect(kinds).toEqual([
+        'instance.started',
+        'schedule.run.started',
+        'instance.terminated',
+        'schedule.run.completed',
+      ]);
+    },
+  );
+
+  it.concurrent(
+    'falls back to the next offer when the cheapest provider has no capacity, and succeeds when the job exits by itself',
+    async () => {
+      const a = await accountWith(['runpod', 'vastai']);
+      // rtx-a6000 on-demand: vastai $0.4821 < runpod $0.49. Vast still lists the offer, but creates fail.
+      t.sims.vastai.control.setNoCapacity('rtx-a6000', true, { mode: 'unavailable' });
+      try {
+        const schedule = await createSchedule(a.auth, {
+          gpu: 'rtx-a6000',
+          prefer_spot: false,
+          startup_script: 'echo "done" && exit 0',
+        });
+        await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
+        const running = await waitForRun(a.auth, schedule.id, 'the run to be running on runpod', (r) =>
+          r.find((x) => x.status === 'running'),
+        );
+        expect(running.provider).toBe('runpod');
+        expect(t.sims.vastai.control.instances(a.keys.vastai)).toEqual([]);
+        const pod = t.sims.runpod.control.instances(a.keys.runpod);
+        expect(pod.map((p) => p.id)).toEqual([running.instance_id]);
+        // RunPod has no start-up hook: the script travels in env and the container's args run it.
+        expect(pod[0]!.env.GPUO_STARTUP_SCRIPT).toBe('echo "done" && exit 0');
+        const podCreate = t.sims.runpod.control
+          .requests({ method: 'POST', path: '/v2/pods' })
+          .find((r) => (r.response as { id?: string } | undefined)?.id === running.instance_id)!;
+        expect((podCreate.body as { args?: string }).args).toBe('bash -c \'eval "$GPUO_STARTUP_SCRIPT"\'');
+
+        // The job finishes: the container exits by itself.
+        await eventually(
+          'a charge',
+          async () => ((await chargesOf(a.auth, running.instance_id!)) > 0 ? true : undefined),
+          30_000,
+        );
+        t.sims.runpod.control.preempt(a.keys.runpod, running.instance_id!);
+        const done = await waitForRun(a.auth, schedule.id, 'the run to succeed', (r) =>
+          r.find((x) => x.status === 'succeeded'),
+        );
+        expect(done.ended_at).not.toBeNull();
+        expect(done.cost).toBe(await chargesOf(a.auth, running.instance_id!));
+        expect(done.cost).toBeGreaterThan(0);
+        await eventually('the pod to be terminated', () =>
+          t.sims.runpod.control.instances(a.keys.runpod).length === 0 ? true : undefined,
+        );
+        expect((await events(a.accountId)).map((e) => e.type)).toContain('schedule.run.completed');
+        await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
+      } finally {
+        t.sims.vastai.control.setNoCapacity('rtx-a6000', false);
+      }
+    },
+  );
 
   it.concurrent('stops at max_duration_hours after the instance started running, and terminates it', async () => {
     const a = await accountWith(['runpod']);
     const hours = 0.002; // 7.2 s
     const schedule = await createSchedule(a.auth, { max_duration_hours: hours });
     await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
-    const run = await waitForRun(a.auth, schedule.id, 'the run to stop', (r) => r.find((x) => x.status === 'stopped_max_duration'), 90_000);
+    const run = await waitForRun(
+      a.auth,
+      schedule.id,
+      'the run to stop',
+      (r) => r.find((x) => x.status === 'stopped_max_duration'),
+      90_000,
+    );
     expect(Date.parse(run.ended_at!) - Date.parse(run.started_at!)).toBeGreaterThanOrEqual(hours * 3_600_000);
     expect(run.stop_reason).toBe('max_duration_hours (0.002) reached');
     expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
@@ -205,75 +283,105 @@ describe('a run', () => {
     await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
   });
 
-  it.concurrent('stops once its cost reaches max_cost, charged to the provider\'s end, and a firing meanwhile is skipped', async () => {
-    const a = await accountWith(['runpod']);
-    // rtx-4090 on runpod: $0.69/h, so $0.0015 lasts about 7.8 s.
-    const maxCost = 0.0015;
-    const schedule = await createSchedule(a.auth, { max_cost: maxCost, prefer_spot: false });
-    await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
-    const running = await waitForRun(a.auth, schedule.id, 'the run to be running', (r) => r.find((x) => x.status === 'running'));
+  it.concurrent(
+    "stops once its cost reaches max_cost, charged to the provider's end, and a firing meanwhile is skipped",
+    async () => {
+      const a = await accountWith(['runpod']);
+      // rtx-4090 on runpod: $0.69/h, so $0.0015 lasts about 7.8 s.
+      const maxCost = 0.0015;
+      const schedule = await createSchedule(a.auth, { max_cost: maxCost, prefer_spot: false });
+      await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
+      const running = await waitForRun(a.auth, schedule.id, 'the run to be running', (r) =>
+        r.find((x) => x.status === 'running'),
+      );
 
-    // Overlap: another firing while this run is live is recorded as skipped and launches nothing.
-    await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
-    const skipped = await waitForRun(a.auth, schedule.id, 'a skipped run', (r) => r.find((x) => x.status === 'skipped'));
-    expect(skipped).toMatchObject({ provider: null, instance_id: null, cost: 0, stop_reason: `the previous run ${running.id} was still live` });
-    expect(t.sims.runpod.control.instances(a.keys.runpod)).toHaveLength(1);
+      // Overlap: another firing while this run is live is recorded as skipped and launches nothing.
+      await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
+      const skipped = await waitForRun(a.auth, schedule.id, 'a skipped run', (r) =>
+        r.find((x) => x.status === 'skipped'),
+      );
+      expect(skipped).toMatchObject({
+        provider: null,
+        instance_id: null,
+        cost: 0,
+        stop_reason: `the previous run ${running.id} was still live`,
+      });
+      expect(t.sims.runpod.control.instances(a.keys.runpod)).toHaveLength(1);
 
-    const stopped = await waitForRun(a.auth, schedule.id, 'the run to stop at max_cost', (r) => r.find((x) => x.status === 'stopped_max_cost'), 90_000);
-    expect(stopped.id).toBe(running.id);
-    expect(stopped.cost).toBe(await chargesOf(a.auth, stopped.instance_id!));
-    expect(stopped.stop_reason).toBe('max_cost (0.0015) reached');
-    // Stopped after max_cost was reached: the terminate reached RunPod after the moment price × elapsed reached
-    // it, and the charges, exactly price × (metered_through − started_at), run to the moment RunPod carried it out.
-    const row = await instanceRow(stopped.instance_id!);
-    const priceMicros = Number(row.price_per_hour_micros);
-    const capReachedAt = row.started_at.getTime() + Math.floor((maxCost * 1e6 * 3_600_000) / priceMicros);
-    const terminatedAt = terminatedAtRunpod(a.keys.runpod, stopped.instance_id!);
-    expect(terminatedAt).toBeGreaterThanOrEqual(capReachedAt);
-    expect(row.metered_through.getTime()).toBeGreaterThanOrEqual(terminatedAt);
-    expect(stopped.cost).toBe(Math.round((priceMicros * (row.metered_through.getTime() - row.started_at.getTime())) / 3_600_000) / 1e6);
-    expect(stopped.cost).toBeGreaterThanOrEqual(maxCost - 0.000001); // the cap's moment is floored to the ms
-    expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
+      const stopped = await waitForRun(
+        a.auth,
+        schedule.id,
+        'the run to stop at max_cost',
+        (r) => r.find((x) => x.status === 'stopped_max_cost'),
+        90_000,
+      );
+      expect(stopped.id).toBe(running.id);
+      expect(stopped.cost).toBe(await chargesOf(a.auth, stopped.instance_id!));
+      expect(stopped.stop_reason).toBe('max_cost (0.0015) reached');
+      // Stopped after max_cost was reached: the terminate reached RunPod after the moment price × elapsed reached
+      // it, and the charges, exactly price × (metered_through − started_at), run to the moment RunPod carried it out.
+      const row = await instanceRow(stopped.instance_id!);
+      const priceMicros = Number(row.price_per_hour_micros);
+      const capReachedAt = row.started_at.getTime() + Math.floor((maxCost * 1e6 * 3_600_000) / priceMicros);
+      const terminatedAt = terminatedAtRunpod(a.keys.runpod, stopped.instance_id!);
+      expect(terminatedAt).toBeGreaterThanOrEqual(capReachedAt);
+      expect(row.metered_through.getTime()).toBeGreaterThanOrEqual(terminatedAt);
+      expect(stopped.cost).toBe(
+        Math.round((priceMicros * (row.metered_through.getTime() - row.started_at.getTime())) / 3_600_000) / 1e6,
+      );
+      expect(stopped.cost).toBeGreaterThanOrEqual(maxCost - 0.000001); // the cap's moment is floored to the ms
+      expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
 
-    // Newest first: the skipped firing came after the run it overlapped.
-    const all = await runs(a.auth, schedule.id);
-    expect(all.map((r) => r.id)).toEqual([skipped.id, running.id]);
-    // Paging: one per page, with a cursor to the next.
-    const page1 = (await t.http.get(`/v1/schedules/${schedule.id}/runs?limit=1`).set(a.auth).expect(200)).body;
-    expect(page1).toMatchObject({ has_more: true, data: [{ id: skipped.id }] });
-    const page2 = (await t.http.get(`/v1/schedules/${schedule.id}/runs?limit=1&cursor=${page1.next_cursor}`).set(a.auth).expect(200)).body;
-    expect(page2).toMatchObject({ has_more: false, next_cursor: null, data: [{ id: running.id }] });
-    const completed = (await events(a.accountId)).filter((e) => e.type === 'schedule.run.completed');
-    expect(completed).toHaveLength(1);
-    expect(completed[0]!.data).toMatchObject({ run_id: running.id, status: 'stopped_max_cost', cost: stopped.cost });
-    await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
-  });
+      // Newest first: the skipped firing came after the run it overlapped.
+      const all = await runs(a.auth, schedule.id);
+      expect(all.map((r) => r.id)).toEqual([skipped.id, running.id]);
+      // Paging: one per page, with a cursor to the next.
+      const page1 = (await t.http.get(`/v1/schedules/${schedule.id}/runs?limit=1`).set(a.auth).expect(200)).body;
+      expect(page1).toMatchObject({ has_more: true, data: [{ id: skipped.id }] });
+      const page2 = (
+        await t.http
+          .get(`/v1/schedules/${schedule.id}/runs?limit=1&cursor=${page1.next_cursor}`)
+          .set(a.auth)
+          .expect(200)
+      ).body;
+      expect(page2).toMatchObject({ has_more: false, next_cursor: null, data: [{ id: running.id }] });
+      const completed = (await events(a.accountId)).filter((e) => e.type === 'schedule.run.completed');
+      expect(completed).toHaveLength(1);
+      expect(completed[0]!.data).toMatchObject({ run_id: running.id, status: 'stopped_max_cost', cost: stopped.cost });
+      await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
+    },
+  );
 });
 
-describe('a run, beside the simulators\' fault knobs', () => {
-  it.concurrent('fails with the reasons when every offer is refused, and when no connected provider can run it', async () => {
-    const a = await accountWith(['runpod']);
-    t.sims.runpod.control.setNoCapacity('rtx-4090');
-    try {
-      const schedule = await createSchedule(a.auth, { prefer_spot: false });
-      await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
-      const failed = await waitForRun(a.auth, schedule.id, 'the run to fail', (r) => r.find((x) => x.status === 'failed'));
-      expect(failed.error).toMatch(/every offer was refused: runpod: provider_no_capacity/);
-      expect(failed).toMatchObject({ provider: null, instance_id: null, cost: 0 });
-      expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
-      const kinds = (await events(a.accountId)).map((e) => e.type);
-      expect(kinds).toEqual(['schedule.run.failed']);
-    } finally {
-      t.sims.runpod.control.setNoCapacity('rtx-4090', false);
-    }
-    // Lambda cannot run a container image: an account with only Lambda has no offer to launch.
-    const b = await accountWith(['lambda']);
-    const other = await createSchedule(b.auth, { gpu: 'h100-80gb-sxm' });
-    await t.http.post(`/v1/schedules/${other.id}/trigger`).set(b.auth).expect(202);
-    const none = await waitForRun(b.auth, other.id, 'the run to fail', (r) => r.find((x) => x.status === 'failed'));
-    expect(none.error).toMatch(/no available offer for h100-80gb-sxm/);
-    expect(t.sims.lambda.control.instances(b.keys.lambda)).toEqual([]);
-  });
+describe("a run, beside the simulators' fault knobs", () => {
+  it.concurrent(
+    'fails with the reasons when every offer is refused, and when no connected provider can run it',
+    async () => {
+      const a = await accountWith(['runpod']);
+      t.sims.runpod.control.setNoCapacity('rtx-4090');
+      try {
+        const schedule = await createSchedule(a.auth, { prefer_spot: false });
+        await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
+        const failed = await waitForRun(a.auth, schedule.id, 'the run to fail', (r) =>
+          r.find((x) => x.status === 'failed'),
+        );
+        expect(failed.error).toMatch(/every offer was refused: runpod: provider_no_capacity/);
+        expect(failed).toMatchObject({ provider: null, instance_id: null, cost: 0 });
+        expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
+        const kinds = (await events(a.accountId)).map((e) => e.type);
+        expect(kinds).toEqual(['schedule.run.failed']);
+      } finally {
+        t.sims.runpod.control.setNoCapacity('rtx-4090', false);
+      }
+      // Lambda cannot run a container image: an account with only Lambda has no offer to launch.
+      const b = await accountWith(['lambda']);
+      const other = await createSchedule(b.auth, { gpu: 'h100-80gb-sxm' });
+      await t.http.post(`/v1/schedules/${other.id}/trigger`).set(b.auth).expect(202);
+      const none = await waitForRun(b.auth, other.id, 'the run to fail', (r) => r.find((x) => x.status === 'failed'));
+      expect(none.error).toMatch(/no available offer for h100-80gb-sxm/);
+      expect(t.sims.lambda.control.instances(b.keys.lambda)).toEqual([]);
+    },
+  );
 
   it.concurrent('falls back on a provider refusal too, and records preemption of a spot run as preempted', async () => {
     const a = await accountWith(['runpod', 'vastai']);
@@ -281,7 +389,9 @@ describe('a run, beside the simulators\' fault knobs', () => {
     t.sims.vastai.control.serverErrors(1, { match: { method: 'PUT', path: /^\/api\/v0\/asks\// }, status: 400 });
     const schedule = await createSchedule(a.auth);
     await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
-    const running = await waitForRun(a.auth, schedule.id, 'the run to be running', (r) => r.find((x) => x.status === 'running'));
+    const running = await waitForRun(a.auth, schedule.id, 'the run to be running', (r) =>
+      r.find((x) => x.status === 'running'),
+    );
     // rtx-4090: vastai spot $0.18 refused → the next offer, vastai on-demand $0.4021 (runpod is $0.69).
     expect(running.provider).toBe('vastai');
     const inst = t.sims.vastai.control.instances(a.keys.vastai);
@@ -290,33 +400,54 @@ describe('a run, beside the simulators\' fault knobs', () => {
     // A second schedule on spot, preempted by the provider.
     const spot = await createSchedule(a.auth, { gpu: 'a100-80gb-pcie' });
     await t.http.post(`/v1/schedules/${spot.id}/trigger`).set(a.auth).expect(202);
-    const spotRun = await waitForRun(a.auth, spot.id, 'the spot run to be running', (r) => r.find((x) => x.status === 'running'));
+    const spotRun = await waitForRun(a.auth, spot.id, 'the spot run to be running', (r) =>
+      r.find((x) => x.status === 'running'),
+    );
     expect(t.sims.vastai.control.instances(a.keys.vastai).find((i) => i.id === spotRun.instance_id)?.spot).toBe(true);
     t.sims.vastai.control.preempt(a.keys.vastai, spotRun.instance_id!, 'stopped');
-    const preempted = await waitForRun(a.auth, spot.id, 'the run to be preempted', (r) => r.find((x) => x.status === 'preempted'));
+    const preempted = await waitForRun(a.auth, spot.id, 'the run to be preempted', (r) =>
+      r.find((x) => x.status === 'preempted'),
+    );
     expect(preempted.stop_reason).toBe('spot capacity reclaimed by the provider');
     expect(preempted.cost).toBe(await chargesOf(a.auth, spotRun.instance_id!));
     const failedEvents = (await events(a.accountId)).filter((e) => e.type === 'schedule.run.failed');
     expect(failedEvents.map((e) => e.data.run_id)).toEqual([spotRun.id]);
     await t.http.delete(`/v1/schedules/${spot.id}`).set(a.auth).expect(200);
     await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
-    await eventually('every instance to be gone', () => (t.sims.vastai.control.instances(a.keys.vastai).length === 0 ? true : undefined), 60_000);
+    await eventually(
+      'every instance to be gone',
+      () => (t.sims.vastai.control.instances(a.keys.vastai).length === 0 ? true : undefined),
+      60_000,
+    );
     expect((await t.http.get(`/v1/schedules/${schedule.id}/runs`).set(a.auth)).status).toBe(404);
   });
 
-  it.concurrent('ends a run whose instance never finishes booting once max_duration_hours has passed since the create', async () => {
-    const a = await accountWith(['runpod']);
-    t.sims.runpod.control.setBootDelay(600_000);
-    try {
-      // rtx-a6000: the test beside this one refuses RunPod's rtx-4090.
-      const schedule = await createSchedule(a.auth, { gpu: 'rtx-a6000', max_duration_hours: 0.001 }); // 3.6 s
-      await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
-      const run = await waitForRun(a.auth, schedule.id, 'the run to stop', (r) => r.find((x) => x.status === 'stopped_max_duration'), 60_000);
-      expect(run).toMatchObject({ started_at: null, cost: 0, provider: 'runpod' });
-      await eventually('the pod to be terminated', () => (t.sims.runpod.control.instances(a.keys.runpod).length === 0 ? true : undefined), 30_000);
-      await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
-    } finally {
-      t.sims.runpod.control.setBootDelay(300);
-    }
-  });
+  it.concurrent(
+    'ends a run whose instance never finishes booting once max_duration_hours has passed since the create',
+    async () => {
+      const a = await accountWith(['runpod']);
+      t.sims.runpod.control.setBootDelay(600_000);
+      try {
+        // rtx-a6000: the test beside this one refuses RunPod's rtx-4090.
+        const schedule = await createSchedule(a.auth, { gpu: 'rtx-a6000', max_duration_hours: 0.001 }); // 3.6 s
+        await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
+        const run = await waitForRun(
+          a.auth,
+          schedule.id,
+          'the run to stop',
+          (r) => r.find((x) => x.status === 'stopped_max_duration'),
+          60_000,
+        );
+        expect(run).toMatchObject({ started_at: null, cost: 0, provider: 'runpod' });
+        await eventually(
+          'the pod to be terminated',
+          () => (t.sims.runpod.control.instances(a.keys.runpod).length === 0 ? true : undefined),
+          30_000,
+        );
+        await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
+      } finally {
+        t.sims.runpod.control.setBootDelay(300);
+      }
+    },
+  );
 });

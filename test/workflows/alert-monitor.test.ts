@@ -33,7 +33,12 @@ function monitorActivities(options: { pendingStopRequests?: () => number; delive
     activities: {
       evaluateAlerts: async (kinds: { price?: boolean; budget?: boolean }) => {
         evaluations.push({ atMs: activityScheduledAtMs(), kinds });
-        return { priceTriggered: 0, budgetTriggered: 0, stopRequests: 0, pendingStopRequests: options.pendingStopRequests?.() ?? 0 };
+        return {
+          priceTriggered: 0,
+          budgetTriggered: 0,
+          stopRequests: 0,
+          pendingStopRequests: options.pendingStopRequests?.() ?? 0,
+        };
       },
       deliverAlertStopRequests: async () => {
         deliveries.push(activityScheduledAtMs());
@@ -99,10 +104,18 @@ describe('alertMonitor (time-skipping)', () => {
       const handle = await startMonitor(taskQueue);
       await ts.env.sleep(TICK_MS - MINUTE);
       expect(m.deliveries).toHaveLength(5); // the quick attempts of the first turn, then it gave up for now
-      expect(await handle.query<Stats>('stats')).toMatchObject({ evaluations: 1, deliveryFailures: 1, stopRequestsDelivered: 0 });
+      expect(await handle.query<Stats>('stats')).toMatchObject({
+        evaluations: 1,
+        deliveryFailures: 1,
+        stopRequestsDelivered: 0,
+      });
       deliveryWorks = true;
       await ts.env.sleep(2 * MINUTE); // the next tick evaluates and delivers
-      expect(await handle.query<Stats>('stats')).toMatchObject({ evaluations: 2, deliveryFailures: 1, stopRequestsDelivered: 1 });
+      expect(await handle.query<Stats>('stats')).toMatchObject({
+        evaluations: 2,
+        deliveryFailures: 1,
+        stopRequestsDelivered: 1,
+      });
     });
   });
 

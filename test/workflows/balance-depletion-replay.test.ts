@@ -9,7 +9,13 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { balanceDepletion } from '../../workflows';
 import type { GraceOnlyDepletionInput } from '../../workflows/contracts/billing';
-import { createTimeSkippingEnv, signalsReceived, standInActivities, startStandIn, type TimeSkippingEnv } from '../helpers/time-skipping';
+import {
+  createTimeSkippingEnv,
+  signalsReceived,
+  standInActivities,
+  startStandIn,
+  type TimeSkippingEnv,
+} from '../helpers/time-skipping';
 
 const MINUTE = 60_000;
 const GRACE_MS = 30 * MINUTE;
@@ -37,8 +43,17 @@ function account(balanceMicros: number, live: { id: string; provider: 'runpod' |
 
 async function startGraceOnly(taskQueue: string, accountId: string): Promise<WorkflowHandle<typeof balanceDepletion>> {
   const input: GraceOnlyDepletionInput = { accountId, graceMs: GRACE_MS };
-  const handle = await ts.env.client.workflow.start(balanceDepletion, { taskQueue, workflowId: `balance-depleted-${accountId}`, args: [input] });
-  ts.afterWorker(() => handle.terminate('test finished').then(() => undefined, () => undefined));
+  const handle = await ts.env.client.workflow.start(balanceDepletion, {
+    taskQueue,
+    workflowId: `balance-depleted-${accountId}`,
+    args: [input],
+  });
+  ts.afterWorker(() =>
+    handle.terminate('test finished').then(
+      () => undefined,
+      () => undefined,
+    ),
+  );
   return handle;
 }
 

@@ -79,7 +79,10 @@ class Account {
 
   activities() {
     return {
-      reviewAccountSpend: async (_accountId: string, settings: { graceMs: number; lowRunwayMs: number }): Promise<SpendReview> => {
+      reviewAccountSpend: async (
+        _accountId: string,
+        settings: { graceMs: number; lowRunwayMs: number },
+      ): Promise<SpendReview> => {
         const now = activityScheduledAtMs();
         if (this.since === 0) this.since = this.firstLook = now;
         const available = this.availableAt(now);
@@ -118,7 +121,12 @@ async function start(taskQueue: string, account: Account): Promise<WorkflowHandl
     args: [{ accountId: account.id, graceMs: GRACE_MS, lowRunwayMs: LOW_RUNWAY_MS }],
   });
   // A run left waiting (a failed test) would hold the test server's clock for the tests after it.
-  ts.afterWorker(() => handle.terminate('test finished').then(() => undefined, () => undefined));
+  ts.afterWorker(() =>
+    handle.terminate('test finished').then(
+      () => undefined,
+      () => undefined,
+    ),
+  );
   return handle;
 }
 
@@ -153,7 +161,11 @@ describe('balanceDepletion, the per-account spend workflow (time-skipping)', () 
       { id: 'launch-gone', provider: 'vastai' }, // its workflow already finished
     ];
     // $1 at $2/h: zero in 30 minutes.
-    const account = new Account(1 * DOLLAR, 2 * DOLLAR, live.map((l) => ({ ...l, id: `${l.id}-${Math.random().toString(36).slice(2, 8)}` })));
+    const account = new Account(
+      1 * DOLLAR,
+      2 * DOLLAR,
+      live.map((l) => ({ ...l, id: `${l.id}-${Math.random().toString(36).slice(2, 8)}` })),
+    );
     await ts.withWorker({ ...account.activities(), ...standInActivities }, async (taskQueue) => {
       const standIns = await Promise.all(account.live.slice(0, 2).map((i) => startStandIn(ts, taskQueue, i.id)));
       const handle = await start(taskQueue, account);
@@ -166,7 +178,9 @@ describe('balanceDepletion, the per-account spend workflow (time-skipping)', () 
       await ts.env.sleep(15 * MINUTE);
       expect(await signalsReceived(standIns[0]!, 'endInstance')).toEqual([{ action: 'stop', reason }]);
       expect(await signalsReceived(standIns[1]!, 'endInstance')).toEqual([{ action: 'terminate', reason }]);
-      const endedAt = (await standIns[0]!.fetchHistory()).events!.find((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'endInstance')!;
+      const endedAt = (await standIns[0]!.fetchHistory()).events!.find(
+        (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'endInstance',
+      )!;
       const endedMs = Number(endedAt.eventTime!.seconds) * 1000 + Math.floor((endedAt.eventTime!.nanos ?? 0) / 1e6);
       expect(endedMs - account.firstLook).toBeGreaterThanOrEqual(60 * MINUTE);
       expect(endedMs - account.firstLook).toBeLessThan(60 * MINUTE + 2_000);
@@ -199,7 +213,9 @@ describe('balanceDepletion, the per-account spend workflow (time-skipping)', () 
   });
 
   it('a top-up during the grace cancels it: nothing is ended, and the watch goes on', async () => {
-    const account = new Account(1 * DOLLAR, 2 * DOLLAR, [{ id: `launch-keep-${Math.random().toString(36).slice(2, 8)}`, provider: 'runpod' }]);
+    const account = new Account(1 * DOLLAR, 2 * DOLLAR, [
+      { id: `launch-keep-${Math.random().toString(36).slice(2, 8)}`, provider: 'runpod' },
+    ]);
     await ts.withWorker({ ...account.activities(), ...standInActivities }, async (taskQueue) => {
       const standIn = await startStandIn(ts, taskQueue, account.live[0]!.id);
       const handle = await start(taskQueue, account);
@@ -222,7 +238,9 @@ describe('balanceDepletion, the per-account spend workflow (time-skipping)', () 
   });
 
   it('a top-up that leaves available at or below zero does not restart the grace; an unsignalled one counts at the deadline', async () => {
-    const still = new Account(-50 * DOLLAR, 2 * DOLLAR, [{ id: `launch-s-${Math.random().toString(36).slice(2, 8)}`, provider: 'vastai' }]);
+    const still = new Account(-50 * DOLLAR, 2 * DOLLAR, [
+      { id: `launch-s-${Math.random().toString(36).slice(2, 8)}`, provider: 'vastai' },
+    ]);
     await ts.withWorker({ ...still.activities(), ...standInActivities }, async (taskQueue) => {
       const standIn = await startStandIn(ts, taskQueue, still.live[0]!.id);
       const handle = await start(taskQueue, still);
@@ -234,7 +252,9 @@ describe('balanceDepletion, the per-account spend workflow (time-skipping)', () 
       expect(await endFleet(still, handle)).toMatchObject({ outcome: 'instances_ended' });
     });
 
-    const lost = new Account(-5, 2 * DOLLAR, [{ id: `launch-l-${Math.random().toString(36).slice(2, 8)}`, provider: 'vastai' }]);
+    const lost = new Account(-5, 2 * DOLLAR, [
+      { id: `launch-l-${Math.random().toString(36).slice(2, 8)}`, provider: 'vastai' },
+    ]);
     await ts.withWorker({ ...lost.activities(), ...standInActivities }, async (taskQueue) => {
       const standIn = await startStandIn(ts, taskQueue, lost.live[0]!.id);
       const handle = await start(taskQueue, lost);

@@ -125,13 +125,21 @@ function activitiesFor(world: World, row: { current: InstanceRow }, script: Scri
     },
     finishInstance: async (_id, status, events, atMs, extra = {}) => {
       world.ends.push({ status, events, atMs, extra });
-      row.current = { ...row.current, status, end_reason: typeof extra.reason === 'string' ? extra.reason : row.current.end_reason };
+      row.current = {
+        ...row.current,
+        status,
+        end_reason: typeof extra.reason === 'string' ? extra.reason : row.current.end_reason,
+      };
       return row.current;
     },
   };
 }
 
-async function launchRunning(provider: ProviderId, script: Script, body: (h: WorkflowHandle<typeof launchInstance>, world: World) => Promise<void>) {
+async function launchRunning(
+  provider: ProviderId,
+  script: Script,
+  body: (h: WorkflowHandle<typeof launchInstance>, world: World) => Promise<void>,
+) {
   const accountId = `acct_${Math.random().toString(36).slice(2, 12)}`;
   const id = `launch-${accountId}-idle`;
   const world: World = { firstRoundAt: null, stops: [], terminates: [], charges: [], ends: [] };
@@ -154,10 +162,17 @@ async function launchRunning(provider: ProviderId, script: Script, body: (h: Wor
       workflowId: observerWorkflowId(accountId, provider),
       args: [{ accountId, provider, steadyMs: MINUTE, spotMs: 10_000, bootMs: 3_000 }],
     });
-    const handle = await ts.env.client.workflow.start(launchInstance, { taskQueue, workflowId: id, args: [input, { row: row.current, nextChargeAt: (await ts.now()) + 60 * MINUTE }] });
+    const handle = await ts.env.client.workflow.start(launchInstance, {
+      taskQueue,
+      workflowId: id,
+      args: [input, { row: row.current, nextChargeAt: (await ts.now()) + 60 * MINUTE }],
+    });
     ts.afterWorker(async () => {
       await handle.terminate('test finished').catch(() => undefined);
-      await ts.env.client.workflow.getHandle(observerWorkflowId(accountId, provider)).terminate('test finished').catch(() => undefined);
+      await ts.env.client.workflow
+        .getHandle(observerWorkflowId(accountId, provider))
+        .terminate('test finished')
+        .catch(() => undefined);
     });
     await body(handle, world);
   });
@@ -172,7 +187,9 @@ const idleAlways: Script = () => [3, 4];
 async function closedResult(handle: WorkflowHandle): Promise<LaunchResult | null> {
   const events = (await handle.fetchHistory()).events ?? [];
   const payload = events.at(-1)?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0];
-  return payload ? defaultPayloadConverter.fromPayload(payload as Parameters<typeof defaultPayloadConverter.fromPayload>[0]) : null;
+  return payload
+    ? defaultPayloadConverter.fromPayload(payload as Parameters<typeof defaultPayloadConverter.fromPayload>[0])
+    : null;
 }
 
 describe('idle stop (time-skipping)', () => {
@@ -212,18 +229,24 @@ describe('idle stop (time-skipping)', () => {
       expect(world.terminates[0]! - world.firstRoundAt!).toBeGreaterThanOrEqual(10 * MINUTE);
       expect(world.terminates[0]! - world.firstRoundAt!).toBeLessThan(11 * MINUTE);
       expect(world.charges.at(-1)).toBe(world.terminates[0]);
-      expect(world.ends.map((e) => [e.status, e.events])).toEqual([['terminated', ['instance.idle_stopped', 'instance.terminated']]]);
+      expect(world.ends.map((e) => [e.status, e.events])).toEqual([
+        ['terminated', ['instance.idle_stopped', 'instance.terminated']],
+      ]);
     });
   });
 
   it('leaves an instance alone while any GPU is at or above the threshold', async () => {
-    await launchRunning('runpod', () => [3, 10], async (handle, world) => {
-      await ts.env.sleep(45 * MINUTE);
-      expect((await handle.query(instanceQuery))?.status).toBe('running');
-      expect(world.stops).toEqual([]);
-      expect(world.terminates).toEqual([]);
-      expect(world.ends).toEqual([]);
-    });
+    await launchRunning(
+      'runpod',
+      () => [3, 10],
+      async (handle, world) => {
+        await ts.env.sleep(45 * MINUTE);
+        expect((await handle.query(instanceQuery))?.status).toBe('running');
+        expect(world.stops).toEqual([]);
+        expect(world.terminates).toEqual([]);
+        expect(world.ends).toEqual([]);
+      },
+    );
   });
 
   it('a busy reading restarts the window; missing readings neither restart nor end it', async () => {
@@ -239,11 +262,15 @@ describe('idle stop (time-skipping)', () => {
   });
 
   it('missing readings alone never stop an instance', async () => {
-    await launchRunning('vastai', () => null, async (handle, world) => {
-      await ts.env.sleep(30 * MINUTE);
-      expect((await handle.query(instanceQuery))?.status).toBe('running');
-      expect(world.terminates).toEqual([]);
-      expect(world.ends).toEqual([]);
-    });
+    await launchRunning(
+      'vastai',
+      () => null,
+      async (handle, world) => {
+        await ts.env.sleep(30 * MINUTE);
+        expect((await handle.query(instanceQuery))?.status).toBe('running');
+        expect(world.terminates).toEqual([]);
+        expect(world.ends).toEqual([]);
+      },
+    );
   });
 });

@@ -48,9 +48,18 @@ describe('launchInstance, an end the provider refuses (time-skipping)', () => {
       continueAsNewAfter: 20,
     });
     await ts.withWorker(activities, async (taskQueue) => {
-      const handle = await ts.env.client.workflow.start(launchInstance, { taskQueue, workflowId: input.instanceId, args: [input] });
+      const handle = await ts.env.client.workflow.start(launchInstance, {
+        taskQueue,
+        workflowId: input.instanceId,
+        args: [input],
+      });
       const observer = ts.env.client.workflow.getHandle(observerWorkflowId(input.accountId, input.provider));
-      ts.afterWorker(() => observer.result().then(() => undefined, () => undefined));
+      ts.afterWorker(() =>
+        observer.result().then(
+          () => undefined,
+          () => undefined,
+        ),
+      );
       await ts.env.sleep(MINUTE);
       expect(cloud.rows.get(input.instanceId)!.status).toBe('running');
       await handle.signal(endInstanceSignal, { action: 'terminate', reason: 'test done' });

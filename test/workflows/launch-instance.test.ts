@@ -34,16 +34,26 @@ afterEach(async () => {
  * each round is a workflow task and an activity the test server runs, 180 of them over 3 simulated hours (8–10 s
  * a test), and what these tests assert is the meter's.
  */
-const launchInput = (extra: Partial<LaunchInput> = {}) => launchInputFixture({ pollIntervalMs: 20 * MINUTE, meterIntervalMs: HOUR, bootDeadlineMs: HOUR, ...extra });
+const launchInput = (extra: Partial<LaunchInput> = {}) =>
+  launchInputFixture({ pollIntervalMs: 20 * MINUTE, meterIntervalMs: HOUR, bootDeadlineMs: HOUR, ...extra });
 
 /** Launches, lets `runFor` of workflow time pass after the start, terminates; the workflow's result and ids. */
 async function launchRunTerminate(cloud: FakeCloud, input: LaunchInput, runFor: number) {
   return ts.withWorker(cloud.activities, async (taskQueue) => {
-    const handle = await ts.env.client.workflow.start(launchInstance, { taskQueue, workflowId: input.instanceId, args: [input] });
+    const handle = await ts.env.client.workflow.start(launchInstance, {
+      taskQueue,
+      workflowId: input.instanceId,
+      args: [input],
+    });
     const startedAtMs = (await handle.describe()).startTime.getTime();
     // The observer the launch started ends by itself a round after the instance (nothing left to watch).
     const observer = ts.env.client.workflow.getHandle(observerWorkflowId(input.accountId, input.provider));
-    ts.afterWorker(() => observer.result().then(() => undefined, () => undefined));
+    ts.afterWorker(() =>
+      observer.result().then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
     await ts.env.sleep(runFor);
     const latest = ts.env.client.workflow.getHandle(input.instanceId);
     const beforeEnd = await latest.query(instanceQuery);
@@ -81,17 +91,28 @@ describe('launchInstance (time-skipping)', () => {
     expect(ended - workflowStartMs).toBeLessThan(3 * HOUR + 31 * MINUTE);
     // What the user pays: the price × the time it ran, nothing more.
     expect(Math.abs(cloud.chargedMicros(input.instanceId) - (PRICE * (ended - started)) / HOUR)).toBeLessThanOrEqual(2);
-    expect(cloud.events.filter((e) => e.instanceId === input.instanceId).map((e) => e.type)).toEqual(['instance.started', 'instance.terminated']);
+    expect(cloud.events.filter((e) => e.instanceId === input.instanceId).map((e) => e.type)).toEqual([
+      'instance.started',
+      'instance.terminated',
+    ]);
   });
 
   it('continues as new with the record and the meter carried over: every interval charged once, the terminate ends the new run', async () => {
     const cloud = createFakeCloud(ts, { provider: 'runpod', pricePerHourMicros: PRICE, bootMs: 10 * SECOND });
     const input = launchInput({ continueAsNewAfter: 2 });
-    const { result, workflowStartMs, beforeEnd, firstRunId, lastRunId } = await launchRunTerminate(cloud, input, 5 * HOUR + 30 * MINUTE);
+    const { result, workflowStartMs, beforeEnd, firstRunId, lastRunId } = await launchRunTerminate(
+      cloud,
+      input,
+      5 * HOUR + 30 * MINUTE,
+    );
 
     expect(lastRunId).not.toBe(firstRunId);
     // The new run answers for the instance as the first one left it.
-    expect(beforeEnd).toMatchObject({ id: input.instanceId, status: 'running', started_at: cloud.rows.get(input.instanceId)!.started_at });
+    expect(beforeEnd).toMatchObject({
+      id: input.instanceId,
+      status: 'running',
+      started_at: cloud.rows.get(input.instanceId)!.started_at,
+    });
     // ...metered as far as the last charge before the question, not as the create left it.
     const chargedBefore = cloud.charges.filter((c) => c.instanceId === input.instanceId).slice(0, 5);
     expect(beforeEnd!.metered_through).toBe(new Date(chargedBefore[chargedBefore.length - 1]!.throughMs).toISOString());
@@ -99,7 +120,9 @@ describe('launchInstance (time-skipping)', () => {
     const row = cloud.rows.get(input.instanceId)!;
     const started = Date.parse(row.started_at!);
     const ended = Date.parse(row.ended_at!);
-    const throughs = cloud.charges.filter((c) => c.instanceId === input.instanceId).map((c) => c.throughMs - workflowStartMs);
+    const throughs = cloud.charges
+      .filter((c) => c.instanceId === input.instanceId)
+      .map((c) => c.throughMs - workflowStartMs);
     expect(throughs).toHaveLength(6);
     // Hourly across the continue-as-new (after the third charge): none missed, none twice.
     expect(throughs.slice(1, 5).map((t, i) => t - throughs[i]!)).toEqual([HOUR, HOUR, HOUR, HOUR]);

@@ -25,10 +25,20 @@ const input: LaunchInput = launchInputFixture({
   bootDeadlineMs: 600_000,
 });
 
-const instance = { id: 'pod-1', name: 'gpuo-key1', status: 'provisioning', providerStatus: 'PROVISIONING', pricePerHour: 0.5 } as ProviderInstance;
+const instance = {
+  id: 'pod-1',
+  name: 'gpuo-key1',
+  status: 'provisioning',
+  providerStatus: 'PROVISIONING',
+  pricePerHour: 0.5,
+} as ProviderInstance;
 
 /** The activity over stubs; `steps` lists what it did, in order. */
-function oneStep(opts: { intent?: () => Promise<unknown>; launch?: () => Promise<ProviderInstance>; countedBefore?: number }) {
+function oneStep(opts: {
+  intent?: () => Promise<unknown>;
+  launch?: () => Promise<ProviderInstance>;
+  countedBefore?: number;
+}) {
   const steps: string[] = [];
   const watched: [ObserverInput, string][] = [];
   const deps = {
@@ -72,7 +82,15 @@ function oneStep(opts: { intent?: () => Promise<unknown>; launch?: () => Promise
 }
 
 /** What the workflow sees of an activity's failure. */
-const asSeenByWorkflow = (err: unknown) => new ActivityFailure('activity failed', 'createAndRecord', '1', RetryState.NON_RETRYABLE_FAILURE, 'worker', err as Error);
+const asSeenByWorkflow = (err: unknown) =>
+  new ActivityFailure(
+    'activity failed',
+    'createAndRecord',
+    '1',
+    RetryState.NON_RETRYABLE_FAILURE,
+    'worker',
+    err as Error,
+  );
 
 it('creates, records, then tells the observer (with the launch intervals), and answers the row with the boot deadline', async () => {
   const { run, steps, watched } = oneStep({});
@@ -84,18 +102,32 @@ it('creates, records, then tells the observer (with the launch intervals), and a
 });
 
 it('a refusal at the intent says nothing was sent: no compensation, and the client sees the refusal details unchanged', async () => {
-  const { run, steps } = oneStep({ intent: async () => Promise.reject(new LimitReachedError('live_instances', 3, 'at most 3 live instances')) });
-  const err = await run().then(() => null, (e: unknown) => e);
+  const { run, steps } = oneStep({
+    intent: async () => Promise.reject(new LimitReachedError('live_instances', 3, 'at most 3 live instances')),
+  });
+  const err = await run().then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ApplicationFailure);
   expect(steps).toEqual(['intent']);
   const refusal = failureOf(asSeenByWorkflow(err));
-  expect(refusal).toMatchObject({ type: 'limit_reached', nothingSent: true, details: [{ limit: 'live_instances', max: 3 }] });
+  expect(refusal).toMatchObject({
+    type: 'limit_reached',
+    nothingSent: true,
+    details: [{ limit: 'live_instances', max: 3 }],
+  });
   expect(nothingCreated(refusal, !refusal.nothingSent)).toBe(true);
 });
 
 it('a failure after the ask was sent carries no such word: the workflow compensates', async () => {
-  const { run, steps } = oneStep({ launch: async () => Promise.reject(new ProviderRequestError('runpod', 'transient', 'upstream timed out', 504)) });
-  const err = await run().then(() => null, (e: unknown) => e);
+  const { run, steps } = oneStep({
+    launch: async () => Promise.reject(new ProviderRequestError('runpod', 'transient', 'upstream timed out', 504)),
+  });
+  const err = await run().then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(steps).toEqual(['intent', 'count', 'create']);
   const refusal = failureOf(asSeenByWorkflow(err));
   expect(refusal.nothingSent).toBeUndefined();
@@ -105,8 +137,14 @@ it('a failure after the ask was sent carries no such word: the workflow compensa
 it('a refusal at the intent after another worker already asked to create says nothing of the kind: the workflow compensates', async () => {
   // A lost worker's create went through; its local activity starts again at attempt 1 on this worker, where
   // the intent step fails. The database's count (1) says an ask was sent, whatever the engine's attempt says.
-  const { run, steps } = oneStep({ countedBefore: 1, intent: async () => Promise.reject(new Error('connection terminated unexpectedly')) });
-  const err = await run().then(() => null, (e: unknown) => e);
+  const { run, steps } = oneStep({
+    countedBefore: 1,
+    intent: async () => Promise.reject(new Error('connection terminated unexpectedly')),
+  });
+  const err = await run().then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(steps).toEqual(['intent']);
   const refusal = failureOf(asSeenByWorkflow(err));
   expect(refusal.nothingSent).toBeUndefined();

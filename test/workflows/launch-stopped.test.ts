@@ -27,9 +27,18 @@ describe('launchInstance, a stopped pod (time-skipping)', () => {
     const cloud = createFakeCloud(ts, { provider: 'runpod', pricePerHourMicros: 2_000_000, bootMs: 10 * SECOND });
     const input = launchInputFixture({ pollIntervalMs: 20 * MINUTE, meterIntervalMs: HOUR, bootDeadlineMs: HOUR });
     await ts.withWorker(cloud.activities, async (taskQueue) => {
-      const handle = await ts.env.client.workflow.start(launchInstance, { taskQueue, workflowId: input.instanceId, args: [input] });
+      const handle = await ts.env.client.workflow.start(launchInstance, {
+        taskQueue,
+        workflowId: input.instanceId,
+        args: [input],
+      });
       const observer = ts.env.client.workflow.getHandle(observerWorkflowId(input.accountId, input.provider));
-      ts.afterWorker(() => observer.result().then(() => undefined, () => undefined));
+      ts.afterWorker(() =>
+        observer.result().then(
+          () => undefined,
+          () => undefined,
+        ),
+      );
       await ts.env.sleep(MINUTE); // the pod boots in 10 s
       expect(cloud.rows.get(input.instanceId)!.status).toBe('running');
       const stopped = await handle.executeUpdate(stopInstanceUpdate);

@@ -93,7 +93,17 @@ async function observe(rounds: Round[], extra: { continueAsNewAfter?: number } =
     const handle = await ts.env.client.workflow.start(observeProviderInstances, {
       taskQueue,
       workflowId,
-      args: [{ accountId: 'acct_x', provider: 'runpod', steadyMs: STEADY_MS, spotMs: SPOT_MS, bootMs: BOOT_MS, maxBackoffMs: MAX_BACKOFF_MS, ...extra }],
+      args: [
+        {
+          accountId: 'acct_x',
+          provider: 'runpod',
+          steadyMs: STEADY_MS,
+          spotMs: SPOT_MS,
+          bootMs: BOOT_MS,
+          maxBackoffMs: MAX_BACKOFF_MS,
+          ...extra,
+        },
+      ],
     });
     await handle.result(); // follows continue-as-new to the last run
     const firstRun = await ts.env.client.workflow.getHandle(workflowId, handle.firstExecutionRunId).fetchHistory();
@@ -127,7 +137,11 @@ describe('observeProviderInstances (time-skipping)', () => {
   it('does not end while a launch is being created (a row without a provider id), and looks again at the boot pace', async () => {
     // The launch's own word may not come (a process tells an observer at most once per wake gap): the round's
     // rows are what keeps it. Without `launching` the first round would end it.
-    const { gaps: g, rounds } = await observe([{ empty: true, launching: true, booting: true }, { booting: true }, { empty: true }]);
+    const { gaps: g, rounds } = await observe([
+      { empty: true, launching: true, booting: true },
+      { booting: true },
+      { empty: true },
+    ]);
     expect(rounds).toBe(3);
     expect(g).toEqual([1 * SECOND, 2 * SECOND]);
   });
@@ -145,7 +159,16 @@ describe('observeProviderInstances (time-skipping)', () => {
       {},
       { empty: true },
     ]);
-    expect(g).toEqual([STEADY_MS, 2 * STEADY_MS, 4 * STEADY_MS, 8 * STEADY_MS, MAX_BACKOFF_MS, MAX_BACKOFF_MS, STEADY_MS, STEADY_MS]);
+    expect(g).toEqual([
+      STEADY_MS,
+      2 * STEADY_MS,
+      4 * STEADY_MS,
+      8 * STEADY_MS,
+      MAX_BACKOFF_MS,
+      MAX_BACKOFF_MS,
+      STEADY_MS,
+      STEADY_MS,
+    ]);
   });
 
   it("waits at least a 429's Retry-After even on the first failure", async () => {

@@ -55,7 +55,9 @@ function fingerprint(rel: string): string {
 }
 
 it('finds the src/ modules workflows run code from', () => {
-  expect(workflowImportedSrcModules()).toEqual(expect.arrayContaining(['src/domain/boot-deadlines.ts', 'src/domain/idle-stop.ts']));
+  expect(workflowImportedSrcModules()).toEqual(
+    expect.arrayContaining(['src/domain/boot-deadlines.ts', 'src/domain/idle-stop.ts']),
+  );
 });
 
 it('has every workflow-imported src/ module at its recorded fingerprint', () => {
@@ -66,7 +68,8 @@ it('has every workflow-imported src/ module at its recorded fingerprint', () => 
     if (recorded[rel] === undefined) problems.push(`${rel} is now imported by workflow code and has no fingerprint`);
     else if (recorded[rel] !== hash) problems.push(`${rel} changed since its fingerprint`);
   }
-  for (const rel of Object.keys(recorded)) if (!(rel in current)) problems.push(`${rel} is no longer imported by workflow code`);
+  for (const rel of Object.keys(recorded))
+    if (!(rel in current)) problems.push(`${rel} is no longer imported by workflow code`);
   if (problems.length > 0) {
     throw new Error(
       `${problems.join('\n')}\n\n` +

@@ -20,7 +20,11 @@ const HISTORIES = path.join(__dirname, '../fixtures/histories');
 /** `<workflowType>/<file>` of every saved history. */
 const recorded = readdirSync(HISTORIES, { withFileTypes: true })
   .filter((d) => d.isDirectory())
-  .flatMap((d) => readdirSync(path.join(HISTORIES, d.name)).filter((f) => f.endsWith('.pb')).map((f) => `${d.name}/${f}`))
+  .flatMap((d) =>
+    readdirSync(path.join(HISTORIES, d.name))
+      .filter((f) => f.endsWith('.pb'))
+      .map((f) => `${d.name}/${f}`),
+  )
   .sort();
 
 /** Every workflow type the worker registers: the async functions workflows/index.ts exports. */
@@ -42,7 +46,10 @@ beforeAll(() => {
       history: temporal.api.history.v1.History.decode(readFileSync(path.join(HISTORIES, file))),
     }));
     const byFile = new Map<string, ReplayResult>();
-    for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle(), dataConverter: TEST_DATA_CONVERTER }, histories)) {
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: await workflowBundle(), dataConverter: TEST_DATA_CONVERTER },
+      histories,
+    )) {
       byFile.set(result.workflowId, result);
     }
     return byFile;
@@ -55,7 +62,7 @@ it('finds histories to replay', () => {
   expect(recorded.length).toBeGreaterThan(0);
 });
 
-it.each(recorded)('%s replays on today\'s code', async (file) => {
+it.each(recorded)("%s replays on today's code", async (file) => {
   const result = (await results).get(file);
   if (!result) throw new Error(`${file}: the replay worker gave no result for this history`);
   if (result.error) {
@@ -71,7 +78,9 @@ it('has at least one recorded history of every workflow type the worker serves',
   const families = new Set(recorded.map((file) => file.split('/')[0]));
   const missing = workflowTypes.filter((type) => !families.has(type));
   if (missing.length > 0) {
-    throw new Error(`no recorded history of ${missing.join(', ')}: add a scenario to scripts/record-histories.ts and run npm run histories:record`);
+    throw new Error(
+      `no recorded history of ${missing.join(', ')}: add a scenario to scripts/record-histories.ts and run npm run histories:record`,
+    );
   }
   expect(workflowTypes.length).toBeGreaterThan(0);
 });

@@ -40,8 +40,14 @@ function runActivities(cloud: FakeCloud, schedule: ScheduleRow, pricePerHourMicr
     recorded,
     activities: {
       ...cloud.activities,
-      beginScheduleRun: async () => ({ run: { id: 'run_1', status: 'launching' }, schedule, dockerImage: 'pytorch/pytorch' }),
-      findScheduleRunOffers: async () => [{ provider: 'runpod' as const, spot: false, region: null, pricePerHourMicros, availability: 1 }],
+      beginScheduleRun: async () => ({
+        run: { id: 'run_1', status: 'launching' },
+        schedule,
+        dockerImage: 'pytorch/pytorch',
+      }),
+      findScheduleRunOffers: async () => [
+        { provider: 'runpod' as const, spot: false, region: null, pricePerHourMicros, availability: 1 },
+      ],
       checkScheduleRunBalance: async () => null,
       readRunInstance: async (id: string) => {
         const row = cloud.rows.get(id);
@@ -101,13 +107,20 @@ async function fire(s: ScheduleRow, pricePerHourMicros: number) {
   const result = await ts.withWorker(run.activities, async (taskQueue) => {
     // The launch's observer ends by itself a round after the instance.
     const observer = ts.env.client.workflow.getHandle(observerWorkflowId(s.account_id, 'runpod'));
-    ts.afterWorker(() => observer.result().then(() => undefined, () => undefined));
+    ts.afterWorker(() =>
+      observer.result().then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
     const handle = await ts.env.client.workflow.start(scheduleRun, {
       taskQueue,
       workflowId: `${s.id}-run-2026-11-24T03:00:00Z`,
       // The production meter; the observer's round every 20 min, not 60 s (each round is work the test server
       // runs: 150 of them over 2.5 simulated hours): the run's own timers end it, which is what is asserted.
-      args: [{ scheduleId: s.id, accountId: s.account_id, launch: { pollIntervalMs: 20 * MINUTE, meterIntervalMs: HOUR } }],
+      args: [
+        { scheduleId: s.id, accountId: s.account_id, launch: { pollIntervalMs: 20 * MINUTE, meterIntervalMs: HOUR } },
+      ],
     });
     return handle.result();
   });
@@ -121,8 +134,14 @@ describe('scheduleRun (time-skipping)', () => {
     const { result, recorded, cloud, instance } = await fire(schedule({ max_duration_hours: 2.5 }), price);
 
     expect(result).toEqual({ runId: 'run_1', status: 'stopped_max_duration' });
-    expect(recorded.finished).toMatchObject({ status: 'stopped_max_duration', stopReason: 'max_duration_hours (2.5) reached' });
-    expect(instance).toMatchObject({ status: 'terminated', end_reason: expect.stringContaining('max_duration_hours (2.5) reached') });
+    expect(recorded.finished).toMatchObject({
+      status: 'stopped_max_duration',
+      stopReason: 'max_duration_hours (2.5) reached',
+    });
+    expect(instance).toMatchObject({
+      status: 'terminated',
+      end_reason: expect.stringContaining('max_duration_hours (2.5) reached'),
+    });
     const started = Date.parse(instance.started_at!);
     const ran = Date.parse(instance.ended_at!) - started;
     expect(recorded.runningSinceMs).toBe(started);

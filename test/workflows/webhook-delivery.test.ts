@@ -7,7 +7,12 @@
  * and recorded, and what a receiver sees, stays end to end (test/webhooks/lifecycle.test.ts).
  */
 import { webhookDelivery } from '../../workflows';
-import { activityScheduledAtMs, createTimeSkippingEnv, runTimeMs, type TimeSkippingEnv } from '../helpers/time-skipping';
+import {
+  activityScheduledAtMs,
+  createTimeSkippingEnv,
+  runTimeMs,
+  type TimeSkippingEnv,
+} from '../helpers/time-skipping';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -56,7 +56,9 @@ export interface GraceOnlyDepletionInput {
  * Whether a run was started before the spend watcher: decided by the input recorded in its first event (the
  * only difference between the two histories: neither records a marker), so replay and the live run agree.
  */
-export function startedAsGraceOnly(input: BalanceDepletionInput | GraceOnlyDepletionInput): input is GraceOnlyDepletionInput {
+export function startedAsGraceOnly(
+  input: BalanceDepletionInput | GraceOnlyDepletionInput,
+): input is GraceOnlyDepletionInput {
   return input.lowRunwayMs === undefined;
 }
 

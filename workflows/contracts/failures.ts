@@ -9,7 +9,8 @@ import type { ProviderFailureKind } from '../../src/errors';
  * A provider's failure, `provider_<kind>`; plus no key connected, a provider that could not be reached, and a key
  * that cannot see an instance another key of the account created.
  */
-export type ProviderFailureType = `provider_${ProviderFailureKind}` | 'provider_not_connected' | 'provider_unavailable' | 'provider_key_mismatch';
+export type ProviderFailureType =
+  `provider_${ProviderFailureKind}` | 'provider_not_connected' | 'provider_unavailable' | 'provider_key_mismatch';
 
 export type FailureType =
   | ProviderFailureType

@@ -7,7 +7,8 @@ import type { LaunchTiming } from './launch';
 
 export const jobWorkflowId = (jobId: string): string => `job-${jobId}`;
 /** Attempt `n`'s launch workflow id, also its instance row id. */
-export const jobAttemptRowId = (accountId: string, jobId: string, n: number): string => `launch-${accountId}-${jobId}-${n}`;
+export const jobAttemptRowId = (accountId: string, jobId: string, n: number): string =>
+  `launch-${accountId}-${jobId}-${n}`;
 /**
  * What the launch carries as the start command of an attempt: a reference, resolved into the real command (the
  * wrapper, the attempt's exit token, the env) only by the create activity, so neither reaches workflow history.

@@ -168,7 +168,6 @@ export interface CarriedEnd {
   idleStopping: 'stop' | 'terminate' | null;
 }
 
-
 /** The launch workflow's signature, for continue-as-new and typed starts. */
 export type LaunchWorkflow = (input: LaunchInput, carried?: LaunchCarried) => Promise<LaunchResult>;
 

@@ -50,4 +50,3 @@ export interface ReconcileSummary {
   adopted: number;
   finished: number;
 }
-

@@ -79,7 +79,10 @@ export interface ObserverInput {
  * own activity signals-with-start it or the workflow starts it as a child.
  */
 export function observerInputOf(
-  launch: Pick<LaunchInput, 'accountId' | 'provider' | 'pollIntervalMs' | 'spotPollIntervalMs' | 'bootPollMaxMs' | 'activityTimeoutMs'>,
+  launch: Pick<
+    LaunchInput,
+    'accountId' | 'provider' | 'pollIntervalMs' | 'spotPollIntervalMs' | 'bootPollMaxMs' | 'activityTimeoutMs'
+  >,
 ): ObserverInput {
   return {
     accountId: launch.accountId,

@@ -31,4 +31,3 @@ export interface ScheduleRunResult {
 
 /** Ends a live run for a reason of ours (the schedule was deleted): its instance is terminated, the run `cancelled`. */
 export const cancelScheduleRunSignal = defineSignal<[{ reason: string }]>('cancelScheduleRun');
-

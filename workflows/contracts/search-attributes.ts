@@ -20,7 +20,13 @@ export const SCHEDULE_ID_ATTRIBUTE = defineSearchAttributeKey('GpuoScheduleId', 
 /** The job (`job_…`) a job workflow and its attempts' launches work for. */
 export const JOB_ID_ATTRIBUTE = defineSearchAttributeKey('GpuoJobId', SearchAttributeType.KEYWORD);
 
-export const SEARCH_ATTRIBUTES = [ACCOUNT_ID_ATTRIBUTE, PROVIDER_ATTRIBUTE, INSTANCE_ID_ATTRIBUTE, SCHEDULE_ID_ATTRIBUTE, JOB_ID_ATTRIBUTE] as const;
+export const SEARCH_ATTRIBUTES = [
+  ACCOUNT_ID_ATTRIBUTE,
+  PROVIDER_ATTRIBUTE,
+  INSTANCE_ID_ATTRIBUTE,
+  SCHEDULE_ID_ATTRIBUTE,
+  JOB_ID_ATTRIBUTE,
+] as const;
 
 /** `--search-attribute Name=Keyword` pairs for `temporal server start-dev` (extraArgs). */
 export function devServerSearchAttributeArgs(): string[] {

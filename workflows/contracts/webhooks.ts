@@ -46,4 +46,3 @@ export interface DeliveryState {
   /** Epoch ms of the next automatic attempt while pending; null otherwise (or "now" for a fresh delivery). */
   nextAttemptAt: number | null;
 }
-

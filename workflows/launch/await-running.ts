@@ -13,7 +13,10 @@ import { tellProgress } from './progress';
 import { requested, type LaunchContext } from './state';
 
 /** Acts on one word about a booting instance: a failed boot (its reason), running (metering starts), or still booting. */
-async function onBootObservation(c: LaunchContext, seen: ProviderObservation | null): Promise<{ failed: string } | 'running' | 'booting'> {
+async function onBootObservation(
+  c: LaunchContext,
+  seen: ProviderObservation | null,
+): Promise<{ failed: string } | 'running' | 'booting'> {
   const failure = seen ? boot.bootFailure(seen) : null;
   if (failure) return { failed: failure };
   if (seen?.instance?.status === 'running') {
@@ -42,12 +45,19 @@ export async function awaitRunning(c: LaunchContext): Promise<string | null> {
   if (!booting()) return null;
   const createdAt = Date.parse(s.row!.created_at);
   const deadlineMs =
-    c.input.bootDeadlineMs ?? c.launched?.bootDeadlineMs ?? (await c.acts.db.bootDeadline({ provider: c.input.provider, gpuType: c.input.gpuType })).ms;
+    c.input.bootDeadlineMs ??
+    c.launched?.bootDeadlineMs ??
+    (await c.acts.db.bootDeadline({ provider: c.input.provider, gpuType: c.input.gpuType })).ms;
   const deadlineAt = createdAt + deadlineMs;
   const pastDeadline = () => `the instance did not start within ${deadlineMs / 1000} s (boot deadline)`;
   while (booting()) {
     if (Date.now() >= deadlineAt) return failBoot(c, pastDeadline());
-    if (!(await condition(() => requested(s) || s.observed !== null, Math.max(1, Math.min(c.settings.bootSilenceMs, deadlineAt - Date.now()))))) {
+    if (
+      !(await condition(
+        () => requested(s) || s.observed !== null,
+        Math.max(1, Math.min(c.settings.bootSilenceMs, deadlineAt - Date.now())),
+      ))
+    ) {
       if (Date.now() < deadlineAt) await ensureObserver(c);
       continue;
     }

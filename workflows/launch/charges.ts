@@ -20,7 +20,7 @@ export const STOPPED_SLEEPS_PATCH = 'launch-stopped-sleeps';
 export const STOPPED_STORAGE_PATCH = 'launch-stopped-storage';
 
 /** The GB a stopped instance keeps at its provider: a RunPod pod's volume (its container disk is wiped). */
-const keptGb = (c: LaunchContext): number => (c.input.provider === 'runpod' ? c.input.volumeGb ?? 0 : 0);
+const keptGb = (c: LaunchContext): number => (c.input.provider === 'runpod' ? (c.input.volumeGb ?? 0) : 0);
 
 /**
  * Charges a stopped instance's storage up to `throughMs` (the activity does nothing once it is no longer
@@ -84,7 +84,10 @@ export async function endAtProvider(
       return Math.max(atMs, s.row!.metered_through ? Date.parse(s.row!.metered_through) : 0);
     } catch (err) {
       const why = failureOf(err).message;
-      s.row = await db.noteLifecycleWarning(id, `The ${action} has not reached the provider yet (${why}); it is retried until it does.`);
+      s.row = await db.noteLifecycleWarning(
+        id,
+        `The ${action} has not reached the provider yet (${why}); it is retried until it does.`,
+      );
     }
     const retryAt = Date.now() + wait;
     while (Date.now() < retryAt) {

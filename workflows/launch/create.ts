@@ -4,7 +4,14 @@
  * answer on the row. Whatever fails after the provider may have said yes, the instance is terminated at the
  * provider before the launch fails.
  */
-import { allHandlersFinished, ApplicationFailure, condition, patched, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  patched,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { SshAccess } from '../../activities/instances';
 import type { InstanceRow } from '../../src/db/queries/instances';
 import type { ProviderInstance } from '../../src/providers/types';
@@ -52,7 +59,8 @@ export async function createInstance(c: LaunchContext): Promise<void> {
       }
     }
     await tellProgress(c);
-    if (s.row.provider_instance_id) upsertSearchAttributes([{ key: INSTANCE_ID_ATTRIBUTE, value: s.row.provider_instance_id }]);
+    if (s.row.provider_instance_id)
+      upsertSearchAttributes([{ key: INSTANCE_ID_ATTRIBUTE, value: s.row.provider_instance_id }]);
   } catch (err) {
     const refusal = failureOf(err);
     // The row says failed before the refusal is answered, so the client never sees a live-looking row.
@@ -75,7 +83,11 @@ async function endCompensating(c: LaunchContext): Promise<void> {
   let wait = c.settings.endRetryInitialMs;
   for (;;) {
     try {
-      await c.acts.ending.terminateByName({ accountId: input.accountId, provider: input.provider, providerName: input.providerName });
+      await c.acts.ending.terminateByName({
+        accountId: input.accountId,
+        provider: input.provider,
+        providerName: input.providerName,
+      });
       return;
     } catch {
       await sleep(wait);

@@ -21,7 +21,12 @@ export function checkIdle(c: LaunchContext, seen: PollResult | ProviderObservati
     return;
   }
   const reading = idleStop.readUtilization(seen.instance.gpuUtilization, s.row!.gpu_count, rule);
-  const due = idleStop.idleStopDue(s.idleSinceMs, reading, seen.atMs, rule.for_minutes * (input.idleStopMinuteMs ?? MINUTE_MS));
+  const due = idleStop.idleStopDue(
+    s.idleSinceMs,
+    reading,
+    seen.atMs,
+    rule.for_minutes * (input.idleStopMinuteMs ?? MINUTE_MS),
+  );
   s.idleSinceMs = idleStop.nextIdleSince(s.idleSinceMs, reading, seen.atMs);
   if (!due) return;
   s.endReason = idleStop.idleStopReason(rule);

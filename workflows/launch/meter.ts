@@ -18,7 +18,10 @@ import { continueAsNewIfDue, requested, type LaunchContext } from './state';
 /** Only the meter timer, the observer's word and a request wake the workflow. */
 async function awaitObservation(c: LaunchContext, turn: number): Promise<ProviderObservation | null> {
   const { s } = c;
-  const woken = await condition(() => requested(s) || s.start.requested || s.observed !== null, Math.max(1, s.nextChargeAt - Date.now()));
+  const woken = await condition(
+    () => requested(s) || s.start.requested || s.observed !== null,
+    Math.max(1, s.nextChargeAt - Date.now()),
+  );
   if (requested(s) || s.start.requested) return null;
   if (!woken) {
     await chargeDue(c, s.row!);
@@ -96,19 +99,25 @@ async function onObservation(
     // A pod stopped at RunPod (not through us): charged up to when it was seen stopped, at its launch price.
     const stoppedAt = seenAt;
     await db.chargeInstance(id, stoppedAt);
-    s.row = await db.finishInstance(id, 'stopped', 'instance.stopped', stoppedAt, { reason: 'stopped at the provider' });
+    s.row = await db.finishInstance(id, 'stopped', 'instance.stopped', stoppedAt, {
+      reason: 'stopped at the provider',
+    });
     await chargeStorageThrough(c, stoppedAt);
     return 'acted';
   }
   if (row.status === 'stopped' && seen.gone) {
     await chargeStorageThrough(c, seenAt);
-    s.row = await db.finishInstance(id, 'terminated', 'instance.terminated', seenAt, { reason: 'the provider ended the instance' });
+    s.row = await db.finishInstance(id, 'terminated', 'instance.terminated', seenAt, {
+      reason: 'the provider ended the instance',
+    });
     return { ended: 'terminated' };
   }
   if (row.status === 'stopped' && providerStatus === 'running') {
     // Started again at the provider: metering resumes now; the stopped time is charged as storage only.
     await chargeStorageThrough(c, seenAt);
-    s.row = row.started_at ? await db.resumeInstance(id, seenAt, seen.instance!) : await db.markInstanceRunning(id, seenAt, seen.instance!);
+    s.row = row.started_at
+      ? await db.resumeInstance(id, seenAt, seen.instance!)
+      : await db.markInstanceRunning(id, seenAt, seen.instance!);
     s.nextChargeAt = seenAt + input.meterIntervalMs;
     return 'acted';
   }

@@ -1,7 +1,19 @@
 /** The launch workflow's side of batched observation: making sure the observer runs, and taking its word. */
-import { ChildWorkflowCancellationType, getExternalWorkflowHandle, ParentClosePolicy, sleep, startChild } from '@temporalio/workflow';
+import {
+  ChildWorkflowCancellationType,
+  getExternalWorkflowHandle,
+  ParentClosePolicy,
+  sleep,
+  startChild,
+} from '@temporalio/workflow';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { observerInputOf, observerWorkflowId, watchInstanceSignal, type ObserverInput, type ProviderObservation } from '../contracts/observation';
+import {
+  observerInputOf,
+  observerWorkflowId,
+  watchInstanceSignal,
+  type ObserverInput,
+  type ProviderObservation,
+} from '../contracts/observation';
 import { ACCOUNT_ID_ATTRIBUTE, PROVIDER_ATTRIBUTE } from '../contracts/search-attributes';
 import type { LaunchContext, LaunchState } from './state';
 

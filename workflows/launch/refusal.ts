@@ -16,7 +16,12 @@ export function failureOf(err: unknown): Refusal {
     const details = [...(cause.details ?? [])];
     const nothingSent = details.length > 0 && isNothingSentDetail(details[details.length - 1]);
     if (nothingSent) details.pop();
-    return { type: cause.type ?? 'provider_error', message: cause.message, details, ...(nothingSent ? { nothingSent } : {}) };
+    return {
+      type: cause.type ?? 'provider_error',
+      message: cause.message,
+      details,
+      ...(nothingSent ? { nothingSent } : {}),
+    };
   }
   if (cause instanceof Error) return { type: 'provider_unavailable', message: cause.message };
   return { type: 'internal_error', message: String(cause) };
@@ -32,5 +37,10 @@ export function nothingCreated(refusal: Refusal, reachedProvider: boolean): bool
     return true;
   }
   const status = (refusal.details?.[0] as { providerStatus?: number | null } | undefined)?.providerStatus;
-  return refusal.type === ('provider_provider_error' satisfies FailureType) && typeof status === 'number' && status >= 400 && status < 500;
+  return (
+    refusal.type === ('provider_provider_error' satisfies FailureType) &&
+    typeof status === 'number' &&
+    status >= 400 &&
+    status < 500
+  );
 }

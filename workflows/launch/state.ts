@@ -53,10 +53,18 @@ export interface LaunchSettings {
 function launchActivities(input: LaunchInput) {
   const startToCloseTimeout = input.activityTimeoutMs ?? 30_000;
   const heartbeatTimeout = input.heartbeatTimeoutMs ?? 5_000;
-  const fewAttempts = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 };
+  const fewAttempts = {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 3,
+  };
   return {
     /** One short look before an end (catchUpStart): never holds the end up for long. */
-    glance: proxyActivities<Activities>({ startToCloseTimeout: Math.min(startToCloseTimeout, 3_000), retry: { maximumAttempts: 1 } }),
+    glance: proxyActivities<Activities>({
+      startToCloseTimeout: Math.min(startToCloseTimeout, 3_000),
+      retry: { maximumAttempts: 1 },
+    }),
     /** A few quick attempts per round; the workflow's own loop keeps trying ends for as long as it takes. */
     ending: proxyActivities<Activities>({ startToCloseTimeout, heartbeatTimeout, retry: fewAttempts }),
     // The launch answer waits on these steps, so they run as local activities: no task-queue round trip
@@ -123,7 +131,8 @@ export const END_RETRY_CONTINUES_PATCH = 'launch-end-retry-continues';
 
 /** True when an end that has been retried `round` times should go on in a new run (bounded history). */
 export function endRetryDue(c: LaunchContext, round: number): boolean {
-  if (!(round >= (c.input.continueAsNewAfter ?? CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested)) return false;
+  if (!(round >= (c.input.continueAsNewAfter ?? CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested))
+    return false;
   return patched(END_RETRY_CONTINUES_PATCH);
 }
 
@@ -143,7 +152,12 @@ export async function continueEndAsNew(c: LaunchContext, ending: CarriedEnd): Pr
 
 /** Continues as new (bounded history) after `continueAsNewAfter` loop turns or when Temporal suggests it. */
 export async function continueAsNewIfDue(c: LaunchContext, turn: number): Promise<void> {
-  if (requested(c.s) || c.s.start.pending > 0 || !(turn >= (c.input.continueAsNewAfter ?? CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested)) return;
+  if (
+    requested(c.s) ||
+    c.s.start.pending > 0 ||
+    !(turn >= (c.input.continueAsNewAfter ?? CONTINUE_AS_NEW_AFTER) || workflowInfo().continueAsNewSuggested)
+  )
+    return;
   await condition(allHandlersFinished);
   await continueAsNew<LaunchWorkflow>(c.input, {
     row: c.s.row!,

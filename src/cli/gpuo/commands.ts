@@ -289,11 +289,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['gpus'],
     async run(ctx) {
       const gpus = await call((await ctx.api()).raw.GET('/v1/gpus'));
-      ctx.out.print(gpus, () =>
-        table(
-          gpus.data.map((g) => ({ ...g, vram_gb: `${g.vram_gb} GB`, aliases: g.aliases.join(', ') })),
-          ['gpu_type', 'display_name', 'vram_gb', 'aliases'],
-        ) +
+      ctx.out.print(
+        gpus,
+        () =>
+          table(
+            gpus.data.map((g) => ({ ...g, vram_gb: `${g.vram_gb} GB`, aliases: g.aliases.join(', ') })),
+            ['gpu_type', 'display_name', 'vram_gb', 'aliases'],
+          ) +
           Object.entries(gpus.families)
             .map(([name, slugs]) => `${name}: one of ${slugs.join(', ')}\n`)
             .join(''),
@@ -462,7 +464,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     async run(ctx) {
       const sdk = await ctx.api();
       if (!flag(ctx, 'ended')) {
-        if (str(ctx, 'limit') || str(ctx, 'cursor') || flag(ctx, 'all')) throw new UsageError('--limit, --cursor and --all page --ended');
+        if (str(ctx, 'limit') || str(ctx, 'cursor') || flag(ctx, 'all'))
+          throw new UsageError('--limit, --cursor and --all page --ended');
         const listed = await call(sdk.raw.GET('/v1/compute', { params: { query: {} } }));
         ctx.out.print(listed, () => table(listed.data.map(instanceRow), INSTANCE_COLUMNS));
         return;
@@ -482,17 +485,36 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['instances show abc123'],
     async run(ctx) {
       const id = ctx.args['instance id']!;
-      const r = await call((await ctx.api()).raw.GET('/v1/compute/{provider_instance_id}', { params: { path: { provider_instance_id: id } } }));
-      ctx.out.print(r, () =>
-        record(
-          {
-            ...instanceRow(r),
-            cost_to_date: `${money(r.cost.to_date)} (charged ${money(r.cost.posted)} in ${r.charges.count}, accrued ${money(r.cost.accrued)})`,
-            end: r.end_kind ? `${r.end_kind}${r.end_reason ? `: ${r.end_reason}` : ''}` : null,
-            warnings: r.warnings?.join('; ') ?? null,
-          },
-          ['id', 'provider', 'name', 'status', 'provider_status', 'gpu_type', 'gpu_count', 'price_per_hour', 'public_ip', 'cost_to_date', 'end', 'warnings'],
-        ) +
+      const r = await call(
+        (await ctx.api()).raw.GET('/v1/compute/{provider_instance_id}', {
+          params: { path: { provider_instance_id: id } },
+        }),
+      );
+      ctx.out.print(
+        r,
+        () =>
+          record(
+            {
+              ...instanceRow(r),
+              cost_to_date: `${money(r.cost.to_date)} (charged ${money(r.cost.posted)} in ${r.charges.count}, accrued ${money(r.cost.accrued)})`,
+              end: r.end_kind ? `${r.end_kind}${r.end_reason ? `: ${r.end_reason}` : ''}` : null,
+              warnings: r.warnings?.join('; ') ?? null,
+            },
+            [
+              'id',
+              'provider',
+              'name',
+              'status',
+              'provider_status',
+              'gpu_type',
+              'gpu_count',
+              'price_per_hour',
+              'public_ip',
+              'cost_to_date',
+              'end',
+              'warnings',
+            ],
+          ) +
           '\n' +
           table(r.timeline, ['event', 'at', 'reason']),
       );
@@ -831,21 +853,45 @@ export const COMMANDS: readonly CommandSpec[] = [
       template: { type: 'string', value: '<slug>', description: 'a template’s image (or --image)' },
       image: { type: 'string', value: '<ref>', description: 'a docker image (or --template)' },
       name: { type: 'string', value: '<name>', description: 'a name for the job' },
-      providers: { type: 'string', value: '<list>', description: 'allowed providers, comma-separated (default every connected one)' },
-      'spot-policy': { type: 'string', value: '<policy>', choices: ['spot', 'on-demand', 'auto'], description: 'auto (default): spot first where sold' },
+      providers: {
+        type: 'string',
+        value: '<list>',
+        description: 'allowed providers, comma-separated (default every connected one)',
+      },
+      'spot-policy': {
+        type: 'string',
+        value: '<policy>',
+        choices: ['spot', 'on-demand', 'auto'],
+        description: 'auto (default): spot first where sold',
+      },
       'max-price': { type: 'string', value: '<dollars>', description: 'highest hourly price of an attempt' },
       'max-cost': { type: 'string', value: '<dollars>', description: 'the whole job’s budget, every attempt together' },
       'max-hours': { type: 'string', value: '<hours>', description: 'longest run of one attempt' },
-      'env-file': { type: 'string', value: '<file>', description: 'NAME=value lines given to the command (sealed; never shown again)' },
-      'retry-on': { type: 'string', value: '<list>', description: 'no_capacity,preemption,error (default no_capacity,preemption)' },
+      'env-file': {
+        type: 'string',
+        value: '<file>',
+        description: 'NAME=value lines given to the command (sealed; never shown again)',
+      },
+      'retry-on': {
+        type: 'string',
+        value: '<list>',
+        description: 'no_capacity,preemption,error (default no_capacity,preemption)',
+      },
       'max-attempts': { type: 'string', value: '<n>', description: 'attempts in all (default 3)' },
       within: { type: 'string', value: '<duration>', description: 'retry for this long, e.g. 2h (the default)' },
-      'on-demand-after': { type: 'string', value: '<n>', description: 'preemptions after which only on-demand offers are used' },
+      'on-demand-after': {
+        type: 'string',
+        value: '<n>',
+        description: 'preemptions after which only on-demand offers are used',
+      },
     },
     examples: ['jobs run --gpu rtx-4090 --template pytorch -- python train.py --epochs 3'],
     async run(ctx) {
       const command = ctx.rest.join(' ').trim();
-      if (!command) throw new UsageError('the command to run goes after --: gpuo jobs run --gpu rtx-4090 --template pytorch -- python train.py');
+      if (!command)
+        throw new UsageError(
+          'the command to run goes after --: gpuo jobs run --gpu rtx-4090 --template pytorch -- python train.py',
+        );
       let env: Record<string, string> | undefined;
       const envFile = str(ctx, 'env-file');
       if (envFile) {
@@ -860,7 +906,9 @@ export const COMMANDS: readonly CommandSpec[] = [
         ...(retryOn ? { on: list(retryOn) } : {}),
         ...(str(ctx, 'max-attempts') ? { max_attempts: num(ctx, 'max-attempts', { integer: true }) } : {}),
         ...(str(ctx, 'within') ? { within: str(ctx, 'within') } : {}),
-        ...(str(ctx, 'on-demand-after') ? { on_demand_after_preemptions: num(ctx, 'on-demand-after', { integer: true }) } : {}),
+        ...(str(ctx, 'on-demand-after')
+          ? { on_demand_after_preemptions: num(ctx, 'on-demand-after', { integer: true }) }
+          : {}),
       };
       const body: Row = {
         gpu: str(ctx, 'gpu')!,
@@ -879,13 +927,23 @@ export const COMMANDS: readonly CommandSpec[] = [
       };
       // The API checks every field and names the one it refuses.
       const job = await call((await ctx.api()).raw.POST('/v1/jobs', { body: body as never }));
-      ctx.out.print(job, () => record(job as Row, ['id', 'name', 'status', 'gpu', 'command', 'providers', 'spot_policy', 'max_cost']));
+      ctx.out.print(job, () =>
+        record(job as Row, ['id', 'name', 'status', 'gpu', 'command', 'providers', 'spot_policy', 'max_cost']),
+      );
     },
   },
   {
     path: ['jobs', 'ls'],
     summary: 'jobs, newest first (--status filters)',
-    options: { ...PAGE_OPTIONS, status: { type: 'string', value: '<status>', choices: ['pending', 'running', 'retrying', 'succeeded', 'failed', 'cancelled'], description: 'only jobs in this status' } },
+    options: {
+      ...PAGE_OPTIONS,
+      status: {
+        type: 'string',
+        value: '<status>',
+        choices: ['pending', 'running', 'retrying', 'succeeded', 'failed', 'cancelled'],
+        description: 'only jobs in this status',
+      },
+    },
     examples: ['jobs ls', 'jobs ls --status failed'],
     async run(ctx) {
       const sdk = await ctx.api();
@@ -907,7 +965,18 @@ export const COMMANDS: readonly CommandSpec[] = [
       const job = await call((await ctx.api()).raw.GET('/v1/jobs/{id}', { params: { path: { id: ctx.args.id! } } }));
       ctx.out.print(job, () => {
         const attempts = (job.attempts ?? []) as Row[];
-        const head = record(job as Row, ['id', 'name', 'status', 'exit_code', 'error', 'cost', 'gpu', 'command', 'created_at', 'ended_at']);
+        const head = record(job as Row, [
+          'id',
+          'name',
+          'status',
+          'exit_code',
+          'error',
+          'cost',
+          'gpu',
+          'command',
+          'created_at',
+          'ended_at',
+        ]);
         const rows = attempts.map((a) => ({ ...a, price_per_hour: money(a.price_per_hour), cost: money(a.cost) }));
         return `${head}\n${table(rows, ['n', 'provider', 'spot', 'instance_id', 'price_per_hour', 'started_at', 'ended_at', 'end_reason', 'exit_code', 'cost'])}`;
       });
@@ -919,7 +988,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     args: ID,
     examples: ['jobs cancel job_123'],
     async run(ctx) {
-      const job = await call((await ctx.api()).raw.POST('/v1/jobs/{id}/cancel', { params: { path: { id: ctx.args.id! } } }));
+      const job = await call(
+        (await ctx.api()).raw.POST('/v1/jobs/{id}/cancel', { params: { path: { id: ctx.args.id! } } }),
+      );
       ctx.out.print(job, () => `${job.id}: cancel sent\n`);
     },
   },
@@ -1215,7 +1286,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: {
       type: {
         type: 'string',
-        choices: ['instance_charge', 'instance_storage_charge', 'credit_topup', 'credit_grant', 'credit_refund', 'credit_dispute'],
+        choices: [
+          'instance_charge',
+          'instance_storage_charge',
+          'credit_topup',
+          'credit_grant',
+          'credit_refund',
+          'credit_dispute',
+        ],
         description: 'only this type',
       },
       ...PAGE_OPTIONS,

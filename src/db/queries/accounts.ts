@@ -15,7 +15,10 @@ export function createAccountQueries(pool: Pool) {
      * Creates an account and its first service key; the key text is returned once and never stored.
      * `startingCreditMicros` > 0 grants a starting balance as a `credit_grant` entry, in the same transaction.
      */
-    async insertAccountWithKey(name: string, options: { startingCreditMicros?: number } = {}): Promise<{ account: Account; apiKey: string }> {
+    async insertAccountWithKey(
+      name: string,
+      options: { startingCreditMicros?: number } = {},
+    ): Promise<{ account: Account; apiKey: string }> {
       const key = generateServiceKey();
       return pool.transaction(async (tx) => {
         const account = await tx.one(sql.type(AccountRow)`

@@ -124,7 +124,10 @@ export const unchargedByInstance = sql.fragment`
     FROM instances WHERE status = ANY(${sql.array([...BURNING_STATUSES], 'text')})) live`;
 
 /** Balance, uncharged usage and burn rate of an account, read on `conn`. */
-export async function readSpendFigures(conn: CommonQueryMethods, accountId: string): Promise<SpendFigures & { nowMs: number }> {
+export async function readSpendFigures(
+  conn: CommonQueryMethods,
+  accountId: string,
+): Promise<SpendFigures & { nowMs: number }> {
   const balance = await conn.maybeOneFirst(sql.type(z.object({ balance_micros: z.number() }))`
     SELECT balance_micros FROM account_balances WHERE account_id = ${accountId}`);
   const f = await conn.one(sql.type(Figures)`${liveFigures(accountId)}`);
@@ -133,7 +136,17 @@ export async function readSpendFigures(conn: CommonQueryMethods, accountId: stri
 
 /** What `admit_launch` (migration 018) answers for one launch: the decision and the figures it was made on. */
 const Decided = z.object({
-  outcome: z.enum(['admitted', 'refused', 'replay', 'conflict_bound', 'conflict_existing', 'conflict_ran', 'limited', 'key_capped', 'key_unusable']),
+  outcome: z.enum([
+    'admitted',
+    'refused',
+    'replay',
+    'conflict_bound',
+    'conflict_existing',
+    'conflict_ran',
+    'limited',
+    'key_capped',
+    'key_unusable',
+  ]),
   reason: z.string().nullable().optional(),
   balance: z.number().optional(),
   burn: z.number().optional(),
@@ -158,10 +171,24 @@ type Decided = z.infer<typeof Decided>;
 function statementArgs(request: AdmissionRequest) {
   const i = request.intent;
   return {
-    account: i.accountId, id: i.id, hash: i.requestHash, reserve: request.reserve !== false, quote: request.quotePerHourMicros,
-    window_ms: request.windowMs, max_live: request.maxLive ?? null, binding_ms: IDEMPOTENCY_BINDING_MS, key_id: i.apiKeyId ?? null,
-    provider: i.provider, provider_name: i.providerName, name: i.name, gpu_type: i.gpuType, gpu_count: i.gpuCount, spot: i.spot,
-    region: i.region, docker_image: i.dockerImage, warnings: i.warnings,
+    account: i.accountId,
+    id: i.id,
+    hash: i.requestHash,
+    reserve: request.reserve !== false,
+    quote: request.quotePerHourMicros,
+    window_ms: request.windowMs,
+    max_live: request.maxLive ?? null,
+    binding_ms: IDEMPOTENCY_BINDING_MS,
+    key_id: i.apiKeyId ?? null,
+    provider: i.provider,
+    provider_name: i.providerName,
+    name: i.name,
+    gpu_type: i.gpuType,
+    gpu_count: i.gpuCount,
+    spot: i.spot,
+    region: i.region,
+    docker_image: i.dockerImage,
+    warnings: i.warnings,
   };
 }
 
@@ -169,7 +196,10 @@ function statementArgs(request: AdmissionRequest) {
 function toDecision(request: AdmissionRequest, d: Decided): AdmissionDecision {
   switch (d.outcome) {
     case 'conflict_bound':
-      return { outcome: 'conflict', message: 'This Idempotency-Key was used with a different request body in the last 24 hours.' };
+      return {
+        outcome: 'conflict',
+        message: 'This Idempotency-Key was used with a different request body in the last 24 hours.',
+      };
     case 'conflict_existing':
       return { outcome: 'conflict', message: 'This Idempotency-Key was used with a different request body.' };
     case 'conflict_ran':
@@ -182,20 +212,42 @@ function toDecision(request: AdmissionRequest, d: Decided): AdmissionDecision {
     case 'replay':
       return { outcome: 'replay' };
     case 'limited':
-      return { outcome: 'limited', max: request.maxLive!, message: limitReachedMessage('live_instances', request.maxLive!) };
+      return {
+        outcome: 'limited',
+        max: request.maxLive!,
+        message: limitReachedMessage('live_instances', request.maxLive!),
+      };
     case 'key_unusable':
-      return { outcome: 'key_refused', message: unusableKeyMessage({ name: d.key?.name, prefix: d.key?.prefix, revoked: d.key?.revoked ?? true }) };
+      return {
+        outcome: 'key_refused',
+        message: unusableKeyMessage({ name: d.key?.name, prefix: d.key?.prefix, revoked: d.key?.revoked ?? true }),
+      };
     case 'key_capped': {
       const k = d.key!;
-      const standing = { name: k.name!, prefix: k.prefix!, limitMicros: k.limit!, period: k.period!, chargedMicros: k.charged!, liveHourlyMicros: k.live_hourly! };
+      const standing = {
+        name: k.name!,
+        prefix: k.prefix!,
+        limitMicros: k.limit!,
+        period: k.period!,
+        chargedMicros: k.charged!,
+        liveHourlyMicros: k.live_hourly!,
+      };
       return { outcome: 'key_refused', message: keyCapMessage(standing, request.quotePerHourMicros), keyCap: standing };
     }
     default: {
-      const spend: SpendFigures = { balanceMicros: d.balance!, unchargedMicros: d.uncharged!, burnPerHourMicros: d.burn! };
+      const spend: SpendFigures = {
+        balanceMicros: d.balance!,
+        unchargedMicros: d.uncharged!,
+        burnPerHourMicros: d.burn!,
+      };
       // The same arithmetic as the statement's, for the figures and the refusal's words.
       const verdict = decideAdmission(spend, request.quotePerHourMicros, request.windowMs);
       if (d.outcome === 'admitted') return { outcome: 'admitted', figures: verdict.figures };
-      return { outcome: 'refused', figures: verdict.figures, message: verdict.admitted ? 'The balance cannot cover this launch.' : verdict.message };
+      return {
+        outcome: 'refused',
+        figures: verdict.figures,
+        message: verdict.admitted ? 'The balance cannot cover this launch.' : verdict.message,
+      };
     }
   }
 }
@@ -274,11 +326,17 @@ export async function releaseReservation(pool: Pool, id: string, reason: string)
 export async function admitStart(
   pool: Pool,
   start: { accountId: string; instanceId: string; windowMs: number; maxLive?: number },
-): Promise<{ outcome: 'admitted' } | { outcome: 'refused'; message: string } | { outcome: 'limited'; message: string; max: number }> {
+): Promise<
+  | { outcome: 'admitted' }
+  | { outcome: 'refused'; message: string }
+  | { outcome: 'limited'; message: string; max: number }
+> {
   return pool.transaction(async (tx) => {
     await tx.query(sql.typeAlias('void')`
       INSERT INTO account_balances (account_id) VALUES (${start.accountId}) ON CONFLICT (account_id) DO NOTHING`);
-    await tx.query(sql.typeAlias('void')`SELECT FROM account_balances WHERE account_id = ${start.accountId} FOR UPDATE`);
+    await tx.query(
+      sql.typeAlias('void')`SELECT FROM account_balances WHERE account_id = ${start.accountId} FOR UPDATE`,
+    );
     const spend = await readSpendFigures(tx, start.accountId);
     const own = await tx.one(sql.type(z.object({ price: z.number().nullable(), live: z.number() }))`
       SELECT (SELECT coalesce(price_per_hour_micros, quote_per_hour_micros) FROM instances

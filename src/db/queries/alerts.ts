@@ -63,7 +63,9 @@ export function toAlertRecord(row: AlertRow, currentValueMicros: number | null):
     type: row.type,
     action: row.action,
     status: row.status,
-    ...(row.type === 'price_drop' ? { gpu_type: row.gpu_type!, threshold_price: threshold } : { threshold_dollars: threshold }),
+    ...(row.type === 'price_drop'
+      ? { gpu_type: row.gpu_type!, threshold_price: threshold }
+      : { threshold_dollars: threshold }),
     current_value: currentValueMicros === null ? null : microsToDollars(currentValueMicros),
     triggered_at: row.triggered_at,
     created_at: row.created_at,
@@ -148,7 +150,8 @@ const EvaluationRow = z.object({
 
 /** Micro-dollars as a JSON number of dollars, the same double JavaScript's `micros / 1e6` gives. */
 const dollarsOf = (micros: ReturnType<typeof sql.fragment>) => sql.fragment`to_jsonb(${micros}::float8 / 1000000)`;
-const isoOf = (column: ReturnType<typeof sql.fragment>) => sql.fragment`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const isoOf = (column: ReturnType<typeof sql.fragment>) =>
+  sql.fragment`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * The alert record ({@link toAlertRecord}) as it was when it triggered, built in SQL for the event of a hit
@@ -262,9 +265,10 @@ export function createAlertQueries(pool: Pool) {
      * Postgres: no row travels to Node and back, so the cost grows with the alerts triggered, not those watched.
      */
     async evaluate(kinds: { price: boolean; budget: boolean }): Promise<EvaluationResult> {
-      return pool.transaction(async (tx) => {
-        await tx.query(sql.typeAlias('void')`SELECT FROM pg_advisory_xact_lock(${EVALUATION_LOCK})`);
-        const statement = sql.fragment`
+      return pool
+        .transaction(async (tx) => {
+          await tx.query(sql.typeAlias('void')`SELECT FROM pg_advisory_xact_lock(${EVALUATION_LOCK})`);
+          const statement = sql.fragment`
           WITH best AS (${bestOffers}),
           uncharged AS (SELECT * FROM (${unchargedByInstance}) u WHERE ${kinds.budget}::boolean),
           spend AS (
@@ -315,13 +319,14 @@ export function createAlertQueries(pool: Pool) {
             -- The statement's snapshot does not see its own inserts: earlier pending ones plus this one's.
             ((SELECT count(*) FROM alert_stop_requests WHERE delivered_at IS NULL) + (SELECT count(*) FROM stops)
               + (SELECT count(*) FROM key_cap_stops))::int8 AS pending_stop_requests`;
-        return tx.one(sql.type(EvaluationRow)`${statement}`);
-      }).then((r) => ({
-        priceTriggered: r.price_triggered,
-        budgetTriggered: r.budget_triggered,
-        stopRequests: r.stop_requests,
-        pendingStopRequests: r.pending_stop_requests,
-      }));
+          return tx.one(sql.type(EvaluationRow)`${statement}`);
+        })
+        .then((r) => ({
+          priceTriggered: r.price_triggered,
+          budgetTriggered: r.budget_triggered,
+          stopRequests: r.stop_requests,
+          pendingStopRequests: r.pending_stop_requests,
+        }));
     },
 
     /** The oldest stop requests not yet delivered to their instance's workflow. */

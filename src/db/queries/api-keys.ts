@@ -83,7 +83,12 @@ export function createApiKeyQueries(pool: Pool) {
                   ${sql.array([...key.scopes], 'text')}, ${key.spendLimit?.micros ?? null}, ${key.spendLimit?.period ?? null},
                   ${key.expiresAt ?? null})
           RETURNING ${COLUMNS}`);
-        await insertEvent(tx, { accountId, type: 'api_key.created', data: eventData(row), dedupeKey: `api_key.created:${row.id}` });
+        await insertEvent(tx, {
+          accountId,
+          type: 'api_key.created',
+          data: eventData(row),
+          dedupeKey: `api_key.created:${row.id}`,
+        });
         return { row, apiKey: secret.apiKey };
       });
     },
@@ -100,14 +105,22 @@ export function createApiKeyQueries(pool: Pool) {
         const row = await tx.maybeOne(sql.type(ApiKeyRow)`
           UPDATE service_keys SET revoked_at = now()
           WHERE account_id = ${accountId} AND id = ${id} AND revoked_at IS NULL RETURNING ${COLUMNS}`);
-        if (row) await insertEvent(tx, { accountId, type: 'api_key.revoked', data: eventData(row), dedupeKey: `api_key.revoked:${row.id}` });
+        if (row)
+          await insertEvent(tx, {
+            accountId,
+            type: 'api_key.revoked',
+            data: eventData(row),
+            dedupeKey: `api_key.revoked:${row.id}`,
+          });
         return row;
       });
     },
 
     /** The unrevoked key with this hash (expired ones too: the caller says why it refuses), or null. */
     async findKeyByHash(hash: string): Promise<ApiKeyRow | null> {
-      return pool.maybeOne(sql.type(ApiKeyRow)`SELECT ${COLUMNS} FROM service_keys WHERE key_hash = ${hash} AND revoked_at IS NULL`);
+      return pool.maybeOne(
+        sql.type(ApiKeyRow)`SELECT ${COLUMNS} FROM service_keys WHERE key_hash = ${hash} AND revoked_at IS NULL`,
+      );
     },
 
     /** Moves `last_used_at` to now unless it moved within {@link LAST_USED_RESOLUTION_MS}. */
@@ -139,7 +152,6 @@ export function createApiKeyQueries(pool: Pool) {
         GROUP BY k.id`);
       return new Map(rows.map((r) => [r.id, r.charged]));
     },
-
   };
 }
 export type ApiKeyQueries = ReturnType<typeof createApiKeyQueries>;

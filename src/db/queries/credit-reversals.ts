@@ -10,7 +10,14 @@ import { sql } from '../sql';
 import { insertEvent } from './events';
 import { createLedgerQueries, type LedgerEntry } from './ledger';
 
-const Topup = z.object({ id: z.string(), account_id: z.string(), session_id: z.string(), amount_micros: z.number(), refunded_micros: z.number(), status: z.string() });
+const Topup = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  session_id: z.string(),
+  amount_micros: z.number(),
+  refunded_micros: z.number(),
+  status: z.string(),
+});
 
 export type ReversalOutcome =
   | { applied: true; entry: LedgerEntry; accountId: string }
@@ -33,7 +40,10 @@ export function createCreditReversalQueries(pool: Pool) {
   const ledger = createLedgerQueries(pool);
 
   /** Runs `fn` holding the lock of the credited top-up paid by `paymentIntentId`. */
-  async function withTopup<T>(paymentIntentId: string, fn: (topup: z.infer<typeof Topup>, tx: Parameters<Parameters<Pool['transaction']>[0]>[0]) => Promise<T>) {
+  async function withTopup<T>(
+    paymentIntentId: string,
+    fn: (topup: z.infer<typeof Topup>, tx: Parameters<Parameters<Pool['transaction']>[0]>[0]) => Promise<T>,
+  ) {
     return pool.transaction(async (tx) => {
       const topup = await tx.maybeOne(sql.type(Topup)`
         SELECT id, account_id, session_id, amount_micros, refunded_micros, status FROM credit_topups
@@ -54,7 +64,11 @@ export function createCreditReversalQueries(pool: Pool) {
      * was already reversed is posted as one negative `credit_refund`. A redelivery, or an older event arriving
      * late, finds nothing new. Never more than the top-up itself.
      */
-    async applyRefund(input: { paymentIntentId: string; amountRefundedCents: number; chargeId: string }): Promise<ReversalOutcome> {
+    async applyRefund(input: {
+      paymentIntentId: string;
+      amountRefundedCents: number;
+      chargeId: string;
+    }): Promise<ReversalOutcome> {
       return withTopup(input.paymentIntentId, async (topup, tx) => {
         if (!topup) return { applied: false, reason: 'unknown_payment' } as const;
         if (topup.status !== 'credited') return { applied: false, reason: 'not_credited' } as const;
@@ -71,7 +85,9 @@ export function createCreditReversalQueries(pool: Pool) {
           },
           tx,
         );
-        await tx.query(sql.typeAlias('void')`UPDATE credit_topups SET refunded_micros = ${total} WHERE id = ${topup.id}`);
+        await tx.query(
+          sql.typeAlias('void')`UPDATE credit_topups SET refunded_micros = ${total} WHERE id = ${topup.id}`,
+        );
         await reversed(tx, entry, { reason: 'refund', topup_id: topup.id, session_id: topup.session_id });
         return { applied: true, entry, accountId: topup.account_id } as const;
       });
@@ -82,14 +98,22 @@ export function createCreditReversalQueries(pool: Pool) {
      * `credit_dispute`); `charge.dispute.closed` with `won` (`phase: 'won'`): it comes back (positive). Each
      * once per dispute; a win is reinstated only for a dispute whose reversal was posted.
      */
-    async applyDispute(input: { paymentIntentId: string; disputeId: string; amountCents: number; phase: 'opened' | 'won' }): Promise<ReversalOutcome> {
+    async applyDispute(input: {
+      paymentIntentId: string;
+      disputeId: string;
+      amountCents: number;
+      phase: 'opened' | 'won';
+    }): Promise<ReversalOutcome> {
       return withTopup(input.paymentIntentId, async (topup, tx) => {
         if (!topup) return { applied: false, reason: 'unknown_payment' } as const;
         if (topup.status !== 'credited') return { applied: false, reason: 'not_credited' } as const;
         const opened = await tx.maybeOne(sql.type(z.object({ amount_micros: z.number() }))`
           SELECT amount_micros FROM ledger_entries WHERE account_id = ${topup.account_id} AND idempotency_key = ${`stripe:dispute:${input.disputeId}`}`);
         if (input.phase === 'won' && !opened) return { applied: false, reason: 'nothing_new' } as const;
-        const amount = input.phase === 'opened' ? -Math.min(input.amountCents * 10_000, topup.amount_micros) : -opened!.amount_micros;
+        const amount =
+          input.phase === 'opened'
+            ? -Math.min(input.amountCents * 10_000, topup.amount_micros)
+            : -opened!.amount_micros;
         const { entry, created } = await ledger.postEntry(
           {
             accountId: topup.account_id,
@@ -99,17 +123,30 @@ export function createCreditReversalQueries(pool: Pool) {
               input.phase === 'opened'
                 ? `Dispute ${input.disputeId} opened on top-up ${topup.id} (Stripe Checkout ${topup.session_id})`
                 : `Dispute ${input.disputeId} won: top-up ${topup.id} reinstated`,
-            idempotencyKey: input.phase === 'opened' ? `stripe:dispute:${input.disputeId}` : `stripe:dispute-won:${input.disputeId}`,
+            idempotencyKey:
+              input.phase === 'opened' ? `stripe:dispute:${input.disputeId}` : `stripe:dispute-won:${input.disputeId}`,
           },
           tx,
         );
         if (!created) return { applied: false, reason: 'nothing_new' } as const;
-        if (input.phase === 'opened') await reversed(tx, entry, { reason: 'dispute', topup_id: topup.id, session_id: topup.session_id, dispute_id: input.disputeId });
+        if (input.phase === 'opened')
+          await reversed(tx, entry, {
+            reason: 'dispute',
+            topup_id: topup.id,
+            session_id: topup.session_id,
+            dispute_id: input.disputeId,
+          });
         else {
           await insertEvent(tx, {
             accountId: topup.account_id,
             type: 'billing.credit_added',
-            data: { transaction_id: entry.id, amount: microsToDollars(entry.amount_micros), balance: microsToDollars(entry.balance_after_micros), reason: 'dispute_won', dispute_id: input.disputeId },
+            data: {
+              transaction_id: entry.id,
+              amount: microsToDollars(entry.amount_micros),
+              balance: microsToDollars(entry.balance_after_micros),
+              reason: 'dispute_won',
+              dispute_id: input.disputeId,
+            },
             dedupeKey: `billing.credit_added:dispute-won:${input.disputeId}`,
           });
         }
@@ -145,8 +182,17 @@ export function createCreditReversalQueries(pool: Pool) {
       for (const row of rows) {
         const outcome =
           row.kind === 'refund'
-            ? await reversals.applyRefund({ paymentIntentId, amountRefundedCents: row.amount_cents, chargeId: row.charge_id ?? 'unknown' })
-            : await reversals.applyDispute({ paymentIntentId, disputeId: row.dispute_id!, amountCents: row.amount_cents, phase: row.phase! });
+            ? await reversals.applyRefund({
+                paymentIntentId,
+                amountRefundedCents: row.amount_cents,
+                chargeId: row.charge_id ?? 'unknown',
+              })
+            : await reversals.applyDispute({
+                paymentIntentId,
+                disputeId: row.dispute_id!,
+                amountCents: row.amount_cents,
+                phase: row.phase!,
+              });
         if (outcome.applied) applied.push(outcome);
         if (outcome.applied || outcome.reason === 'nothing_new') {
           const effect = row.kind === 'refund' ? 'refund' : `dispute:${row.dispute_id}:${row.phase}`;
@@ -161,11 +207,21 @@ export function createCreditReversalQueries(pool: Pool) {
 }
 export type CreditReversalQueries = ReturnType<typeof createCreditReversalQueries>;
 
-async function reversed(tx: Parameters<Parameters<Pool['transaction']>[0]>[0], entry: LedgerEntry, data: Record<string, unknown>): Promise<void> {
+async function reversed(
+  tx: Parameters<Parameters<Pool['transaction']>[0]>[0],
+  entry: LedgerEntry,
+  data: Record<string, unknown>,
+): Promise<void> {
   await insertEvent(tx, {
     accountId: entry.account_id,
     type: 'billing.credit_reversed',
-    data: { transaction_id: entry.id, type: entry.type, amount: microsToDollars(entry.amount_micros), balance: microsToDollars(entry.balance_after_micros), ...data },
+    data: {
+      transaction_id: entry.id,
+      type: entry.type,
+      amount: microsToDollars(entry.amount_micros),
+      balance: microsToDollars(entry.balance_after_micros),
+      ...data,
+    },
     dedupeKey: `billing.credit_reversed:${entry.id}`,
   });
 }

@@ -83,7 +83,9 @@ export function createCreditTopupQueries(pool: Pool) {
 
     /** A pending or credited top-up by Stripe's session id (operators' tools; not for client input). */
     async findBySessionId(sessionId: string): Promise<CreditTopup | null> {
-      return pool.maybeOne(sql.type(CreditTopupRow)`SELECT ${COLUMNS} FROM credit_topups WHERE session_id = ${sessionId}`);
+      return pool.maybeOne(
+        sql.type(CreditTopupRow)`SELECT ${COLUMNS} FROM credit_topups WHERE session_id = ${sessionId}`,
+      );
     },
 
     /**
@@ -92,7 +94,11 @@ export function createCreditTopupQueries(pool: Pool) {
      * `billing.credit_added` are one transaction under the top-up's row lock, so any number of concurrent
      * deliveries of the same event make one entry.
      */
-    async creditPaidSession(paid: { sessionId: string; accountId: string | null; amountTotalCents: number | null }): Promise<CreditOutcome> {
+    async creditPaidSession(paid: {
+      sessionId: string;
+      accountId: string | null;
+      amountTotalCents: number | null;
+    }): Promise<CreditOutcome> {
       return pool.transaction(async (tx) => {
         const topup = await tx.maybeOne(sql.type(CreditTopupRow)`
           SELECT ${COLUMNS} FROM credit_topups WHERE session_id = ${paid.sessionId} FOR UPDATE`);

@@ -62,7 +62,11 @@ async function lockAccount(tx: CommonQueryMethods, accountId: string) {
  * Reads the account's spend and opens or closes its depletion and low-runway episodes, writing each event once.
  * `graceMs` only words the event (`grace_ends_at`); `lowRunwayMs` is BALANCE_LOW_RUNWAY.
  */
-export async function reviewAccountSpend(pool: Pool, accountId: string, settings: { graceMs: number; lowRunwayMs: number }): Promise<SpendReview> {
+export async function reviewAccountSpend(
+  pool: Pool,
+  accountId: string,
+  settings: { graceMs: number; lowRunwayMs: number },
+): Promise<SpendReview> {
   return pool.transaction(async (tx) => {
     const lock = await lockAccount(tx, accountId);
     const spend = await readSpendFigures(tx, accountId);
@@ -86,34 +90,54 @@ export async function reviewAccountSpend(pool: Pool, accountId: string, settings
     let lowNotified = lock.low_notified;
     if (untilZero !== null && untilZero < settings.lowRunwayMs && !lowNotified) {
       lowNotified = true;
-      await tx.query(sql.typeAlias('void')`UPDATE account_balances SET low_balance_notified_at = now() WHERE account_id = ${accountId}`);
+      await tx.query(
+        sql.typeAlias(
+          'void',
+        )`UPDATE account_balances SET low_balance_notified_at = now() WHERE account_id = ${accountId}`,
+      );
       // Already depleted (a ledger entry crossing zero noticed first): a low warning after it would say less, late.
       if (lock.depleted_ms === null) {
         await insertEvent(tx, {
           accountId,
           type: 'billing.balance_low',
-          data: { ...figures, hours_left: Math.floor((untilZero / 3_600_000) * 100) / 100, depletes_at: new Date(nowMs + untilZero).toISOString() },
+          data: {
+            ...figures,
+            hours_left: Math.floor((untilZero / 3_600_000) * 100) / 100,
+            depletes_at: new Date(nowMs + untilZero).toISOString(),
+          },
           dedupeKey: `billing.balance_low:episode:${nowMs}`,
         });
       }
     } else if ((untilZero === null || untilZero >= settings.lowRunwayMs) && lowNotified) {
       lowNotified = false;
-      await tx.query(sql.typeAlias('void')`UPDATE account_balances SET low_balance_notified_at = NULL WHERE account_id = ${accountId}`);
+      await tx.query(
+        sql.typeAlias(
+          'void',
+        )`UPDATE account_balances SET low_balance_notified_at = NULL WHERE account_id = ${accountId}`,
+      );
     }
 
     let depletedMs = lock.depleted_ms;
     if (availableMicros <= 0 && depletedMs === null) {
       depletedMs = nowMs;
-      await tx.query(sql.typeAlias('void')`UPDATE account_balances SET depleted_at = now() WHERE account_id = ${accountId}`);
+      await tx.query(
+        sql.typeAlias('void')`UPDATE account_balances SET depleted_at = now() WHERE account_id = ${accountId}`,
+      );
       await insertEvent(tx, {
         accountId,
         type: 'billing.balance_depleted',
-        data: { ...figures, depleted_at: new Date(nowMs).toISOString(), grace_ends_at: new Date(nowMs + settings.graceMs).toISOString() },
+        data: {
+          ...figures,
+          depleted_at: new Date(nowMs).toISOString(),
+          grace_ends_at: new Date(nowMs + settings.graceMs).toISOString(),
+        },
         dedupeKey: `billing.balance_depleted:episode:${nowMs}`,
       });
     } else if (availableMicros > 0 && depletedMs !== null) {
       depletedMs = null;
-      await tx.query(sql.typeAlias('void')`UPDATE account_balances SET depleted_at = NULL WHERE account_id = ${accountId}`);
+      await tx.query(
+        sql.typeAlias('void')`UPDATE account_balances SET depleted_at = NULL WHERE account_id = ${accountId}`,
+      );
     }
 
     return {

@@ -46,7 +46,10 @@ export function createEventQueries(pool: Pool) {
         RETURNING id, account_id, type, data, created_at`);
     },
 
-    async listEvents(accountId: string, options: { type?: string; limit: number; cursor?: string }): Promise<Page<EventRow>> {
+    async listEvents(
+      accountId: string,
+      options: { type?: string; limit: number; cursor?: string },
+    ): Promise<Page<EventRow>> {
       const rows = await pool.any(sql.type(EventRow)`
         SELECT id, account_id, type, data, created_at FROM events
         WHERE account_id = ${accountId} AND ${options.type ? sql.fragment`type = ${options.type}` : sql.fragment`true`}

@@ -42,7 +42,12 @@ export function createFleetViewQueries(pool: Pool) {
     },
 
     /** A good round replaces the view whole and clears the failure. */
-    async recordRound(accountId: string, provider: ProviderId, instances: readonly ProviderInstance[], observedAt: Date): Promise<void> {
+    async recordRound(
+      accountId: string,
+      provider: ProviderId,
+      instances: readonly ProviderInstance[],
+      observedAt: Date,
+    ): Promise<void> {
       await pool.query(sql.typeAlias('void')`
         INSERT INTO fleet_views (account_id, provider, instances, observed_at)
         VALUES (${accountId}, ${provider}, ${sql.jsonb(instances as never)}, ${observedAt.toISOString()})
@@ -54,7 +59,12 @@ export function createFleetViewQueries(pool: Pool) {
     },
 
     /** A failed round keeps the last view (now stale) and says why. */
-    async recordFailure(accountId: string, provider: ProviderId, failure: { code: string; message: string }, at: Date): Promise<void> {
+    async recordFailure(
+      accountId: string,
+      provider: ProviderId,
+      failure: { code: string; message: string },
+      at: Date,
+    ): Promise<void> {
       await pool.query(sql.typeAlias('void')`
         INSERT INTO fleet_views (account_id, provider, failed_at, error_code, error_message)
         VALUES (${accountId}, ${provider}, ${at.toISOString()}, ${failure.code}, ${failure.message})

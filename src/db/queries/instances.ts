@@ -2,7 +2,13 @@ import type { LaunchIntent } from './admission';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { chargeForElapsed, microsToDollars } from '../../domain/money';
-import { INSTANCE_STATUSES, type InstanceStatus, type ProviderId, type ProviderInstance, PROVIDERS } from '../../providers/types';
+import {
+  INSTANCE_STATUSES,
+  type InstanceStatus,
+  type ProviderId,
+  type ProviderInstance,
+  PROVIDERS,
+} from '../../providers/types';
 import { LIVE_INSTANCE_STATUSES, limitReachedMessage } from '../../domain/limits';
 import { BILLS_FROM_CREATE } from '../../domain/providers';
 import { newId } from '../../domain/ids';
@@ -60,7 +66,9 @@ export function encodeEndedCursor(createdAt: string, id: string): string {
 }
 export function decodeEndedCursor(cursor: string): { createdAt: string; id: string } | null {
   if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) return null;
-  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\|(\S{1,250})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\|(\S{1,250})$/.exec(
+    Buffer.from(cursor, 'base64url').toString('utf8'),
+  );
   if (!m || Number.isNaN(Date.parse(m[1]!)) || encodeEndedCursor(m[1]!, m[2]!) !== cursor) return null;
   return { createdAt: m[1]!, id: m[2]! };
 }
@@ -89,9 +97,26 @@ type IntentInput = LaunchIntent;
  * What a failed earlier run of the same launch leaves behind and a restart must not inherit (its instance, if
  * any, was terminated): its old provider id above all, or the new run would be told that instance is gone.
  */
-const RESET_ON_RESTART = ['provider_instance_id', 'provider_status', 'public_ip', 'ssh', 'ended_at', 'end_reason', 'lifecycle_warning', 'price_per_hour_micros', 'started_at', 'metered_through', 'provider_key_fingerprint', 'key_warning', 'accepted_at'] as const;
+const RESET_ON_RESTART = [
+  'provider_instance_id',
+  'provider_status',
+  'public_ip',
+  'ssh',
+  'ended_at',
+  'end_reason',
+  'lifecycle_warning',
+  'price_per_hour_micros',
+  'started_at',
+  'metered_through',
+  'provider_key_fingerprint',
+  'key_warning',
+  'accepted_at',
+] as const;
 const resetWhenFailed = sql.join(
-  RESET_ON_RESTART.map((c) => sql.fragment`${sql.identifier([c])} = CASE WHEN instances.status = 'failed' THEN NULL ELSE ${sql.identifier(['instances', c])} END`),
+  RESET_ON_RESTART.map(
+    (c) =>
+      sql.fragment`${sql.identifier([c])} = CASE WHEN instances.status = 'failed' THEN NULL ELSE ${sql.identifier(['instances', c])} END`,
+  ),
   sql.fragment`, `,
 );
 
@@ -142,7 +167,8 @@ export function createInstanceQueries(pool: Pool) {
                AND status = ANY(${sql.array([...LIVE_INSTANCE_STATUSES], 'text')}))::int4 AS live,
             EXISTS (SELECT 1 FROM instances WHERE id = ${input.id} AND status <> 'failed') AS replay`);
         // A replay of a launch that already holds its place is never refused.
-        if (!replay && live >= maxLive) throw new LimitReachedError('live_instances', maxLive, limitReachedMessage('live_instances', maxLive));
+        if (!replay && live >= maxLive)
+          throw new LimitReachedError('live_instances', maxLive, limitReachedMessage('live_instances', maxLive));
         return upsertIntent(tx, input);
       });
     },
@@ -158,7 +184,9 @@ export function createInstanceQueries(pool: Pool) {
 
     /** Asks to create counted for this row (null: no row): unlike the engine's attempt number, it survives workers. */
     async countedCreateAttempts(id: string): Promise<number | null> {
-      return pool.maybeOneFirst(sql.type(z.object({ create_attempts: z.number() }))`SELECT create_attempts FROM instances WHERE id = ${id}`);
+      return pool.maybeOneFirst(
+        sql.type(z.object({ create_attempts: z.number() }))`SELECT create_attempts FROM instances WHERE id = ${id}`,
+      );
     },
     /**
      * The connected key saw these instances at the provider (same provider account): its "not found" counts
@@ -194,7 +222,13 @@ export function createInstanceQueries(pool: Pool) {
     },
 
     /** Adopts an instance found at the provider with no live workflow: metered from `at`, warned about. */
-    async upsertAdopted(input: { id: string; accountId: string; instance: ProviderInstance; at: Date; warning: string }): Promise<InstanceRow> {
+    async upsertAdopted(input: {
+      id: string;
+      accountId: string;
+      instance: ProviderInstance;
+      at: Date;
+      warning: string;
+    }): Promise<InstanceRow> {
       const i = input.instance;
       return pool.one(sql.type(InstanceRow)`
         INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, provider_name, name, status, provider_status,
@@ -260,9 +294,15 @@ export function createInstanceQueries(pool: Pool) {
      * (newest first, at most `limit`; `posted_micros` and `charge_count` are over all of them) and the price its
      * metering uses (the provider's, else the admitted quote, as `chargeThrough` does).
      */
-    async findCosts(accountId: string, row: Pick<InstanceRow, 'id' | 'provider_instance_id'>, limit: number): Promise<InstanceCosts> {
+    async findCosts(
+      accountId: string,
+      row: Pick<InstanceRow, 'id' | 'provider_instance_id'>,
+      limit: number,
+    ): Promise<InstanceCosts> {
       const instanceId = row.provider_instance_id ?? row.id;
-      const totals = await pool.one(sql.type(z.object({ posted_micros: z.number(), charge_count: z.number(), meter_price_micros: z.number().nullable() }))`
+      const totals = await pool.one(sql.type(
+        z.object({ posted_micros: z.number(), charge_count: z.number(), meter_price_micros: z.number().nullable() }),
+      )`
         SELECT coalesce(-sum(l.amount_micros), 0)::int8 AS posted_micros, count(l.id)::int4 AS charge_count,
           (SELECT coalesce(price_per_hour_micros, quote_per_hour_micros) FROM instances WHERE id = ${row.id}) AS meter_price_micros
         FROM ledger_entries l WHERE l.account_id = ${accountId} AND l.instance_id = ${instanceId}`);
@@ -290,7 +330,11 @@ export function createInstanceQueries(pool: Pool) {
       const data = rows.slice(0, options.limit);
       const last = data[data.length - 1];
       const hasMore = rows.length > options.limit;
-      return { data, has_more: hasMore, next_cursor: hasMore && last ? encodeEndedCursor(last.created_at, last.id) : null };
+      return {
+        data,
+        has_more: hasMore,
+        next_cursor: hasMore && last ? encodeEndedCursor(last.created_at, last.id) : null,
+      };
     },
 
     /**
@@ -335,9 +379,10 @@ export function createInstanceQueries(pool: Pool) {
     async markRunning(id: string, observedAt: Date, i: ProviderInstance): Promise<InstanceRow> {
       const reportedMs = i.startedAt === null ? NaN : Date.parse(i.startedAt);
       const seen = sql.fragment`${observedAt.toISOString()}::timestamptz`;
-      const billed = i.startedAt !== null
-        ? sql.fragment`${Number.isFinite(reportedMs) ? new Date(reportedMs).toISOString() : null}::timestamptz`
-        : sql.fragment`CASE WHEN provider = ANY(${sql.array([...BILLS_FROM_CREATE], 'text')}) THEN date_trunc('milliseconds', accepted_at) END`;
+      const billed =
+        i.startedAt !== null
+          ? sql.fragment`${Number.isFinite(reportedMs) ? new Date(reportedMs).toISOString() : null}::timestamptz`
+          : sql.fragment`CASE WHEN provider = ANY(${sql.array([...BILLS_FROM_CREATE], 'text')}) THEN date_trunc('milliseconds', accepted_at) END`;
       const at = sql.fragment`(SELECT CASE WHEN b <= ${seen} AND b >= date_trunc('milliseconds', created_at) - interval '1 second' THEN b ELSE ${seen} END
         FROM (SELECT ${billed} AS b) billed)`;
       return pool.one(sql.type(InstanceRow)`
@@ -368,7 +413,8 @@ export function createInstanceQueries(pool: Pool) {
         const quote = await tx.oneFirst(sql.type(z.object({ quote_per_hour_micros: z.number().nullable() }))`
           SELECT quote_per_hour_micros FROM instances WHERE id = ${id}`);
         const price = row.price_per_hour_micros ?? quote;
-        const priceSource = row.price_per_hour_micros !== null ? "the provider's price" : 'the launch quote (the provider gave no price)';
+        const priceSource =
+          row.price_per_hour_micros !== null ? "the provider's price" : 'the launch quote (the provider gave no price)';
         if (!row.started_at || !row.metered_through || price === null) return { chargedMicros: 0, row };
         const start = Date.parse(row.started_at);
         const from = Date.parse(row.metered_through);
@@ -377,19 +423,20 @@ export function createInstanceQueries(pool: Pool) {
         const amount = chargeForElapsed(price, to - start) - chargeForElapsed(price, from - start);
         // An interval too short to cost a micro-dollar posts no $0 charge; the next one is still computed from
         // the start, so nothing is lost to rounding.
-        if (amount > 0) await ledger.postEntry(
-          {
-            accountId: row.account_id,
-            type: 'instance_charge',
-            amountMicros: -amount,
-            description:
-              `${row.gpu_count}× ${row.gpu_type} on ${row.provider}, ${new Date(from).toISOString()} – ${through.toISOString()}, ` +
-              `at $${(price / 1_000_000).toFixed(6).replace(/0{1,4}$/, '')}/h (${priceSource})`,
-            instanceId: row.provider_instance_id ?? row.id,
-            idempotencyKey: `charge:${id}:${to}`,
-          },
-          tx,
-        );
+        if (amount > 0)
+          await ledger.postEntry(
+            {
+              accountId: row.account_id,
+              type: 'instance_charge',
+              amountMicros: -amount,
+              description:
+                `${row.gpu_count}× ${row.gpu_type} on ${row.provider}, ${new Date(from).toISOString()} – ${through.toISOString()}, ` +
+                `at $${(price / 1_000_000).toFixed(6).replace(/0{1,4}$/, '')}/h (${priceSource})`,
+              instanceId: row.provider_instance_id ?? row.id,
+              idempotencyKey: `charge:${id}:${to}`,
+            },
+            tx,
+          );
         const updated = await tx.one(sql.type(InstanceRow)`
           UPDATE instances SET metered_through = ${through.toISOString()}, updated_at = now() WHERE id = ${id} RETURNING ${COLUMNS}`);
         return { chargedMicros: amount, row: updated };
@@ -430,8 +477,13 @@ export function createInstanceQueries(pool: Pool) {
             accountId: row.account_id,
             type,
             data: {
-              instance_id: row.provider_instance_id, provider: row.provider, gpu_type: row.gpu_type, at: at.toISOString(),
-              cost: microsToDollars(costMicros), duration_seconds: Math.round(ranMs / 1000), ...extra,
+              instance_id: row.provider_instance_id,
+              provider: row.provider,
+              gpu_type: row.gpu_type,
+              at: at.toISOString(),
+              cost: microsToDollars(costMicros),
+              duration_seconds: Math.round(ranMs / 1000),
+              ...extra,
             },
             dedupeKey: `${type}:${id}:${status === 'stopped' ? at.getTime() : 'final'}`,
           });

@@ -15,7 +15,17 @@ export const JOB_STATUSES = ['pending', 'running', 'retrying', 'succeeded', 'fai
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled'];
 
-export const ATTEMPT_END_REASONS = ['exited', 'preempted', 'lost', 'boot_failed', 'refused', 'max_cost', 'max_duration', 'cancelled', 'ended'] as const;
+export const ATTEMPT_END_REASONS = [
+  'exited',
+  'preempted',
+  'lost',
+  'boot_failed',
+  'refused',
+  'max_cost',
+  'max_duration',
+  'cancelled',
+  'ended',
+] as const;
 export type AttemptEndReason = (typeof ATTEMPT_END_REASONS)[number];
 
 export const RETRY_EVENTS = ['no_capacity', 'preemption', 'error'] as const;
@@ -104,10 +114,13 @@ export interface NewJob {
 }
 
 /** What an exit report did: recorded on its attempt, or why nothing changed. */
-export type ExitReportOutcome = { recorded: AttemptRow & { account_id: string } } | { refused: 'unknown_token' | 'already_reported' | 'attempt_ended' };
+export type ExitReportOutcome =
+  | { recorded: AttemptRow & { account_id: string } }
+  | { refused: 'unknown_token' | 'already_reported' | 'attempt_ended' };
 
 export function createJobQueries(pool: Pool) {
-  const jobById = (conn: CommonQueryMethods, id: string) => conn.maybeOne(sql.type(JobRow)`SELECT ${JOB_COLUMNS} FROM jobs j WHERE j.id = ${id}`);
+  const jobById = (conn: CommonQueryMethods, id: string) =>
+    conn.maybeOne(sql.type(JobRow)`SELECT ${JOB_COLUMNS} FROM jobs j WHERE j.id = ${id}`);
 
   return {
     /** Inserts the job, or returns the one made earlier with the same Idempotency-Key (`created: false`). */
@@ -132,7 +145,9 @@ export function createJobQueries(pool: Pool) {
     },
 
     async find(accountId: string, id: string): Promise<JobRow | null> {
-      return pool.maybeOne(sql.type(JobRow)`SELECT ${JOB_COLUMNS} FROM jobs j WHERE j.account_id = ${accountId} AND j.id = ${id}`);
+      return pool.maybeOne(
+        sql.type(JobRow)`SELECT ${JOB_COLUMNS} FROM jobs j WHERE j.account_id = ${accountId} AND j.id = ${id}`,
+      );
     },
 
     /** The job for its workflow (keyed by the id the workflow carries). */
@@ -142,7 +157,9 @@ export function createJobQueries(pool: Pool) {
 
     /** The sealed env of a job (null: none), for the activity that hands it to an attempt. */
     async sealedEnv(id: string): Promise<string | null> {
-      const row = await pool.maybeOne(sql.type(z.object({ env_sealed: z.string().nullable() }))`SELECT env_sealed FROM jobs WHERE id = ${id}`);
+      const row = await pool.maybeOne(
+        sql.type(z.object({ env_sealed: z.string().nullable() }))`SELECT env_sealed FROM jobs WHERE id = ${id}`,
+      );
       return row?.env_sealed ?? null;
     },
 
@@ -156,11 +173,15 @@ export function createJobQueries(pool: Pool) {
     },
 
     async attempts(jobId: string): Promise<readonly AttemptRow[]> {
-      return pool.any(sql.type(AttemptRow)`SELECT ${ATTEMPT_COLUMNS} FROM job_attempts a WHERE a.job_id = ${jobId} ORDER BY a.n`);
+      return pool.any(
+        sql.type(AttemptRow)`SELECT ${ATTEMPT_COLUMNS} FROM job_attempts a WHERE a.job_id = ${jobId} ORDER BY a.n`,
+      );
     },
 
     async attempt(jobId: string, n: number): Promise<AttemptRow | null> {
-      return pool.maybeOne(sql.type(AttemptRow)`SELECT ${ATTEMPT_COLUMNS} FROM job_attempts a WHERE a.job_id = ${jobId} AND a.n = ${n}`);
+      return pool.maybeOne(
+        sql.type(AttemptRow)`SELECT ${ATTEMPT_COLUMNS} FROM job_attempts a WHERE a.job_id = ${jobId} AND a.n = ${n}`,
+      );
     },
 
     /**
@@ -203,11 +224,17 @@ export function createJobQueries(pool: Pool) {
     },
 
     /** Ends an attempt once (a retried step keeps the first ending). */
-    async finishAttempt(jobId: string, n: number, end: { reason: AttemptEndReason; detail: string | null; endedAt: Date }): Promise<AttemptRow> {
+    async finishAttempt(
+      jobId: string,
+      n: number,
+      end: { reason: AttemptEndReason; detail: string | null; endedAt: Date },
+    ): Promise<AttemptRow> {
       await pool.query(sql.typeAlias('void')`
         UPDATE job_attempts SET end_reason = ${end.reason}, end_detail = ${end.detail}, ended_at = ${end.endedAt.toISOString()}
         WHERE job_id = ${jobId} AND n = ${n} AND end_reason IS NULL`);
-      return pool.one(sql.type(AttemptRow)`SELECT ${ATTEMPT_COLUMNS} FROM job_attempts a WHERE a.job_id = ${jobId} AND a.n = ${n}`);
+      return pool.one(
+        sql.type(AttemptRow)`SELECT ${ATTEMPT_COLUMNS} FROM job_attempts a WHERE a.job_id = ${jobId} AND a.n = ${n}`,
+      );
     },
 
     /**
@@ -230,7 +257,11 @@ export function createJobQueries(pool: Pool) {
     async setStatus(
       jobId: string,
       status: JobStatus,
-      change: { exitCode?: number | null; error?: string | null; event?: { type: Parameters<typeof insertEvent>[1]['type']; data: Record<string, unknown>; dedupeKey: string } },
+      change: {
+        exitCode?: number | null;
+        error?: string | null;
+        event?: { type: Parameters<typeof insertEvent>[1]['type']; data: Record<string, unknown>; dedupeKey: string };
+      },
     ): Promise<JobRow> {
       return pool.transaction(async (tx) => {
         const final = FINAL_JOB_STATUSES.includes(status);
@@ -247,7 +278,10 @@ export function createJobQueries(pool: Pool) {
     },
 
     /** Writes an event of the job (deduplicated by its key). */
-    async event(accountId: string, event: { type: Parameters<typeof insertEvent>[1]['type']; data: Record<string, unknown>; dedupeKey: string }): Promise<void> {
+    async event(
+      accountId: string,
+      event: { type: Parameters<typeof insertEvent>[1]['type']; data: Record<string, unknown>; dedupeKey: string },
+    ): Promise<void> {
       await insertEvent(pool, { accountId, ...event });
     },
   };

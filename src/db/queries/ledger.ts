@@ -13,12 +13,20 @@ import { insertEvent } from './events';
  * `credit_dispute` reverse a Stripe top-up (a refund; a dispute opened, or reinstated when won). Beyond the
  * spec's two.
  */
-export const TRANSACTION_TYPES = ['instance_charge', 'instance_storage_charge', 'credit_topup', 'credit_grant', 'credit_refund', 'credit_dispute'] as const;
+export const TRANSACTION_TYPES = [
+  'instance_charge',
+  'instance_storage_charge',
+  'credit_topup',
+  'credit_grant',
+  'credit_refund',
+  'credit_dispute',
+] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** What an instance costs: its running time (`instance_charge`) and a stopped RunPod pod's storage. */
 export const INSTANCE_CHARGE_TYPES = ['instance_charge', 'instance_storage_charge'] as const;
-const isInstanceCharge = (type: TransactionType): boolean => (INSTANCE_CHARGE_TYPES as readonly string[]).includes(type);
+const isInstanceCharge = (type: TransactionType): boolean =>
+  (INSTANCE_CHARGE_TYPES as readonly string[]).includes(type);
 
 /** Idempotency key of an account's starting credit: granted at most once per account. */
 export const STARTING_CREDIT_KEY = 'grant:starting-credit';
@@ -60,10 +68,17 @@ export interface LedgerPage {
 export const TransactionRecord = z.object({
   id: z.string(),
   type: z.enum(TRANSACTION_TYPES),
-  amount: z.number().describe('dollars; negative for charges, refunds and opened disputes, positive for top-ups, grants and won disputes'),
+  amount: z
+    .number()
+    .describe(
+      'dollars; negative for charges, refunds and opened disputes, positive for top-ups, grants and won disputes',
+    ),
   balance_after: z.number().describe('the balance right after this transaction, dollars'),
   description: z.string(),
-  instance_id: z.string().optional().describe('present on instance_charge and instance_storage_charge, absent on credits'),
+  instance_id: z
+    .string()
+    .optional()
+    .describe('present on instance_charge and instance_storage_charge, absent on credits'),
   created_at: z.string().describe('ISO 8601 UTC timestamp'),
 });
 export type TransactionRecord = z.infer<typeof TransactionRecord>;
@@ -100,7 +115,8 @@ export function decodeLedgerCursor(cursor: string): number | null {
 const COLUMNS = sql.fragment`id, seq, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key, created_at`;
 
 function checkEntry(input: PostEntryInput): void {
-  if (!Number.isSafeInteger(input.amountMicros)) throw new RangeError(`amountMicros must be an integer: ${input.amountMicros}`);
+  if (!Number.isSafeInteger(input.amountMicros))
+    throw new RangeError(`amountMicros must be an integer: ${input.amountMicros}`);
   if (isInstanceCharge(input.type)) {
     if (input.amountMicros > 0) throw new RangeError(`an ${input.type} amount is negative (or zero)`);
     if (!input.instanceId) throw new RangeError(`an ${input.type} needs instanceId`);
@@ -124,12 +140,19 @@ function checkEntry(input: PostEntryInput): void {
  * for what it cannot foresee (a refund or dispute, an account it does not watch). A credit that lifts the
  * available balance above zero closes the episode. `billing.balance_low` is the spend workflow's alone.
  */
-async function emitBalanceEvents(tx: CommonQueryMethods, entry: LedgerEntry, balanceBefore: number, depletionOpen: boolean): Promise<void> {
+async function emitBalanceEvents(
+  tx: CommonQueryMethods,
+  entry: LedgerEntry,
+  balanceBefore: number,
+  depletionOpen: boolean,
+): Promise<void> {
   const accountId = entry.account_id;
   // Charges, and reversals of credit (refunds, disputes), can take the balance down.
   if (isInstanceCharge(entry.type) || entry.amount_micros < 0) {
     if (!depletionOpen && balanceBefore > 0 && entry.balance_after_micros <= 0) {
-      await tx.query(sql.typeAlias('void')`UPDATE account_balances SET depleted_at = now() WHERE account_id = ${accountId}`);
+      await tx.query(
+        sql.typeAlias('void')`UPDATE account_balances SET depleted_at = now() WHERE account_id = ${accountId}`,
+      );
       await insertEvent(tx, {
         accountId,
         type: 'billing.balance_depleted',
@@ -140,7 +163,9 @@ async function emitBalanceEvents(tx: CommonQueryMethods, entry: LedgerEntry, bal
   } else if (depletionOpen) {
     const spend = await readSpendFigures(tx, accountId);
     if (spend.balanceMicros - spend.unchargedMicros > 0) {
-      await tx.query(sql.typeAlias('void')`UPDATE account_balances SET depleted_at = NULL WHERE account_id = ${accountId}`);
+      await tx.query(
+        sql.typeAlias('void')`UPDATE account_balances SET depleted_at = NULL WHERE account_id = ${accountId}`,
+      );
     }
   }
 }
@@ -159,36 +184,41 @@ export function createLedgerQueries(pool: Pool) {
      * `metered_through`; it then commits or rolls back with the caller's work. A key already posted for the
      * account returns its first entry with `created: false` and changes nothing, whatever the other fields.
      */
-    async postEntry(input: PostEntryInput, conn?: CommonQueryMethods): Promise<{ entry: LedgerEntry; created: boolean }> {
+    async postEntry(
+      input: PostEntryInput,
+      conn?: CommonQueryMethods,
+    ): Promise<{ entry: LedgerEntry; created: boolean }> {
       checkEntry(input);
       const { accountId } = input;
       // On a transaction connection this is a savepoint inside the caller's transaction.
-      return (conn ?? pool).transaction(async (tx) => {
-        await tx.query(sql.typeAlias('void')`
+      return (conn ?? pool)
+        .transaction(async (tx) => {
+          await tx.query(sql.typeAlias('void')`
           INSERT INTO account_balances (account_id) VALUES (${accountId}) ON CONFLICT (account_id) DO NOTHING`);
-        // Take the lock before looking for the key: a concurrent post of the same key has then either committed
-        // (and this statement's fresh snapshot sees its entry) or not started its own check yet.
-        await tx.query(sql.typeAlias('void')`
+          // Take the lock before looking for the key: a concurrent post of the same key has then either committed
+          // (and this statement's fresh snapshot sees its entry) or not started its own check yet.
+          await tx.query(sql.typeAlias('void')`
           SELECT FROM account_balances WHERE account_id = ${accountId} FOR UPDATE`);
-        const existing = await tx.maybeOne(sql.type(LedgerEntryRow)`
+          const existing = await tx.maybeOne(sql.type(LedgerEntryRow)`
           SELECT ${COLUMNS} FROM ledger_entries WHERE account_id = ${accountId} AND idempotency_key = ${input.idempotencyKey}`);
-        if (existing) return { entry: existing, created: false };
-        const moved = await tx.one(sql.type(z.object({ balance_micros: z.number(), depletion_open: z.boolean() }))`
+          if (existing) return { entry: existing, created: false };
+          const moved = await tx.one(sql.type(z.object({ balance_micros: z.number(), depletion_open: z.boolean() }))`
           UPDATE account_balances SET balance_micros = balance_micros + ${input.amountMicros}, updated_at = now()
           WHERE account_id = ${accountId}
           RETURNING balance_micros, depleted_at IS NOT NULL AS depletion_open`);
-        const balanceAfter = moved.balance_micros;
-        const entry = await tx.one(sql.type(LedgerEntryRow)`
+          const balanceAfter = moved.balance_micros;
+          const entry = await tx.one(sql.type(LedgerEntryRow)`
           INSERT INTO ledger_entries (id, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key, created_at)
           VALUES (${newId('txn')}, ${accountId}, ${input.type}, ${input.amountMicros}, ${balanceAfter}, ${input.description},
                   ${input.instanceId ?? null}, ${input.idempotencyKey}, clock_timestamp())
           RETURNING ${COLUMNS}`);
-        await emitBalanceEvents(tx, entry, balanceAfter - input.amountMicros, moved.depletion_open);
-        return { entry, created: true };
-      }).then((result) => {
-        if (result.created) recordLedgerEntry(result.entry.type, result.entry.amount_micros);
-        return result;
-      });
+          await emitBalanceEvents(tx, entry, balanceAfter - input.amountMicros, moved.depletion_open);
+          return { entry, created: true };
+        })
+        .then((result) => {
+          if (result.created) recordLedgerEntry(result.entry.type, result.entry.amount_micros);
+          return result;
+        });
     },
 
     /** The account's balance in micro-dollars; 0 for an account that has no entries yet. */
@@ -202,7 +232,10 @@ export function createLedgerQueries(pool: Pool) {
      * Entries newest first (by `seq`), optionally of one type. `cursor` is a `next_cursor` from an earlier
      * page; a cursor that does not decode throws RangeError (routes validate it first).
      */
-    async listEntries(accountId: string, options: { type?: TransactionType; limit: number; cursor?: string }): Promise<LedgerPage> {
+    async listEntries(
+      accountId: string,
+      options: { type?: TransactionType; limit: number; cursor?: string },
+    ): Promise<LedgerPage> {
       const before = options.cursor === undefined ? null : decodeLedgerCursor(options.cursor);
       if (options.cursor !== undefined && before === null) throw new RangeError('malformed ledger cursor');
       const rows = await pool.any(sql.type(LedgerEntryRow)`
@@ -214,7 +247,11 @@ export function createLedgerQueries(pool: Pool) {
         LIMIT ${options.limit + 1}`);
       const entries = rows.slice(0, options.limit);
       const hasMore = rows.length > options.limit;
-      return { entries, has_more: hasMore, next_cursor: hasMore ? encodeCursor(entries[entries.length - 1]!.seq) : null };
+      return {
+        entries,
+        has_more: hasMore,
+        next_cursor: hasMore ? encodeCursor(entries[entries.length - 1]!.seq) : null,
+      };
     },
   };
 }

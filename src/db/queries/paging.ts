@@ -7,7 +7,9 @@ export function encodeCursor(createdAt: string, id: string): string {
 }
 export function decodePageCursor(cursor: string): { createdAt: string; id: string } | null {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return null;
-  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\|([a-z]+_[A-Za-z0-9]{1,64})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\|([a-z]+_[A-Za-z0-9]{1,64})$/.exec(
+    Buffer.from(cursor, 'base64url').toString('utf8'),
+  );
   if (!m || Number.isNaN(Date.parse(m[1]!)) || encodeCursor(m[1]!, m[2]!) !== cursor) return null;
   return { createdAt: m[1]!, id: m[2]! };
 }

@@ -26,7 +26,10 @@ const OfferRow = z.object({
   availability: z.number(),
 });
 
-const SnapshotRow = z.object({ id: z.number(), body: z.custom<PricingSnapshot>((v) => typeof v === 'object' && v !== null) });
+const SnapshotRow = z.object({
+  id: z.number(),
+  body: z.custom<PricingSnapshot>((v) => typeof v === 'object' && v !== null),
+});
 
 export function createPricingQueries(pool: Pool) {
   return {
@@ -35,10 +38,16 @@ export function createPricingQueries(pool: Pool) {
      * good offers of the ones that failed (used while under an hour old), stores the assembled snapshot and
      * the history rows, and notifies listeners. Returns the snapshot.
      */
-    async recordRefresh(outcomes: Record<ProviderId, ProviderOutcome>, now: Date): Promise<{ snapshotId: number; snapshot: PricingSnapshot }> {
+    async recordRefresh(
+      outcomes: Record<ProviderId, ProviderOutcome>,
+      now: Date,
+    ): Promise<{ snapshotId: number; snapshot: PricingSnapshot }> {
       return pool.transaction(async (tx) => {
         const summary = Object.fromEntries(
-          Object.entries(outcomes).map(([p, o]) => [p, o.ok ? { ok: true, offers: o.offers.length } : { ok: false, error: o.error }]),
+          Object.entries(outcomes).map(([p, o]) => [
+            p,
+            o.ok ? { ok: true, offers: o.offers.length } : { ok: false, error: o.error },
+          ]),
         );
         const refreshId = await tx.oneFirst(sql.type(z.object({ id: z.number() }))`
           INSERT INTO pricing_refreshes (refreshed_at, outcome) VALUES (${now.toISOString()}, ${sql.jsonb(summary)}) RETURNING id`);
@@ -52,7 +61,14 @@ export function createPricingQueries(pool: Pool) {
           await tx.query(sql.typeAlias('void')`
             INSERT INTO pricing_offers (provider, gpu_type, spot, region, price_per_hour_micros, availability, refresh_id, fetched_at)
             SELECT *, ${refreshId}::bigint, ${now.toISOString()}::timestamptz FROM ${sql.unnest(
-              outcome.offers.map((o) => [o.provider, o.gpuType, o.spot, o.region, o.pricePerHourMicros, o.availability]),
+              outcome.offers.map((o) => [
+                o.provider,
+                o.gpuType,
+                o.spot,
+                o.region,
+                o.pricePerHourMicros,
+                o.availability,
+              ]),
               ['text', 'text', 'bool', 'text', 'int8', 'int4'],
             )}`);
         }
@@ -100,13 +116,19 @@ export function createPricingQueries(pool: Pool) {
     },
 
     /** Lowest on-demand price per provider over the period, per refresh or per bucket. */
-    async findHistory(gpuType: string, period: HistoryPeriod, now: Date): Promise<{ timestamp: string; provider: string; min_price_per_hour_micros: number }[]> {
+    async findHistory(
+      gpuType: string,
+      period: HistoryPeriod,
+      now: Date,
+    ): Promise<{ timestamp: string; provider: string; min_price_per_hour_micros: number }[]> {
       const { ms, bucket } = HISTORY_PERIODS[period];
       const from = new Date(now.getTime() - ms).toISOString();
       const time = bucket
         ? sql.fragment`date_bin(${bucket}::interval, recorded_at, TIMESTAMPTZ '2000-01-01 00:00:00+00')`
         : sql.fragment`recorded_at`;
-      const rows = await pool.any(sql.type(z.object({ timestamp: z.string(), provider: z.string(), min_price_per_hour_micros: z.number() }))`
+      const rows = await pool.any(sql.type(
+        z.object({ timestamp: z.string(), provider: z.string(), min_price_per_hour_micros: z.number() }),
+      )`
         SELECT ${time} AS timestamp, provider, min(min_price_per_hour_micros) AS min_price_per_hour_micros
         FROM pricing_history
         WHERE gpu_type = ${gpuType} AND NOT spot AND recorded_at > ${from}

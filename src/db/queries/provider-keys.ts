@@ -59,7 +59,12 @@ export function createProviderKeyQueries(pool: Pool) {
       return row && { ciphertext: row.ciphertext, iv: row.iv, authTag: row.auth_tag, keyId: row.encryption_key_id };
     },
 
-    async recordVerification(accountId: string, provider: ProviderId, valid: boolean, checkedAt: Date): Promise<ProviderKeyRecord | null> {
+    async recordVerification(
+      accountId: string,
+      provider: ProviderId,
+      valid: boolean,
+      checkedAt: Date,
+    ): Promise<ProviderKeyRecord | null> {
       return pool.maybeOne(sql.type(ProviderKeyRow)`
         UPDATE provider_keys SET status = ${valid ? 'valid' : 'invalid'}, last_verified_at = ${checkedAt.toISOString()}
         WHERE account_id = ${accountId} AND provider = ${provider}

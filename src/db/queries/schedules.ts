@@ -154,7 +154,12 @@ export function createScheduleQueries(pool: Pool) {
     },
 
     /** A new schedule, made by the API key `apiKeyId` (its runs are admitted against that key's cap). */
-    async insert(conn: CommonQueryMethods, accountId: string, fields: ScheduleFields, apiKeyId: string | null = null): Promise<ScheduleRow> {
+    async insert(
+      conn: CommonQueryMethods,
+      accountId: string,
+      fields: ScheduleFields,
+      apiKeyId: string | null = null,
+    ): Promise<ScheduleRow> {
       return conn.one(sql.type(ScheduleRow)`
         INSERT INTO schedules (id, account_id, name, gpu, template, cron, max_duration_hours, max_cost_micros, prefer_spot,
           docker_image, startup_script, status, api_key_id, idle_stop)
@@ -183,7 +188,13 @@ export function createScheduleQueries(pool: Pool) {
     },
 
     /** Replaces the schedule's fields; the key that replaces it becomes the key its runs are admitted against. */
-    async update(conn: CommonQueryMethods, accountId: string, id: string, fields: ScheduleFields, apiKeyId: string | null = null): Promise<ScheduleRow> {
+    async update(
+      conn: CommonQueryMethods,
+      accountId: string,
+      id: string,
+      fields: ScheduleFields,
+      apiKeyId: string | null = null,
+    ): Promise<ScheduleRow> {
       return conn.one(sql.type(ScheduleRow)`
         UPDATE schedules SET name = ${fields.name}, gpu = ${fields.gpu}, template = ${fields.template}, cron = ${fields.cron},
           max_duration_hours = ${fields.max_duration_hours}, max_cost_micros = ${fields.max_cost_micros},
@@ -220,7 +231,11 @@ export function createScheduleQueries(pool: Pool) {
     },
 
     /** Workflow ids of the schedule's live runs (launching or running). */
-    async liveRunWorkflowIds(accountId: string, scheduleId: string, conn: CommonQueryMethods = pool): Promise<string[]> {
+    async liveRunWorkflowIds(
+      accountId: string,
+      scheduleId: string,
+      conn: CommonQueryMethods = pool,
+    ): Promise<string[]> {
       const rows = await conn.any(sql.type(z.object({ workflow_id: z.string() }))`
         SELECT workflow_id FROM schedule_runs
         WHERE account_id = ${accountId} AND schedule_id = ${scheduleId} AND status IN ('launching', 'running')`);
@@ -264,7 +279,12 @@ export function createScheduleQueries(pool: Pool) {
     /** The provider accepted the run's instance. */
     async markRunLaunched(
       runId: string,
-      launched: { provider: ProviderId; instanceRowId: string; instanceId: string | null; pricePerHourMicros: number | null },
+      launched: {
+        provider: ProviderId;
+        instanceRowId: string;
+        instanceId: string | null;
+        pricePerHourMicros: number | null;
+      },
     ): Promise<RunRow> {
       await pool.query(sql.typeAlias('void')`
         UPDATE schedule_runs SET provider = ${launched.provider}, instance_row_id = ${launched.instanceRowId},
@@ -308,7 +328,12 @@ export function createScheduleQueries(pool: Pool) {
         const run = await runById(tx, runId);
         if (changed) {
           const type = status === 'failed' || status === 'preempted' ? 'schedule.run.failed' : 'schedule.run.completed';
-          await insertEvent(tx, { accountId: run.account_id, type, data: runEventData(run), dedupeKey: `${type}:${runId}` });
+          await insertEvent(tx, {
+            accountId: run.account_id,
+            type,
+            data: runEventData(run),
+            dedupeKey: `${type}:${runId}`,
+          });
         }
         return run;
       });
@@ -338,15 +363,22 @@ export function createScheduleQueries(pool: Pool) {
      * Available offers for a GPU from the pricing tables (fresh under an hour, availability > 0) on the given
      * providers: cheapest first, spot before on-demand when `preferSpot`.
      */
-    async findRunOffers(gpu: string, providers: readonly ProviderId[], preferSpot: boolean, now: Date): Promise<RunOffer[]> {
+    async findRunOffers(
+      gpu: string,
+      providers: readonly ProviderId[],
+      preferSpot: boolean,
+      now: Date,
+    ): Promise<RunOffer[]> {
       if (providers.length === 0) return [];
-      const rows = await pool.any(sql.type(z.object({
-        provider: z.enum(PROVIDERS),
-        spot: z.boolean(),
-        region: z.string().nullable(),
-        price_per_hour_micros: z.number(),
-        availability: z.number(),
-      }))`
+      const rows = await pool.any(sql.type(
+        z.object({
+          provider: z.enum(PROVIDERS),
+          spot: z.boolean(),
+          region: z.string().nullable(),
+          price_per_hour_micros: z.number(),
+          availability: z.number(),
+        }),
+      )`
         SELECT provider, spot, region, price_per_hour_micros, availability FROM pricing_offers
         WHERE gpu_type = ${gpu} AND availability > 0 AND provider = ANY(${sql.array([...providers], 'text')})
           AND fetched_at > ${new Date(now.getTime() - MAX_OFFER_AGE_MS).toISOString()}

@@ -35,7 +35,11 @@ export function createStorageChargeQueries(pool: Pool) {
      * burn while the instance stays stopped), exactly once per interval (the ledger key names it). Does nothing
      * to an instance that is neither `stopped` nor being terminated from a stop.
      */
-    async chargeStoredThrough(id: string, through: Date, perHourMicros: number): Promise<{ chargedMicros: number; accountId: string | null }> {
+    async chargeStoredThrough(
+      id: string,
+      through: Date,
+      perHourMicros: number,
+    ): Promise<{ chargedMicros: number; accountId: string | null }> {
       return pool.transaction(async (tx) => {
         const row = await tx.maybeOne(sql.type(StoppedRow)`
           SELECT account_id, status, provider, provider_instance_id,
@@ -43,8 +47,13 @@ export function createStorageChargeQueries(pool: Pool) {
           FROM instances WHERE id = ${id} FOR UPDATE`);
         // Stopped, or being terminated after a stop (its storage has been charged since the stop, which a start
         // would have moved `metered_through` past).
-        const keeping = row && (row.status === 'stopped' || (row.status === 'terminating' && row.storage_charged_through_ms !== null
-          && row.metered_through_ms !== null && row.storage_charged_through_ms >= row.metered_through_ms));
+        const keeping =
+          row &&
+          (row.status === 'stopped' ||
+            (row.status === 'terminating' &&
+              row.storage_charged_through_ms !== null &&
+              row.metered_through_ms !== null &&
+              row.storage_charged_through_ms >= row.metered_through_ms));
         if (!row || !keeping) return { chargedMicros: 0, accountId: row?.account_id ?? null };
         const to = through.getTime();
         const from = Math.max(row.metered_through_ms ?? to, row.storage_charged_through_ms ?? 0);

@@ -57,7 +57,10 @@ export type DeliveryWork = z.infer<typeof DeliveryWork>;
 
 /** `vault` opens the endpoints' sealed signing secrets into the delivery work (webhook-endpoints.ts). */
 export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, 'open'>) {
-  const opened = <T extends { secret: string }>(work: T): T => ({ ...work, secret: openText(vault, work.secret, WEBHOOK_SECRET_AAD) });
+  const opened = <T extends { secret: string }>(work: T): T => ({
+    ...work,
+    secret: openText(vault, work.secret, WEBHOOK_SECRET_AAD),
+  });
   return {
     /** Deliveries of an endpoint still waiting for a retry (their workflows are told when it changes). */
     async listPendingDeliveryIds(accountId: string, endpointId: string): Promise<string[]> {
@@ -93,7 +96,11 @@ export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, '
       const eventById = new Map(events.map((e) => [e.id, e]));
       return {
         ...p,
-        data: p.data.map((d) => ({ ...d, event: eventById.get(d.event_id)!, attempts: attempts.filter((a) => a.delivery_id === d.id) })),
+        data: p.data.map((d) => ({
+          ...d,
+          event: eventById.get(d.event_id)!,
+          attempts: attempts.filter((a) => a.delivery_id === d.id),
+        })),
       };
     },
 
@@ -149,7 +156,17 @@ export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, '
       const claimed = new Set(rows.map((r) => r.event_id)).size;
       const work: DeliveryWork[] = rows
         .filter((r) => r.delivery_id !== null)
-        .map((r) => opened({ ...r, delivery_id: r.delivery_id!, url: r.url!, secret: r.secret!, status: 'pending' as const, attempt_count: 0, active: true }));
+        .map((r) =>
+          opened({
+            ...r,
+            delivery_id: r.delivery_id!,
+            url: r.url!,
+            secret: r.secret!,
+            status: 'pending' as const,
+            attempt_count: 0,
+            active: true,
+          }),
+        );
       return { claimed, work };
     },
 
@@ -194,10 +211,22 @@ export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, '
      */
     async recordAttempt(
       id: string,
-      attempt: { attemptedAt: Date; statusCode: number | null; latencyMs: number; responseBody: string | null; error: string | null; success: boolean },
+      attempt: {
+        attemptedAt: Date;
+        statusCode: number | null;
+        latencyMs: number;
+        responseBody: string | null;
+        error: string | null;
+        success: boolean;
+      },
       onFailure: { nextAttemptInMs: number | null; disableAfterMs: number },
       conn: CommonQueryMethods = pool,
-    ): Promise<{ status: DeliveryStatus; attemptCount: number; nextAttemptAt: string | null; endpointDeactivated: boolean } | null> {
+    ): Promise<{
+      status: DeliveryStatus;
+      attemptCount: number;
+      nextAttemptAt: string | null;
+      endpointDeactivated: boolean;
+    } | null> {
       const run = async (tx: CommonQueryMethods) => {
         const delivery = await tx.maybeOne(sql.type(z.object({ endpoint_id: z.string() }))`
           SELECT endpoint_id FROM webhook_deliveries WHERE id = ${id} FOR UPDATE`);
@@ -206,8 +235,14 @@ export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, '
           INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, response_body, error, success)
           VALUES (${id}, ${attempt.attemptedAt.toISOString()}, ${attempt.statusCode}, ${attempt.latencyMs},
                   ${attempt.responseBody?.replaceAll('\u0000', '') ?? null}, ${attempt.error?.slice(0, 500) ?? null}, ${attempt.success})`);
-        const status: DeliveryStatus = attempt.success ? 'succeeded' : onFailure.nextAttemptInMs === null ? 'failed' : 'pending';
-        const updated = await tx.one(sql.type(z.object({ attempt_count: z.number(), next_attempt_at: z.string().nullable() }))`
+        const status: DeliveryStatus = attempt.success
+          ? 'succeeded'
+          : onFailure.nextAttemptInMs === null
+            ? 'failed'
+            : 'pending';
+        const updated = await tx.one(sql.type(
+          z.object({ attempt_count: z.number(), next_attempt_at: z.string().nullable() }),
+        )`
           UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, status = ${status},
             next_attempt_at = ${status === 'pending' ? sql.fragment`now() + ${onFailure.nextAttemptInMs} * interval '1 millisecond'` : sql.fragment`NULL`},
             updated_at = now()
@@ -228,7 +263,12 @@ export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, '
             WHERE id = ${delivery.endpoint_id} RETURNING active`);
           endpointDeactivated = ep !== null && !ep.active;
         }
-        return { status, attemptCount: updated.attempt_count, nextAttemptAt: updated.next_attempt_at, endpointDeactivated };
+        return {
+          status,
+          attemptCount: updated.attempt_count,
+          nextAttemptAt: updated.next_attempt_at,
+          endpointDeactivated,
+        };
       };
       return conn === pool ? pool.transaction(run) : run(conn);
     },
@@ -238,18 +278,39 @@ export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, '
      * batch instead of one per message. Deliveries already finished or gone are left as they are.
      */
     async recordSuccesses(
-      attempts: { deliveryId: string; attemptedAt: Date; statusCode: number; latencyMs: number; responseBody: string | null }[],
+      attempts: {
+        deliveryId: string;
+        attemptedAt: Date;
+        statusCode: number;
+        latencyMs: number;
+        responseBody: string | null;
+      }[],
     ): Promise<void> {
       if (attempts.length === 0) return;
       // One statement (one round trip, atomic) for the whole batch.
       await pool.query(sql.typeAlias('void')`
         WITH input AS (
           SELECT * FROM unnest(
-            ${sql.array(attempts.map((r) => r.deliveryId), 'text')},
-            ${sql.array(attempts.map((r) => r.attemptedAt.toISOString()), 'timestamptz')},
-            ${sql.array(attempts.map((r) => r.statusCode), 'int4')},
-            ${sql.array(attempts.map((r) => r.latencyMs), 'int4')},
-            ${sql.array(attempts.map((r) => r.responseBody?.replaceAll('\u0000', '') ?? null), 'text')}
+            ${sql.array(
+              attempts.map((r) => r.deliveryId),
+              'text',
+            )},
+            ${sql.array(
+              attempts.map((r) => r.attemptedAt.toISOString()),
+              'timestamptz',
+            )},
+            ${sql.array(
+              attempts.map((r) => r.statusCode),
+              'int4',
+            )},
+            ${sql.array(
+              attempts.map((r) => r.latencyMs),
+              'int4',
+            )},
+            ${sql.array(
+              attempts.map((r) => r.responseBody?.replaceAll('\u0000', '') ?? null),
+              'text',
+            )}
           ) AS i(delivery_id, attempted_at, status_code, latency_ms, response_body)
         ),
         updated AS (

@@ -32,7 +32,11 @@ export const WEBHOOK_SECRET_AAD = 'webhook-endpoint-secret';
 export function createWebhookEndpointQueries(pool: Pool, vault: Pick<KeyVault, 'seal'>) {
   const seal = (secret: string) => sealText(vault, secret, WEBHOOK_SECRET_AAD);
   return {
-    async insertEndpoint(accountId: string, input: { url: string; events: string[]; secret: string }, conn: CommonQueryMethods = pool): Promise<EndpointRow> {
+    async insertEndpoint(
+      accountId: string,
+      input: { url: string; events: string[]; secret: string },
+      conn: CommonQueryMethods = pool,
+    ): Promise<EndpointRow> {
       return conn.one(sql.type(EndpointRow)`
         INSERT INTO webhook_endpoints (id, account_id, url, events, secret)
         VALUES (${newId('wh')}, ${accountId}, ${input.url}, ${sql.array(input.events, 'text')}, ${seal(input.secret)})

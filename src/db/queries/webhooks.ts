@@ -18,6 +18,10 @@ export { EndpointRow, WEBHOOK_SECRET_AAD } from './webhook-endpoints';
  * into the delivery work that signs with them.
  */
 export function createWebhookQueries(pool: Pool, vault: Pick<KeyVault, 'seal' | 'open'>) {
-  return { ...createWebhookEndpointQueries(pool, vault), ...createEventQueries(pool), ...createWebhookDeliveryQueries(pool, vault) };
+  return {
+    ...createWebhookEndpointQueries(pool, vault),
+    ...createEventQueries(pool),
+    ...createWebhookDeliveryQueries(pool, vault),
+  };
 }
 export type WebhookQueries = ReturnType<typeof createWebhookQueries>;

@@ -8,7 +8,16 @@ import { PROVIDERS, type ProviderInstance } from '../../providers/types';
 import { IdleStopBody } from '../launch-schemas';
 import { isoTimestamp } from '../schemas';
 
-const STATUSES = ['provisioning', 'running', 'stopping', 'stopped', 'terminating', 'terminated', 'failed', 'unknown'] as const;
+const STATUSES = [
+  'provisioning',
+  'running',
+  'stopping',
+  'stopped',
+  'terminating',
+  'terminated',
+  'failed',
+  'unknown',
+] as const;
 
 export const InstanceRecord = z.object({
   id: z.string().describe("the provider's own instance id (used in paths)"),
@@ -28,12 +37,18 @@ export const InstanceRecord = z.object({
   managed: z.boolean().describe('true for instances launched through this service'),
   warnings: z.array(z.string()).optional(),
   end_reason: z.string().optional().describe('why the service itself stopped or ended the instance, when it did'),
-  idle_stop: IdleStopBody.optional().describe('the idle-stop rule the instance was launched with (beyond the spec); absent: none'),
+  idle_stop: IdleStopBody.optional().describe(
+    'the idle-stop rule the instance was launched with (beyond the spec); absent: none',
+  ),
 });
 export type InstanceRecord = z.infer<typeof InstanceRecord>;
 
 export function toInstanceRecord(row: InstanceRow): InstanceRecord {
-  const warnings = [...row.warnings, ...(row.lifecycle_warning ? [row.lifecycle_warning] : []), ...(row.key_warning ? [row.key_warning] : [])];
+  const warnings = [
+    ...row.warnings,
+    ...(row.lifecycle_warning ? [row.lifecycle_warning] : []),
+    ...(row.key_warning ? [row.key_warning] : []),
+  ];
   return {
     id: row.provider_instance_id ?? row.id,
     provider: row.provider,
@@ -82,7 +97,15 @@ export function fromProvider(i: ProviderInstance, row: InstanceRow | undefined):
 }
 
 /** Why an instance ended, as one word a user can filter on; `end_reason` keeps the sentence. */
-export const END_KINDS = ['terminated', 'preempted', 'idle_stopped', 'boot_failed', 'lost', 'balance_depleted', 'key_cap'] as const;
+export const END_KINDS = [
+  'terminated',
+  'preempted',
+  'idle_stopped',
+  'boot_failed',
+  'lost',
+  'balance_depleted',
+  'key_cap',
+] as const;
 export type EndKind = (typeof END_KINDS)[number];
 
 /** The kind of an ended row, from its status, its end event and the reason the workflow wrote. */
@@ -92,13 +115,23 @@ export function endKindOf(row: Pick<InstanceRow, 'status' | 'end_reason'>, endEv
   if (endEvent === 'instance.idle_stopped' || reason.startsWith('idle stop')) return 'idle_stopped';
   if (reason.startsWith('prepaid balance depleted')) return 'balance_depleted';
   if (reason.includes('key cap') || reason.includes('spend cap')) return 'key_cap';
-  if (reason.startsWith('the provider ended the instance') || reason.startsWith('the provider no longer knows')) return 'lost';
+  if (reason.startsWith('the provider ended the instance') || reason.startsWith('the provider no longer knows'))
+    return 'lost';
   // A failed row with a provider instance: created, then it never came up (or its launch gave up on it).
   if (row.status === 'failed') return 'boot_failed';
   return 'terminated';
 }
 
-const TIMELINE_EVENTS = ['requested', 'created', 'running', 'stopped', 'idle_stopped', 'preempted', 'terminated', 'failed'] as const;
+const TIMELINE_EVENTS = [
+  'requested',
+  'created',
+  'running',
+  'stopped',
+  'idle_stopped',
+  'preempted',
+  'terminated',
+  'failed',
+] as const;
 const TimelineEntry = z.object({
   event: z.enum(TIMELINE_EVENTS),
   at: isoTimestamp,
@@ -121,7 +154,10 @@ const Money = z.number().describe('dollars');
 export const InstanceDetail = InstanceRecord.extend({
   started_at: isoTimestamp.nullable().describe('when metering started (the provider reported it running)'),
   ended_at: isoTimestamp.nullable(),
-  end_kind: z.enum(END_KINDS).optional().describe('present once the instance ended: why, as one word (`end_reason` has the sentence)'),
+  end_kind: z
+    .enum(END_KINDS)
+    .optional()
+    .describe('present once the instance ended: why, as one word (`end_reason` has the sentence)'),
   timeline: z
     .array(TimelineEntry)
     .describe(
@@ -131,16 +167,24 @@ export const InstanceDetail = InstanceRecord.extend({
   cost: z
     .object({
       to_date: Money.describe('posted + accrued'),
-      posted: Money.describe("what the ledger has charged the instance (the sum of its instance charges)"),
-      accrued: Money.describe('what it has run up since its last charge, charged at the next meter interval or at its end'),
+      posted: Money.describe('what the ledger has charged the instance (the sum of its instance charges)'),
+      accrued: Money.describe(
+        'what it has run up since its last charge, charged at the next meter interval or at its end',
+      ),
     })
     .describe('the cost of the instance so far, at `price_per_hour`'),
   charges: z.object({
     count: z.number().int(),
-    latest: z.array(TransactionRecord).describe('the newest charges, at most 50, newest first (all of them: GET /v1/billing/transactions)'),
+    latest: z
+      .array(TransactionRecord)
+      .describe('the newest charges, at most 50, newest first (all of them: GET /v1/billing/transactions)'),
   }),
   provider_view: z
-    .object({ status: z.string().nullable(), provider_status: z.string().nullable(), observed_at: isoTimestamp.nullable() })
+    .object({
+      status: z.string().nullable(),
+      provider_status: z.string().nullable(),
+      observed_at: isoTimestamp.nullable(),
+    })
     .optional()
     .describe('what the provider last listed, when it differs from an ended record (the service keeps ending it)'),
 });
@@ -156,7 +200,8 @@ export interface DetailSources {
 }
 
 const eventTime = (e: EventRow): string => {
-  const at = typeof e.data.at === 'string' ? e.data.at : typeof e.data.started_at === 'string' ? e.data.started_at : null;
+  const at =
+    typeof e.data.at === 'string' ? e.data.at : typeof e.data.started_at === 'string' ? e.data.started_at : null;
   return at !== null && !Number.isNaN(Date.parse(at)) ? new Date(at).toISOString() : e.created_at;
 };
 
@@ -171,7 +216,11 @@ export function toInstanceDetail(row: InstanceRow, src: DetailSources): Instance
   const price = src.costs.meter_price_micros;
   const accruedMicros =
     row.status === 'running' && row.started_at && row.metered_through && price !== null
-      ? Math.max(0, chargeForElapsed(price, src.now.getTime() - Date.parse(row.started_at)) - chargeForElapsed(price, Date.parse(row.metered_through) - Date.parse(row.started_at)))
+      ? Math.max(
+          0,
+          chargeForElapsed(price, src.now.getTime() - Date.parse(row.started_at)) -
+            chargeForElapsed(price, Date.parse(row.metered_through) - Date.parse(row.started_at)),
+        )
       : 0;
   const timeline: TimelineEntry[] = [{ event: 'requested', at: row.created_at }];
   if (row.accepted_at) timeline.push({ event: 'created', at: row.accepted_at });
@@ -182,12 +231,24 @@ export function toInstanceDetail(row: InstanceRow, src: DetailSources): Instance
     if (event !== 'running' && event !== 'stopped') endEvent ??= e.type;
     const reason = typeof e.data.reason === 'string' ? e.data.reason : undefined;
     // An idle stop writes its own event and the stop or terminate it made; the timeline shows it once.
-    if ((event === 'stopped' || event === 'terminated') && timeline.some((t) => t.event === 'idle_stopped' && t.at === eventTime(e))) continue;
+    if (
+      (event === 'stopped' || event === 'terminated') &&
+      timeline.some((t) => t.event === 'idle_stopped' && t.at === eventTime(e))
+    )
+      continue;
     timeline.push({ event, at: eventTime(e), ...(reason ? { reason } : {}) });
   }
   const ended = row.status === 'terminated' || row.status === 'failed';
-  if (ended && row.ended_at && !timeline.some((t) => ['terminated', 'failed', 'preempted', 'idle_stopped'].includes(t.event))) {
-    timeline.push({ event: row.status === 'failed' ? 'failed' : 'terminated', at: row.ended_at, ...(row.end_reason ? { reason: row.end_reason } : {}) });
+  if (
+    ended &&
+    row.ended_at &&
+    !timeline.some((t) => ['terminated', 'failed', 'preempted', 'idle_stopped'].includes(t.event))
+  ) {
+    timeline.push({
+      event: row.status === 'failed' ? 'failed' : 'terminated',
+      at: row.ended_at,
+      ...(row.end_reason ? { reason: row.end_reason } : {}),
+    });
   }
   const stillListed = ended && src.listed && src.listed.instance.status !== 'terminated' ? src.listed : undefined;
   return {
@@ -200,7 +261,11 @@ export function toInstanceDetail(row: InstanceRow, src: DetailSources): Instance
             ...(record.warnings ?? []),
             `Ended here, but ${row.provider} still lists it (${stillListed.instance.providerStatus ?? stillListed.instance.status}); the service keeps terminating it.`,
           ],
-          provider_view: { status: stillListed.instance.status, provider_status: stillListed.instance.providerStatus, observed_at: stillListed.observedAt },
+          provider_view: {
+            status: stillListed.instance.status,
+            provider_status: stillListed.instance.providerStatus,
+            observed_at: stillListed.observedAt,
+          },
         }
       : {}),
     price_per_hour: record.price_per_hour ?? (price === null ? null : microsToDollars(price)),
@@ -221,7 +286,10 @@ export function toInstanceDetail(row: InstanceRow, src: DetailSources): Instance
 export const EndedFields = {
   started_at: isoTimestamp.nullable().optional().describe('`status=ended`: when metering started (null: it never ran)'),
   ended_at: isoTimestamp.nullable().optional().describe('`status=ended`: when it ended'),
-  end_kind: z.enum(END_KINDS).optional().describe('`status=ended`: why it ended, as one word (`end_reason` has the sentence)'),
+  end_kind: z
+    .enum(END_KINDS)
+    .optional()
+    .describe('`status=ended`: why it ended, as one word (`end_reason` has the sentence)'),
   total_cost: Money.optional().describe('`status=ended`: what the ledger charged the instance in all'),
 };
 

@@ -23,7 +23,9 @@ export const ScheduleRecord = z.object({
   last_run_at: isoTimestamp.nullable(),
   created_at: isoTimestamp,
   updated_at: isoTimestamp,
-  idle_stop: IdleStopBody.optional().describe("beyond the spec: each run's instance is ended once its GPUs idle this long; absent: never"),
+  idle_stop: IdleStopBody.optional().describe(
+    "beyond the spec: each run's instance is ended once its GPUs idle this long; absent: never",
+  ),
 });
 
 export const RunRecord = z.object({

@@ -33,15 +33,22 @@ const PriceDropBody = z
       .max(100)
       .refine(isKnownGpuSlug, 'is not a known GPU slug (see GET /v1/pricing for the list)')
       .describe('normalized GPU slug, e.g. h100-80gb-sxm'),
-    threshold_price: dollars(10_000).describe('triggers when the lowest available offer is at or below this, dollars per GPU per hour'),
+    threshold_price: dollars(10_000).describe(
+      'triggers when the lowest available offer is at or below this, dollars per GPU per hour',
+    ),
   })
   .strict();
 
 const BudgetLimitBody = z
   .object({
     type: z.literal('budget_limit'),
-    action: z.enum(['notify', 'stop_instances']).default('notify').describe('stop_instances also stops (runpod) or terminates the account\'s running instances'),
-    threshold_dollars: dollars(100_000_000).describe('triggers when the instance charges of the current UTC month reach this, dollars'),
+    action: z
+      .enum(['notify', 'stop_instances'])
+      .default('notify')
+      .describe("stop_instances also stops (runpod) or terminates the account's running instances"),
+    threshold_dollars: dollars(100_000_000).describe(
+      'triggers when the instance charges of the current UTC month reach this, dollars',
+    ),
   })
   .strict();
 
@@ -59,15 +66,22 @@ const ListAlertsQuery = z
     limit: z.coerce.number().int().min(1).max(200).default(50),
     cursor: z
       .string()
-      .refine((c) => decodeAlertCursor(c) !== null, 'is not a cursor from this list; pass next_cursor from the previous page')
+      .refine(
+        (c) => decodeAlertCursor(c) !== null,
+        'is not a cursor from this list; pass next_cursor from the previous page',
+      )
       .optional(),
   })
   .strict();
 
 const IdParams = z
   .object({
-    // eslint-disable-next-line no-control-regex -- the point: control characters never reach Postgres
-    id: z.string().min(1).max(100).regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters'),
+    id: z
+      .string()
+      .min(1)
+      .max(100)
+      // eslint-disable-next-line no-control-regex -- the point: control characters never reach Postgres
+      .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters'),
   })
   .strict();
 
@@ -81,7 +95,7 @@ export function registerAlertRoutes(api: ApiRouter, deps: { alerts: AlertQueries
     summary: 'Create a price-drop or budget alert',
     description:
       'An alert moves `active → triggered` once: a `price_drop` when the lowest available offer for its GPU is at or below ' +
-      '`threshold_price` (checked as every pricing refresh lands), a `budget_limit` when the account\'s instance charges in ' +
+      "`threshold_price` (checked as every pricing refresh lands), a `budget_limit` when the account's instance charges in " +
       'the current UTC month reach `threshold_dollars` (checked as charges land). The move emits `alert.triggered`. ' +
       'Fields of the other type are refused.',
     auth: true,
@@ -91,9 +105,16 @@ export function registerAlertRoutes(api: ApiRouter, deps: { alerts: AlertQueries
     handler: async ({ body, accountId }) => {
       const alert: NewAlert =
         body.type === 'price_drop'
-          ? { type: 'price_drop', action: body.action, gpuType: body.gpu_type, thresholdMicros: dollarsToMicros(body.threshold_price) }
+          ? {
+              type: 'price_drop',
+              action: body.action,
+              gpuType: body.gpu_type,
+              thresholdMicros: dollarsToMicros(body.threshold_price),
+            }
           : { type: 'budget_limit', action: body.action, thresholdMicros: dollarsToMicros(body.threshold_dollars) };
-      const row = await deps.limits.createWithinLimits(accountId, [{ name: 'alerts' }], (tx) => deps.alerts.insertAlert(accountId, alert, tx));
+      const row = await deps.limits.createWithinLimits(accountId, [{ name: 'alerts' }], (tx) =>
+        deps.alerts.insertAlert(accountId, alert, tx),
+      );
       const created = await deps.alerts.findAlert(accountId, row.id);
       return { status: 201, body: record(created!) };
     },

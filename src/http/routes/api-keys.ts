@@ -51,7 +51,10 @@ export const ApiKeyRecord = z.object({
   key_prefix: z.string().describe('the first characters of the key, to recognise it'),
   scopes: z.array(z.enum(SCOPES)),
   spend_limit: SpendLimit.nullable(),
-  spend_in_period: z.number().nullable().describe('dollars charged to the key\'s instances in the current period (null without a cap)'),
+  spend_in_period: z
+    .number()
+    .nullable()
+    .describe("dollars charged to the key's instances in the current period (null without a cap)"),
   last_used_at: isoTimestamp.nullable().describe('to the minute'),
   expires_at: isoTimestamp.nullable(),
   created_at: isoTimestamp,
@@ -81,23 +84,36 @@ function toApiKeyRecord(row: ApiKeyRow, spendMicros: number | null): ApiKeyRecor
 function assertWithinCreator(creator: ApiKeyRow, body: z.infer<typeof CreateApiKeyBody>): void {
   const missing = missingScopes(creator.scopes, body.scopes);
   if (missing.length) {
-    throw new ForbiddenError(`A key cannot grant scopes it does not hold: this key lacks ${missing.map((s) => `"${s}"`).join(', ')}.`);
+    throw new ForbiddenError(
+      `A key cannot grant scopes it does not hold: this key lacks ${missing.map((s) => `"${s}"`).join(', ')}.`,
+    );
   }
   if (creator.spend_limit_micros !== null) {
     const limit = body.spend_limit;
-    if (!limit || limit.period !== creator.spend_limit_period || dollarsToMicros(limit.amount) > creator.spend_limit_micros) {
+    if (
+      !limit ||
+      limit.period !== creator.spend_limit_period ||
+      dollarsToMicros(limit.amount) > creator.spend_limit_micros
+    ) {
       throw new ForbiddenError(
         `This key is capped at $${microsToDollars(creator.spend_limit_micros).toFixed(2)} per ${creator.spend_limit_period}; ` +
           `a key it makes needs a spend_limit per ${creator.spend_limit_period} of at most that.`,
       );
     }
   }
-  if (creator.expires_at !== null && body.expires_at !== undefined && Date.parse(body.expires_at) > Date.parse(creator.expires_at)) {
+  if (
+    creator.expires_at !== null &&
+    body.expires_at !== undefined &&
+    Date.parse(body.expires_at) > Date.parse(creator.expires_at)
+  ) {
     throw new ForbiddenError(`This key expires at ${iso(creator.expires_at)}; a key it makes cannot outlive it.`);
   }
 }
 
-export function registerApiKeyRoutes(api: ApiRouter, deps: { keys: ApiKeyQueries; limits?: Pick<LimitQueries, 'assertWithinLimits'> }): void {
+export function registerApiKeyRoutes(
+  api: ApiRouter,
+  deps: { keys: ApiKeyQueries; limits?: Pick<LimitQueries, 'assertWithinLimits'> },
+): void {
   const withSpend = async (row: ApiKeyRow) =>
     toApiKeyRecord(row, row.spend_limit_micros === null ? null : (await deps.keys.spendInPeriod(row)).chargedMicros);
 
@@ -106,20 +122,38 @@ export function registerApiKeyRoutes(api: ApiRouter, deps: { keys: ApiKeyQueries
     path: '/v1/api-keys',
     tag: 'API keys',
     summary: 'Create an API key (shown once)',
-    description: 'The new key holds at most what the key making it holds: its scopes, its spend cap (same period, no more) and its expiry.',
+    description:
+      'The new key holds at most what the key making it holds: its scopes, its spend cap (same period, no more) and its expiry.',
     auth: true,
     body: CreateApiKeyBody,
-    responses: { 201: { description: 'The key record, with `api_key` (shown only now)', schema: ApiKeyRecord.extend({ api_key: z.string() }) } },
+    responses: {
+      201: {
+        description: 'The key record, with `api_key` (shown only now)',
+        schema: ApiKeyRecord.extend({ api_key: z.string() }),
+      },
+    },
     handler: async ({ body, accountId, apiKey }) => {
       assertWithinCreator(apiKey, body);
       const expiresAt = body.expires_at ?? apiKey.expires_at ?? undefined;
-      const created = await deps.keys.insertApiKey(accountId, {
-        name: body.name,
-        scopes: body.scopes,
-        spendLimit: body.spend_limit ? { micros: dollarsToMicros(body.spend_limit.amount), period: body.spend_limit.period } : undefined,
-        expiresAt: expiresAt ? new Date(expiresAt).toISOString() : undefined,
-      }, deps.limits ? (tx) => deps.limits!.assertWithinLimits(tx, accountId, [{ name: 'api_keys' }]) : undefined);
-      return { status: 201, body: { ...toApiKeyRecord(created.row, created.row.spend_limit_micros === null ? null : 0), api_key: created.apiKey } };
+      const created = await deps.keys.insertApiKey(
+        accountId,
+        {
+          name: body.name,
+          scopes: body.scopes,
+          spendLimit: body.spend_limit
+            ? { micros: dollarsToMicros(body.spend_limit.amount), period: body.spend_limit.period }
+            : undefined,
+          expiresAt: expiresAt ? new Date(expiresAt).toISOString() : undefined,
+        },
+        deps.limits ? (tx) => deps.limits!.assertWithinLimits(tx, accountId, [{ name: 'api_keys' }]) : undefined,
+      );
+      return {
+        status: 201,
+        body: {
+          ...toApiKeyRecord(created.row, created.row.spend_limit_micros === null ? null : 0),
+          api_key: created.apiKey,
+        },
+      };
     },
   });
 
@@ -133,8 +167,15 @@ export function registerApiKeyRoutes(api: ApiRouter, deps: { keys: ApiKeyQueries
     handler: async ({ accountId }) => {
       const keys = await deps.keys.listApiKeys(accountId);
       // One statement for every capped key's spend, not one per key.
-      const charged = await deps.keys.chargedInPeriodByKey(accountId, keys.filter((k) => k.spend_limit_micros !== null).map((k) => k.id));
-      return { body: { data: keys.map((k) => toApiKeyRecord(k, k.spend_limit_micros === null ? null : (charged.get(k.id) ?? 0))) } };
+      const charged = await deps.keys.chargedInPeriodByKey(
+        accountId,
+        keys.filter((k) => k.spend_limit_micros !== null).map((k) => k.id),
+      );
+      return {
+        body: {
+          data: keys.map((k) => toApiKeyRecord(k, k.spend_limit_micros === null ? null : (charged.get(k.id) ?? 0))),
+        },
+      };
     },
   });
 

@@ -4,7 +4,13 @@ import { z } from 'zod';
 import type { CreditTopup, CreditTopupQueries } from '../../db/queries/credit-topups';
 import type { SpendSummary } from '../../db/queries/spend-summary';
 import type { CreditReversalQueries, EarlyReversal, ReversalOutcome } from '../../db/queries/credit-reversals';
-import { decodeLedgerCursor, toTransactionRecord, TransactionRecord, TRANSACTION_TYPES, type LedgerQueries } from '../../db/queries/ledger';
+import {
+  decodeLedgerCursor,
+  toTransactionRecord,
+  TransactionRecord,
+  TRANSACTION_TYPES,
+  type LedgerQueries,
+} from '../../db/queries/ledger';
 import { microsToDollars } from '../../domain/money';
 import { ConflictError, ServiceUnavailableError, ValidationError } from '../../errors';
 import type { Logger } from '../../logger';
@@ -16,15 +22,29 @@ import { text } from '../text';
 const Balance = z.object({ balance: z.number().describe('dollars'), currency: z.literal('usd') });
 
 const SpendSummaryRecord = z.object({
-  balance: z.number().describe('dollars: exactly GET /v1/billing/balance (the last transaction\'s balance_after)'),
-  uncharged: z.number().describe('dollars live instances (and stopped pods\' storage) have run up since their last charge (charged at the next meter or end)'),
+  balance: z.number().describe("dollars: exactly GET /v1/billing/balance (the last transaction's balance_after)"),
+  uncharged: z
+    .number()
+    .describe(
+      "dollars live instances (and stopped pods' storage) have run up since their last charge (charged at the next meter or end)",
+    ),
   available: z.number().describe('balance − uncharged: what launches are admitted against'),
-  burn_rate_per_hour: z.number().describe('dollars per hour of every live managed instance and of stopped pods\' storage'),
+  burn_rate_per_hour: z
+    .number()
+    .describe("dollars per hour of every live managed instance and of stopped pods' storage"),
   runway_hours: z.number().nullable().describe('available / burn_rate_per_hour; null when nothing burns'),
-  depletes_at: z.string().nullable().describe('ISO 8601 UTC moment available reaches zero at this burn; null when nothing burns'),
-  month_to_date_spend: z.number().describe('dollars of instance_charge and instance_storage_charge transactions since the start of this UTC month'),
+  depletes_at: z
+    .string()
+    .nullable()
+    .describe('ISO 8601 UTC moment available reaches zero at this burn; null when nothing burns'),
+  month_to_date_spend: z
+    .number()
+    .describe('dollars of instance_charge and instance_storage_charge transactions since the start of this UTC month'),
   forecast_month_spend: z.number().describe('month to date + uncharged + the burn rate until the end of the month'),
-  live_instances: z.number().int().describe('managed instances that cost money by the hour (provisioning, running, stopping, terminating)'),
+  live_instances: z
+    .number()
+    .int()
+    .describe('managed instances that cost money by the hour (provisioning, running, stopping, terminating)'),
   currency: z.literal('usd'),
 });
 
@@ -39,7 +59,10 @@ const ListTransactionsQuery = z
     type: z.enum(TRANSACTION_TYPES).optional(),
     limit: z.coerce.number().int().min(1).max(200).default(50),
     cursor: text({ max: 512 })
-      .refine((c) => decodeLedgerCursor(c) !== null, 'is not a cursor from this list; pass next_cursor from the previous page')
+      .refine(
+        (c) => decodeLedgerCursor(c) !== null,
+        'is not a cursor from this list; pass next_cursor from the previous page',
+      )
       .optional(),
   })
   .strict();
@@ -69,7 +92,8 @@ const PAID_SESSION_EVENTS = new Set(['checkout.session.completed', 'checkout.ses
 const REVERSAL_EVENTS = new Set(['charge.refunded', 'charge.dispute.created', 'charge.dispute.closed']);
 
 /** Stripe sends an expandable field as its id or as the object. */
-const idOf = (field: string | { id: string } | null | undefined): string | null => (typeof field === 'string' ? field : (field?.id ?? null));
+const idOf = (field: string | { id: string } | null | undefined): string | null =>
+  typeof field === 'string' ? field : (field?.id ?? null);
 
 export interface BillingDeps {
   ledger: LedgerQueries;
@@ -97,7 +121,12 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
       const charge = event.data.object as Stripe.Charge;
       const pi = idOf(charge.payment_intent);
       if (pi && charge.currency === 'usd') {
-        reversal = { kind: 'refund', paymentIntentId: pi, amountRefundedCents: charge.amount_refunded, chargeId: charge.id };
+        reversal = {
+          kind: 'refund',
+          paymentIntentId: pi,
+          amountRefundedCents: charge.amount_refunded,
+          chargeId: charge.id,
+        };
         outcome = await deps.reversals.applyRefund(reversal);
       }
     } else {
@@ -113,12 +142,17 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
       // Before its top-up credited (Stripe does not order events): kept, and applied when the top-up credits.
       // Kept first, then looked at again: a credit that committed meanwhile has already looked for it, or
       // this finds the top-up credited; applying is idempotent either way.
-      deps.logger.info('Stripe reversal kept until its top-up credits', { reason: outcome.reason, event_id: event.id, type: event.type });
+      deps.logger.info('Stripe reversal kept until its top-up credits', {
+        reason: outcome.reason,
+        event_id: event.id,
+        type: event.type,
+      });
       await deps.reversals.keepEarlyReversal(reversal);
       await applyEarly(reversal.paymentIntentId);
       return;
     }
-    if (outcome?.applied) await tellSpendWorkflow(outcome.accountId, outcome.entry.amount_micros > 0 ? 'credit' : 'reversal');
+    if (outcome?.applied)
+      await tellSpendWorkflow(outcome.accountId, outcome.entry.amount_micros > 0 ? 'credit' : 'reversal');
   }
 
   /** Applies the reversals kept for a payment whose top-up is now credited, and tells the spend workflow. */
@@ -145,7 +179,7 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
     method: 'get',
     path: '/v1/billing/balance',
     tag: 'Billing',
-    summary: 'The account\'s prepaid balance',
+    summary: "The account's prepaid balance",
     auth: true,
     responses: { 200: { description: 'The balance (0 for a new account)', schema: Balance } },
     handler: async ({ accountId }) => ({
@@ -157,8 +191,10 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
     method: 'get',
     path: '/v1/billing/summary',
     tag: 'Billing',
-    summary: 'Where the balance stands and where it goes: uncharged usage, burn rate, runway, month to date and forecast',
-    description: 'Beyond the spec. Read in one snapshot: balance and month_to_date_spend agree with the ledger to the micro-dollar.',
+    summary:
+      'Where the balance stands and where it goes: uncharged usage, burn rate, runway, month to date and forecast',
+    description:
+      'Beyond the spec. Read in one snapshot: balance and month_to_date_spend agree with the ledger to the micro-dollar.',
     auth: true,
     responses: { 200: { description: 'The spend summary', schema: SpendSummaryRecord } },
     handler: async ({ accountId }) => {
@@ -185,13 +221,20 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
     path: '/v1/billing/transactions',
     tag: 'Billing',
     summary: 'Ledger transactions, newest first',
-    description: 'Instance charges and credit top-ups. `type` filters; `limit` (default 50, max 200) and `cursor` page.',
+    description:
+      'Instance charges and credit top-ups. `type` filters; `limit` (default 50, max 200) and `cursor` page.',
     auth: true,
     query: ListTransactionsQuery,
     responses: { 200: { description: 'A page of transactions', schema: TransactionList } },
     handler: async ({ query, accountId }) => {
-      const page = await deps.ledger.listEntries(accountId, { type: query.type, limit: query.limit, cursor: query.cursor });
-      return { body: { data: page.entries.map(toTransactionRecord), has_more: page.has_more, next_cursor: page.next_cursor } };
+      const page = await deps.ledger.listEntries(accountId, {
+        type: query.type,
+        limit: query.limit,
+        cursor: query.cursor,
+      });
+      return {
+        body: { data: page.entries.map(toTransactionRecord), has_more: page.has_more, next_cursor: page.next_cursor },
+      };
     },
   });
 
@@ -214,21 +257,31 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
         throw new ValidationError('Idempotency-Key must be 1-100 characters of letters, digits, _ . : -');
       }
       const amountCents = Math.round(body.amount * 100);
-      const requestHash = createHash('sha256').update(JSON.stringify({ amount_cents: amountCents })).digest('hex');
+      const requestHash = createHash('sha256')
+        .update(JSON.stringify({ amount_cents: amountCents }))
+        .digest('hex');
       const replay = (t: CreditTopup) => {
-        if (t.request_hash !== requestHash) throw new ConflictError('This Idempotency-Key was used with a different request body.');
+        if (t.request_hash !== requestHash)
+          throw new ConflictError('This Idempotency-Key was used with a different request body.');
         return { status: 201, body: creditRecord(t) };
       };
       if (idempotencyKey !== null) {
         const earlier = await deps.topups.findByIdempotencyKey(accountId, idempotencyKey);
         if (earlier) return replay(earlier);
       }
-      if (!deps.stripe) throw new ServiceUnavailableError('Credit top-ups are not configured on this server (STRIPE_SECRET_KEY is not set).', 60);
+      if (!deps.stripe)
+        throw new ServiceUnavailableError(
+          'Credit top-ups are not configured on this server (STRIPE_SECRET_KEY is not set).',
+          60,
+        );
       const session = await createCreditCheckoutSession(deps.stripe, deps.stripeSettings, {
         accountId,
         amountCents,
         // Stripe replays the same session for the same key (real Stripe; stripe-mock does not keep state).
-        idempotencyKey: idempotencyKey !== null ? `credit-${accountId}-${idempotencyKey}-${requestHash.slice(0, 16)}` : `credit-${randomUUID()}`,
+        idempotencyKey:
+          idempotencyKey !== null
+            ? `credit-${accountId}-${idempotencyKey}-${requestHash.slice(0, 16)}`
+            : `credit-${randomUUID()}`,
       });
       const { topup, inserted } = await deps.topups.insertPending({
         accountId,
@@ -250,7 +303,7 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
     description:
       'No service key: the `Stripe-Signature` header is verified on the raw body with STRIPE_WEBHOOK_SECRET (400 when it is missing, ' +
       'wrong or older than 5 minutes; nothing changes). `checkout.session.completed` with `payment_status: paid` and ' +
-      '`checkout.session.async_payment_succeeded` credit the pending top-up of that session once, only when Stripe\'s ' +
+      "`checkout.session.async_payment_succeeded` credit the pending top-up of that session once, only when Stripe's " +
       '`amount_total` (USD) and `client_reference_id` match what was recorded. `charge.refunded` (full or partial) posts a negative ' +
       '`credit_refund`, `charge.dispute.created` a negative `credit_dispute` and `charge.dispute.closed` with `won` reinstates it, ' +
       'each once however often Stripe redelivers, with `billing.credit_reversed`; one that arrives before its top-up is credited is kept ' +
@@ -261,9 +314,16 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
     errors: [503],
     handler: async ({ ctx }) => {
       if (!deps.stripeSettings.webhookSecret) {
-        throw new ServiceUnavailableError('Stripe webhooks are not configured on this server (STRIPE_WEBHOOK_SECRET is not set).', 60);
+        throw new ServiceUnavailableError(
+          'Stripe webhooks are not configured on this server (STRIPE_WEBHOOK_SECRET is not set).',
+          60,
+        );
       }
-      const event = verifyStripeEvent(ctx.state.rawBody as Buffer | undefined, ctx.get('stripe-signature'), deps.stripeSettings.webhookSecret);
+      const event = verifyStripeEvent(
+        ctx.state.rawBody as Buffer | undefined,
+        ctx.get('stripe-signature'),
+        deps.stripeSettings.webhookSecret,
+      );
       if (REVERSAL_EVENTS.has(event.type)) {
         await applyReversal(event);
         return { body: { received: true } };
@@ -276,11 +336,16 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
       const outcome = await deps.topups.creditPaidSession({
         sessionId: session.id,
         accountId: session.client_reference_id ?? null,
-        amountTotalCents: session.currency === 'usd' && typeof session.amount_total === 'number' ? session.amount_total : null,
+        amountTotalCents:
+          session.currency === 'usd' && typeof session.amount_total === 'number' ? session.amount_total : null,
       });
       if (!outcome.credited) {
         // Acknowledged (a retry would not change the answer) but never credited; operators see why.
-        deps.logger.warn('paid Stripe checkout not credited', { reason: outcome.reason, session_id: session.id, event_id: event.id });
+        deps.logger.warn('paid Stripe checkout not credited', {
+          reason: outcome.reason,
+          session_id: session.id,
+          event_id: event.id,
+        });
         return { body: { received: true } };
       }
       await tellSpendWorkflow(outcome.topup.account_id, 'credit');

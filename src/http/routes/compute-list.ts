@@ -12,7 +12,15 @@ import type { FleetClient } from '../../workflow-clients/fleet';
 import type { EventQueries } from '../../db/queries/events';
 import { decodeEndedCursor } from '../../db/queries/instances';
 import { NotFoundError } from '../../errors';
-import { EndedFields, fromProvider, InstanceDetail, InstanceRecord, toEndedInstance, toInstanceDetail, toInstanceRecord } from '../records/instances';
+import {
+  EndedFields,
+  fromProvider,
+  InstanceDetail,
+  InstanceRecord,
+  toEndedInstance,
+  toInstanceDetail,
+  toInstanceRecord,
+} from '../records/instances';
 import { listLimit } from '../paging';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
@@ -23,16 +31,26 @@ const VIEW_STATUSES = ['fresh', 'stale', 'pending'] as const;
 type ViewStatus = (typeof VIEW_STATUSES)[number];
 
 const ListedInstance = InstanceRecord.extend({
-  observed_at: isoTimestamp.nullable().describe('when the provider last reported this instance (its create answer for one not listed yet)'),
-  stale: z.literal(true).optional().describe("present when the provider's last round failed: this is its last good view"),
-  gpu_utilization: z.array(z.number()).nullable().describe('percent per GPU as the provider last reported it (runpod, vastai); null where not reported'),
+  observed_at: isoTimestamp
+    .nullable()
+    .describe('when the provider last reported this instance (its create answer for one not listed yet)'),
+  stale: z
+    .literal(true)
+    .optional()
+    .describe("present when the provider's last round failed: this is its last good view"),
+  gpu_utilization: z
+    .array(z.number())
+    .nullable()
+    .describe('percent per GPU as the provider last reported it (runpod, vastai); null where not reported'),
   ...EndedFields,
 });
 type ListedInstance = z.infer<typeof ListedInstance>;
 
 const ProviderView = z.object({
   provider: z.enum(PROVIDERS),
-  observed_at: isoTimestamp.nullable().describe("when the provider answered the last good round (the list is as of then)"),
+  observed_at: isoTimestamp
+    .nullable()
+    .describe('when the provider answered the last good round (the list is as of then)'),
   status: z.enum(VIEW_STATUSES),
 });
 type ProviderView = z.infer<typeof ProviderView>;
@@ -42,12 +60,21 @@ type ListError = z.infer<typeof ListError>;
 
 const ListQuery = z
   .object({
-    refresh: z.enum(['true', 'false']).optional().describe('true: ask the providers for a round now (answered within a few seconds)'),
-    status: z.enum(['ended']).optional().describe('`ended`: the ended instances instead (paged, newest first, with why and what they cost)'),
+    refresh: z
+      .enum(['true', 'false'])
+      .optional()
+      .describe('true: ask the providers for a round now (answered within a few seconds)'),
+    status: z
+      .enum(['ended'])
+      .optional()
+      .describe('`ended`: the ended instances instead (paged, newest first, with why and what they cost)'),
     limit: listLimit.optional().describe('page size of `status=ended`, 1-200 (default 50)'),
     cursor: z
       .string()
-      .refine((c) => decodeEndedCursor(c) !== null, 'is not a cursor from this list; pass next_cursor from the previous page')
+      .refine(
+        (c) => decodeEndedCursor(c) !== null,
+        'is not a cursor from this list; pass next_cursor from the previous page',
+      )
       .optional()
       .describe('`status=ended`: next_cursor of the previous page'),
   })
@@ -56,14 +83,21 @@ const ListQuery = z
     message: 'limit and cursor page the ended list: pass them with status=ended',
     path: ['status'],
   })
-  .refine((q) => q.status !== 'ended' || q.refresh === undefined, { message: 'refresh applies to the live list, not status=ended', path: ['refresh'] });
+  .refine((q) => q.status !== 'ended' || q.refresh === undefined, {
+    message: 'refresh applies to the live list, not status=ended',
+    path: ['refresh'],
+  });
 
 const ListResponse = z.object({
   data: z.array(ListedInstance),
   errors: z.array(ListError).optional(),
   providers: z.array(ProviderView).optional(),
   has_more: z.boolean().optional().describe('`status=ended`: whether another page follows'),
-  next_cursor: z.string().nullable().optional().describe('`status=ended`: pass as `cursor` for the next page; null on the last page'),
+  next_cursor: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('`status=ended`: pass as `cursor` for the next page; null on the last page'),
 });
 
 const InstanceParams = z.object({ provider_instance_id: pathId(128) }).strict();
@@ -72,7 +106,8 @@ const RECORD_CHARGES = 50;
 
 const isEnded = (row: InstanceRow) => row.status === 'terminated' || row.status === 'failed';
 
-const viewStatus = (v: FleetViewRow | undefined): ViewStatus => (v?.failed_at ? 'stale' : v?.observed_at ? 'fresh' : 'pending');
+const viewStatus = (v: FleetViewRow | undefined): ViewStatus =>
+  v?.failed_at ? 'stale' : v?.observed_at ? 'fresh' : 'pending';
 
 /**
  * The list from the views of the connected providers and the account's rows. A managed instance shows its row
@@ -80,8 +115,14 @@ const viewStatus = (v: FleetViewRow | undefined): ViewStatus => (v?.failed_at ? 
  * lists it and one just terminated shows `terminating`/`terminated` at once; an unmanaged one shows what the
  * provider listed. An ended row is never shown (the ended list and the record show it).
  */
-export function fleetList(connected: readonly ProviderId[], views: readonly FleetViewRow[], rows: readonly InstanceRow[]) {
-  const rowByKey = new Map(rows.filter((r) => r.provider_instance_id).map((r) => [`${r.provider}:${r.provider_instance_id}`, r]));
+export function fleetList(
+  connected: readonly ProviderId[],
+  views: readonly FleetViewRow[],
+  rows: readonly InstanceRow[],
+) {
+  const rowByKey = new Map(
+    rows.filter((r) => r.provider_instance_id).map((r) => [`${r.provider}:${r.provider_instance_id}`, r]),
+  );
   const data: ListedInstance[] = [];
   const errors: ListError[] = [];
   const providers: ProviderView[] = [];
@@ -89,7 +130,12 @@ export function fleetList(connected: readonly ProviderId[], views: readonly Flee
     const view = views.find((v) => v.provider === provider);
     const status = viewStatus(view);
     providers.push({ provider, observed_at: view?.observed_at ?? null, status });
-    if (status === 'stale') errors.push({ provider, code: view!.error_code ?? 'provider_unavailable', message: view!.error_message ?? 'The provider could not be reached.' });
+    if (status === 'stale')
+      errors.push({
+        provider,
+        code: view!.error_code ?? 'provider_unavailable',
+        message: view!.error_message ?? 'The provider could not be reached.',
+      });
     const mark = (record: ListedInstance): ListedInstance => (status === 'stale' ? { ...record, stale: true } : record);
     const listed = new Set<string>();
     for (const i of view?.instances ?? []) {
@@ -100,7 +146,13 @@ export function fleetList(connected: readonly ProviderId[], views: readonly Flee
       // listed before; if the provider still runs it, its record (GET /v1/compute/{id}) says so and
       // reconciliation keeps ending it.
       if (row && isEnded(row)) continue;
-      data.push(mark({ ...(row ? managedRecord(row, i) : fromProvider(i, undefined)), observed_at: view!.observed_at, gpu_utilization: i.gpuUtilization ?? null }));
+      data.push(
+        mark({
+          ...(row ? managedRecord(row, i) : fromProvider(i, undefined)),
+          observed_at: view!.observed_at,
+          gpu_utilization: i.gpuUtilization ?? null,
+        }),
+      );
     }
     // Managed instances no round has listed yet (just launched), or that a stale view predates.
     for (const row of rows) {
@@ -123,7 +175,12 @@ function newestFirst(a: { created_at: string | null }, b: { created_at: string |
 /** A managed instance: its row, with what only the provider knows (GPU name it reports, spot) from the view. */
 function managedRecord(row: InstanceRow, i: ProviderInstance): InstanceRecord {
   const record = toInstanceRecord(row);
-  return { ...record, public_ip: record.public_ip ?? i.publicIp, ssh: record.ssh ?? i.ssh, provider_status: record.provider_status ?? i.providerStatus };
+  return {
+    ...record,
+    public_ip: record.public_ip ?? i.publicIp,
+    ssh: record.ssh ?? i.ssh,
+    provider_status: record.provider_status ?? i.providerStatus,
+  };
 }
 
 /** Accounts whose last list answer is kept (serialized), least recently listed dropped first. */
@@ -161,14 +218,20 @@ export function registerComputeListRoute(api: ApiRouter, deps: ComputeListDeps):
       if (query.status === 'ended') {
         const ended = await deps.instances.listEnded(accountId, { limit: query.limit ?? 50, cursor: query.cursor });
         // Ended instances have no provider observation: `observed_at` and `gpu_utilization` are null.
-        const data: ListedInstance[] = ended.data.map((r) => ({ ...toEndedInstance(r), observed_at: null, gpu_utilization: null }));
+        const data: ListedInstance[] = ended.data.map((r) => ({
+          ...toEndedInstance(r),
+          observed_at: null,
+          gpu_utilization: null,
+        }));
         return { body: { data, has_more: ended.has_more, next_cursor: ended.next_cursor } };
       }
       const { fleet } = deps;
       const connected = (await deps.providerKeys.listProviderKeys(accountId)).map((k) => k.provider);
       let meta = await fleet.views.listMeta(accountId);
       // A first list (no round ever answered) waits for one, like a refresh.
-      const refreshing = connected.filter((p) => query.refresh === 'true' || viewStatus(meta.find((v) => v.provider === p)) === 'pending');
+      const refreshing = connected.filter(
+        (p) => query.refresh === 'true' || viewStatus(meta.find((v) => v.provider === p)) === 'pending',
+      );
       await fleet.client.keepWatching(accountId, meta, connected, refreshing);
       if (refreshing.length) {
         await fleet.client.refresh(accountId, refreshing);
@@ -176,7 +239,11 @@ export function registerComputeListRoute(api: ApiRouter, deps: ComputeListDeps):
       }
       const rows = await deps.instances.listForAccount(accountId);
       // Nothing changed since this account's last answer (same rounds, same rows): the same body, unbuilt.
-      const version = JSON.stringify([connected, meta.map((v) => [v.provider, v.observed_at, v.failed_at, v.error_code]), rows]);
+      const version = JSON.stringify([
+        connected,
+        meta.map((v) => [v.provider, v.observed_at, v.failed_at, v.error_code]),
+        rows,
+      ]);
       const cached = answers.get(accountId);
       if (cached?.version === version) return { body: cached.body, headers: JSON_TYPE };
       const { data, errors, providers } = fleetList(connected, await fleet.views.listForAccount(accountId), rows);
@@ -195,7 +262,7 @@ export function registerComputeListRoute(api: ApiRouter, deps: ComputeListDeps):
     summary: 'One instance: its record, timeline, cost to date and charges',
     description:
       'A managed instance of this account, live or ended: what happened to it and when (`timeline`), what it cost so far ' +
-      '(`cost.to_date` = the ledger\'s charges `cost.posted` + `cost.accrued` since its last charge), its latest charges and the ' +
+      "(`cost.to_date` = the ledger's charges `cost.posted` + `cost.accrued` since its last charge), its latest charges and the " +
       'price it runs at. An instance ended here that its provider still lists shows `terminating` with `provider_view`.',
     auth: true,
     params: InstanceParams,

@@ -35,7 +35,10 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
       201: {
         description: 'The launched instance',
         schema: InstanceRecord,
-        headers: { 'Idempotency-Key': 'the key of this launch (generated when none was sent): retry with it to get the same instance' },
+        headers: {
+          'Idempotency-Key':
+            'the key of this launch (generated when none was sent): retry with it to get the same instance',
+        },
       },
     },
     errors: [402, 409, 422, 429, 502, 503],
@@ -91,7 +94,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
     tag: 'Compute',
     summary: 'Start a stopped instance again (runpod)',
     description:
-      'Admitted like a launch, at the instance\'s own price: the available balance must cover the admission window of every live ' +
+      "Admitted like a launch, at the instance's own price: the available balance must cover the admission window of every live " +
       'instance plus this one, and the account must be under its live-instance limit. Metering resumes when the instance is seen running; ' +
       'its storage is charged until then. An instance already running answers as it is; one terminated while its start waited answers ' +
       'with its terminated record.',
@@ -99,17 +102,24 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
     params: InstanceParams,
     responses: {
       200: { description: 'The instance record, running again', schema: InstanceRecord },
-      202: { description: 'The provider accepted the start and the instance is not seen running yet; the record as it stands', schema: InstanceRecord },
+      202: {
+        description:
+          'The provider accepted the start and the instance is not seen running yet; the record as it stands',
+        schema: InstanceRecord,
+      },
     },
     errors: [402, 404, 422, 502, 503],
     handler: async ({ params, accountId }) => {
       const row = await deps.instances.findByProviderId(accountId, params.provider_instance_id);
       if (!row) throw new NotFoundError(`No instance ${params.provider_instance_id} in this account.`);
       if (row.provider !== 'runpod') {
-        throw new UnsupportedOperationError(`${row.provider} instances are never stopped (they are terminated), so there is nothing to start; launch a new one.`);
+        throw new UnsupportedOperationError(
+          `${row.provider} instances are never stopped (they are terminated), so there is nothing to start; launch a new one.`,
+        );
       }
       if (row.status === 'running') return { body: toInstanceRecord(row) };
-      if (row.status !== 'stopped') throw new UnsupportedOperationError(`Only a stopped instance can be started; this one is ${row.status}.`);
+      if (row.status !== 'stopped')
+        throw new UnsupportedOperationError(`Only a stopped instance can be started; this one is ${row.status}.`);
       await deps.launches.admitStart(row);
       const { row: latest, done } = await deps.workflows.start(row);
       return { status: done ? 200 : 202, body: toInstanceRecord(latest) };

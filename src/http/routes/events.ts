@@ -10,7 +10,10 @@ const EventsQuery = z
     limit: z.coerce.number().int().min(1).max(200).default(50),
     cursor: z
       .string()
-      .refine((c) => decodePageCursor(c) !== null, 'is not a cursor from this list; pass next_cursor from the previous page')
+      .refine(
+        (c) => decodePageCursor(c) !== null,
+        'is not a cursor from this list; pass next_cursor from the previous page',
+      )
       .optional(),
   })
   .strict();
@@ -20,11 +23,14 @@ export function registerEventRoutes(api: ApiRouter, deps: { queries: WebhookQuer
     method: 'get',
     path: '/v1/events',
     tag: 'Webhooks',
-    summary: 'The account\'s events (what webhooks deliver), newest first',
+    summary: "The account's events (what webhooks deliver), newest first",
     auth: true,
     query: EventsQuery,
     responses: {
-      200: { description: 'A page of events', schema: z.object({ data: z.array(EventRecord), has_more: z.boolean(), next_cursor: z.string().nullable() }) },
+      200: {
+        description: 'A page of events',
+        schema: z.object({ data: z.array(EventRecord), has_more: z.boolean(), next_cursor: z.string().nullable() }),
+      },
     },
     handler: async ({ query, accountId }) => {
       const p = await deps.queries.listEvents(accountId, query);

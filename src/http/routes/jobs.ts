@@ -1,13 +1,26 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { JOB_STATUSES, RETRY_EVENTS, type AttemptRow, type JobQueries, type JobRow, type JobSpec } from '../../db/queries/jobs';
+import {
+  JOB_STATUSES,
+  RETRY_EVENTS,
+  type AttemptRow,
+  type JobQueries,
+  type JobRow,
+  type JobSpec,
+} from '../../db/queries/jobs';
 import type { ScheduleQueries } from '../../db/queries/schedules';
 import { randomToken } from '../../domain/ids';
 import type { KeyVault } from '../../domain/key-vault';
 import { dollarsToMicros } from '../../domain/money';
 import { sealText } from '../../domain/sealed-text';
 import { TEMPLATES } from '../../domain/templates';
-import { ConflictError, NotFoundError, UnauthenticatedError, UnsupportedOperationError, ValidationError } from '../../errors';
+import {
+  ConflictError,
+  NotFoundError,
+  UnauthenticatedError,
+  UnsupportedOperationError,
+  ValidationError,
+} from '../../errors';
 import { JOB_PROVIDERS } from '../../jobs/providers';
 import { envSealContext, hashExitToken } from '../../jobs/start-command';
 import { isKnownGpuSlug } from '../../providers/gpu-catalog';
@@ -37,15 +50,33 @@ const CreateBody = z
     name: text({ max: 100, trim: true }).optional(),
     gpu: z.string().min(1).max(64).refine(isKnownGpuSlug, 'unknown GPU type (GET /v1/pricing lists them)'),
     gpu_count: z.number().int().min(1).max(8).default(1),
-    template: z.string().refine((t) => TEMPLATES.some((x) => x.slug === t), 'must be a template slug (GET /v1/templates)').optional(),
-    docker_image: z.string().min(1).max(300).regex(/^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/, 'an image reference such as ghcr.io/org/image:tag').optional(),
+    template: z
+      .string()
+      .refine((t) => TEMPLATES.some((x) => x.slug === t), 'must be a template slug (GET /v1/templates)')
+      .optional(),
+    docker_image: z
+      .string()
+      .min(1)
+      .max(300)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/, 'an image reference such as ghcr.io/org/image:tag')
+      .optional(),
     command: scriptText({ max: 16_384 }),
     env: z
-      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a shell variable name').refine((k) => !k.startsWith('GPUO_'), 'GPUO_ names are the wrapper\'s'), z.string().max(16_384))
+      .record(
+        z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a shell variable name')
+          .refine((k) => !k.startsWith('GPUO_'), "GPUO_ names are the wrapper's"),
+        z.string().max(16_384),
+      )
       .refine((e) => Object.keys(e).length <= 100, 'at most 100 variables')
       .optional()
       .describe('sealed at rest, given to the command, never returned'),
-    providers: z.array(z.enum(PROVIDERS)).min(1).optional().describe('allowed providers; default every connected one that runs jobs (runpod, vastai)'),
+    providers: z
+      .array(z.enum(PROVIDERS))
+      .min(1)
+      .optional()
+      .describe('allowed providers; default every connected one that runs jobs (runpod, vastai)'),
     spot_policy: z.enum(['spot', 'on-demand', 'auto']).default('auto'),
     max_price_per_hour: money.optional(),
     max_cost: money.optional().describe('the whole job: every attempt together'),
@@ -179,24 +210,35 @@ export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
     auth: true,
     scope: 'compute:write',
     body: CreateBody,
-    responses: { 201: { description: 'The job', schema: JobRecord }, 200: { description: 'The job made earlier with this Idempotency-Key', schema: JobRecord } },
+    responses: {
+      201: { description: 'The job', schema: JobRecord },
+      200: { description: 'The job made earlier with this Idempotency-Key', schema: JobRecord },
+    },
     errors: [409, 422, 503],
     handler: async ({ body, accountId, apiKey, ctx }) => {
       const sent = ctx.get('idempotency-key');
-      if (sent && !/^[A-Za-z0-9_.:-]{1,100}$/.test(sent)) throw new ValidationError('Idempotency-Key must be 1-100 characters of letters, digits, _ . : -');
+      if (sent && !/^[A-Za-z0-9_.:-]{1,100}$/.test(sent))
+        throw new ValidationError('Idempotency-Key must be 1-100 characters of letters, digits, _ . : -');
       if ((body.template === undefined) === (body.docker_image === undefined)) {
-        throw new ValidationError('Invalid body: send exactly one of template and docker_image.', [{ path: 'template', message: 'exactly one of template and docker_image' }]);
+        throw new ValidationError('Invalid body: send exactly one of template and docker_image.', [
+          { path: 'template', message: 'exactly one of template and docker_image' },
+        ]);
       }
       const idempotencyKey = sent || `gen_${randomToken(96)}`;
       const connected: ProviderId[] = [];
       for (const p of body.providers ?? JOB_PROVIDERS) {
         if (!JOB_PROVIDERS.includes(p)) {
-          throw new UnsupportedOperationError(`Invalid body: ${p} cannot run jobs (no start command for a container).`, [{ path: 'providers', message: `${p} cannot run jobs` }]);
+          throw new UnsupportedOperationError(
+            `Invalid body: ${p} cannot run jobs (no start command for a container).`,
+            [{ path: 'providers', message: `${p} cannot run jobs` }],
+          );
         }
         if ((await deps.credentials.findApiKey(accountId, p)) !== null) connected.push(p);
       }
       if (connected.length === 0) {
-        throw new UnsupportedOperationError('No allowed provider is connected (POST /v1/settings/providers).', [{ path: 'providers', message: 'none connected' }]);
+        throw new UnsupportedOperationError('No allowed provider is connected (POST /v1/settings/providers).', [
+          { path: 'providers', message: 'none connected' },
+        ]);
       }
       const retry = body.retry ?? { on: ['no_capacity', 'preemption'] as const, max_attempts: 3, within: '2h' };
       const spec: JobSpec = {
@@ -208,43 +250,73 @@ export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
         env_keys: Object.keys(body.env ?? {}).sort(),
         providers: connected,
         spot_policy: body.spot_policy,
-        max_price_per_hour_micros: body.max_price_per_hour === undefined ? null : dollarsToMicros(body.max_price_per_hour),
+        max_price_per_hour_micros:
+          body.max_price_per_hour === undefined ? null : dollarsToMicros(body.max_price_per_hour),
         max_cost_micros: body.max_cost === undefined ? null : dollarsToMicros(body.max_cost),
         max_duration_hours: body.max_duration_hours ?? null,
         retry: {
           on: [...retry.on],
           max_attempts: retry.max_attempts,
           within_ms: durationMs(retry.within),
-          on_demand_after_preemptions: 'on_demand_after_preemptions' in retry ? (retry.on_demand_after_preemptions ?? null) : null,
+          on_demand_after_preemptions:
+            'on_demand_after_preemptions' in retry ? (retry.on_demand_after_preemptions ?? null) : null,
         },
         idle_stop: body.idle_stop ?? null,
       };
       if (spec.max_cost_micros !== null) {
         // One minute of the cheapest offer the job may run on: a budget below it cannot pay for any attempt.
-        const offers = (await deps.offers.findRunOffers(spec.gpu, connected, spec.spot_policy !== 'on-demand', new Date()))
-          .filter((o) => (o.spot ? spec.spot_policy !== 'on-demand' && o.provider === 'vastai' : spec.spot_policy !== 'spot'))
+        const offers = (
+          await deps.offers.findRunOffers(spec.gpu, connected, spec.spot_policy !== 'on-demand', new Date())
+        )
+          .filter((o) =>
+            o.spot ? spec.spot_policy !== 'on-demand' && o.provider === 'vastai' : spec.spot_policy !== 'spot',
+          )
           .map((o) => o.pricePerHourMicros * spec.gpu_count);
         const cheapest = offers.length ? Math.min(...offers) : null;
         if (cheapest !== null && spec.max_cost_micros < Math.ceil(cheapest / 60)) {
           const minute = Math.ceil(cheapest / 60) / 1_000_000;
           throw new UnsupportedOperationError(
             `Invalid body: max_cost $${spec.max_cost_micros / 1_000_000} is below one minute ($${minute}) of the cheapest allowed offer ($${cheapest / 1_000_000}/h).`,
-            [{ path: 'max_cost', message: `below one minute of the cheapest allowed offer: $${minute} at $${cheapest / 1_000_000}/h` }],
+            [
+              {
+                path: 'max_cost',
+                message: `below one minute of the cheapest allowed offer: $${minute} at $${cheapest / 1_000_000}/h`,
+              },
+            ],
           );
         }
       }
-      const requestHash = createHash('sha256').update(JSON.stringify({ ...body, env: body.env ?? null })).digest('hex');
+      const requestHash = createHash('sha256')
+        .update(JSON.stringify({ ...body, env: body.env ?? null }))
+        .digest('hex');
       const id = `job_${randomToken(128)}`;
-      const envSealed = body.env && Object.keys(body.env).length ? sealText(deps.vault, JSON.stringify(body.env), envSealContext(id)) : null;
-      const { job, created } = await jobs.insert({ id, accountId, apiKeyId: apiKey.id, idempotencyKey, requestHash, name: body.name ?? `job-${id.slice(4, 12)}`, spec, envSealed });
-      if (job.request_hash !== requestHash) throw new ConflictError('This Idempotency-Key was used with a different request body.');
+      const envSealed =
+        body.env && Object.keys(body.env).length
+          ? sealText(deps.vault, JSON.stringify(body.env), envSealContext(id))
+          : null;
+      const { job, created } = await jobs.insert({
+        id,
+        accountId,
+        apiKeyId: apiKey.id,
+        idempotencyKey,
+        requestHash,
+        name: body.name ?? `job-${id.slice(4, 12)}`,
+        spec,
+        envSealed,
+      });
+      if (job.request_hash !== requestHash)
+        throw new ConflictError('This Idempotency-Key was used with a different request body.');
       try {
         await deps.workflows.start(job.id, accountId);
       } catch (err) {
         if (created) await jobs.discard(accountId, job.id);
         throw err;
       }
-      return { status: created ? 201 : 200, body: toJobRecord(job, []), headers: { 'Idempotency-Key': idempotencyKey } };
+      return {
+        status: created ? 201 : 200,
+        body: toJobRecord(job, []),
+        headers: { 'Idempotency-Key': idempotencyKey },
+      };
     },
   });
 
@@ -284,11 +356,14 @@ export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
     auth: true,
     scope: 'compute:write',
     params: IdParams,
-    responses: { 202: { description: 'The cancel was sent; the job shows `cancelled` once its instance ended', schema: JobRecord } },
+    responses: {
+      202: { description: 'The cancel was sent; the job shows `cancelled` once its instance ended', schema: JobRecord },
+    },
     errors: [409, 503],
     handler: async ({ params, accountId }) => {
       const job = await findOr404(accountId, params.id);
-      if (job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled') throw new ConflictError(`Job ${job.id} has ended (${job.status}).`);
+      if (job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled')
+        throw new ConflictError(`Job ${job.id} has ended (${job.status}).`);
       await deps.workflows.cancel(job.id, 'cancelled through the API');
       return { status: 202, body: toJobRecord(job) };
     },
@@ -299,16 +374,29 @@ export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
     path: '/v1/jobs/exit',
     tag: 'Jobs',
     summary: "The job wrapper's exit report: the command's exit code and output tail, with the attempt's one-use token",
-    description: 'Sent by the wrapper on the instance, not by users. A wrong token is 401, a used one (or an attempt already ended) 409; neither changes anything.',
+    description:
+      'Sent by the wrapper on the instance, not by users. A wrong token is 401, a used one (or an attempt already ended) 409; neither changes anything.',
     auth: false,
     body: ExitBody,
-    responses: { 202: { description: 'Recorded; the instance is being ended', schema: z.object({ job_id: z.string(), attempt: z.number(), exit_code: z.number() }) } },
+    responses: {
+      202: {
+        description: 'Recorded; the instance is being ended',
+        schema: z.object({ job_id: z.string(), attempt: z.number(), exit_code: z.number() }),
+      },
+    },
     errors: [401, 409, 503],
     handler: async ({ body }) => {
-      const outcome = await jobs.recordExitReport(hashExitToken(body.token), { exitCode: body.exit_code, tail: body.tail });
+      const outcome = await jobs.recordExitReport(hashExitToken(body.token), {
+        exitCode: body.exit_code,
+        tail: body.tail,
+      });
       if ('refused' in outcome) {
         if (outcome.refused === 'unknown_token') throw new UnauthenticatedError('Unknown exit token.');
-        throw new ConflictError(outcome.refused === 'already_reported' ? 'This attempt has reported its exit already.' : 'This attempt has ended.');
+        throw new ConflictError(
+          outcome.refused === 'already_reported'
+            ? 'This attempt has reported its exit already.'
+            : 'This attempt has ended.',
+        );
       }
       const a = outcome.recorded;
       await deps.workflows.exitReported(a.job_id, a.n, body.exit_code);

@@ -15,7 +15,7 @@ export function registerLimitRoutes(api: ApiRouter, deps: { limits: LimitQueries
     method: 'get',
     path: '/v1/limits',
     tag: 'Limits',
-    summary: 'The account\'s limits, each with its current use',
+    summary: "The account's limits, each with its current use",
     description:
       'A create that would take a count past its limit is refused with 422 `limit_reached` (details name the limit) and creates nothing. ' +
       'Lists page with `limit` and `cursor`; unauthenticated requests and failed authentications are rate limited per client address.',
@@ -25,7 +25,12 @@ export function registerLimitRoutes(api: ApiRouter, deps: { limits: LimitQueries
       const used = await deps.limits.usage(accountId);
       return {
         body: {
-          data: LIMIT_NAMES.map((name) => ({ name, limit: deps.limits.limits[name], used: used[name], description: LIMIT_DESCRIPTIONS[name] })),
+          data: LIMIT_NAMES.map((name) => ({
+            name,
+            limit: deps.limits.limits[name],
+            used: used[name],
+            description: LIMIT_DESCRIPTIONS[name],
+          })),
         },
       };
     },

@@ -17,10 +17,17 @@ import { PROVIDER_NAMES, PROVIDERS, type ProviderId } from '../../providers/type
 import type { ApiRouter } from '../route';
 import { LaunchBody, PlanSearchBody } from '../launch-schemas';
 
-const PlanBody = z.union([LaunchBody, PlanSearchBody]).describe('a launch body (with `provider`), or a search (without)');
+const PlanBody = z
+  .union([LaunchBody, PlanSearchBody])
+  .describe('a launch body (with `provider`), or a search (without)');
 
 const Refusal = z
-  .object({ status: z.number().int(), code: z.string(), message: z.string(), details: z.array(z.record(z.unknown())).optional() })
+  .object({
+    status: z.number().int(),
+    code: z.string(),
+    message: z.string(),
+    details: z.array(z.record(z.unknown())).optional(),
+  })
   .describe('what the launch would answer instead of 201');
 
 const PlannedLaunch = z.object({
@@ -29,7 +36,10 @@ const PlannedLaunch = z.object({
   gpu_count: z.number().int(),
   spot: z.boolean(),
   region: z.string().nullable(),
-  price_per_hour: z.number().nullable().describe('dollars per hour for the whole instance; null when no price is known'),
+  price_per_hour: z
+    .number()
+    .nullable()
+    .describe('dollars per hour for the whole instance; null when no price is known'),
   availability: z.number().nullable().describe('offers available now at the provider (null: not asked)'),
   warnings: z.array(z.string()),
   admitted: z.boolean(),
@@ -45,11 +55,22 @@ export interface PlanDeps {
 }
 
 function refusalOf(err: ApiError): z.infer<typeof Refusal> {
-  return { status: err.status, code: err.code, message: err.message, ...(err.details ? { details: err.details.map((d) => ({ ...d })) } : {}) };
+  return {
+    status: err.status,
+    code: err.code,
+    message: err.message,
+    ...(err.details ? { details: err.details.map((d) => ({ ...d })) } : {}),
+  };
 }
 
 /** Plans one launch body: the launch's checks, its price, capacity; never creates anything. */
-async function planLaunch(deps: PlanDeps, accountId: string, apiKeyId: string, body: LaunchBody, known?: RunOffer): Promise<PlannedLaunch> {
+async function planLaunch(
+  deps: PlanDeps,
+  accountId: string,
+  apiKeyId: string,
+  body: LaunchBody,
+  known?: RunOffer,
+): Promise<PlannedLaunch> {
   const plan = await deps.launches.assess({ accountId, apiKeyId, body }, known);
   return {
     provider: body.provider,
@@ -84,7 +105,10 @@ export function registerPlanRoutes(api: ApiRouter, deps: PlanDeps): void {
     responses: {
       200: {
         description: 'The plan',
-        schema: z.union([PlannedLaunch, z.object({ gpu_type: z.string(), gpu_count: z.number().int(), candidates: z.array(PlannedLaunch) })]),
+        schema: z.union([
+          PlannedLaunch,
+          z.object({ gpu_type: z.string(), gpu_count: z.number().int(), candidates: z.array(PlannedLaunch) }),
+        ]),
       },
     },
     errors: [402, 422],
@@ -93,26 +117,47 @@ export function registerPlanRoutes(api: ApiRouter, deps: PlanDeps): void {
       const providers: ProviderId[] = body.providers ?? [...PROVIDERS];
       const offers = (await deps.schedules.findRunOffers(body.gpu_type, providers, body.spot, new Date()))
         .filter(launchableOffer)
-        .filter((o) => body.max_price_per_hour === undefined || o.pricePerHourMicros * body.gpu_count <= dollarsToMicros(body.max_price_per_hour));
+        .filter(
+          (o) =>
+            body.max_price_per_hour === undefined ||
+            o.pricePerHourMicros * body.gpu_count <= dollarsToMicros(body.max_price_per_hour),
+        );
       // One candidate per provider, spot and region: the cheapest (the ranking keeps it first).
       const seen = new Set<string>();
-      const distinct = offers.filter((o) => {
-        const k = `${o.provider}|${o.spot}|${o.region ?? ''}`;
-        return seen.has(k) ? false : (seen.add(k), true);
-      }).slice(0, 10);
+      const distinct = offers
+        .filter((o) => {
+          const k = `${o.provider}|${o.spot}|${o.region ?? ''}`;
+          return seen.has(k) ? false : (seen.add(k), true);
+        })
+        .slice(0, 10);
       if (distinct.length === 0) {
         const limit = body.max_price_per_hour === undefined ? '' : ` at or under $${body.max_price_per_hour}/h`;
-        throw new NoCapacityError(providers.map((p) => PROVIDER_NAMES[p]).join(', '), `no available ${body.gpu_type} offer${limit} (GET /v1/pricing lists them)`);
+        throw new NoCapacityError(
+          providers.map((p) => PROVIDER_NAMES[p]).join(', '),
+          `no available ${body.gpu_type} offer${limit} (GET /v1/pricing lists them)`,
+        );
       }
       const planned = await Promise.all(
         distinct.map((o) => {
-          const launch = LaunchBody.safeParse({ provider: o.provider, gpu_type: body.gpu_type, gpu_count: body.gpu_count, spot: o.spot, ...(o.region ? { region: o.region } : {}) });
+          const launch = LaunchBody.safeParse({
+            provider: o.provider,
+            gpu_type: body.gpu_type,
+            gpu_count: body.gpu_count,
+            spot: o.spot,
+            ...(o.region ? { region: o.region } : {}),
+          });
           return launch.success ? planLaunch(deps, accountId, apiKey.id, launch.data, o) : null;
         }),
       );
-      const ranked = planned.filter((p): p is PlannedLaunch => p !== null).sort((a, b) => Number(b.admitted) - Number(a.admitted));
+      const ranked = planned
+        .filter((p): p is PlannedLaunch => p !== null)
+        .sort((a, b) => Number(b.admitted) - Number(a.admitted));
       const first = ranked[0];
-      if (!first) throw new NoCapacityError(providers.map((p) => PROVIDER_NAMES[p]).join(', '), `no ${body.gpu_type} offer can be launched`);
+      if (!first)
+        throw new NoCapacityError(
+          providers.map((p) => PROVIDER_NAMES[p]).join(', '),
+          `no ${body.gpu_type} offer can be launched`,
+        );
       if (!first.admitted) {
         // The reason that speaks to this account: a connected provider's refusal (402 with its numbers, no
         // capacity) before "not connected" at a provider it never used.

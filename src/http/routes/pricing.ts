@@ -40,16 +40,22 @@ const GpuType = z.object({
   gpu_type: z.string().describe('the slug every route takes'),
   display_name: z.string(),
   vram_gb: z.number(),
-  aliases: z.array(z.string()).describe('other names that mean this GPU type alone (compared without case, spaces, dashes)'),
+  aliases: z
+    .array(z.string())
+    .describe('other names that mean this GPU type alone (compared without case, spaces, dashes)'),
 });
 const GpuTypes = z.object({
   data: z.array(GpuType),
-  families: z.record(z.array(z.string())).describe('names of several GPU types (refused with the list): the slugs each means'),
+  families: z
+    .record(z.array(z.string()))
+    .describe('names of several GPU types (refused with the list): the slugs each means'),
 });
 
 class PricesNotReadyError extends ApiError {
   constructor() {
-    super(503, 'provider_unavailable', 'Prices have not been fetched yet; try again in a few seconds.', undefined, { 'Retry-After': '5' });
+    super(503, 'provider_unavailable', 'Prices have not been fetched yet; try again in a few seconds.', undefined, {
+      'Retry-After': '5',
+    });
   }
 }
 
@@ -89,7 +95,10 @@ export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCach
     summary: 'Latest prices of every GPU type across the providers (public)',
     description: 'Served from memory with an ETag; send If-None-Match to get 304 when nothing changed.',
     auth: false,
-    responses: { 200: { description: 'The snapshot', schema: Snapshot }, 304: { description: 'Unchanged since your ETag' } },
+    responses: {
+      200: { description: 'The snapshot', schema: Snapshot },
+      304: { description: 'Unchanged since your ETag' },
+    },
     errors: [404, 503],
     handler: ({ ctx }) => {
       const cached = deps.cache.latest;
@@ -114,7 +123,13 @@ export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCach
       const offers = cached.byGpu.get(gpu.slug)?.offers ?? [];
       return {
         headers: { 'Cache-Control': CACHE_CONTROL },
-        body: { gpu_type: gpu.slug, display_name: gpu.display_name, offers, cheapest: cheapestAvailable(offers), last_updated: cached.snapshot.last_updated },
+        body: {
+          gpu_type: gpu.slug,
+          display_name: gpu.display_name,
+          offers,
+          cheapest: cheapestAvailable(offers),
+          last_updated: cached.snapshot.last_updated,
+        },
       };
     },
   });
@@ -145,7 +160,11 @@ export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCach
           to: now.toISOString(),
           resolution: HISTORY_PERIODS[period].resolution,
           offer_kind: 'on_demand',
-          data: rows.map((r) => ({ timestamp: r.timestamp, provider: r.provider, min_price_per_hour: microsToDollars(r.min_price_per_hour_micros) })),
+          data: rows.map((r) => ({
+            timestamp: r.timestamp,
+            provider: r.provider,
+            min_price_per_hour: microsToDollars(r.min_price_per_hour_micros),
+          })),
         },
       };
     },
@@ -162,7 +181,18 @@ const preparedHeaders = new WeakMap<Buffer, string[]>();
 function headersFor(etag: string, body: Buffer, requestId: string): string[] {
   let headers = preparedHeaders.get(body);
   if (!headers) {
-    headers = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length), 'ETag', etag, 'Cache-Control', CACHE_CONTROL, 'X-Request-Id', ''];
+    headers = [
+      'Content-Type',
+      'application/json; charset=utf-8',
+      'Content-Length',
+      String(body.length),
+      'ETag',
+      etag,
+      'Cache-Control',
+      CACHE_CONTROL,
+      'X-Request-Id',
+      '',
+    ];
     preparedHeaders.set(body, headers);
   }
   headers[headers.length - 1] = requestId;
@@ -171,7 +201,10 @@ function headersFor(etag: string, body: Buffer, requestId: string): string[] {
 
 function conditional(ctx: Context, etag: string, body: Buffer) {
   const ifNoneMatch = ctx.req.headers['if-none-match'];
-  if (ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}` || t.trim() === '*')) {
+  if (
+    ifNoneMatch &&
+    ifNoneMatch.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}` || t.trim() === '*')
+  ) {
     return { status: 304, headers: { ETag: etag, 'Cache-Control': CACHE_CONTROL }, body: undefined };
   }
   // The hottest public path: the bytes and headers are ready, so write them in one call instead of going

@@ -11,7 +11,6 @@ import { asciiSecret, text } from '../text';
 import { providerId } from '../launch-schemas';
 import { providerKeyFingerprint } from '../../domain/provider-key-fingerprint';
 
-
 /** A key the provider rejected when it was connected: nothing is stored. */
 class KeyRejectedError extends ApiError {
   constructor(providerReason: string) {
@@ -61,7 +60,11 @@ export function registerProviderKeyRoutes(
    * terminated and watched with it, and a key of another provider account would call them "not found".
    * Resolves with the row ids of those instances (all seen by the key).
    */
-  async function assertKeySeesLiveInstances(accountId: string, provider: ProviderId, apiKey: string): Promise<string[]> {
+  async function assertKeySeesLiveInstances(
+    accountId: string,
+    provider: ProviderId,
+    apiKey: string,
+  ): Promise<string[]> {
     const live = (await deps.instances.listLive(accountId, provider)).filter((r) => r.provider_instance_id);
     if (!live.length) return [];
     let listed: Awaited<ReturnType<ProviderAdapter['listInstances']>>;
@@ -81,7 +84,11 @@ export function registerProviderKeyRoutes(
       `The new ${provider} key ${rejected ? `was rejected by ${PROVIDER_NAMES[provider]}, so it cannot see` : 'cannot see'} managed instances that are still live ` +
         `(${unseen.slice(0, 10).join(', ')}${unseen.length > 10 ? ', …' : ''}); ` +
         'it must belong to the provider account they run in, or terminate them first (POST /v1/compute/{id}/terminate).',
-      unseen.map((id) => ({ path: 'instances', message: 'live managed instance the new key cannot see', instance_id: id })),
+      unseen.map((id) => ({
+        path: 'instances',
+        message: 'live managed instance the new key cannot see',
+        instance_id: id,
+      })),
     );
   }
 
@@ -89,7 +96,10 @@ export function registerProviderKeyRoutes(
    * The provider's word on a key being connected: valid or rejected (with its reason), or null when the provider
    * cannot be reached now (the key is then saved `unverified`, as the verify route can check it later).
    */
-  async function verifyOnConnect(provider: ProviderId, apiKey: string): Promise<{ valid: boolean; message: string; at: Date } | null> {
+  async function verifyOnConnect(
+    provider: ProviderId,
+    apiKey: string,
+  ): Promise<{ valid: boolean; message: string; at: Date } | null> {
     try {
       const check = await deps.adapters[provider].verifyKey(apiKey);
       return { ...check, at: new Date() };
@@ -113,7 +123,7 @@ export function registerProviderKeyRoutes(
     method: 'post',
     path: '/v1/settings/providers',
     tag: 'Provider keys',
-    summary: 'Connect (or replace) the account\'s key for a provider',
+    summary: "Connect (or replace) the account's key for a provider",
     description:
       'One key per provider: 201 when new, 200 when it replaced the previous key. The key is verified with the provider first: ' +
       'one it rejects is refused 422 `provider_error` with its reason and nothing is stored; one it accepts is saved `valid` with ' +
@@ -139,7 +149,9 @@ export function registerProviderKeyRoutes(
       // The new key sees them (same provider account): its "not found" may end them from now on, even one that
       // ends before the observer's next look with it (docs/spend-control.md, "The creating key").
       await deps.instances.bindCreatingKey(seen, providerKeyFingerprint(body.provider, body.api_key));
-      const record = check ? ((await deps.queries.recordVerification(accountId, body.provider, true, check.at)) ?? saved) : saved;
+      const record = check
+        ? ((await deps.queries.recordVerification(accountId, body.provider, true, check.at)) ?? saved)
+        : saved;
       return { status: created ? 201 : 200, body: record };
     },
   });
@@ -149,7 +161,8 @@ export function registerProviderKeyRoutes(
     path: '/v1/settings/providers/{provider}/verify',
     tag: 'Provider keys',
     summary: 'Check the saved key against the provider',
-    description: 'Calls a cheap authenticated provider endpoint. 200 also when the key is invalid; 503 when the provider cannot be reached.',
+    description:
+      'Calls a cheap authenticated provider endpoint. 200 also when the key is invalid; 503 when the provider cannot be reached.',
     auth: true,
     params: ProviderParams,
     responses: { 200: { description: 'The verification outcome', schema: VerifyResult } },
@@ -162,7 +175,13 @@ export function registerProviderKeyRoutes(
       const record = await deps.queries.recordVerification(accountId, params.provider, check.valid, checkedAt);
       if (!record) throw new NotFoundError(`No ${params.provider} key is connected to this account.`);
       return {
-        body: { provider: params.provider, valid: check.valid, status: record.status, message: check.message, checked_at: checkedAt.toISOString() },
+        body: {
+          provider: params.provider,
+          valid: check.valid,
+          status: record.status,
+          message: check.message,
+          checked_at: checkedAt.toISOString(),
+        },
       };
     },
   });

@@ -1,13 +1,17 @@
 import { z } from 'zod';
 import type { RecommendationInputQueries } from '../../db/queries/recommendation-inputs';
-import { recommendCheaperOffers, summarizeRecommendations, type RecommendationReport } from '../../domain/recommendations';
+import {
+  recommendCheaperOffers,
+  summarizeRecommendations,
+  type RecommendationReport,
+} from '../../domain/recommendations';
 import { ApiError } from '../../errors';
 import { PROVIDERS } from '../../providers/types';
 import type { PricingCache } from '../../db/pricing-cache';
 import type { ApiRouter } from '../route';
 
 const Recommendation = z.object({
-  instance_id: z.string().describe('the provider\'s instance id'),
+  instance_id: z.string().describe("the provider's instance id"),
   provider: z.enum(PROVIDERS),
   gpu_type: z.string(),
   gpu_count: z.number().int(),
@@ -32,13 +36,22 @@ const DESCRIPTION =
   'Each running instance against the cheapest available offer for its GPU, on-demand and spot as separate ' +
   'recommendations (an instance can have both); the total counts the larger saving of each instance once.';
 
-export function registerRecommendationRoutes(api: ApiRouter, deps: { instances: RecommendationInputQueries; pricing: PricingCache }): void {
+export function registerRecommendationRoutes(
+  api: ApiRouter,
+  deps: { instances: RecommendationInputQueries; pricing: PricingCache },
+): void {
   async function evaluate(accountId: string): Promise<RecommendationReport> {
     const rows = await deps.instances.listRunningInstances(accountId);
     const snapshot = deps.pricing.latest?.snapshot ?? null;
     // Without prices nothing can be compared; saying "no savings" would be wrong, so ask to retry.
     if (rows.length > 0 && !snapshot) {
-      throw new ApiError(503, 'provider_unavailable', 'Prices have not been fetched yet; try again in a few seconds.', undefined, { 'Retry-After': '5' });
+      throw new ApiError(
+        503,
+        'provider_unavailable',
+        'Prices have not been fetched yet; try again in a few seconds.',
+        undefined,
+        { 'Retry-After': '5' },
+      );
     }
     return recommendCheaperOffers(
       rows.map((r) => ({
@@ -56,7 +69,7 @@ export function registerRecommendationRoutes(api: ApiRouter, deps: { instances: 
     method: 'get',
     path: '/v1/recommendations',
     tag: 'Recommendations',
-    summary: 'Cheaper offers for the account\'s running instances',
+    summary: "Cheaper offers for the account's running instances",
     description: DESCRIPTION,
     auth: true,
     responses: { 200: { description: 'The evaluation', schema: Report } },

@@ -33,7 +33,10 @@ const fields = {
     .string()
     .min(1)
     .max(64)
-    .refine((t) => t === 'custom' || templateSlugs.includes(t), `must be a template slug (GET /v1/templates) or custom`),
+    .refine(
+      (t) => t === 'custom' || templateSlugs.includes(t),
+      `must be a template slug (GET /v1/templates) or custom`,
+    ),
   cron: z
     .string()
     .max(200)
@@ -100,9 +103,10 @@ function checkImage(f: Pick<ScheduleFields, 'template' | 'docker_image'>): void 
     ]);
   }
   if (f.template !== 'custom' && f.docker_image) {
-    throw new ValidationError(`Invalid body: docker_image is used only with template custom (${f.template} brings its own image).`, [
-      { path: 'docker_image', message: 'only used with template custom' },
-    ]);
+    throw new ValidationError(
+      `Invalid body: docker_image is used only with template custom (${f.template} brings its own image).`,
+      [{ path: 'docker_image', message: 'only used with template custom' }],
+    );
   }
 }
 
@@ -200,7 +204,9 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     auth: true,
     params: IdParams,
     responses: { 200: { description: 'The schedule', schema: ScheduleRecord } },
-    handler: async ({ params, accountId, apiKey }) => ({ body: visibleTo(apiKey, toScheduleRecord(await findOr404(accountId, params.id))) }),
+    handler: async ({ params, accountId, apiKey }) => ({
+      body: visibleTo(apiKey, toScheduleRecord(await findOr404(accountId, params.id))),
+    }),
   });
 
   api.add({
@@ -219,14 +225,20 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     handler: async ({ params, body, accountId, apiKey }) => {
       // The replacing key becomes the schedule's key: its runs are admitted against that key's cap from now on.
       const row = await deps.schedules.update(accountId, params.id, apiKey.id, (current) => {
-        const pick = <K extends keyof typeof body>(k: K, fallback: unknown) => (body[k] === undefined ? fallback : body[k]);
+        const pick = <K extends keyof typeof body>(k: K, fallback: unknown) =>
+          body[k] === undefined ? fallback : body[k];
         const f: ScheduleFields = {
           name: pick('name', current.name) as string,
           gpu: pick('gpu', current.gpu) as string,
           template: pick('template', current.template) as string,
           cron: body.cron === undefined ? current.cron : body.cron.trim().split(/\s+/).join(' '),
           max_duration_hours: pick('max_duration_hours', current.max_duration_hours) as number | null,
-          max_cost_micros: body.max_cost === undefined ? current.max_cost_micros : body.max_cost === null ? null : dollarsToMicros(body.max_cost),
+          max_cost_micros:
+            body.max_cost === undefined
+              ? current.max_cost_micros
+              : body.max_cost === null
+                ? null
+                : dollarsToMicros(body.max_cost),
           prefer_spot: pick('prefer_spot', current.prefer_spot) as boolean,
           docker_image: pick('docker_image', current.docker_image) as string | null,
           startup_script: pick('startup_script', current.startup_script) as string | null,
@@ -234,7 +246,8 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
           idle_stop: pick('idle_stop', current.idle_stop) as ScheduleFields['idle_stop'],
         };
         // Switching to a catalog template drops a custom image rather than refusing the change.
-        if (body.template !== undefined && body.template !== 'custom' && body.docker_image === undefined) f.docker_image = null;
+        if (body.template !== undefined && body.template !== 'custom' && body.docker_image === undefined)
+          f.docker_image = null;
         checkImage(f);
         if (body.cron !== undefined) checkInterval(f.cron, deps.minIntervalMs);
         return f;
@@ -247,7 +260,8 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     method: 'delete',
     path: '/v1/schedules/{id}',
     tag: 'Schedules',
-    summary: 'Delete a schedule: its Temporal Schedule is deleted and a live run ends (`cancelled`, instance terminated)',
+    summary:
+      'Delete a schedule: its Temporal Schedule is deleted and a live run ends (`cancelled`, instance terminated)',
     auth: true,
     params: IdParams,
     responses: { 200: { description: 'Deleted', schema: Deleted } },
@@ -275,7 +289,9 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     handler: async ({ params, accountId, apiKey }) => {
       // A trigger starts compute now, so the key must be allowed to launch, not only to edit schedules.
       if (!apiKey.scopes.includes('compute:write')) {
-        throw new ForbiddenError('This API key lacks the scope "compute:write" that POST /v1/schedules/{id}/trigger needs as well as "schedules:write": a trigger launches an instance.');
+        throw new ForbiddenError(
+          'This API key lacks the scope "compute:write" that POST /v1/schedules/{id}/trigger needs as well as "schedules:write": a trigger launches an instance.',
+        );
       }
       const row = await findOr404(accountId, params.id);
       await workflows.trigger(row.id);
@@ -302,7 +318,10 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
       let before: number | undefined;
       if (query.cursor !== undefined) {
         const seq = decodeRunCursor(query.cursor);
-        if (seq === null) throw new ValidationError('Invalid query: cursor is not a next_cursor this API returned.', [{ path: 'query.cursor', message: 'unknown cursor' }]);
+        if (seq === null)
+          throw new ValidationError('Invalid query: cursor is not a next_cursor this API returned.', [
+            { path: 'query.cursor', message: 'unknown cursor' },
+          ]);
         before = seq;
       }
       const page = await queries.listRuns(accountId, params.id, { limit: query.limit, before });

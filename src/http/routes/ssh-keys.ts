@@ -36,7 +36,7 @@ export function registerSshKeyRoutes(api: ApiRouter, sshKeys: SshKeyQueries, lim
     method: 'post',
     path: '/v1/ssh-keys',
     tag: 'SSH keys',
-    summary: 'Add an SSH public key (the account\'s first key becomes its default)',
+    summary: "Add an SSH public key (the account's first key becomes its default)",
     auth: true,
     body: CreateSshKeyBody,
     responses: { 201: { description: 'The added key', schema: SshKeyRecord } },
@@ -47,7 +47,9 @@ export function registerSshKeyRoutes(api: ApiRouter, sshKeys: SshKeyQueries, lim
         parsed = parseSshPublicKey(body.public_key);
       } catch (err) {
         if (err instanceof SshKeyError) {
-          throw new ValidationError(`Invalid body: public_key ${err.message}.`, [{ path: 'public_key', message: err.message }]);
+          throw new ValidationError(`Invalid body: public_key ${err.message}.`, [
+            { path: 'public_key', message: err.message },
+          ]);
         }
         throw err;
       }
@@ -66,7 +68,7 @@ export function registerSshKeyRoutes(api: ApiRouter, sshKeys: SshKeyQueries, lim
     description: '`limit` (default 50, max 200) and `cursor` page.',
     auth: true,
     query: ListQuery,
-    responses: { 200: { description: 'A page of the account\'s keys', schema: pageOf(SshKeyRecord) } },
+    responses: { 200: { description: "A page of the account's keys", schema: pageOf(SshKeyRecord) } },
     handler: async ({ query, accountId }) => {
       const page = await sshKeys.listSshKeys(accountId, query);
       return { body: { ...page, data: page.data.map(toRecord) } };

@@ -1,12 +1,25 @@
 import { z } from 'zod';
 import { pathId } from '../text';
-import { decodePageCursor, DeliveryStatus, type AttemptRow, type DeliveryRow, type EndpointRow, type EventRow, type WebhookQueries } from '../../db/queries/webhooks';
+import {
+  decodePageCursor,
+  DeliveryStatus,
+  type AttemptRow,
+  type DeliveryRow,
+  type EndpointRow,
+  type EventRow,
+  type WebhookQueries,
+} from '../../db/queries/webhooks';
 import type { LimitQueries } from '../../db/queries/limits';
 import { webhookUrlProblem, type WebhookUrlPolicy } from '../../domain/address-safety';
 import { EVENT_KINDS } from '../../domain/event-kinds';
 import { generateWebhookSecret, webhookSecretProblem } from '../../domain/webhook-signing';
 import { NotFoundError, UnsupportedOperationError, ValidationError } from '../../errors';
-import { resolveSafeAddress, systemResolver, UnsafeDestinationError, type Resolver } from '../../webhooks/webhook-sender';
+import {
+  resolveSafeAddress,
+  systemResolver,
+  UnsafeDestinationError,
+  type Resolver,
+} from '../../webhooks/webhook-sender';
 import type { WebhookClient } from '../../workflow-clients/webhooks';
 import { ListQuery, pageOf } from '../paging';
 import type { ApiRouter } from '../route';
@@ -27,7 +40,12 @@ const WebhookWithSecret = WebhookRecord.extend({
   secret: z.string().describe('whsec_… signing secret: shown only here (and when set by PUT)'),
 });
 
-const Url = z.string().min(1).max(2048).refine(noControlChars, 'must not contain control characters').describe('https URL');
+const Url = z
+  .string()
+  .min(1)
+  .max(2048)
+  .refine(noControlChars, 'must not contain control characters')
+  .describe('https URL');
 const Events = z
   .array(z.enum(EVENT_KINDS, { errorMap: () => ({ message: `must be one of ${EVENT_KINDS.join(', ')}` }) }))
   .min(1, 'must name at least one event kind')
@@ -52,7 +70,10 @@ const IdParams = z.object({ id: pathId(100) }).strict();
 const DeliveryParams = z.object({ id: pathId(100), delivery_id: pathId(100) }).strict();
 const cursor = z
   .string()
-  .refine((c) => decodePageCursor(c) !== null, 'is not a cursor from this list; pass next_cursor from the previous page')
+  .refine(
+    (c) => decodePageCursor(c) !== null,
+    'is not a cursor from this list; pass next_cursor from the previous page',
+  )
   .optional();
 const DeliveriesQuery = z
   .object({ status: DeliveryStatus.optional(), limit: z.coerce.number().int().min(1).max(200).default(50), cursor })
@@ -77,7 +98,11 @@ const DeliveryRecord = z.object({
   created_at: isoTimestamp,
   updated_at: isoTimestamp,
 });
-const DeliveryList = z.object({ data: z.array(DeliveryRecord), has_more: z.boolean(), next_cursor: z.string().nullable() });
+const DeliveryList = z.object({
+  data: z.array(DeliveryRecord),
+  has_more: z.boolean(),
+  next_cursor: z.string().nullable(),
+});
 
 function toRecord(row: EndpointRow): z.infer<typeof WebhookRecord> {
   return {
@@ -90,7 +115,9 @@ function toRecord(row: EndpointRow): z.infer<typeof WebhookRecord> {
   };
 }
 
-function toDeliveryRecord(d: DeliveryRow & { event: EventRow; attempts: AttemptRow[] }): z.infer<typeof DeliveryRecord> {
+function toDeliveryRecord(
+  d: DeliveryRow & { event: EventRow; attempts: AttemptRow[] },
+): z.infer<typeof DeliveryRecord> {
   return {
     id: d.id,
     webhook_id: d.endpoint_id,
@@ -123,7 +150,8 @@ async function checkUrl(url: string, deps: WebhookRouteDeps): Promise<void> {
       new Promise((_, reject) => setTimeout(() => reject(new Error('DNS timeout')), 5_000).unref()),
     ]);
   } catch (err) {
-    if (err instanceof UnsafeDestinationError) throw refuse(`must not point at a non-public address (${err.message.replace(/^refused: /, '')})`);
+    if (err instanceof UnsafeDestinationError)
+      throw refuse(`must not point at a non-public address (${err.message.replace(/^refused: /, '')})`);
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOTFOUND' || code === 'ENODATA') throw refuse('names a host that does not resolve');
     // Any other DNS trouble is not the client's fault: the URL is checked again at every attempt.
@@ -152,8 +180,10 @@ export function registerWebhookRoutes(api: ApiRouter, deps: WebhookRouteDeps): v
     handler: async ({ body, accountId }) => {
       await checkUrl(body.url, deps);
       const secret = body.secret ?? generateWebhookSecret();
-      const row = await deps.limits.createWithinLimits(accountId, [{ name: 'webhooks' }, { name: 'webhook_urls', url: body.url }], (tx) =>
-        queries.insertEndpoint(accountId, { url: body.url, events: body.events, secret }, tx),
+      const row = await deps.limits.createWithinLimits(
+        accountId,
+        [{ name: 'webhooks' }, { name: 'webhook_urls', url: body.url }],
+        (tx) => queries.insertEndpoint(accountId, { url: body.url, events: body.events, secret }, tx),
       );
       return { status: 201, body: { ...toRecord(row), secret } };
     },
@@ -163,7 +193,7 @@ export function registerWebhookRoutes(api: ApiRouter, deps: WebhookRouteDeps): v
     method: 'get',
     path: '/v1/webhooks',
     tag: 'Webhooks',
-    summary: 'List the account\'s webhook endpoints, newest first (no secrets)',
+    summary: "List the account's webhook endpoints, newest first (no secrets)",
     description: '`limit` (default 50, max 200) and `cursor` page.',
     auth: true,
     query: ListQuery,
@@ -190,11 +220,17 @@ export function registerWebhookRoutes(api: ApiRouter, deps: WebhookRouteDeps): v
     path: '/v1/webhooks/{id}',
     tag: 'Webhooks',
     summary: 'Update any of url, events, secret, active',
-    description: 'Deactivating stops deliveries waiting for a retry (they become `cancelled`); reactivating clears the failure streak.',
+    description:
+      'Deactivating stops deliveries waiting for a retry (they become `cancelled`); reactivating clears the failure streak.',
     auth: true,
     params: IdParams,
     body: UpdateBody,
-    responses: { 200: { description: 'The endpoint (with `secret` only when this request set it)', schema: WebhookRecord.extend({ secret: z.string().optional() }) } },
+    responses: {
+      200: {
+        description: 'The endpoint (with `secret` only when this request set it)',
+        schema: WebhookRecord.extend({ secret: z.string().optional() }),
+      },
+    },
     errors: [422],
     handler: async ({ params, body, accountId }) => {
       await mustFind(accountId, params.id);
@@ -204,8 +240,10 @@ export function registerWebhookRoutes(api: ApiRouter, deps: WebhookRouteDeps): v
       const row =
         url === undefined
           ? await queries.updateEndpoint(accountId, params.id, body)
-          : await deps.limits.createWithinLimits(accountId, [{ name: 'webhook_urls', url, exceptEndpointId: params.id }], (tx) =>
-              queries.updateEndpoint(accountId, params.id, body, tx),
+          : await deps.limits.createWithinLimits(
+              accountId,
+              [{ name: 'webhook_urls', url, exceptEndpointId: params.id }],
+              (tx) => queries.updateEndpoint(accountId, params.id, body, tx),
             );
       if (!row) throw new NotFoundError(`No webhook ${params.id}.`);
       if (body.active === false) {
@@ -245,7 +283,8 @@ export function registerWebhookRoutes(api: ApiRouter, deps: WebhookRouteDeps): v
     errors: [422],
     handler: async ({ params, accountId }) => {
       const endpoint = await mustFind(accountId, params.id);
-      if (!endpoint.active) throw new UnsupportedOperationError('This webhook is inactive; activate it with PUT {"active": true} first.');
+      if (!endpoint.active)
+        throw new UnsupportedOperationError('This webhook is inactive; activate it with PUT {"active": true} first.');
       return { status: 202, body: toEventRecord(await queries.insertTestEvent(accountId, params.id)) };
     },
   });
@@ -275,13 +314,19 @@ export function registerWebhookRoutes(api: ApiRouter, deps: WebhookRouteDeps): v
       'A delivery waiting for a retry is attempted now (and keeps its schedule if this fails); a finished one (succeeded, failed, cancelled) gets exactly one more attempt. The attempt appears in the delivery log.',
     auth: true,
     params: DeliveryParams,
-    responses: { 202: { description: 'Accepted; the delivery as it is now', schema: z.object({ id: z.string(), status: DeliveryStatus, attempt_count: z.number() }) } },
+    responses: {
+      202: {
+        description: 'Accepted; the delivery as it is now',
+        schema: z.object({ id: z.string(), status: DeliveryStatus, attempt_count: z.number() }),
+      },
+    },
     errors: [422, 503],
     handler: async ({ params, accountId }) => {
       const endpoint = await mustFind(accountId, params.id);
       const delivery = await queries.findDelivery(accountId, params.id, params.delivery_id);
       if (!delivery) throw new NotFoundError(`No delivery ${params.delivery_id} for webhook ${params.id}.`);
-      if (!endpoint.active) throw new UnsupportedOperationError('This webhook is inactive; activate it with PUT {"active": true} first.');
+      if (!endpoint.active)
+        throw new UnsupportedOperationError('This webhook is inactive; activate it with PUT {"active": true} first.');
       await deps.workflows.retryDelivery(delivery.id);
       return { status: 202, body: { id: delivery.id, status: delivery.status, attempt_count: delivery.attempt_count } };
     },
