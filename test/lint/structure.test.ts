@@ -25,9 +25,9 @@ const LAYERS: { name: string; rank: number; pattern: RegExp }[] = [
   { name: 'contract', rank: 2, pattern: /^workflows\/contracts\// },
   { name: 'workflow', rank: 5, pattern: /^workflows\// },
   { name: 'activity', rank: 4, pattern: /^activities\// },
-  // Launch policy, admission and input building: called by routes and by the schedule run's activities, so below
-  // both; it starts launches through a port, never through a client module.
-  { name: 'launch library', rank: 3, pattern: /^src\/launch\// },
+  // Launch policy, admission and input building, and the jobs' start command: called by routes and by activities,
+  // so below both; it starts launches through a port, never through a client module.
+  { name: 'launch library', rank: 3, pattern: /^src\/(launch|jobs)\// },
   // The provider interface and the GPU slug table are pure data and types: domain, though they live beside the
   // adapters.
   {
