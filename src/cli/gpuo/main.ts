@@ -1,5 +1,5 @@
 /**
- * `gpuo`: the GPU orchestrator from a terminal, on the typed SDK. The command table (commands.ts) says what
+ * `gpuo`: the GPU orchestrator from a terminal, on the typed SDK. The command table (commands/) says what
  * each command takes; this file finds the command, parses its options (strict: an unknown flag is a usage
  * error, exit 2, with the usage) and runs it. `gpuo mcp` serves the same API to AI agents over stdio.
  */

@@ -1,5 +1,5 @@
 /**
- * The shape of the command table (commands.ts) and what reads it: the command-line parser (node's
+ * The shape of the command table (commands/) and what reads it: the command-line parser (node's
  * `util.parseArgs`, strict), the help and the usage lines. Completion (completion.ts) and the coverage test
  * read the same table, so a command exists in all of them or in none.
  */

@@ -1,0 +1,63 @@
+/** Prices: every GPU type, one type across providers, and the price history. */
+import { call } from '../api';
+import { table } from '../output';
+import type { CommandSpec } from '../spec';
+import { str } from './input';
+import { money } from './render';
+
+export const PRICE_COMMANDS: readonly CommandSpec[] = [
+  {
+    path: ['prices'],
+    aliases: [['offers']],
+    summary: 'prices: every GPU type, or one type across providers',
+    args: [{ name: 'gpu' }],
+    examples: ['prices', 'prices rtx-a6000'],
+    async run(ctx) {
+      const sdk = await ctx.api();
+      const gpu = ctx.args.gpu;
+      if (gpu) {
+        const compare = await call(sdk.raw.GET('/v1/pricing/compare', { params: { query: { gpu } } }));
+        ctx.out.print(compare, () =>
+          table(
+            compare.offers.map((o) => ({ ...o, price_per_hour: money(o.price_per_hour) })),
+            ['provider', 'price_per_hour', 'availability', 'spot', 'region'],
+          ),
+        );
+        return;
+      }
+      const all = await call(sdk.raw.GET('/v1/pricing'));
+      ctx.out.print(all, () =>
+        table(
+          all.gpu_types.map((g) => {
+            const available = g.offers.filter((o) => o.availability > 0);
+            return {
+              gpu_type: g.gpu_type,
+              offers: g.offers.length,
+              cheapest_available: available.length ? money(Math.min(...available.map((o) => o.price_per_hour))) : '-',
+            };
+          }),
+          ['gpu_type', 'offers', 'cheapest_available'],
+        ),
+      );
+    },
+  },
+  {
+    path: ['prices', 'history'],
+    summary: 'the lowest on-demand price per provider over a period',
+    args: [{ name: 'gpu', required: true }],
+    options: { period: { type: 'string', choices: ['24h', '7d', '30d'], description: 'how far back (default 7d)' } },
+    examples: ['prices history rtx-a6000 --period 24h'],
+    async run(ctx) {
+      const period = (str(ctx, 'period') ?? '7d') as '24h' | '7d' | '30d';
+      const history = await call(
+        (await ctx.api()).raw.GET('/v1/pricing/history', { params: { query: { gpu: ctx.args.gpu!, period } } }),
+      );
+      ctx.out.print(history, () =>
+        table(
+          history.data.map((p) => ({ ...p, min_price_per_hour: money(p.min_price_per_hour) })),
+          ['timestamp', 'provider', 'min_price_per_hour'],
+        ),
+      );
+    },
+  },
+];
