@@ -1,0 +1,65 @@
+/**
+ * An instance while it runs: the provider's view of it, metering from its first run and from a resume, and its
+ * charges. Every activity is safe to retry.
+ */
+import type { InstanceRow } from '../src/db/queries/instances';
+import type { ProviderInstance } from '../src/providers/types';
+import { announceChargesToAlertMonitor } from './alerts';
+import { createSpendWatch } from './billing';
+import type { ActivityDeps } from './deps';
+import { createInstanceAccess } from './instance-access';
+
+export interface PollResult {
+  gone: boolean;
+  instance: ProviderInstance | null;
+  /** When the provider answered. */
+  atMs: number;
+  row: InstanceRow;
+}
+
+export function createRunningInstanceActivities(deps: ActivityDeps) {
+  const { instances } = deps.queries;
+  const spend = createSpendWatch(deps);
+  const { withProvider, lookAsCreatingKey, rowOf } = createInstanceAccess(deps);
+
+  return {
+    /**
+     * The provider's view now; `gone` when the provider no longer knows the instance. A "not found" from a key
+     * that did not create the instance proves nothing: it fails (`provider_key_mismatch`, the record warned),
+     * which the workflow treats as a provider it cannot ask right now.
+     */
+    async pollInstance(id: string): Promise<PollResult> {
+      const row = await rowOf(id);
+      const instance = await withProvider(row.account_id, row.provider, (apiKey, fingerprint) =>
+        lookAsCreatingKey(row, apiKey, fingerprint),
+      );
+      const atMs = Date.now();
+      if (!instance || instance.status === 'terminated') return { gone: true, instance, atMs, row };
+      return { gone: false, instance, atMs, row: await instances.refreshFromProvider(id, instance) };
+    },
+
+    /** Metering starts: the account's spend workflow moves its depletion timer (the burn grew). */
+    async markInstanceRunning(id: string, atMs: number, instance: ProviderInstance): Promise<InstanceRow> {
+      const row = await instances.markRunning(id, new Date(atMs), instance);
+      await spend.changed(row.account_id, 'instance_started');
+      return row;
+    },
+
+    async resumeInstance(id: string, atMs: number, instance: ProviderInstance): Promise<InstanceRow> {
+      const row = (await instances.markResumed(id, new Date(atMs), instance)) ?? (await rowOf(id));
+      await spend.changed(row.account_id, 'instance_started');
+      return row;
+    },
+
+    /** Charges up to `throughMs`; answers with how far the record is now metered (the workflow's copy follows). */
+    async chargeInstance(
+      id: string,
+      throughMs: number,
+    ): Promise<{ chargedMicros: number; meteredThrough?: string | null }> {
+      const { chargedMicros, row } = await instances.chargeThrough(id, new Date(throughMs));
+      if (chargedMicros > 0) await announceChargesToAlertMonitor(deps);
+      await spend.changed(row.account_id, 'charge');
+      return { chargedMicros, meteredThrough: row.metered_through };
+    },
+  };
+}
