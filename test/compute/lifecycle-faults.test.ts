@@ -359,36 +359,24 @@ it.concurrent(
       `UPDATE instances SET provider_instance_id = '999000111', price_per_hour_micros = 1 WHERE account_id = $1`,
       [a.accountId],
     );
-    // The same Idempotency-Key again, now that the database takes it: a fresh instance on the same row, whose
-    // life carries nothing of the failed run (no old end, reason, price or provider id).
+    // The same Idempotency-Key again, now that the database takes it: the key's launch created an instance and
+    // failed, so it is 409 naming the failure; the row stays failed, owned by no new run, and counts nowhere.
     const again = await t.http
       .post('/v1/compute/launch')
       .set(a.auth)
       .set('Idempotency-Key', 'refused-once')
       .send({ provider: 'vastai', gpu_type: 'rtx-a6000', docker_image: 'example/refused:1' });
-    expect(again.status).toBe(201);
-    const id = again.body.id as string;
-    await eventually(`${id} running`, async () => {
-      const [row] = await t.sql<{ started_at: Date | null }>(
-        'SELECT started_at FROM instances WHERE provider_instance_id = $1',
-        [id],
-      );
-      return row?.started_at ? true : undefined;
-    });
-    const [live] = await t.sql<{ status: string; ended_at: Date | null; end_reason: string | null }>(
-      'SELECT status, ended_at, end_reason FROM instances WHERE provider_instance_id = $1',
-      [id],
+    expect(again.status).toBe(409);
+    const [row] = await t.sql<{ status: string; provider_instance_id: string }>(
+      'SELECT status, provider_instance_id FROM instances WHERE account_id = $1',
+      [a.accountId],
     );
-    expect(live).toEqual({ status: 'running', ended_at: null, end_reason: null });
-    expect(Math.round(again.body.price_per_hour * 1e6)).toBeGreaterThan(1);
-    await terminated(a.auth, id);
-    const [ended] = await t.sql<{ ended_at: Date; metered_through: Date; end_reason: string | null }>(
-      'SELECT ended_at, metered_through, end_reason FROM instances WHERE provider_instance_id = $1',
-      [id],
-    );
-    expect(ended!.ended_at.getTime()).toBe(ended!.metered_through.getTime());
-    expect(ended!.end_reason).toBeNull();
-    await expectExactCharges(a.accountId, id);
+    expect(row).toEqual({ status: 'failed', provider_instance_id: '999000111' });
+    const limits = (await t.http.get('/v1/limits').set(a.auth).expect(200)).body.data as {
+      name: string;
+      used: number;
+    }[];
+    expect(limits.find((l) => l.name === 'live_instances')?.used).toBe(0);
     expect(await t.sql('SELECT 1 FROM instances WHERE account_id = $1', [a.accountId])).toHaveLength(1);
   },
 );
