@@ -8,7 +8,8 @@
  * has no capacity for the type answers 400 `instance-operations/launch/insufficient-capacity`.
  */
 import { slugFromLambda } from '../src/providers/gpu-catalog';
-import { now, testIp, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
+import { now, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
+import { instanceJson, instanceStatus, instanceView, sweep, typeJson } from './lambda-instances';
 import {
   type Account,
   fail,
@@ -63,8 +64,10 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
   protected instanceViews(key: string): SimInstanceView[] {
     const acct = this.accounts.get(key);
     if (!acct) return [];
-    this.sweep(acct);
-    return [...acct.instances.values()].filter((i) => this.status(i) !== 'terminated').map((i) => this.view(acct, i));
+    sweep(acct);
+    return [...acct.instances.values()]
+      .filter((i) => instanceStatus(i) !== 'terminated')
+      .map((i) => instanceView(acct, i));
   }
 
   protected resetModes(): void {
@@ -90,72 +93,10 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
     };
   }
 
-  private view(acct: Account, i: LambdaInst): SimInstanceView {
-    return {
-      id: i.id,
-      name: i.name,
-      status: this.status(i),
-      gpu: i.type.name,
-      gpuCount: i.type.specs.gpus,
-      spot: false,
-      region: i.region,
-      image: null,
-      env: {},
-      sshKeys: i.sshKeyNames.map((n) => acct.sshKeys.find((k) => k.name === n)?.public_key ?? n),
-      createdAt: new Date(i.createdAt).toISOString(),
-    };
-  }
-
   private hasCapacity(type: TypeSeed, region: string): boolean {
     if (!type.regions.includes(region)) return false;
     const slug = slugFromLambda(type.name)?.slug ?? type.name;
     return !this.noCapacity.has(`${slug}|*`) && !this.noCapacity.has(`${slug}|${region}`);
-  }
-
-  private status(i: LambdaInst): 'booting' | 'active' | 'unhealthy' | 'terminating' | 'terminated' {
-    const t = now();
-    if (i.terminatedAt !== null) return t - i.terminatedAt >= i.terminateDelay ? 'terminated' : 'terminating';
-    if (i.unhealthy) return 'unhealthy';
-    return t - i.bootStart >= i.bootDelay ? 'active' : 'booting';
-  }
-
-  /** Terminated instances leave the account one terminate delay after they reached `terminated`. */
-  private sweep(acct: Account): void {
-    const t = now();
-    for (const [id, i] of acct.instances) {
-      if (i.terminatedAt !== null && t - i.terminatedAt >= 2 * i.terminateDelay) acct.instances.delete(id);
-    }
-  }
-
-  private typeJson(type: TypeSeed): Record<string, unknown> {
-    return {
-      name: type.name,
-      description: type.description,
-      gpu_description: type.gpu_description,
-      price_cents_per_hour: type.price_cents_per_hour,
-      specs: { ...type.specs },
-    };
-  }
-
-  private instanceJson(i: LambdaInst): Record<string, unknown> {
-    const status = this.status(i);
-    const up = status === 'active' || status === 'unhealthy';
-    const ip = up ? testIp(i.ipIndex + 100) : null;
-    return {
-      id: i.id,
-      name: i.name,
-      ip,
-      private_ip: up ? `10.19.${i.ipIndex % 250}.${(i.ipIndex % 200) + 10}` : null,
-      status,
-      ssh_key_names: [...i.sshKeyNames],
-      file_system_names: [],
-      region: { name: i.region, description: REGIONS[i.region] ?? i.region },
-      instance_type: this.typeJson(i.type),
-      hostname: ip,
-      jupyter_token: up ? i.jupyterToken : null,
-      jupyter_url: up ? `https://jupyter-${i.id}.lambdaspaces.com/?token=${i.jupyterToken}` : null,
-      is_reserved: false,
-    };
   }
 
   private key(req: SimRequest): string | null {
@@ -182,7 +123,7 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
           'API key is invalid, expired, or deleted.',
           'Create a new API key and try again.',
         );
-      this.sweep(acct);
+      sweep(acct);
       return handler(acct, req);
     };
   }
@@ -197,7 +138,7 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
         const data: Record<string, unknown> = {};
         for (const type of LAMBDA_SIM_TYPES) {
           data[type.name] = {
-            instance_type: this.typeJson(type),
+            instance_type: typeJson(type),
             regions_with_capacity_available: type.regions
               .filter((reg) => this.hasCapacity(type, reg))
               .map((reg) => ({ name: reg, description: REGIONS[reg] ?? reg })),
@@ -211,7 +152,7 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
       `${base}/instances`,
       this.authed((a) => ({
         status: 200,
-        body: { data: [...a.instances.values()].map((i) => this.instanceJson(i)) },
+        body: { data: [...a.instances.values()].map((i) => instanceJson(i)) },
       })),
     );
     r.route(
@@ -220,7 +161,7 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
       this.authed((a, req) => {
         const inst = a.instances.get(req.params.id!);
         return inst
-          ? { status: 200, body: { data: this.instanceJson(inst) } }
+          ? { status: 200, body: { data: instanceJson(inst) } }
           : fail(404, 'global/object-does-not-exist', 'Specified instance does not exist.');
       }),
     );
@@ -245,7 +186,7 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
           i.bootStart = now();
           i.bootDelay = this.bootDelay;
         }
-        return { status: 200, body: { data: { restarted_instances: ids.list.map((i) => this.instanceJson(i)) } } };
+        return { status: 200, body: { data: { restarted_instances: ids.list.map((i) => instanceJson(i)) } } };
       }),
     );
     r.route(
@@ -384,7 +325,7 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
         i.terminateDelay = this.terminateDelay;
       }
     }
-    return { status: 200, body: { data: { terminated_instances: ids.list.map((i) => this.instanceJson(i)) } } };
+    return { status: 200, body: { data: { terminated_instances: ids.list.map((i) => instanceJson(i)) } } };
   }
 
   private addSshKey(acct: Account, req: SimRequest): SimResponse {

@@ -11,10 +11,8 @@
 import { slugFromRunpod } from '../src/providers/gpu-catalog';
 import {
   bearerKey,
-  isoSeconds,
   now,
   randomChars,
-  testIp,
   type SimInstanceView,
   type SimRequest,
   type SimResponse,
@@ -31,6 +29,7 @@ import {
   type RunpodControl,
   type RunpodSpotMode,
 } from './runpod-model';
+import { podJson, podStatus, podView } from './runpod-pods';
 import { type OwnControl, ProviderSimulator } from './provider-simulator';
 import { SimContainers } from './containers';
 
@@ -75,7 +74,7 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
   }
 
   protected instanceViews(key: string): SimInstanceView[] {
-    return [...(this.accounts.get(key)?.pods.values() ?? [])].map((pod) => this.view(pod));
+    return [...(this.accounts.get(key)?.pods.values() ?? [])].map((pod) => podView(pod));
   }
 
   protected resetModes(): void {
@@ -109,106 +108,9 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
     };
   }
 
-  private view(pod: PodState): SimInstanceView {
-    return {
-      id: pod.id,
-      name: pod.name,
-      status: this.status(pod),
-      gpu: pod.gpu.id,
-      gpuCount: pod.gpuCount,
-      spot: pod.interruptible,
-      region: pod.dataCenterId,
-      image: pod.image,
-      env: { ...pod.env },
-      sshKeys: pod.env.PUBLIC_KEY ? pod.env.PUBLIC_KEY.split('\n').filter(Boolean) : [],
-      createdAt: new Date(pod.createdAt).toISOString(),
-    };
-  }
-
-  private status(pod: PodState): 'PROVISIONING' | 'STARTING' | 'RUNNING' | 'EXITED' | 'ERROR' {
-    if (pod.phase === 'exited') return 'EXITED';
-    if (pod.phase === 'error') return 'ERROR';
-    const elapsed = now() - pod.bootStart;
-    if (elapsed >= pod.bootDelay) return 'RUNNING';
-    return elapsed < pod.bootDelay / 2 ? 'PROVISIONING' : 'STARTING';
-  }
-
-  private podJson(pod: PodState): Record<string, unknown> {
-    const status = this.status(pod);
-    const ip = testIp(pod.ipIndex);
-    const running = status === 'RUNNING';
-    const assigned = status !== 'PROVISIONING';
-    const proxy = assigned
-      ? {
-          host: 'ssh.runpod.io',
-          port: 22,
-          username: `${pod.id}-64411eb2`,
-          command: `ssh ${pod.id}-64411eb2@ssh.runpod.io`,
-        }
-      : null;
-    const direct =
-      running && pod.ports.includes('22/tcp')
-        ? { host: ip, port: pod.sshPort, username: 'root', command: `ssh root@${ip} -p ${pod.sshPort}` }
-        : null;
-    const runningSince = pod.bootStart + pod.bootDelay;
-    const body: Record<string, unknown> = {
-      id: pod.id,
-      name: pod.name,
-      image: pod.image,
-      args: pod.args,
-      disk: pod.disk,
-      ports: pod.ports,
-      env: pod.env,
-      registry: null,
-      status,
-      actions:
-        status === 'RUNNING'
-          ? ['stop', 'restart', 'terminate']
-          : status === 'EXITED' || status === 'ERROR'
-            ? ['start', 'terminate']
-            : ['stop', 'terminate'],
-      mounts: pod.mounts,
-      gpu: { id: pod.gpu.id, count: pod.gpuCount },
-      cloud: pod.cloud,
-      dataCenterId: pod.dataCenterId,
-      cudaVersion: assigned ? '12.8' : null,
-      ssh: { proxy, direct },
-      template: null,
-      cost: status === 'EXITED' || status === 'ERROR' ? 0 : this.price(pod),
-      locked: false,
-      globalNetworking: { enabled: false },
-      runtime: running
-        ? {
-            uptime: Math.max(0, Math.floor((now() - runningSince) / 1000)),
-            gpus: Array.from({ length: pod.gpuCount }, (_, n) => ({
-              id: `GPU-${pod.id}-${n}`,
-              gpuUtilPercent: pod.gpuUtil ?? 0,
-              memoryUtilPercent: 0,
-            })),
-            ports: pod.ports.map((port) => {
-              const [num, type] = port.split('/');
-              const priv = Number(num);
-              return priv === 22
-                ? { private: 22, public: pod.sshPort, type: type ?? 'tcp', ip }
-                : { private: priv, public: null, type: type ?? 'http', ip: null };
-            }),
-          }
-        : null,
-      createdAt: isoSeconds(pod.createdAt),
-      startedAt: running ? isoSeconds(runningSince) : null,
-    };
-    if (pod.interruptible) body.interruptible = true;
-    return body;
-  }
-
   private securePrice(gpu: CatalogGpu): number {
     const slug = slugFromRunpod(gpu.id);
     return (slug ? this.securePrices.get(slug) : undefined) ?? gpu.secure;
-  }
-
-  private price(pod: PodState): number {
-    const perGpu = pod.cloud === 'COMMUNITY' ? pod.gpu.community : pod.securePrice;
-    return Math.round(perGpu * pod.gpuCount * 1000) / 1000;
   }
 
   private account(req: SimRequest): { acct: Account } | { error: SimResponse } {
@@ -240,7 +142,7 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
     r.route(
       'GET',
       '/v2/pods',
-      this.authed((a) => ({ status: 200, body: { pods: [...a.pods.values()].map((x) => this.podJson(x)) } })),
+      this.authed((a) => ({ status: 200, body: { pods: [...a.pods.values()].map((x) => podJson(x)) } })),
     );
     r.route(
       'POST',
@@ -252,7 +154,7 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
       '/v2/pods/:id',
       this.authed((a, req) => {
         const pod = a.pods.get(req.params.id!);
-        return pod ? { status: 200, body: this.podJson(pod) } : p(404, 'pod not found');
+        return pod ? { status: 200, body: podJson(pod) } : p(404, 'pod not found');
       }),
     );
     r.route(
@@ -444,7 +346,7 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
     acct.pods.set(pod.id, pod);
     // A job's container runs once booted; when its entrypoint ends the pod shows EXITED.
     this.containers.start(pod.id, pod.env.GPUO_STARTUP_SCRIPT, pod.bootDelay, () => (pod.phase = 'exited'));
-    return { status: 201, body: this.podJson(pod) };
+    return { status: 201, body: podJson(pod) };
   }
 
   private podAction(acct: Account, req: SimRequest): SimResponse {
@@ -455,7 +357,7 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
     if (typeof action !== 'string' || !['start', 'stop', 'restart', 'terminate'].includes(action) || extra.length > 0) {
       return p(422, 'Request validation failed.', ['$.action: must be one of start, stop, restart, terminate']);
     }
-    const status = this.status(pod);
+    const status = podStatus(pod);
     const conflict = () => p(409, `action '${action}' is not valid for a pod in status ${status}`);
     switch (action) {
       case 'terminate':
@@ -479,6 +381,6 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
         pod.bootStart = now() - pod.bootDelay / 2;
         break;
     }
-    return { status: 200, body: this.podJson(pod) };
+    return { status: 200, body: podJson(pod) };
   }
 }

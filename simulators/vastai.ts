@@ -20,17 +20,15 @@ import {
 import {
   type Account,
   err,
-  type Filter,
-  FILTERABLE,
-  matchOp,
   type Offer,
-  offerJson,
   parseEnv,
   VAST_SIM_OFFERS,
   type VastControl,
   type VastInst,
 } from './vastai-model';
-import { actualStatus, instanceV0, instanceV1 } from './vastai-instances';
+import { actualStatus, instanceV0 } from './vastai-instances';
+import { listInstancesV1 } from './vastai-instance-list';
+import { searchOffers } from './vastai-offers';
 import { type OwnControl, ProviderSimulator } from './provider-simulator';
 import { SimContainers } from './containers';
 
@@ -145,7 +143,7 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
       // Offer search works without a key (as gpuhunt uses it); a key that is sent must be valid.
       const key = this.key(req);
       if (key && !this.accounts.has(key)) return err(401, 'auth_error', 'Invalid user key');
-      return this.search(req.body);
+      return searchOffers(req.body, (o) => this.capacityMode(o) === 'hidden');
     });
     r.route(
       'PUT',
@@ -155,7 +153,7 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
     r.route(
       'GET',
       '/api/v1/instances',
-      this.authed((a, req) => this.listV1(a, req)),
+      this.authed((a, req) => listInstancesV1(a, req)),
     );
     r.route(
       'GET',
@@ -279,53 +277,6 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
     );
   }
 
-  private search(body: unknown): SimResponse {
-    if (body === undefined) body = {};
-    if (!body || typeof body !== 'object' || Array.isArray(body))
-      return err(400, 'invalid_request', 'Invalid json body');
-    const q = body as Record<string, unknown>;
-    const type = q.type ?? 'on-demand';
-    if (typeof type !== 'string' || !['on-demand', 'ondemand', 'bid', 'interruptible', 'reserved'].includes(type)) {
-      return err(400, 'invalid_request', `invalid type ${String(type)}`);
-    }
-    const bid = type === 'bid' || type === 'interruptible';
-    const reserved = new Set(['type', 'order', 'limit', 'allocated_storage', 'disable_bundling', 'show_incompatible']);
-    let offers = VAST_SIM_OFFERS.filter((o) => this.capacityMode(o) !== 'hidden').map((o) => ({
-      o,
-      json: offerJson(o),
-    }));
-    for (const [field, cond] of Object.entries(q)) {
-      if (reserved.has(field) || !cond || typeof cond !== 'object' || Array.isArray(cond)) continue;
-      offers = offers.filter(({ json }) =>
-        Object.entries(cond as Filter).every(([op, target]) => {
-          let value: unknown = json[field];
-          let t = target;
-          if (field === 'verified') value = json.verification === 'verified';
-          if (field === 'gpu_name') {
-            const norm = (x: unknown) => (typeof x === 'string' ? x.replace(/_/g, ' ') : x);
-            t = Array.isArray(target) ? target.map(norm) : norm(target);
-          }
-          if (field === 'geolocation' && typeof value === 'string') value = value.split(',').pop()!.trim();
-          if (!(field in json) && field !== 'verified') return true;
-          return matchOp(value, op, t);
-        }),
-      );
-    }
-    const order = Array.isArray(q.order) ? (q.order as unknown[][]) : [['score', 'desc']];
-    offers.sort((a, b) => {
-      for (const entry of order) {
-        const [col, dir] = entry as [string, string?];
-        const av = a.json[col];
-        const bv = b.json[col];
-        if (typeof av === 'number' && typeof bv === 'number' && av !== bv) return dir === 'desc' ? bv - av : av - bv;
-      }
-      return a.o.id - b.o.id;
-    });
-    const limit = typeof q.limit === 'number' && q.limit > 0 ? Math.floor(q.limit) : 64;
-    const out = offers.slice(0, limit).map(({ json }) => (bid ? { ...json, is_bid: true } : json));
-    return { status: 200, body: { offers: out } };
-  }
-
   private create(acct: Account, req: SimRequest): SimResponse {
     const askId = Number(req.params.id);
     const offer = Number.isInteger(askId) ? VAST_SIM_OFFERS.find((o) => o.id === askId) : undefined;
@@ -428,70 +379,5 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
       inst.bootDelay = this.bootDelay;
     }
     return { status: 200, body: { success: true } };
-  }
-
-  private listV1(acct: Account, req: SimRequest): SimResponse {
-    let filters: Filter;
-    let orderBy: { col: string; dir?: string }[];
-    try {
-      filters = JSON.parse(req.query.get('select_filters') ?? '{}') as Filter;
-      orderBy = JSON.parse(req.query.get('order_by') ?? '[]') as { col: string; dir?: string }[];
-    } catch {
-      return err(400, 'invalid_request', 'Error in query parameters: invalid JSON');
-    }
-    if (!filters || typeof filters !== 'object' || Array.isArray(filters))
-      return err(400, 'invalid_request', 'Error in query parameters: select_filters must be an object');
-    for (const col of Object.keys(filters)) {
-      if (!FILTERABLE.has(col))
-        return {
-          status: 400,
-          body: { error: 'invalid_request', msg: `Error in query parameters: ${col} is not a valid search key` },
-        };
-    }
-    const desc = orderBy[0]?.col === 'id' && orderBy[0]?.dir === 'desc';
-    let rawLimit = Number(req.query.get('limit') ?? 25);
-    if (!Number.isFinite(rawLimit) || rawLimit <= 0) rawLimit = 5;
-    const limit = Math.min(25, Math.floor(rawLimit));
-    let after: number | null = null;
-    const token = req.query.get('after_token');
-    if (token) {
-      try {
-        const parsed = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as { values?: { id?: unknown } };
-        if (typeof parsed.values?.id !== 'number') throw new Error('bad token');
-        after = parsed.values.id;
-      } catch {
-        return { status: 400, body: { error: 'invalid_token', msg: 'Invalid after_token' } };
-      }
-    }
-    const all = [...acct.instances.values()]
-      .map((i) => ({ i, json: instanceV1(i) }))
-      .filter(({ json }) =>
-        Object.entries(filters).every(([col, cond]) =>
-          cond && typeof cond === 'object' && !Array.isArray(cond)
-            ? Object.entries(cond as Filter).every(([op, target]) => matchOp(json[col], op, target))
-            : json[col] === cond,
-        ),
-      )
-      .sort((a, b) => (desc ? b.i.id - a.i.id : a.i.id - b.i.id));
-    const labelCounts: Record<string, number> = {};
-    for (const { i } of all) labelCounts[i.label ?? ''] = (labelCounts[i.label ?? ''] ?? 0) + 1;
-    const rest = after === null ? all : all.filter(({ i }) => (desc ? i.id < after! : i.id > after!));
-    const page = rest.slice(0, limit);
-    const last = page[page.length - 1];
-    const nextToken =
-      rest.length > limit && last
-        ? Buffer.from(JSON.stringify({ values: { id: last.i.id } })).toString('base64')
-        : null;
-    return {
-      status: 200,
-      body: {
-        success: true,
-        instances_found: page.length,
-        total_instances: all.length,
-        label_counts: labelCounts,
-        next_token: nextToken,
-        instances: page.map(({ json }) => json),
-      },
-    };
   }
 }
