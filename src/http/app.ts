@@ -10,7 +10,7 @@ import { createCreditTopupQueries } from '../db/queries/credit-topups';
 import { createLedgerQueries } from '../db/queries/ledger';
 import { readSpendSummary } from '../db/queries/spend-summary';
 import { createCreditReversalQueries } from '../db/queries/credit-reversals';
-import { createProviderKeyQueries } from '../db/queries/provider-keys';
+import { createProviderKeyQueries, type ProviderKeyQueries } from '../db/queries/provider-keys';
 import { createLimitQueries } from '../db/queries/limits';
 import { createSshKeyQueries } from '../db/queries/ssh-keys';
 import { DEFAULT_LIMITS, type AccountLimits } from '../domain/limits';
@@ -43,7 +43,7 @@ import { registerPlanRoutes } from './routes/plan';
 import { registerBillingRoutes } from './routes/billing';
 import { registerComputeRoutes } from './routes/compute';
 import { registerComputeListRoute } from './routes/compute-list';
-import { createInstanceQueries } from '../db/queries/instances';
+import { createInstanceQueries, type InstanceQueries } from '../db/queries/instances';
 import { createInstanceClient, type AnswerBounds } from '../workflow-clients/instances';
 import { createFleetViewQueries } from '../db/queries/fleet-views';
 import { createFleetClient, type FleetSettings } from '../workflow-clients/fleet';
@@ -116,26 +116,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Koa {
   const hops = deps.trustProxyHops ?? 0;
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
-  const rate = {
-    burst: 120,
-    perMinute: 600,
-    unauthenticatedPerMinute: 300,
-    authFailuresPerMinute: 30,
-    ...deps.rateLimit,
-  };
-  let storeFailureLogged = 0;
-  const shared = new SharedWindowLimits(
-    deps.rateLimitStore === undefined ? createRateLimitQueries(deps.pool) : deps.rateLimitStore,
-    {
-      now: rate.now,
-      onStoreError: (err) => {
-        if (Date.now() - storeFailureLogged < 60_000) return;
-        storeFailureLogged = Date.now();
-        deps.logger.warn('rate-limit store unreachable; limits hold per process meanwhile', { err });
-      },
-    },
-  );
-  const limiter = new RateLimiter(rate, rate.now ?? Date.now, shared);
+  const { rate, shared, limiter } = createRateLimits(deps);
   const apiKeys = createApiKeyQueries(deps.pool);
   const authenticate = bearerAuth(apiKeys, limiter, {
     failures: { limits: shared, perMinute: rate.authFailuresPerMinute },
@@ -181,30 +162,9 @@ export function createApp(deps: AppDeps): Koa {
   });
   const scheduleQueries = createScheduleQueries(deps.pool);
   registerPlanRoutes(api, { launches, schedules: scheduleQueries });
-  const fleetViews = createFleetViewQueries(deps.pool);
   registerComputeRoutes(api, { launches, workflows: instanceClient, instances });
   // After launch (the OpenAPI document keeps the order): GET /v1/compute, served from the fleet view.
-  registerComputeListRoute(api, {
-    instances,
-    events: createEventQueries(deps.pool),
-    providerKeys,
-    fleet: {
-      views: fleetViews,
-      client: createFleetClient({
-        temporal: deps.temporal,
-        views: fleetViews,
-        // The observer runs with the intervals a launch would give it.
-        timing: {
-          steadyMs: timing.pollIntervalMs,
-          spotMs: timing.spotPollIntervalMs ?? 10_000,
-          bootMs: timing.bootPollMaxMs ?? 3_000,
-          activityTimeoutMs: timing.activityTimeoutMs ?? 30_000,
-        },
-        settings: deps.fleet ?? {},
-        logger: deps.logger,
-      }),
-    },
-  });
+  registerFleetListRoute(api, deps, { instances, providerKeys, timing });
   // Runs launch with the same poll and meter intervals as API launches.
   const scheduleEngine = createScheduleClient({
     temporal: deps.temporal,
@@ -253,6 +213,76 @@ export function createApp(deps: AppDeps): Koa {
   registerEventRoutes(api, { queries: webhookQueries });
   registerApiKeyRoutes(api, { keys: apiKeys, limits });
 
+  registerOperationalRoutes(api, deps);
+  serveOpenApi(api, deps.publicBaseUrl);
+
+  app.on('error', logApplicationError(deps.logger));
+  // One Koa middleware: the edge runs the console and the routes itself (no compose promise per layer).
+  app.use(edge(deps.logger, sequence(serveConsole(deps.consoleDir), api.routes())));
+  return app;
+}
+
+/** GET /v1/compute, served from the fleet view through the fleet client. */
+function registerFleetListRoute(
+  api: ApiRouter,
+  deps: Pick<AppDeps, 'pool' | 'temporal' | 'fleet' | 'logger'>,
+  own: { instances: InstanceQueries; providerKeys: ProviderKeyQueries; timing: LaunchTiming },
+): void {
+  const fleetViews = createFleetViewQueries(deps.pool);
+  registerComputeListRoute(api, {
+    instances: own.instances,
+    events: createEventQueries(deps.pool),
+    providerKeys: own.providerKeys,
+    fleet: {
+      views: fleetViews,
+      client: createFleetClient({
+        temporal: deps.temporal,
+        views: fleetViews,
+        // The observer runs with the intervals a launch would give it.
+        timing: {
+          steadyMs: own.timing.pollIntervalMs,
+          spotMs: own.timing.spotPollIntervalMs ?? 10_000,
+          bootMs: own.timing.bootPollMaxMs ?? 3_000,
+          activityTimeoutMs: own.timing.activityTimeoutMs ?? 30_000,
+        },
+        settings: deps.fleet ?? {},
+        logger: deps.logger,
+      }),
+    },
+  });
+}
+
+/**
+ * The request limits: per service key (a burst per process, a minute's worth across processes), per client
+ * address for unauthenticated requests, and failed authentications per address. A store that cannot be reached
+ * is logged at most once a minute while each process counts alone.
+ */
+function createRateLimits(deps: Pick<AppDeps, 'pool' | 'logger' | 'rateLimit' | 'rateLimitStore'>) {
+  const rate = {
+    burst: 120,
+    perMinute: 600,
+    unauthenticatedPerMinute: 300,
+    authFailuresPerMinute: 30,
+    ...deps.rateLimit,
+  };
+  let storeFailureLogged = 0;
+  const shared = new SharedWindowLimits(
+    deps.rateLimitStore === undefined ? createRateLimitQueries(deps.pool) : deps.rateLimitStore,
+    {
+      now: rate.now,
+      onStoreError: (err) => {
+        if (Date.now() - storeFailureLogged < 60_000) return;
+        storeFailureLogged = Date.now();
+        deps.logger.warn('rate-limit store unreachable; limits hold per process meanwhile', { err });
+      },
+    },
+  );
+  const limiter = new RateLimiter(rate, rate.now ?? Date.now, shared);
+  return { rate, shared, limiter };
+}
+
+/** GET /healthz and GET /readyz, for whoever runs the process. */
+function registerOperationalRoutes(api: ApiRouter, deps: Pick<AppDeps, 'pool' | 'temporal' | 'logger'>): void {
   // Operational routes: not part of the versioned API, not in the OpenAPI document.
   api.router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -264,19 +294,17 @@ export function createApp(deps: AppDeps): Koa {
     ctx.status = ready ? 200 : 503;
     ctx.body = { status: ready ? 'ready' : 'not_ready' };
   });
+}
 
+/** The OpenAPI document of every route registered so far, built on first request, and its reference page. */
+function serveOpenApi(api: ApiRouter, publicBaseUrl: string | undefined): void {
   let openapi: object | undefined;
-  const document = () => (openapi ??= buildOpenApiDocument(api.definitions, deps.publicBaseUrl));
+  const document = () => (openapi ??= buildOpenApiDocument(api.definitions, publicBaseUrl));
   api.router.get('/v1/openapi.json', (ctx) => {
     ctx.body = document();
   });
   // The reference page (RapiDoc) over the same document, with request samples.
   serveDocs(api.router, document);
-
-  app.on('error', logApplicationError(deps.logger));
-  // One Koa middleware: the edge runs the console and the routes itself (no compose promise per layer).
-  app.use(edge(deps.logger, sequence(serveConsole(deps.consoleDir), api.routes())));
-  return app;
 }
 
 /** True when Postgres and Temporal answer within 2 s each; a failing check is logged with its reason. */

@@ -4,7 +4,7 @@
  */
 import type { SshKeyQueries } from '../db/queries/ssh-keys';
 import { ProviderNotConnectedError, UnsupportedOperationError, ValidationError } from '../errors';
-import { launchProblems } from '../providers/gpu-catalog';
+import { launchProblems } from '../providers/launch-problems';
 import type { ProviderCredentials } from '../providers/provider-credentials';
 import { PROVIDER_NAMES, type ProviderId } from '../providers/types';
 import type { ParsedLaunchBody } from './input';

@@ -28,12 +28,13 @@ const LAYERS: { name: string; rank: number; pattern: RegExp }[] = [
   // Launch policy, admission and input building, and the jobs' start command: called by routes and by activities,
   // so below both; it starts launches through a port, never through a client module.
   { name: 'launch library', rank: 3, pattern: /^src\/(launch|jobs)\// },
-  // The provider interface and the GPU slug table are pure data and types: domain, though they live beside the
-  // adapters.
+  // The provider interface, the GPU slug table and the launch checks against it are pure data, types and
+  // functions: domain, though they live beside the adapters.
   {
     name: 'domain',
     rank: 0,
-    pattern: /^src\/(domain\/.*|providers\/(types|gpu-catalog)\.ts|errors\.ts|config\.ts|logger\.ts|request-line\.ts)$/,
+    pattern:
+      /^src\/(domain\/.*|providers\/(types|gpu-catalog|launch-problems)\.ts|errors\.ts|config\.ts|logger\.ts|request-line\.ts)$/,
   },
   // Adapters and queries: Postgres (query modules, the LISTEN-fed pricing cache), provider adapters and
   // credentials, Stripe, the webhook sender and outbox listener.
