@@ -8,6 +8,7 @@
  * the fingerprint is updated. The recorded histories (replay.test.ts) catch the commands a change moves only
  * when a recorded run took the changed branch; this catches the rest. docs/operations.md, "Deploys".
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -47,11 +48,28 @@ function workflowImportedSrcModules(): string[] {
   return [...found].sort();
 }
 
-function fingerprint(rel: string): string {
-  const code = ts.transpileModule(readFileSync(path.join(ROOT, rel), 'utf8'), {
-    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, removeComments: true },
-  }).outputText;
-  return createHash('sha256').update(code).digest('hex');
+/**
+ * Each module's code as the formatter writes it (prettier runs in a child process: it loads its plugins with a dynamic
+ * import that jest's module system refuses), compiled without comments and types: layout never counts.
+ */
+function fingerprints(rels: string[]): Record<string, string> {
+  const script =
+    "const p = require('prettier'); const fs = require('node:fs'); (async () => { const out = {};" +
+    ' for (const f of process.argv.slice(1)) out[f] = await p.format(fs.readFileSync(f, "utf8"),' +
+    ' { ...(await p.resolveConfig(f)), filepath: f });' +
+    ' process.stdout.write(JSON.stringify(out)); })();';
+  const files = rels.map((rel) => path.join(ROOT, rel));
+  const formatted = JSON.parse(
+    execFileSync(process.execPath, ['-e', script, ...files], { cwd: ROOT, encoding: 'utf8' }),
+  ) as Record<string, string>;
+  return Object.fromEntries(
+    rels.map((rel, i) => {
+      const code = ts.transpileModule(formatted[files[i]!]!, {
+        compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, removeComments: true },
+      }).outputText;
+      return [rel, createHash('sha256').update(code).digest('hex')];
+    }),
+  );
 }
 
 it('finds the src/ modules workflows run code from', () => {
@@ -62,7 +80,7 @@ it('finds the src/ modules workflows run code from', () => {
 
 it('has every workflow-imported src/ module at its recorded fingerprint', () => {
   const recorded = JSON.parse(readFileSync(FINGERPRINTS, 'utf8')) as Record<string, string>;
-  const current = Object.fromEntries(workflowImportedSrcModules().map((rel) => [rel, fingerprint(rel)]));
+  const current = fingerprints(workflowImportedSrcModules());
   const problems: string[] = [];
   for (const [rel, hash] of Object.entries(current)) {
     if (recorded[rel] === undefined) problems.push(`${rel} is now imported by workflow code and has no fingerprint`);
