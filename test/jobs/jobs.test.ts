@@ -218,7 +218,7 @@ describe('a job', () => {
         .send({
           gpu: 'rtx-4090',
           template: 'pytorch',
-          command: 'sleep 6; exit 0',
+          command: 'sleep 15; exit 0', // outlasts the test's wait to see each spot attempt running
           providers: ['vastai'],
           retry: { on: ['preemption'], max_attempts: 3, within: '1h', on_demand_after_preemptions: 2 },
         })
