@@ -21,7 +21,6 @@ import {
   toInstanceDetail,
   toInstanceRecord,
 } from '../records/instances';
-import { listLimit } from '../paging';
 import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
 import { pathId } from '../text';
@@ -68,7 +67,14 @@ const ListQuery = z
       .enum(['ended'])
       .optional()
       .describe('`ended`: the ended instances instead (paged, newest first, with why and what they cost)'),
-    limit: listLimit.optional().describe('page size of `status=ended`, 1-200 (default 50)'),
+    // No schema default: a generated client would send it on every live list, which takes no limit.
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('page size of `status=ended`, 1-200 (default 50)'),
     cursor: z
       .string()
       .refine(

@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "4b6f0135eaee4b1049a0bab18a4c42f4dc5b7cb9812a5176566b1d9cb54a9241"
+OPENAPI_SHA256 = "6fcd87dcb9a584a5e7e7aa6dece2c6200f1a7829e852d472b6a7045ab60ea124"

@@ -16,7 +16,7 @@ def _get_kwargs(
     *,
     refresh: GetV1ComputeRefresh | Unset = UNSET,
     status: GetV1ComputeStatus | Unset = UNSET,
-    limit: int | Unset = 50,
+    limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
@@ -109,7 +109,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     refresh: GetV1ComputeRefresh | Unset = UNSET,
     status: GetV1ComputeStatus | Unset = UNSET,
-    limit: int | Unset = 50,
+    limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> Response[ErrorBody | GetV1ComputeResponse200]:
     """All instances visible through the account's connected provider keys
@@ -127,7 +127,7 @@ def sync_detailed(
             within a few seconds)
         status (GetV1ComputeStatus | Unset): `ended`: the ended instances instead (paged, newest
             first, with why and what they cost)
-        limit (int | Unset): page size of `status=ended`, 1-200 (default 50) Default: 50.
+        limit (int | Unset): page size of `status=ended`, 1-200 (default 50)
         cursor (str | Unset): `status=ended`: next_cursor of the previous page
 
     Raises:
@@ -157,7 +157,7 @@ def sync(
     client: AuthenticatedClient,
     refresh: GetV1ComputeRefresh | Unset = UNSET,
     status: GetV1ComputeStatus | Unset = UNSET,
-    limit: int | Unset = 50,
+    limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> ErrorBody | GetV1ComputeResponse200 | None:
     """All instances visible through the account's connected provider keys
@@ -175,7 +175,7 @@ def sync(
             within a few seconds)
         status (GetV1ComputeStatus | Unset): `ended`: the ended instances instead (paged, newest
             first, with why and what they cost)
-        limit (int | Unset): page size of `status=ended`, 1-200 (default 50) Default: 50.
+        limit (int | Unset): page size of `status=ended`, 1-200 (default 50)
         cursor (str | Unset): `status=ended`: next_cursor of the previous page
 
     Raises:
@@ -200,7 +200,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     refresh: GetV1ComputeRefresh | Unset = UNSET,
     status: GetV1ComputeStatus | Unset = UNSET,
-    limit: int | Unset = 50,
+    limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> Response[ErrorBody | GetV1ComputeResponse200]:
     """All instances visible through the account's connected provider keys
@@ -218,7 +218,7 @@ async def asyncio_detailed(
             within a few seconds)
         status (GetV1ComputeStatus | Unset): `ended`: the ended instances instead (paged, newest
             first, with why and what they cost)
-        limit (int | Unset): page size of `status=ended`, 1-200 (default 50) Default: 50.
+        limit (int | Unset): page size of `status=ended`, 1-200 (default 50)
         cursor (str | Unset): `status=ended`: next_cursor of the previous page
 
     Raises:
@@ -246,7 +246,7 @@ async def asyncio(
     client: AuthenticatedClient,
     refresh: GetV1ComputeRefresh | Unset = UNSET,
     status: GetV1ComputeStatus | Unset = UNSET,
-    limit: int | Unset = 50,
+    limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> ErrorBody | GetV1ComputeResponse200 | None:
     """All instances visible through the account's connected provider keys
@@ -264,7 +264,7 @@ async def asyncio(
             within a few seconds)
         status (GetV1ComputeStatus | Unset): `ended`: the ended instances instead (paged, newest
             first, with why and what they cost)
-        limit (int | Unset): page size of `status=ended`, 1-200 (default 50) Default: 50.
+        limit (int | Unset): page size of `status=ended`, 1-200 (default 50)
         cursor (str | Unset): `status=ended`: next_cursor of the previous page
 
     Raises:
