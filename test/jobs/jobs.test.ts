@@ -185,7 +185,12 @@ describe('a job', () => {
       .set(a.auth)
       .send({ gpu: 'rtx-4090', template: 'pytorch', command: 'sleep 120', spot_policy: 'on-demand' })
       .expect(201);
-    const running = await waitFor(a.auth, res.body.id, 'the attempt to run', (j) => j.attempts[0]?.started_at != null);
+    const running = await waitFor(
+      a.auth,
+      res.body.id,
+      'the job and its attempt to run',
+      (j) => j.status === 'running' && j.attempts[0]?.started_at != null,
+    );
     // The token only the instance holds, read from the create request the simulator received.
     const create = t.sims.vastai.control
       .requests({ method: 'PUT', path: /^\/api\/v0\/asks\// })
