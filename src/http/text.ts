@@ -6,6 +6,8 @@
  * - {@link text}: single-line text. Rejects C0/C1 control characters (NUL, ESC, newlines, ...), DEL, lone
  *   UTF-16 surrogates, Unicode noncharacters and the bidi override/isolate characters. Normalized to NFC.
  * - {@link scriptText}: like `text`, but newlines and tabs are allowed (`onstart_cmd`, `startup_script`).
+ * - {@link printedText}: what a program printed (a job's output tail): kept as sent, except the two things
+ *   Postgres text cannot hold (NUL, lone surrogates), which become U+FFFD.
  * - {@link asciiSecret}: printable ASCII without spaces (provider API keys: they travel in HTTP headers).
  * - {@link pathId}: an id in a path: letters, digits and `_ . : -` only.
  *
@@ -63,6 +65,16 @@ export function text(options: TextOptions) {
 /** Text that may span lines (scripts). */
 export function scriptText(options: TextOptions) {
   return build(options, true);
+}
+
+const UNSTORABLE = new RegExp(`\u0000|${LONE_SURROGATE.source}`, 'g');
+
+/** Output of a program, up to `max` UTF-16 units: NUL and lone surrogates become U+FFFD, the rest is kept. */
+export function printedText(options: { max: number }) {
+  return z
+    .string()
+    .max(options.max)
+    .transform((value) => value.replace(UNSTORABLE, '\ufffd'));
 }
 
 const PRINTABLE_ASCII = /^[\x21-\x7e]*$/;

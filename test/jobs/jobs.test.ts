@@ -205,12 +205,13 @@ describe('a job', () => {
     expect(forged.status).toBe(401);
     expect((await getJob(a.auth, res.body.id)).status).toBe('running');
 
-    await t.http.post('/v1/jobs/exit').send({ token, exit_code: 4, tail: 'reported' }).expect(202);
+    // A program may print a NUL or half a surrogate pair: the report is kept, those shown as U+FFFD.
+    await t.http.post('/v1/jobs/exit').send({ token, exit_code: 4, tail: 'reported\u0000\ud800' }).expect(202);
     const replay = await t.http.post('/v1/jobs/exit').send({ token, exit_code: 0, tail: 'again' });
     expect(replay.status).toBe(409);
     const job = await waitFor(a.auth, res.body.id, 'the job to end', ended);
     expect(job).toMatchObject({ status: 'failed', exit_code: 4 });
-    expect(job.attempts[0]).toMatchObject({ exit_code: 4, output_tail: 'reported' });
+    expect(job.attempts[0]).toMatchObject({ exit_code: 4, output_tail: 'reported\ufffd\ufffd' });
   });
 
   it.concurrent(

@@ -24,7 +24,7 @@ import { IdleStopBody } from '../launch-schemas';
 import { ListQuery, pageOf } from '../paging';
 import { JobRecord, toJobRecord } from '../records/jobs';
 import type { ApiRouter } from '../route';
-import { pathId, scriptText, text } from '../text';
+import { pathId, printedText, scriptText, text } from '../text';
 
 const DURATION = /^(\d+(?:\.\d+)?)(s|m|h|d)$/;
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -93,7 +93,7 @@ const ExitBody = z
   .object({
     token: z.string().min(1).max(200),
     exit_code: z.number().int().min(0).max(255),
-    tail: z.string().max(65_536).default(''),
+    tail: printedText({ max: 65_536 }).default(''),
   })
   .strict();
 
