@@ -619,9 +619,13 @@ it('restarts on the same data: same account, keys and balance, the credit grante
   await eventually(
     'the second start banner',
     () => (restarted!.output().includes('Press Ctrl-C to stop.') ? true : undefined),
-    150_000,
+    200_000,
     250,
-  );
+  ).catch((err: Error) => {
+    throw new Error(
+      `${err.message}\n--- the second npm start printed (last 6000 characters) ---\n${restarted!.output().slice(-6000)}`,
+    );
+  });
   const again = JSON.parse(await readFile(path.join(dataDir, 'local.json'), 'utf8')) as LocalJson;
   expect(again.account_id).toBe(state.account_id);
   expect(again.api_key).toBe(state.api_key);
