@@ -616,12 +616,17 @@ it('the API and the worker printed only JSON: one request line per request, fail
 
 it('restarts on the same data: same account, keys and balance, the credit granted once; SIGTERM stops it', async () => {
   restarted = runEntry('src/main-local.ts', [], stackEnv, { detached: true });
-  await eventually(
-    'the second start banner',
-    () => (restarted!.output().includes('Press Ctrl-C to stop.') ? true : undefined),
-    200_000,
-    250,
-  ).catch((err: Error) => {
+  await Promise.race([
+    eventually(
+      'the second start banner',
+      () => (restarted!.output().includes('Press Ctrl-C to stop.') ? true : undefined),
+      200_000,
+      250,
+    ),
+    restarted.exited.then((code) => {
+      throw new Error(`npm start exited with ${code} before its banner`);
+    }),
+  ]).catch((err: Error) => {
     throw new Error(
       `${err.message}\n--- the second npm start printed (last 6000 characters) ---\n${restarted!.output().slice(-6000)}`,
     );
