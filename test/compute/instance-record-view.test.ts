@@ -126,6 +126,17 @@ describe('the record', () => {
     expect(detail.warnings!.join(' ')).toMatch(/runpod still lists it \(RUNNING\); the service keeps terminating it/);
   });
 
+  it('of an instance ended here that only the round before its end listed running: terminated', () => {
+    const detail = toInstanceDetail(terminated, {
+      costs: costs(15_000),
+      events: [],
+      now: new Date(T0 + 80_000),
+      listed: { instance: listed('running', 'RUNNING'), observedAt: iso(T0 + 65_000) },
+    });
+    expect(detail).toMatchObject({ status: 'terminated', end_kind: 'terminated' });
+    expect(detail.provider_view).toBeUndefined();
+  });
+
   it('of an ended instance no round lists: terminated, nothing accruing, cost the posted charges', () => {
     const detail = toInstanceDetail(terminated, { costs: costs(15_000), events: [], now: new Date(T0 + 80_000) });
     expect(detail).toMatchObject({

@@ -209,7 +209,8 @@ const eventTime = (e: EventRow): string => {
  * The record of one instance: the row, its timeline, its cost to date (what the ledger posted plus what has
  * accrued since `metered_through` at the metering price, computed from the start as the charges are, so the two
  * add up to what the next charge would make them) and its latest charges. An ended row that the provider still
- * lists running is shown `terminating` with what the provider says: reconciliation ends it.
+ * lists running in a round taken after its end is shown `terminating` with what the provider says: reconciliation
+ * ends it.
  */
 export function toInstanceDetail(row: InstanceRow, src: DetailSources): InstanceDetail {
   const record = toInstanceRecord(row);
@@ -250,7 +251,13 @@ export function toInstanceDetail(row: InstanceRow, src: DetailSources): Instance
       ...(row.end_reason ? { reason: row.end_reason } : {}),
     });
   }
-  const stillListed = ended && src.listed && src.listed.instance.status !== 'terminated' ? src.listed : undefined;
+  // Only a round taken after the end counts: the round before it listed the instance running by definition.
+  const listedSinceEnd =
+    src.listed?.observedAt != null &&
+    row.ended_at != null &&
+    Date.parse(src.listed.observedAt) > Date.parse(row.ended_at);
+  const stillListed =
+    ended && src.listed && listedSinceEnd && src.listed.instance.status !== 'terminated' ? src.listed : undefined;
   return {
     ...record,
     ...(stillListed
