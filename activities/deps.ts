@@ -136,7 +136,9 @@ export interface ActivityDeps {
   reconcile?: ReconcileSettings;
   /** BALANCE_ADMISSION_WINDOW for scheduled runs (1 h): the same rule and function as API launches (`admitLaunch`). */
   admissionWindowMs?: number;
-  /** Boot deadlines by `provider` or `provider:gpu` (BOOT_DEADLINES); the defaults are in src/domain/boot-deadlines.ts. */
+  /**
+   * Boot deadlines by `provider` or `provider:gpu` (BOOT_DEADLINES); the defaults are in src/domain/boot-deadlines.ts.
+   */
   bootDeadlines?: Record<string, number>;
   /** Webhook delivery settings, DNS and the per-attempt metrics hook; defaults are the real ones. */
   webhooks?: WebhookActivityDeps;

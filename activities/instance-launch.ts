@@ -25,7 +25,10 @@ export interface SshAccess {
   sshKeyName?: string;
 }
 
-/** What the one-step `createAndRecord` answers: the created row, the boot deadline (null: not read), whether the observer was told. */
+/**
+ * What the one-step `createAndRecord` answers: the created row, the boot deadline (null: not read), whether the
+ * observer was told.
+ */
 export interface LaunchedAtProvider {
   row: InstanceRow;
   bootDeadlineMs: number | null;

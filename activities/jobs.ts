@@ -57,7 +57,9 @@ export function createJobActivities(deps: ActivityDeps) {
       return (await jobOf(jobId)).cost_micros;
     },
 
-    /** The offers an attempt may launch on now, cheapest first: allowed and connected providers, the job's price cap. */
+    /**
+     * The offers an attempt may launch on now, cheapest first: allowed and connected providers, the job's price cap.
+     */
     async findJobOffers(input: { jobId: string; spot: boolean; onDemand: boolean }): Promise<JobOffer[]> {
       const job = await jobOf(input.jobId);
       const { spec } = job;

@@ -96,7 +96,8 @@ function needsAction(row: InstanceRow, seen: ProviderObservation): boolean {
   const status = seen.instance?.status;
   // Before the start, anything that means the boot failed ends the launch at once (src/domain/boot-deadlines.ts).
   if (!row.started_at && row.status !== 'stopped') return status === 'running' || bootFailure(seen) !== null;
-  // An idle-stop rule needs every utilization reading (or none: a missing one moves nothing), so the workflow's window sees them all.
+  // An idle-stop rule needs every utilization reading (or none: a missing one moves nothing), so the workflow's window
+  // sees them all.
   if (row.status === 'running')
     return (
       seen.gone ||

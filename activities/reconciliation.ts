@@ -72,7 +72,8 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       const byProviderId = new Map(mine.filter((r) => r.provider_instance_id).map((r) => [r.provider_instance_id!, r]));
       const byName = new Map(mine.filter((r) => r.provider_name).map((r) => [r.provider_name!, r]));
       const client = workflows();
-      // Rows this key sees are of its provider account: bound to it (see observation); others are only warned about below.
+      // Rows this key sees are of its provider account: bound to it (see observation); others are only warned about
+      // below.
       const fingerprint = providerKeyFingerprint(target.provider, apiKey);
       const listedIds = new Set(listed.map((i) => i.id));
       await instances.bindCreatingKey(

@@ -96,7 +96,9 @@ async function startServices(dir: string) {
   };
 }
 
-/** Saves one run's history (the latest run of `workflowId` unless `runId`) as <workflowType>/<release>-<scenario>.pb. */
+/**
+ * Saves one run's history (the latest run of `workflowId` unless `runId`) as <workflowType>/<release>-<scenario>.pb.
+ */
 async function save(client: Client, scenario: string, workflowId: string, runId?: string): Promise<void> {
   const handle = client.workflow.getHandle(workflowId, runId);
   const type = (await handle.describe()).type;
@@ -179,7 +181,8 @@ async function main(): Promise<void> {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   }
   process.stdout.write(
-    `recorded ${saved.length} histories of release ${RELEASE} under ${path.relative(ROOT, HISTORIES)}:\n  ${saved.join('\n  ')}\n`,
+    `recorded ${saved.length} histories of release ${RELEASE} under ${path.relative(ROOT, HISTORIES)}:\n  ` +
+      `${saved.join('\n  ')}\n`,
   );
 }
 

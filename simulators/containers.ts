@@ -28,7 +28,10 @@ export class SimContainers {
     return typeof script === 'string' && script.includes(JOB_MARKER);
   }
 
-  /** Runs `script` after `delayMs` (the boot); `onExit` when it ends by itself. A command that is not a job's is ignored. */
+  /**
+   * Runs `script` after `delayMs` (the boot); `onExit` when it ends by itself. A command that is not a job's is
+   * ignored.
+   */
   start(id: string, script: string | null | undefined, delayMs: number, onExit: (code: number | null) => void): void {
     if (!SimContainers.runs(script) || this.running.has(id)) return;
     const r: Running = { timer: null, child: null, dir: null, stopped: false };
@@ -56,7 +59,9 @@ export class SimContainers {
     );
   }
 
-  /** Ends the container (terminate, stop, preemption): its processes are killed; no exit is reported by the simulator. */
+  /**
+   * Ends the container (terminate, stop, preemption): its processes are killed; no exit is reported by the simulator.
+   */
   stop(id: string): void {
     const r = this.running.get(id);
     if (!r) return;

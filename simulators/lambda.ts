@@ -351,8 +351,10 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
     let privateKey: string | undefined;
     let publicKey: string;
     if (body.public_key === undefined) {
-      publicKey = `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA${Buffer.from(hex(32), 'hex').toString('base64').replace(/=+$/, '')} ${body.name}`;
-      privateKey = `-----BEGIN OPENSSH PRIVATE KEY-----\n${Buffer.from(hex(64), 'hex').toString('base64')}\n-----END OPENSSH PRIVATE KEY-----\n`;
+      const publicBody = Buffer.from(hex(32), 'hex').toString('base64').replace(/=+$/, '');
+      const privateBody = Buffer.from(hex(64), 'hex').toString('base64');
+      publicKey = `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA${publicBody} ${body.name}`;
+      privateKey = `-----BEGIN OPENSSH PRIVATE KEY-----\n${privateBody}\n-----END OPENSSH PRIVATE KEY-----\n`;
     } else if (
       typeof body.public_key !== 'string' ||
       body.public_key.length > 4096 ||

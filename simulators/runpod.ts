@@ -313,7 +313,8 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
         status,
         status === 500
           ? 'create pod: There are no instances currently available'
-          : `There are no instances currently available with ${count}x ${gpu.id} in ${cloud} cloud; the request could not be placed.`,
+          : `There are no instances currently available with ${count}x ${gpu.id} in ${cloud} cloud; the request ` +
+              `could not be placed.`,
       );
     }
 

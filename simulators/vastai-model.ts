@@ -1,5 +1,6 @@
 /**
- * The Vast.ai simulator's offer catalog and its JSON, its control surface, per-key state, search filters and error shape.
+ * The Vast.ai simulator's offer catalog and its JSON, its control surface, per-key state, search filters and error
+ * shape.
  */
 import { testIp, type CommonControl, type SimResponse } from './kit';
 

@@ -63,8 +63,8 @@ export const configSchema = z.object({
   WORKER_HEALTH_PORT: port.optional(),
   /**
    * Worker only: a workflow bundle built beforehand (`bundleWorkflowCode` with the workflow interceptor modules
-   * and FAILURE_CONVERTER_PATH as `failureConverterPath`, its `code` written to a file). Unset: the worker bundles `workflows/` at start (seconds). The tests build
-   * one per run so every worker process they start skips that.
+   * and FAILURE_CONVERTER_PATH as `failureConverterPath`, its `code` written to a file). Unset: the worker bundles
+   * `workflows/` at start (seconds). The tests build one per run so every worker process they start skips that.
    */
   WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -89,7 +89,9 @@ export const configSchema = z.object({
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(100_000).default(120),
   /** Unauthenticated requests (public pricing, docs) per client address and minute, across API processes. */
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: z.coerce.number().int().min(1).max(100_000_000).default(300),
-  /** Failed authentications (unknown or revoked keys) per client address and minute; past it: 429 to the minute's end. */
+  /**
+   * Failed authentications (unknown or revoked keys) per client address and minute; past it: 429 to the minute's end.
+   */
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(30),
   /**
    * Proxies in front of the API that append the client's address to X-Forwarded-For (a hop count). 0, the
@@ -180,7 +182,8 @@ export const configSchema = z.object({
 
   /**
    * Boot deadlines over the defaults (runpod 10m, vastai 20m, lambda 15m), by provider or provider and GPU:
-   * `runpod=5m,lambda:h100-80gb-sxm=25m`. Once 20 boots of a provider and GPU are recorded, 1.5× their p95 (at least 2 min) is used.
+   * `runpod=5m,lambda:h100-80gb-sxm=25m`. Once 20 boots of a provider and GPU are recorded, 1.5× their p95 (at least 2
+   * min) is used.
    */
   BOOT_DEADLINES: z
     .string()
@@ -211,7 +214,9 @@ export const configSchema = z.object({
   STRIPE_API_BASE_URL: httpUrl.optional(),
   /** How long instances keep running after the balance reached zero, unless credit arrives. */
   BALANCE_GRACE_PERIOD: duration.default('30m'),
-  /** A launch is admitted only when the balance (less uncharged usage) covers this long of every live instance plus it. */
+  /**
+   * A launch is admitted only when the balance (less uncharged usage) covers this long of every live instance plus it.
+   */
   BALANCE_ADMISSION_WINDOW: duration.default('1h'),
   /** `billing.balance_low` once when the runway (available balance / burn) drops under this. */
   BALANCE_LOW_RUNWAY: duration.default('24h'),

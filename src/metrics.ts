@@ -78,13 +78,17 @@ registerRendered(
 
 const workflowCompletions = new Counter({
   name: 'gpuo_workflow_completions_total',
-  help: 'Workflow runs that ended on this worker, by workflow type and outcome (completed, failed, continued_as_new, cancelled, task_failed).',
+  help:
+    'Workflow runs that ended on this worker, by workflow type and outcome (completed, failed, continued_as_new, ' +
+    'cancelled, task_failed).',
   labelNames: ['workflow_type', 'outcome'] as const,
   registers: [metricsRegistry],
 });
 const activityExecutions = new Counter({
   name: 'gpuo_activity_executions_total',
-  help: 'Activity attempts (local activities included) run on this worker, by activity type and outcome (completed, failed, cancelled).',
+  help:
+    'Activity attempts (local activities included) run on this worker, by activity type and outcome (completed, ' +
+    'failed, cancelled).',
   labelNames: ['activity_type', 'outcome'] as const,
   registers: [metricsRegistry],
 });
@@ -130,7 +134,9 @@ const ledgerEntries = new Counter({
 });
 const ledgerAmount = new Counter({
   name: 'gpuo_ledger_amount_usd_total',
-  help: 'Absolute dollars moved by the ledger entries this process posted, by transaction type (charges count positive).',
+  help:
+    'Absolute dollars moved by the ledger entries this process posted, ' +
+    'by transaction type (charges count positive).',
   labelNames: ['type'] as const,
   registers: [metricsRegistry],
 });

@@ -130,7 +130,9 @@ async function graceOnlyRun(input: GraceOnlyDepletionInput): Promise<BalanceDepl
   return { outcome: 'instances_ended', endedInstanceIds: [...endRequested] };
 }
 
-/** Asks every live managed instance not yet asked in this episode to end; a finished launch workflow has nothing left. */
+/**
+ * Asks every live managed instance not yet asked in this episode to end; a finished launch workflow has nothing left.
+ */
 async function endLiveInstances(
   input: { accountId: string; graceMs: number },
   endRequested: Set<string>,

@@ -31,8 +31,8 @@ const WAKE_GAP_PATCH = 'observer-wake-gap';
  * what the activity could not). The rows are the watch list, so a lost signal or a restart loses
  * nothing; a launch signals `watchInstance` (or starts the observer) to be looked at soon.
  *
- * The wait adapts: 1 s doubling up to `bootMs` while an instance boots, `spotMs` while a spot instance runs, `steadyMs` otherwise;
- * a failed round waits longer (doubling up to `maxBackoffMs`, never less than a 429's `Retry-After`). A new
+ * The wait adapts: 1 s doubling up to `bootMs` while an instance boots, `spotMs` while a spot instance runs, `steadyMs`
+ * otherwise; a failed round waits longer (doubling up to `maxBackoffMs`, never less than a 429's `Retry-After`). A new
  * instance wakes it early, but rounds start at most one per second (`bootMs` if shorter) during bursts. It ends
  * when the account has no live managed instance at the provider, and continues as new to bound its history.
  */

@@ -8,5 +8,8 @@ export const PROVIDER_NAMES: Record<ProviderId, string> = {
   lambda: 'Lambda',
 };
 
-/** Providers that bill from the accepted create and report no start of their own (Lambda's instances have no time field). */
+/**
+ * Providers that bill from the accepted create and report no start of their own (Lambda's instances have no time
+ * field).
+ */
 export const BILLS_FROM_CREATE: ReadonlySet<ProviderId> = new Set<ProviderId>(['lambda']);

@@ -68,9 +68,9 @@ export const IdleStopBody = z
   })
   .strict()
   .describe(
-    'beyond the spec: stop (runpod) or terminate (vastai) the instance once every GPU reported utilization below the threshold for ' +
-      'that long (the end is charged up to that moment, its record says why, and instance.idle_stopped is emitted). Not for lambda, ' +
-      'which reports no GPU utilization.',
+    'beyond the spec: stop (runpod) or terminate (vastai) the instance once every GPU reported utilization below the ' +
+      'threshold for that long (the end is charged up to that moment, its record says why, and instance.idle_stopped ' +
+      'is emitted). Not for lambda, which reports no GPU utilization.',
   );
 
 export const LaunchBody = z

@@ -13,18 +13,27 @@ import { ErrorBody } from './schemas';
 const COMMON_ERRORS: Record<number, string> = {
   400: 'Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`)',
   401: 'Missing, malformed, unknown or revoked service key (`unauthenticated`, with WWW-Authenticate)',
-  402: "The balance, less uncharged usage, (or the key's spend cap) does not cover the next hour (admission window) of every live instance plus this one (`insufficient_balance`)",
+  402:
+    "The balance, less uncharged usage, (or the key's spend cap) does not cover the next hour (admission window) " +
+    'of every live instance plus this one (`insufficient_balance`)',
   403: 'The API key lacks the scope this operation needs; the message names it (`forbidden`)',
   404: 'Not found, or it belongs to another account (`not_found`)',
   408: 'The request body was not received in time (`request_timeout`)',
   409: 'Conflict (`conflict`)',
   413: 'Body over 64 KiB (`payload_too_large`)',
   415: 'Body not sent as application/json (`unsupported_media_type`)',
-  422: 'Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for)',
-  429: 'Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications',
+  422:
+    'Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, ' +
+    '`limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody ' +
+    'quotes a price for)',
+  429:
+    'Rate limited (`rate_limited`, with Retry-After): per service key, ' +
+    'per client address for unauthenticated requests and failed authentications',
   500: 'An unexpected failure (`internal_error`, fixed message; quote the request_id)',
   502: 'The provider answered with an error we cannot map (`provider_error`)',
-  503: 'The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, with Retry-After) is unreachable',
+  503:
+    'The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, ' +
+    'with Retry-After) is unreachable',
 };
 
 const ERROR_HEADERS: Record<number, Record<string, { description: string; schema: { type: string } }>> = {
@@ -56,8 +65,8 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], serverUrl?: st
     type: 'http',
     scheme: 'bearer',
     description:
-      'An API key (`gpuo_sk_…`): the one `npm run account:create` prints holds every scope; POST /v1/api-keys makes narrower ones. ' +
-      'Each operation lists the one scope it needs.',
+      'An API key (`gpuo_sk_…`): the one `npm run account:create` prints holds every scope; POST /v1/api-keys makes ' +
+      'narrower ones. Each operation lists the one scope it needs.',
   });
   for (const r of routes) {
     const responses: Record<string, object> = {};
@@ -96,9 +105,9 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], serverUrl?: st
       title: 'GPU Orchestrator API',
       version: '1.0.0',
       description:
-        'One API over RunPod, Vast.ai and Lambda. Errors always have the shape `{error: {code, message, details?, request_id}}`. ' +
-        'A method a path does not serve is 405 `method_not_allowed` with an `Allow` header; OPTIONS on any path answers 204 with `Allow`. ' +
-        'Authenticated responses carry `Cache-Control: no-store`.',
+        'One API over RunPod, Vast.ai and Lambda. Errors always have the shape `{error: {code, message, details?, ' +
+        'request_id}}`. A method a path does not serve is 405 `method_not_allowed` with an `Allow` header; OPTIONS ' +
+        'on any path answers 204 with `Allow`. Authenticated responses carry `Cache-Control: no-store`.',
     },
     servers: serverUrl ? [{ url: serverUrl }] : [],
   });

@@ -96,7 +96,8 @@ export class RateLimiter {
     if (bucket.tokens < 1) {
       this.buckets.set(key, bucket);
       throw new RateLimitedError(
-        `Too many requests for this service key: at most ${this.settings.perMinute} a minute (bursts of ${this.settings.burst}).`,
+        `Too many requests for this service key: at most ${this.settings.perMinute} a minute (bursts of ` +
+          `${this.settings.burst}).`,
         (1 - bucket.tokens) / perMs / 1000,
       );
     }

@@ -105,11 +105,15 @@ function refuseUnlessAdmitted(decision: AdmissionDecision, provider: ProviderId)
 
 /** 422 `price_unknown`: neither the pricing snapshot nor the provider's live list quotes the launch. */
 export function priceUnknownError(launch: Pick<LaunchCost, 'provider' | 'gpuType' | 'spot' | 'region'>): ApiError {
-  const what = `${launch.spot ? 'spot ' : ''}${launch.gpuType} on ${launch.provider}${launch.region ? ` in ${launch.region}` : ''}`;
+  const what = `${launch.spot ? 'spot ' : ''}${launch.gpuType} on ${launch.provider}${
+    launch.region ? ` in ${launch.region}` : ''
+  }`;
   return new ApiError(
     422,
     'price_unknown',
-    `No price is known for ${what}: neither the pricing snapshot nor ${launch.provider}'s live price list offers it, and a launch is never admitted without a price. Pick an offer from GET /v1/pricing (another region, or on-demand).`,
+    `No price is known for ${what}: neither the pricing snapshot nor ${launch.provider}'s live price list offers it, ` +
+      `and a launch is never admitted without a price. Pick an offer from GET /v1/pricing (another region, ` +
+      `or on-demand).`,
   );
 }
 
@@ -118,7 +122,9 @@ export interface AdmissionRules {
   pool: Pool;
   /** BALANCE_ADMISSION_WINDOW: how far ahead the balance must cover the whole fleet (1 h). */
   windowMs?: number;
-  /** LIMIT_LIVE_INSTANCES: admission refuses (422 limit_reached) at this many live instances. Default: DEFAULT_LIMITS. */
+  /**
+   * LIMIT_LIVE_INSTANCES: admission refuses (422 limit_reached) at this many live instances. Default: DEFAULT_LIMITS.
+   */
   maxLive?: number;
 }
 

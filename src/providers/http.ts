@@ -149,7 +149,8 @@ export function createProviderHttp(opts: ProviderHttpOptions): ProviderHttp {
       // when connected, so this is a key stored before that rule.
       throw errorFor(
         'invalid_key',
-        `the stored ${opts.providerName} API key contains characters an HTTP header cannot carry; connect the key again`,
+        `the stored ${opts.providerName} API key contains characters an HTTP header cannot carry; connect the key ` +
+          `again`,
         req.apiKey,
       );
     }

@@ -94,7 +94,9 @@ export interface ProviderAdapter {
   listInstances(apiKey: string): Promise<ProviderInstance[]>;
   /** Only runpod supports stop; the others throw. */
   stop(apiKey: string, id: string): Promise<ProviderInstance>;
-  /** Starts a stopped instance again (runpod, vastai); lambda cannot and throws. An instance already starting resolves. */
+  /**
+   * Starts a stopped instance again (runpod, vastai); lambda cannot and throws. An instance already starting resolves.
+   */
   start(apiKey: string, id: string): Promise<ProviderInstance>;
   /** Idempotent: terminating an unknown or already terminated instance resolves. */
   terminate(apiKey: string, id: string): Promise<void>;

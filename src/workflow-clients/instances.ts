@@ -33,11 +33,18 @@ import { isEngineUnavailable, withEngine } from './engine';
 
 /** How long the API waits on the workflow before answering with what it knows; the work goes on either way. */
 export interface AnswerBounds {
-  /** A launch waits for the provider's accept; past this the answer is 503 and the same Idempotency-Key resumes it. Default 30 s. */
+  /**
+   * A launch waits for the provider's accept; past this the answer is 503 and the same Idempotency-Key resumes it.
+   * Default 30 s.
+   */
   launchMs: number;
-  /** A stop or terminate waits for the provider; past this the answer is 202 with the record as it stands. Default 10 s. */
+  /**
+   * A stop or terminate waits for the provider; past this the answer is 202 with the record as it stands. Default 10 s.
+   */
   lifecycleMs: number;
-  /** Any other call to the engine; past this (engine unreachable) the answer is 503 service_unavailable. Default 10 s. */
+  /**
+   * Any other call to the engine; past this (engine unreachable) the answer is 503 service_unavailable. Default 10 s.
+   */
   engineMs: number;
 }
 export const DEFAULT_ANSWER_BOUNDS: AnswerBounds = { launchMs: 30_000, lifecycleMs: 10_000, engineMs: 10_000 };

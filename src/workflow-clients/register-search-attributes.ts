@@ -17,7 +17,8 @@ async function missingAttributes(client: Client, namespace: string): Promise<str
   );
   if (wrongType.length) {
     throw new Error(
-      `search attributes ${wrongType.map((k) => k.name).join(', ')} exist in namespace ${namespace} with a type other than Keyword`,
+      `search attributes ${wrongType.map((k) => k.name).join(', ')} exist in namespace ${namespace} ` +
+        'with a type other than Keyword',
     );
   }
   return SEARCH_ATTRIBUTES.filter((k) => !(k.name in existing)).map((k) => k.name);

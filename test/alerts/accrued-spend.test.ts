@@ -54,7 +54,8 @@ interface Row {
 const rowOf = async (providerInstanceId: string) =>
   (
     await t.sql<Row>(
-      `SELECT id, status, coalesce(price_per_hour_micros, quote_per_hour_micros)::text AS price, metered_through, end_reason
+      `SELECT id, status, coalesce(price_per_hour_micros, quote_per_hour_micros)::text AS price, metered_through, ` +
+        `end_reason
      FROM instances WHERE provider_instance_id = $1`,
       [providerInstanceId],
     )
@@ -64,7 +65,8 @@ const posted = async (accountId: string) =>
   Number(
     (
       await t.sql<{ s: string }>(
-        `SELECT coalesce(sum(-amount_micros), 0)::text AS s FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`,
+        `SELECT coalesce(sum(-amount_micros), 0)::text AS s FROM ledger_entries WHERE account_id = $1 AND ` +
+          `type = 'instance_charge'`,
         [accountId],
       )
     )[0]!.s,
@@ -103,7 +105,8 @@ const bound = (pricePerHourMicros: number) => (pricePerHourMicros * (OBSERVE_MS 
 
 describe.each(['runpod', 'vastai', 'lambda'] as const)('%s', (provider) => {
   it.concurrent(
-    'a stop_instances budget ends the instance once accrued spend crosses it, with nothing posted before; overshoot within burn × (interval + 2 s)',
+    'a stop_instances budget ends the instance once accrued spend crosses it, ' +
+      'with nothing posted before; overshoot within burn × (interval + 2 s)',
     async () => {
       const a = await t.connectedAccount(provider);
       const thresholdMicros = 500;
@@ -128,7 +131,8 @@ describe.each(['runpod', 'vastai', 'lambda'] as const)('%s', (provider) => {
   );
 
   it.concurrent(
-    "a $1/day key cap ends the key's instance once its accrued spend crosses $1; overshoot within burn × (interval + 2 s)",
+    "a $1/day key cap ends the key's instance once its accrued spend crosses $1; overshoot within burn × (interval " +
+      '+ 2 s)',
     async () => {
       const a = await t.connectedAccount(provider);
       const created = await t.http
@@ -145,7 +149,8 @@ describe.each(['runpod', 'vastai', 'lambda'] as const)('%s', (provider) => {
       const capMicros = 1_000_000;
       const unpostedMs = Math.floor(((capMicros - 500) * 3_600_000) / pricePerHourMicros);
       await t.sql(
-        `UPDATE instances SET started_at = now() - make_interval(secs => $2::float8 / 1000), metered_through = now() - make_interval(secs => $2::float8 / 1000) WHERE id = $1`,
+        `UPDATE instances SET started_at = now() - make_interval(secs => $2::float8 / 1000), metered_through = now() ` +
+          `- make_interval(secs => $2::float8 / 1000) WHERE id = $1`,
         [row.id, unpostedMs],
       );
 

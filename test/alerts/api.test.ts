@@ -113,7 +113,8 @@ describe('POST /v1/alerts', () => {
       idempotencyKey: 'k3',
     });
     await t.sql(
-      `UPDATE ledger_entries SET created_at = date_trunc('month', now(), 'UTC') - interval '1 second' WHERE idempotency_key = 'k3' AND account_id = $1`,
+      `UPDATE ledger_entries SET created_at = date_trunc('month', now(), 'UTC') - interval '1 second' ` +
+        `WHERE idempotency_key = 'k3' AND account_id = $1`,
       [a.accountId],
     );
 

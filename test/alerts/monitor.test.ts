@@ -31,7 +31,8 @@ beforeAll(async () => {
   deps = t.workerDeps({
     pricingKeys: { runpod: t.sims.runpod.createKey(), lambda: t.sims.lambda.createKey() },
   });
-  firstWorker = await temporal.startWorker(deps, taskQueue); // starts this worker's alert monitor, as the worker process does
+  // Starts this worker's alert monitor, as the worker process does.
+  firstWorker = await temporal.startWorker(deps, taskQueue);
   monitor = createAlertMonitorClient({ client: t.temporal, taskQueue, settings: deps.alertMonitor! });
   for (const p of ['runpod', 'vastai', 'lambda'] as const) t.sims[p].control.setBootDelay(300);
 });
@@ -119,74 +120,87 @@ const monthSpend = async (accountId: string) =>
   Number(
     (
       await t.sql<{ s: string }>(
-        `SELECT coalesce(sum(-amount_micros), 0) AS s FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`,
+        `SELECT coalesce(sum(-amount_micros), 0) AS s FROM ledger_entries WHERE account_id = $1 AND ` +
+          `type = 'instance_charge'`,
         [accountId],
       )
     )[0]!.s,
   ) / 1e6;
 
 describe('price drops', () => {
-  it('a cheaper offer appearing triggers the matching alerts once, with the offer; the others stay active', async () => {
-    // Before: Vast has no H100 SXM, so the lowest available price is RunPod's / Lambda's $2.99.
-    t.sims.vastai.control.setNoCapacity('h100-80gb-sxm', true);
-    await runRefresh();
-    const a = await t.newAccount();
-    const b = await t.newAccount();
-    const matching = await createAlert(a.auth, { type: 'price_drop', gpu_type: 'h100-80gb-sxm', threshold_price: 2 });
-    const tooLow = await createAlert(a.auth, { type: 'price_drop', gpu_type: 'h100-80gb-sxm', threshold_price: 0.5 });
-    const otherGpu = await createAlert(a.auth, { type: 'price_drop', gpu_type: 'gh200-96gb', threshold_price: 0.5 });
-    const deleted = await createAlert(a.auth, { type: 'price_drop', gpu_type: 'h100-80gb-sxm', threshold_price: 2.5 });
-    const otherAccount = await createAlert(b.auth, {
-      type: 'price_drop',
-      gpu_type: 'h100-80gb-sxm',
-      threshold_price: 1,
-    });
-    expect(await alertById(a.auth, matching)).toMatchObject({ status: 'active', current_value: 2.99 });
-    await t.http.delete(`/v1/alerts/${deleted}`).set(a.auth).expect(200);
-
-    // The drop: Vast's H100 SXM offers (on-demand $1.8521, interruptible $0.8325) come back.
-    t.sims.vastai.control.setNoCapacity('h100-80gb-sxm', false);
-    await runRefresh();
-    await triggered(a.auth, matching);
-    await triggered(b.auth, otherAccount);
-
-    const [event] = await events(a.accountId, 'alert.triggered');
-    expect(event!.data).toEqual({
-      alert: expect.objectContaining({
-        id: matching,
+  it(
+    'a cheaper offer appearing triggers the matching alerts once, ' + 'with the offer; the others stay active',
+    async () => {
+      // Before: Vast has no H100 SXM, so the lowest available price is RunPod's / Lambda's $2.99.
+      t.sims.vastai.control.setNoCapacity('h100-80gb-sxm', true);
+      await runRefresh();
+      const a = await t.newAccount();
+      const b = await t.newAccount();
+      const matching = await createAlert(a.auth, { type: 'price_drop', gpu_type: 'h100-80gb-sxm', threshold_price: 2 });
+      const tooLow = await createAlert(a.auth, { type: 'price_drop', gpu_type: 'h100-80gb-sxm', threshold_price: 0.5 });
+      const otherGpu = await createAlert(a.auth, { type: 'price_drop', gpu_type: 'gh200-96gb', threshold_price: 0.5 });
+      const deleted = await createAlert(a.auth, {
         type: 'price_drop',
-        status: 'triggered',
         gpu_type: 'h100-80gb-sxm',
-        threshold_price: 2,
-        current_value: 0.8325,
-      }),
-      value: 0.8325,
-      offer: { provider: 'vastai', gpu_type: 'h100-80gb-sxm', price_per_hour: 0.8325, spot: true, region: null }, // Vast lists no region
-    });
-    const listed = (await t.http.get('/v1/alerts').set(a.auth)).body.data as {
-      id: string;
-      status: string;
-      triggered_at: string | null;
-    }[];
-    expect(listed.map((x) => [x.id, x.status])).toEqual([
-      [otherGpu, 'active'],
-      [tooLow, 'active'],
-      [matching, 'triggered'],
-    ]);
-    expect(listed.find((x) => x.id === matching)!.triggered_at).toEqual(expect.any(String));
+        threshold_price: 2.5,
+      });
+      const otherAccount = await createAlert(b.auth, {
+        type: 'price_drop',
+        gpu_type: 'h100-80gb-sxm',
+        threshold_price: 1,
+      });
+      expect(await alertById(a.auth, matching)).toMatchObject({ status: 'active', current_value: 2.99 });
+      await t.http.delete(`/v1/alerts/${deleted}`).set(a.auth).expect(200);
 
-    // Another refresh with the same low price: a sentinel alert created now proves an evaluation ran
-    // after it, and the earlier alerts were not moved or announced again.
-    const sentinel = await createAlert(b.auth, { type: 'price_drop', gpu_type: 'h100-80gb-sxm', threshold_price: 1.5 });
-    await runRefresh();
-    await triggered(b.auth, sentinel);
-    expect((await events(a.accountId, 'alert.triggered')).map((e) => e.data.alert.id)).toEqual([matching]);
-    expect((await events(b.accountId, 'alert.triggered')).map((e) => e.data.alert.id)).toEqual([
-      otherAccount,
-      sentinel,
-    ]);
-    expect((await alertById(a.auth, tooLow)).status).toBe('active');
-  });
+      // The drop: Vast's H100 SXM offers (on-demand $1.8521, interruptible $0.8325) come back.
+      t.sims.vastai.control.setNoCapacity('h100-80gb-sxm', false);
+      await runRefresh();
+      await triggered(a.auth, matching);
+      await triggered(b.auth, otherAccount);
+
+      const [event] = await events(a.accountId, 'alert.triggered');
+      expect(event!.data).toEqual({
+        alert: expect.objectContaining({
+          id: matching,
+          type: 'price_drop',
+          status: 'triggered',
+          gpu_type: 'h100-80gb-sxm',
+          threshold_price: 2,
+          current_value: 0.8325,
+        }),
+        value: 0.8325,
+        // Vast lists no region.
+        offer: { provider: 'vastai', gpu_type: 'h100-80gb-sxm', price_per_hour: 0.8325, spot: true, region: null },
+      });
+      const listed = (await t.http.get('/v1/alerts').set(a.auth)).body.data as {
+        id: string;
+        status: string;
+        triggered_at: string | null;
+      }[];
+      expect(listed.map((x) => [x.id, x.status])).toEqual([
+        [otherGpu, 'active'],
+        [tooLow, 'active'],
+        [matching, 'triggered'],
+      ]);
+      expect(listed.find((x) => x.id === matching)!.triggered_at).toEqual(expect.any(String));
+
+      // Another refresh with the same low price: a sentinel alert created now proves an evaluation ran
+      // after it, and the earlier alerts were not moved or announced again.
+      const sentinel = await createAlert(b.auth, {
+        type: 'price_drop',
+        gpu_type: 'h100-80gb-sxm',
+        threshold_price: 1.5,
+      });
+      await runRefresh();
+      await triggered(b.auth, sentinel);
+      expect((await events(a.accountId, 'alert.triggered')).map((e) => e.data.alert.id)).toEqual([matching]);
+      expect((await events(b.accountId, 'alert.triggered')).map((e) => e.data.alert.id)).toEqual([
+        otherAccount,
+        sentinel,
+      ]);
+      expect((await alertById(a.auth, tooLow)).status).toBe('active');
+    },
+  );
 
   it('a monitor that is not running is started by the next pricing refresh, under its fixed id', async () => {
     await t.temporal.workflow.getHandle(monitor.workflowId).terminate('test: monitor lost');
@@ -235,7 +249,8 @@ describe('budgets', () => {
   );
 
   it.concurrent(
-    "stop_instances stops the account's runpod instance and terminates its Vast one, with the reason; other accounts run on",
+    "stop_instances stops the account's runpod instance and terminates its Vast one, " +
+      'with the reason; other accounts run on',
     async () => {
       const a = await accountWith('runpod', 'vastai');
       const other = await accountWith('runpod');
@@ -317,7 +332,8 @@ describe('budgets', () => {
       await waitForStatus(a.auth, pod, 'running');
       await t.sql(
         `INSERT INTO alert_stop_requests (alert_id, instance_id, account_id, action, reason)
-       SELECT 'alert_crashed', id, account_id, 'stop', 'budget alert alert_crashed reached' FROM instances WHERE provider_instance_id = $1`,
+       SELECT 'alert_crashed', id, account_id, 'stop', 'budget alert alert_crashed reached' FROM instances ` +
+          `WHERE provider_instance_id = $1`,
         [pod],
       );
       await monitor.notify({ price: true }); // any evaluation looks for pending deliveries

@@ -5,8 +5,8 @@
  * simulators, real Postgres and a real Temporal worker. Every answer must be below 500, have a status the
  * document lists for that operation, and match the schema the document declares for that status.
  *
- * Bounded: FUZZ_RUNS runs per operation (default 25), three operations at a time. The seed is in each test's name; reproduce a failure
- * with FUZZ_SEED=<seed> npx jest test/api/fuzz.test.ts.
+ * Bounded: FUZZ_RUNS runs per operation (default 25), three operations at a time. The seed is in each test's name;
+ * reproduce a failure with FUZZ_SEED=<seed> npx jest test/api/fuzz.test.ts.
  */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
@@ -225,12 +225,18 @@ function judge(op: Operation, res: request.Response): string | null {
   if (res.status >= 500) return `answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`;
   const documented = op.responses[String(res.status)];
   if (!documented)
-    return `answered ${res.status}, which the document does not list (${Object.keys(op.responses).join(', ')}): ${JSON.stringify(res.body).slice(0, 300)}`;
+    return (
+      `answered ${res.status}, which the document does not list (${Object.keys(op.responses).join(', ')}): ` +
+      JSON.stringify(res.body).slice(0, 300)
+    );
   const schema = documented.content?.['application/json']?.schema;
   if (!schema) return res.text ? `answered ${res.status} with a body the document does not declare` : null;
   const validate = validatorFor(schema);
   if (!validate(res.body))
-    return `answered ${res.status} with a body not matching its schema: ${ajv.errorsText(validate.errors)}: ${JSON.stringify(res.body).slice(0, 300)}`;
+    return (
+      `answered ${res.status} with a body not matching its schema: ${ajv.errorsText(validate.errors)}: ` +
+      `${JSON.stringify(res.body).slice(0, 300)}`
+    );
   return null;
 }
 
@@ -290,7 +296,8 @@ describe(`fuzz every operation of /v1/openapi.json (seed ${SEED}, ${RUNS} runs e
       );
       if (outcome.failed) {
         failures.push(
-          `${name}: ${(outcome as { errorInstance?: Error }).errorInstance?.message ?? 'failed'} (counterexample path ${outcome.counterexamplePath})`,
+          `${name}: ${(outcome as { errorInstance?: Error }).errorInstance?.message ?? 'failed'} (counterexample ` +
+            `path ${outcome.counterexamplePath})`,
         );
       }
     };

@@ -63,29 +63,32 @@ it('`h100` is 400 listing the three H100 slugs on launch, plan, compare and hist
   expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
 });
 
-it('an unknown GPU gets the same wording on pricing compare, history, plan and launch, and launches nothing', async () => {
-  const a = await t.connectedAccount('vastai');
-  const wording = 'names no GPU type (got "tpu-v5"); GET /v1/gpus lists the GPU types and their aliases';
-  const launch = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'vastai', gpu_type: 'tpu-v5' });
-  const plan = await t.http.post('/v1/compute/plan').set(a.auth).send({ gpu_type: 'tpu-v5' });
-  for (const res of [launch, plan]) {
-    expect([res.status, res.body.error.code, res.body.error.details[0]]).toEqual([
-      400,
-      'validation_error',
-      { path: 'gpu_type', message: wording },
-    ]);
-  }
-  // The pricing routes answer an unknown slug 404 (the spec's status there), in the same words.
-  for (const path of ['/v1/pricing/compare?gpu=tpu-v5', '/v1/pricing/history?gpu=tpu-v5&period=7d']) {
-    const res = await t.http.get(path);
-    expect([res.status, res.body.error.code, res.body.error.message]).toEqual([
-      404,
-      'not_found',
-      `Invalid query: gpu ${wording}.`,
-    ]);
-  }
-  expect(t.sims.vastai.control.instances(a.simKey)).toEqual([]);
-});
+it(
+  'an unknown GPU gets the same wording on pricing compare, ' + 'history, plan and launch, and launches nothing',
+  async () => {
+    const a = await t.connectedAccount('vastai');
+    const wording = 'names no GPU type (got "tpu-v5"); GET /v1/gpus lists the GPU types and their aliases';
+    const launch = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'vastai', gpu_type: 'tpu-v5' });
+    const plan = await t.http.post('/v1/compute/plan').set(a.auth).send({ gpu_type: 'tpu-v5' });
+    for (const res of [launch, plan]) {
+      expect([res.status, res.body.error.code, res.body.error.details[0]]).toEqual([
+        400,
+        'validation_error',
+        { path: 'gpu_type', message: wording },
+      ]);
+    }
+    // The pricing routes answer an unknown slug 404 (the spec's status there), in the same words.
+    for (const path of ['/v1/pricing/compare?gpu=tpu-v5', '/v1/pricing/history?gpu=tpu-v5&period=7d']) {
+      const res = await t.http.get(path);
+      expect([res.status, res.body.error.code, res.body.error.message]).toEqual([
+        404,
+        'not_found',
+        `Invalid query: gpu ${wording}.`,
+      ]);
+    }
+    expect(t.sims.vastai.control.instances(a.simKey)).toEqual([]);
+  },
+);
 
 it('`4090` launches rtx-4090, and compare and history answer for the slug an alias names', async () => {
   const a = await t.connectedAccount('runpod');
@@ -103,30 +106,34 @@ it('`4090` launches rtx-4090, and compare and history answer for the slug an ali
   expect(plan.body.gpu_type).toBe('rtx-4090');
 });
 
-it('an image a schedule refuses is refused on launch with the same status, code and message, and nothing is created', async () => {
-  const a = await t.connectedAccount('runpod');
-  const launch = await t.http
-    .post('/v1/compute/launch')
-    .set(a.auth)
-    .send({ provider: 'runpod', gpu_type: 'rtx-a6000', docker_image: 'not an image!!' });
-  const schedule = await t.http.post('/v1/schedules').set(a.auth).send({
-    name: 'nightly',
-    gpu: 'rtx-a6000',
-    template: 'custom',
-    docker_image: 'not an image!!',
-    cron: '0 2 * * *',
-    max_duration_hours: 1,
-  });
-  expect([launch.status, launch.body.error.code]).toEqual([400, 'validation_error']);
-  expect([schedule.status, schedule.body.error.code]).toEqual([400, 'validation_error']);
-  expect(launch.body.error.details).toEqual([
-    { path: 'docker_image', message: 'an image reference such as ghcr.io/org/image:tag' },
-  ]);
-  expect(schedule.body.error.details).toContainEqual({
-    path: 'docker_image',
-    message: 'an image reference such as ghcr.io/org/image:tag',
-  });
-  expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
-  expect(await t.sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).toEqual([]);
-  expect((await t.http.get('/v1/schedules').set(a.auth).expect(200)).body.data).toEqual([]);
-});
+it(
+  'an image a schedule refuses is refused on launch with the same status, code and message, ' +
+    'and nothing is created',
+  async () => {
+    const a = await t.connectedAccount('runpod');
+    const launch = await t.http
+      .post('/v1/compute/launch')
+      .set(a.auth)
+      .send({ provider: 'runpod', gpu_type: 'rtx-a6000', docker_image: 'not an image!!' });
+    const schedule = await t.http.post('/v1/schedules').set(a.auth).send({
+      name: 'nightly',
+      gpu: 'rtx-a6000',
+      template: 'custom',
+      docker_image: 'not an image!!',
+      cron: '0 2 * * *',
+      max_duration_hours: 1,
+    });
+    expect([launch.status, launch.body.error.code]).toEqual([400, 'validation_error']);
+    expect([schedule.status, schedule.body.error.code]).toEqual([400, 'validation_error']);
+    expect(launch.body.error.details).toEqual([
+      { path: 'docker_image', message: 'an image reference such as ghcr.io/org/image:tag' },
+    ]);
+    expect(schedule.body.error.details).toContainEqual({
+      path: 'docker_image',
+      message: 'an image reference such as ghcr.io/org/image:tag',
+    });
+    expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
+    expect(await t.sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).toEqual([]);
+    expect((await t.http.get('/v1/schedules').set(a.auth).expect(200)).body.data).toEqual([]);
+  },
+);

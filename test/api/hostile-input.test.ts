@@ -251,21 +251,24 @@ describe('failures that are ours are never "unreachable" or the provider\'s', ()
       errorMessage: () => undefined,
     });
 
-  it('a stored key Node cannot put in a header is an invalid key, not an unreachable provider, and is not quoted', async () => {
-    const server = net.createServer((s) => s.destroy());
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const err = await http(url)
-        .request({ method: 'GET', path: '/x', apiKey: 'rpa_\u0100\u0101secret' })
-        .catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ProviderRequestError);
-      expect((err as ProviderRequestError).kind).toBe('invalid_key');
-      expect((err as Error).message).not.toMatch(/secret|\u0100|could not be reached/);
-    } finally {
-      server.close();
-    }
-  });
+  it(
+    'a stored key Node cannot put in a header is an invalid key, ' + 'not an unreachable provider, and is not quoted',
+    async () => {
+      const server = net.createServer((s) => s.destroy());
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      try {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        const err = await http(url)
+          .request({ method: 'GET', path: '/x', apiKey: 'rpa_\u0100\u0101secret' })
+          .catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(ProviderRequestError);
+        expect((err as ProviderRequestError).kind).toBe('invalid_key');
+        expect((err as Error).message).not.toMatch(/secret|\u0100|could not be reached/);
+      } finally {
+        server.close();
+      }
+    },
+  );
 
   it('a local bug in building the request is thrown as it is (a 500 of ours), not as "unreachable"', async () => {
     const err = await http('http://127.0.0.1:9', () => {

@@ -157,14 +157,17 @@ describe('OpenAPI', () => {
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '409']));
   });
 
-  it('serves a browsable reference page over the same document (test/docs/reference.browser.test.ts renders it)', async () => {
-    const res = await t.http.get('/docs');
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toMatch(/text\/html/);
-    expect(res.text).toContain('<rapi-doc spec-url="/docs/openapi.json"');
-    const doc = await t.http.get('/docs/openapi.json');
-    expect(Object.keys(doc.body.paths)).toContain('/v1/ssh-keys/{id}/default');
-  });
+  it(
+    'serves a browsable reference page over the same document ' + '(test/docs/reference.browser.test.ts renders it)',
+    async () => {
+      const res = await t.http.get('/docs');
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/text\/html/);
+      expect(res.text).toContain('<rapi-doc spec-url="/docs/openapi.json"');
+      const doc = await t.http.get('/docs/openapi.json');
+      expect(Object.keys(doc.body.paths)).toContain('/v1/ssh-keys/{id}/default');
+    },
+  );
 });
 
 async function rawQuery(text: string) {

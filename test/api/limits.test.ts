@@ -131,18 +131,21 @@ describe.each(Object.keys(creates) as (keyof typeof creates)[])('%s limit', (nam
 describe('webhook_urls limit (distinct destination URLs)', () => {
   const hook = (url: string) => ({ url, events: ['instance.started'] });
 
-  it('counts distinct URLs: a new one past the limit is 422, a known one passes, a PUT that keeps the count passes', async () => {
-    const { auth } = await t.newAccount();
-    await http.post('/v1/webhooks').set(auth).send(hook('http://127.0.0.1:9/a')).expect(201);
-    const b = (await http.post('/v1/webhooks').set(auth).send(hook('http://127.0.0.1:9/b')).expect(201)).body;
-    const refused = await http.post('/v1/webhooks').set(auth).send(hook('http://127.0.0.1:9/c'));
-    expect(refused.status).toBe(422);
-    expect(refused.body.error).toMatchObject({ code: 'limit_reached', details: [{ limit: 'webhook_urls', max: 2 }] });
-    await http.post('/v1/webhooks').set(auth).send(hook('http://127.0.0.1:9/a')).expect(201);
-    // Endpoint b is the only one at /b: moving it to /c keeps two distinct URLs.
-    await http.put(`/v1/webhooks/${b.id}`).set(auth).send({ url: 'http://127.0.0.1:9/c' }).expect(200);
-    expect(await usage(auth)).toMatchObject({ webhooks: 3, webhook_urls: 2 });
-  });
+  it(
+    'counts distinct URLs: a new one past the limit is 422, ' + 'a known one passes, a PUT that keeps the count passes',
+    async () => {
+      const { auth } = await t.newAccount();
+      await http.post('/v1/webhooks').set(auth).send(hook('http://127.0.0.1:9/a')).expect(201);
+      const b = (await http.post('/v1/webhooks').set(auth).send(hook('http://127.0.0.1:9/b')).expect(201)).body;
+      const refused = await http.post('/v1/webhooks').set(auth).send(hook('http://127.0.0.1:9/c'));
+      expect(refused.status).toBe(422);
+      expect(refused.body.error).toMatchObject({ code: 'limit_reached', details: [{ limit: 'webhook_urls', max: 2 }] });
+      await http.post('/v1/webhooks').set(auth).send(hook('http://127.0.0.1:9/a')).expect(201);
+      // Endpoint b is the only one at /b: moving it to /c keeps two distinct URLs.
+      await http.put(`/v1/webhooks/${b.id}`).set(auth).send({ url: 'http://127.0.0.1:9/c' }).expect(200);
+      expect(await usage(auth)).toMatchObject({ webhooks: 3, webhook_urls: 2 });
+    },
+  );
 
   it('refuses a PUT that would add a third distinct URL and leaves the endpoint as it was', async () => {
     const { auth } = await t.newAccount();
@@ -163,45 +166,55 @@ describe('webhook_urls limit (distinct destination URLs)', () => {
 });
 
 describe('api_keys limit', () => {
-  it('the account key and the keys it makes count: past the limit 422 limit_reached naming "api_keys"; concurrent creates never pass it; a revoked key frees its place', async () => {
-    const { auth } = await t.newAccount();
-    const make = (i: number) =>
-      http
-        .post('/v1/api-keys')
-        .set(auth)
-        .send({ name: `agent ${i}`, scopes: ['read'] });
-    // Room for LIMITS.api_keys − 1 more beside the account's key; 5 at once.
-    const answers = await Promise.all([0, 1, 2, 3, 4].map(make));
-    const created = answers.filter((r) => r.status === 201);
-    expect(created).toHaveLength(LIMITS.api_keys - 1);
-    const refused = answers.find((r) => r.status === 422)!;
-    expect(refused.body.error).toMatchObject({
-      code: 'limit_reached',
-      details: [{ limit: 'api_keys', max: LIMITS.api_keys }],
-    });
-    expect((await usage(auth)).api_keys).toBe(LIMITS.api_keys);
-    await http.delete(`/v1/api-keys/${created[0]!.body.id}`).set(auth).expect(200);
-    expect((await make(9)).status).toBe(201);
-  });
+  it(
+    'the account key and the keys it makes count: past the limit 422 limit_reached naming "api_keys"; concurrent ' +
+      'creates never pass it; a revoked key frees its place',
+    async () => {
+      const { auth } = await t.newAccount();
+      const make = (i: number) =>
+        http
+          .post('/v1/api-keys')
+          .set(auth)
+          .send({ name: `agent ${i}`, scopes: ['read'] });
+      // Room for LIMITS.api_keys − 1 more beside the account's key; 5 at once.
+      const answers = await Promise.all([0, 1, 2, 3, 4].map(make));
+      const created = answers.filter((r) => r.status === 201);
+      expect(created).toHaveLength(LIMITS.api_keys - 1);
+      const refused = answers.find((r) => r.status === 422)!;
+      expect(refused.body.error).toMatchObject({
+        code: 'limit_reached',
+        details: [{ limit: 'api_keys', max: LIMITS.api_keys }],
+      });
+      expect((await usage(auth)).api_keys).toBe(LIMITS.api_keys);
+      await http.delete(`/v1/api-keys/${created[0]!.body.id}`).set(auth).expect(200);
+      expect((await make(9)).status).toBe(201);
+    },
+  );
 });
 
 describe('live_instances limit', () => {
   const launch = (auth: Auth) =>
     http.post('/v1/compute/launch').set(auth).send({ provider: 'runpod', gpu_type: 'rtx-a6000' });
 
-  it('refuses a launch past the limit with nothing at the provider; a terminated instance frees the place', async () => {
-    const a = await t.connectedAccount('runpod');
-    const first = await launch(a.auth);
-    expect(first.status).toBe(201);
-    const refused = await launch(a.auth);
-    expect(refused.status).toBe(422);
-    expect(refused.body.error).toMatchObject({ code: 'limit_reached', details: [{ limit: 'live_instances', max: 1 }] });
-    expect(t.sims.runpod.control.instances(a.simKey).map((i) => i.id)).toEqual([first.body.id]);
-    expect((await usage(a.auth)).live_instances).toBe(1);
+  it(
+    'refuses a launch past the limit with nothing at the provider; ' + 'a terminated instance frees the place',
+    async () => {
+      const a = await t.connectedAccount('runpod');
+      const first = await launch(a.auth);
+      expect(first.status).toBe(201);
+      const refused = await launch(a.auth);
+      expect(refused.status).toBe(422);
+      expect(refused.body.error).toMatchObject({
+        code: 'limit_reached',
+        details: [{ limit: 'live_instances', max: 1 }],
+      });
+      expect(t.sims.runpod.control.instances(a.simKey).map((i) => i.id)).toEqual([first.body.id]);
+      expect((await usage(a.auth)).live_instances).toBe(1);
 
-    await http.post(`/v1/compute/${first.body.id}/terminate`).set(a.auth).expect(200);
-    expect((await launch(a.auth)).status).toBe(201);
-  });
+      await http.post(`/v1/compute/${first.body.id}/terminate`).set(a.auth).expect(200);
+      expect((await launch(a.auth)).status).toBe(201);
+    },
+  );
 
   it('two concurrent launches with room for one: exactly one instance is created', async () => {
     const a = await t.connectedAccount('runpod');

@@ -137,58 +137,62 @@ describe('requests', () => {
     expect(sample(after, 'gpuo_http_requests_total', { route: '/metrics', status: '200' })).toBeGreaterThanOrEqual(1);
   });
 
-  it('counts ledger entries as they are posted (no scrape-time sums), and webhook deliveries recorded by their module', async () => {
-    expect((await http.get('/metrics')).status).toBe(404); // the API port serves no metrics
-    const a = await t.newAccount();
-    const ledger = createLedgerQueries(t.db.pool);
-    const before = await scrape();
-    await ledger.postEntry({
-      accountId: a.accountId,
-      type: 'credit_topup',
-      amountMicros: 5_000_000,
-      description: 'top-up',
-      idempotencyKey: 'obs-topup',
-    });
-    await ledger.postEntry({
-      accountId: a.accountId,
-      type: 'instance_charge',
-      amountMicros: -1_250_001,
-      description: 'charge',
-      instanceId: 'pod-1',
-      idempotencyKey: 'obs-charge',
-    });
-    recordWebhookDelivery('delivered');
-    recordWebhookDelivery('delivered');
-    recordWebhookDelivery('failed');
-    const after = await scrape();
-    const moved = (type: string) =>
-      sample(after, 'gpuo_ledger_amount_usd_total', { type }) -
-      sample(before, 'gpuo_ledger_amount_usd_total', { type });
-    const posted = (type: string) =>
-      sample(after, 'gpuo_ledger_entries_total', { type }) - sample(before, 'gpuo_ledger_entries_total', { type });
-    expect(moved('credit_topup')).toBeCloseTo(5, 6);
-    expect(moved('instance_charge')).toBeCloseTo(1.250001, 6);
-    expect([posted('credit_topup'), posted('instance_charge')]).toEqual([1, 1]);
-    // The same key again changes nothing, and counts nothing.
-    await ledger.postEntry({
-      accountId: a.accountId,
-      type: 'credit_topup',
-      amountMicros: 5_000_000,
-      description: 'top-up',
-      idempotencyKey: 'obs-topup',
-    });
-    expect(sample(await scrape(), 'gpuo_ledger_entries_total', { type: 'credit_topup' })).toBe(
-      sample(after, 'gpuo_ledger_entries_total', { type: 'credit_topup' }),
-    );
-    expect(
-      sample(after, 'gpuo_webhook_deliveries_total', { outcome: 'delivered' }) -
-        sample(before, 'gpuo_webhook_deliveries_total', { outcome: 'delivered' }),
-    ).toBe(2);
-    expect(
-      sample(after, 'gpuo_webhook_deliveries_total', { outcome: 'failed' }) -
-        sample(before, 'gpuo_webhook_deliveries_total', { outcome: 'failed' }),
-    ).toBe(1);
-  });
+  it(
+    'counts ledger entries as they are posted (no scrape-time sums), ' +
+      'and webhook deliveries recorded by their module',
+    async () => {
+      expect((await http.get('/metrics')).status).toBe(404); // the API port serves no metrics
+      const a = await t.newAccount();
+      const ledger = createLedgerQueries(t.db.pool);
+      const before = await scrape();
+      await ledger.postEntry({
+        accountId: a.accountId,
+        type: 'credit_topup',
+        amountMicros: 5_000_000,
+        description: 'top-up',
+        idempotencyKey: 'obs-topup',
+      });
+      await ledger.postEntry({
+        accountId: a.accountId,
+        type: 'instance_charge',
+        amountMicros: -1_250_001,
+        description: 'charge',
+        instanceId: 'pod-1',
+        idempotencyKey: 'obs-charge',
+      });
+      recordWebhookDelivery('delivered');
+      recordWebhookDelivery('delivered');
+      recordWebhookDelivery('failed');
+      const after = await scrape();
+      const moved = (type: string) =>
+        sample(after, 'gpuo_ledger_amount_usd_total', { type }) -
+        sample(before, 'gpuo_ledger_amount_usd_total', { type });
+      const posted = (type: string) =>
+        sample(after, 'gpuo_ledger_entries_total', { type }) - sample(before, 'gpuo_ledger_entries_total', { type });
+      expect(moved('credit_topup')).toBeCloseTo(5, 6);
+      expect(moved('instance_charge')).toBeCloseTo(1.250001, 6);
+      expect([posted('credit_topup'), posted('instance_charge')]).toEqual([1, 1]);
+      // The same key again changes nothing, and counts nothing.
+      await ledger.postEntry({
+        accountId: a.accountId,
+        type: 'credit_topup',
+        amountMicros: 5_000_000,
+        description: 'top-up',
+        idempotencyKey: 'obs-topup',
+      });
+      expect(sample(await scrape(), 'gpuo_ledger_entries_total', { type: 'credit_topup' })).toBe(
+        sample(after, 'gpuo_ledger_entries_total', { type: 'credit_topup' }),
+      );
+      expect(
+        sample(after, 'gpuo_webhook_deliveries_total', { outcome: 'delivered' }) -
+          sample(before, 'gpuo_webhook_deliveries_total', { outcome: 'delivered' }),
+      ).toBe(2);
+      expect(
+        sample(after, 'gpuo_webhook_deliveries_total', { outcome: 'failed' }) -
+          sample(before, 'gpuo_webhook_deliveries_total', { outcome: 'failed' }),
+      ).toBe(1);
+    },
+  );
 });
 
 describe('worker port', () => {
@@ -285,38 +289,42 @@ describe('logger', () => {
     expect(out[0]).toContain('[Circular]');
   });
 
-  it('writes the per-request line exactly as logger.info would, escaped, with the child bindings, and not below its level', () => {
-    const { out, logger } = capture('info');
-    const child = logger.child({ component: 'edge' });
-    const fields = {
-      request_id: 'req_"quoted"\\',
-      account_id: null,
-      method: 'GET',
-      route: '/v1/pricing',
-      path: '/v1/x"\u2028\n',
-      status: 404,
-      ms: 0.25,
-    };
-    for (const f of [fields, { ...fields, account_id: 'acc_1', ms: NaN }]) {
-      child.info('request', f);
-      requestLogLine(child)(f);
-    }
-    expect(out).toHaveLength(4);
-    const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":""');
-    expect(withoutTime(out[1]!)).toBe(withoutTime(out[0]!));
-    expect(withoutTime(out[3]!)).toBe(withoutTime(out[2]!));
-    expect(JSON.parse(out[1]!)).toEqual({
-      level: 'info',
-      time: expect.any(String),
-      process: 'test',
-      component: 'edge',
-      ...fields,
-      msg: 'request',
-    });
-    const quiet = capture('warn');
-    requestLogLine(quiet.logger)(fields);
-    expect(quiet.out).toHaveLength(0);
-  });
+  it(
+    'writes the per-request line exactly as logger.info would, escaped, with the child bindings, ' +
+      'and not below its level',
+    () => {
+      const { out, logger } = capture('info');
+      const child = logger.child({ component: 'edge' });
+      const fields = {
+        request_id: 'req_"quoted"\\',
+        account_id: null,
+        method: 'GET',
+        route: '/v1/pricing',
+        path: '/v1/x"\u2028\n',
+        status: 404,
+        ms: 0.25,
+      };
+      for (const f of [fields, { ...fields, account_id: 'acc_1', ms: NaN }]) {
+        child.info('request', f);
+        requestLogLine(child)(f);
+      }
+      expect(out).toHaveLength(4);
+      const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":""');
+      expect(withoutTime(out[1]!)).toBe(withoutTime(out[0]!));
+      expect(withoutTime(out[3]!)).toBe(withoutTime(out[2]!));
+      expect(JSON.parse(out[1]!)).toEqual({
+        level: 'info',
+        time: expect.any(String),
+        process: 'test',
+        component: 'edge',
+        ...fields,
+        msg: 'request',
+      });
+      const quiet = capture('warn');
+      requestLogLine(quiet.logger)(fields);
+      expect(quiet.out).toHaveLength(0);
+    },
+  );
 
   it('routes the Temporal SDK logger through ours, dropping what is below its minimum', () => {
     const { out, logger } = capture('debug');

@@ -76,23 +76,27 @@ describe.each(PROVIDERS)('%s keys', (provider) => {
     expect(record).toMatchObject({ status: 'valid', last_verified_at: res.body.checked_at });
   });
 
-  it('saves a key unverified when the provider cannot be reached at connect; verify answers 200 with valid:false once it rejects it', async () => {
-    const { auth } = await t.newAccount();
-    const bogus = `not-a-real-${provider}-key-1234567890`;
-    issuedKeys.push(bogus);
-    t.sims[provider].control.serverErrors(10, { status: 503 });
-    try {
-      const connected = await connect(auth, { provider, api_key: bogus });
-      expect(connected.status).toBe(201);
-      expect(connected.body).toMatchObject({ status: 'unverified', last_verified_at: null });
-    } finally {
-      t.sims[provider].control.resetFaults();
-    }
-    const res = await verify(auth, provider);
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ provider, valid: false, status: 'invalid' });
-    expect((await list(auth)).body.data[0].status).toBe('invalid');
-  });
+  it(
+    'saves a key unverified when the provider cannot be reached at connect; verify answers 200 with valid:false ' +
+      'once it rejects it',
+    async () => {
+      const { auth } = await t.newAccount();
+      const bogus = `not-a-real-${provider}-key-1234567890`;
+      issuedKeys.push(bogus);
+      t.sims[provider].control.serverErrors(10, { status: 503 });
+      try {
+        const connected = await connect(auth, { provider, api_key: bogus });
+        expect(connected.status).toBe(201);
+        expect(connected.body).toMatchObject({ status: 'unverified', last_verified_at: null });
+      } finally {
+        t.sims[provider].control.resetFaults();
+      }
+      const res = await verify(auth, provider);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ provider, valid: false, status: 'invalid' });
+      expect((await list(auth)).body.data[0].status).toBe('invalid');
+    },
+  );
 
   it('answers 503 when the provider cannot be reached, and leaves the status alone', async () => {
     const { auth } = await t.newAccount();

@@ -13,19 +13,23 @@ beforeAll(async () => {
 afterAll(() => db.drop());
 
 describe('per-key rate limit', () => {
-  it('answers 429 rate_limited with Retry-After once a key spends its burst, and leaves other keys and public routes alone', async () => {
-    const http = request(createApp(testAppDeps(db.pool, { rateLimit: { burst: 3, perMinute: 60 } })).callback());
-    const accounts = createAccountQueries(db.pool);
-    const a = `Bearer ${(await accounts.insertAccountWithKey('a')).apiKey}`;
-    const b = `Bearer ${(await accounts.insertAccountWithKey('b')).apiKey}`;
-    for (let i = 0; i < 3; i++) expect((await http.get('/v1/templates').set('Authorization', a)).status).toBe(200);
-    const limited = await http.get('/v1/templates').set('Authorization', a);
-    expect(limited.status).toBe(429);
-    expect(limited.headers['retry-after']).toBe('1');
-    expect(limited.body.error).toMatchObject({ code: 'rate_limited', request_id: limited.headers['x-request-id'] });
-    expect((await http.get('/v1/templates').set('Authorization', b)).status).toBe(200);
-    expect((await http.get('/healthz')).status).toBe(200);
-  });
+  it(
+    'answers 429 rate_limited with Retry-After once a key spends its burst, ' +
+      'and leaves other keys and public routes alone',
+    async () => {
+      const http = request(createApp(testAppDeps(db.pool, { rateLimit: { burst: 3, perMinute: 60 } })).callback());
+      const accounts = createAccountQueries(db.pool);
+      const a = `Bearer ${(await accounts.insertAccountWithKey('a')).apiKey}`;
+      const b = `Bearer ${(await accounts.insertAccountWithKey('b')).apiKey}`;
+      for (let i = 0; i < 3; i++) expect((await http.get('/v1/templates').set('Authorization', a)).status).toBe(200);
+      const limited = await http.get('/v1/templates').set('Authorization', a);
+      expect(limited.status).toBe(429);
+      expect(limited.headers['retry-after']).toBe('1');
+      expect(limited.body.error).toMatchObject({ code: 'rate_limited', request_id: limited.headers['x-request-id'] });
+      expect((await http.get('/v1/templates').set('Authorization', b)).status).toBe(200);
+      expect((await http.get('/healthz')).status).toBe(200);
+    },
+  );
 
   it('refills at the steady rate', () => {
     let now = 0;

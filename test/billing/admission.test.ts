@@ -57,7 +57,8 @@ async function fundedVastAccount(credit: number) {
 
 const liveRows = (accountId: string) =>
   t.db.pool.oneFirst(sql.type(z.object({ n: z.number() }))`
-    SELECT count(*)::int AS n FROM instances WHERE account_id = ${accountId} AND status NOT IN ('failed', 'terminated')`);
+    SELECT count(*)::int AS n FROM instances WHERE account_id = ${accountId} AND status NOT IN ('failed',
+      'terminated')`);
 
 describe('admission covers the whole fleet for the next hour', () => {
   it.concurrent(
@@ -120,9 +121,11 @@ describe('admission covers the whole fleet for the next hour', () => {
     // Two hours of one instance, less what an earlier instance has run and not been charged: only one more hour fits.
     const account = await fundedVastAccount((2 * price) / 1e6);
     const rowId = await t.db.pool.oneFirst(sql.type(z.object({ id: z.string() }))`
-      INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type, gpu_count,
+      INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type,
+        gpu_count,
         price_per_hour_micros, started_at, metered_through)
-      VALUES ('launch-elsewhere-' || ${account.accountId}, ${account.accountId}, 'h', 'vastai', 'elsewhere-' || ${account.accountId},
+      VALUES ('launch-elsewhere-' || ${account.accountId}, ${account.accountId}, 'h', 'vastai', 'elsewhere-'
+        || ${account.accountId},
         'elsewhere', 'running', 'rtx-4090', 1, ${price}, now() - interval '30 minutes', now() - interval '30 minutes')
       RETURNING id`);
     // Half an hour uncharged of the one running: 2 h − 0.5 h = 1.5 h available < 2 h needed.
@@ -145,7 +148,8 @@ describe('admission covers the whole fleet for the next hour', () => {
   });
 
   it.concurrent(
-    'scheduled runs are admitted by the same rule and lock: $5 and a $0.40/h offer, 6 runs racing 18 launches → exactly 12 admitted in all',
+    'scheduled runs are admitted by the same rule and lock: $5 and a $0.40/h offer, ' +
+      '6 runs racing 18 launches → exactly 12 admitted in all',
     async () => {
       // Runs pick their offer from the stored pricing tables: record the simulator's offers as a refresh would.
       const offers = (await t.deps.adapters.vastai.listOffers(t.sims.vastai.createKey())).map(toStoredOffer);
@@ -221,7 +225,8 @@ describe('admission covers the whole fleet for the next hour', () => {
 
 describe('no launch is admitted without a price', () => {
   it.concurrent(
-    '20 concurrent launches of an offer nobody quotes, on $0.01: none admitted, each 422 price_unknown, nothing at the provider',
+    '20 concurrent launches of an offer nobody quotes, on $0.01: none admitted, each 422 price_unknown, ' +
+      'nothing at the provider',
     async () => {
       const account = await t.newAccount('unpriced', { credit: 0.01 });
       const simKey = t.sims.lambda.createKey();
@@ -371,13 +376,17 @@ describe('GET /v1/billing/summary', () => {
       const price = 2_000_000; // $2/h, running for the last 30 minutes, charged for the first 20 of them
       const insertedFrom = Date.now();
       await t.db.pool.query(sql.typeAlias('void')`
-      INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type, gpu_count,
+      INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type,
+        gpu_count,
         price_per_hour_micros, started_at, metered_through)
-      VALUES ('launch-sum-' || ${account.accountId}, ${account.accountId}, 'h', 'vastai', 'sum-' || ${account.accountId}, 'sum',
+      VALUES ('launch-sum-' || ${account.accountId}, ${account.accountId}, 'h', 'vastai', 'sum-'
+        || ${account.accountId}, 'sum',
         'running', 'rtx-4090', 1, ${price}, now() - interval '30 minutes', now() - interval '10 minutes')`);
       await t.db.pool.query(sql.typeAlias('void')`
-      INSERT INTO ledger_entries (id, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key)
-      VALUES ('txn_sum_' || ${account.accountId}, ${account.accountId}, 'instance_charge', -666667, 9333333, 'GPU time', 'sum', 'sum-charge')`);
+      INSERT INTO ledger_entries (id, account_id, type, amount_micros, balance_after_micros, description, instance_id,
+        idempotency_key)
+      VALUES ('txn_sum_' || ${account.accountId}, ${account.accountId}, 'instance_charge', -666667, 9333333, 'GPU time',
+        'sum', 'sum-charge')`);
       await t.db.pool.query(sql.typeAlias('void')`
       UPDATE account_balances SET balance_micros = 9333333 WHERE account_id = ${account.accountId}`);
 
@@ -405,7 +414,8 @@ describe('GET /v1/billing/summary', () => {
       expect(s.live_instances).toBe(1);
       // Runway is rounded down to the hundredth of an hour.
       expect(s.runway_hours).toBe(Math.floor(((s.available as number) / 2) * 100) / 100);
-      // The moment available reaches zero at this burn, from the summary's own now (between the request and its answer).
+      // The moment available reaches zero at this burn, from the summary's own now (between the request and its
+      // answer).
       const depletes = Date.parse(s.depletes_at as string);
       const runwayMs = ((s.available as number) / 2) * 3_600_000;
       expect(depletes).toBeGreaterThanOrEqual(Math.floor(before + runwayMs) - 1);

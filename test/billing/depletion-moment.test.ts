@@ -6,8 +6,8 @@
  * has run out, before a second one would have, and are charged exactly to the end the provider confirmed
  * (overspend between burn × grace and the burn to the last confirmed end); a top-up during the grace cancels it.
  * The bounds are the configured intervals, not this machine's speed: the moments to the millisecond are
- * asserted in workflow time (test/workflows/balance-depletion.test.ts). The two scenarios use separate accounts and run side by
- * side on the file's one worker (each waits out its balance and the grace in real time).
+ * asserted in workflow time (test/workflows/balance-depletion.test.ts). The two scenarios use separate accounts and run
+ * side by side on the file's one worker (each waits out its balance and the grace in real time).
  */
 import { z } from 'zod';
 import { chargeForElapsed } from '../../src/domain/money';
@@ -123,7 +123,8 @@ async function summary(auth: Auth) {
 
 describe('depletion at the computed moment, with the default meter interval', () => {
   it.concurrent(
-    'writes balance_depleted at the moment, asks the fleet to end once the grace ran out, charges exactly to the confirmed ends',
+    'writes balance_depleted at the moment, asks the fleet to end once the grace ran out, ' +
+      'charges exactly to the confirmed ends',
     async () => {
       const account = await fleetAccount(['runpod', 'vastai']);
       const before = await summary(account.auth);
@@ -156,7 +157,8 @@ describe('depletion at the computed moment, with the default meter interval', ()
         100,
       );
       const endedAt = await t.db.pool.manyFirst(sql.type(z.object({ ended_ms: z.number() }))`
-      SELECT trunc(extract(epoch FROM metered_through) * 1000)::float8 AS ended_ms FROM instances WHERE account_id = ${account.accountId}`);
+      SELECT trunc(extract(epoch FROM metered_through) * 1000)::float8 AS ended_ms FROM instances
+        WHERE account_id = ${account.accountId}`);
       // Each was charged up to the end the provider confirmed, after the grace (ms truncation of both clocks aside).
       for (const ms of endedAt) expect(ms).toBeGreaterThanOrEqual(depleted.at_ms + GRACE_MS - 2);
       const ends = (await events(account.accountId)).filter(

@@ -273,7 +273,8 @@ describe('a depleted balance', () => {
       SELECT trunc(extract(epoch FROM created_at) * 1000)::float8 AS at FROM events
       WHERE account_id = ${account.accountId} AND type = 'billing.balance_depleted'`);
       const endsMs = await t.db.pool.manyFirst(sql.type(z.object({ at: z.number() }))`
-      SELECT trunc(extract(epoch FROM metered_through) * 1000)::float8 AS at FROM instances WHERE account_id = ${account.accountId}`);
+      SELECT trunc(extract(epoch FROM metered_through) * 1000)::float8 AS at FROM instances
+        WHERE account_id = ${account.accountId}`);
       for (const at of endsMs) expect(at).toBeGreaterThanOrEqual(depletedAt + GRACE_MS - 2);
       expect(result.outcome).toBe('instances_ended');
       expect(result.endedInstanceIds).toHaveLength(2);

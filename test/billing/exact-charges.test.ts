@@ -81,7 +81,8 @@ describe.each(['runpod', 'vastai', 'lambda'] as const)('%s: terminated before ou
       );
       // Our record has not seen it run: the observer's look is held back.
       const before = await t.db.pool.one(sql.type(Row)`
-        SELECT started_at, ended_at, price_per_hour_micros FROM instances WHERE provider_instance_id = ${launched.body.id}`);
+        SELECT started_at, ended_at, price_per_hour_micros FROM instances
+          WHERE provider_instance_id = ${launched.body.id}`);
       expect(before.started_at).toBeNull();
 
       const asked = Date.now();
@@ -89,7 +90,8 @@ describe.each(['runpod', 'vastai', 'lambda'] as const)('%s: terminated before ou
       const answered = Date.now();
       expect(ended.status).toBe(200);
       const row = await t.db.pool.one(sql.type(Row)`
-        SELECT started_at, ended_at, price_per_hour_micros FROM instances WHERE provider_instance_id = ${launched.body.id}`);
+        SELECT started_at, ended_at, price_per_hour_micros FROM instances
+          WHERE provider_instance_id = ${launched.body.id}`);
       const startedAt = Date.parse(row.started_at!);
       if (provider === 'lambda') {
         // From the accepted create: once Lambda had made it (its record, to the ms), before it ran (the boot delay).
@@ -103,7 +105,8 @@ describe.each(['runpod', 'vastai', 'lambda'] as const)('%s: terminated before ou
       expect(Date.parse(row.ended_at!)).toBeLessThanOrEqual(answered + 1_000);
 
       const charges = await t.db.pool.any(sql.type(Charge)`
-        SELECT amount_micros, description FROM ledger_entries WHERE account_id = ${account.accountId} AND type = 'instance_charge'`);
+        SELECT amount_micros, description FROM ledger_entries WHERE account_id = ${account.accountId} AND
+          type = 'instance_charge'`);
       expect(charges).toHaveLength(1);
       const price = row.price_per_hour_micros!;
       expect(price).toBeGreaterThan(0);

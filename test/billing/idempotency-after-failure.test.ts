@@ -33,41 +33,44 @@ const liveUsed = async (auth: Record<string, string>) =>
     (l) => l.name === 'live_instances',
   )!.used;
 
-it('a failed boot, then the same Idempotency-Key re-posted: 409, no ownerless row, /v1/limits back to its count', async () => {
-  const a = await t.connectedAccount('runpod');
-  const body = { provider: 'runpod', gpu_type: 'rtx-a6000' };
-  const first = await t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'boot-fails').send(body);
-  expect(first.status).toBe(201);
-  const id = first.body.id as string;
-  await eventually(
-    'the boot to fail',
-    async () => {
-      const [row] = await t.sql<{ status: string }>('SELECT status FROM instances WHERE provider_instance_id = $1', [
-        id,
-      ]);
-      return row?.status === 'failed' ? true : undefined;
-    },
-    30_000,
-    100,
-  );
-  expect(await liveUsed(a.auth)).toBe(0);
+it(
+  'a failed boot, then the same Idempotency-Key re-posted: ' + '409, no ownerless row, /v1/limits back to its count',
+  async () => {
+    const a = await t.connectedAccount('runpod');
+    const body = { provider: 'runpod', gpu_type: 'rtx-a6000' };
+    const first = await t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'boot-fails').send(body);
+    expect(first.status).toBe(201);
+    const id = first.body.id as string;
+    await eventually(
+      'the boot to fail',
+      async () => {
+        const [row] = await t.sql<{ status: string }>('SELECT status FROM instances WHERE provider_instance_id = $1', [
+          id,
+        ]);
+        return row?.status === 'failed' ? true : undefined;
+      },
+      30_000,
+      100,
+    );
+    expect(await liveUsed(a.auth)).toBe(0);
 
-  const again = await t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'boot-fails').send(body);
-  expect(again.status).toBe(409);
-  expect(again.body.error.message).toContain('new Idempotency-Key');
+    const again = await t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'boot-fails').send(body);
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toContain('new Idempotency-Key');
 
-  // Nothing counts: no row of the account is live, the failed one still names its provider instance.
-  expect(await liveUsed(a.auth)).toBe(0);
-  const rows = await t.sql<{ status: string; provider_instance_id: string | null }>(
-    'SELECT status, provider_instance_id FROM instances WHERE account_id = $1',
-    [a.accountId],
-  );
-  expect(rows).toEqual([{ status: 'failed', provider_instance_id: id }]);
-  const summary = (await t.http.get('/v1/billing/summary').set(a.auth).expect(200)).body;
-  expect(summary).toMatchObject({ burn_rate_per_hour: 0, live_instances: 0 });
+    // Nothing counts: no row of the account is live, the failed one still names its provider instance.
+    expect(await liveUsed(a.auth)).toBe(0);
+    const rows = await t.sql<{ status: string; provider_instance_id: string | null }>(
+      'SELECT status, provider_instance_id FROM instances WHERE account_id = $1',
+      [a.accountId],
+    );
+    expect(rows).toEqual([{ status: 'failed', provider_instance_id: id }]);
+    const summary = (await t.http.get('/v1/billing/summary').set(a.auth).expect(200)).body;
+    expect(summary).toMatchObject({ burn_rate_per_hour: 0, live_instances: 0 });
 
-  // A new key launches afresh.
-  const fresh = await t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'boot-fails-2').send(body);
-  expect(fresh.status).toBe(201);
-  expect(fresh.body.id).not.toBe(id);
-});
+    // A new key launches afresh.
+    const fresh = await t.http.post('/v1/compute/launch').set(a.auth).set('Idempotency-Key', 'boot-fails-2').send(body);
+    expect(fresh.status).toBe(201);
+    expect(fresh.body.id).not.toBe(id);
+  },
+);

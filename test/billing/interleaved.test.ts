@@ -110,7 +110,8 @@ it('keeps sum == balance and an exact balance_after chain over 1,000 interleaved
   const entries = await t.db.pool.any(sql.type(
     z.object({ type: z.string(), amount_micros: z.number(), balance_after_micros: z.number(), id: z.string() }),
   )`
-    SELECT id, type, amount_micros, balance_after_micros FROM ledger_entries WHERE account_id = ${accountId} ORDER BY seq`);
+    SELECT id, type, amount_micros, balance_after_micros FROM ledger_entries WHERE account_id = ${accountId}
+      ORDER BY seq`);
   expect(entries).toHaveLength(1_000);
   expect(entries.filter((e) => e.type === 'credit_topup')).toHaveLength(100);
 
@@ -130,7 +131,8 @@ it('keeps sum == balance and an exact balance_after chain over 1,000 interleaved
 
   // Exactly one balance_depleted per crossing, naming the entry that crossed; one credit_added per session.
   const depleted = await t.db.pool.anyFirst(sql.type(z.object({ txn: z.string() }))`
-    SELECT data->>'transaction_id' AS txn FROM events WHERE account_id = ${accountId} AND type = 'billing.balance_depleted'`);
+    SELECT data->>'transaction_id' AS txn FROM events WHERE account_id = ${accountId} AND
+      type = 'billing.balance_depleted'`);
   expect([...depleted].sort()).toEqual([...crossings].sort());
   const added = await t.db.pool.oneFirst(sql.type(z.object({ n: z.number() }))`
     SELECT count(*)::int AS n FROM events WHERE account_id = ${accountId} AND type = 'billing.credit_added'`);

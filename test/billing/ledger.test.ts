@@ -349,7 +349,8 @@ describe('concurrency', () => {
       expect(await balance(auth)).toBe(expected(accountId) / 1_000_000);
     }
     const counts = await t.db.pool.manyFirst(sql.type(z.object({ n: z.number() }))`
-      SELECT count(*)::int AS n FROM ledger_entries WHERE account_id IN (${a.accountId}, ${b.accountId}) GROUP BY account_id ORDER BY n DESC`);
+      SELECT count(*)::int AS n FROM ledger_entries WHERE account_id IN (${a.accountId}, ${b.accountId})
+        GROUP BY account_id ORDER BY n DESC`);
     expect(counts).toEqual([180, 20]);
   });
 });

@@ -89,65 +89,73 @@ async function ledgerOf(auth: Auth) {
 
 const reversedEvents = (accountId: string) =>
   t.db.pool.any(sql.type(z.object({ type: z.string(), data: z.record(z.unknown()) }))`
-    SELECT type, data FROM events WHERE account_id = ${accountId} AND type = 'billing.credit_reversed' ORDER BY created_at, id`);
+    SELECT type, data FROM events WHERE account_id = ${accountId} AND type = 'billing.credit_reversed'
+      ORDER BY created_at, id`);
 
 describe('Stripe refunds', () => {
-  it('a partial refund and then the full refund each post one negative credit_refund, delivered twice at once', async () => {
-    const account = await t.newAccount('refunded', { credit: 0 });
-    const pi = await paidTopUp(account.auth, account.accountId);
-    await deliverTwiceAtOnce(charge(pi, 1500));
-    await deliverTwiceAtOnce(charge(pi, 1500)); // a later redelivery of the same refund
-    await deliverTwiceAtOnce(charge(pi, 5000)); // the rest refunded: Stripe reports the cumulative amount
-    await deliverTwiceAtOnce(charge(pi, 1500)); // the older event arriving late changes nothing
+  it(
+    'a partial refund and then the full refund each post one negative credit_refund, ' + 'delivered twice at once',
+    async () => {
+      const account = await t.newAccount('refunded', { credit: 0 });
+      const pi = await paidTopUp(account.auth, account.accountId);
+      await deliverTwiceAtOnce(charge(pi, 1500));
+      await deliverTwiceAtOnce(charge(pi, 1500)); // a later redelivery of the same refund
+      await deliverTwiceAtOnce(charge(pi, 5000)); // the rest refunded: Stripe reports the cumulative amount
+      await deliverTwiceAtOnce(charge(pi, 1500)); // the older event arriving late changes nothing
 
-    const { txns, balance } = await ledgerOf(account.auth);
-    expect(txns.map((x) => [x.type, x.amount])).toEqual([
-      ['credit_topup', 50],
-      ['credit_refund', -15],
-      ['credit_refund', -35],
-    ]);
-    expect(balance).toBe(0);
-    const filtered = (await t.http.get('/v1/billing/transactions?type=credit_refund').set(account.auth).expect(200))
-      .body.data as unknown[];
-    expect(filtered).toHaveLength(2);
-    const events = await reversedEvents(account.accountId);
-    expect(events.map((e) => [e.data.type, e.data.amount, e.data.reason])).toEqual([
-      ['credit_refund', -15, 'refund'],
-      ['credit_refund', -35, 'refund'],
-    ]);
-  });
+      const { txns, balance } = await ledgerOf(account.auth);
+      expect(txns.map((x) => [x.type, x.amount])).toEqual([
+        ['credit_topup', 50],
+        ['credit_refund', -15],
+        ['credit_refund', -35],
+      ]);
+      expect(balance).toBe(0);
+      const filtered = (await t.http.get('/v1/billing/transactions?type=credit_refund').set(account.auth).expect(200))
+        .body.data as unknown[];
+      expect(filtered).toHaveLength(2);
+      const events = await reversedEvents(account.accountId);
+      expect(events.map((e) => [e.data.type, e.data.amount, e.data.reason])).toEqual([
+        ['credit_refund', -15, 'refund'],
+        ['credit_refund', -35, 'refund'],
+      ]);
+    },
+  );
 });
 
 describe('reversals that arrive before their top-up credits', () => {
-  it('a refund delivered before checkout.session.completed is kept and applied when the top-up credits: the balance ends where the refund leaves it', async () => {
-    const account = await t.newAccount('early refund', { credit: 0 });
-    const session = await t.http.post('/v1/billing/credit').set(account.auth).send({ amount: 50 });
-    expect(session.status).toBe(201);
-    const pi = `pi_${randomBytes(8).toString('hex')}`;
-    await deliverTwiceAtOnce(charge(pi, 2000));
-    expect((await ledgerOf(account.auth)).txns).toEqual([]);
-    await deliverTwiceAtOnce(
-      checkoutCompletedEvent({
-        id: session.body.session_id,
-        accountId: account.accountId,
-        amountTotalCents: 5000,
-        paymentIntent: pi,
-      }),
-    );
-    expect((await ledgerOf(account.auth)).balance).toBe(30);
-    // A redelivery of the refund after the credit finds nothing new.
-    await deliverTwiceAtOnce(charge(pi, 2000));
+  it(
+    'a refund delivered before checkout.session.completed is kept and applied when the top-up credits: the balance ' +
+      'ends where the refund leaves it',
+    async () => {
+      const account = await t.newAccount('early refund', { credit: 0 });
+      const session = await t.http.post('/v1/billing/credit').set(account.auth).send({ amount: 50 });
+      expect(session.status).toBe(201);
+      const pi = `pi_${randomBytes(8).toString('hex')}`;
+      await deliverTwiceAtOnce(charge(pi, 2000));
+      expect((await ledgerOf(account.auth)).txns).toEqual([]);
+      await deliverTwiceAtOnce(
+        checkoutCompletedEvent({
+          id: session.body.session_id,
+          accountId: account.accountId,
+          amountTotalCents: 5000,
+          paymentIntent: pi,
+        }),
+      );
+      expect((await ledgerOf(account.auth)).balance).toBe(30);
+      // A redelivery of the refund after the credit finds nothing new.
+      await deliverTwiceAtOnce(charge(pi, 2000));
 
-    const { txns, balance } = await ledgerOf(account.auth);
-    expect(txns.map((x) => [x.type, x.amount])).toEqual([
-      ['credit_topup', 50],
-      ['credit_refund', -20],
-    ]);
-    expect(balance).toBe(30);
-    expect((await reversedEvents(account.accountId)).map((e) => [e.data.type, e.data.amount])).toEqual([
-      ['credit_refund', -20],
-    ]);
-  });
+      const { txns, balance } = await ledgerOf(account.auth);
+      expect(txns.map((x) => [x.type, x.amount])).toEqual([
+        ['credit_topup', 50],
+        ['credit_refund', -20],
+      ]);
+      expect(balance).toBe(30);
+      expect((await reversedEvents(account.accountId)).map((e) => [e.data.type, e.data.amount])).toEqual([
+        ['credit_refund', -20],
+      ]);
+    },
+  );
 
   it('a dispute opened before the credit takes the credit back once it lands', async () => {
     const account = await t.newAccount('early dispute', { credit: 0 });

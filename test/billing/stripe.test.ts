@@ -191,28 +191,31 @@ describe('POST /v1/billing/credit', () => {
 });
 
 describe('POST /v1/billing/stripe/webhook', () => {
-  it('credits a paid session once: one credit_topup, billing.credit_added, however often Stripe redelivers', async () => {
-    const p = await pendingTopUp(25);
-    const event = checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 2500 });
-    const first = signedDelivery(event, stripe.settings.webhookSecret);
-    const res = await deliver(first.body, first.signature);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ received: true });
-    expect(await balance(p.auth)).toBe(25);
-    // Stripe retries with a fresh signature (new timestamp): still one credit.
-    const again = signedDelivery(event, stripe.settings.webhookSecret, Math.floor(Date.now() / 1000) + 1);
-    expect((await deliver(again.body, again.signature)).status).toBe(200);
-    expect(await balance(p.auth)).toBe(25);
-    expect(await topups(p.auth)).toEqual([
-      expect.objectContaining({ type: 'credit_topup', amount: 25, balance_after: 25 }),
-    ]);
-    const added = await events(p.accountId, 'billing.credit_added');
-    expect(added).toEqual([{ data: expect.objectContaining({ amount: 25, balance: 25, session_id: p.sessionId }) }]);
-    const status = await t.db.pool.oneFirst(
-      sql.type(z.object({ status: z.string() }))`SELECT status FROM credit_topups WHERE session_id = ${p.sessionId}`,
-    );
-    expect(status).toBe('credited');
-  });
+  it(
+    'credits a paid session once: one credit_topup, ' + 'billing.credit_added, however often Stripe redelivers',
+    async () => {
+      const p = await pendingTopUp(25);
+      const event = checkoutCompletedEvent({ id: p.sessionId, accountId: p.accountId, amountTotalCents: 2500 });
+      const first = signedDelivery(event, stripe.settings.webhookSecret);
+      const res = await deliver(first.body, first.signature);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ received: true });
+      expect(await balance(p.auth)).toBe(25);
+      // Stripe retries with a fresh signature (new timestamp): still one credit.
+      const again = signedDelivery(event, stripe.settings.webhookSecret, Math.floor(Date.now() / 1000) + 1);
+      expect((await deliver(again.body, again.signature)).status).toBe(200);
+      expect(await balance(p.auth)).toBe(25);
+      expect(await topups(p.auth)).toEqual([
+        expect.objectContaining({ type: 'credit_topup', amount: 25, balance_after: 25 }),
+      ]);
+      const added = await events(p.accountId, 'billing.credit_added');
+      expect(added).toEqual([{ data: expect.objectContaining({ amount: 25, balance: 25, session_id: p.sessionId }) }]);
+      const status = await t.db.pool.oneFirst(
+        sql.type(z.object({ status: z.string() }))`SELECT status FROM credit_topups WHERE session_id = ${p.sessionId}`,
+      );
+      expect(status).toBe('credited');
+    },
+  );
 
   it('credits once when the same event arrives 10 times concurrently', async () => {
     const p = await pendingTopUp(40);

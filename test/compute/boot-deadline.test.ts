@@ -52,7 +52,8 @@ async function failedRow(id: string) {
         created_at: Date;
         account_id: string;
       }>(
-        'SELECT id, status, end_reason, ended_at, created_at, account_id FROM instances WHERE provider_instance_id = $1',
+        'SELECT id, status, end_reason, ended_at, created_at, account_id FROM instances ' +
+          'WHERE provider_instance_id = $1',
         [id],
       );
       return row?.status === 'failed' ? row : undefined;
@@ -72,31 +73,34 @@ const eventsOf = (accountId: string) =>
     [accountId],
   );
 
-it('terminates a boot that never ends at its deadline, charges nothing, records failed and instance.failed', async () => {
-  const a = await t.connectedAccount('runpod');
-  t.sims.runpod.control.setBootDelay(3_600_000);
-  let id: string;
-  try {
-    id = await launch(a, 'runpod');
-  } finally {
-    t.sims.runpod.control.setBootDelay(200);
-  }
-  const row = await failedRow(id);
-  expect(row.end_reason).toMatch(/did not start within 2.5 s \(boot deadline\)/);
-  const bootMs = row.ended_at.getTime() - row.created_at.getTime();
-  expect(bootMs).toBeGreaterThanOrEqual(DEADLINE_MS);
-  expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]); // terminated at the provider
-  expect(await chargesOf(row.id)).toBe(0);
-  const events = await eventsOf(a.accountId);
-  expect(events.map((e) => e.type)).toEqual(['instance.failed']);
-  expect(events[0]!.data).toMatchObject({ instance_id: id, provider: 'runpod', reason: row.end_reason });
-  const listed = await t.http.get('/v1/compute').set(a.auth);
-  // Listed as failed (until a round no longer lists it at the provider), never as still provisioning.
-  expect(listed.body.data.filter((i: { id: string }) => i.id === id).map((i: { status: string }) => i.status)).toEqual(
-    listed.body.data.some((i: { id: string }) => i.id === id) ? ['failed'] : [],
-  );
-  expect((await temporal.env.client.workflow.getHandle(row.id).result()).outcome).toBe('boot_failed');
-});
+it(
+  'terminates a boot that never ends at its deadline, ' + 'charges nothing, records failed and instance.failed',
+  async () => {
+    const a = await t.connectedAccount('runpod');
+    t.sims.runpod.control.setBootDelay(3_600_000);
+    let id: string;
+    try {
+      id = await launch(a, 'runpod');
+    } finally {
+      t.sims.runpod.control.setBootDelay(200);
+    }
+    const row = await failedRow(id);
+    expect(row.end_reason).toMatch(/did not start within 2.5 s \(boot deadline\)/);
+    const bootMs = row.ended_at.getTime() - row.created_at.getTime();
+    expect(bootMs).toBeGreaterThanOrEqual(DEADLINE_MS);
+    expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]); // terminated at the provider
+    expect(await chargesOf(row.id)).toBe(0);
+    const events = await eventsOf(a.accountId);
+    expect(events.map((e) => e.type)).toEqual(['instance.failed']);
+    expect(events[0]!.data).toMatchObject({ instance_id: id, provider: 'runpod', reason: row.end_reason });
+    const listed = await t.http.get('/v1/compute').set(a.auth);
+    // Listed as failed (until a round no longer lists it at the provider), never as still provisioning.
+    expect(
+      listed.body.data.filter((i: { id: string }) => i.id === id).map((i: { status: string }) => i.status),
+    ).toEqual(listed.body.data.some((i: { id: string }) => i.id === id) ? ['failed'] : []);
+    expect((await temporal.env.client.workflow.getHandle(row.id).result()).outcome).toBe('boot_failed');
+  },
+);
 
 describe.each([
   ['runpod', 'EXITED', (key: string, id: string) => t.sims.runpod.control.preempt(key, id)],

@@ -85,11 +85,14 @@ async function launchRunning(provider: ProviderId) {
   return { ...account, id };
 }
 
-/** Replaces the account's stored key behind the API's back (no replacement check), as a restore or a hand edit would. */
+/**
+ * Replaces the account's stored key behind the API's back (no replacement check), as a restore or a hand edit would.
+ */
 async function forceKey(accountId: string, provider: ProviderId, apiKey: string): Promise<void> {
   const sealed = t.deps.vault.seal(apiKey, accountId);
   await t.sql(
-    'UPDATE provider_keys SET ciphertext = $1, iv = $2, auth_tag = $3, encryption_key_id = $4 WHERE account_id = $5 AND provider = $6',
+    'UPDATE provider_keys SET ciphertext = $1, iv = $2, auth_tag = $3, encryption_key_id = $4 WHERE account_id = $5 ' +
+      'AND provider = $6',
     [sealed.ciphertext, sealed.iv, sealed.authTag, sealed.keyId, accountId, provider],
   );
 }
@@ -121,7 +124,8 @@ async function listed(auth: Record<string, string>, id: string): Promise<{ statu
 
 // Every test has its own account and keys and touches no simulator-wide knob: they run side by side.
 it.concurrent(
-  'replacing the key through the API: refuses a key of another provider account under a live instance (409 naming it); the instance keeps its key and its meter',
+  'replacing the key through the API: refuses a key of another provider account under a live instance (409 naming ' +
+    'it); the instance keeps its key and its meter',
   async () => {
     const a = await launchRunning('runpod');
     const otherAccountKey = t.sims.runpod.createKey();
@@ -146,7 +150,8 @@ it.concurrent(
 );
 
 it.concurrent(
-  'a replacement the provider confirms: binds the live instances to the new key at once (no look needed), and leaves them alone on a 409',
+  'a replacement the provider confirms: binds the live instances to the new key at once (no look needed), ' +
+    'and leaves them alone on a 409',
   async () => {
     // An instance of ours with no workflow (so no observer): only the replacement can bind it.
     const a = await t.connectedAccount('runpod');
@@ -157,9 +162,11 @@ it.concurrent(
       spot: false,
     });
     await t.sql(
-      `INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type, gpu_count, spot,
+      `INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type, ` +
+        `gpu_count, spot,
        provider_key_fingerprint, key_warning)
-     VALUES ('row-bound', $1, 'h', 'runpod', $2, 'bound-by-replacement', 'running', 'rtx-a6000', 1, false, 'an-earlier-key', 'warned')`,
+     VALUES ('row-bound', $1, 'h', 'runpod', $2, 'bound-by-replacement', 'running', 'rtx-a6000', 1, false, ` +
+        `'an-earlier-key', 'warned')`,
       [a.accountId, inst.id],
     );
     const fingerprintNow = async () =>
@@ -187,7 +194,8 @@ it.concurrent(
 );
 
 it.concurrent.each(['runpod', 'vastai', 'lambda'] as const)(
-  "the key changed behind the API: %s: a not-found from the new key's account neither ends nor stops metering the instance; terminate waits for the right key",
+  "the key changed behind the API: %s: a not-found from the new key's account neither ends nor stops metering the " +
+    'instance; terminate waits for the right key',
   async (provider) => {
     const a = await launchRunning(provider);
     await forceKey(a.accountId, provider, t.sims[provider].createKey());
@@ -240,7 +248,8 @@ it.concurrent.each(['runpod', 'vastai', 'lambda'] as const)(
 );
 
 it.concurrent(
-  'per-instance look and reconciliation: leave an instance the new key cannot see as it is, and bind it again once the key sees it',
+  'per-instance look and reconciliation: leave an instance the new key cannot see as it is, ' +
+    'and bind it again once the key sees it',
   async () => {
     const a = await launchRunning('runpod');
     const deps = t.workerDeps();

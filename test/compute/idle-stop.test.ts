@@ -43,7 +43,8 @@ interface Row {
 const rowOf = async (providerId: string) =>
   (
     await t.sql<Row>(
-      'SELECT id, status, end_reason, started_at, metered_through, price_per_hour_micros FROM instances WHERE provider_instance_id = $1',
+      'SELECT id, status, end_reason, started_at, metered_through, price_per_hour_micros FROM instances ' +
+        'WHERE provider_instance_id = $1',
       [providerId],
     )
   )[0];
@@ -79,7 +80,8 @@ async function eventTypes(auth: Record<string, string>): Promise<{ type: string;
 
 async function chargedMicros(row: Row, providerId: string): Promise<number> {
   const [sum] = await t.sql<{ micros: string | null }>(
-    "SELECT -sum(amount_micros) AS micros FROM ledger_entries WHERE type = 'instance_charge' AND instance_id IN ($1, $2)",
+    "SELECT -sum(amount_micros) AS micros FROM ledger_entries WHERE type = 'instance_charge' AND instance_id IN ($1, " +
+      '$2)',
     [row.id, providerId],
   );
   return Number(sum?.micros ?? 0);
@@ -91,7 +93,8 @@ describe('idle stop', () => {
     ['runpod', 'stopped', 'instance.stopped'],
     ['vastai', 'terminated', 'instance.terminated'],
   ] as const)(
-    '%s: %s once every GPU stayed below the threshold for the minutes, charged to that moment, with the reason and instance.idle_stopped',
+    '%s: %s once every GPU stayed below the threshold for the minutes, charged to that moment, ' +
+      'with the reason and instance.idle_stopped',
     async (provider, ended, plainEvent) => {
       const { a, id } = await launchBusy(provider);
       const idleFrom = Date.now();
@@ -215,7 +218,8 @@ describe('idle stop', () => {
   });
 
   it.concurrent(
-    "a scheduled run's instance whose GPUs idle is terminated by the schedule's idle_stop, and the run succeeds with the reason",
+    "a scheduled run's instance whose GPUs idle is terminated by the schedule's idle_stop, " +
+      'and the run succeeds with the reason',
     async () => {
       const a = await t.connectedAccount('runpod');
       const schedule = (

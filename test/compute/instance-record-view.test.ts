@@ -111,20 +111,23 @@ describe('the live list', () => {
 describe('the record', () => {
   const terminated = row({ status: 'terminated', provider_status: null, ended_at: iso(T0 + 70_000), end_reason: null });
 
-  it('of an instance ended here that a later round still lists running: terminating, with what the provider says', () => {
-    const detail = toInstanceDetail(terminated, {
-      costs: costs(15_000),
-      events: [],
-      now: new Date(T0 + 80_000),
-      listed: { instance: listed('running', 'RUNNING'), observedAt: iso(T0 + 75_000) },
-    });
-    expect(detail).toMatchObject({
-      status: 'terminating',
-      provider_status: 'RUNNING',
-      provider_view: { status: 'running', provider_status: 'RUNNING' },
-    });
-    expect(detail.warnings!.join(' ')).toMatch(/runpod still lists it \(RUNNING\); the service keeps terminating it/);
-  });
+  it(
+    'of an instance ended here that a later round still lists running: ' + 'terminating, with what the provider says',
+    () => {
+      const detail = toInstanceDetail(terminated, {
+        costs: costs(15_000),
+        events: [],
+        now: new Date(T0 + 80_000),
+        listed: { instance: listed('running', 'RUNNING'), observedAt: iso(T0 + 75_000) },
+      });
+      expect(detail).toMatchObject({
+        status: 'terminating',
+        provider_status: 'RUNNING',
+        provider_view: { status: 'running', provider_status: 'RUNNING' },
+      });
+      expect(detail.warnings!.join(' ')).toMatch(/runpod still lists it \(RUNNING\); the service keeps terminating it/);
+    },
+  );
 
   it('of an instance ended here that only the round before its end listed running: terminated', () => {
     const detail = toInstanceDetail(terminated, {

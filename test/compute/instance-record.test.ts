@@ -65,7 +65,8 @@ async function endEvent(accountId: string, id: string, type: string) {
 /** What the ledger charged the instance, in micro-dollars (positive), read straight from the table. */
 async function ledgerCharges(accountId: string, id: string): Promise<{ total: number; count: number }> {
   const [row] = await t.sql<{ total: string; count: string }>(
-    'SELECT coalesce(-sum(amount_micros), 0) AS total, count(*) AS count FROM ledger_entries WHERE account_id = $1 AND instance_id = $2',
+    'SELECT coalesce(-sum(amount_micros), 0) AS total, count(*) AS count FROM ledger_entries WHERE account_id = $1 ' +
+      'AND instance_id = $2',
     [accountId, id],
   );
   return { total: Number(row!.total), count: Number(row!.count) };
@@ -95,7 +96,8 @@ async function launchRunning(provider: ProviderId, extra: { [k: string]: unknown
 }
 
 it.concurrent.each(PROVIDERS)(
-  '%s: the record of a running instance, then of the terminated one: timeline, cost equal to the ledger, gone from the live list at once',
+  '%s: the record of a running instance, then of the terminated one: timeline, cost equal to the ledger, ' +
+    'gone from the live list at once',
   async (provider) => {
     const { a, id, price } = await launchRunning(provider);
 
@@ -163,7 +165,8 @@ it.concurrent('runpod: a stopped pod reads stopped, with the stop on its timelin
 });
 
 it.concurrent(
-  'vastai: a preempted spot instance is in the ended list as preempted, its cost equal to its charges and to its end event',
+  'vastai: a preempted spot instance is in the ended list as preempted, ' +
+    'its cost equal to its charges and to its end event',
   async () => {
     const { a, id } = await launchRunning('vastai', { spot: true });
     t.sims.vastai.control.preempt(a.simKey, id, 'remove');

@@ -15,20 +15,24 @@ const request = (over: Partial<LaunchRequest> = {}, body: Partial<LaunchRequest[
 });
 
 describe('launchInputOf', () => {
-  it('names the workflow (and row) after the account and the Idempotency-Key, and tags the provider-side name from it', () => {
-    const first = launchInputOf(request());
-    const retried = launchInputOf(request());
-    const other = launchInputOf(request({ idempotencyKey: 'key-2' }));
-    expect(first.instanceId).toBe('launch-acct_1-key-1');
-    expect(first.providerName).toMatch(/^gpuo-[0-9a-f]{10}$/);
-    expect(first.name).toBe(first.providerName);
-    expect(retried.providerName).toBe(first.providerName);
-    expect(other.providerName).not.toBe(first.providerName);
-    expect(launchInputOf(request({}, { name: 'trainer' }))).toMatchObject({
-      name: 'trainer',
-      providerName: expect.stringMatching(/^trainer-[0-9a-f]{10}$/),
-    });
-  });
+  it(
+    'names the workflow (and row) after the account and the Idempotency-Key, ' +
+      'and tags the provider-side name from it',
+    () => {
+      const first = launchInputOf(request());
+      const retried = launchInputOf(request());
+      const other = launchInputOf(request({ idempotencyKey: 'key-2' }));
+      expect(first.instanceId).toBe('launch-acct_1-key-1');
+      expect(first.providerName).toMatch(/^gpuo-[0-9a-f]{10}$/);
+      expect(first.name).toBe(first.providerName);
+      expect(retried.providerName).toBe(first.providerName);
+      expect(other.providerName).not.toBe(first.providerName);
+      expect(launchInputOf(request({}, { name: 'trainer' }))).toMatchObject({
+        name: 'trainer',
+        providerName: expect.stringMatching(/^trainer-[0-9a-f]{10}$/),
+      });
+    },
+  );
 
   it('compares replays by the body, not by its key order', () => {
     const a = request({}, { docker_image: 'pytorch/pytorch', disk_gb: 50 });

@@ -33,36 +33,39 @@ const intentOf = (accountId: string, key: string) => ({
   warnings: [],
 });
 
-it('keeps an admitted launch its place at the limit, without waiting for the account lock another launch holds', async () => {
-  const { accountId } = await t.newAccount();
-  const queries = createInstanceQueries(t.db.pool);
-  const admitted = await queries.insertIntent(intentOf(accountId, 'a')); // what admission's reservation writes
-  let release!: () => void;
-  let locked!: () => void;
-  const isLocked = new Promise<void>((r) => (locked = r));
-  const holder = t.db.pool.transaction(async (tx) => {
-    await tx.query(sql.typeAlias('void')`SELECT FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`);
-    locked();
-    await new Promise<void>((r) => (release = r));
-  });
-  await isLocked;
-  try {
-    // At a limit of 0 a new launch is refused; this one holds its place, and the lock is released only after.
-    const row = await queries.insertIntent({ ...intentOf(accountId, 'a'), maxLive: 0 });
-    expect(row).toMatchObject({
-      id: admitted.id,
-      status: 'provisioning',
-      request_hash: 'hash-a',
-      provider_name: 'gpuo-a',
+it(
+  'keeps an admitted launch its place at the limit, ' + 'without waiting for the account lock another launch holds',
+  async () => {
+    const { accountId } = await t.newAccount();
+    const queries = createInstanceQueries(t.db.pool);
+    const admitted = await queries.insertIntent(intentOf(accountId, 'a')); // what admission's reservation writes
+    let release!: () => void;
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const holder = t.db.pool.transaction(async (tx) => {
+      await tx.query(sql.typeAlias('void')`SELECT FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`);
+      locked();
+      await new Promise<void>((r) => (release = r));
     });
-  } finally {
-    release();
-    await holder;
-  }
-  await expect(queries.insertIntent({ ...intentOf(accountId, 'b'), maxLive: 1 })).rejects.toBeInstanceOf(
-    LimitReachedError,
-  );
-});
+    await isLocked;
+    try {
+      // At a limit of 0 a new launch is refused; this one holds its place, and the lock is released only after.
+      const row = await queries.insertIntent({ ...intentOf(accountId, 'a'), maxLive: 0 });
+      expect(row).toMatchObject({
+        id: admitted.id,
+        status: 'provisioning',
+        request_hash: 'hash-a',
+        provider_name: 'gpuo-a',
+      });
+    } finally {
+      release();
+      await holder;
+    }
+    await expect(queries.insertIntent({ ...intentOf(accountId, 'b'), maxLive: 1 })).rejects.toBeInstanceOf(
+      LimitReachedError,
+    );
+  },
+);
 
 it('starts a failed launch over only within the live-instance limit', async () => {
   const { accountId } = await t.newAccount();

@@ -140,7 +140,8 @@ it.concurrent.each(PROVIDERS)(
 );
 
 it.concurrent(
-  'a launch through the API records no version marker: its only markers are its two local activities, its only search-attribute upsert the instance id',
+  'a launch through the API records no version marker: its only markers are its two local activities, ' +
+    'its only search-attribute upsert the instance id',
   async () => {
     const a = await t.connectedAccount('runpod');
     await t.http
@@ -169,12 +170,8 @@ it.concurrent(
         Object.keys(e.upsertWorkflowSearchAttributesEventAttributes!.searchAttributes?.indexedFields ?? {}),
       ),
     ).toEqual([['GpuoInstanceId']]);
-    await t.http
-      .post(
-        `/v1/compute/${(await handle.query<{ provider_instance_id: string }>('instance')).provider_instance_id}/terminate`,
-      )
-      .set(a.auth)
-      .expect(200);
+    const { provider_instance_id } = await handle.query<{ provider_instance_id: string }>('instance');
+    await t.http.post(`/v1/compute/${provider_instance_id}/terminate`).set(a.auth).expect(200);
   },
 );
 
@@ -205,7 +202,8 @@ it.concurrent(
 );
 
 it.concurrent(
-  'launch validation and refusals: answers 400 for lambda without region, an unknown GPU, an unknown provider, and unknown fields',
+  'launch validation and refusals: answers 400 for lambda without region, an unknown GPU, an unknown provider, ' +
+    'and unknown fields',
   async () => {
     const a = await t.connectedAccount('lambda');
     const noRegion = await t.http
@@ -265,7 +263,8 @@ it.concurrent('launch validation and refusals: reports provider-only fields in w
 });
 
 it.concurrent(
-  "launch validation and refusals: answers 502 provider_error with the provider's status for a refusal we cannot map, and leaves nothing behind",
+  "launch validation and refusals: answers 502 provider_error with the provider's status for a refusal we cannot " +
+    'map, and leaves nothing behind',
   async () => {
     const a = await t.connectedAccount('runpod');
     t.sims.runpod.control.serverErrors(1, {
@@ -285,7 +284,8 @@ it.concurrent(
 );
 
 it.concurrent(
-  'launch validation and refusals: answers 400 naming the parameter when Lambda refuses one (an ssh_key_name it does not know), and leaves nothing behind',
+  'launch validation and refusals: answers 400 naming the parameter when Lambda refuses one (an ssh_key_name it does ' +
+    'not know), and leaves nothing behind',
   async () => {
     const a = await t.connectedAccount('lambda');
     const res = await t.http
@@ -319,7 +319,8 @@ it('launch validation and refusals: answers 422 no_capacity and leaves nothing b
 });
 
 it.concurrent(
-  'retries never create a second instance: counts each ask to create: a first ask that goes through is the only one (it needed no look for an earlier instance)',
+  'retries never create a second instance: counts each ask to create: a first ask that goes through is the only one ' +
+    '(it needed no look for an earlier instance)',
   async () => {
     const a = await t.connectedAccount('runpod');
     const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody('runpod'));
@@ -335,7 +336,8 @@ it.concurrent(
 );
 
 it.concurrent(
-  'retries never create a second instance: finds the instance when the provider made it but its answer was lost (5xx after handling)',
+  'retries never create a second instance: finds the instance when the provider made it but its answer was lost (5xx ' +
+    'after handling)',
   async () => {
     const a = await t.connectedAccount('vastai');
     t.sims.vastai.control.serverErrors(1, {
@@ -355,7 +357,8 @@ it.concurrent(
 );
 
 it.concurrent(
-  'retries never create a second instance: finds the instance when the create call timed out at our end but went through at the provider',
+  'retries never create a second instance: finds the instance when the create call timed out at our end but went ' +
+    'through at the provider',
   async () => {
     const a = await t.connectedAccount('runpod');
     // The adapters in this test time out after 2 s; the create takes effect at once, its answer takes 3 s.
@@ -375,7 +378,8 @@ it.concurrent(
 );
 
 it.concurrent(
-  'retries never create a second instance: replays the same Idempotency-Key and body as one instance, and refuses another body with 409',
+  'retries never create a second instance: replays the same Idempotency-Key and body as one instance, ' +
+    'and refuses another body with 409',
   async () => {
     const a = await t.connectedAccount('runpod');
     const send = (body: object) =>

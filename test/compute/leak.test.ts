@@ -228,7 +228,9 @@ async function diagnose(providerInstanceId: string): Promise<string> {
     ?.slice(-25)
     .map(
       (e) =>
-        `${e.eventType}${e.activityTaskFailedEventAttributes ? ` ${e.activityTaskFailedEventAttributes.failure?.message}` : ''}${e.workflowTaskFailedEventAttributes ? ` ${e.workflowTaskFailedEventAttributes.failure?.message}` : ''}`,
+        `${e.eventType}${
+          e.activityTaskFailedEventAttributes ? ` ${e.activityTaskFailedEventAttributes.failure?.message}` : ''
+        }${e.workflowTaskFailedEventAttributes ? ` ${e.workflowTaskFailedEventAttributes.failure?.message}` : ''}`,
     );
   return JSON.stringify(
     {
@@ -262,7 +264,8 @@ async function untilAnswered(
     300,
   ).catch(async (err) => {
     process.stderr.write(
-      `${what} stuck; last answer ${last?.status} ${JSON.stringify(last?.body)}\n${id ? await diagnose(id) : ''}\nchaos: ${chaosLog.join('; ')}\n`,
+      `${what} stuck; last answer ${last?.status} ` +
+        `${JSON.stringify(last?.body)}\n${id ? await diagnose(id) : ''}\nchaos: ${chaosLog.join('; ')}\n`,
     );
     throw err;
   });
@@ -289,7 +292,10 @@ it('leaks nothing and meters everything through worker kills, key removals and P
       await workerReady();
       chaosLog[entry] += ` ready again in ${Date.now() - restartedAt} ms`;
     })().finally(() => (killing = null)));
-  /** Kills the worker at a random moment (0–400 ms) after an operation was sent, for KILLED_DURING operations of each kind. */
+  /**
+   * Kills the worker at a random moment (0–400 ms) after an operation was sent, for KILLED_DURING operations of each
+   * kind.
+   */
   const killDuring = (chosen: boolean, what: string) =>
     chosen ? new Promise((r) => setTimeout(r, random() * 400)).then(() => killAndRestart(what)) : Promise.resolve();
   const chosenLaunches = new Set(
@@ -328,7 +334,8 @@ it('leaks nothing and meters everything through worker kills, key removals and P
         for (const row of saved) {
           const cols = Object.keys(row);
           await sql(
-            `INSERT INTO provider_keys (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT DO NOTHING`,
+            `INSERT INTO provider_keys (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')}) ` +
+              `ON CONFLICT DO NOTHING`,
             cols.map((c) => (row as Record<string, unknown>)[c]),
           );
         }
@@ -395,10 +402,12 @@ it('leaks nothing and meters everything through worker kills, key removals and P
       500,
     ).catch(async (err) => {
       const rows = await sql(
-        'SELECT id, provider, status, started_at, metered_through, lifecycle_warning FROM instances ORDER BY metered_through NULLS FIRST LIMIT 5',
+        'SELECT id, provider, status, started_at, metered_through, lifecycle_warning FROM instances ' +
+          'ORDER BY metered_through NULLS FIRST LIMIT 5',
       );
       process.stderr.write(
-        `instances: ${JSON.stringify(rows, null, 1)}\nchaos: ${chaosLog.join('; ')}\nworker: ${worker?.output().slice(-3000)}\n`,
+        `instances: ${JSON.stringify(rows, null, 1)}\nchaos: ${chaosLog.join('; ')}\nworker: ` +
+          `${worker?.output().slice(-3000)}\n`,
       );
       throw err;
     });
@@ -410,7 +419,8 @@ it('leaks nothing and meters everything through worker kills, key removals and P
       .sort();
     const managed = (
       await sql<{ k: string }>(
-        `SELECT provider || ':' || provider_instance_id AS k FROM instances WHERE status NOT IN ('terminated', 'failed') AND provider_instance_id IS NOT NULL`,
+        `SELECT provider || ':' || provider_instance_id AS k FROM instances WHERE status NOT IN ('terminated', ` +
+          `'failed') AND provider_instance_id IS NOT NULL`,
       )
     )
       .map((r) => r.k)
@@ -447,8 +457,10 @@ it('leaks nothing and meters everything through worker kills, key removals and P
   }
   process.stderr.write(`leak test chaos: ${chaosLog.join('; ')}\n`);
   process.stderr.write(
-    `leak test chaos: ${chaosLog.length} events (${chaosLog.filter((c) => c.startsWith('kill worker')).length} worker kills, ` +
-      `${chaosLog.filter((c) => c.startsWith('remove')).length} key removals, ${chaosLog.filter((c) => c === 'pause postgres').length} Postgres pauses); ${phases.join(', ')}\n`,
+    `leak test chaos: ${chaosLog.length} events (${chaosLog.filter((c) => c.startsWith('kill worker')).length} ` +
+      `worker kills, ` +
+      `${chaosLog.filter((c) => c.startsWith('remove')).length} key removals, ` +
+      `${chaosLog.filter((c) => c === 'pause postgres').length} Postgres pauses); ${phases.join(', ')}\n`,
   );
 
   // Nothing runs anywhere any more.
@@ -471,7 +483,8 @@ it('leaks nothing and meters everything through worker kills, key removals and P
     ended_at: Date;
     price_per_hour_micros: string;
   }>(
-    `SELECT provider_instance_id, account_id, status, started_at, metered_through, ended_at, price_per_hour_micros FROM instances WHERE provider_instance_id IS NOT NULL`,
+    `SELECT provider_instance_id, account_id, status, started_at, metered_through, ended_at, price_per_hour_micros ` +
+      `FROM instances WHERE provider_instance_id IS NOT NULL`,
   );
   expect(rows).toHaveLength(LAUNCHES);
   for (const row of rows) {
@@ -480,7 +493,8 @@ it('leaks nothing and meters everything through worker kills, key removals and P
       (Number(row.price_per_hour_micros) * (row.metered_through.getTime() - row.started_at.getTime())) / 3_600_000,
     );
     const [sum] = await sql<{ total: string; n: string; keys: string }>(
-      `SELECT coalesce(sum(amount_micros), 0) AS total, count(*) AS n, count(DISTINCT idempotency_key) AS keys FROM ledger_entries WHERE instance_id = $1`,
+      `SELECT coalesce(sum(amount_micros), 0) AS total, count(*) AS n, count(DISTINCT idempotency_key) AS keys ` +
+        `FROM ledger_entries WHERE instance_id = $1`,
       [row.provider_instance_id],
     );
     expect(-Number(sum!.total)).toBe(expected);
@@ -488,7 +502,11 @@ it('leaks nothing and meters everything through worker kills, key removals and P
     if (Math.abs(row.ended_at.getTime() - row.metered_through.getTime()) >= 5_000) {
       // Say which instance and what its row holds (the whole row, end reason included), to find the path.
       process.stderr.write(
-        `leak test: metering and the end disagree: ${JSON.stringify((await sql('SELECT * FROM instances WHERE provider_instance_id = $1', [row.provider_instance_id]))[0])}\n`,
+        'leak test: metering and the end disagree: ' +
+          JSON.stringify(
+            (await sql('SELECT * FROM instances WHERE provider_instance_id = $1', [row.provider_instance_id]))[0],
+          ) +
+          '\n',
       );
     }
     expect(Math.abs(row.ended_at.getTime() - row.metered_through.getTime())).toBeLessThan(5_000);

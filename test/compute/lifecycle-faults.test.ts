@@ -132,7 +132,8 @@ async function expectExactCharges(accountId: string, providerInstanceId: string)
 }
 
 it.concurrent(
-  'a provider key removed or rejected under a running instance: refuses to disconnect a key while managed instances need it (409 naming them)',
+  'a provider key removed or rejected under a running instance: refuses to disconnect a key while managed instances ' +
+    'need it (409 naming them)',
   async () => {
     const a = await t.connectedAccount('runpod');
     const id = await launchRunning(a, 'runpod');
@@ -147,7 +148,8 @@ it.concurrent(
 );
 
 it.concurrent(
-  'a provider key removed or rejected under a running instance: keeps a terminate pending (202, warning in the record, still metered) while the key is gone, and finishes it once the key is back',
+  'a provider key removed or rejected under a running instance: keeps a terminate pending (202, ' +
+    'warning in the record, still metered) while the key is gone, and finishes it once the key is back',
   async () => {
     const a = await t.connectedAccount('runpod');
     const id = await launchRunning(a, 'runpod');
@@ -220,40 +222,48 @@ it.concurrent(
 
 // The only test that turns a simulator-wide knob (RunPod's boot delay): it runs alone, after the others,
 // which run side by side (each has its own account; the knobs they turn are scoped to their key).
-it('a provider key removed or rejected under a running instance: answers a stop sent during boot with a bad key within the bound, and stops the pod once the key works', async () => {
-  const a = await t.connectedAccount('runpod');
-  t.sims.runpod.control.setBootDelay(60_000);
-  let id: string;
-  try {
-    const res = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'runpod', gpu_type: 'rtx-a6000' });
-    expect(res.status).toBe(201);
-    id = res.body.id;
-  } finally {
-    t.sims.runpod.control.setBootDelay(300);
-  }
-  await keyRejectedLater(a.accountId, 'runpod', 'rpa_BADBADBADBADBADBADBADBADBADBAD');
-  const started = Date.now();
-  const stop = await t.http.post(`/v1/compute/${id}/stop`).set(a.auth);
-  expect(Date.now() - started).toBeLessThan(15_000);
-  expect(stop.status).toBe(202);
-  expect(stop.body.status).toBe('stopping');
+it(
+  'a provider key removed or rejected under a running instance: answers a stop sent during boot with a bad key ' +
+    'within the bound, and stops the pod once the key works',
+  async () => {
+    const a = await t.connectedAccount('runpod');
+    t.sims.runpod.control.setBootDelay(60_000);
+    let id: string;
+    try {
+      const res = await t.http
+        .post('/v1/compute/launch')
+        .set(a.auth)
+        .send({ provider: 'runpod', gpu_type: 'rtx-a6000' });
+      expect(res.status).toBe(201);
+      id = res.body.id;
+    } finally {
+      t.sims.runpod.control.setBootDelay(300);
+    }
+    await keyRejectedLater(a.accountId, 'runpod', 'rpa_BADBADBADBADBADBADBADBADBADBAD');
+    const started = Date.now();
+    const stop = await t.http.post(`/v1/compute/${id}/stop`).set(a.auth);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(stop.status).toBe(202);
+    expect(stop.body.status).toBe('stopping');
 
-  await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'runpod', api_key: a.simKey }).expect(200);
-  await eventually('the pod to be stopped at the provider', () =>
-    t.sims.runpod.control.instances(a.simKey)[0]?.status === 'EXITED' ? true : undefined,
-  );
-  const stopped = await eventually('the record to say stopped', async () => {
-    const r = await t.http.post(`/v1/compute/${id}/stop`).set(a.auth);
-    return r.status === 200 && r.body.status === 'stopped' ? r.body : undefined;
-  });
-  expect(stopped.warnings ?? []).toEqual([]);
-  // It never ran: nothing is charged.
-  expect(await t.sql('SELECT id FROM ledger_entries WHERE instance_id = $1', [id])).toEqual([]);
-  await terminated(a.auth, id);
-});
+    await t.http.post('/v1/settings/providers').set(a.auth).send({ provider: 'runpod', api_key: a.simKey }).expect(200);
+    await eventually('the pod to be stopped at the provider', () =>
+      t.sims.runpod.control.instances(a.simKey)[0]?.status === 'EXITED' ? true : undefined,
+    );
+    const stopped = await eventually('the record to say stopped', async () => {
+      const r = await t.http.post(`/v1/compute/${id}/stop`).set(a.auth);
+      return r.status === 200 && r.body.status === 'stopped' ? r.body : undefined;
+    });
+    expect(stopped.warnings ?? []).toEqual([]);
+    // It never ran: nothing is charged.
+    expect(await t.sql('SELECT id FROM ledger_entries WHERE instance_id = $1', [id])).toEqual([]);
+    await terminated(a.auth, id);
+  },
+);
 
 it.concurrent(
-  'metering at the launch price: keeps the launch price after a stop and charges a run at it (a stopped pod costs 0 at RunPod, not its past)',
+  'metering at the launch price: keeps the launch price after a stop and charges a run at it (a stopped pod costs 0 ' +
+    'at RunPod, not its past)',
   async () => {
     const a = await t.connectedAccount('runpod');
     const id = await launchRunning(a, 'runpod');
@@ -295,7 +305,8 @@ it.concurrent(
 );
 
 it.concurrent(
-  'metering at the launch price: charges a pod stopped at RunPod (not through us) up to that moment and marks it stopped',
+  'metering at the launch price: charges a pod stopped at RunPod (not through us) up to that moment and marks it ' +
+    'stopped',
   async () => {
     const a = await t.connectedAccount('runpod');
     const id = await launchRunning(a, 'runpod');
@@ -315,12 +326,14 @@ it.concurrent(
 );
 
 it.concurrent(
-  'compensation after the provider created the instance: terminates the instance at the provider when the database refuses its record (500, nothing left running)',
+  'compensation after the provider created the instance: terminates the instance at the provider when the database ' +
+    'refuses its record (500, nothing left running)',
   async () => {
     const a = await t.connectedAccount('vastai');
     // A rule only this test's launch breaks, checked when the provider's answer is written to the row.
     await t.sql(
-      `ALTER TABLE instances ADD CONSTRAINT refuse_for_test CHECK (provider_instance_id IS NULL OR docker_image IS DISTINCT FROM 'example/refused:1')`,
+      `ALTER TABLE instances ADD CONSTRAINT refuse_for_test CHECK (provider_instance_id IS NULL ` +
+        `OR docker_image IS DISTINCT FROM 'example/refused:1')`,
     );
     try {
       const res = await t.http
@@ -382,7 +395,8 @@ it.concurrent(
 );
 
 it.concurrent(
-  'the workflow engine unreachable: answers launch, stop and terminate with 503 service_unavailable and Retry-After, promptly',
+  'the workflow engine unreachable: answers launch, stop and terminate with 503 service_unavailable and Retry-After, ' +
+    'promptly',
   async () => {
     const a = await t.connectedAccount('runpod');
     const id = await launchRunning(a, 'runpod');

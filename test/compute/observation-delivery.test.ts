@@ -72,37 +72,43 @@ it('what the engine did not take goes back to the observer, with the batches aft
   ]);
 });
 
-it('the signal: delivered to a running workflow, `ended` for one that does not run, `undelivered` when the engine cannot be reached', async () => {
-  const tell = createObservationDelivery({ client: temporal.env.client });
-  // A run no worker picks up still takes signals: the engine records them in its history.
-  const workflowId = `launch-acct_delivery-${Date.now()}`;
-  const handle = await temporal.env.client.workflow.start('launchInstance', {
-    taskQueue: uniqueTaskQueue('nobody'),
-    workflowId,
-    args: [],
-  });
-  try {
-    expect(await tell(workflowId, observation(1_234))).toBe('delivered');
-    const signals = ((await handle.fetchHistory()).events ?? []).filter(
-      (e) => e.workflowExecutionSignaledEventAttributes,
-    );
-    expect(signals.map((e) => e.workflowExecutionSignaledEventAttributes!.signalName)).toEqual(['providerObserved']);
-  } finally {
-    await handle.terminate('test finished');
-  }
-  expect(await tell(workflowId, observation(1_235))).toBe('ended');
-  expect(await tell(`launch-acct_delivery-never-${Date.now()}`, observation(1_236))).toBe('ended');
+it(
+  'the signal: delivered to a running workflow, `ended` for one that does not run, ' +
+    '`undelivered` when the engine cannot be reached',
+  async () => {
+    const tell = createObservationDelivery({ client: temporal.env.client });
+    // A run no worker picks up still takes signals: the engine records them in its history.
+    const workflowId = `launch-acct_delivery-${Date.now()}`;
+    const handle = await temporal.env.client.workflow.start('launchInstance', {
+      taskQueue: uniqueTaskQueue('nobody'),
+      workflowId,
+      args: [],
+    });
+    try {
+      expect(await tell(workflowId, observation(1_234))).toBe('delivered');
+      const signals = ((await handle.fetchHistory()).events ?? []).filter(
+        (e) => e.workflowExecutionSignaledEventAttributes,
+      );
+      expect(signals.map((e) => e.workflowExecutionSignaledEventAttributes!.signalName)).toEqual(['providerObserved']);
+    } finally {
+      await handle.terminate('test finished');
+    }
+    expect(await tell(workflowId, observation(1_235))).toBe('ended');
+    expect(await tell(`launch-acct_delivery-never-${Date.now()}`, observation(1_236))).toBe('ended');
 
-  const away = new Client({
-    connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}` }),
-    dataConverter: TEST_DATA_CONVERTER,
-  });
-  try {
-    // Within its deadline (5 s by default; shorter here), not after the SDK's own retries.
-    const startedAt = Date.now();
-    expect(await createObservationDelivery({ client: away }, 500)(workflowId, observation(1_237))).toBe('undelivered');
-    expect(Date.now() - startedAt).toBeLessThan(5_000);
-  } finally {
-    await away.connection.close();
-  }
-});
+    const away = new Client({
+      connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}` }),
+      dataConverter: TEST_DATA_CONVERTER,
+    });
+    try {
+      // Within its deadline (5 s by default; shorter here), not after the SDK's own retries.
+      const startedAt = Date.now();
+      expect(await createObservationDelivery({ client: away }, 500)(workflowId, observation(1_237))).toBe(
+        'undelivered',
+      );
+      expect(Date.now() - startedAt).toBeLessThan(5_000);
+    } finally {
+      await away.connection.close();
+    }
+  },
+);

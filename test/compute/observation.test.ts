@@ -63,7 +63,10 @@ async function launch(
   return res.body.id as string;
 }
 
-/** Waits for the instance's row (what its workflow wrote) to reach `status`; the API's list shows the provider's live view. */
+/**
+ * Waits for the instance's row (what its workflow wrote) to reach `status`; the API's list shows the provider's live
+ * view.
+ */
 async function waitForStatus(_auth: Record<string, string>, id: string, status: string, timeoutMs = 30_000) {
   return eventually(
     `instance ${id} to be ${status}`,
@@ -122,34 +125,39 @@ const lastSeq = (provider: ProviderId) => t.sims[provider].control.requests().at
 // Every test has its own account (and so its own observers) and scopes the simulator knobs it turns and the
 // requests it counts to its own key: the tests run side by side, but for the six-instance one, which runs
 // first and alone (seven launches at once starved the observers on a loaded machine).
-it('one list call per account and provider: watches 6 running instances with list calls only: no per-instance request, whatever the number', async () => {
-  const a = await t.connectedAccount('vastai');
-  const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => launch(a, 'vastai', { name: `fleet-${i}` })));
-  await Promise.all(ids.map((id) => waitForStatus(a.auth, id, 'running')));
-  // Steady state (nothing boots, no spot): one round per STEADY_MS.
-  await roundsPass(a.accountId, 'vastai', 1);
-  // This account's requests only (the other tests run beside this one), from here on.
-  const from = lastSeq('vastai');
-  const before = await observerStatus(a.accountId, 'vastai');
-  const after = await roundsPass(a.accountId, 'vastai', 4);
-  const seen = t.sims.vastai.control.requests({ key: a.simKey }).filter((r) => r.seq > from && r.method === 'GET');
-  const mine = seen.filter((r) => r.route !== null);
-  const perInstance = mine.filter((r) => r.route!.includes(':id'));
-  const lists = mine.filter((r) => r.route === '/api/v0/instances' || r.route === '/api/v1/instances');
-  expect(perInstance).toEqual([]);
-  // Every request is a list; as many as the rounds that ran (±1 for the round in flight when counting began).
-  expect(lists.length).toBe(mine.length);
-  expect(Math.abs(lists.length - (after.rounds - before.rounds))).toBeLessThanOrEqual(1);
-  expect(after.intervalMs).toBe(STEADY_MS);
-  expect(after.watched).toBe(6);
-  // Rounds are STEADY_MS apart: 4 rounds took at least 3 intervals.
-  const at = lists.map((r) => r.at);
-  expect(at[at.length - 1]! - at[0]!).toBeGreaterThanOrEqual(2 * STEADY_MS);
-  await Promise.all(ids.map((id) => terminated(a.auth, id)));
-});
+it(
+  'one list call per account and provider: watches 6 running instances with list calls only: no per-instance ' +
+    'request, whatever the number',
+  async () => {
+    const a = await t.connectedAccount('vastai');
+    const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => launch(a, 'vastai', { name: `fleet-${i}` })));
+    await Promise.all(ids.map((id) => waitForStatus(a.auth, id, 'running')));
+    // Steady state (nothing boots, no spot): one round per STEADY_MS.
+    await roundsPass(a.accountId, 'vastai', 1);
+    // This account's requests only (the other tests run beside this one), from here on.
+    const from = lastSeq('vastai');
+    const before = await observerStatus(a.accountId, 'vastai');
+    const after = await roundsPass(a.accountId, 'vastai', 4);
+    const seen = t.sims.vastai.control.requests({ key: a.simKey }).filter((r) => r.seq > from && r.method === 'GET');
+    const mine = seen.filter((r) => r.route !== null);
+    const perInstance = mine.filter((r) => r.route!.includes(':id'));
+    const lists = mine.filter((r) => r.route === '/api/v0/instances' || r.route === '/api/v1/instances');
+    expect(perInstance).toEqual([]);
+    // Every request is a list; as many as the rounds that ran (±1 for the round in flight when counting began).
+    expect(lists.length).toBe(mine.length);
+    expect(Math.abs(lists.length - (after.rounds - before.rounds))).toBeLessThanOrEqual(1);
+    expect(after.intervalMs).toBe(STEADY_MS);
+    expect(after.watched).toBe(6);
+    // Rounds are STEADY_MS apart: 4 rounds took at least 3 intervals.
+    const at = lists.map((r) => r.at);
+    expect(at[at.length - 1]! - at[0]!).toBeGreaterThanOrEqual(2 * STEADY_MS);
+    await Promise.all(ids.map((id) => terminated(a.auth, id)));
+  },
+);
 
 it.concurrent(
-  'what the observer tells a workflow: a pod stopped at RunPod is charged to then and kept stopped; started again there, metering resumes',
+  'what the observer tells a workflow: a pod stopped at RunPod is charged to then and kept stopped; started again ' +
+    'there, metering resumes',
   async () => {
     const a = await t.connectedAccount('runpod');
     const id = await launch(a, 'runpod');
@@ -214,7 +222,8 @@ it.concurrent(
 );
 
 it.concurrent(
-  'what the observer tells a workflow: an instance ended at Lambda (not through us) is charged up to when it was seen gone and closed',
+  'what the observer tells a workflow: an instance ended at Lambda (not through us) is charged up to when it was ' +
+    'seen gone and closed',
   async () => {
     const a = await t.connectedAccount('lambda');
     const id = await launch(a, 'lambda');
@@ -235,7 +244,8 @@ it.concurrent(
 );
 
 it.concurrent(
-  'what the observer tells a workflow: a preempted Vast.ai spot instance becomes spot.preempted within about one spot interval',
+  'what the observer tells a workflow: a preempted Vast.ai spot instance becomes spot.preempted within about one ' +
+    'spot interval',
   async () => {
     const a = await t.connectedAccount('vastai');
     const id = await launch(a, 'vastai', { spot: true });

@@ -97,90 +97,99 @@ it("402 for a key's spend cap, with the launch's message", async () => {
   expect(planned.body.refusal.message).toContain('is capped at $0.10 per month');
 });
 
-it("422 no_capacity: the plan says so from the provider's live offers, as the launch does from its create", async () => {
-  const a = await t.connectedAccount('runpod');
-  const body = { provider: 'runpod', gpu_type: 'rtx-a6000' };
-  t.sims.runpod.control.setNoCapacity('rtx-a6000');
-  try {
-    const planned = await plan(a.auth, body);
-    expect(planned.body).toMatchObject({
-      admitted: false,
-      availability: 0,
-      refusal: { status: 422, code: 'no_capacity' },
-    });
-    const launched = await launch(a.auth, body);
-    expect([launched.status, launched.body.error.code]).toEqual([422, 'no_capacity']);
-  } finally {
-    t.sims.runpod.control.setNoCapacity('rtx-a6000', false);
-  }
-});
+it(
+  "422 no_capacity: the plan says so from the provider's live offers, " + 'as the launch does from its create',
+  async () => {
+    const a = await t.connectedAccount('runpod');
+    const body = { provider: 'runpod', gpu_type: 'rtx-a6000' };
+    t.sims.runpod.control.setNoCapacity('rtx-a6000');
+    try {
+      const planned = await plan(a.auth, body);
+      expect(planned.body).toMatchObject({
+        admitted: false,
+        availability: 0,
+        refusal: { status: 422, code: 'no_capacity' },
+      });
+      const launched = await launch(a.auth, body);
+      expect([launched.status, launched.body.error.code]).toEqual([422, 'no_capacity']);
+    } finally {
+      t.sims.runpod.control.setNoCapacity('rtx-a6000', false);
+    }
+  },
+);
 
-it("400 (Lambda without an SSH key) and 422 (a limit of the provider): the launch's refusals, word for word", async () => {
-  const a = await t.connectedAccount('lambda', { sshKey: false });
-  for (const body of [
-    { provider: 'lambda', gpu_type: 'h100-80gb-sxm', region: 'us-east-1' },
-    { provider: 'lambda', gpu_type: 'h100-80gb-sxm', region: 'us-east-1', spot: true },
-  ]) {
-    const planned = await plan(a.auth, body);
-    const launched = await launch(a.auth, body);
-    expect(launched.status).toBeGreaterThanOrEqual(400);
-    expect(planned.body.refusal).toMatchObject({
-      status: launched.status,
-      code: launched.body.error.code,
-      message: launched.body.error.message,
-    });
-  }
-  nothingAt({ lambda: a.simKey });
-  // A body the launch schema refuses is refused the same way by the plan.
-  const bad = { provider: 'runpod', gpu_type: 'rtx-a6000', gpu_count: 99 };
-  const [p, l] = [await plan(a.auth, bad), await launch(a.auth, bad)];
-  expect([p.status, p.body.error.code]).toEqual([l.status, l.body.error.code]);
-});
+it(
+  '400 (Lambda without an SSH key) and 422 (a limit of the provider): ' + "the launch's refusals, word for word",
+  async () => {
+    const a = await t.connectedAccount('lambda', { sshKey: false });
+    for (const body of [
+      { provider: 'lambda', gpu_type: 'h100-80gb-sxm', region: 'us-east-1' },
+      { provider: 'lambda', gpu_type: 'h100-80gb-sxm', region: 'us-east-1', spot: true },
+    ]) {
+      const planned = await plan(a.auth, body);
+      const launched = await launch(a.auth, body);
+      expect(launched.status).toBeGreaterThanOrEqual(400);
+      expect(planned.body.refusal).toMatchObject({
+        status: launched.status,
+        code: launched.body.error.code,
+        message: launched.body.error.message,
+      });
+    }
+    nothingAt({ lambda: a.simKey });
+    // A body the launch schema refuses is refused the same way by the plan.
+    const bad = { provider: 'runpod', gpu_type: 'rtx-a6000', gpu_count: 99 };
+    const [p, l] = [await plan(a.auth, bad), await launch(a.auth, bad)];
+    expect([p.status, p.body.error.code]).toEqual([l.status, l.body.error.code]);
+  },
+);
 
-it('without a provider: the first candidate is the cheapest admitted offer, and its launch body launches there', async () => {
-  const a = await t.connectedAccount('runpod');
-  const vastKey = await connect(a.auth, 'vastai');
-  const planned = await plan(a.auth, { gpu_type: 'rtx-a6000' });
-  expect(planned.status).toBe(200);
-  const candidates = planned.body.candidates as {
-    provider: string;
-    price_per_hour: number;
-    admitted: boolean;
-    launch: Record<string, unknown>;
-  }[];
-  const admitted = candidates.filter((c) => c.admitted);
-  expect(admitted.length).toBeGreaterThanOrEqual(2);
-  expect(candidates[0]).toBe(admitted[0]);
-  // The cheapest available on-demand offer of a connected provider, as GET /v1/pricing shows it.
-  const pricing = (await t.http.get('/v1/pricing/compare?gpu=rtx-a6000')).body.offers as {
-    provider: string;
-    price_per_hour: number;
-    availability: number;
-    spot: boolean;
-  }[];
-  const cheapest = Math.min(
-    ...pricing
-      .filter((o) => !o.spot && o.availability > 0 && ['runpod', 'vastai'].includes(o.provider))
-      .map((o) => o.price_per_hour),
-  );
-  expect(candidates[0]!.price_per_hour).toBe(cheapest);
-  for (const c of admitted) expect(c.price_per_hour).toBeGreaterThanOrEqual(candidates[0]!.price_per_hour);
-  // Lambda prices the GPU too (its simulator's gpu_1x_a6000, in the prices recorded before all) but is not
-  // connected: its offers are candidates, each refused with the launch's provider_not_connected.
-  expect(pricing.filter((o) => o.provider === 'lambda' && o.availability > 0).length).toBeGreaterThan(0);
-  const lambda = candidates.filter((c) => c.provider === 'lambda');
-  expect(lambda.length).toBeGreaterThan(0);
-  for (const c of lambda) expect(c).toMatchObject({ admitted: false, refusal: { code: 'provider_not_connected' } });
-  nothingAt({ runpod: a.simKey, vastai: vastKey });
+it(
+  'without a provider: the first candidate is the cheapest admitted offer, ' + 'and its launch body launches there',
+  async () => {
+    const a = await t.connectedAccount('runpod');
+    const vastKey = await connect(a.auth, 'vastai');
+    const planned = await plan(a.auth, { gpu_type: 'rtx-a6000' });
+    expect(planned.status).toBe(200);
+    const candidates = planned.body.candidates as {
+      provider: string;
+      price_per_hour: number;
+      admitted: boolean;
+      launch: Record<string, unknown>;
+    }[];
+    const admitted = candidates.filter((c) => c.admitted);
+    expect(admitted.length).toBeGreaterThanOrEqual(2);
+    expect(candidates[0]).toBe(admitted[0]);
+    // The cheapest available on-demand offer of a connected provider, as GET /v1/pricing shows it.
+    const pricing = (await t.http.get('/v1/pricing/compare?gpu=rtx-a6000')).body.offers as {
+      provider: string;
+      price_per_hour: number;
+      availability: number;
+      spot: boolean;
+    }[];
+    const cheapest = Math.min(
+      ...pricing
+        .filter((o) => !o.spot && o.availability > 0 && ['runpod', 'vastai'].includes(o.provider))
+        .map((o) => o.price_per_hour),
+    );
+    expect(candidates[0]!.price_per_hour).toBe(cheapest);
+    for (const c of admitted) expect(c.price_per_hour).toBeGreaterThanOrEqual(candidates[0]!.price_per_hour);
+    // Lambda prices the GPU too (its simulator's gpu_1x_a6000, in the prices recorded before all) but is not
+    // connected: its offers are candidates, each refused with the launch's provider_not_connected.
+    expect(pricing.filter((o) => o.provider === 'lambda' && o.availability > 0).length).toBeGreaterThan(0);
+    const lambda = candidates.filter((c) => c.provider === 'lambda');
+    expect(lambda.length).toBeGreaterThan(0);
+    for (const c of lambda) expect(c).toMatchObject({ admitted: false, refusal: { code: 'provider_not_connected' } });
+    nothingAt({ runpod: a.simKey, vastai: vastKey });
 
-  const launched = await launch(a.auth, candidates[0]!.launch);
-  expect(launched.status).toBe(201);
-  expect(launched.body.provider).toBe(candidates[0]!.provider);
-  // Vast.ai's price list is per GPU across machines of several sizes (dph_total / gpus) while a launch rents one
-  // machine, so its metered price can sit a little above the listed one (the balance check quotes the list too).
-  expect(launched.body.price_per_hour).toBeGreaterThanOrEqual(candidates[0]!.price_per_hour);
-  expect(launched.body.price_per_hour).toBeLessThanOrEqual(candidates[0]!.price_per_hour * 1.05);
-});
+    const launched = await launch(a.auth, candidates[0]!.launch);
+    expect(launched.status).toBe(201);
+    expect(launched.body.provider).toBe(candidates[0]!.provider);
+    // Vast.ai's price list is per GPU across machines of several sizes (dph_total / gpus) while a launch rents one
+    // machine, so its metered price can sit a little above the listed one (the balance check quotes the list too).
+    expect(launched.body.price_per_hour).toBeGreaterThanOrEqual(candidates[0]!.price_per_hour);
+    expect(launched.body.price_per_hour).toBeLessThanOrEqual(candidates[0]!.price_per_hour * 1.05);
+  },
+);
 
 it('nothing fits: 422 saying why; and nothing is created', async () => {
   const a = await t.connectedAccount('runpod');

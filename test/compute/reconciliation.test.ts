@@ -75,92 +75,106 @@ const rowOf = async (id: string) =>
     )
   )[0]!;
 
-it("terminates an instance of ours that a failed launch left behind, and leaves live launches and the account's own instances alone", async () => {
-  const a = await t.connectedAccount('runpod');
-  const live = await launchRunning(a, 'runpod');
-  // A launch failed, and its compensation never reached the provider: the row says failed, the pod runs.
-  const queries = createInstanceQueries(t.db.pool);
-  await queries.insertIntent({
-    id: `launch-${a.accountId}-lost`,
-    accountId: a.accountId,
-    requestHash: 'x',
-    provider: 'runpod',
-    providerName: 'job-0123456789',
-    name: 'job',
-    gpuType: 'rtx-a6000',
-    gpuCount: 1,
-    spot: false,
-    region: null,
-    dockerImage: null,
-    warnings: [],
-  });
-  await queries.markLaunchFailed(`launch-${a.accountId}-lost`, 'the test says so');
-  const spec = { gpuType: 'rtx-a6000' as const, gpuCount: 1, spot: false };
-  const leaked = await t.deps.adapters.runpod.launch(a.simKey, { ...spec, name: 'job-0123456789' });
-  const own = await t.deps.adapters.runpod.launch(a.simKey, { ...spec, name: 'my-own-pod' });
+it(
+  'terminates an instance of ours that a failed launch left behind, ' +
+    "and leaves live launches and the account's own instances alone",
+  async () => {
+    const a = await t.connectedAccount('runpod');
+    const live = await launchRunning(a, 'runpod');
+    // A launch failed, and its compensation never reached the provider: the row says failed, the pod runs.
+    const queries = createInstanceQueries(t.db.pool);
+    await queries.insertIntent({
+      id: `launch-${a.accountId}-lost`,
+      accountId: a.accountId,
+      requestHash: 'x',
+      provider: 'runpod',
+      providerName: 'job-0123456789',
+      name: 'job',
+      gpuType: 'rtx-a6000',
+      gpuCount: 1,
+      spot: false,
+      region: null,
+      dockerImage: null,
+      warnings: [],
+    });
+    await queries.markLaunchFailed(`launch-${a.accountId}-lost`, 'the test says so');
+    const spec = { gpuType: 'rtx-a6000' as const, gpuCount: 1, spot: false };
+    const leaked = await t.deps.adapters.runpod.launch(a.simKey, { ...spec, name: 'job-0123456789' });
+    const own = await t.deps.adapters.runpod.launch(a.simKey, { ...spec, name: 'my-own-pod' });
 
-  const summary = await reconcile('terminate');
-  expect(summary.terminated).toBeGreaterThanOrEqual(1);
-  const remaining = t.sims.runpod.control
-    .instances(a.simKey)
-    .map((i) => i.id)
-    .sort();
-  expect(remaining).toEqual([live.id, own.id].sort());
-  expect(remaining).not.toContain(leaked.id);
-  expect((await rowOf(live.id)).status).toBe('running');
-  await terminated(t.http, a.auth, live.id);
-});
+    const summary = await reconcile('terminate');
+    expect(summary.terminated).toBeGreaterThanOrEqual(1);
+    const remaining = t.sims.runpod.control
+      .instances(a.simKey)
+      .map((i) => i.id)
+      .sort();
+    expect(remaining).toEqual([live.id, own.id].sort());
+    expect(remaining).not.toContain(leaked.id);
+    expect((await rowOf(live.id)).status).toBe('running');
+    await terminated(t.http, a.auth, live.id);
+  },
+);
 
-it('terminates a running instance whose workflow is gone (terminate setting), with the reason in its record', async () => {
-  const a = await t.connectedAccount('runpod');
-  const { id, rowId } = await launchRunning(a, 'runpod');
-  await killWorkflow(rowId);
-  await reconcile('terminate');
-  expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
-  const row = await rowOf(id);
-  expect(row.status).toBe('terminated');
-  expect(row.end_reason).toMatch(/reconciliation/);
-  const res = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
-  expect(res.status).toBe(200);
-  expect(res.body).toMatchObject({ status: 'terminated', end_reason: expect.stringMatching(/reconciliation/) });
-});
-
-it('adopts a running instance whose workflow is gone (adopt setting): managed again, metered from the adoption, warned about', async () => {
-  const a = await t.connectedAccount('vastai');
-  const { id, rowId } = await launchRunning(a, 'vastai');
-  await killWorkflow(rowId);
-  const adoptedAt = Date.now();
-  const summary = await reconcile('adopt');
-  expect(summary.adopted).toBe(1);
-  const description = await t.temporal.workflow.getHandle(rowId).describe();
-  expect(description.status.name).toBe('RUNNING');
-  await eventually('a charge after the adoption', async () => {
+it(
+  'terminates a running instance whose workflow is gone (terminate setting), ' + 'with the reason in its record',
+  async () => {
+    const a = await t.connectedAccount('runpod');
+    const { id, rowId } = await launchRunning(a, 'runpod');
+    await killWorkflow(rowId);
+    await reconcile('terminate');
+    expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
     const row = await rowOf(id);
-    return row.metered_through && row.metered_through.getTime() > adoptedAt + 500 ? true : undefined;
-  });
-  const listed = (await t.http.get('/v1/compute').set(a.auth)).body.data.find((i: { id: string }) => i.id === id);
-  expect(listed.warnings.join(' ')).toMatch(/Adopted by reconciliation/);
-  const res = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
-  expect(res.status).toBe(200);
-  expect(res.body.status).toBe('terminated');
-  expect(t.sims.vastai.control.instances(a.simKey)).toEqual([]);
-});
+    expect(row.status).toBe('terminated');
+    expect(row.end_reason).toMatch(/reconciliation/);
+    const res = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'terminated', end_reason: expect.stringMatching(/reconciliation/) });
+  },
+);
 
-it('finishes a row whose instance vanished at the provider while nobody watched, with a final charge and event', async () => {
-  const a = await t.connectedAccount('vastai');
-  const { id, rowId } = await launchRunning(a, 'vastai');
-  await killWorkflow(rowId);
-  const before = (await rowOf(id)).metered_through!.getTime();
-  await t.deps.adapters.vastai.terminate(a.simKey, id);
-  const summary = await reconcile('terminate');
-  expect(summary.finished).toBe(1);
-  const row = await rowOf(id);
-  expect(row.status).toBe('terminated');
-  expect(row.metered_through!.getTime()).toBeGreaterThan(before);
-  const events = await t.sql<{ type: string; data: { reason?: string } }>(
-    'SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at',
-    [a.accountId],
-  );
-  expect(events.map((e) => e.type)).toEqual(['instance.started', 'instance.terminated']);
-  expect(events[1]!.data.reason).toMatch(/no longer knows/);
-});
+it(
+  'adopts a running instance whose workflow is gone (adopt setting): managed again, metered from the adoption, ' +
+    'warned about',
+  async () => {
+    const a = await t.connectedAccount('vastai');
+    const { id, rowId } = await launchRunning(a, 'vastai');
+    await killWorkflow(rowId);
+    const adoptedAt = Date.now();
+    const summary = await reconcile('adopt');
+    expect(summary.adopted).toBe(1);
+    const description = await t.temporal.workflow.getHandle(rowId).describe();
+    expect(description.status.name).toBe('RUNNING');
+    await eventually('a charge after the adoption', async () => {
+      const row = await rowOf(id);
+      return row.metered_through && row.metered_through.getTime() > adoptedAt + 500 ? true : undefined;
+    });
+    const listed = (await t.http.get('/v1/compute').set(a.auth)).body.data.find((i: { id: string }) => i.id === id);
+    expect(listed.warnings.join(' ')).toMatch(/Adopted by reconciliation/);
+    const res = await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('terminated');
+    expect(t.sims.vastai.control.instances(a.simKey)).toEqual([]);
+  },
+);
+
+it(
+  'finishes a row whose instance vanished at the provider while nobody watched, ' + 'with a final charge and event',
+  async () => {
+    const a = await t.connectedAccount('vastai');
+    const { id, rowId } = await launchRunning(a, 'vastai');
+    await killWorkflow(rowId);
+    const before = (await rowOf(id)).metered_through!.getTime();
+    await t.deps.adapters.vastai.terminate(a.simKey, id);
+    const summary = await reconcile('terminate');
+    expect(summary.finished).toBe(1);
+    const row = await rowOf(id);
+    expect(row.status).toBe('terminated');
+    expect(row.metered_through!.getTime()).toBeGreaterThan(before);
+    const events = await t.sql<{ type: string; data: { reason?: string } }>(
+      'SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at',
+      [a.accountId],
+    );
+    expect(events.map((e) => e.type)).toEqual(['instance.started', 'instance.terminated']);
+    expect(events[1]!.data.reason).toMatch(/no longer knows/);
+  },
+);

@@ -12,7 +12,8 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(
-      `No Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH.`,
+      `No Chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium; .ci/run does) or set ` +
+        `CHROMIUM_PATH.`,
     );
   }
   return chromium.launch({
@@ -34,8 +35,11 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
   const source = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
   // Evaluated through the DevTools protocol, which the page's CSP does not govern.
   await page.evaluate(source);
-  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
-    r.violations.map((v) => ({ id: v.id, impact: v.impact, target: JSON.stringify((v.nodes[0] || {}).target || []) })))`)) as {
+  const violations = (await page.evaluate(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) =>
+    r.violations.map((v) => ({ id: v.id, impact: v.impact, target: JSON.stringify((v.nodes[0] || {}).target ` +
+      `|| []) })))`,
+  )) as {
     id: string;
     impact: string | null;
     target: string;

@@ -58,7 +58,10 @@ export interface TestContext {
     provider: ProviderId,
     options?: { sshKey?: boolean },
   ): Promise<{ accountId: string; apiKey: string; auth: { Authorization: string }; simKey: string; publicKey: string }>;
-  /** Every simulator's offers recorded as a pricing refresh at `at` would leave them (scheduled runs, plan, alerts read them). */
+  /**
+   * Every simulator's offers recorded as a pricing refresh at `at` would leave them (scheduled runs, plan, alerts read
+   * them).
+   */
   recordSimulatorPrices(at?: Date): Promise<void>;
   /** Fails (after cleaning up) when the file's ledger holds a $0 charge for a priced instance (./zero-charges). */
   close(): Promise<void>;
@@ -109,7 +112,10 @@ export async function createTestContext(
     answerBounds?: AppDeps['answerBounds'];
     stripe?: AppDeps['stripe'];
     fleet?: AppDeps['fleet'];
-    /** BALANCE_ADMISSION_WINDOW of the API (default 1 h): compressed, a small balance can launch a fleet it covers for seconds. */
+    /**
+     * BALANCE_ADMISSION_WINDOW of the API (default 1 h): compressed, a small balance can launch a fleet it covers for
+     * seconds.
+     */
     admissionWindowMs?: number;
   } = {},
 ): Promise<TestContext> {

@@ -72,7 +72,8 @@ export async function ensureTimeSkippingServer(): Promise<string> {
     await writeFile(
       path.join(work, 'temporal-test-server'),
       '#!/bin/sh\n# Temporal time-skipping test server: temporal-test-server <port> [args]\n' +
-        'exec java -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$(dirname "$0")/lib/*" io.temporal.testserver.TestServer "$@"\n',
+        'exec java -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$(dirname "$0")/lib/*" ' +
+        'io.temporal.testserver.TestServer "$@"\n',
     );
     await chmod(path.join(work, 'temporal-test-server'), 0o755);
     await rm(path.join(work, 'pom.xml'));
@@ -82,7 +83,8 @@ export async function ensureTimeSkippingServer(): Promise<string> {
   } catch (err) {
     const detail = err instanceof Error ? err.message : String(err);
     throw new Error(
-      `could not fetch Temporal's test server with Maven (needs java and mvn; or set TEMPORAL_TEST_SERVER_PATH): ${detail}`,
+      `could not fetch Temporal's test server with Maven (needs java and mvn; or set TEMPORAL_TEST_SERVER_PATH): ` +
+        `${detail}`,
       { cause: err },
     );
   } finally {

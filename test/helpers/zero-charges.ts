@@ -29,7 +29,8 @@ export async function assertNoZeroChargesOfPricedInstances(db: Pick<TestDatabase
   if (!found.length) return;
   const lines = found.map(
     (c) =>
-      `  ${c.ledger_id} (account ${c.account_id}, instance ${c.instance_id}, price ${c.price_per_hour_micros} µ$/h): ${c.description}`,
+      `  ${c.ledger_id} (account ${c.account_id}, instance ${c.instance_id}, ` +
+      `price ${c.price_per_hour_micros} µ$/h): ${c.description}`,
   );
   throw new Error(`$0 instance_charge for a priced instance (${found.length}):\n${lines.join('\n')}`);
 }

@@ -88,7 +88,8 @@ const ended = (j: Job) => ['succeeded', 'failed', 'cancelled'].includes(j.status
 /** The ledger's instance charges of `instanceIds`, in micro-dollars. */
 async function ledgerMicros(accountId: string, instanceIds: string[]): Promise<number> {
   const [row] = await t.sql<{ s: string | null }>(
-    `SELECT -sum(amount_micros) AS s FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge' AND instance_id = ANY($2)`,
+    `SELECT -sum(amount_micros) AS s FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge' ` +
+      `AND instance_id = ANY($2)`,
     [accountId, instanceIds],
   );
   return Number(row!.s ?? 0);
@@ -215,7 +216,8 @@ describe('a job', () => {
   });
 
   it.concurrent(
-    'on Vast spot, preempted twice with on_demand_after_preemptions 2, succeeds on an on-demand third attempt; cost = ledger',
+    'on Vast spot, preempted twice with on_demand_after_preemptions 2, succeeds on an on-demand third attempt; ' +
+      'cost = ledger',
     async () => {
       const a = await accountWith(['vastai']);
       const res = await t.http

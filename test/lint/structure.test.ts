@@ -34,7 +34,7 @@ const LAYERS: { name: string; rank: number; pattern: RegExp }[] = [
     name: 'domain',
     rank: 0,
     pattern:
-      /^src\/(domain\/.*|providers\/(types|gpu-catalog|launch-problems)\.ts|errors\.ts|config\.ts|logger\.ts|request-line\.ts)$/,
+      /^src\/(domain\/.*|providers\/(types|gpu-catalog|launch-problems)\.ts|(errors|config|logger|request-line)\.ts)$/,
   },
   // Adapters and queries: Postgres (query modules, the LISTEN-fed pricing cache), provider adapters and
   // credentials, Stripe, the webhook sender and outbox listener.

@@ -628,7 +628,8 @@ it('restarts on the same data: same account, keys and balance, the credit grante
     }),
   ]).catch((err: Error) => {
     throw new Error(
-      `${err.message}\n--- the second npm start printed (last 6000 characters) ---\n${restarted!.output().slice(-6000)}`,
+      `${err.message}\n--- the second npm start printed (last 6000 characters) ` +
+        `---\n${restarted!.output().slice(-6000)}`,
     );
   });
   const again = JSON.parse(await readFile(path.join(dataDir, 'local.json'), 'utf8')) as LocalJson;

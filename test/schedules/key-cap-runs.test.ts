@@ -66,7 +66,8 @@ async function triggerAndDecide(auth: Auth, scheduleId: string, earlier: readonl
 
 // These two run at once, each on its own account; the next one makes Vast.ai's instances boot, so it comes after.
 it.concurrent(
-  "a key capped at $1/day: its schedules' runs are refused once the cap would be passed; another key runs on; a revoked key runs nothing",
+  "a key capped at $1/day: its schedules' runs are refused once the cap would be passed; another key runs on; a " +
+    'revoked key runs nothing',
   async () => {
     const account = await t.newAccount('capped schedules', { credit: 100 });
     const simKey = t.sims.vastai.createKey();
@@ -214,7 +215,10 @@ it("a scheduled run's instance counts toward its key: reaching the cap ends it, 
     200,
   );
   expect(ended.error).toMatch(
-    /^the instance was ended: API key "cron-agent" \(gpuo_sk_.{4}…\) reached its spend cap: \$\d+\.\d\d spent this day \(UTC\), cap \$1\.00$/,
+    new RegExp(
+      '^the instance was ended: API key "cron-agent" \\(gpuo_sk_.{4}…\\) reached its spend cap: ' +
+        '\\$\\d+\\.\\d\\d spent this day \\(UTC\\), cap \\$1\\.00$',
+    ),
   );
   expect(t.sims.vastai.control.instances(simKey)).toEqual([]);
 });

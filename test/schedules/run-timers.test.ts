@@ -88,11 +88,14 @@ async function triggeredRun(limits: Record<string, unknown>) {
 describe('with the default observation interval (60 s)', () => {
   // 7.2 s: far from any observation round (60 s), so only the timer can end it before one. The timer's own
   // exactness is shown in the time-skipping environment (test/workflows/schedule-run.test.ts).
-  it('max_duration_hours 0.002 stops after 7.2 s from the start, by its timer, not at an observation round (60 s)', async () => {
-    const { ended } = await triggeredRun({ max_duration_hours: 0.002 });
-    expect(ended.status).toBe('stopped_max_duration');
-    const ran = Date.parse(ended.ended_at!) - Date.parse(ended.started_at!);
-    expect(ran).toBeGreaterThanOrEqual(7_200);
-    expect(ran).toBeLessThan(7_200 + OBSERVE_MS / 2);
-  });
+  it(
+    'max_duration_hours 0.002 stops after 7.2 s from the start, ' + 'by its timer, not at an observation round (60 s)',
+    async () => {
+      const { ended } = await triggeredRun({ max_duration_hours: 0.002 });
+      expect(ended.status).toBe('stopped_max_duration');
+      const ran = Date.parse(ended.ended_at!) - Date.parse(ended.started_at!);
+      expect(ran).toBeGreaterThanOrEqual(7_200);
+      expect(ran).toBeLessThan(7_200 + OBSERVE_MS / 2);
+    },
+  );
 });

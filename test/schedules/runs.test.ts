@@ -92,7 +92,10 @@ const events = (accountId: string) =>
     [accountId],
   );
 
-/** When RunPod carried out the terminate of a pod (the simulator's clock, this process's), failing unless there was exactly one. */
+/**
+ * When RunPod carried out the terminate of a pod (the simulator's clock, this process's), failing unless there was
+ * exactly one.
+ */
 function terminatedAtRunpod(key: string, podId: string): number {
   const terminates = t.sims.runpod.control
     .requests({ method: 'POST', path: `/v2/pods/${podId}/action`, key })
@@ -104,7 +107,8 @@ function terminatedAtRunpod(key: string, podId: string): number {
 const instanceRow = async (podId: string) =>
   (
     await t.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string; status: string }>(
-      'SELECT started_at, metered_through, price_per_hour_micros, status FROM instances WHERE provider_instance_id = $1',
+      'SELECT started_at, metered_through, price_per_hour_micros, status FROM instances ' +
+        'WHERE provider_instance_id = $1',
       [podId],
     )
   )[0]!;
@@ -203,7 +207,8 @@ describe('a run', () => {
   );
 
   it.concurrent(
-    'falls back to the next offer when the cheapest provider has no capacity, and succeeds when the job exits by itself',
+    'falls back to the next offer when the cheapest provider has no capacity, ' +
+      'and succeeds when the job exits by itself',
     async () => {
       const a = await accountWith(['runpod', 'vastai']);
       // rtx-a6000 on-demand: vastai $0.4821 < runpod $0.49. Vast still lists the offer, but creates fail.

@@ -91,35 +91,38 @@ describe('alertMonitor (time-skipping)', () => {
     });
   });
 
-  it('a stop request whose delivery keeps failing holds up nothing and is delivered after a later evaluation', async () => {
-    let pending = 1;
-    let deliveryWorks = false;
-    const m = monitorActivities({
-      pendingStopRequests: () => pending,
-      deliver: () => {
-        if (!deliveryWorks) throw new Error('launch workflow unreachable');
-        pending = 0;
-        return 1;
-      },
-    });
-    await ts.withWorker(m.activities, async (taskQueue) => {
-      const handle = await startMonitor(taskQueue);
-      await ts.env.sleep(TICK_MS - MINUTE);
-      expect(m.deliveries).toHaveLength(5); // the quick attempts of the first turn, then it gave up for now
-      expect(await handle.query<Stats>('stats')).toMatchObject({
-        evaluations: 1,
-        deliveryFailures: 1,
-        stopRequestsDelivered: 0,
+  it(
+    'a stop request whose delivery keeps failing holds up ' + 'nothing and is delivered after a later evaluation',
+    async () => {
+      let pending = 1;
+      let deliveryWorks = false;
+      const m = monitorActivities({
+        pendingStopRequests: () => pending,
+        deliver: () => {
+          if (!deliveryWorks) throw new Error('launch workflow unreachable');
+          pending = 0;
+          return 1;
+        },
       });
-      deliveryWorks = true;
-      await ts.env.sleep(2 * MINUTE); // the next tick evaluates and delivers
-      expect(await handle.query<Stats>('stats')).toMatchObject({
-        evaluations: 2,
-        deliveryFailures: 1,
-        stopRequestsDelivered: 1,
+      await ts.withWorker(m.activities, async (taskQueue) => {
+        const handle = await startMonitor(taskQueue);
+        await ts.env.sleep(TICK_MS - MINUTE);
+        expect(m.deliveries).toHaveLength(5); // the quick attempts of the first turn, then it gave up for now
+        expect(await handle.query<Stats>('stats')).toMatchObject({
+          evaluations: 1,
+          deliveryFailures: 1,
+          stopRequestsDelivered: 0,
+        });
+        deliveryWorks = true;
+        await ts.env.sleep(2 * MINUTE); // the next tick evaluates and delivers
+        expect(await handle.query<Stats>('stats')).toMatchObject({
+          evaluations: 2,
+          deliveryFailures: 1,
+          stopRequestsDelivered: 1,
+        });
       });
-    });
-  });
+    },
+  );
 
   it('continues as new with its totals carried over', async () => {
     const m = monitorActivities();

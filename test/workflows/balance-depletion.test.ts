@@ -154,52 +154,56 @@ function expectMoments(actual: number[], expected: number[]): void {
 }
 
 describe('balanceDepletion, the per-account spend workflow (time-skipping)', () => {
-  it('writes balance_depleted at the moment available reaches zero and ends every live instance when the grace runs out', async () => {
-    const live: Live[] = [
-      { id: 'launch-a', provider: 'runpod' },
-      { id: 'launch-b', provider: 'lambda' },
-      { id: 'launch-gone', provider: 'vastai' }, // its workflow already finished
-    ];
-    // $1 at $2/h: zero in 30 minutes.
-    const account = new Account(
-      1 * DOLLAR,
-      2 * DOLLAR,
-      live.map((l) => ({ ...l, id: `${l.id}-${Math.random().toString(36).slice(2, 8)}` })),
-    );
-    await ts.withWorker({ ...account.activities(), ...standInActivities }, async (taskQueue) => {
-      const standIns = await Promise.all(account.live.slice(0, 2).map((i) => startStandIn(ts, taskQueue, i.id)));
-      const handle = await start(taskQueue, account);
+  it(
+    'writes balance_depleted at the moment available reaches zero and ends every live instance when the grace runs ' +
+      'out',
+    async () => {
+      const live: Live[] = [
+        { id: 'launch-a', provider: 'runpod' },
+        { id: 'launch-b', provider: 'lambda' },
+        { id: 'launch-gone', provider: 'vastai' }, // its workflow already finished
+      ];
+      // $1 at $2/h: zero in 30 minutes.
+      const account = new Account(
+        1 * DOLLAR,
+        2 * DOLLAR,
+        live.map((l) => ({ ...l, id: `${l.id}-${Math.random().toString(36).slice(2, 8)}` })),
+      );
+      await ts.withWorker({ ...account.activities(), ...standInActivities }, async (taskQueue) => {
+        const standIns = await Promise.all(account.live.slice(0, 2).map((i) => startStandIn(ts, taskQueue, i.id)));
+        const handle = await start(taskQueue, account);
 
-      await ts.env.sleep(50 * MINUTE);
-      expectMoments(account.at('billing.balance_depleted'), [30 * MINUTE]);
-      // During the grace nothing is ended.
-      expect(await signalsReceived(standIns[0]!, 'endInstance')).toEqual([]);
+        await ts.env.sleep(50 * MINUTE);
+        expectMoments(account.at('billing.balance_depleted'), [30 * MINUTE]);
+        // During the grace nothing is ended.
+        expect(await signalsReceived(standIns[0]!, 'endInstance')).toEqual([]);
 
-      await ts.env.sleep(15 * MINUTE);
-      expect(await signalsReceived(standIns[0]!, 'endInstance')).toEqual([{ action: 'stop', reason }]);
-      expect(await signalsReceived(standIns[1]!, 'endInstance')).toEqual([{ action: 'terminate', reason }]);
-      const endedAt = (await standIns[0]!.fetchHistory()).events!.find(
-        (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'endInstance',
-      )!;
-      const msOf = (t: { seconds?: unknown; nanos?: number | null }) =>
-        Number(t.seconds) * 1000 + Math.floor((t.nanos ?? 0) / 1e6);
-      const endedMs = msOf(endedAt.eventTime!);
-      // The grace's timer fires at its end to the workflow clock; the end is asked after it (how long after is
-      // the machine's speed, not the workflow's decision).
-      const firedMs = (await handle.fetchHistory())
-        .events!.filter((e) => e.timerFiredEventAttributes && msOf(e.eventTime!) <= endedMs)
-        .map((e) => msOf(e.eventTime!))
-        .pop()!;
-      expect(firedMs - account.firstLook).toBeGreaterThanOrEqual(60 * MINUTE);
-      expect(firedMs - account.firstLook).toBeLessThan(60 * MINUTE + 2_000);
-      expect(endedMs).toBeGreaterThanOrEqual(firedMs);
+        await ts.env.sleep(15 * MINUTE);
+        expect(await signalsReceived(standIns[0]!, 'endInstance')).toEqual([{ action: 'stop', reason }]);
+        expect(await signalsReceived(standIns[1]!, 'endInstance')).toEqual([{ action: 'terminate', reason }]);
+        const endedAt = (await standIns[0]!.fetchHistory()).events!.find(
+          (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'endInstance',
+        )!;
+        const msOf = (t: { seconds?: unknown; nanos?: number | null }) =>
+          Number(t.seconds) * 1000 + Math.floor((t.nanos ?? 0) / 1e6);
+        const endedMs = msOf(endedAt.eventTime!);
+        // The grace's timer fires at its end to the workflow clock; the end is asked after it (how long after is
+        // the machine's speed, not the workflow's decision).
+        const firedMs = (await handle.fetchHistory())
+          .events!.filter((e) => e.timerFiredEventAttributes && msOf(e.eventTime!) <= endedMs)
+          .map((e) => msOf(e.eventTime!))
+          .pop()!;
+        expect(firedMs - account.firstLook).toBeGreaterThanOrEqual(60 * MINUTE);
+        expect(firedMs - account.firstLook).toBeLessThan(60 * MINUTE + 2_000);
+        expect(endedMs).toBeGreaterThanOrEqual(firedMs);
 
-      // The launch workflows end their instances and tell it: the run finishes, naming what it ended.
-      const asked = standIns.map((h) => h.workflowId);
-      expect(await endFleet(account, handle)).toEqual({ outcome: 'instances_ended', endedInstanceIds: asked });
-      expect(account.at('billing.balance_depleted')).toHaveLength(1);
-    });
-  });
+        // The launch workflows end their instances and tell it: the run finishes, naming what it ended.
+        const asked = standIns.map((h) => h.workflowId);
+        expect(await endFleet(account, handle)).toEqual({ outcome: 'instances_ended', endedInstanceIds: asked });
+        expect(account.at('billing.balance_depleted')).toHaveLength(1);
+      });
+    },
+  );
 
   it('moves the depletion moment when a top-up lands and when a launch adds to the burn', async () => {
     const account = new Account(1 * DOLLAR, 2 * DOLLAR, [{ id: 'launch-x', provider: 'vastai' }]);
@@ -246,35 +250,39 @@ describe('balanceDepletion, the per-account spend workflow (time-skipping)', () 
     });
   });
 
-  it('a top-up that leaves available at or below zero does not restart the grace; an unsignalled one counts at the deadline', async () => {
-    const still = new Account(-50 * DOLLAR, 2 * DOLLAR, [
-      { id: `launch-s-${Math.random().toString(36).slice(2, 8)}`, provider: 'vastai' },
-    ]);
-    await ts.withWorker({ ...still.activities(), ...standInActivities }, async (taskQueue) => {
-      const standIn = await startStandIn(ts, taskQueue, still.live[0]!.id);
-      const handle = await start(taskQueue, still);
-      await ts.env.sleep(20 * MINUTE);
-      still.change(await Account.now(), 49 * DOLLAR); // topped up, still negative
-      await handle.signal('spendChanged', { cause: 'credit' });
-      await ts.env.sleep(12 * MINUTE); // 32 min: past the grace counted from 0, not from 20
-      expect(await signalsReceived(standIn, 'endInstance')).toEqual([{ action: 'terminate', reason }]);
-      expect(await endFleet(still, handle)).toMatchObject({ outcome: 'instances_ended' });
-    });
+  it(
+    'a top-up that leaves available at or below zero does not restart the grace; an unsignalled one counts at the ' +
+      'deadline',
+    async () => {
+      const still = new Account(-50 * DOLLAR, 2 * DOLLAR, [
+        { id: `launch-s-${Math.random().toString(36).slice(2, 8)}`, provider: 'vastai' },
+      ]);
+      await ts.withWorker({ ...still.activities(), ...standInActivities }, async (taskQueue) => {
+        const standIn = await startStandIn(ts, taskQueue, still.live[0]!.id);
+        const handle = await start(taskQueue, still);
+        await ts.env.sleep(20 * MINUTE);
+        still.change(await Account.now(), 49 * DOLLAR); // topped up, still negative
+        await handle.signal('spendChanged', { cause: 'credit' });
+        await ts.env.sleep(12 * MINUTE); // 32 min: past the grace counted from 0, not from 20
+        expect(await signalsReceived(standIn, 'endInstance')).toEqual([{ action: 'terminate', reason }]);
+        expect(await endFleet(still, handle)).toMatchObject({ outcome: 'instances_ended' });
+      });
 
-    const lost = new Account(-5, 2 * DOLLAR, [
-      { id: `launch-l-${Math.random().toString(36).slice(2, 8)}`, provider: 'vastai' },
-    ]);
-    await ts.withWorker({ ...lost.activities(), ...standInActivities }, async (taskQueue) => {
-      const standIn = await startStandIn(ts, taskQueue, lost.live[0]!.id);
-      const handle = await start(taskQueue, lost);
-      await ts.env.sleep(5 * MINUTE);
-      lost.change(await Account.now(), 10 * DOLLAR); // committed, but the API died before it signalled
-      await ts.env.sleep(40 * MINUTE);
-      expect(await signalsReceived(standIn, 'endInstance')).toEqual([]);
-      expect(await endFleet(lost, handle)).toEqual({ outcome: 'idle', endedInstanceIds: [] });
-      expect(await runTimeMs(handle)).toBeGreaterThanOrEqual(45 * MINUTE);
-    });
-  });
+      const lost = new Account(-5, 2 * DOLLAR, [
+        { id: `launch-l-${Math.random().toString(36).slice(2, 8)}`, provider: 'vastai' },
+      ]);
+      await ts.withWorker({ ...lost.activities(), ...standInActivities }, async (taskQueue) => {
+        const standIn = await startStandIn(ts, taskQueue, lost.live[0]!.id);
+        const handle = await start(taskQueue, lost);
+        await ts.env.sleep(5 * MINUTE);
+        lost.change(await Account.now(), 10 * DOLLAR); // committed, but the API died before it signalled
+        await ts.env.sleep(40 * MINUTE);
+        expect(await signalsReceived(standIn, 'endInstance')).toEqual([]);
+        expect(await endFleet(lost, handle)).toEqual({ outcome: 'idle', endedInstanceIds: [] });
+        expect(await runTimeMs(handle)).toBeGreaterThanOrEqual(45 * MINUTE);
+      });
+    },
+  );
 
   it('writes balance_low once when the runway drops under 24 h, and again only after it recovered', async () => {
     // $100 at $2/h: 50 h of runway, under 24 h at 26 h.

@@ -193,29 +193,33 @@ async function closedResult(handle: WorkflowHandle): Promise<LaunchResult | null
 }
 
 describe('idle stop (time-skipping)', () => {
-  it('stops a runpod pod whose GPUs all stayed below the threshold for the minutes, charged to that moment, with the reason and event', async () => {
-    await launchRunning('runpod', idleAlways, async (handle, world) => {
-      await ts.env.sleep(15 * MINUTE);
-      const row = await handle.query(instanceQuery);
-      expect(row?.status).toBe('stopped');
-      expect(row?.end_reason).toBe('idle stop: every GPU below 10% utilization for 10 minutes');
-      expect(world.stops).toHaveLength(1);
-      expect(world.terminates).toHaveLength(0);
-      // Idle since the first reading; stopped at the first reading the window's length later.
-      const stoppedAfter = world.stops[0]! - world.firstRoundAt!;
-      expect(stoppedAfter).toBeGreaterThanOrEqual(10 * MINUTE);
-      expect(stoppedAfter).toBeLessThan(11 * MINUTE);
-      expect(world.charges.at(-1)).toBe(world.stops[0]);
-      expect(world.ends).toEqual([
-        {
-          status: 'stopped',
-          events: ['instance.idle_stopped', 'instance.stopped'],
-          atMs: world.stops[0],
-          extra: { reason: row?.end_reason, idle_stop: RULE },
-        },
-      ]);
-    });
-  });
+  it(
+    'stops a runpod pod whose GPUs all stayed below the threshold for the minutes, charged to that moment, ' +
+      'with the reason and event',
+    async () => {
+      await launchRunning('runpod', idleAlways, async (handle, world) => {
+        await ts.env.sleep(15 * MINUTE);
+        const row = await handle.query(instanceQuery);
+        expect(row?.status).toBe('stopped');
+        expect(row?.end_reason).toBe('idle stop: every GPU below 10% utilization for 10 minutes');
+        expect(world.stops).toHaveLength(1);
+        expect(world.terminates).toHaveLength(0);
+        // Idle since the first reading; stopped at the first reading the window's length later.
+        const stoppedAfter = world.stops[0]! - world.firstRoundAt!;
+        expect(stoppedAfter).toBeGreaterThanOrEqual(10 * MINUTE);
+        expect(stoppedAfter).toBeLessThan(11 * MINUTE);
+        expect(world.charges.at(-1)).toBe(world.stops[0]);
+        expect(world.ends).toEqual([
+          {
+            status: 'stopped',
+            events: ['instance.idle_stopped', 'instance.stopped'],
+            atMs: world.stops[0],
+            extra: { reason: row?.end_reason, idle_stop: RULE },
+          },
+        ]);
+      });
+    },
+  );
 
   it('terminates a vastai instance at the window and ends the workflow idle_stopped', async () => {
     await launchRunning('vastai', idleAlways, async (handle, world) => {

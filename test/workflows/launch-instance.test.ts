@@ -65,88 +65,108 @@ async function launchRunTerminate(cloud: FakeCloud, input: LaunchInput, runFor: 
 }
 
 describe('launchInstance (time-skipping)', () => {
-  it('charges a running instance at every meter interval and up to the confirmed terminate, at the launch price', async () => {
-    const cloud = createFakeCloud(ts, { provider: 'runpod', pricePerHourMicros: PRICE, bootMs: 10 * SECOND });
-    const input = launchInput();
-    const { result, workflowStartMs } = await launchRunTerminate(cloud, input, 3 * HOUR + 30 * MINUTE);
+  it(
+    'charges a running instance at every meter interval and ' + 'up to the confirmed terminate, at the launch price',
+    async () => {
+      const cloud = createFakeCloud(ts, { provider: 'runpod', pricePerHourMicros: PRICE, bootMs: 10 * SECOND });
+      const input = launchInput();
+      const { result, workflowStartMs } = await launchRunTerminate(cloud, input, 3 * HOUR + 30 * MINUTE);
 
-    expect(result).toEqual({ instanceId: input.instanceId, outcome: 'terminated' });
-    const row = cloud.rows.get(input.instanceId)!;
-    expect(row.status).toBe('terminated');
-    const started = Date.parse(row.started_at!);
-    const ended = Date.parse(row.ended_at!);
-    // Metering starts at the boot, seen by the observer within its boot looks (1 s, 2 s, 3 s, …).
-    expect(started - workflowStartMs).toBeGreaterThanOrEqual(10 * SECOND);
-    expect(started - workflowStartMs).toBeLessThan(15 * SECOND);
-    // One charge per meter interval (the meter counts from the launch), then the final one through the end.
-    const charges = cloud.charges.filter((c) => c.instanceId === input.instanceId);
-    expect(charges).toHaveLength(4);
-    expect(charges[0]!.throughMs - workflowStartMs).toBeGreaterThanOrEqual(HOUR);
-    expect(charges[0]!.throughMs - workflowStartMs).toBeLessThan(HOUR + SECOND);
-    expect(charges.slice(1, 3).map((c, i) => c.throughMs - charges[i]!.throughMs)).toEqual([HOUR, HOUR]);
-    expect(charges[0]!.fromMs).toBe(started);
-    charges.slice(1).forEach((c, i) => expect(c.fromMs).toBe(charges[i]!.throughMs)); // no gap, nothing twice
-    expect(charges[3]!.throughMs).toBe(ended);
-    expect(ended - workflowStartMs).toBeGreaterThanOrEqual(3 * HOUR + 30 * MINUTE);
-    expect(ended - workflowStartMs).toBeLessThan(3 * HOUR + 31 * MINUTE);
-    // What the user pays: the price × the time it ran, nothing more.
-    expect(Math.abs(cloud.chargedMicros(input.instanceId) - (PRICE * (ended - started)) / HOUR)).toBeLessThanOrEqual(2);
-    expect(cloud.events.filter((e) => e.instanceId === input.instanceId).map((e) => e.type)).toEqual([
-      'instance.started',
-      'instance.terminated',
-    ]);
-  });
+      expect(result).toEqual({ instanceId: input.instanceId, outcome: 'terminated' });
+      const row = cloud.rows.get(input.instanceId)!;
+      expect(row.status).toBe('terminated');
+      const started = Date.parse(row.started_at!);
+      const ended = Date.parse(row.ended_at!);
+      // Metering starts at the boot, seen by the observer within its boot looks (1 s, 2 s, 3 s, …).
+      expect(started - workflowStartMs).toBeGreaterThanOrEqual(10 * SECOND);
+      expect(started - workflowStartMs).toBeLessThan(15 * SECOND);
+      // One charge per meter interval (the meter counts from the launch), then the final one through the end.
+      const charges = cloud.charges.filter((c) => c.instanceId === input.instanceId);
+      expect(charges).toHaveLength(4);
+      expect(charges[0]!.throughMs - workflowStartMs).toBeGreaterThanOrEqual(HOUR);
+      expect(charges[0]!.throughMs - workflowStartMs).toBeLessThan(HOUR + SECOND);
+      expect(charges.slice(1, 3).map((c, i) => c.throughMs - charges[i]!.throughMs)).toEqual([HOUR, HOUR]);
+      expect(charges[0]!.fromMs).toBe(started);
+      charges.slice(1).forEach((c, i) => expect(c.fromMs).toBe(charges[i]!.throughMs)); // no gap, nothing twice
+      expect(charges[3]!.throughMs).toBe(ended);
+      expect(ended - workflowStartMs).toBeGreaterThanOrEqual(3 * HOUR + 30 * MINUTE);
+      expect(ended - workflowStartMs).toBeLessThan(3 * HOUR + 31 * MINUTE);
+      // What the user pays: the price × the time it ran, nothing more.
+      expect(Math.abs(cloud.chargedMicros(input.instanceId) - (PRICE * (ended - started)) / HOUR)).toBeLessThanOrEqual(
+        2,
+      );
+      expect(cloud.events.filter((e) => e.instanceId === input.instanceId).map((e) => e.type)).toEqual([
+        'instance.started',
+        'instance.terminated',
+      ]);
+    },
+  );
 
-  it('continues as new with the record and the meter carried over: every interval charged once, the terminate ends the new run', async () => {
-    const cloud = createFakeCloud(ts, { provider: 'runpod', pricePerHourMicros: PRICE, bootMs: 10 * SECOND });
-    const input = launchInput({ continueAsNewAfter: 2 });
-    const { result, workflowStartMs, beforeEnd, firstRunId, lastRunId } = await launchRunTerminate(
-      cloud,
-      input,
-      5 * HOUR + 30 * MINUTE,
-    );
+  it(
+    'continues as new with the record and the meter carried over: every interval charged once, ' +
+      'the terminate ends the new run',
+    async () => {
+      const cloud = createFakeCloud(ts, { provider: 'runpod', pricePerHourMicros: PRICE, bootMs: 10 * SECOND });
+      const input = launchInput({ continueAsNewAfter: 2 });
+      const { result, workflowStartMs, beforeEnd, firstRunId, lastRunId } = await launchRunTerminate(
+        cloud,
+        input,
+        5 * HOUR + 30 * MINUTE,
+      );
 
-    expect(lastRunId).not.toBe(firstRunId);
-    // The new run answers for the instance as the first one left it.
-    expect(beforeEnd).toMatchObject({
-      id: input.instanceId,
-      status: 'running',
-      started_at: cloud.rows.get(input.instanceId)!.started_at,
-    });
-    // ...metered as far as the last charge before the question, not as the create left it.
-    const chargedBefore = cloud.charges.filter((c) => c.instanceId === input.instanceId).slice(0, 5);
-    expect(beforeEnd!.metered_through).toBe(new Date(chargedBefore[chargedBefore.length - 1]!.throughMs).toISOString());
-    expect(result).toEqual({ instanceId: input.instanceId, outcome: 'terminated' });
-    const row = cloud.rows.get(input.instanceId)!;
-    const started = Date.parse(row.started_at!);
-    const ended = Date.parse(row.ended_at!);
-    const throughs = cloud.charges
-      .filter((c) => c.instanceId === input.instanceId)
-      .map((c) => c.throughMs - workflowStartMs);
-    expect(throughs).toHaveLength(6);
-    // Hourly across the continue-as-new (after the third charge): none missed, none twice.
-    expect(throughs.slice(1, 5).map((t, i) => t - throughs[i]!)).toEqual([HOUR, HOUR, HOUR, HOUR]);
-    expect(throughs[5]! - throughs[4]!).toBeGreaterThanOrEqual(30 * MINUTE);
-    expect(throughs[5]! - throughs[4]!).toBeLessThan(31 * MINUTE);
-    const charges = cloud.charges.filter((c) => c.instanceId === input.instanceId);
-    expect(charges[0]!.fromMs).toBe(started);
-    charges.slice(1).forEach((c, i) => expect(c.fromMs).toBe(charges[i]!.throughMs));
-    expect(charges[5]!.throughMs).toBe(ended);
-    expect(Math.abs(cloud.chargedMicros(input.instanceId) - (PRICE * (ended - started)) / HOUR)).toBeLessThanOrEqual(3);
-    expect(cloud.events.filter((e) => e.type === 'instance.started')).toHaveLength(1);
-  });
+      expect(lastRunId).not.toBe(firstRunId);
+      // The new run answers for the instance as the first one left it.
+      expect(beforeEnd).toMatchObject({
+        id: input.instanceId,
+        status: 'running',
+        started_at: cloud.rows.get(input.instanceId)!.started_at,
+      });
+      // ...metered as far as the last charge before the question, not as the create left it.
+      const chargedBefore = cloud.charges.filter((c) => c.instanceId === input.instanceId).slice(0, 5);
+      expect(beforeEnd!.metered_through).toBe(
+        new Date(chargedBefore[chargedBefore.length - 1]!.throughMs).toISOString(),
+      );
+      expect(result).toEqual({ instanceId: input.instanceId, outcome: 'terminated' });
+      const row = cloud.rows.get(input.instanceId)!;
+      const started = Date.parse(row.started_at!);
+      const ended = Date.parse(row.ended_at!);
+      const throughs = cloud.charges
+        .filter((c) => c.instanceId === input.instanceId)
+        .map((c) => c.throughMs - workflowStartMs);
+      expect(throughs).toHaveLength(6);
+      // Hourly across the continue-as-new (after the third charge): none missed, none twice.
+      expect(throughs.slice(1, 5).map((t, i) => t - throughs[i]!)).toEqual([HOUR, HOUR, HOUR, HOUR]);
+      expect(throughs[5]! - throughs[4]!).toBeGreaterThanOrEqual(30 * MINUTE);
+      expect(throughs[5]! - throughs[4]!).toBeLessThan(31 * MINUTE);
+      const charges = cloud.charges.filter((c) => c.instanceId === input.instanceId);
+      expect(charges[0]!.fromMs).toBe(started);
+      charges.slice(1).forEach((c, i) => expect(c.fromMs).toBe(charges[i]!.throughMs));
+      expect(charges[5]!.throughMs).toBe(ended);
+      expect(Math.abs(cloud.chargedMicros(input.instanceId) - (PRICE * (ended - started)) / HOUR)).toBeLessThanOrEqual(
+        3,
+      );
+      expect(cloud.events.filter((e) => e.type === 'instance.started')).toHaveLength(1);
+    },
+  );
 
-  it('a create whose answer was lost is retried and finds the instance it made: one instance, launched and ended once', async () => {
-    const cloud = createFakeCloud(ts, { provider: 'vastai', pricePerHourMicros: PRICE, bootMs: 10 * SECOND });
-    cloud.loseCreateAnswers(1);
-    const input = launchInput({ provider: 'vastai' });
-    const { result } = await launchRunTerminate(cloud, input, 30 * MINUTE);
+  it(
+    'a create whose answer was lost is retried and finds the instance it made: one instance, ' +
+      'launched and ended once',
+    async () => {
+      const cloud = createFakeCloud(ts, { provider: 'vastai', pricePerHourMicros: PRICE, bootMs: 10 * SECOND });
+      cloud.loseCreateAnswers(1);
+      const input = launchInput({ provider: 'vastai' });
+      const { result } = await launchRunTerminate(cloud, input, 30 * MINUTE);
 
-    expect(result).toEqual({ instanceId: input.instanceId, outcome: 'terminated' });
-    const made = [...cloud.created.values()];
-    expect(made).toHaveLength(1);
-    expect(made[0]).toMatchObject({ name: input.providerName, status: 'terminated' });
-    expect(cloud.rows.get(input.instanceId)).toMatchObject({ provider_instance_id: made[0]!.id, status: 'terminated' });
-    expect(cloud.chargedMicros(input.instanceId)).toBeGreaterThan(0);
-  });
+      expect(result).toEqual({ instanceId: input.instanceId, outcome: 'terminated' });
+      const made = [...cloud.created.values()];
+      expect(made).toHaveLength(1);
+      expect(made[0]).toMatchObject({ name: input.providerName, status: 'terminated' });
+      expect(cloud.rows.get(input.instanceId)).toMatchObject({
+        provider_instance_id: made[0]!.id,
+        status: 'terminated',
+      });
+      expect(cloud.chargedMicros(input.instanceId)).toBeGreaterThan(0);
+    },
+  );
 });

@@ -92,33 +92,41 @@ const asSeenByWorkflow = (err: unknown) =>
     err as Error,
   );
 
-it('creates, records, then tells the observer (with the launch intervals), and answers the row with the boot deadline', async () => {
-  const { run, steps, watched } = oneStep({});
-  const done = (await run()) as LaunchedAtProvider;
-  expect(steps).toEqual(['intent', 'count', 'create', 'record', 'observer told']);
-  expect(done.row.provider_instance_id).toBe('pod-1');
-  expect(done.observerTold).toBe(true);
-  expect(watched).toEqual([[observerInputOf(input), input.instanceId]]);
-});
+it(
+  'creates, records, then tells the observer (with the launch intervals), ' +
+    'and answers the row with the boot deadline',
+  async () => {
+    const { run, steps, watched } = oneStep({});
+    const done = (await run()) as LaunchedAtProvider;
+    expect(steps).toEqual(['intent', 'count', 'create', 'record', 'observer told']);
+    expect(done.row.provider_instance_id).toBe('pod-1');
+    expect(done.observerTold).toBe(true);
+    expect(watched).toEqual([[observerInputOf(input), input.instanceId]]);
+  },
+);
 
-it('a refusal at the intent says nothing was sent: no compensation, and the client sees the refusal details unchanged', async () => {
-  const { run, steps } = oneStep({
-    intent: async () => Promise.reject(new LimitReachedError('live_instances', 3, 'at most 3 live instances')),
-  });
-  const err = await run().then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApplicationFailure);
-  expect(steps).toEqual(['intent']);
-  const refusal = failureOf(asSeenByWorkflow(err));
-  expect(refusal).toMatchObject({
-    type: 'limit_reached',
-    nothingSent: true,
-    details: [{ limit: 'live_instances', max: 3 }],
-  });
-  expect(nothingCreated(refusal, !refusal.nothingSent)).toBe(true);
-});
+it(
+  'a refusal at the intent says nothing was sent: no compensation, ' +
+    'and the client sees the refusal details unchanged',
+  async () => {
+    const { run, steps } = oneStep({
+      intent: async () => Promise.reject(new LimitReachedError('live_instances', 3, 'at most 3 live instances')),
+    });
+    const err = await run().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect(steps).toEqual(['intent']);
+    const refusal = failureOf(asSeenByWorkflow(err));
+    expect(refusal).toMatchObject({
+      type: 'limit_reached',
+      nothingSent: true,
+      details: [{ limit: 'live_instances', max: 3 }],
+    });
+    expect(nothingCreated(refusal, !refusal.nothingSent)).toBe(true);
+  },
+);
 
 it('a failure after the ask was sent carries no such word: the workflow compensates', async () => {
   const { run, steps } = oneStep({
@@ -134,19 +142,23 @@ it('a failure after the ask was sent carries no such word: the workflow compensa
   expect(nothingCreated(refusal, !refusal.nothingSent)).toBe(false);
 });
 
-it('a refusal at the intent after another worker already asked to create says nothing of the kind: the workflow compensates', async () => {
-  // A lost worker's create went through; its local activity starts again at attempt 1 on this worker, where
-  // the intent step fails. The database's count (1) says an ask was sent, whatever the engine's attempt says.
-  const { run, steps } = oneStep({
-    countedBefore: 1,
-    intent: async () => Promise.reject(new Error('connection terminated unexpectedly')),
-  });
-  const err = await run().then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(steps).toEqual(['intent']);
-  const refusal = failureOf(asSeenByWorkflow(err));
-  expect(refusal.nothingSent).toBeUndefined();
-  expect(nothingCreated(refusal, !refusal.nothingSent)).toBe(false);
-});
+it(
+  'a refusal at the intent after another worker already asked to create says nothing of the kind: the workflow ' +
+    'compensates',
+  async () => {
+    // A lost worker's create went through; its local activity starts again at attempt 1 on this worker, where
+    // the intent step fails. The database's count (1) says an ask was sent, whatever the engine's attempt says.
+    const { run, steps } = oneStep({
+      countedBefore: 1,
+      intent: async () => Promise.reject(new Error('connection terminated unexpectedly')),
+    });
+    const err = await run().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(steps).toEqual(['intent']);
+    const refusal = failureOf(asSeenByWorkflow(err));
+    expect(refusal.nothingSent).toBeUndefined();
+    expect(nothingCreated(refusal, !refusal.nothingSent)).toBe(false);
+  },
+);

@@ -30,7 +30,9 @@ interface Round {
   booting?: boolean;
   spotRunning?: boolean;
   failure?: { kind: FailureType; message: string; retryAfterMs?: number };
-  /** Nothing left to watch: the observer ends after this round (unless a launch is between its intent and its create). */
+  /**
+   * Nothing left to watch: the observer ends after this round (unless a launch is between its intent and its create).
+   */
   empty?: boolean;
   /** A live row without a provider id yet (a launch being created). */
   launching?: boolean;
@@ -118,58 +120,68 @@ async function observe(rounds: Round[], extra: { continueAsNewAfter?: number } =
 }
 
 describe('observeProviderInstances (time-skipping)', () => {
-  it('looks 1 s, 2 s, then every boot maximum while booting, then the spot interval, then the steady one, and ends', async () => {
-    const { gaps: g, rounds } = await observe([
-      { booting: true },
-      { booting: true },
-      { booting: true },
-      { booting: true },
-      { spotRunning: true },
-      { spotRunning: true },
-      {},
-      {},
-      { empty: true },
-    ]);
-    expect(rounds).toBe(9);
-    expect(g).toEqual([1, 2, 3, 3].map((s) => s * SECOND).concat([SPOT_MS, SPOT_MS, STEADY_MS, STEADY_MS]));
-  });
+  it(
+    'looks 1 s, 2 s, then every boot maximum while booting, ' + 'then the spot interval, then the steady one, and ends',
+    async () => {
+      const { gaps: g, rounds } = await observe([
+        { booting: true },
+        { booting: true },
+        { booting: true },
+        { booting: true },
+        { spotRunning: true },
+        { spotRunning: true },
+        {},
+        {},
+        { empty: true },
+      ]);
+      expect(rounds).toBe(9);
+      expect(g).toEqual([1, 2, 3, 3].map((s) => s * SECOND).concat([SPOT_MS, SPOT_MS, STEADY_MS, STEADY_MS]));
+    },
+  );
 
-  it('does not end while a launch is being created (a row without a provider id), and looks again at the boot pace', async () => {
-    // The launch's own word may not come (a process tells an observer at most once per wake gap): the round's
-    // rows are what keeps it. Without `launching` the first round would end it.
-    const { gaps: g, rounds } = await observe([
-      { empty: true, launching: true, booting: true },
-      { booting: true },
-      { empty: true },
-    ]);
-    expect(rounds).toBe(3);
-    expect(g).toEqual([1 * SECOND, 2 * SECOND]);
-  });
+  it(
+    'does not end while a launch is being created (a row without a provider id), ' + 'and looks again at the boot pace',
+    async () => {
+      // The launch's own word may not come (a process tells an observer at most once per wake gap): the round's
+      // rows are what keeps it. Without `launching` the first round would end it.
+      const { gaps: g, rounds } = await observe([
+        { empty: true, launching: true, booting: true },
+        { booting: true },
+        { empty: true },
+      ]);
+      expect(rounds).toBe(3);
+      expect(g).toEqual([1 * SECOND, 2 * SECOND]);
+    },
+  );
 
-  it('backs off after failures (double, at least Retry-After, at most the maximum) and one good round restores it', async () => {
-    const down = { kind: 'provider_unavailable' as const, message: 'HTTP 503' };
-    const { gaps: g } = await observe([
-      {},
-      { failure: down }, // 2 × steady
-      { failure: down }, // doubled
-      { failure: { kind: 'provider_rate_limited', message: '429', retryAfterMs: 400 * SECOND } }, // doubled: 480 s > 400 s
-      { failure: down }, // capped at 10 min
-      { failure: down },
-      {}, // recovered: steady again
-      {},
-      { empty: true },
-    ]);
-    expect(g).toEqual([
-      STEADY_MS,
-      2 * STEADY_MS,
-      4 * STEADY_MS,
-      8 * STEADY_MS,
-      MAX_BACKOFF_MS,
-      MAX_BACKOFF_MS,
-      STEADY_MS,
-      STEADY_MS,
-    ]);
-  });
+  it(
+    'backs off after failures (double, at least Retry-After, ' + 'at most the maximum) and one good round restores it',
+    async () => {
+      const down = { kind: 'provider_unavailable' as const, message: 'HTTP 503' };
+      const { gaps: g } = await observe([
+        {},
+        { failure: down }, // 2 × steady
+        { failure: down }, // doubled
+        // doubled: 480 s > 400 s
+        { failure: { kind: 'provider_rate_limited', message: '429', retryAfterMs: 400 * SECOND } },
+        { failure: down }, // capped at 10 min
+        { failure: down },
+        {}, // recovered: steady again
+        {},
+        { empty: true },
+      ]);
+      expect(g).toEqual([
+        STEADY_MS,
+        2 * STEADY_MS,
+        4 * STEADY_MS,
+        8 * STEADY_MS,
+        MAX_BACKOFF_MS,
+        MAX_BACKOFF_MS,
+        STEADY_MS,
+        STEADY_MS,
+      ]);
+    },
+  );
 
   it("waits at least a 429's Retry-After even on the first failure", async () => {
     const { gaps: g } = await observe([

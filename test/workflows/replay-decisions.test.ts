@@ -91,8 +91,10 @@ it('has every workflow-imported src/ module at its recorded fingerprint', () => 
   if (problems.length > 0) {
     throw new Error(
       `${problems.join('\n')}\n\n` +
-        'Workflows replay on what these modules decided. If a decision a running workflow makes changed, keep the old ' +
-        'one as it was (a versioned export, e.g. IDLE_STOP_DECISIONS_V1) and add the new one beside it (…_V2), chosen in ' +
+        'Workflows replay on what these modules decided. If a decision a running workflow makes changed, ' +
+        'keep the old ' +
+        'one as it was (a versioned export, e.g. IDLE_STOP_DECISIONS_V1) and add the new one beside it (…_V2), ' +
+        'chosen in ' +
         'the workflow behind patched() (docs/operations.md, "Deploys"). Then set the fingerprints in ' +
         `${path.relative(ROOT, FINGERPRINTS)} to:\n${JSON.stringify(current, null, 2)}`,
     );

@@ -68,7 +68,8 @@ it.each(recorded)("%s replays on today's code", async (file) => {
   if (result.error) {
     const workflowType = file.split('/')[0];
     throw new Error(
-      `${file} (workflow ${workflowType}) does not replay on today's code: ${result.error.name}: ${result.error.message}\n` +
+      `${file} (workflow ${workflowType}) does not replay on today's code: ${result.error.name}: ` +
+        `${result.error.message}\n` +
         'A change that running workflows would see goes behind patched() (docs/operations.md, "Deploys").',
     );
   }
@@ -79,7 +80,8 @@ it('has at least one recorded history of every workflow type the worker serves',
   const missing = workflowTypes.filter((type) => !families.has(type));
   if (missing.length > 0) {
     throw new Error(
-      `no recorded history of ${missing.join(', ')}: add a scenario to scripts/record-histories.ts and run npm run histories:record`,
+      `no recorded history of ${missing.join(', ')}: add a scenario to scripts/record-histories.ts and run npm run ` +
+        `histories:record`,
     );
   }
   expect(workflowTypes.length).toBeGreaterThan(0);

@@ -86,7 +86,8 @@ describe('webhookDelivery (time-skipping)', () => {
         expect(gap).toBeLessThan(DEFAULT_SCHEDULE[i]! + 2 * SECOND);
       });
       expect(delivery.attempts.every((a) => !a.manual)).toBe(true);
-      expect(await runTimeMs(handle)).toBeGreaterThanOrEqual(DEFAULT_SCHEDULE.reduce((a, b) => a + b)); // 27 h 35 min 5 s
+      // 27 h 35 min 5 s
+      expect(await runTimeMs(handle)).toBeGreaterThanOrEqual(DEFAULT_SCHEDULE.reduce((a, b) => a + b));
     });
   });
 
@@ -105,17 +106,20 @@ describe('webhookDelivery (time-skipping)', () => {
     });
   });
 
-  it('endpointChanged during a wait re-reads the delivery: a deactivated endpoint cancels it without an attempt', async () => {
-    const delivery = failingDelivery([5 * HOUR]);
-    await ts.withWorker(delivery.activities, async (taskQueue) => {
-      const handle = await start(taskQueue);
-      await ts.env.sleep(HOUR);
-      delivery.deactivateEndpoint();
-      await handle.signal('endpointChanged');
-      expect(await handle.result()).toEqual({ status: 'cancelled', nextAttemptAt: null });
-      expect(delivery.attempts).toHaveLength(1);
-      expect(delivery.adopted).toHaveLength(2);
-      expect(await runTimeMs(handle)).toBeLessThan(2 * HOUR);
-    });
-  });
+  it(
+    'endpointChanged during a wait re-reads the delivery: ' + 'a deactivated endpoint cancels it without an attempt',
+    async () => {
+      const delivery = failingDelivery([5 * HOUR]);
+      await ts.withWorker(delivery.activities, async (taskQueue) => {
+        const handle = await start(taskQueue);
+        await ts.env.sleep(HOUR);
+        delivery.deactivateEndpoint();
+        await handle.signal('endpointChanged');
+        expect(await handle.result()).toEqual({ status: 'cancelled', nextAttemptAt: null });
+        expect(delivery.attempts).toHaveLength(1);
+        expect(delivery.adopted).toHaveLength(2);
+        expect(await runTimeMs(handle)).toBeLessThan(2 * HOUR);
+      });
+    },
+  );
 });

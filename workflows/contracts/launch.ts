@@ -139,7 +139,8 @@ export interface LaunchResult {
   instanceId: string;
   /**
    * `boot_failed`: the provider failed the boot, or it passed its deadline; terminated, never charged.
-   * `idle_stopped`: terminated by its idle-stop rule (a runpod pod outside a schedule is stopped instead, and lives on).
+   * `idle_stopped`: terminated by its idle-stop rule (a runpod pod outside a schedule is stopped instead, and lives
+   * on).
    */
   outcome: 'terminated' | 'preempted' | 'lost' | 'boot_failed' | 'idle_stopped';
   /** Why, for `boot_failed` and `idle_stopped`. */

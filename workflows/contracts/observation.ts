@@ -58,7 +58,10 @@ export interface ObserverInput {
   steadyMs: number;
   /** Interval while a spot instance runs (INSTANCE_OBSERVE_SPOT_INTERVAL, 10 s). */
   spotMs: number;
-  /** Longest interval while an instance boots (looks 1 s, 2 s, … apart up to this; metering starts within it of the real start; 3 s). */
+  /**
+   * Longest interval while an instance boots (looks 1 s, 2 s, … apart up to this; metering starts within it of the real
+   * start; 3 s).
+   */
   bootMs: number;
   /**
    * Shortest time between the starts of two rounds a refresh asks for (`observeNow`), so that clients asking

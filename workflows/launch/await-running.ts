@@ -12,7 +12,9 @@ import { ensureObserver, takeObservation } from './observer';
 import { tellProgress } from './progress';
 import { requested, type LaunchContext } from './state';
 
-/** Acts on one word about a booting instance: a failed boot (its reason), running (metering starts), or still booting. */
+/**
+ * Acts on one word about a booting instance: a failed boot (its reason), running (metering starts), or still booting.
+ */
 async function onBootObservation(
   c: LaunchContext,
   seen: ProviderObservation | null,
@@ -28,7 +30,9 @@ async function onBootObservation(
   return 'booting';
 }
 
-/** Terminated at the provider (however long that takes), then `failed` with the reason and `instance.failed`; no charge. */
+/**
+ * Terminated at the provider (however long that takes), then `failed` with the reason and `instance.failed`; no charge.
+ */
 async function failBoot(c: LaunchContext, reason: string): Promise<string> {
   const endedAt = await endAtProvider(c, 'terminate', false);
   c.s.row = await c.acts.db.finishInstance(c.id, 'failed', 'instance.failed', endedAt!, { reason });

@@ -25,7 +25,8 @@ export const ApiKeyRow = z.object({
 });
 export type ApiKeyRow = z.infer<typeof ApiKeyRow>;
 
-const COLUMNS = sql.fragment`id, account_id, name, key_prefix, scopes, spend_limit_micros, spend_limit_period, expires_at,
+const COLUMNS = sql.fragment`id, account_id, name, key_prefix, scopes, spend_limit_micros, spend_limit_period,
+  expires_at,
   last_used_at, created_at, revoked_at`;
 
 /** `last_used_at` moves at most this often per key: a read per request, not a write per request. */
@@ -57,10 +58,12 @@ export function createApiKeyQueries(pool: Pool) {
       SELECT
         (SELECT COALESCE(-SUM(l.amount_micros), 0)::bigint FROM ledger_entries l
            JOIN instances i ON i.account_id = l.account_id AND COALESCE(i.provider_instance_id, i.id) = l.instance_id
-          WHERE l.account_id = ${accountId} AND l.type IN ('instance_charge', 'instance_storage_charge') AND i.api_key_id = ${keyId}
+          WHERE l.account_id = ${accountId} AND l.type IN ('instance_charge', 'instance_storage_charge')
+            AND i.api_key_id = ${keyId}
             AND l.created_at >= ${from.toISOString()}) AS charged,
         (SELECT COALESCE(SUM(price_per_hour_micros), 0)::bigint FROM instances
-          WHERE account_id = ${accountId} AND api_key_id = ${keyId} AND status NOT IN ('terminated', 'failed', 'stopped')) AS live_hourly`);
+          WHERE account_id = ${accountId} AND api_key_id = ${keyId} AND status NOT IN ('terminated', 'failed',
+            'stopped')) AS live_hourly`);
     return { chargedMicros: Number(row.charged), liveHourlyMicros: Number(row.live_hourly) };
   }
 
@@ -78,9 +81,11 @@ export function createApiKeyQueries(pool: Pool) {
       return pool.transaction(async (tx) => {
         if (check) await check(tx);
         const row = await tx.one(sql.type(ApiKeyRow)`
-          INSERT INTO service_keys (id, account_id, key_hash, key_prefix, name, scopes, spend_limit_micros, spend_limit_period, expires_at)
+          INSERT INTO service_keys (id, account_id, key_hash, key_prefix, name, scopes, spend_limit_micros,
+            spend_limit_period, expires_at)
           VALUES (${newId('key')}, ${accountId}, ${secret.hash}, ${secret.displayPrefix}, ${key.name},
-                  ${sql.array([...key.scopes], 'text')}, ${key.spendLimit?.micros ?? null}, ${key.spendLimit?.period ?? null},
+                  ${sql.array([...key.scopes], 'text')}, ${key.spendLimit?.micros ?? null},
+                    ${key.spendLimit?.period ?? null},
                   ${key.expiresAt ?? null})
           RETURNING ${COLUMNS}`);
         await insertEvent(tx, {
@@ -96,7 +101,8 @@ export function createApiKeyQueries(pool: Pool) {
     /** The account's keys that are not revoked, newest first. */
     async listApiKeys(accountId: string): Promise<readonly ApiKeyRow[]> {
       return pool.any(sql.type(ApiKeyRow)`
-        SELECT ${COLUMNS} FROM service_keys WHERE account_id = ${accountId} AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`);
+        SELECT ${COLUMNS} FROM service_keys WHERE account_id = ${accountId} AND revoked_at IS NULL
+          ORDER BY created_at DESC, id DESC`);
     },
 
     /** Revokes a live key of the account (its next request is 401, in every API process); null when none. */
@@ -127,7 +133,8 @@ export function createApiKeyQueries(pool: Pool) {
     async touchLastUsed(id: string): Promise<void> {
       await pool.query(sql.typeAlias('void')`
         UPDATE service_keys SET last_used_at = now()
-        WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_MS / 1000}))`);
+        WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < now()
+          - make_interval(secs => ${LAST_USED_RESOLUTION_MS / 1000}))`);
     },
 
     /** The key's charged spend in its current period and the hourly price of its live instances (micros). */

@@ -53,10 +53,13 @@ export function createCreditReversalQueries(pool: Pool) {
   }
 
   const reversals = {
-    /** Remembers which PaymentIntent paid a session (from `checkout.session.completed`): refunds and disputes name it. */
+    /**
+     * Remembers which PaymentIntent paid a session (from `checkout.session.completed`): refunds and disputes name it.
+     */
     async recordPaymentIntent(sessionId: string, paymentIntentId: string): Promise<void> {
       await pool.query(sql.typeAlias('void')`
-        UPDATE credit_topups SET payment_intent_id = ${paymentIntentId} WHERE session_id = ${sessionId} AND payment_intent_id IS NULL`);
+        UPDATE credit_topups SET payment_intent_id = ${paymentIntentId} WHERE session_id = ${sessionId}
+          AND payment_intent_id IS NULL`);
     },
 
     /**
@@ -108,7 +111,8 @@ export function createCreditReversalQueries(pool: Pool) {
         if (!topup) return { applied: false, reason: 'unknown_payment' } as const;
         if (topup.status !== 'credited') return { applied: false, reason: 'not_credited' } as const;
         const opened = await tx.maybeOne(sql.type(z.object({ amount_micros: z.number() }))`
-          SELECT amount_micros FROM ledger_entries WHERE account_id = ${topup.account_id} AND idempotency_key = ${`stripe:dispute:${input.disputeId}`}`);
+          SELECT amount_micros FROM ledger_entries WHERE account_id = ${topup.account_id}
+            AND idempotency_key = ${`stripe:dispute:${input.disputeId}`}`);
         if (input.phase === 'won' && !opened) return { applied: false, reason: 'nothing_new' } as const;
         const amount =
           input.phase === 'opened'
@@ -162,11 +166,13 @@ export function createCreditReversalQueries(pool: Pool) {
       const effect = r.kind === 'refund' ? 'refund' : `dispute:${r.disputeId}:${r.phase}`;
       const amount = r.kind === 'refund' ? r.amountRefundedCents : r.amountCents;
       await pool.query(sql.typeAlias('void')`
-        INSERT INTO early_credit_reversals AS e (payment_intent_id, effect, kind, amount_cents, charge_id, dispute_id, phase)
+        INSERT INTO early_credit_reversals AS e (payment_intent_id, effect, kind, amount_cents, charge_id, dispute_id,
+          phase)
         VALUES (${r.paymentIntentId}, ${effect}, ${r.kind}, ${amount}, ${r.kind === 'refund' ? r.chargeId : null},
           ${r.kind === 'dispute' ? r.disputeId : null}, ${r.kind === 'dispute' ? r.phase : null})
         ON CONFLICT (payment_intent_id, effect) DO UPDATE SET
-          amount_cents = greatest(e.amount_cents, excluded.amount_cents), charge_id = coalesce(excluded.charge_id, e.charge_id)`);
+          amount_cents = greatest(e.amount_cents, excluded.amount_cents), charge_id = coalesce(excluded.charge_id,
+            e.charge_id)`);
     },
 
     /**

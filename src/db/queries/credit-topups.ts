@@ -21,7 +21,8 @@ export const CreditTopupRow = z.object({
 });
 export type CreditTopup = z.infer<typeof CreditTopupRow>;
 
-const COLUMNS = sql.fragment`id, account_id, session_id, amount_micros, checkout_url, status, idempotency_key, request_hash,
+const COLUMNS = sql.fragment`id, account_id, session_id, amount_micros, checkout_url, status, idempotency_key,
+  request_hash,
   credited_entry_id, created_at, credited_at`;
 
 /** How long an Idempotency-Key of POST /v1/billing/credit replays its first answer (decisions.md: 24 h). */
@@ -69,14 +70,17 @@ export function createCreditTopupQueries(pool: Pool) {
               AND created_at <= now() - make_interval(hours => ${CREDIT_IDEMPOTENCY_WINDOW_HOURS})`);
         }
         const inserted = await tx.maybeOne(sql.type(CreditTopupRow)`
-          INSERT INTO credit_topups (id, account_id, session_id, amount_micros, checkout_url, idempotency_key, request_hash)
-          VALUES (${`topup_${randomToken(128)}`}, ${input.accountId}, ${input.sessionId}, ${input.amountMicros}, ${input.checkoutUrl},
+          INSERT INTO credit_topups (id, account_id, session_id, amount_micros, checkout_url, idempotency_key,
+            request_hash)
+          VALUES (${`topup_${randomToken(128)}`}, ${input.accountId}, ${input.sessionId}, ${input.amountMicros},
+            ${input.checkoutUrl},
                   ${input.idempotencyKey}, ${input.requestHash})
           ON CONFLICT (account_id, idempotency_key) DO NOTHING
           RETURNING ${COLUMNS}`);
         if (inserted) return { topup: inserted, inserted: true };
         const winner = await tx.one(sql.type(CreditTopupRow)`
-          SELECT ${COLUMNS} FROM credit_topups WHERE account_id = ${input.accountId} AND idempotency_key = ${input.idempotencyKey}`);
+          SELECT ${COLUMNS} FROM credit_topups WHERE account_id = ${input.accountId}
+            AND idempotency_key = ${input.idempotencyKey}`);
         return { topup: winner, inserted: false };
       });
     },

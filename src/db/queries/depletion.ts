@@ -73,7 +73,8 @@ export async function reviewAccountSpend(
     const accrual = await tx.one(sql.type(Accrual)`
       SELECT coalesce(sum(coalesce(price_per_hour_micros, quote_per_hour_micros, 0))
                FILTER (WHERE started_at IS NOT NULL AND metered_through IS NOT NULL), 0)::bigint
-        + (SELECT coalesce(sum(storage_per_hour_micros), 0) FROM instances WHERE account_id = ${accountId} AND status = 'stopped')::bigint AS accruing,
+        + (SELECT coalesce(sum(storage_per_hour_micros), 0) FROM instances WHERE account_id = ${accountId} AND
+          status = 'stopped')::bigint AS accruing,
         count(*)::int4 AS live
       FROM instances WHERE account_id = ${accountId} AND status = ANY(${burning()})`);
     const nowMs = lock.now_ms;

@@ -62,7 +62,8 @@ export function createEventQueries(pool: Pool) {
     async listForInstance(accountId: string, providerInstanceId: string): Promise<readonly EventRow[]> {
       return pool.any(sql.type(EventRow)`
         SELECT id, account_id, type, data, created_at FROM events
-        WHERE account_id = ${accountId} AND data->>'instance_id' = ${providerInstanceId} AND type LIKE ANY (ARRAY['instance.%', 'spot.%'])
+        WHERE account_id = ${accountId} AND data->>'instance_id' = ${providerInstanceId}
+          AND type LIKE ANY (ARRAY['instance.%', 'spot.%'])
         ORDER BY created_at, id LIMIT 500`);
     },
   };

@@ -23,7 +23,8 @@ export const FleetViewRow = z.object({
 });
 export type FleetViewRow = z.infer<typeof FleetViewRow>;
 
-const COLUMNS = sql.fragment`account_id, provider, instances, observed_at, failed_at, error_code, error_message, viewed_until`;
+const COLUMNS = sql.fragment`account_id, provider, instances, observed_at, failed_at, error_code, error_message,
+  viewed_until`;
 
 export function createFleetViewQueries(pool: Pool) {
   return {
@@ -37,7 +38,8 @@ export function createFleetViewQueries(pool: Pool) {
      */
     async listMeta(accountId: string): Promise<readonly FleetViewRow[]> {
       return pool.any(sql.type(FleetViewRow)`
-        SELECT account_id, provider, '[]'::jsonb AS instances, observed_at, failed_at, error_code, error_message, viewed_until
+        SELECT account_id, provider, '[]'::jsonb AS instances, observed_at, failed_at, error_code, error_message,
+          viewed_until
         FROM fleet_views WHERE account_id = ${accountId}`);
     },
 
@@ -78,13 +80,15 @@ export function createFleetViewQueries(pool: Pool) {
       await pool.query(sql.typeAlias('void')`
         INSERT INTO fleet_views (account_id, provider, viewed_until)
         SELECT ${accountId}, p, ${until.toISOString()} FROM unnest(${sql.array(providers, 'text')}) AS p
-        ON CONFLICT (account_id, provider) DO UPDATE SET viewed_until = greatest(fleet_views.viewed_until, excluded.viewed_until)`);
+        ON CONFLICT (account_id, provider) DO UPDATE SET viewed_until = greatest(fleet_views.viewed_until,
+          excluded.viewed_until)`);
     },
 
     /** Whether someone listed the account's instances recently enough that its observer keeps going. */
     async isViewed(accountId: string, provider: ProviderId): Promise<boolean> {
       const row = await pool.maybeOne(sql.type(z.object({ viewed: z.boolean() }))`
-        SELECT coalesce(viewed_until > now(), false) AS viewed FROM fleet_views WHERE account_id = ${accountId} AND provider = ${provider}`);
+        SELECT coalesce(viewed_until > now(), false) AS viewed FROM fleet_views WHERE account_id = ${accountId} AND
+          provider = ${provider}`);
       return row?.viewed ?? false;
     },
   };

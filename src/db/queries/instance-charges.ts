@@ -38,7 +38,8 @@ export function createInstanceChargeQueries(pool: Pool) {
               type: 'instance_charge',
               amountMicros: -amount,
               description:
-                `${row.gpu_count}× ${row.gpu_type} on ${row.provider}, ${new Date(from).toISOString()} – ${through.toISOString()}, ` +
+                `${row.gpu_count}× ${row.gpu_type} on ${row.provider}, ` +
+                `${new Date(from).toISOString()} – ${through.toISOString()}, ` +
                 `at $${(price / 1_000_000).toFixed(6).replace(/0{1,4}$/, '')}/h (${priceSource})`,
               instanceId: row.provider_instance_id ?? row.id,
               idempotencyKey: `charge:${id}:${to}`,
@@ -46,7 +47,8 @@ export function createInstanceChargeQueries(pool: Pool) {
             tx,
           );
         const updated = await tx.one(sql.type(InstanceRow)`
-          UPDATE instances SET metered_through = ${through.toISOString()}, updated_at = now() WHERE id = ${id} RETURNING ${COLUMNS}`);
+          UPDATE instances SET metered_through = ${through.toISOString()}, updated_at = now() WHERE id = ${id}
+            RETURNING ${COLUMNS}`);
         return { chargedMicros: amount, row: updated };
       });
     },

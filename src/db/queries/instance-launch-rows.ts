@@ -37,24 +37,29 @@ const RESET_ON_RESTART = [
 const resetWhenFailed = sql.join(
   RESET_ON_RESTART.map(
     (c) =>
-      sql.fragment`${sql.identifier([c])} = CASE WHEN instances.status = 'failed' THEN NULL ELSE ${sql.identifier(['instances', c])} END`,
+      sql.fragment`${sql.identifier([c])} = CASE WHEN instances.status = 'failed' THEN NULL
+        ELSE ${sql.identifier(['instances', c])} END`,
   ),
   sql.fragment`, `,
 );
 
 function upsertIntent(conn: CommonQueryMethods, input: IntentInput): Promise<InstanceRow> {
   return conn.one(sql.type(InstanceRow)`
-    INSERT INTO instances (id, account_id, request_hash, provider, provider_name, name, status, gpu_type, gpu_count, spot,
+    INSERT INTO instances (id, account_id, request_hash, provider, provider_name, name, status, gpu_type, gpu_count,
+      spot,
       region, docker_image, warnings, api_key_id, idle_stop)
-    VALUES (${input.id}, ${input.accountId}, ${input.requestHash}, ${input.provider}, ${input.providerName}, ${input.name},
+    VALUES (${input.id}, ${input.accountId}, ${input.requestHash}, ${input.provider}, ${input.providerName},
+      ${input.name},
       'provisioning', ${input.gpuType}, ${input.gpuCount}, ${input.spot}, ${input.region}, ${input.dockerImage},
-      ${sql.jsonb(input.warnings)}, ${input.apiKeyId ?? null}, ${input.idleStop ? sql.jsonb({ ...input.idleStop }) : null})
+      ${sql.jsonb(input.warnings)}, ${input.apiKeyId ?? null},
+        ${input.idleStop ? sql.jsonb({ ...input.idleStop }) : null})
     ON CONFLICT (id) DO UPDATE SET
       -- A failed earlier run left nothing running: start over clean (RESET_ON_RESTART).
       status = CASE WHEN instances.status = 'failed' THEN 'provisioning' ELSE instances.status END,
       ${resetWhenFailed},
       -- Admission's reservation (admit_launch) does not know the rule: until the provider create, the intent's is it.
-      idle_stop = CASE WHEN instances.status = 'failed' OR instances.provider_instance_id IS NULL THEN excluded.idle_stop ELSE instances.idle_stop END,
+      idle_stop = CASE WHEN instances.status = 'failed' OR instances.provider_instance_id IS NULL
+        THEN excluded.idle_stop ELSE instances.idle_stop END,
       updated_at = now()
     RETURNING ${COLUMNS}`);
 }
@@ -77,7 +82,8 @@ export function createInstanceLaunchQueries(pool: Pool) {
       // Admission's reservation does not know the idle-stop rule: until the provider create, the intent's is it.
       const admitted = await pool.maybeOne(sql.type(InstanceRow)`
         UPDATE instances SET updated_at = now(),
-          idle_stop = CASE WHEN provider_instance_id IS NULL THEN ${input.idleStop ? sql.jsonb({ ...input.idleStop }) : null}::jsonb ELSE idle_stop END
+          idle_stop = CASE WHEN provider_instance_id IS NULL
+            THEN ${input.idleStop ? sql.jsonb({ ...input.idleStop }) : null}::jsonb ELSE idle_stop END
         WHERE id = ${input.id} AND status <> 'failed' RETURNING ${COLUMNS}`);
       if (admitted) return admitted;
       return pool.transaction(async (tx) => {
@@ -124,7 +130,8 @@ export function createInstanceLaunchQueries(pool: Pool) {
     /** Says (once) that the connected key is not the one that created the instance; see `keyMismatchWarning`. */
     async setKeyWarning(id: string, warning: string): Promise<void> {
       await pool.query(sql.typeAlias('void')`
-        UPDATE instances SET key_warning = ${warning}, updated_at = now() WHERE id = ${id} AND key_warning IS DISTINCT FROM ${warning}`);
+        UPDATE instances SET key_warning = ${warning}, updated_at = now() WHERE id = ${id} AND key_warning IS DISTINCT
+          FROM ${warning}`);
     },
 
     /**
@@ -133,7 +140,8 @@ export function createInstanceLaunchQueries(pool: Pool) {
      */
     async recordCreated(id: string, i: ProviderInstance, keyFingerprint?: string): Promise<InstanceRow> {
       return pool.one(sql.type(InstanceRow)`
-        UPDATE instances SET provider_instance_id = ${i.id}, status = ${i.status}, provider_status = ${i.providerStatus},
+        UPDATE instances SET provider_instance_id = ${i.id}, status = ${i.status},
+          provider_status = ${i.providerStatus},
           price_per_hour_micros = coalesce(price_per_hour_micros, ${micros(i.pricePerHour)}),
           accepted_at = coalesce(accepted_at, now()),
           provider_key_fingerprint = coalesce(${keyFingerprint ?? null}, provider_key_fingerprint),

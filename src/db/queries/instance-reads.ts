@@ -39,13 +39,15 @@ export function createInstanceReadQueries(pool: Pool) {
 
     async findByProviderId(accountId: string, providerInstanceId: string): Promise<InstanceRow | null> {
       return pool.maybeOne(sql.type(InstanceRow)`
-        SELECT ${COLUMNS} FROM instances WHERE account_id = ${accountId} AND provider_instance_id = ${providerInstanceId}
+        SELECT ${COLUMNS} FROM instances WHERE account_id = ${accountId}
+          AND provider_instance_id = ${providerInstanceId}
         ORDER BY created_at DESC LIMIT 1`);
     },
 
     async findByProviderName(accountId: string, provider: string, providerName: string): Promise<InstanceRow | null> {
       return pool.maybeOne(sql.type(InstanceRow)`
-        SELECT ${COLUMNS} FROM instances WHERE account_id = ${accountId} AND provider = ${provider} AND provider_name = ${providerName}
+        SELECT ${COLUMNS} FROM instances WHERE account_id = ${accountId} AND provider = ${provider}
+          AND provider_name = ${providerName}
         ORDER BY created_at DESC LIMIT 1`);
     },
 
@@ -86,11 +88,14 @@ export function createInstanceReadQueries(pool: Pool) {
         z.object({ posted_micros: z.number(), charge_count: z.number(), meter_price_micros: z.number().nullable() }),
       )`
         SELECT coalesce(-sum(l.amount_micros), 0)::int8 AS posted_micros, count(l.id)::int4 AS charge_count,
-          (SELECT coalesce(price_per_hour_micros, quote_per_hour_micros) FROM instances WHERE id = ${row.id}) AS meter_price_micros
+          (SELECT coalesce(price_per_hour_micros, quote_per_hour_micros) FROM instances WHERE
+            id = ${row.id}) AS meter_price_micros
         FROM ledger_entries l WHERE l.account_id = ${accountId} AND l.instance_id = ${instanceId}`);
       const charges = await pool.any(sql.type(LedgerEntryRow)`
-        SELECT id, seq, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key, created_at
-        FROM ledger_entries WHERE account_id = ${accountId} AND instance_id = ${instanceId} ORDER BY seq DESC LIMIT ${limit}`);
+        SELECT id, seq, account_id, type, amount_micros, balance_after_micros, description, instance_id,
+          idempotency_key, created_at
+        FROM ledger_entries WHERE account_id = ${accountId} AND instance_id = ${instanceId} ORDER BY seq DESC
+          LIMIT ${limit}`);
       return { ...totals, charges };
     },
 
@@ -106,8 +111,14 @@ export function createInstanceReadQueries(pool: Pool) {
           (SELECT coalesce(-sum(l.amount_micros), 0) FROM ledger_entries l
             WHERE l.account_id = i.account_id AND l.instance_id = i.provider_instance_id)::int8 AS posted_micros
         FROM instances i
-        WHERE i.account_id = ${accountId} AND i.status IN ('terminated', 'failed') AND i.provider_instance_id IS NOT NULL
-          AND ${after ? sql.fragment`(date_trunc('milliseconds', i.created_at), i.id) < (${after.createdAt}::timestamptz, ${after.id})` : sql.fragment`true`}
+        WHERE i.account_id = ${accountId} AND i.status IN ('terminated', 'failed')
+          AND i.provider_instance_id IS NOT NULL
+          AND ${
+            after
+              ? sql.fragment`(date_trunc('milliseconds', i.created_at),
+            i.id) < (${after.createdAt}::timestamptz, ${after.id})`
+              : sql.fragment`true`
+          }
         ORDER BY date_trunc('milliseconds', i.created_at) DESC, i.id DESC LIMIT ${options.limit + 1}`);
       const data = rows.slice(0, options.limit);
       const last = data[data.length - 1];

@@ -48,8 +48,10 @@ export const EndedInstanceRow = InstanceRow.extend({ posted_micros: z.number() }
 export type EndedInstanceRow = z.infer<typeof EndedInstanceRow>;
 
 /** The columns of `InstanceRow`, in its order: what every query of a whole row selects or returns. */
-export const INSTANCE_COLUMNS = sql.fragment`id, account_id, request_hash, provider, provider_instance_id, provider_name, name, status, provider_status,
-  gpu_type, gpu_count, price_per_hour_micros, spot, region, docker_image, public_ip, ssh, warnings, started_at, metered_through,
+export const INSTANCE_COLUMNS = sql.fragment`id, account_id, request_hash, provider, provider_instance_id,
+  provider_name, name, status, provider_status,
+  gpu_type, gpu_count, price_per_hour_micros, spot, region, docker_image, public_ip, ssh, warnings, started_at,
+    metered_through,
   ended_at, end_reason, lifecycle_warning, created_at, provider_key_fingerprint, key_warning, accepted_at, idle_stop`;
 
 /** Statuses after which nothing runs at the provider on our behalf. */

@@ -91,16 +91,19 @@ export const AttemptRow = z.object({
 });
 export type AttemptRow = z.infer<typeof AttemptRow>;
 
-const JOB_COLUMNS = sql.fragment`j.id, j.account_id, j.api_key_id, j.request_hash, j.name, j.spec, j.status, j.exit_code, j.error,
+const JOB_COLUMNS = sql.fragment`j.id, j.account_id, j.api_key_id, j.request_hash, j.name, j.spec, j.status,
+  j.exit_code, j.error,
   j.created_at, j.ended_at,
   coalesce((SELECT -sum(l.amount_micros) FROM ledger_entries l JOIN job_attempts a
               ON l.account_id = a.account_id AND l.instance_id = a.instance_id
             WHERE a.job_id = j.id AND l.type = 'instance_charge'), 0)::bigint AS cost_micros`;
 
-const ATTEMPT_COLUMNS = sql.fragment`a.job_id, a.n, a.instance_row_id, a.provider, a.spot, a.price_per_hour_micros, a.instance_id,
+const ATTEMPT_COLUMNS = sql.fragment`a.job_id, a.n, a.instance_row_id, a.provider, a.spot, a.price_per_hour_micros,
+  a.instance_id,
   a.reported_at, a.exit_code, a.output_tail, a.started_at, a.ended_at, a.end_reason, a.end_detail, a.created_at,
   coalesce((SELECT -sum(l.amount_micros) FROM ledger_entries l
-            WHERE l.account_id = a.account_id AND l.instance_id = a.instance_id AND l.type = 'instance_charge'), 0)::bigint AS cost_micros`;
+            WHERE l.account_id = a.account_id AND l.instance_id = a.instance_id AND l.type = 'instance_charge'),
+              0)::bigint AS cost_micros`;
 
 export interface NewJob {
   id: string;
@@ -133,7 +136,8 @@ export function createJobQueries(pool: Pool) {
         RETURNING id`);
       if (inserted) return { job: (await jobById(pool, inserted.id))!, created: true };
       const earlier = await pool.one(sql.type(JobRow)`
-        SELECT ${JOB_COLUMNS} FROM jobs j WHERE j.account_id = ${job.accountId} AND j.idempotency_key = ${job.idempotencyKey}`);
+        SELECT ${JOB_COLUMNS} FROM jobs j WHERE j.account_id = ${job.accountId}
+          AND j.idempotency_key = ${job.idempotencyKey}`);
       return { job: earlier, created: false };
     },
 
@@ -199,8 +203,10 @@ export function createJobQueries(pool: Pool) {
       tokenHash: Buffer;
     }): Promise<void> {
       await pool.query(sql.typeAlias('void')`
-        INSERT INTO job_attempts (job_id, n, account_id, instance_row_id, provider, spot, price_per_hour_micros, token_hash)
-        VALUES (${a.jobId}, ${a.n}, ${a.accountId}, ${a.instanceRowId}, ${a.provider}, ${a.spot}, ${a.pricePerHourMicros},
+        INSERT INTO job_attempts (job_id, n, account_id, instance_row_id, provider, spot, price_per_hour_micros,
+          token_hash)
+        VALUES (${a.jobId}, ${a.n}, ${a.accountId}, ${a.instanceRowId}, ${a.provider}, ${a.spot},
+          ${a.pricePerHourMicros},
           ${sql.binary(a.tokenHash)})
         ON CONFLICT (job_id, n) DO UPDATE SET token_hash = EXCLUDED.token_hash WHERE job_attempts.reported_at IS NULL`);
     },
@@ -208,7 +214,8 @@ export function createJobQueries(pool: Pool) {
     /** The attempt's exit token (its hash), set as its instance is created; never once it has reported. */
     async setAttemptToken(jobId: string, n: number, tokenHash: Buffer): Promise<void> {
       await pool.query(sql.typeAlias('void')`
-        UPDATE job_attempts SET token_hash = ${sql.binary(tokenHash)} WHERE job_id = ${jobId} AND n = ${n} AND reported_at IS NULL`);
+        UPDATE job_attempts SET token_hash = ${sql.binary(tokenHash)} WHERE job_id = ${jobId} AND n = ${n}
+          AND reported_at IS NULL`);
     },
 
     async markAttemptLaunched(jobId: string, n: number, instanceId: string, pricePerHourMicros: number): Promise<void> {
@@ -230,7 +237,8 @@ export function createJobQueries(pool: Pool) {
       end: { reason: AttemptEndReason; detail: string | null; endedAt: Date },
     ): Promise<AttemptRow> {
       await pool.query(sql.typeAlias('void')`
-        UPDATE job_attempts SET end_reason = ${end.reason}, end_detail = ${end.detail}, ended_at = ${end.endedAt.toISOString()}
+        UPDATE job_attempts SET end_reason = ${end.reason}, end_detail = ${end.detail},
+          ended_at = ${end.endedAt.toISOString()}
         WHERE job_id = ${jobId} AND n = ${n} AND end_reason IS NULL`);
       return pool.one(
         sql.type(AttemptRow)`SELECT ${ATTEMPT_COLUMNS} FROM job_attempts a WHERE a.job_id = ${jobId} AND a.n = ${n}`,
@@ -243,7 +251,8 @@ export function createJobQueries(pool: Pool) {
      */
     async recordExitReport(tokenHash: Buffer, report: { exitCode: number; tail: string }): Promise<ExitReportOutcome> {
       const updated = await pool.maybeOne(sql.type(AttemptRow.extend({ account_id: z.string() }))`
-        UPDATE job_attempts a SET reported_at = clock_timestamp(), exit_code = ${report.exitCode}, output_tail = ${report.tail}
+        UPDATE job_attempts a SET reported_at = clock_timestamp(), exit_code = ${report.exitCode},
+          output_tail = ${report.tail}
         WHERE a.token_hash = ${sql.binary(tokenHash)} AND a.reported_at IS NULL AND a.end_reason IS NULL
         RETURNING ${ATTEMPT_COLUMNS}, a.account_id`);
       if (updated) return { recorded: updated };

@@ -112,7 +112,8 @@ export function decodeLedgerCursor(cursor: string): number | null {
   return Number.isSafeInteger(seq) && encodeCursor(seq) === cursor ? seq : null;
 }
 
-const COLUMNS = sql.fragment`id, seq, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key, created_at`;
+const COLUMNS = sql.fragment`id, seq, account_id, type, amount_micros, balance_after_micros, description, instance_id,
+  idempotency_key, created_at`;
 
 function checkEntry(input: PostEntryInput): void {
   if (!Number.isSafeInteger(input.amountMicros))
@@ -200,7 +201,8 @@ export function createLedgerQueries(pool: Pool) {
           await tx.query(sql.typeAlias('void')`
           SELECT FROM account_balances WHERE account_id = ${accountId} FOR UPDATE`);
           const existing = await tx.maybeOne(sql.type(LedgerEntryRow)`
-          SELECT ${COLUMNS} FROM ledger_entries WHERE account_id = ${accountId} AND idempotency_key = ${input.idempotencyKey}`);
+          SELECT ${COLUMNS} FROM ledger_entries WHERE account_id = ${accountId}
+            AND idempotency_key = ${input.idempotencyKey}`);
           if (existing) return { entry: existing, created: false };
           const moved = await tx.one(sql.type(z.object({ balance_micros: z.number(), depletion_open: z.boolean() }))`
           UPDATE account_balances SET balance_micros = balance_micros + ${input.amountMicros}, updated_at = now()
@@ -208,8 +210,10 @@ export function createLedgerQueries(pool: Pool) {
           RETURNING balance_micros, depleted_at IS NOT NULL AS depletion_open`);
           const balanceAfter = moved.balance_micros;
           const entry = await tx.one(sql.type(LedgerEntryRow)`
-          INSERT INTO ledger_entries (id, account_id, type, amount_micros, balance_after_micros, description, instance_id, idempotency_key, created_at)
-          VALUES (${newId('txn')}, ${accountId}, ${input.type}, ${input.amountMicros}, ${balanceAfter}, ${input.description},
+          INSERT INTO ledger_entries (id, account_id, type, amount_micros, balance_after_micros, description,
+            instance_id, idempotency_key, created_at)
+          VALUES (${newId('txn')}, ${accountId}, ${input.type}, ${input.amountMicros}, ${balanceAfter},
+            ${input.description},
                   ${input.instanceId ?? null}, ${input.idempotencyKey}, clock_timestamp())
           RETURNING ${COLUMNS}`);
           await emitBalanceEvents(tx, entry, balanceAfter - input.amountMicros, moved.depletion_open);

@@ -38,7 +38,8 @@ function countOf(accountId: string, check: LimitCheck) {
     case 'schedules':
       return sql.type(
         Count,
-      )`SELECT count(*)::int4 AS used, false AS present FROM schedules WHERE account_id = ${accountId} AND deleted_at IS NULL`;
+      )`SELECT count(*)::int4 AS used, false AS present FROM schedules WHERE account_id = ${accountId}
+        AND deleted_at IS NULL`;
     case 'webhooks':
       return sql.type(
         Count,
@@ -50,10 +51,12 @@ function countOf(accountId: string, check: LimitCheck) {
     case 'api_keys':
       return sql.type(
         Count,
-      )`SELECT count(*)::int4 AS used, false AS present FROM service_keys WHERE account_id = ${accountId} AND revoked_at IS NULL`;
+      )`SELECT count(*)::int4 AS used, false AS present FROM service_keys WHERE account_id = ${accountId}
+        AND revoked_at IS NULL`;
     case 'live_instances':
       return sql.type(Count)`
-        SELECT count(*)::int4 AS used, false AS present FROM instances WHERE account_id = ${accountId} AND status = ANY(${liveStatuses})`;
+        SELECT count(*)::int4 AS used, false AS present FROM instances WHERE account_id = ${accountId} AND
+          status = ANY(${liveStatuses})`;
     case 'webhook_urls':
       return sql.type(Count)`
         SELECT count(DISTINCT url)::int4 AS used, coalesce(bool_or(url = ${check.url}), false) AS present
@@ -105,8 +108,10 @@ export function createLimitQueries(pool: Pool, limits: AccountLimits) {
           (SELECT count(*) FROM webhook_endpoints WHERE account_id = ${accountId})::int4 AS webhooks,
           (SELECT count(DISTINCT url) FROM webhook_endpoints WHERE account_id = ${accountId})::int4 AS webhook_urls,
           (SELECT count(*) FROM ssh_keys WHERE account_id = ${accountId})::int4 AS ssh_keys,
-          (SELECT count(*) FROM instances WHERE account_id = ${accountId} AND status = ANY(${liveStatuses}))::int4 AS live_instances,
-          (SELECT count(*) FROM service_keys WHERE account_id = ${accountId} AND revoked_at IS NULL)::int4 AS api_keys`);
+          (SELECT count(*) FROM instances WHERE account_id = ${accountId} AND
+            status = ANY(${liveStatuses}))::int4 AS live_instances,
+          (SELECT count(*) FROM service_keys WHERE account_id = ${accountId}
+            AND revoked_at IS NULL)::int4 AS api_keys`);
     },
   };
 }

@@ -50,7 +50,8 @@ export function createPricingQueries(pool: Pool) {
           ]),
         );
         const refreshId = await tx.oneFirst(sql.type(z.object({ id: z.number() }))`
-          INSERT INTO pricing_refreshes (refreshed_at, outcome) VALUES (${now.toISOString()}, ${sql.jsonb(summary)}) RETURNING id`);
+          INSERT INTO pricing_refreshes (refreshed_at, outcome) VALUES (${now.toISOString()}, ${sql.jsonb(summary)})
+            RETURNING id`);
 
         const fresh: StoredOffer[] = [];
         for (const [provider, outcome] of Object.entries(outcomes) as [ProviderId, ProviderOutcome][]) {
@@ -59,7 +60,8 @@ export function createPricingQueries(pool: Pool) {
           await tx.query(sql.typeAlias('void')`DELETE FROM pricing_offers WHERE provider = ${provider}`);
           if (outcome.offers.length === 0) continue;
           await tx.query(sql.typeAlias('void')`
-            INSERT INTO pricing_offers (provider, gpu_type, spot, region, price_per_hour_micros, availability, refresh_id, fetched_at)
+            INSERT INTO pricing_offers (provider, gpu_type, spot, region, price_per_hour_micros, availability,
+              refresh_id, fetched_at)
             SELECT *, ${refreshId}::bigint, ${now.toISOString()}::timestamptz FROM ${sql.unnest(
               outcome.offers.map((o) => [
                 o.provider,
@@ -88,7 +90,8 @@ export function createPricingQueries(pool: Pool) {
           now,
         );
         const snapshotId = await tx.oneFirst(sql.type(z.object({ id: z.number() }))`
-          INSERT INTO pricing_snapshots (refresh_id, created_at, body) VALUES (${refreshId}, ${now.toISOString()}, ${sql.jsonb(snapshot as never)})
+          INSERT INTO pricing_snapshots (refresh_id, created_at, body) VALUES (${refreshId}, ${now.toISOString()},
+            ${sql.jsonb(snapshot as never)})
           RETURNING id`);
 
         const rows = historyRows(fresh);
@@ -104,8 +107,10 @@ export function createPricingQueries(pool: Pool) {
         await tx.query(sql.typeAlias('void')`
           DELETE FROM pricing_snapshots WHERE id < ${snapshotId} - 20`);
         await tx.query(sql.typeAlias('void')`
-          DELETE FROM pricing_refreshes WHERE refreshed_at < ${now.toISOString()}::timestamptz - make_interval(days => ${RETENTION_DAYS})
-            AND id NOT IN (SELECT refresh_id FROM pricing_offers) AND id NOT IN (SELECT refresh_id FROM pricing_snapshots)`);
+          DELETE FROM pricing_refreshes WHERE refreshed_at < ${now.toISOString()}::timestamptz
+            - make_interval(days => ${RETENTION_DAYS})
+            AND id NOT IN (SELECT refresh_id FROM pricing_offers) AND id NOT IN (SELECT refresh_id
+              FROM pricing_snapshots)`);
         await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${PRICING_CHANNEL}, ${String(snapshotId)})`);
         return { snapshotId, snapshot };
       });

@@ -24,7 +24,8 @@ const SealedRow = z.object({
   encryption_key_id: z.string(),
 });
 
-const PUBLIC_COLUMNS = sql.fragment`provider, display_label, key_hint, status, last_verified_at, created_at, updated_at`;
+const PUBLIC_COLUMNS = sql.fragment`provider, display_label, key_hint, status, last_verified_at, created_at,
+  updated_at`;
 
 export function createProviderKeyQueries(pool: Pool) {
   return {
@@ -34,9 +35,11 @@ export function createProviderKeyQueries(pool: Pool) {
       input: { provider: ProviderId; displayLabel: string; keyHint: string; sealed: SealedSecret },
     ): Promise<{ record: ProviderKeyRecord; created: boolean }> {
       const row = await pool.one(sql.type(ProviderKeyRow.extend({ created: z.boolean() }))`
-        INSERT INTO provider_keys (account_id, provider, display_label, key_hint, ciphertext, iv, auth_tag, encryption_key_id)
+        INSERT INTO provider_keys (account_id, provider, display_label, key_hint, ciphertext, iv, auth_tag,
+          encryption_key_id)
         VALUES (${accountId}, ${input.provider}, ${input.displayLabel}, ${input.keyHint},
-                ${sql.binary(input.sealed.ciphertext)}, ${sql.binary(input.sealed.iv)}, ${sql.binary(input.sealed.authTag)},
+                ${sql.binary(input.sealed.ciphertext)}, ${sql.binary(input.sealed.iv)},
+                  ${sql.binary(input.sealed.authTag)},
                 ${input.sealed.keyId})
         ON CONFLICT (account_id, provider) DO UPDATE SET
           display_label = EXCLUDED.display_label, key_hint = EXCLUDED.key_hint, ciphertext = EXCLUDED.ciphertext,
@@ -49,7 +52,8 @@ export function createProviderKeyQueries(pool: Pool) {
 
     async listProviderKeys(accountId: string): Promise<readonly ProviderKeyRecord[]> {
       return pool.any(sql.type(ProviderKeyRow)`
-        SELECT ${PUBLIC_COLUMNS} FROM provider_keys WHERE account_id = ${accountId} ORDER BY created_at DESC, provider`);
+        SELECT ${PUBLIC_COLUMNS} FROM provider_keys WHERE account_id = ${accountId} ORDER BY created_at DESC,
+          provider`);
     },
 
     async findSealedKey(accountId: string, provider: ProviderId): Promise<SealedSecret | null> {

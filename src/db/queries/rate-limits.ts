@@ -10,7 +10,9 @@ import { sql } from '../sql';
 const Grant = z.object({ key: z.string(), granted: z.number(), total: z.number() });
 
 export interface RateLimitStore {
-  /** Grants each ask up to `want` more requests in the window, never past `max`; `total` is the window's count after. */
+  /**
+   * Grants each ask up to `want` more requests in the window, never past `max`; `total` is the window's count after.
+   */
   reserve(
     windowStart: number,
     asks: readonly { key: string; want: number; max: number }[],

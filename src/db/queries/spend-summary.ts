@@ -35,7 +35,8 @@ export async function readSpendSummary(pool: Pool, accountId: string): Promise<S
             AND created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') AS spent,
         ((date_trunc('month', now() AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC')::text AS month_end,
         (SELECT count(*)::int FROM instances
-          WHERE account_id = ${accountId} AND status IN ('provisioning', 'running', 'stopping', 'terminating', 'unknown')) AS live`);
+          WHERE account_id = ${accountId} AND status IN ('provisioning', 'running', 'stopping', 'terminating',
+            'unknown')) AS live`);
     const availableMicros = spend.balanceMicros - spend.unchargedMicros;
     const burn = spend.burnPerHourMicros;
     const hoursLeftInMonth = Math.max(0, Date.parse(month.month_end) - spend.nowMs) / 3_600_000;

@@ -72,7 +72,8 @@ export function createSshKeyQueries(pool: Pool) {
         if (deleted.is_default) {
           await tx.query(sql.typeAlias('void')`
             UPDATE ssh_keys SET is_default = true
-            WHERE id = (SELECT id FROM ssh_keys WHERE account_id = ${accountId} ORDER BY created_at DESC, id DESC LIMIT 1)`);
+            WHERE id = (SELECT id FROM ssh_keys WHERE account_id = ${accountId} ORDER BY created_at DESC, id DESC
+              LIMIT 1)`);
         }
         return true;
       });

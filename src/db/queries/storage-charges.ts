@@ -43,7 +43,8 @@ export function createStorageChargeQueries(pool: Pool) {
       return pool.transaction(async (tx) => {
         const row = await tx.maybeOne(sql.type(StoppedRow)`
           SELECT account_id, status, provider, provider_instance_id,
-            ${ms('metered_through')} AS metered_through_ms, ${ms('storage_charged_through')} AS storage_charged_through_ms
+            ${ms('metered_through')} AS metered_through_ms,
+              ${ms('storage_charged_through')} AS storage_charged_through_ms
           FROM instances WHERE id = ${id} FOR UPDATE`);
         // Stopped, or being terminated after a stop (its storage has been charged since the stop, which a start
         // would have moved `metered_through` past).
@@ -65,7 +66,8 @@ export function createStorageChargeQueries(pool: Pool) {
               type: 'instance_storage_charge',
               amountMicros: -amount,
               description:
-                `storage of the stopped ${row.provider} instance, ${new Date(from).toISOString()} – ${through.toISOString()}, ` +
+                `storage of the stopped ${row.provider} instance, ` +
+                `${new Date(from).toISOString()} – ${through.toISOString()}, ` +
                 `at $${(perHourMicros / 1_000_000).toFixed(6)}/h`,
               instanceId: row.provider_instance_id ?? id,
               idempotencyKey: `storage:${id}:${to}`,
@@ -75,7 +77,8 @@ export function createStorageChargeQueries(pool: Pool) {
         }
         await tx.query(sql.typeAlias('void')`
           UPDATE instances SET storage_per_hour_micros = ${perHourMicros},
-            storage_charged_through = greatest(coalesce(storage_charged_through, ${through.toISOString()}), ${through.toISOString()}),
+            storage_charged_through = greatest(coalesce(storage_charged_through, ${through.toISOString()}),
+              ${through.toISOString()}),
             updated_at = now()
           WHERE id = ${id}`);
         return { chargedMicros: amount, accountId: row.account_id };

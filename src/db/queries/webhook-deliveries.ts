@@ -38,7 +38,8 @@ export const DeliveryRow = z.object({
   updated_at: z.string(),
 });
 export type DeliveryRow = z.infer<typeof DeliveryRow>;
-const DELIVERY_COLUMNS = sql.fragment`d.id, d.endpoint_id, d.event_id, d.status, d.attempt_count, d.next_attempt_at, d.created_at, d.updated_at`;
+const DELIVERY_COLUMNS = sql.fragment`d.id, d.endpoint_id, d.event_id, d.status, d.attempt_count, d.next_attempt_at,
+  d.created_at, d.updated_at`;
 
 /** Everything one attempt needs: where, with which secret, what. */
 export const DeliveryWork = z.object({
@@ -80,7 +81,13 @@ export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, '
         SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d
         WHERE d.account_id = ${accountId} AND d.endpoint_id = ${endpointId}
           AND ${options.status ? sql.fragment`d.status = ${options.status}` : sql.fragment`true`}
-          AND ${options.cursor === undefined ? sql.fragment`true` : sql.fragment`(d.created_at, d.id) < (${decodePageCursor(options.cursor)!.createdAt}::timestamptz, ${decodePageCursor(options.cursor)!.id})`}
+          AND ${
+            options.cursor === undefined
+              ? sql.fragment`true`
+              : sql.fragment`(d.created_at,
+            d.id) < (${decodePageCursor(options.cursor)!.createdAt}::timestamptz,
+              ${decodePageCursor(options.cursor)!.id})`
+          }
         ORDER BY d.created_at DESC, d.id DESC LIMIT ${options.limit + 1}`);
       const p = page(rows, options.limit);
       const ids = p.data.map((d) => d.id);
@@ -131,7 +138,8 @@ export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, '
       });
       const rows = await pool.any(sql.type(ClaimRow)`
         WITH batch AS (
-          SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED
+          SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at, id
+            LIMIT ${limit} FOR UPDATE SKIP LOCKED
         ),
         claimed AS (
           UPDATE events e SET dispatched_at = now() FROM batch WHERE e.id = batch.id
@@ -145,7 +153,8 @@ export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, '
         ),
         created AS (
           INSERT INTO webhook_deliveries (id, account_id, endpoint_id, event_id, status, lease_until)
-          SELECT delivery_id, account_id, endpoint_id, event_id, 'pending', now() + ${leaseMs} * interval '1 millisecond' FROM targets
+          SELECT delivery_id, account_id, endpoint_id, event_id, 'pending', now()
+            + ${leaseMs} * interval '1 millisecond' FROM targets
           ON CONFLICT (event_id, endpoint_id) DO NOTHING
           RETURNING id
         )
@@ -232,9 +241,11 @@ export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, '
           SELECT endpoint_id FROM webhook_deliveries WHERE id = ${id} FOR UPDATE`);
         if (!delivery) return null;
         await tx.query(sql.typeAlias('void')`
-          INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, response_body, error, success)
+          INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, response_body, error,
+            success)
           VALUES (${id}, ${attempt.attemptedAt.toISOString()}, ${attempt.statusCode}, ${attempt.latencyMs},
-                  ${attempt.responseBody?.replaceAll('\u0000', '') ?? null}, ${attempt.error?.slice(0, 500) ?? null}, ${attempt.success})`);
+                  ${attempt.responseBody?.replaceAll('\u0000', '') ?? null}, ${attempt.error?.slice(0, 500) ?? null},
+                    ${attempt.success})`);
         const status: DeliveryStatus = attempt.success
           ? 'succeeded'
           : onFailure.nextAttemptInMs === null
@@ -244,13 +255,19 @@ export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, '
           z.object({ attempt_count: z.number(), next_attempt_at: z.string().nullable() }),
         )`
           UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, status = ${status},
-            next_attempt_at = ${status === 'pending' ? sql.fragment`now() + ${onFailure.nextAttemptInMs} * interval '1 millisecond'` : sql.fragment`NULL`},
+            next_attempt_at = ${
+              status === 'pending'
+                ? sql.fragment`now()
+              + ${onFailure.nextAttemptInMs} * interval '1 millisecond'`
+                : sql.fragment`NULL`
+            },
             updated_at = now()
           WHERE id = ${id} RETURNING attempt_count, next_attempt_at`);
         let endpointDeactivated = false;
         if (attempt.success) {
           await tx.query(sql.typeAlias('void')`
-            UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${delivery.endpoint_id} AND failing_since IS NOT NULL`);
+            UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${delivery.endpoint_id}
+              AND failing_since IS NOT NULL`);
         } else {
           const ep = await tx.maybeOne(sql.type(z.object({ active: z.boolean() }))`
             UPDATE webhook_endpoints SET
@@ -258,7 +275,8 @@ export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, '
               -- The streak's length as the attempts' own times say it (what the deliveries list shows), not the
               -- moment this failure is recorded, which a busy worker reaches later.
               active = active AND coalesce(failing_since, ${attempt.attemptedAt.toISOString()}::timestamptz)
-                                  > ${attempt.attemptedAt.toISOString()}::timestamptz - ${onFailure.disableAfterMs} * interval '1 millisecond',
+                                  > ${attempt.attemptedAt.toISOString()}::timestamptz
+                                    - ${onFailure.disableAfterMs} * interval '1 millisecond',
               updated_at = CASE WHEN active THEN now() ELSE updated_at END
             WHERE id = ${delivery.endpoint_id} RETURNING active`);
           endpointDeactivated = ep !== null && !ep.active;
@@ -314,7 +332,8 @@ export function createWebhookDeliveryQueries(pool: Pool, vault: Pick<KeyVault, '
           ) AS i(delivery_id, attempted_at, status_code, latency_ms, response_body)
         ),
         updated AS (
-          UPDATE webhook_deliveries d SET attempt_count = attempt_count + 1, status = 'succeeded', next_attempt_at = NULL, updated_at = now()
+          UPDATE webhook_deliveries d SET attempt_count = attempt_count + 1, status = 'succeeded',
+            next_attempt_at = NULL, updated_at = now()
           FROM input i WHERE d.id = i.delivery_id AND d.status = 'pending'
           RETURNING d.id, d.endpoint_id
         ),

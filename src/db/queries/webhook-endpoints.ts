@@ -46,7 +46,8 @@ export function createWebhookEndpointQueries(pool: Pool, vault: Pick<KeyVault, '
     /** A page of the account's endpoints, newest first. */
     async listEndpoints(accountId: string, request: PageRequest): Promise<Page<EndpointRow>> {
       const rows = await pool.any(sql.type(EndpointRow)`
-        SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE account_id = ${accountId} AND ${afterListCursor(request.cursor)}
+        SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE account_id = ${accountId}
+          AND ${afterListCursor(request.cursor)}
         ORDER BY ${newestFirst} LIMIT ${request.limit + 1}`);
       return toPage(rows, request.limit);
     },

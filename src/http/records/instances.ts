@@ -1,4 +1,7 @@
-/** The instance record of the API (launch, stop, terminate, the list), and the mappings from a row and a provider's view. */
+/**
+ * The instance record of the API (launch, stop, terminate, the list), and the mappings from a row and a provider's
+ * view.
+ */
 import { z } from 'zod';
 import type { EventRow } from '../../db/queries/events';
 import type { EndedInstanceRow, InstanceCosts, InstanceRow } from '../../db/queries/instances';
@@ -161,8 +164,8 @@ export const InstanceDetail = InstanceRecord.extend({
   timeline: z
     .array(TimelineEntry)
     .describe(
-      'what happened to the instance, in the order it happened; `running` is at the start the provider reported, which can be a ' +
-        'moment before its create answered (`created`)',
+      'what happened to the instance, in the order it happened; `running` is at the start the provider reported, ' +
+        'which can be a moment before its create answered (`created`)',
     ),
   cost: z
     .object({
@@ -266,7 +269,9 @@ export function toInstanceDetail(row: InstanceRow, src: DetailSources): Instance
           provider_status: stillListed.instance.providerStatus,
           warnings: [
             ...(record.warnings ?? []),
-            `Ended here, but ${row.provider} still lists it (${stillListed.instance.providerStatus ?? stillListed.instance.status}); the service keeps terminating it.`,
+            `Ended here, but ${row.provider} still lists it ` +
+              `(${stillListed.instance.providerStatus ?? stillListed.instance.status}); the service keeps ` +
+              `terminating it.`,
           ],
           provider_view: {
             status: stillListed.instance.status,

@@ -94,8 +94,10 @@ export function registerAlertRoutes(api: ApiRouter, deps: { alerts: AlertQueries
     tag: 'Alerts',
     summary: 'Create a price-drop or budget alert',
     description:
-      'An alert moves `active → triggered` once: a `price_drop` when the lowest available offer for its GPU is at or below ' +
-      "`threshold_price` (checked as every pricing refresh lands), a `budget_limit` when the account's instance charges in " +
+      'An alert moves `active → triggered` once: a `price_drop` when the lowest available offer for its GPU is at or ' +
+      'below ' +
+      '`threshold_price` (checked as every pricing refresh lands), ' +
+      "a `budget_limit` when the account's instance charges in " +
       'the current UTC month reach `threshold_dollars` (checked as charges land). The move emits `alert.triggered`. ' +
       'Fields of the other type are refused.',
     auth: true,

@@ -35,7 +35,8 @@ const CreateApiKeyBody = z
       .refine((s) => new Set(s).size === s.length, 'each scope once')
       .describe('read: every GET; <family>:write: POST/PUT/DELETE of that family; keys:admin: /v1/api-keys'),
     spend_limit: SpendLimit.optional().describe(
-      "launches and scheduled runs are admitted only while the key's spend in the period plus the next hour of its live instances fits; at the cap its instances are ended",
+      "launches and scheduled runs are admitted only while the key's spend in the period plus the next hour of its " +
+        'live instances fits; at the cap its instances are ended',
     ),
     expires_at: z
       .string()
@@ -96,7 +97,8 @@ function assertWithinCreator(creator: ApiKeyRow, body: z.infer<typeof CreateApiK
       dollarsToMicros(limit.amount) > creator.spend_limit_micros
     ) {
       throw new ForbiddenError(
-        `This key is capped at $${microsToDollars(creator.spend_limit_micros).toFixed(2)} per ${creator.spend_limit_period}; ` +
+        `This key is capped at $${microsToDollars(creator.spend_limit_micros).toFixed(2)} per ` +
+          `${creator.spend_limit_period}; ` +
           `a key it makes needs a spend_limit per ${creator.spend_limit_period} of at most that.`,
       );
     }
@@ -123,7 +125,8 @@ export function registerApiKeyRoutes(
     tag: 'API keys',
     summary: 'Create an API key (shown once)',
     description:
-      'The new key holds at most what the key making it holds: its scopes, its spend cap (same period, no more) and its expiry.',
+      'The new key holds at most what the key making it holds: its scopes, its spend cap (same period, ' +
+      'no more) and its expiry.',
     auth: true,
     body: CreateApiKeyBody,
     responses: {

@@ -26,7 +26,8 @@ const SpendSummaryRecord = z.object({
   uncharged: z
     .number()
     .describe(
-      "dollars live instances (and stopped pods' storage) have run up since their last charge (charged at the next meter or end)",
+      "dollars live instances (and stopped pods' storage) have run up since their last charge (charged at the next " +
+        'meter or end)',
     ),
   available: z.number().describe('balance − uncharged: what launches are admitted against'),
   burn_rate_per_hour: z
@@ -194,7 +195,8 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
     summary:
       'Where the balance stands and where it goes: uncharged usage, burn rate, runway, month to date and forecast',
     description:
-      'Beyond the spec. Read in one snapshot: balance and month_to_date_spend agree with the ledger to the micro-dollar.',
+      'Beyond the spec. Read in one snapshot: balance and month_to_date_spend agree with the ledger to the ' +
+      'micro-dollar.',
     auth: true,
     responses: { 200: { description: 'The spend summary', schema: SpendSummaryRecord } },
     handler: async ({ accountId }) => {
@@ -246,7 +248,8 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
     description:
       'Creates a hosted Stripe checkout (payment mode, USD) for `amount` dollars and records a pending top-up. ' +
       'The balance grows by exactly that amount when Stripe reports the payment (POST /v1/billing/stripe/webhook). ' +
-      'Send an Idempotency-Key header to make retries safe (24 h): the same key and body replay the first answer, another body is 409.',
+      'Send an Idempotency-Key header to make retries safe (24 h): the same key and body replay the first answer, ' +
+      'another body is 409.',
     auth: true,
     body: CreditBody,
     responses: { 201: { description: 'The checkout to send the payer to', schema: CheckoutSession } },
@@ -301,12 +304,16 @@ export function registerBillingRoutes(api: ApiRouter, deps: BillingDeps): void {
     tag: 'Billing',
     summary: 'Stripe webhook endpoint (called by Stripe, not by clients)',
     description:
-      'No service key: the `Stripe-Signature` header is verified on the raw body with STRIPE_WEBHOOK_SECRET (400 when it is missing, ' +
+      'No service key: the `Stripe-Signature` header is verified on the raw body with STRIPE_WEBHOOK_SECRET (400 ' +
+      'when it is missing, ' +
       'wrong or older than 5 minutes; nothing changes). `checkout.session.completed` with `payment_status: paid` and ' +
       "`checkout.session.async_payment_succeeded` credit the pending top-up of that session once, only when Stripe's " +
-      '`amount_total` (USD) and `client_reference_id` match what was recorded. `charge.refunded` (full or partial) posts a negative ' +
-      '`credit_refund`, `charge.dispute.created` a negative `credit_dispute` and `charge.dispute.closed` with `won` reinstates it, ' +
-      'each once however often Stripe redelivers, with `billing.credit_reversed`; one that arrives before its top-up is credited is kept ' +
+      '`amount_total` (USD) and `client_reference_id` match what was recorded. `charge.refunded` (full or partial) ' +
+      'posts a negative ' +
+      '`credit_refund`, `charge.dispute.created` a negative `credit_dispute` and `charge.dispute.closed` with `won` ' +
+      'reinstates it, ' +
+      'each once however often Stripe redelivers, with `billing.credit_reversed`; one that arrives before its top-up ' +
+      'is credited is kept ' +
       'and applied when it credits. Every other event type is acknowledged and ignored.',
     auth: false,
     body: z.unknown().describe('a Stripe Event object, verified byte for byte'),

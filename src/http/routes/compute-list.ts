@@ -25,7 +25,10 @@ import type { ApiRouter } from '../route';
 import { isoTimestamp } from '../schemas';
 import { pathId } from '../text';
 
-/** `fresh`: the last round succeeded; `stale`: it failed (the last good view is shown); `pending`: no round has answered yet. */
+/**
+ * `fresh`: the last round succeeded; `stale`: it failed (the last good view is shown); `pending`: no round has answered
+ * yet.
+ */
 const VIEW_STATUSES = ['fresh', 'stale', 'pending'] as const;
 type ViewStatus = (typeof VIEW_STATUSES)[number];
 
@@ -171,7 +174,9 @@ export function fleetList(
   return { data, errors, providers };
 }
 
-/** Newest first by ISO timestamp (a plain comparison: localeCompare costs more than the rest of a 1,000-instance list). */
+/**
+ * Newest first by ISO timestamp (a plain comparison: localeCompare costs more than the rest of a 1,000-instance list).
+ */
 function newestFirst(a: { created_at: string | null }, b: { created_at: string | null }): number {
   const x = a.created_at ?? '';
   const y = b.created_at ?? '';
@@ -204,7 +209,9 @@ export interface ComputeListDeps {
 }
 
 export function registerComputeListRoute(api: ApiRouter, deps: ComputeListDeps): void {
-  /** The last answer per account with what it was built from: a dashboard polling an unchanged fleet costs no rebuild. */
+  /**
+   * The last answer per account with what it was built from: a dashboard polling an unchanged fleet costs no rebuild.
+   */
   const answers = new Map<string, { version: string; body: string }>();
   api.add({
     method: 'get',
@@ -212,11 +219,12 @@ export function registerComputeListRoute(api: ApiRouter, deps: ComputeListDeps):
     tag: 'Compute',
     summary: "All instances visible through the account's connected provider keys",
     description:
-      'Served from what the observers last listed at each provider (no provider call per request): each record has `observed_at`, ' +
-      '`providers` says per provider when it was observed and whether that view is `fresh`, `stale` (its last round failed; the ' +
-      'provider is also in `errors`) or `pending`. `?refresh=true` asks for a round now and answers when it ends or within a few seconds. ' +
-      'An instance leaves this list once it ended (terminate answered). `?status=ended` lists the ended instances instead, paged ' +
-      '(`limit`, `cursor`), newest first, each with `started_at`, `ended_at`, `end_kind`, `end_reason` and `total_cost`.',
+      'Served from what the observers last listed at each provider (no provider call per request): each record has ' +
+      '`observed_at`, `providers` says per provider when it was observed and whether that view is `fresh`, `stale` ' +
+      '(its last round failed; the provider is also in `errors`) or `pending`. `?refresh=true` asks for a round now ' +
+      'and answers when it ends or within a few seconds. An instance leaves this list once it ended (terminate ' +
+      'answered). `?status=ended` lists the ended instances instead, paged (`limit`, `cursor`), newest first, each ' +
+      'with `started_at`, `ended_at`, `end_kind`, `end_reason` and `total_cost`.',
     auth: true,
     query: ListQuery,
     responses: { 200: { description: 'Instances', schema: ListResponse } },
@@ -267,9 +275,12 @@ export function registerComputeListRoute(api: ApiRouter, deps: ComputeListDeps):
     tag: 'Compute',
     summary: 'One instance: its record, timeline, cost to date and charges',
     description:
-      'A managed instance of this account, live or ended: what happened to it and when (`timeline`), what it cost so far ' +
-      "(`cost.to_date` = the ledger's charges `cost.posted` + `cost.accrued` since its last charge), its latest charges and the " +
-      'price it runs at. An instance ended here that its provider still lists shows `terminating` with `provider_view`.',
+      'A managed instance of this account, live or ended: what happened to it and when (`timeline`), ' +
+      'what it cost so far ' +
+      "(`cost.to_date` = the ledger's charges `cost.posted` + `cost.accrued` since its last charge), " +
+      'its latest charges and the ' +
+      'price it runs at. An instance ended here that its provider still lists shows `terminating` with ' +
+      '`provider_view`.',
     auth: true,
     params: InstanceParams,
     responses: { 200: { description: 'The instance record', schema: InstanceDetail } },

@@ -27,8 +27,9 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
     tag: 'Compute',
     summary: 'Launch a GPU instance',
     description:
-      'Answers 201 once the provider accepted the create; the launchInstance workflow waits for running, meters and emits events. ' +
-      'Send an Idempotency-Key header to make retries safe: the same key and body replay the first answer, another body is 409.',
+      'Answers 201 once the provider accepted the create; the launchInstance workflow waits for running, meters and ' +
+      'emits events. Send an Idempotency-Key header to make retries safe: the same key and body replay the first ' +
+      'answer, another body is 409.',
     auth: true,
     body: LaunchBody,
     responses: {
@@ -67,8 +68,8 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
         200: { description: 'The instance record, after the provider confirmed', schema: InstanceRecord },
         202: {
           description:
-            'The provider has not confirmed within the answer bound (slow, unreachable, key removed); the request is kept and retried ' +
-            'by the instance workflow, and the record says why in `warnings`',
+            'The provider has not confirmed within the answer bound (slow, unreachable, key removed); the request is ' +
+            'kept and retried by the instance workflow, and the record says why in `warnings`',
           schema: InstanceRecord,
         },
       },
@@ -94,9 +95,12 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
     tag: 'Compute',
     summary: 'Start a stopped instance again (runpod)',
     description:
-      "Admitted like a launch, at the instance's own price: the available balance must cover the admission window of every live " +
-      'instance plus this one, and the account must be under its live-instance limit. Metering resumes when the instance is seen running; ' +
-      'its storage is charged until then. An instance already running answers as it is; one terminated while its start waited answers ' +
+      "Admitted like a launch, at the instance's own price: the available balance must cover the admission window of " +
+      'every live ' +
+      'instance plus this one, and the account must be under its live-instance limit. Metering resumes when the ' +
+      'instance is seen running; ' +
+      'its storage is charged until then. An instance already running answers as it is; one terminated while its ' +
+      'start waited answers ' +
       'with its terminated record.',
     auth: true,
     params: InstanceParams,
@@ -114,7 +118,8 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
       if (!row) throw new NotFoundError(`No instance ${params.provider_instance_id} in this account.`);
       if (row.provider !== 'runpod') {
         throw new UnsupportedOperationError(
-          `${row.provider} instances are never stopped (they are terminated), so there is nothing to start; launch a new one.`,
+          `${row.provider} instances are never stopped (they are terminated), ` +
+            `so there is nothing to start; launch a new one.`,
         );
       }
       if (row.status === 'running') return { body: toInstanceRecord(row) };

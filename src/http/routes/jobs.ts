@@ -120,8 +120,9 @@ export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
     tag: 'Jobs',
     summary: 'Run a command on the cheapest admitted GPU until it exits, relaunching it as its retry policy says',
     description:
-      'Every attempt is a managed instance admitted like a launch. The command runs inside a wrapper that reports its exit code; ' +
-      'the instance is then ended at once. Send an Idempotency-Key header to make retries safe (same key and body: the same job; another body: 409).',
+      'Every attempt is a managed instance admitted like a launch. The command runs inside a wrapper that reports ' +
+      'its exit code; the instance is then ended at once. Send an Idempotency-Key header to make retries safe (same ' +
+      'key and body: the same job; another body: 409).',
     auth: true,
     scope: 'compute:write',
     body: CreateBody,
@@ -191,7 +192,8 @@ export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
         if (cheapest !== null && spec.max_cost_micros < Math.ceil(cheapest / 60)) {
           const minute = Math.ceil(cheapest / 60) / 1_000_000;
           throw new UnsupportedOperationError(
-            `Invalid body: max_cost $${spec.max_cost_micros / 1_000_000} is below one minute ($${minute}) of the cheapest allowed offer ($${cheapest / 1_000_000}/h).`,
+            `Invalid body: max_cost $${spec.max_cost_micros / 1_000_000} is below one minute ($${minute}) of the ` +
+              `cheapest allowed offer ($${cheapest / 1_000_000}/h).`,
             [
               {
                 path: 'max_cost',
@@ -290,7 +292,8 @@ export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
     tag: 'Jobs',
     summary: "The job wrapper's exit report: the command's exit code and output tail, with the attempt's one-use token",
     description:
-      'Sent by the wrapper on the instance, not by users. A wrong token is 401, a used one (or an attempt already ended) 409; neither changes anything.',
+      'Sent by the wrapper on the instance, not by users. A wrong token is 401, ' +
+      'a used one (or an attempt already ended) 409; neither changes anything.',
     auth: false,
     body: ExitBody,
     responses: {

@@ -17,8 +17,9 @@ export function registerLimitRoutes(api: ApiRouter, deps: { limits: LimitQueries
     tag: 'Limits',
     summary: "The account's limits, each with its current use",
     description:
-      'A create that would take a count past its limit is refused with 422 `limit_reached` (details name the limit) and creates nothing. ' +
-      'Lists page with `limit` and `cursor`; unauthenticated requests and failed authentications are rate limited per client address.',
+      'A create that would take a count past its limit is refused with 422 `limit_reached` (details name the limit) ' +
+      'and creates nothing. Lists page with `limit` and `cursor`; unauthenticated requests and failed ' +
+      'authentications are rate limited per client address.',
     auth: true,
     responses: { 200: { description: 'Every limit with its use', schema: z.object({ data: z.array(LimitRecord) }) } },
     handler: async ({ accountId }) => {

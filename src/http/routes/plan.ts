@@ -94,10 +94,11 @@ export function registerPlanRoutes(api: ApiRouter, deps: PlanDeps): void {
     tag: 'Compute',
     summary: 'Plan a launch: price, warnings and admission, creating nothing',
     description:
-      'With `provider`: the launch body as POST /v1/compute/launch takes it; the answer says whether that launch would be admitted, and ' +
-      'if not, the status, code and message it would answer with. Without `provider`: `candidates` across providers, ranked as scheduled ' +
-      'runs rank offers (cheapest first; spot first when asked), admitted ones first, each with a ready `launch` body. When nothing ' +
-      'fits, the answer is the refusal itself (422 no_capacity, 402 insufficient_balance, …).',
+      'With `provider`: the launch body as POST /v1/compute/launch takes it; the answer says whether that launch ' +
+      'would be admitted, and if not, the status, code and message it would answer with. Without `provider`: ' +
+      '`candidates` across providers, ranked as scheduled runs rank offers (cheapest first; spot first when asked), ' +
+      'admitted ones first, each with a ready `launch` body. When nothing fits, the answer is the refusal itself ' +
+      '(422 no_capacity, 402 insufficient_balance, …).',
     auth: true,
     // Plans read: they create nothing, so a read-only key may plan.
     scope: 'read',

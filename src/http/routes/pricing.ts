@@ -80,9 +80,9 @@ export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCach
     tag: 'Pricing',
     summary: 'The GPU types: slugs, names, memory and the aliases each answers to (public)',
     description:
-      'Every route that takes a GPU type takes its slug or an alias naming it alone (`4090` is `rtx-4090`); a family name of ' +
-      'several (`h100`) is answered 400 with the slugs it could mean; a name of none is answered with a message pointing here (400; ' +
-      '404 on the pricing routes, which answer an unknown slug so).',
+      'Every route that takes a GPU type takes its slug or an alias naming it alone (`4090` is `rtx-4090`); a family ' +
+      'name of several (`h100`) is answered 400 with the slugs it could mean; a name of none is answered with a ' +
+      'message pointing here (400; 404 on the pricing routes, which answer an unknown slug so).',
     auth: false,
     responses: { 200: { description: 'The GPU types', schema: GpuTypes } },
     handler: () => ({ headers: { 'Cache-Control': CACHE_CONTROL }, body: gpuTypes }),
@@ -140,7 +140,8 @@ export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCach
     tag: 'Pricing',
     summary: 'Lowest on-demand price per provider over a period (public)',
     description:
-      'Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour; `30d` per 6 hours.',
+      'Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour; `30d` per 6 ' +
+      'hours.',
     auth: false,
     query: z.object({ gpu: gpuQuery, period: z.enum(['24h', '7d', '30d'], { required_error: 'required' }) }).strict(),
     responses: { 200: { description: 'History points', schema: History } },

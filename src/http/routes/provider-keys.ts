@@ -81,9 +81,12 @@ export function registerProviderKeyRoutes(
     const unseen = live.map((r) => r.provider_instance_id!).filter((id) => !visible.has(id));
     if (!unseen.length) return live.map((r) => r.id);
     throw new ConflictError(
-      `The new ${provider} key ${rejected ? `was rejected by ${PROVIDER_NAMES[provider]}, so it cannot see` : 'cannot see'} managed instances that are still live ` +
+      `The new ${provider} key ${
+        rejected ? `was rejected by ${PROVIDER_NAMES[provider]}, so it cannot see` : 'cannot see'
+      } managed instances that are still live ` +
         `(${unseen.slice(0, 10).join(', ')}${unseen.length > 10 ? ', …' : ''}); ` +
-        'it must belong to the provider account they run in, or terminate them first (POST /v1/compute/{id}/terminate).',
+        'it must belong to the provider account they run in, ' +
+        'or terminate them first (POST /v1/compute/{id}/terminate).',
       unseen.map((id) => ({
         path: 'instances',
         message: 'live managed instance the new key cannot see',
@@ -125,10 +128,11 @@ export function registerProviderKeyRoutes(
     tag: 'Provider keys',
     summary: "Connect (or replace) the account's key for a provider",
     description:
-      'One key per provider: 201 when new, 200 when it replaced the previous key. The key is verified with the provider first: ' +
-      'one it rejects is refused 422 `provider_error` with its reason and nothing is stored; one it accepts is saved `valid` with ' +
-      '`last_verified_at`; when the provider cannot be reached it is saved `unverified`. ' +
-      'A replacement must see every live managed instance of that provider (409 naming those it cannot see).',
+      'One key per provider: 201 when new, 200 when it replaced the previous key. The key is verified with the ' +
+      'provider first: one it rejects is refused 422 `provider_error` with its reason and nothing is stored; one it ' +
+      'accepts is saved `valid` with `last_verified_at`; when the provider cannot be reached it is saved ' +
+      '`unverified`. A replacement must see every live managed instance of that provider (409 naming those it cannot ' +
+      'see).',
     auth: true,
     body: ConnectBody,
     responses: {
@@ -162,7 +166,8 @@ export function registerProviderKeyRoutes(
     tag: 'Provider keys',
     summary: 'Check the saved key against the provider',
     description:
-      'Calls a cheap authenticated provider endpoint. 200 also when the key is invalid; 503 when the provider cannot be reached.',
+      'Calls a cheap authenticated provider endpoint. 200 also when the key is invalid; 503 when the provider cannot ' +
+      'be reached.',
     auth: true,
     params: ProviderParams,
     responses: { 200: { description: 'The verification outcome', schema: VerifyResult } },
@@ -202,8 +207,9 @@ export function registerProviderKeyRoutes(
       if (live.length) {
         const ids = live.map((r) => r.provider_instance_id!);
         throw new ConflictError(
-          `Managed ${params.provider} instances are still live (${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''}); ` +
-            'terminate them first (POST /v1/compute/{id}/terminate).',
+          `Managed ${params.provider} instances are still live (${ids.slice(0, 10).join(', ')}${
+            ids.length > 10 ? ', …' : ''
+          }); ` + 'terminate them first (POST /v1/compute/{id}/terminate).',
           ids.map((id) => ({ path: 'instances', message: 'live managed instance', instance_id: id })),
         );
       }

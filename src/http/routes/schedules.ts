@@ -134,7 +134,8 @@ function checkInterval(cron: string, minIntervalMs: number): void {
   const gapMs = shortestGapMs(cron);
   if (gapMs >= minIntervalMs) return;
   const minutes = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`);
-  const message = `fires ${minutes(gapMs)} apart at times; schedules may fire at most once every ${minutes(minIntervalMs)}`;
+  const message =
+    `fires ${minutes(gapMs)} apart at times; ` + `schedules may fire at most once every ${minutes(minIntervalMs)}`;
   throw new ValidationError(`Invalid body: cron ${message}.`, [{ path: 'cron', message }]);
 }
 
@@ -153,8 +154,9 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     tag: 'Schedules',
     summary: 'Create a scheduled GPU job (a Temporal Schedule firing on a five-field UTC cron)',
     description:
-      'Each firing picks the cheapest available offer for `gpu` among the connected providers that can run the job, launches it, ' +
-      'and ends it at the earliest of: the job ending, max_duration_hours after it started running, the moment its cost would exceed max_cost.',
+      'Each firing picks the cheapest available offer for `gpu` among the connected providers that can run the job, ' +
+      'launches it, and ends it at the earliest of: the job ending, max_duration_hours after it started running, the ' +
+      'moment its cost would exceed max_cost.',
     auth: true,
     body: CreateBody,
     responses: { 201: { description: 'The created schedule', schema: ScheduleRecord } },
@@ -215,7 +217,8 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     tag: 'Schedules',
     summary: 'Change any create field, or status (active | paused)',
     description:
-      'Applied to the row and the Temporal Schedule together: when the engine refuses or cannot be reached, neither changes (503). ' +
+      'Applied to the row and the Temporal Schedule together: when the engine refuses or cannot be reached, ' +
+      'neither changes (503). ' +
       'Changes to gpu, limits, image or script apply from the next run; `paused` stops firings until `active` again.',
     auth: true,
     params: IdParams,
@@ -290,7 +293,8 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
       // A trigger starts compute now, so the key must be allowed to launch, not only to edit schedules.
       if (!apiKey.scopes.includes('compute:write')) {
         throw new ForbiddenError(
-          'This API key lacks the scope "compute:write" that POST /v1/schedules/{id}/trigger needs as well as "schedules:write": a trigger launches an instance.',
+          'This API key lacks the scope "compute:write" that POST /v1/schedules/{id}/trigger needs as well as ' +
+            '"schedules:write": a trigger launches an instance.',
         );
       }
       const row = await findOr404(accountId, params.id);

@@ -172,7 +172,8 @@ export function registerWebhookRoutes(api: ApiRouter, deps: WebhookRouteDeps): v
     tag: 'Webhooks',
     summary: 'Register a webhook endpoint (the signing secret is shown only in this response)',
     description:
-      'url must be https (plain http only for hosts on the WEBHOOK_ALLOWED_HOSTS list) and must not resolve to a private, loopback, link-local, CGNAT, multicast or reserved address.',
+      'url must be https (plain http only for hosts on the WEBHOOK_ALLOWED_HOSTS list) and must not resolve to a ' +
+      'private, loopback, link-local, CGNAT, multicast or reserved address.',
     auth: true,
     body: CreateBody,
     responses: { 201: { description: 'The endpoint, with its secret', schema: WebhookWithSecret } },
@@ -221,7 +222,8 @@ export function registerWebhookRoutes(api: ApiRouter, deps: WebhookRouteDeps): v
     tag: 'Webhooks',
     summary: 'Update any of url, events, secret, active',
     description:
-      'Deactivating stops deliveries waiting for a retry (they become `cancelled`); reactivating clears the failure streak.',
+      'Deactivating stops deliveries waiting for a retry (they become `cancelled`); reactivating clears the failure ' +
+      'streak.',
     auth: true,
     params: IdParams,
     body: UpdateBody,
@@ -311,7 +313,8 @@ export function registerWebhookRoutes(api: ApiRouter, deps: WebhookRouteDeps): v
     tag: 'Webhooks',
     summary: 'Redeliver now, with the same webhook-id',
     description:
-      'A delivery waiting for a retry is attempted now (and keeps its schedule if this fails); a finished one (succeeded, failed, cancelled) gets exactly one more attempt. The attempt appears in the delivery log.',
+      'A delivery waiting for a retry is attempted now (and keeps its schedule if this fails); a finished one ' +
+      '(succeeded, failed, cancelled) gets exactly one more attempt. The attempt appears in the delivery log.',
     auth: true,
     params: DeliveryParams,
     responses: {

@@ -39,7 +39,8 @@ export const BILLING_COMMANDS: readonly CommandSpec[] = [
       ctx.out.print(
         summary,
         () =>
-          `spent this month (UTC): ${money(summary.month_to_date)} in ${summary.charges} charges; balance ${money(summary.balance)}\n`,
+          `spent this month (UTC): ${money(summary.month_to_date)} in ${summary.charges} charges; balance ` +
+          `${money(summary.balance)}\n`,
       );
     },
   },
@@ -100,7 +101,8 @@ export const BILLING_COMMANDS: readonly CommandSpec[] = [
       ctx.out.print(
         session,
         () =>
-          `pay at ${session.checkout_url}\n(session ${session.session_id}; the balance grows once Stripe confirms it)\n`,
+          `pay at ${session.checkout_url}\n(session ${session.session_id}; the balance grows once Stripe confirms ` +
+          `it)\n`,
       );
     },
   },

@@ -198,7 +198,9 @@ export const COMPUTE_COMMANDS: readonly CommandSpec[] = [
           record(
             {
               ...instanceRow(r),
-              cost_to_date: `${money(r.cost.to_date)} (charged ${money(r.cost.posted)} in ${r.charges.count}, accrued ${money(r.cost.accrued)})`,
+              cost_to_date:
+                `${money(r.cost.to_date)} (charged ${money(r.cost.posted)} in ${r.charges.count}, ` +
+                `accrued ${money(r.cost.accrued)})`,
               end: r.end_kind ? `${r.end_kind}${r.end_reason ? `: ${r.end_reason}` : ''}` : null,
               warnings: r.warnings?.join('; ') ?? null,
             },
@@ -266,7 +268,8 @@ export const COMPUTE_COMMANDS: readonly CommandSpec[] = [
       const byName = data.filter((i) => i.name === wanted && !['terminated', 'failed'].includes(i.status));
       if (!byId && byName.length > 1)
         throw new UsageError(
-          `${byName.length} instances are named ${JSON.stringify(wanted)}: give the id (${byName.map((i) => i.id).join(', ')})`,
+          `${byName.length} instances are named ${JSON.stringify(wanted)}: give the id ` +
+            `(${byName.map((i) => i.id).join(', ')})`,
         );
       const instance = byId ?? byName[0];
       if (!instance) throw new RefusedError(`no instance ${JSON.stringify(wanted)} (gpuo ls lists them)`);

@@ -142,7 +142,8 @@ export const JOB_COMMANDS: readonly CommandSpec[] = [
           'ended_at',
         ]);
         const rows = attempts.map((a) => ({ ...a, price_per_hour: money(a.price_per_hour), cost: money(a.cost) }));
-        return `${head}\n${table(rows, ['n', 'provider', 'spot', 'instance_id', 'price_per_hour', 'started_at', 'ended_at', 'end_reason', 'exit_code', 'cost'])}`;
+        const columns = ['n', 'provider', 'spot', 'instance_id', 'price_per_hour', 'started_at', 'ended_at'];
+        return `${head}\n${table(rows, [...columns, 'end_reason', 'exit_code', 'cost'])}`;
       });
     },
   },

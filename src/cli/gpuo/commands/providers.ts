@@ -52,7 +52,9 @@ export const PROVIDER_COMMANDS: readonly CommandSpec[] = [
       ctx.out.print(
         checked,
         () =>
-          `${checked.provider}: ${checked.valid ? 'valid' : 'invalid'} (${checked.status})${checked.message ? `: ${checked.message}` : ''}\n`,
+          `${checked.provider}: ${checked.valid ? 'valid' : 'invalid'} (${checked.status})${
+            checked.message ? `: ${checked.message}` : ''
+          }\n`,
       );
       if (!checked.valid) return 5;
     },

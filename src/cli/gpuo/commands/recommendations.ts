@@ -15,7 +15,10 @@ export const RECOMMENDATION_COMMANDS: readonly CommandSpec[] = [
         const rows = r.recommendations.map((x) => ({
           ...x,
           current: money(x.current_price_per_hour),
-          alternative: `${x.alternative.provider}${x.alternative.spot ? ' spot' : ''} ${money(x.alternative.price_per_hour)}`,
+          alternative: [
+            x.alternative.provider + (x.alternative.spot ? ' spot' : ''),
+            money(x.alternative.price_per_hour),
+          ].join(' '),
           monthly_savings: money(x.estimated_monthly_savings),
         }));
         const note = r.message ? `${r.message}\n` : '';
@@ -44,7 +47,8 @@ export const RECOMMENDATION_COMMANDS: readonly CommandSpec[] = [
       ctx.out.print(
         s,
         () =>
-          `${s.recommendation_count} recommendations, estimated monthly savings ${money(s.estimated_monthly_savings)}\n`,
+          `${s.recommendation_count} recommendations, ` +
+          `estimated monthly savings ${money(s.estimated_monthly_savings)}\n`,
       );
     },
   },
