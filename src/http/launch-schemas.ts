@@ -91,7 +91,12 @@ export const LaunchBody = z
     disk_gb: z.number().int().min(5).max(4000).optional(),
     region: text({ max: 64 }).optional(),
     ssh_key_name: text({ max: 64 }).optional(),
-    onstart_cmd: scriptText({ max: 4096 }).optional(),
+    onstart_cmd: scriptText({ max: 4096 })
+      .optional()
+      .describe(
+        "a startup command: vastai runs it as the instance's `onstart`, runpod as the container's command " +
+          "(in place of the image's default command); lambda takes none (422 unsupported_operation)",
+      ),
     idle_stop: IdleStopBody.optional(),
   })
   .strict()
