@@ -165,7 +165,7 @@ it('finishes a row whose instance vanished at the provider while nobody watched,
   expect(events[1]!.data.reason).toMatch(/no longer knows/);
 });
 
-it('ended here but run on by its provider: not listed live, its record terminating; reconciliation ends it', async () => {
+it('ended here, run on by its provider: not listed live, its record terminating; reconciliation ends it', async () => {
   const a = await t.connectedAccount('runpod');
   const { id, rowId } = await launchRunning(a, 'runpod');
   await killWorkflow(rowId);
