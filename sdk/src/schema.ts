@@ -2215,6 +2215,7 @@ export interface paths {
                         disk_gb?: number;
                         region?: string;
                         ssh_key_name?: string;
+                        /** @description a startup command: vastai runs it as the instance's `onstart`, runpod as the container's command (in place of the image's default command); lambda takes none (422 unsupported_operation) */
                         onstart_cmd?: string;
                         /** @description beyond the spec: stop (runpod) or terminate (vastai) the instance once every GPU reported utilization below the threshold for that long (the end is charged up to that moment, its record says why, and instance.idle_stopped is emitted). Not for lambda, which reports no GPU utilization. */
                         idle_stop?: {
@@ -2566,6 +2567,7 @@ export interface paths {
                         disk_gb?: number;
                         region?: string;
                         ssh_key_name?: string;
+                        /** @description a startup command: vastai runs it as the instance's `onstart`, runpod as the container's command (in place of the image's default command); lambda takes none (422 unsupported_operation) */
                         onstart_cmd?: string;
                         /** @description beyond the spec: stop (runpod) or terminate (vastai) the instance once every GPU reported utilization below the threshold for that long (the end is charged up to that moment, its record says why, and instance.idle_stopped is emitted). Not for lambda, which reports no GPU utilization. */
                         idle_stop?: {
@@ -4683,6 +4685,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         name: string;
+                        /** @description a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`) */
                         gpu: string;
                         template: string;
                         cron: string;
@@ -5160,6 +5163,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         name?: string;
+                        /** @description a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`) */
                         gpu?: string;
                         template?: string;
                         cron?: string;
@@ -6302,6 +6306,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         name?: string;
+                        /** @description a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`) */
                         gpu: string;
                         /** @default 1 */
                         gpu_count?: number;
@@ -7410,7 +7415,7 @@ export interface paths {
         };
         /**
          * The GPU types: slugs, names, memory and the aliases each answers to (public)
-         * @description Every route that takes a GPU type takes its slug or an alias naming it alone (`4090` is `rtx-4090`); a family name of several (`h100`) is answered 400 with the slugs it could mean; a name of none is answered with a message pointing here (400; 404 on the pricing routes, which answer an unknown slug so).
+         * @description Every route that takes a GPU type takes its slug or an alias naming it alone (`4090` is `rtx-4090`); a family name of several (`h100`) is answered 400 `validation_error` with the slugs it could mean; a name of none is answered 400 `validation_error` on every route, in one wording that points here.
          */
         get: {
             parameters: {
@@ -7664,7 +7669,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prices of one GPU type across the providers, with the cheapest available offer (public) */
+        /**
+         * Prices of one GPU type across the providers, with the cheapest available offer (public)
+         * @description `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of several GPU types (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a pointer to GET /v1/gpus in `details`.
+         */
         get: {
             parameters: {
                 query: {
@@ -7712,25 +7720,6 @@ export interface paths {
                 };
                 /** @description Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`) */
                 400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                details?: {
-                                    path?: string;
-                                    message: string;
-                                }[];
-                                request_id: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not found, or it belongs to another account (`not_found`) */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7828,7 +7817,7 @@ export interface paths {
         };
         /**
          * Lowest on-demand price per provider over a period (public)
-         * @description Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour; `30d` per 6 hours.
+         * @description Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour; `30d` per 6 hours. `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of several GPU types (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a pointer to GET /v1/gpus in `details`.
          */
         get: {
             parameters: {
@@ -7872,25 +7861,6 @@ export interface paths {
                 };
                 /** @description Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`) */
                 400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                details?: {
-                                    path?: string;
-                                    message: string;
-                                }[];
-                                request_id: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not found, or it belongs to another account (`not_found`) */
-                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9421,7 +9391,7 @@ export interface paths {
                          * @enum {string}
                          */
                         action?: "notify";
-                        /** @description normalized GPU slug, e.g. h100-80gb-sxm */
+                        /** @description a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`) */
                         gpu_type: string;
                         /** @description triggers when the lowest available offer is at or below this, dollars per GPU per hour */
                         threshold_price: number;

@@ -19,26 +19,21 @@ export const unknownGpuMessage = (name: string) =>
 /**
  * A GPU type as people type it: a slug, or an alias naming one slug (`4090` is `rtx-4090`), answered as the
  * slug; a name of several (`h100`) is refused with every slug it could mean, as is a name of none (with
- * {@link unknownGpuMessage}). The pricing routes take `gpuNameField`, which passes a name of none through: the
- * spec answers an unknown slug there with 404 (with the same message).
+ * {@link unknownGpuMessage}). Every route that takes a GPU type takes this field, so an unknown GPU is the
+ * same 400 `validation_error` in the same words on launch, plan, pricing, alerts, schedules and jobs.
  */
-function gpuName(unknown: 'refuse' | 'pass') {
-  return text({ max: 64 })
-    .transform((name, ctx) => {
-      const resolved = resolveGpuName(name);
-      if ('slug' in resolved) return resolved.slug;
-      if ('unknown' in resolved && unknown === 'pass') return name;
-      const message =
-        'candidates' in resolved
-          ? `names several GPU types (got ${echo(name)}): ${resolved.candidates.join(', ')}; send one of them`
-          : unknownGpuMessage(name);
-      ctx.addIssue({ code: 'custom', message });
-      return z.NEVER;
-    })
-    .describe('a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`)');
-}
-export const gpuTypeField = gpuName('refuse');
-export const gpuNameField = gpuName('pass');
+export const gpuTypeField = text({ max: 64 })
+  .transform((name, ctx) => {
+    const resolved = resolveGpuName(name);
+    if ('slug' in resolved) return resolved.slug;
+    const message =
+      'candidates' in resolved
+        ? `names several GPU types (got ${echo(name)}): ${resolved.candidates.join(', ')}; send one of them`
+        : unknownGpuMessage(name);
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  })
+  .describe('a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`)');
 
 /**
  * A container image reference (`ghcr.io/org/image:tag`, `pytorch/pytorch@sha256:…`): the one rule launch and
@@ -91,7 +86,12 @@ export const LaunchBody = z
     disk_gb: z.number().int().min(5).max(4000).optional(),
     region: text({ max: 64 }).optional(),
     ssh_key_name: text({ max: 64 }).optional(),
-    onstart_cmd: scriptText({ max: 4096 }).optional(),
+    onstart_cmd: scriptText({ max: 4096 })
+      .optional()
+      .describe(
+        "a startup command: vastai runs it as the instance's `onstart`, runpod as the container's command " +
+          "(in place of the image's default command); lambda takes none (422 unsupported_operation)",
+      ),
     idle_stop: IdleStopBody.optional(),
   })
   .strict()

@@ -11,6 +11,12 @@ import type { ProviderId } from '../providers/types';
 /** Intervals a launch runs with when the process was given none: the production defaults. */
 export const DEFAULT_LAUNCH_TIMING: LaunchTiming = { pollIntervalMs: 60_000, meterIntervalMs: 3_600_000 };
 
+/**
+ * Providers that run `onstart_cmd`: Vast.ai as `onstart`, RunPod as the container's command. Lambda's launch
+ * API takes no startup command, so a launch there that asks for one is refused rather than run without it.
+ */
+export const STARTUP_COMMAND_PROVIDERS: readonly ProviderId[] = ['runpod', 'vastai'];
+
 /** The body of POST /v1/compute/launch once parsed (defaults applied): `LaunchBody` in `src/http/launch-schemas.ts`. */
 export interface ParsedLaunchBody {
   provider: ProviderId;
@@ -74,7 +80,7 @@ export function launchInputOf(request: LaunchRequest, timing: LaunchTiming = DEF
     diskGb: body.disk_gb,
     region: body.region,
     sshKeyName: body.provider === 'lambda' ? body.ssh_key_name : undefined,
-    onstartCmd: body.provider === 'vastai' ? body.onstart_cmd : undefined,
+    onstartCmd: STARTUP_COMMAND_PROVIDERS.includes(body.provider) ? body.onstart_cmd : undefined,
     warnings: request.warnings,
     apiKeyId: request.apiKeyId,
     ...(body.idle_stop ? { idleStop: body.idle_stop } : {}),

@@ -7,7 +7,7 @@ import { ProviderNotConnectedError, UnsupportedOperationError, ValidationError }
 import { launchProblems } from '../providers/launch-problems';
 import type { ProviderCredentials } from '../providers/provider-credentials';
 import { PROVIDER_NAMES, type ProviderId } from '../providers/types';
-import type { ParsedLaunchBody } from './input';
+import { STARTUP_COMMAND_PROVIDERS, type ParsedLaunchBody } from './input';
 
 /** Spot only where the provider sells it today (decisions.md: vastai interruptible bids). */
 export const SPOT_PROVIDERS: readonly ProviderId[] = ['vastai'];
@@ -17,11 +17,15 @@ export const launchableOffer = (o: { provider: ProviderId; spot: boolean }): boo
   !o.spot || SPOT_PROVIDERS.includes(o.provider);
 
 /** Which capability fields each provider uses; the others are accepted and reported in `warnings`. */
-const CAPABILITY_FIELDS: Record<'volume_gb' | 'onstart_cmd' | 'ssh_key_name', ProviderId> = {
+const CAPABILITY_FIELDS: Record<'volume_gb' | 'ssh_key_name', ProviderId> = {
   volume_gb: 'runpod',
-  onstart_cmd: 'vastai',
   ssh_key_name: 'lambda',
 };
+
+/** The refusal of a startup command on a provider that cannot run one (422 `unsupported_operation`). */
+export const NO_STARTUP_COMMAND_MESSAGE =
+  'Lambda cannot run onstart_cmd: its launch API takes no startup command; ' +
+  'launch on runpod or vastai, or run the command over SSH once the instance is running.';
 
 /** The warnings a launch gives: capability fields the chosen provider does not use (accepted, ignored). */
 export function launchWarnings(body: ParsedLaunchBody): string[] {
@@ -37,7 +41,8 @@ export interface LaunchPolicyDeps {
 
 /**
  * The launch's checks before admission, in the launch's order (plan runs the same ones): spot where the
- * provider sells it, the provider's catalog limits, a connected key, an SSH key for Lambda. Throws the refusal.
+ * provider sells it, a startup command where the provider runs one, the provider's catalog limits, a connected
+ * key, an SSH key for Lambda. Throws the refusal.
  */
 export async function assertLaunchAllowed(
   deps: LaunchPolicyDeps,
@@ -50,6 +55,11 @@ export async function assertLaunchAllowed(
         ? 'Lambda has no spot capacity; launch without spot.'
         : 'RunPod no longer offers spot pods; launch without spot.',
     );
+  }
+  if (body.onstart_cmd !== undefined && !STARTUP_COMMAND_PROVIDERS.includes(body.provider)) {
+    throw new UnsupportedOperationError(NO_STARTUP_COMMAND_MESSAGE, [
+      { path: 'onstart_cmd', message: `runs on ${STARTUP_COMMAND_PROVIDERS.join(' and ')} only` },
+    ]);
   }
   const problems = launchProblems(body.provider, {
     gpuType: body.gpu_type,

@@ -1,8 +1,8 @@
 /**
  * GPU names as people type them, on the API with the simulators' prices: an alias naming one GPU type is that
  * type on every route (`4090` launches `rtx-4090`), a family name (`h100`) is 400 listing every slug it could
- * mean, and a name of none gets one wording on pricing, compare, history, plan and launch. `GET /v1/gpus` lists
- * the slugs with their aliases. Launch and schedules check an image by the same rule.
+ * mean, and a name of none is one status and wording on compare, history, plan, launch, alerts, schedules and
+ * jobs. `GET /v1/gpus` lists the slugs with their aliases. Launch and schedules check an image by the same rule.
  */
 import { createTestContext, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
@@ -63,32 +63,30 @@ it('`h100` is 400 listing the three H100 slugs on launch, plan, compare and hist
   expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
 });
 
-it(
-  'an unknown GPU gets the same wording on pricing compare, ' + 'history, plan and launch, and launches nothing',
-  async () => {
-    const a = await t.connectedAccount('vastai');
-    const wording = 'names no GPU type (got "tpu-v5"); GET /v1/gpus lists the GPU types and their aliases';
-    const launch = await t.http.post('/v1/compute/launch').set(a.auth).send({ provider: 'vastai', gpu_type: 'tpu-v5' });
-    const plan = await t.http.post('/v1/compute/plan').set(a.auth).send({ gpu_type: 'tpu-v5' });
-    for (const res of [launch, plan]) {
-      expect([res.status, res.body.error.code, res.body.error.details[0]]).toEqual([
-        400,
-        'validation_error',
-        { path: 'gpu_type', message: wording },
-      ]);
-    }
-    // The pricing routes answer an unknown slug 404 (the spec's status there), in the same words.
-    for (const path of ['/v1/pricing/compare?gpu=tpu-v5', '/v1/pricing/history?gpu=tpu-v5&period=7d']) {
-      const res = await t.http.get(path);
-      expect([res.status, res.body.error.code, res.body.error.message]).toEqual([
-        404,
-        'not_found',
-        `Invalid query: gpu ${wording}.`,
-      ]);
-    }
-    expect(t.sims.vastai.control.instances(a.simKey)).toEqual([]);
-  },
-);
+it('an unknown GPU is 400 validation_error in one wording on every route taking one; nothing is made', async () => {
+  const a = await t.connectedAccount('vastai');
+  const wording = 'names no GPU type (got "tpu-v5"); GET /v1/gpus lists the GPU types and their aliases';
+  const post = (path: string, body: object) => t.http.post(path).set(a.auth).send(body);
+  const answers = {
+    launch: await post('/v1/compute/launch', { provider: 'vastai', gpu_type: 'tpu-v5' }),
+    plan: await post('/v1/compute/plan', { gpu_type: 'tpu-v5' }),
+    compare: await t.http.get('/v1/pricing/compare?gpu=tpu-v5'),
+    history: await t.http.get('/v1/pricing/history?gpu=tpu-v5&period=7d'),
+    alert: await post('/v1/alerts', { type: 'price_drop', gpu_type: 'tpu-v5', threshold_price: 1 }),
+    schedule: await post('/v1/schedules', { name: 'n', gpu: 'tpu-v5', template: 'pytorch', cron: '0 2 * * *' }),
+    job: await post('/v1/jobs', { gpu: 'tpu-v5', command: 'python train.py' }),
+  };
+  const field = { compare: 'query.gpu', history: 'query.gpu', schedule: 'gpu', job: 'gpu' } as Record<string, string>;
+  for (const [route, res] of Object.entries(answers)) {
+    expect([route, res.status, res.body.error?.code, res.body.error?.details]).toEqual([
+      route,
+      400,
+      'validation_error',
+      expect.arrayContaining([{ path: field[route] ?? 'gpu_type', message: wording }]),
+    ]);
+  }
+  expect(t.sims.vastai.control.instances(a.simKey)).toEqual([]);
+});
 
 it('`4090` launches rtx-4090, and compare and history answer for the slug an alias names', async () => {
   const a = await t.connectedAccount('runpod');

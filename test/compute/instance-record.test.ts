@@ -2,31 +2,74 @@
  * The instance as a record a user can read, on the whole stack (API, Temporal dev server, Postgres, provider
  * simulators): `GET /v1/compute/{id}` with its timeline and cost to date for a running, a stopped, a terminated
  * and a preempted instance; the live list dropping an instance as soon as terminate answered; the ended list
- * with why each ended and what it cost.
+ * with why each ended and what it cost, as its end webhook says.
  */
 import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { createApp } from '../../src/http/app';
 import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { gpuoInProcess } from '../cli/in-process';
 import { createTestContext, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 import { eventually } from '../helpers/process';
 import { terminated } from '../helpers/terminate';
+import { startReceiver, startWebhookDispatcher, type Receiver } from '../helpers/webhooks';
 
 jest.setTimeout(120_000);
 
 let t: TestContext;
 let temporal: TemporalTestEnv;
+let receiver: Receiver;
+let dispatcher: Awaited<ReturnType<typeof startWebhookDispatcher>>;
+/** The API with webhooks allowed to reach the local receiver. */
+let api: ReturnType<typeof request>;
 
 beforeAll(async () => {
   t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 } });
+  api = request(createApp({ ...t.deps, webhooks: { allowedHosts: ['127.0.0.1'] } }).callback());
   temporal = await createTemporalTestEnv();
-  await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
+  receiver = await startReceiver();
+  const webhooks = { allowedHosts: ['127.0.0.1'], retryScheduleMs: [100, 100], timeoutMs: 2_000 };
+  await temporal.startWorker(
+    t.workerDeps({ webhooks: { databaseUrl: t.db.url, settings: webhooks } }),
+    t.deps.temporal.taskQueue,
+  );
+  dispatcher = await startWebhookDispatcher({
+    client: t.temporal,
+    taskQueue: t.deps.temporal.taskQueue,
+    databaseUrl: t.db.url,
+    tickMs: 500,
+  });
   for (const p of PROVIDERS) t.sims[p].control.setBootDelay(300);
 });
 afterAll(async () => {
-  await temporal.close();
-  await t.close();
+  await dispatcher?.stop();
+  await temporal?.close();
+  await receiver?.close();
+  await t?.close();
 });
+
+let hookSeq = 0;
+
+/** Subscribes the account to an end event at a path of its own on the receiver; returns the path. */
+async function subscribe(auth: Auth, event: string): Promise<string> {
+  const path = `/ends-${++hookSeq}`;
+  await api
+    .post('/v1/webhooks')
+    .set(auth)
+    .send({ url: receiver.url(path), events: [event] })
+    .expect(201);
+  return path;
+}
+
+/** The `data` of the end webhook delivered to `path`. */
+const deliveredEnd = (path: string, type: string) =>
+  eventually(
+    `the ${type} webhook`,
+    async () => receiver.on(path).find((w) => w.payload.type === type)?.payload.data as { cost: number } | undefined,
+    15_000,
+    150,
+  );
 
 type Auth = { Authorization: string };
 interface Record {
@@ -100,6 +143,7 @@ it.concurrent.each(PROVIDERS)(
     'gone from the live list at once',
   async (provider) => {
     const { a, id, price } = await launchRunning(provider);
+    const hook = await subscribe(a.auth, 'instance.terminated');
 
     const running = await record(a.auth, id);
     expect(running).toMatchObject({ id, status: 'running', price_per_hour: price, ended_at: null });
@@ -129,9 +173,10 @@ it.concurrent.each(PROVIDERS)(
     expect(ended.charges.count).toBe(ledger.count);
     expect(ended.timeline.map((e) => e.event)).toEqual(['requested', 'created', 'running', 'terminated']);
     expect(ended.timeline.at(-1)!.at).toBe(ended.ended_at);
-    // Its end event says what it cost and how long it ran.
+    // Its end event says what it cost and how long it ran, and so does the webhook that delivers it.
     const terminatedEvent = await endEvent(a.accountId, id, 'instance.terminated');
     expect(micros(terminatedEvent.cost)).toBe(ledger.total);
+    expect(micros((await deliveredEnd(hook, 'instance.terminated')).cost)).toBe(ledger.total);
     expect(terminatedEvent.duration_seconds).toBe(
       Math.round((Date.parse(ended.ended_at!) - Date.parse(ended.started_at!)) / 1000),
     );
@@ -169,6 +214,7 @@ it.concurrent(
     'its cost equal to its charges and to its end event',
   async () => {
     const { a, id } = await launchRunning('vastai', { spot: true });
+    const hook = await subscribe(a.auth, 'spot.preempted');
     t.sims.vastai.control.preempt(a.simKey, id, 'remove');
     const ended = await eventually(
       'the preemption on the record',
@@ -186,6 +232,7 @@ it.concurrent(
     expect(ledger.total).toBeGreaterThan(0);
     const preempted = await endEvent(a.accountId, id, 'spot.preempted');
     expect(micros(preempted.cost)).toBe(ledger.total);
+    expect(micros((await deliveredEnd(hook, 'spot.preempted')).cost)).toBe(ledger.total);
     expect(preempted.duration_seconds).toBe(
       Math.round((Date.parse(ended.ended_at!) - Date.parse(ended.started_at!)) / 1000),
     );

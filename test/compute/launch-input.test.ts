@@ -56,7 +56,7 @@ describe('launchInputOf', () => {
     expect(launchInputOf(request({}, { ...fields, provider: 'runpod' }))).toMatchObject({
       volumeGb: 20,
       sshKeyName: undefined,
-      onstartCmd: undefined,
+      onstartCmd: 'echo hi',
     });
     expect(launchInputOf(request({}, { ...fields, provider: 'lambda', region: 'us-east-1' }))).toMatchObject({
       volumeGb: undefined,

@@ -262,6 +262,44 @@ it.concurrent('launch validation and refusals: reports provider-only fields in w
   await terminated(t.http, a.auth, res.body.id);
 });
 
+it.concurrent("onstart_cmd on RunPod reaches the pod's create body as the container's command", async () => {
+  const a = await t.connectedAccount('runpod');
+  const script = 'pip install -r requirements.txt\npython train.py --epochs 3';
+  const res = await t.http
+    .post('/v1/compute/launch')
+    .set(a.auth)
+    .send(launchBody('runpod', { onstart_cmd: script }));
+  expect(res.status).toBe(201);
+  expect(res.body.warnings ?? []).toEqual([]);
+  const creates = t.sims.runpod.control.requests({ method: 'POST', path: /^\/v2\/pods$/, key: a.simKey });
+  expect(creates.map((c) => c.body)).toEqual([
+    expect.objectContaining({
+      env: expect.objectContaining({ GPUO_STARTUP_SCRIPT: script }),
+      args: 'bash -c \'eval "$GPUO_STARTUP_SCRIPT"\'',
+    }),
+  ]);
+  await terminated(t.http, a.auth, res.body.id);
+});
+
+it.concurrent(
+  'launch validation and refusals: onstart_cmd on Lambda answers 422 naming the field, and nothing is created',
+  async () => {
+    const a = await t.connectedAccount('lambda');
+    const res = await t.http
+      .post('/v1/compute/launch')
+      .set(a.auth)
+      .send(launchBody('lambda', { onstart_cmd: 'python train.py' }));
+    expect([res.status, res.body.error.code, res.body.error.details]).toEqual([
+      422,
+      'unsupported_operation',
+      [{ path: 'onstart_cmd', message: 'runs on runpod and vastai only' }],
+    ]);
+    expect(res.body.error.message).toMatch(/^Lambda cannot run onstart_cmd: its launch API takes no startup command/);
+    expect(t.sims.lambda.control.requests({ path: /instance-operations/, key: a.simKey })).toEqual([]);
+    expect(await t.sql('SELECT id FROM instances WHERE account_id = $1', [a.accountId])).toEqual([]);
+  },
+);
+
 it.concurrent(
   "launch validation and refusals: answers 502 provider_error with the provider's status for a refusal we cannot " +
     'map, and leaves nothing behind',

@@ -43,14 +43,14 @@ async function connect(auth: Auth, provider: ProviderId): Promise<string> {
 
 it("an admitted plan: its price and warnings are the launch's, and it created nothing", async () => {
   const a = await t.connectedAccount('runpod');
-  const body = { provider: 'runpod', gpu_type: 'rtx-a6000', onstart_cmd: 'echo hi' };
+  const body = { provider: 'runpod', gpu_type: 'rtx-a6000', ssh_key_name: 'laptop' };
   const planned = await plan(a.auth, body);
   expect(planned.status).toBe(200);
   expect(planned.body).toMatchObject({
     provider: 'runpod',
     admitted: true,
     refusal: null,
-    warnings: ['onstart_cmd applies to vastai only and was ignored'],
+    warnings: ['ssh_key_name applies to lambda only and was ignored'],
   });
   expect(planned.body.availability).toBeGreaterThan(0);
   nothingAt({ runpod: a.simKey });

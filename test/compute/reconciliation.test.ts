@@ -133,8 +133,8 @@ it(
 );
 
 it(
-  'adopts a running instance whose workflow is gone (adopt setting): managed again, metered from the adoption, ' +
-    'warned about',
+  'adopts a running instance whose workflow is gone (adopt setting): ' +
+    'managed again, metered from the adoption, warned about',
   async () => {
     const a = await t.connectedAccount('vastai');
     const { id, rowId } = await launchRunning(a, 'vastai');
@@ -178,3 +178,42 @@ it(
     expect(events[1]!.data.reason).toMatch(/no longer knows/);
   },
 );
+
+it('ended here, run on by its provider: not listed live, its record terminating; reconciliation ends it', async () => {
+  const a = await t.connectedAccount('runpod');
+  const { id, rowId } = await launchRunning(a, 'runpod');
+  await killWorkflow(rowId);
+  // Ended on our side, but the terminate did not stick: the pod still runs at RunPod.
+  await createInstanceQueries(t.db.pool).markEnded(rowId, 'terminated', 'instance.terminated', new Date());
+  type Detail = { status: string; provider_status: string | null; warnings?: string[]; provider_view?: object };
+  const detail = async () => (await t.http.get(`/v1/compute/${id}`).set(a.auth).expect(200)).body as Detail;
+  const liveIds = async () =>
+    ((await t.http.get('/v1/compute?refresh=true').set(a.auth).expect(200)).body.data as { id: string }[]).map(
+      (i) => i.id,
+    );
+
+  expect(await liveIds()).not.toContain(id);
+  const stillRunning = await eventually('a round after the end to list the pod', async () => {
+    await liveIds();
+    const d = await detail();
+    return d.provider_view ? d : undefined;
+  });
+  expect(stillRunning).toMatchObject({
+    status: 'terminating',
+    provider_status: 'RUNNING',
+    provider_view: { status: 'running', provider_status: 'RUNNING' },
+  });
+  expect(stillRunning.warnings!.join(' ')).toMatch(
+    /runpod still lists it \(RUNNING\); the service keeps terminating it/,
+  );
+
+  await reconcile('terminate');
+  expect(t.sims.runpod.control.instances(a.simKey)).toEqual([]);
+  expect(await liveIds()).not.toContain(id);
+  const ended = await eventually('the record to read terminated', async () => {
+    await liveIds();
+    const d = await detail();
+    return d.status === 'terminated' ? d : undefined;
+  });
+  expect(ended.provider_status).toBeNull();
+});

@@ -1,6 +1,7 @@
 /**
  * The worker is a real child process (`src/main-worker.ts`), killed with SIGKILL at the worst moments and
- * started again: right after the provider accepted a create, and in the middle of metering.
+ * started again: right after the provider accepted a create, in the middle of metering, and right after a
+ * terminate answered (the instance stays out of the live list).
  */
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
@@ -141,6 +142,22 @@ it(
     const terminated = await http.post(`/v1/compute/${id}/terminate`).set(auth);
     expect(terminated.status).toBe(200);
     expect(terminated.body.status).toBe('terminated');
+    // The worker dies right after the terminate answered: the next list leaves the instance out, whatever the
+    // observers' last round listed, and so does a list refreshed by the restarted worker.
+    await killWorker(worker);
+    const liveIds = async (query = '') =>
+      ((await http.get(`/v1/compute${query}`).set(auth).expect(200)).body.data as { id: string }[]).map((i) => i.id);
+    expect(await liveIds()).not.toContain(id);
+    worker = startWorker();
+    const restarted = worker;
+    await eventually('the restarted worker to poll', async () =>
+      restarted.output().includes('"worker polling"') ? true : undefined,
+    );
+    expect(await liveIds('?refresh=true')).not.toContain(id);
+    expect((await http.get(`/v1/compute/${id}`).set(auth).expect(200)).body).toMatchObject({
+      status: 'terminated',
+      end_kind: 'terminated',
+    });
 
     // No interval charged twice, none skipped: the charges add up to price × (metered_through − started_at).
     const [row] = await db.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(

@@ -176,10 +176,10 @@ describe('compare', () => {
     );
   });
 
-  it('answers 404 for an unknown GPU and 400 without one', async () => {
+  it('answers 400 for an unknown GPU and without one', async () => {
     const unknown = await http.get('/v1/pricing/compare?gpu=tpu-v5');
-    expect(unknown.status).toBe(404);
-    expect(unknown.body.error.code).toBe('not_found');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.code).toBe('validation_error');
     const missing = await http.get('/v1/pricing/compare');
     expect(missing.status).toBe(400);
     expect(missing.body.error.details).toEqual([{ path: 'query.gpu', message: 'required' }]);
@@ -224,6 +224,6 @@ describe('history', () => {
   it('validates gpu and period', async () => {
     expect((await http.get('/v1/pricing/history?gpu=rtx-4090&period=1y')).status).toBe(400);
     expect((await http.get('/v1/pricing/history?gpu=rtx-4090')).status).toBe(400);
-    expect((await http.get('/v1/pricing/history?gpu=nope&period=24h')).status).toBe(404);
+    expect((await http.get('/v1/pricing/history?gpu=nope&period=24h')).status).toBe(400);
   });
 });

@@ -42,7 +42,7 @@ export function launchBody(offer: PlannedLaunch, s: Settings, templates: Templat
   if (s.disk_gb) body.disk_gb = Number(s.disk_gb);
   if (offer.provider === 'runpod' && s.volume_gb) body.volume_gb = Number(s.volume_gb);
   if (offer.provider === 'lambda' && s.ssh_key_name) body.ssh_key_name = s.ssh_key_name;
-  if (offer.provider === 'vastai' && s.onstart_cmd.trim()) body.onstart_cmd = s.onstart_cmd;
+  if (offer.provider !== 'lambda' && s.onstart_cmd.trim()) body.onstart_cmd = s.onstart_cmd;
   if (offer.provider !== 'lambda' && s.idle_stop) {
     body.idle_stop = { utilization_below_percent: Number(s.idle_percent), for_minutes: Number(s.idle_minutes) };
   }
@@ -146,7 +146,7 @@ export function SettingsForm({
             {sshKeys.length === 0 ? ' (none yet: add one in settings)' : ''}.
           </p>
         )}
-        {offer.provider === 'vastai' ? (
+        {offer.provider !== 'lambda' ? (
           <div>
             <label for="launch-onstart">On-start command</label>
             <input id="launch-onstart" value={settings.onstart_cmd} onInput={set('onstart_cmd')} />

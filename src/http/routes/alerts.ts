@@ -10,7 +10,7 @@ import {
 } from '../../db/queries/alerts';
 import type { LimitQueries } from '../../db/queries/limits';
 import { dollarsToMicros } from '../../domain/money';
-import { isKnownGpuSlug } from '../../providers/gpu-catalog';
+import { gpuTypeField } from '../launch-schemas';
 import { NotFoundError } from '../../errors';
 import type { ApiRouter } from '../route';
 import { Deleted } from '../schemas';
@@ -28,11 +28,7 @@ const PriceDropBody = z
   .object({
     type: z.literal('price_drop'),
     action: z.enum(['notify']).default('notify').describe('price_drop alerts only notify'),
-    gpu_type: z
-      .string()
-      .max(100)
-      .refine(isKnownGpuSlug, 'is not a known GPU slug (see GET /v1/pricing for the list)')
-      .describe('normalized GPU slug, e.g. h100-80gb-sxm'),
+    gpu_type: gpuTypeField,
     threshold_price: dollars(10_000).describe(
       'triggers when the lowest available offer is at or below this, dollars per GPU per hour',
     ),

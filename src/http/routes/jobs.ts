@@ -16,11 +16,10 @@ import {
 } from '../../errors';
 import { JOB_PROVIDERS } from '../../jobs/providers';
 import { envSealContext, hashExitToken } from '../../jobs/start-command';
-import { isKnownGpuSlug } from '../../providers/gpu-catalog';
 import type { ProviderCredentials } from '../../providers/provider-credentials';
 import { PROVIDERS, type ProviderId } from '../../providers/types';
 import type { JobClient } from '../../workflow-clients/jobs';
-import { IdleStopBody } from '../launch-schemas';
+import { gpuTypeField, IdleStopBody } from '../launch-schemas';
 import { ListQuery, pageOf } from '../paging';
 import { JobRecord, toJobRecord } from '../records/jobs';
 import type { ApiRouter } from '../route';
@@ -41,7 +40,7 @@ const money = z
 const CreateBody = z
   .object({
     name: text({ max: 100, trim: true }).optional(),
-    gpu: z.string().min(1).max(64).refine(isKnownGpuSlug, 'unknown GPU type (GET /v1/pricing lists them)'),
+    gpu: gpuTypeField,
     gpu_count: z.number().int().min(1).max(8).default(1),
     template: z
       .string()

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import type { PricingQueries } from '../../db/queries/pricing';
 import { microsToDollars } from '../../domain/money';
 import { cheapestAvailable, HISTORY_PERIODS, type HistoryPeriod } from '../../domain/pricing';
-import { ApiError, NotFoundError } from '../../errors';
+import { ApiError } from '../../errors';
 import { allGpuSlugs, gpuAliases, gpuBySlug, gpuFamilies } from '../../providers/gpu-catalog';
-import { gpuNameField, unknownGpuMessage } from '../launch-schemas';
+import { gpuTypeField } from '../launch-schemas';
 import { PROVIDERS } from '../../providers/types';
 import type { PricingCache } from '../../db/pricing-cache';
 import type { ApiRouter } from '../route';
@@ -34,7 +34,12 @@ const History = z.object({
   data: z.array(z.object({ timestamp: isoTimestamp, provider: z.enum(PROVIDERS), min_price_per_hour: z.number() })),
 });
 
-const gpuQuery = z.string({ required_error: 'required' }).pipe(gpuNameField);
+/** How the routes that take a GPU type answer a name of none or of several (as launch, plan, alerts, schedules). */
+const UNKNOWN_GPU_ANSWER =
+  '`gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of several GPU types (`h100`) or of ' +
+  'none is 400 `validation_error`, with the slugs it could mean or a pointer to GET /v1/gpus in `details`.';
+
+const gpuQuery = z.string({ required_error: 'required' }).pipe(gpuTypeField);
 
 const GpuType = z.object({
   gpu_type: z.string().describe('the slug every route takes'),
@@ -59,10 +64,10 @@ class PricesNotReadyError extends ApiError {
   }
 }
 
-/** The GPU type of a resolved name; a name of none is 404 (the spec's answer for an unknown slug here). */
+/** The catalog entry of a slug the query resolved (`gpuTypeField` lets through only slugs of the catalog). */
 function knownGpu(slug: string) {
   const gpu = gpuBySlug(slug);
-  if (!gpu) throw new NotFoundError(`Invalid query: gpu ${unknownGpuMessage(slug)}.`);
+  if (!gpu) throw new Error(`GPU slug ${slug} is not in the catalog`);
   return gpu;
 }
 
@@ -80,9 +85,9 @@ export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCach
     tag: 'Pricing',
     summary: 'The GPU types: slugs, names, memory and the aliases each answers to (public)',
     description:
-      'Every route that takes a GPU type takes its slug or an alias naming it alone (`4090` is `rtx-4090`); a family ' +
-      'name of several (`h100`) is answered 400 with the slugs it could mean; a name of none is answered with a ' +
-      'message pointing here (400; 404 on the pricing routes, which answer an unknown slug so).',
+      'Every route that takes a GPU type takes its slug or an alias naming it alone (`4090` is `rtx-4090`); ' +
+      'a family name of several (`h100`) is answered 400 `validation_error` with the slugs it could mean; ' +
+      'a name of none is answered 400 `validation_error` on every route, in one wording that points here.',
     auth: false,
     responses: { 200: { description: 'The GPU types', schema: GpuTypes } },
     handler: () => ({ headers: { 'Cache-Control': CACHE_CONTROL }, body: gpuTypes }),
@@ -112,10 +117,11 @@ export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCach
     path: '/v1/pricing/compare',
     tag: 'Pricing',
     summary: 'Prices of one GPU type across the providers, with the cheapest available offer (public)',
+    description: UNKNOWN_GPU_ANSWER,
     auth: false,
     query: z.object({ gpu: gpuQuery }).strict(),
     responses: { 200: { description: 'Offers for the GPU type', schema: Compare } },
-    errors: [404, 503],
+    errors: [503],
     handler: ({ query }) => {
       const gpu = knownGpu(query.gpu);
       const cached = deps.cache.latest;
@@ -140,12 +146,12 @@ export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCach
     tag: 'Pricing',
     summary: 'Lowest on-demand price per provider over a period (public)',
     description:
-      'Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour; `30d` per 6 ' +
-      'hours.',
+      'Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour; ' +
+      '`30d` per 6 hours. ' +
+      UNKNOWN_GPU_ANSWER,
     auth: false,
     query: z.object({ gpu: gpuQuery, period: z.enum(['24h', '7d', '30d'], { required_error: 'required' }) }).strict(),
     responses: { 200: { description: 'History points', schema: History } },
-    errors: [404],
     handler: async ({ query }) => {
       const gpu = knownGpu(query.gpu);
       const period = query.period as HistoryPeriod;

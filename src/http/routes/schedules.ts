@@ -13,8 +13,7 @@ import { dollarsToMicros } from '../../domain/money';
 import { TEMPLATES } from '../../domain/templates';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../errors';
 import type { ApiKeyRow } from '../../db/queries/api-keys';
-import { isKnownGpuSlug } from '../../providers/gpu-catalog';
-import { dockerImageField, IdleStopBody } from '../launch-schemas';
+import { dockerImageField, gpuTypeField, IdleStopBody } from '../launch-schemas';
 import type { ScheduleClient } from '../../workflow-clients/schedules';
 import type { ScheduleSync } from '../../workflow-clients/schedule-sync';
 import { ListQuery, pageOf } from '../paging';
@@ -28,7 +27,7 @@ const templateSlugs = TEMPLATES.map((t) => t.slug);
 
 const fields = {
   name: plainText(100),
-  gpu: z.string().min(1).max(64).refine(isKnownGpuSlug, 'unknown GPU type (GET /v1/pricing lists them)'),
+  gpu: gpuTypeField,
   template: z
     .string()
     .min(1)

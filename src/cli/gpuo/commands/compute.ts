@@ -32,7 +32,11 @@ const LAUNCH_OPTIONS: Record<string, OptionSpec> = {
     value: '<name>',
     description: 'the SSH key to attach (default: the account’s default key)',
   },
-  onstart: { type: 'string', value: '<command>', description: 'a command run when the instance starts' },
+  onstart: {
+    type: 'string',
+    value: '<command>',
+    description: 'a command run when the instance starts (runpod, vastai)',
+  },
   'idle-below': { type: 'string', value: '<percent>', description: 'stop when every GPU is below this utilization…' },
   'idle-minutes': { type: 'string', value: '<minutes>', description: '…for this many minutes' },
 };

@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "6fcd87dcb9a584a5e7e7aa6dece2c6200f1a7829e852d472b6a7045ab60ea124"
+OPENAPI_SHA256 = "079aa6cad7422d1fdaabcaafff01c46a6a3b870e9bdf65a61f9a2de6560be7e3"

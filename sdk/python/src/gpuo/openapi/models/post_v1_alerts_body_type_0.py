@@ -17,7 +17,7 @@ class PostV1AlertsBodyType0:
     """
     Attributes:
         type_ (PostV1AlertsBodyType0Type):
-        gpu_type (str): normalized GPU slug, e.g. h100-80gb-sxm
+        gpu_type (str): a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`)
         threshold_price (float): triggers when the lowest available offer is at or below this, dollars per GPU per hour
         action (PostV1AlertsBodyType0Action | Unset): price_drop alerts only notify Default:
             PostV1AlertsBodyType0Action.NOTIFY.

@@ -33,7 +33,8 @@ class PostV1ComputePlanBodyType0:
         disk_gb (int | Unset):
         region (str | Unset):
         ssh_key_name (str | Unset):
-        onstart_cmd (str | Unset):
+        onstart_cmd (str | Unset): a startup command: vastai runs it as the instance's `onstart`, runpod as the
+            container's command (in place of the image's default command); lambda takes none (422 unsupported_operation)
         idle_stop (PostV1ComputePlanBodyType0IdleStop | Unset): beyond the spec: stop (runpod) or terminate (vastai) the
             instance once every GPU reported utilization below the threshold for that long (the end is charged up to that
             moment, its record says why, and instance.idle_stopped is emitted). Not for lambda, which reports no GPU

@@ -22,7 +22,7 @@ T = TypeVar("T", bound="PostV1JobsBody")
 class PostV1JobsBody:
     """
     Attributes:
-        gpu (str):
+        gpu (str): a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`)
         command (str):
         name (str | Unset):
         gpu_count (int | Unset):  Default: 1.

@@ -19,7 +19,7 @@ class PostV1SchedulesBody:
     """
     Attributes:
         name (str):
-        gpu (str):
+        gpu (str): a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`)
         template (str):
         cron (str):
         max_duration_hours (float | Unset):

@@ -22,7 +22,7 @@ class PutV1SchedulesIdBody:
     """
     Attributes:
         name (str | Unset):
-        gpu (str | Unset):
+        gpu (str | Unset): a GPU type slug (GET /v1/gpus), or an alias naming one (`4090`, `l40s`)
         template (str | Unset):
         cron (str | Unset):
         max_duration_hours (float | None | Unset):

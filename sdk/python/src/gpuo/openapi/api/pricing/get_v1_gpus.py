@@ -67,9 +67,8 @@ def sync_detailed(
     """The GPU types: slugs, names, memory and the aliases each answers to (public)
 
      Every route that takes a GPU type takes its slug or an alias naming it alone (`4090` is `rtx-4090`);
-    a family name of several (`h100`) is answered 400 with the slugs it could mean; a name of none is
-    answered with a message pointing here (400; 404 on the pricing routes, which answer an unknown slug
-    so).
+    a family name of several (`h100`) is answered 400 `validation_error` with the slugs it could mean; a
+    name of none is answered 400 `validation_error` on every route, in one wording that points here.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -95,9 +94,8 @@ def sync(
     """The GPU types: slugs, names, memory and the aliases each answers to (public)
 
      Every route that takes a GPU type takes its slug or an alias naming it alone (`4090` is `rtx-4090`);
-    a family name of several (`h100`) is answered 400 with the slugs it could mean; a name of none is
-    answered with a message pointing here (400; 404 on the pricing routes, which answer an unknown slug
-    so).
+    a family name of several (`h100`) is answered 400 `validation_error` with the slugs it could mean; a
+    name of none is answered 400 `validation_error` on every route, in one wording that points here.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -119,9 +117,8 @@ async def asyncio_detailed(
     """The GPU types: slugs, names, memory and the aliases each answers to (public)
 
      Every route that takes a GPU type takes its slug or an alias naming it alone (`4090` is `rtx-4090`);
-    a family name of several (`h100`) is answered 400 with the slugs it could mean; a name of none is
-    answered with a message pointing here (400; 404 on the pricing routes, which answer an unknown slug
-    so).
+    a family name of several (`h100`) is answered 400 `validation_error` with the slugs it could mean; a
+    name of none is answered 400 `validation_error` on every route, in one wording that points here.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -145,9 +142,8 @@ async def asyncio(
     """The GPU types: slugs, names, memory and the aliases each answers to (public)
 
      Every route that takes a GPU type takes its slug or an alias naming it alone (`4090` is `rtx-4090`);
-    a family name of several (`h100`) is answered 400 with the slugs it could mean; a name of none is
-    answered with a message pointing here (400; 404 on the pricing routes, which answer an unknown slug
-    so).
+    a family name of several (`h100`) is answered 400 `validation_error` with the slugs it could mean; a
+    name of none is answered 400 `validation_error` on every route, in one wording that points here.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -43,11 +43,6 @@ def _parse_response(
 
         return response_400
 
-    if response.status_code == 404:
-        response_404 = ErrorBody.from_dict(response.json())
-
-        return response_404
-
     if response.status_code == 429:
         response_429 = ErrorBody.from_dict(response.json())
 
@@ -87,6 +82,10 @@ def sync_detailed(
 ) -> Response[ErrorBody | GetV1PricingCompareResponse200]:
     """Prices of one GPU type across the providers, with the cheapest available offer (public)
 
+     `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of several GPU types
+    (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a pointer to GET
+    /v1/gpus in `details`.
+
     Args:
         gpu (str):
 
@@ -116,6 +115,10 @@ def sync(
 ) -> ErrorBody | GetV1PricingCompareResponse200 | None:
     """Prices of one GPU type across the providers, with the cheapest available offer (public)
 
+     `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of several GPU types
+    (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a pointer to GET
+    /v1/gpus in `details`.
+
     Args:
         gpu (str):
 
@@ -139,6 +142,10 @@ async def asyncio_detailed(
     gpu: str,
 ) -> Response[ErrorBody | GetV1PricingCompareResponse200]:
     """Prices of one GPU type across the providers, with the cheapest available offer (public)
+
+     `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of several GPU types
+    (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a pointer to GET
+    /v1/gpus in `details`.
 
     Args:
         gpu (str):
@@ -166,6 +173,10 @@ async def asyncio(
     gpu: str,
 ) -> ErrorBody | GetV1PricingCompareResponse200 | None:
     """Prices of one GPU type across the providers, with the cheapest available offer (public)
+
+     `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of several GPU types
+    (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a pointer to GET
+    /v1/gpus in `details`.
 
     Args:
         gpu (str):

@@ -48,11 +48,6 @@ def _parse_response(
 
         return response_400
 
-    if response.status_code == 404:
-        response_404 = ErrorBody.from_dict(response.json())
-
-        return response_404
-
     if response.status_code == 429:
         response_429 = ErrorBody.from_dict(response.json())
 
@@ -94,7 +89,9 @@ def sync_detailed(
     """Lowest on-demand price per provider over a period (public)
 
      Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour;
-    `30d` per 6 hours.
+    `30d` per 6 hours. `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of
+    several GPU types (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a
+    pointer to GET /v1/gpus in `details`.
 
     Args:
         gpu (str):
@@ -129,7 +126,9 @@ def sync(
     """Lowest on-demand price per provider over a period (public)
 
      Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour;
-    `30d` per 6 hours.
+    `30d` per 6 hours. `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of
+    several GPU types (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a
+    pointer to GET /v1/gpus in `details`.
 
     Args:
         gpu (str):
@@ -159,7 +158,9 @@ async def asyncio_detailed(
     """Lowest on-demand price per provider over a period (public)
 
      Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour;
-    `30d` per 6 hours.
+    `30d` per 6 hours. `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of
+    several GPU types (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a
+    pointer to GET /v1/gpus in `details`.
 
     Args:
         gpu (str):
@@ -192,7 +193,9 @@ async def asyncio(
     """Lowest on-demand price per provider over a period (public)
 
      Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour;
-    `30d` per 6 hours.
+    `30d` per 6 hours. `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of
+    several GPU types (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a
+    pointer to GET /v1/gpus in `details`.
 
     Args:
         gpu (str):
