@@ -1,0 +1,79 @@
+/**
+ * A log: live while its job attempt or instance runs (`?follow=true`, a text/event-stream read with fetch so the
+ * key stays in the header: each line as it comes, then `end` with the status and exit code), plain text once
+ * it has ended.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, type Api } from '../api';
+import { ErrorNotice } from '../ui';
+
+/** Lines kept on the page: a long run's log is trimmed at the top. */
+const MAX_LINES = 5_000;
+
+export function LogView({ api, path, live, label }: { api: Api; path: string; live: boolean; label: string }) {
+  const [lines, setLines] = useState<string[]>([]);
+  const [state, setState] = useState<'loading' | 'following' | 'ended' | 'unavailable'>('loading');
+  const [end, setEnd] = useState<{ status?: string; exit_code?: number | null } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const box = useRef<HTMLPreElement>(null);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    setLines([]);
+    setEnd(null);
+    setError(null);
+    const failed = (err: unknown) => {
+      if (abort.signal.aborted) return;
+      // An API without log routes answers 404 for the path itself: say so rather than show an error.
+      if (err instanceof ApiError && err.status === 404 && err.code !== 'not_found') setState('unavailable');
+      else setError(err);
+    };
+    if (live) {
+      setState('following');
+      const sep = path.includes('?') ? '&' : '?';
+      api
+        .follow(
+          `${path}${sep}follow=true`,
+          {
+            line: (l) => setLines((all) => (all.length >= MAX_LINES ? [...all.slice(1), l] : [...all, l])),
+            end: (data) => {
+              setEnd(data as typeof end);
+              setState('ended');
+            },
+          },
+          abort.signal,
+        )
+        .then(() => !abort.signal.aborted && setState((s) => (s === 'following' ? 'ended' : s)), failed);
+    } else {
+      api.text(path, abort.signal).then((text) => {
+        setLines(text === '' ? [] : text.replace(/\n$/, '').split('\n'));
+        setState('ended');
+      }, failed);
+    }
+    return () => abort.abort();
+  }, [api, path, live]);
+
+  useEffect(() => {
+    const el = box.current;
+    if (el && state === 'following') el.scrollTop = el.scrollHeight;
+  }, [lines, state]);
+
+  if (state === 'unavailable') return <p class="hint">Logs are not served by this API.</p>;
+  return (
+    <div class="log">
+      <p class="hint" aria-live="polite" data-testid="log-state">
+        {state === 'following'
+          ? 'Live: new lines appear as they are printed.'
+          : state === 'ended'
+            ? end
+              ? `Ended: ${end.status ?? 'done'}${end.exit_code !== undefined && end.exit_code !== null ? `, exit code ${end.exit_code}` : ''}.`
+              : 'The whole log.'
+            : 'Loading the log…'}
+      </p>
+      <ErrorNotice error={error} />
+      <pre ref={box} class="log-lines" tabIndex={0} aria-label={label} data-testid="log-lines">
+        {lines.length ? lines.join('\n') : state === 'loading' ? '' : '(nothing printed yet)'}
+      </pre>
+    </div>
+  );
+}
