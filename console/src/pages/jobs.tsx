@@ -136,7 +136,10 @@ export function JobPage({ api, id }: { api: Api; id: string }) {
         <Link to="/jobs">Jobs</Link>
       </p>
       <h1 id="job-title">
-        {j.name} <span class={`status status-${j.status}`} data-testid="job-status">{j.status}</span>
+        {j.name}{' '}
+        <span class={`status status-${j.status}`} data-testid="job-status">
+          {j.status}
+        </span>
       </h1>
       <ErrorNotice error={job.error} />
       <dl class="cards">
@@ -220,7 +223,9 @@ export function JobPage({ api, id }: { api: Api; id: string }) {
                   <td>
                     {PROVIDER_NAMES[a.provider]}
                     {a.spot ? ' (spot)' : ''}{' '}
-                    {a.instance_id ? <Link to={`/instances/${encodeURIComponent(a.instance_id)}`}>{a.instance_id}</Link> : null}
+                    {a.instance_id ? (
+                      <Link to={`/instances/${encodeURIComponent(a.instance_id)}`}>{a.instance_id}</Link>
+                    ) : null}
                   </td>
                   <td>{perHour(a.price_per_hour)}</td>
                   <td>{localTime(a.started_at)}</td>
@@ -348,7 +353,8 @@ export function RunJobPage({ api }: { api: Api }) {
   };
   const planIt = (e: Event) => {
     e.preventDefault();
-    if (offer) void run(async () => setPlan(await api.request<PlannedLaunch>('POST', '/v1/compute/plan', offer.launch)));
+    if (offer)
+      void run(async () => setPlan(await api.request<PlannedLaunch>('POST', '/v1/compute/plan', offer.launch)));
   };
   const start = () => {
     if (!offer) return;
@@ -367,8 +373,8 @@ export function RunJobPage({ api }: { api: Api }) {
       </p>
       <h1 id="run-job-title">Run a job</h1>
       <p class="hint">
-        A command on a GPU until it exits: the instance ends as soon as it does, and a preempted or unavailable offer
-        is retried. RunPod and Vast.ai run jobs.
+        A command on a GPU until it exits: the instance ends as soon as it does, and a preempted or unavailable offer is
+        retried. RunPod and Vast.ai run jobs.
       </p>
       <OfferStep
         gpus={pricing?.gpu_types ?? []}
@@ -467,8 +473,8 @@ export function RunJobPage({ api }: { api: Api }) {
       {plan && offer ? (
         <PlanStep plan={plan}>
           <p class="hint">
-            The job runs at most at {perHour(offer.price_per_hour)}; a relaunch takes the cheapest {offer.spot ? 'spot' : 'on-demand'}{' '}
-            offer at {PROVIDER_NAMES[offer.provider]} up to that price.
+            The job runs at most at {perHour(offer.price_per_hour)}; a relaunch takes the cheapest{' '}
+            {offer.spot ? 'spot' : 'on-demand'} offer at {PROVIDER_NAMES[offer.provider]} up to that price.
           </p>
           <button
             type="button"

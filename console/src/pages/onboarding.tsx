@@ -51,7 +51,9 @@ export function ProviderKeysSection({ api }: { api: Api }) {
       <h2 id="provider-keys-title">Provider keys</h2>
       <ErrorNotice error={keys.error} />
       {keys.data && keys.data.data.length === 0 ? (
-        <Empty>No provider connected yet: connect a RunPod, Vast.ai or Lambda key below to see offers and launch.</Empty>
+        <Empty>
+          No provider connected yet: connect a RunPod, Vast.ai or Lambda key below to see offers and launch.
+        </Empty>
       ) : null}
       {keys.data && keys.data.data.length > 0 ? (
         <div class="table-wrap">

@@ -180,8 +180,8 @@ function ScheduleEditor({
         </div>
         <div>
           <label for={`${id}-spot`}>
-            <input id={`${id}-spot`} type="checkbox" checked={form.prefer_spot} onChange={set('prefer_spot')} />{' '}
-            Prefer spot
+            <input id={`${id}-spot`} type="checkbox" checked={form.prefer_spot} onChange={set('prefer_spot')} /> Prefer
+            spot
           </label>
         </div>
       </div>

@@ -241,7 +241,13 @@ function WebhookCard({ api, hook, reload }: { api: Api; hook: Webhook; reload: (
       </h2>
       <p>{hook.events.join(', ')}</p>
       <div class="actions">
-        <button type="button" class="secondary" disabled={action.busy || !canWrite} title={scopes.why('webhooks:write')} onClick={test}>
+        <button
+          type="button"
+          class="secondary"
+          disabled={action.busy || !canWrite}
+          title={scopes.why('webhooks:write')}
+          onClick={test}
+        >
           Send test event
         </button>
         <button type="button" class="secondary" aria-expanded={open} onClick={() => setOpen(!open)}>
@@ -288,9 +294,7 @@ function WebhookCard({ api, hook, reload }: { api: Api; hook: Webhook; reload: (
           onConfirm={remove}
           onCancel={() => setConfirming(false)}
         >
-          <p>
-            {hook.url}: pending retries stop and its delivery log goes with it.
-          </p>
+          <p>{hook.url}: pending retries stop and its delivery log goes with it.</p>
         </Confirm>
       ) : null}
     </article>
@@ -305,7 +309,10 @@ export function WebhooksPage({ api }: { api: Api }) {
   const [formKey, setFormKey] = useState(0);
   const register = (body: { url: string; events: EventKind[] }) =>
     void create.run(async () => {
-      const made = await api.request<{ secret: string }>('POST', '/v1/webhooks', { url: body.url, events: body.events });
+      const made = await api.request<{ secret: string }>('POST', '/v1/webhooks', {
+        url: body.url,
+        events: body.events,
+      });
       setSecret(made.secret);
       setFormKey((k) => k + 1);
       await hooks.reload();
@@ -317,7 +324,9 @@ export function WebhooksPage({ api }: { api: Api }) {
       {hooks.data && hooks.data.data.length === 0 ? (
         <Empty>No webhook endpoints yet: register one below to receive signed events.</Empty>
       ) : null}
-      {hooks.data?.data.map((w) => <WebhookCard key={w.id} api={api} hook={w} reload={hooks.reload} />)}
+      {hooks.data?.data.map((w) => (
+        <WebhookCard key={w.id} api={api} hook={w} reload={hooks.reload} />
+      ))}
       <h2>Register an endpoint</h2>
       <WebhookForm
         key={formKey}
