@@ -73,7 +73,7 @@ afterAll(async () => {
 /** The console's own rendering of a dollar amount at four decimals (format.ts `dollars(n, 4)`). */
 const dollars4 = (n: number) => `$${n.toFixed(4)}`;
 
-test("a fresh account gets from sign-in to a running instance through the console alone; its cost equals the API's", async () => {
+test("a fresh account reaches a running instance through the console alone; its cost equals the API's", async () => {
   const a = await t.newAccount('fresh');
   const simKey = t.sims.runpod.createKey();
   const page = await signedInPage(stack, a.apiKey);
@@ -178,7 +178,7 @@ test("a fresh account gets from sign-in to a running instance through the consol
 });
 
 test.concurrent(
-  'a schedule and a webhook are each created, edited and deleted, an alert created and deleted; the API shows each step',
+  'a schedule and a webhook created, edited and deleted, an alert created and deleted; the API shows each step',
   async () => {
     const a = await t.connectedAccount('runpod');
     const api = async <T>(path: string): Promise<T> =>

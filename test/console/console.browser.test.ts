@@ -122,7 +122,7 @@ test('the key stays out of URLs, local storage and the log; signing out forgets 
   await context.close();
 });
 
-test("prices: on-demand and spot labelled apart, Vast.ai's spot price as spot; the chart's series and legend", async () => {
+test("prices: on-demand and spot labelled apart, Vast.ai's spot price as spot; series and legend", async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
   await signIn(page);

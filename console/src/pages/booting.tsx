@@ -51,8 +51,8 @@ export function Booting({ api, instance }: { api: Api; instance: Instance }) {
         </p>
       ) : null}
       <p>
-        <Link to={`/instances/${encodeURIComponent(current.id)}`}>Open the instance page</Link> (cost to date,
-        timeline, log) ·{' '}
+        <Link to={`/instances/${encodeURIComponent(current.id)}`}>Open the instance page</Link> (cost to date, timeline,
+        log) ·{' '}
         <a
           href="/console/fleet"
           onClick={(e) => {

@@ -103,8 +103,8 @@ export function FleetPage({ api, onAuthError }: { api: Api; onAuthError: (e: unk
       <GetStarted api={api} />
       {data && data.data.length === 0 ? (
         <Empty>
-          No live instances. <Link to="/launch">Launch one</Link>, <Link to="/jobs/new">run a job</Link>, or browse the{' '}
-          <Link to="/instances">ended instances</Link>.
+          No live instances: <Link to="/launch">launch one</Link>, <Link to="/jobs/new">run a job</Link>, or see{' '}
+          <Link to="/instances">ended ones</Link>.
         </Empty>
       ) : null}
       {data && data.data.length > 0 ? (

@@ -7,6 +7,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type Api } from '../api';
 import { ErrorNotice } from '../ui';
 
+const exitCode = (code: number | null | undefined) =>
+  code === undefined || code === null ? '' : `, exit code ${code}`;
+
 /** Lines kept on the page: a long run's log is trimmed at the top. */
 const MAX_LINES = 5_000;
 
@@ -66,7 +69,7 @@ export function LogView({ api, path, live, label }: { api: Api; path: string; li
           ? 'Live: new lines appear as they are printed.'
           : state === 'ended'
             ? end
-              ? `Ended: ${end.status ?? 'done'}${end.exit_code !== undefined && end.exit_code !== null ? `, exit code ${end.exit_code}` : ''}.`
+              ? `Ended: ${end.status ?? 'done'}${exitCode(end.exit_code)}.`
               : 'The whole log.'
             : 'Loading the log…'}
       </p>
