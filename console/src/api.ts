@@ -161,7 +161,7 @@ export function createApi(key: string, baseUrl = location.origin): Api {
         if (done) return;
         for (const e of events.push(value)) {
           if (e.event === 'end') {
-            let parsed: unknown = null;
+            let parsed: unknown;
             try {
               parsed = JSON.parse(e.data);
             } catch {

@@ -314,6 +314,7 @@ test.concurrent('a job run from the console shows its exit code and its cost whe
     .getByTestId('job-cost')
     .filter({ hasText: dollars4(job.cost) })
     .waitFor();
+  await screenshot(page, 'job');
   expect(await seriousA11yViolations(page)).toEqual([]);
   await page.getByRole('link', { name: 'Jobs', exact: true }).first().click();
   const row = page.locator(`tr[data-job-id="${jobId}"]`);

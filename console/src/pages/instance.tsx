@@ -166,6 +166,7 @@ export function InstancePage({ api, id }: { api: Api; id: string }) {
       <h2>Log</h2>
       <LogView
         api={api}
+        route="/v1/compute/{provider_instance_id}/logs"
         path={`/v1/compute/${encodeURIComponent(i.id)}/logs`}
         live={i.status === 'running'}
         label={`Log of ${i.name ?? i.id}`}

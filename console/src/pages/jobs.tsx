@@ -258,6 +258,7 @@ export function JobPage({ api, id }: { api: Api; id: string }) {
           ) : null}
           <LogView
             api={api}
+            route="/v1/jobs/{id}/logs"
             path={`/v1/jobs/${encodeURIComponent(j.id)}/logs?attempt=${attempt.n}`}
             live={attempt.started_at !== null && attempt.ended_at === null}
             label={`Log of attempt ${attempt.n}`}

@@ -4,7 +4,7 @@
  * it has ended.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, type Api } from '../api';
+import type { Api } from '../api';
 import { ErrorNotice } from '../ui';
 
 const exitCode = (code: number | null | undefined) =>
@@ -13,7 +13,39 @@ const exitCode = (code: number | null | undefined) =>
 /** Lines kept on the page: a long run's log is trimmed at the top. */
 const MAX_LINES = 5_000;
 
-export function LogView({ api, path, live, label }: { api: Api; path: string; live: boolean; label: string }) {
+/** A path template with its parameters unnamed: `/v1/jobs/{id}/logs` and `/v1/jobs/{job_id}/logs` are one path. */
+const template = (path: string) => path.replace(/\{[^}]*\}/g, '{}');
+
+/** The paths the API serves (its OpenAPI document, public), read once per page load. */
+let served: Promise<ReadonlySet<string>> | null = null;
+function servedPaths(): Promise<ReadonlySet<string>> {
+  served ??= fetch('/v1/openapi.json', { cache: 'no-store' })
+    .then((r) => r.json() as Promise<{ paths?: Record<string, unknown> }>)
+    .then((d) => new Set(Object.keys(d.paths ?? {}).map(template)))
+    .catch(() => {
+      served = null;
+      return new Set<string>();
+    });
+  return served;
+}
+
+/**
+ * `route` is the path template in the OpenAPI document (`/v1/jobs/{id}/logs`); an API that does not serve it
+ * gets a sentence instead of a request answered 404.
+ */
+export function LogView({
+  api,
+  route,
+  path,
+  live,
+  label,
+}: {
+  api: Api;
+  route: string;
+  path: string;
+  live: boolean;
+  label: string;
+}) {
   const [lines, setLines] = useState<string[]>([]);
   const [state, setState] = useState<'loading' | 'following' | 'ended' | 'unavailable'>('loading');
   const [end, setEnd] = useState<{ status?: string; exit_code?: number | null } | null>(null);
@@ -26,35 +58,39 @@ export function LogView({ api, path, live, label }: { api: Api; path: string; li
     setEnd(null);
     setError(null);
     const failed = (err: unknown) => {
-      if (abort.signal.aborted) return;
-      // An API without log routes answers 404 for the path itself: say so rather than show an error.
-      if (err instanceof ApiError && err.status === 404 && err.code !== 'not_found') setState('unavailable');
-      else setError(err);
+      if (!abort.signal.aborted) setError(err);
     };
-    if (live) {
-      setState('following');
-      const sep = path.includes('?') ? '&' : '?';
-      api
-        .follow(
-          `${path}${sep}follow=true`,
-          {
-            line: (l) => setLines((all) => (all.length >= MAX_LINES ? [...all.slice(1), l] : [...all, l])),
-            end: (data) => {
-              setEnd(data as typeof end);
-              setState('ended');
+    const read = () => {
+      if (live) {
+        setState('following');
+        const sep = path.includes('?') ? '&' : '?';
+        api
+          .follow(
+            `${path}${sep}follow=true`,
+            {
+              line: (l) => setLines((all) => (all.length >= MAX_LINES ? [...all.slice(1), l] : [...all, l])),
+              end: (data) => {
+                setEnd(data as typeof end);
+                setState('ended');
+              },
             },
-          },
-          abort.signal,
-        )
-        .then(() => !abort.signal.aborted && setState((s) => (s === 'following' ? 'ended' : s)), failed);
-    } else {
-      api.text(path, abort.signal).then((text) => {
-        setLines(text === '' ? [] : text.replace(/\n$/, '').split('\n'));
-        setState('ended');
-      }, failed);
-    }
+            abort.signal,
+          )
+          .then(() => !abort.signal.aborted && setState((s) => (s === 'following' ? 'ended' : s)), failed);
+      } else {
+        api.text(path, abort.signal).then((text) => {
+          setLines(text === '' ? [] : text.replace(/\n$/, '').split('\n'));
+          setState('ended');
+        }, failed);
+      }
+    };
+    void servedPaths().then((paths) => {
+      if (abort.signal.aborted) return;
+      if (!paths.has(template(route))) setState('unavailable');
+      else read();
+    });
     return () => abort.abort();
-  }, [api, path, live]);
+  }, [api, route, path, live]);
 
   useEffect(() => {
     const el = box.current;
