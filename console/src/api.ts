@@ -4,6 +4,7 @@
  * so pages show the API's own words (a 402 names its numbers).
  */
 import { createGpuoClient, errorFromResponse, GpuoError, type LaunchBody } from '../../sdk/src';
+import { parseEventStream } from './event-stream';
 import type {
   Balance,
   ComputeList,
@@ -51,36 +52,6 @@ export interface Api {
 export interface StreamHandlers {
   line(text: string): void;
   end(data: unknown): void;
-}
-
-/** Splits a text/event-stream into events: `data:` lines joined, `event:` named, `:` comments skipped. */
-export function parseEventStream(): { push(chunk: string): { event: string; data: string }[] } {
-  let buffer = '';
-  let event = '';
-  let data: string[] = [];
-  return {
-    push(chunk) {
-      buffer += chunk;
-      const out: { event: string; data: string }[] = [];
-      let nl: number;
-      while ((nl = buffer.search(/\r\n|\r|\n/)) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + (buffer.startsWith('\r\n', nl) ? 2 : 1));
-        if (line === '') {
-          if (data.length) out.push({ event: event || 'message', data: data.join('\n') });
-          event = '';
-          data = [];
-        } else if (!line.startsWith(':')) {
-          const colon = line.indexOf(':');
-          const field = colon < 0 ? line : line.slice(0, colon);
-          const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-          if (field === 'data') data.push(value);
-          else if (field === 'event') event = value;
-        }
-      }
-      return out;
-    },
-  };
 }
 
 export function createApi(key: string, baseUrl = location.origin): Api {
