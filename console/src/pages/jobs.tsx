@@ -10,6 +10,7 @@ import { Confirm, Empty, ErrorNotice, Link, useAction, usePoll } from '../ui';
 import { PROVIDER_NAMES, dollars, localTime, perHour } from '../format';
 import { navigate } from '../router';
 import { LogView } from './logs';
+import { GetStarted } from './onboarding';
 import { OfferStep, PlanStep } from './launch';
 
 /** Providers that can run a job's command in a container (Lambda starts no command). */
@@ -373,6 +374,7 @@ export function RunJobPage({ api }: { api: Api }) {
         <Link to="/jobs">Jobs</Link>
       </p>
       <h1 id="run-job-title">Run a job</h1>
+      <GetStarted api={api} />
       <p class="hint">
         A command on a GPU until it exits: the instance ends as soon as it does, and a preempted or unavailable offer is
         retried. RunPod and Vast.ai run jobs.

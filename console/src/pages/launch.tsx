@@ -13,6 +13,7 @@ import type { Instance, Page, PlannedLaunch, PlanSearch, PricingSnapshot, SshKey
 import { Empty, ErrorNotice, Link, useAction } from '../ui';
 import { PROVIDER_NAMES, perHour } from '../format';
 import { Booting } from './booting';
+import { GetStarted } from './onboarding';
 import { launchBody, NO_SETTINGS, SettingsForm, type Settings } from './launch-settings';
 
 function RefusalNotice({ refusal }: { refusal: PlannedLaunch['refusal'] }) {
@@ -223,6 +224,7 @@ export function LaunchPage({ api }: { api: Api }) {
   return (
     <section aria-labelledby="launch-title">
       <h1 id="launch-title">Launch an instance</h1>
+      <GetStarted api={api} />
       {pricing && pricing.gpu_types.length === 0 ? (
         <Empty>
           No offers yet: <Link to="/settings">connect a provider key</Link> and prices appear at the next refresh.
