@@ -176,6 +176,7 @@ test("a fresh account reaches a running instance through the console alone; its 
     }
   ).data.reduce((sum, c) => sum - c.amount, 0);
   expect(rows[rows.length - 1]!.cells).toEqual([dollars4(charged), dollars4(charged)]);
+  await screenshot(page, 'spend-by-day');
 });
 
 test.concurrent(

@@ -126,7 +126,14 @@ function SpendChart({ api, summary }: { api: Api; summary: SpendSummary }) {
           x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] },
           y: { range: (_u, _min, max) => [0, Math.max(max, 0.01) * 1.1] },
         },
-        axes: [{}, { values: (_u, ticks) => ticks.map((t) => dollars(t)) }],
+        axes: [
+          {},
+          {
+            size: 72,
+            // Cents apart or less (a day of a few minutes' use): four decimals, so the ticks differ.
+            values: (_u, ticks) => ticks.map((t) => dollars(t, (ticks[1] ?? 1) - (ticks[0] ?? 0) < 0.01 ? 4 : 2)),
+          },
+        ],
         series: [
           {},
           {
