@@ -3,9 +3,10 @@
  * simulators): a fresh account gets from sign-in to a running instance through the console alone (connect a
  * provider key, add an SSH key, launch), and its instance page shows the API's cost to date; a schedule and a
  * webhook are created, edited and deleted, an alert created and deleted, the API showing each step; a job run
- * from the console shows its exit code and cost; the wizard's idle-stop setting reaches the instance's record;
- * a launch the balance cannot cover shows the 402's numbers; a read-only key sees every mutating control
- * disabled with the reason; a fleet of 1,000 instances is listed in full, and only the managed one offers actions.
+ * from the console shows its exit code and cost, and its log live while it runs; the wizard's idle-stop setting
+ * reaches the instance's record; a launch the balance cannot cover shows the 402's numbers; a read-only key sees
+ * every mutating control disabled with the reason; a fleet of 1,000 instances is listed in full, and only the
+ * managed one offers actions.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -325,6 +326,37 @@ test.concurrent('a job run from the console shows its exit code and its cost whe
     expect.arrayContaining(['failed', String(job.attempts.length), dollars4(job.cost), '3']),
   );
   expect(await seriousA11yViolations(page)).toEqual([]);
+});
+
+test.concurrent("a job's log shows its lines while it runs, then the whole log with the exit code", async () => {
+  const a = await t.connectedAccount('runpod');
+  const made = await t.http
+    .post('/v1/jobs')
+    .set(a.auth)
+    .send({
+      gpu: RUNPOD_GPU_SLUG,
+      template: 'pytorch',
+      providers: ['runpod'],
+      // The second line comes long after the first: the page must show the first while the job still runs.
+      command: 'echo first line; sleep 12; echo second line; exit 3',
+    })
+    .expect(201);
+  const jobId = (made.body as { id: string }).id;
+  const page = await signedInPage(stack, a.apiKey);
+  await page.goto(`${stack.base}/console/jobs/${encodeURIComponent(jobId)}`);
+  const lines = page.getByTestId('log-lines');
+  await lines.filter({ hasText: 'first line' }).waitFor({ timeout: 90_000 });
+  expect(await page.getByTestId('log-state').textContent()).toMatch(/^Live/);
+  expect(await lines.textContent()).not.toContain('second line');
+  await lines.filter({ hasText: 'second line' }).waitFor({ timeout: 60_000 });
+  await page.getByTestId('job-status').filter({ hasText: 'failed' }).waitFor({ timeout: 60_000 });
+  // Once ended the attempt's whole log is read as text: both lines, in order.
+  await eventually('the whole log after the end', async () =>
+    /first line\nsecond line/.test((await lines.textContent()) ?? '') &&
+    !/^Live/.test((await page.getByTestId('log-state').textContent()) ?? '')
+      ? true
+      : undefined,
+  );
 });
 
 test("the wizard's idle-stop setting (off by default) reaches the plan, the launch and the record", async () => {
