@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -92,6 +92,7 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
       await temporal.close();
       await t.close();
       await stripe.mock.stop();
+      await rm(build.outDir, { recursive: true, force: true });
     },
   };
 }
