@@ -4,6 +4,7 @@
  * so pages show the API's own words (a 402 names its numbers).
  */
 import { createGpuoClient, errorFromResponse, GpuoError, type LaunchBody } from '../../sdk/src';
+import { parseEventStream } from './event-stream';
 import type {
   Balance,
   ComputeList,
@@ -39,6 +40,18 @@ export interface Api {
   balance(): Promise<Balance>;
   transactions(type?: string): Promise<Transactions>;
   topUp(amount: number): Promise<CreditResponse>;
+  /** A plain-text resource (a log): its body, or the API's error. */
+  text(path: string, signal?: AbortSignal): Promise<string>;
+  /**
+   * Follows a `text/event-stream` (a log with `?follow=true`): each default event's data is a line; `end` closes it
+   * with its JSON. Read with fetch, not EventSource, so the key stays in the Authorization header.
+   */
+  follow(path: string, on: StreamHandlers, signal: AbortSignal): Promise<void>;
+}
+
+export interface StreamHandlers {
+  line(text: string): void;
+  end(data: unknown): void;
 }
 
 export function createApi(key: string, baseUrl = location.origin): Api {
@@ -80,7 +93,59 @@ export function createApi(key: string, baseUrl = location.origin): Api {
     ).toString();
     return s ? `?${s}` : '';
   };
+  /** Our own fetch for what the SDK does not stream: the key in the header, the API's error body kept. */
+  async function raw(path: string, accept: string, signal?: AbortSignal): Promise<Response> {
+    let res: Response;
+    try {
+      res = await fetch(new URL(path, baseUrl), {
+        headers: { authorization: `Bearer ${key}`, accept },
+        cache: 'no-store',
+        signal,
+      });
+    } catch (err) {
+      if ((err as Error).name === 'AbortError') throw err;
+      throw new ApiError(0, 'network_error', 'The service could not be reached. Check your connection and try again.');
+    }
+    if (!res.ok) {
+      const body = (await res.json().catch(() => null)) as {
+        error?: { code?: string; message?: string; details?: ApiError['details']; request_id?: string };
+      } | null;
+      throw new ApiError(
+        res.status,
+        body?.error?.code ?? 'http_error',
+        body?.error?.message ?? res.statusText,
+        body?.error?.details ?? [],
+        body?.error?.request_id,
+      );
+    }
+    return res;
+  }
   return {
+    text: async (path, signal) => (await raw(path, 'text/plain', signal)).text(),
+    follow: async (path, on, signal) => {
+      const res = await raw(path, 'text/event-stream', signal);
+      if (!res.body) return;
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      const events = parseEventStream();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        for (const e of events.push(value)) {
+          if (e.event === 'end') {
+            let parsed: unknown;
+            try {
+              parsed = JSON.parse(e.data);
+            } catch {
+              parsed = null;
+            }
+            on.end(parsed);
+            await reader.cancel();
+            return;
+          }
+          if (e.event === 'message') on.line(e.data);
+        }
+      }
+    },
     request: call,
     currentKey: () => call('GET', '/v1/api-keys/current'),
     listInstances: () => call('GET', '/v1/compute'),

@@ -1,4 +1,4 @@
-/** The console: sign in with an API key, then the fleet, prices and spend pages. */
+/** The console: sign in with an API key, then every page of the account (fleet, jobs, prices, spend, …). */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, createApi, type Api } from './api';
@@ -8,9 +8,13 @@ import { FleetPage } from './pages/fleet';
 import { PricesPage } from './pages/prices';
 import { SpendPage } from './pages/spend';
 import { CheckoutResultPage } from './pages/checkout';
-import { AlertsPage, EventsPage, SchedulesPage } from './pages/activity';
-import { SettingsPage, WebhooksPage } from './pages/settings';
+import { AlertsPage, EventsPage } from './pages/activity';
+import { SchedulesPage } from './pages/schedules';
+import { SettingsPage } from './pages/settings';
+import { WebhooksPage } from './pages/webhooks';
 import { LaunchPage } from './pages/launch';
+import { EndedInstancesPage, InstancePage } from './pages/instance';
+import { JobPage, JobsPage, RunJobPage } from './pages/jobs';
 import { ErrorNotice, useAction } from './ui';
 import { ScopesContext } from './scopes';
 import './styles.css';
@@ -18,6 +22,7 @@ import './styles.css';
 const PAGES: { path: string; title: string }[] = [
   { path: '/fleet', title: 'Fleet' },
   { path: '/launch', title: 'Launch' },
+  { path: '/jobs', title: 'Jobs' },
   { path: '/prices', title: 'Prices' },
   { path: '/spend', title: 'Spend' },
   { path: '/alerts', title: 'Alerts' },
@@ -26,6 +31,13 @@ const PAGES: { path: string; title: string }[] = [
   { path: '/events', title: 'Events' },
   { path: '/settings', title: 'Settings' },
 ];
+
+/** The nav entry a path belongs to: an instance under the fleet, a job under jobs. */
+function section(path: string): string {
+  if (path.startsWith('/instances')) return '/fleet';
+  if (path.startsWith('/jobs')) return '/jobs';
+  return path;
+}
 
 function SignIn({ onSignedIn }: { onSignedIn: (api: Api) => void }) {
   const [key, setKey] = useState('');
@@ -97,6 +109,13 @@ function App() {
   else if (route.path === '/webhooks') page = <WebhooksPage api={api} />;
   else if (route.path === '/events') page = <EventsPage api={api} />;
   else if (route.path === '/settings') page = <SettingsPage api={api} />;
+  else if (route.path === '/instances') page = <EndedInstancesPage api={api} />;
+  else if (route.path.startsWith('/instances/'))
+    page = <InstancePage api={api} id={decodeURIComponent(route.path.slice('/instances/'.length))} />;
+  else if (route.path === '/jobs') page = <JobsPage api={api} />;
+  else if (route.path === '/jobs/new') page = <RunJobPage api={api} />;
+  else if (route.path.startsWith('/jobs/'))
+    page = <JobPage api={api} id={decodeURIComponent(route.path.slice('/jobs/'.length))} />;
   else if (route.path === '/checkout/success' || route.path === '/checkout/cancel')
     page = (
       <CheckoutResultPage
@@ -133,7 +152,7 @@ function App() {
             <a
               key={p.path}
               href={`/console${p.path}`}
-              aria-current={route.path === p.path ? 'page' : undefined}
+              aria-current={section(route.path) === p.path ? 'page' : undefined}
               onClick={(e) => {
                 e.preventDefault();
                 navigate(p.path);

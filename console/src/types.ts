@@ -48,3 +48,7 @@ export interface Page<T> {
   has_more?: boolean;
   next_cursor?: string | null;
 }
+export type InstanceDetail = Answer<'/v1/compute/{provider_instance_id}', 'get'>;
+export type ListedInstance = ComputeList['data'][number];
+export type Job = Answer<'/v1/jobs/{id}', 'get'>;
+export type JobAttempt = NonNullable<Job['attempts']>[number];

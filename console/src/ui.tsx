@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { ApiError } from './api';
+import { navigate } from './router';
 
 export function ErrorNotice({ error }: { error: unknown }) {
   if (!error) return null;
@@ -105,4 +106,21 @@ export function Confirm(props: {
 
 export function Empty({ children }: { children: ComponentChildren }) {
   return <p class="empty">{children}</p>;
+}
+
+/** A link inside the console: a real href (opens in a new tab too), followed without a reload. */
+export function Link({ to, children, class: cls }: { to: string; children: ComponentChildren; class?: string }) {
+  return (
+    <a
+      href={`/console${to}`}
+      class={cls}
+      onClick={(e) => {
+        if (e.ctrlKey || e.metaKey || e.shiftKey) return;
+        e.preventDefault();
+        navigate(to);
+      }}
+    >
+      {children}
+    </a>
+  );
 }

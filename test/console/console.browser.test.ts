@@ -107,7 +107,7 @@ test('the key stays out of URLs, local storage and the log; signing out forgets 
   const urls: string[] = [];
   page.on('request', (r) => urls.push(r.url()));
   await signIn(page);
-  await page.getByRole('link', { name: 'Spend' }).click();
+  await page.getByRole('link', { name: 'Spend', exact: true }).click();
   await page.getByRole('heading', { name: 'Spend' }).waitFor();
   expect(urls.length).toBeGreaterThan(3);
   expect(urls.filter((u) => u.includes(account.apiKey))).toEqual([]);
@@ -122,23 +122,65 @@ test('the key stays out of URLs, local storage and the log; signing out forgets 
   await context.close();
 });
 
-test('prices: the comparison table, and the history chart draws the points the API returns', async () => {
+test("prices: on-demand and spot labelled apart, Vast.ai's spot price as spot; series and legend", async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
   await signIn(page);
-  await page.getByRole('link', { name: 'Prices' }).click();
+  await page.getByRole('link', { name: 'Prices', exact: true }).click();
   await page.getByRole('heading', { name: 'Prices' }).waitFor();
-  const snapshot = (await (await fetch(`${base}/v1/pricing`)).json()) as { gpu_types: { gpu_type: string }[] };
-  const firstGpu = snapshot.gpu_types[0];
-  expect(firstGpu).toBeDefined();
-  const history = (await (await fetch(`${base}/v1/pricing/history?gpu=${firstGpu!.gpu_type}&period=24h`)).json()) as {
-    data: unknown[];
+  type Offer = { provider: string; price_per_hour: number; availability: number; spot: boolean };
+  const snapshot = (await (await fetch(`${base}/v1/pricing`)).json()) as {
+    gpu_types: { gpu_type: string; display_name: string; offers: Offer[] }[];
+  };
+  const lowest = (offers: Offer[], provider: string, spot: boolean) =>
+    Math.min(
+      ...offers
+        .filter((o) => o.provider === provider && o.spot === spot && o.availability > 0)
+        .map((o) => o.price_per_hour),
+    );
+  // A GPU Vast.ai sells both ways.
+  const gpu = snapshot.gpu_types.find(
+    (g) => lowest(g.offers, 'vastai', true) < Infinity && lowest(g.offers, 'vastai', false) < Infinity,
+  );
+  expect(gpu).toBeDefined();
+  const spot = lowest(gpu!.offers, 'vastai', true);
+  const onDemand = lowest(gpu!.offers, 'vastai', false);
+  const perHour = (n: number) => `$${n.toFixed(n < 1 ? 3 : 2)}/h`;
+  const row = page
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: gpu!.display_name, exact: true }) });
+  const vast = row.locator('td[data-provider="vastai"]');
+  await vast.getByText(`${perHour(spot)} spot`, { exact: true }).waitFor();
+  await vast.getByText(`${perHour(onDemand)} on-demand`, { exact: true }).waitFor();
+  await row.getByRole('button', { name: 'Chart' }).click();
+  const history = (await (await fetch(`${base}/v1/pricing/history?gpu=${gpu!.gpu_type}&period=24h`)).json()) as {
+    data: { provider: string; timestamp: string; min_price_per_hour: number }[];
   };
   expect(history.data.length).toBeGreaterThanOrEqual(2);
   const chart = page.locator('.chart[data-points]');
   await chart.waitFor();
   expect(await chart.getAttribute('data-points')).toBe(String(history.data.length));
   expect(await chart.locator('canvas').count()).toBe(1);
+  // The legend names every series and gives its values: a line lying on another is still told apart.
+  const legend = page.locator('table.legend tbody tr');
+  await legend.first().waitFor();
+  const series = await legend.evaluateAll((trs) =>
+    trs.map((tr) => (tr as unknown as { dataset: { series: string } }).dataset.series),
+  );
+  expect(series).toEqual(expect.arrayContaining(['Vast.ai on-demand', 'Vast.ai spot (now)']));
+  const latestVast = history.data.filter((d) => d.provider === 'vastai').at(-1)!.min_price_per_hour;
+  await page
+    .locator('tr[data-series="Vast.ai on-demand"] td')
+    .first()
+    .filter({ hasText: perHour(latestVast) })
+    .waitFor();
+  await page
+    .locator('tr[data-series="Vast.ai spot (now)"] td')
+    .first()
+    .filter({ hasText: perHour(spot) })
+    .waitFor();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'console-prices.png'), fullPage: true });
   await context.close();
 });
 
@@ -151,7 +193,7 @@ test('spend: a Stripe Checkout top-up returns to the success page and the balanc
     (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Checkout</title>' }),
   );
   await signIn(page);
-  await page.getByRole('link', { name: 'Spend' }).click();
+  await page.getByRole('link', { name: 'Spend', exact: true }).click();
   await page.getByTestId('balance').filter({ hasText: '$' }).waitFor();
   await page.getByLabel(/Amount/).fill('20');
   let credit: { status: number; body: { session_id: string; checkout_url: string } } | undefined;
@@ -206,12 +248,23 @@ test('no serious or critical accessibility violations on any page', async () => 
   await signIn(page);
   await page.getByText('trainer-1').waitFor();
   found.fleet = await seriousA11yViolations(page);
-  for (const name of ['Prices', 'Spend', 'Alerts', 'Schedules', 'Webhooks', 'Events', 'Settings'] as const) {
-    await page.getByRole('link', { name }).click();
-    await page.getByRole('heading', { name }).waitFor();
+  for (const name of ['Jobs', 'Prices', 'Spend', 'Alerts', 'Schedules', 'Webhooks', 'Events', 'Settings'] as const) {
+    await page.getByRole('link', { name, exact: true }).click();
+    await page.getByRole('heading', { name, exact: true }).waitFor();
     await page.waitForLoadState('networkidle');
     found[name.toLowerCase()] = await seriousA11yViolations(page);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `console-${name.toLowerCase()}.png`), fullPage: true });
   }
+  await page.goto(`${base}/console/jobs/new`);
+  await page.getByRole('heading', { name: 'Run a job' }).waitFor();
+  await page.getByRole('button', { name: 'Find offers' }).click();
+  await page.getByRole('button', { name: 'Choose' }).first().waitFor();
+  found.runJob = await seriousA11yViolations(page);
+  await page.goto(`${base}/console/instances`);
+  await page.getByRole('heading', { name: 'Ended instances' }).waitFor();
+  await page.waitForLoadState('networkidle');
+  found.endedInstances = await seriousA11yViolations(page);
   await page.getByRole('link', { name: 'Launch', exact: true }).click();
   await page.getByRole('button', { name: 'Find offers' }).click();
   await page.getByRole('button', { name: 'Choose' }).first().waitFor();
@@ -219,6 +272,9 @@ test('no serious or critical accessibility violations on any page', async () => 
   expect(found).toEqual({
     signin: [],
     fleet: [],
+    jobs: [],
+    runJob: [],
+    endedInstances: [],
     prices: [],
     spend: [],
     alerts: [],

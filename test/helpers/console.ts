@@ -5,14 +5,14 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { buildConsole, type ConsoleBuild } from '../../console/build';
 import { createApp } from '../../src/http/app';
 import type { Logger } from '../../src/logger';
-import { createTestContext, type TestContext } from './context';
+import { createTestContext, testVault, type TestContext } from './context';
 import { launchChromium } from './browser';
 import { startTestStripe } from './stripe';
 import { createTemporalTestEnv, type TemporalTestEnv } from './temporal';
@@ -52,8 +52,6 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
     stripe: stripe.settings,
     launchTiming: { pollIntervalMs: 1_000, spotPollIntervalMs: 500, meterIntervalMs: 60_000, bootPollMaxMs: 300 },
   });
-  const temporal: TemporalTestEnv = await createTemporalTestEnv();
-  await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
   const build = await buildConsole(await mkdtemp(path.join(os.tmpdir(), 'gpuo-console-')));
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -64,8 +62,22 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
     logger: capturingLogger(logLines),
     consoleDir: build.outDir,
     stripe: { ...stripe.settings, returnBaseUrl: base },
+    // Webhook endpoints the console registers are a receiver on this machine.
+    webhooks: { allowedHosts: ['127.0.0.1'] },
   });
   server.on('request', app.callback());
+  // The worker after the API listens: a job's wrapper in a simulated container reports its exit to this API.
+  const temporal: TemporalTestEnv = await createTemporalTestEnv();
+  await temporal.startWorker(
+    t.workerDeps({
+      jobs: { publicBaseUrl: base, vault: testVault() },
+      webhooks: {
+        databaseUrl: t.db.url,
+        settings: { allowedHosts: ['127.0.0.1'], retryScheduleMs: [500, 1_000], timeoutMs: 2_000 },
+      },
+    }),
+    t.deps.temporal.taskQueue,
+  );
   const browser = await launchChromium();
   return {
     t,
@@ -80,6 +92,7 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
       await temporal.close();
       await t.close();
       await stripe.mock.stop();
+      await rm(build.outDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,8 +1,8 @@
-/** Alerts, schedules (next firings, run history with costs and stop reasons), and the events timeline. */
+/** Alerts (create with a threshold, delete) and the events timeline. */
 import { useState } from 'preact/hooks';
 import type { Api } from '../api';
 import { useScopes } from '../scopes';
-import type { AccountEvent, Alert, Page, Schedule, ScheduleRun } from '../types';
+import type { AccountEvent, Alert, Page } from '../types';
 import { Empty, ErrorNotice, usePoll } from '../ui';
 import { dollars, localTime, perHour } from '../format';
 
@@ -142,136 +142,6 @@ export function AlertsPage({ api }: { api: Api }) {
           </table>
         </div>
       ) : null}
-    </section>
-  );
-}
-
-function Runs({ api, schedule }: { api: Api; schedule: Schedule }) {
-  const runs = usePoll(
-    () => api.request<Page<ScheduleRun>>('GET', `/v1/schedules/${encodeURIComponent(schedule.id)}/runs?limit=20`),
-    15_000,
-    [api, schedule.id],
-  );
-  if (runs.error) return <ErrorNotice error={runs.error} />;
-  if (!runs.data) return <p>Loading runs…</p>;
-  if (runs.data.data.length === 0)
-    return (
-      <Empty>
-        No runs yet. The next one starts{' '}
-        {schedule.next_run_at ? localTime(schedule.next_run_at) : 'when the schedule is resumed'}.
-      </Empty>
-    );
-  return (
-    <div class="table-wrap">
-      <table>
-        <caption class="sr-only">Runs of {schedule.name}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Scheduled</th>
-            <th scope="col">Status</th>
-            <th scope="col">Where</th>
-            <th scope="col">Price</th>
-            <th scope="col" class="num">
-              Cost
-            </th>
-            <th scope="col">Ended</th>
-            <th scope="col">Why</th>
-          </tr>
-        </thead>
-        <tbody>
-          {runs.data.data.map((r) => (
-            <tr key={r.id}>
-              <td>{localTime(r.scheduled_at)}</td>
-              <td>{r.status}</td>
-              <td>{r.provider ? `${r.provider} ${r.instance_id ?? ''}` : '—'}</td>
-              <td>{perHour(r.price_per_hour)}</td>
-              <td class="num">{dollars(r.cost, 4)}</td>
-              <td>{localTime(r.ended_at)}</td>
-              <td>{r.stop_reason ?? r.error ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-export function SchedulesPage({ api }: { api: Api }) {
-  const scopes = useScopes();
-  const schedules = usePoll(() => api.request<Page<Schedule>>('GET', '/v1/schedules?limit=200'), 30_000, [api]);
-  const [open, setOpen] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const act = async (fn: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await fn();
-      await schedules.reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
-  return (
-    <section aria-labelledby="schedules-title">
-      <h1 id="schedules-title">Schedules</h1>
-      <ErrorNotice error={schedules.error} />
-      <ErrorNotice error={error} />
-      {schedules.data && schedules.data.data.length === 0 ? (
-        <Empty>
-          No schedules. Create one with <code>POST /v1/schedules</code> or the CLI: a cron, a GPU, and the limits that
-          stop each run.
-        </Empty>
-      ) : null}
-      {schedules.data?.data.map((s) => (
-        <article key={s.id} class="card">
-          <h2>
-            {s.name} <small class="tag">{s.status}</small>
-          </h2>
-          <p>
-            <code>{s.cron}</code> (UTC) · {s.gpu} · {s.template}
-            {s.prefer_spot ? ' · spot preferred' : ''} · stops after {s.max_duration_hours ?? '∞'} h or{' '}
-            {s.max_cost === null ? 'no cost limit' : dollars(s.max_cost)}
-          </p>
-          <p>
-            Next run: {s.status === 'active' ? localTime(s.next_run_at) : 'paused'} · last run:{' '}
-            {localTime(s.last_run_at)}
-          </p>
-          <div class="actions">
-            <button
-              type="button"
-              class="secondary"
-              aria-expanded={open === s.id}
-              onClick={() => setOpen(open === s.id ? null : s.id)}
-            >
-              {open === s.id ? 'Hide runs' : 'Run history'}
-            </button>
-            <button
-              type="button"
-              class="secondary"
-              disabled={!scopes.allowed('schedules:write')}
-              title={scopes.why('schedules:write')}
-              onClick={() =>
-                void act(() =>
-                  api.request('PUT', `/v1/schedules/${encodeURIComponent(s.id)}`, {
-                    status: s.status === 'active' ? 'paused' : 'active',
-                  }),
-                )
-              }
-            >
-              {s.status === 'active' ? 'Pause' : 'Resume'}
-            </button>
-            <button
-              type="button"
-              class="secondary"
-              disabled={!scopes.allowed('schedules:write')}
-              title={scopes.why('schedules:write')}
-              onClick={() => void act(() => api.request('POST', `/v1/schedules/${encodeURIComponent(s.id)}/trigger`))}
-            >
-              Run now
-            </button>
-          </div>
-          {open === s.id ? <Runs api={api} schedule={s} /> : null}
-        </article>
-      ))}
     </section>
   );
 }

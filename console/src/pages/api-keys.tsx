@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import type { Api } from '../api';
 import { useScopes, type Scope } from '../scopes';
-import { Empty, ErrorNotice, usePoll } from '../ui';
+import { Empty, ErrorNotice, useAction, usePoll } from '../ui';
 import { dollars, localTime } from '../format';
 import type { ApiKeyRecord } from '../types';
 
@@ -20,32 +20,34 @@ const ALL_SCOPES: Scope[] = [
 export function ApiKeysSection({ api }: { api: Api }) {
   const scopes = useScopes();
   const keys = usePoll(() => api.request<{ data: ApiKeyRecord[] }>('GET', '/v1/api-keys'), 0, [api]);
-  const [error, setError] = useState<unknown>(null);
   const [created, setCreated] = useState<string | null>(null);
-  const [form, setForm] = useState({ name: '', scopes: new Set<Scope>(['read']), cap: '', period: 'day' });
-  const create = async (e: Event) => {
+  const [form, setForm] = useState({
+    name: '',
+    scopes: new Set<Scope>(['read']),
+    cap: '',
+    period: 'day',
+    expires: '',
+  });
+  const creating = useAction();
+  const revoking = useAction();
+  const create = (e: Event) => {
     e.preventDefault();
-    setError(null);
-    try {
+    void creating.run(async () => {
       const body: Record<string, unknown> = { name: form.name.trim(), scopes: [...form.scopes] };
       if (form.cap) body.spend_limit = { amount: Number(form.cap), period: form.period };
+      // A date input gives a day: the key lasts through the end of that day, UTC.
+      if (form.expires) body.expires_at = new Date(`${form.expires}T23:59:59Z`).toISOString();
       const res = await api.request<{ api_key: string }>('POST', '/v1/api-keys', body);
       setCreated(res.api_key);
-      setForm({ ...form, name: '', cap: '' });
+      setForm({ ...form, name: '', cap: '', expires: '' });
       await keys.reload();
-    } catch (err) {
-      setError(err);
-    }
+    });
   };
-  const revoke = async (id: string) => {
-    setError(null);
-    try {
+  const revoke = (id: string) =>
+    void revoking.run(async () => {
       await api.request('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`);
       await keys.reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+    });
   const toggle = (s: Scope) => {
     const next = new Set(form.scopes);
     if (next.has(s)) next.delete(s);
@@ -56,12 +58,6 @@ export function ApiKeysSection({ api }: { api: Api }) {
     <>
       <h2>API keys</h2>
       <ErrorNotice error={keys.error} />
-      <ErrorNotice error={error} />
-      {created ? (
-        <p role="status" class="warning">
-          New key (shown once, copy it now): <code class="wrap">{created}</code>
-        </p>
-      ) : null}
       {keys.data && keys.data.data.length === 0 ? <Empty>No API keys.</Empty> : null}
       {keys.data && keys.data.data.length > 0 ? (
         <div class="table-wrap">
@@ -101,7 +97,7 @@ export function ApiKeysSection({ api }: { api: Api }) {
                       class="link"
                       disabled={!scopes.allowed('keys:admin')}
                       title={scopes.why('keys:admin')}
-                      onClick={() => void revoke(k.id)}
+                      onClick={() => revoke(k.id)}
                     >
                       Revoke
                     </button>
@@ -112,6 +108,7 @@ export function ApiKeysSection({ api }: { api: Api }) {
           </table>
         </div>
       ) : null}
+      <ErrorNotice error={revoking.error} />
       <form class="inline-form" onSubmit={create} aria-label="New API key">
         <div>
           <label for="key-name">Name</label>
@@ -152,10 +149,29 @@ export function ApiKeysSection({ api }: { api: Api }) {
             <option value="month">month</option>
           </select>
         </div>
-        <button type="submit" disabled={!scopes.allowed('keys:admin')} title={scopes.why('keys:admin')}>
+        <div>
+          <label for="key-expires">Expires (optional)</label>
+          <input
+            id="key-expires"
+            type="date"
+            value={form.expires}
+            onInput={(e) => setForm({ ...form, expires: (e.target as HTMLInputElement).value })}
+          />
+        </div>
+        <button
+          type="submit"
+          disabled={creating.busy || !scopes.allowed('keys:admin')}
+          title={scopes.why('keys:admin')}
+        >
           Create key
         </button>
       </form>
+      <ErrorNotice error={creating.error} />
+      {created ? (
+        <p role="status" class="warning" data-testid="new-api-key">
+          New key (shown once, copy it now): <code class="wrap">{created}</code>
+        </p>
+      ) : null}
     </>
   );
 }

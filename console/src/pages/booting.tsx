@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../api';
 import type { Instance } from '../types';
-import { ErrorNotice } from '../ui';
+import { ErrorNotice, Link } from '../ui';
 import { PROVIDER_NAMES, perHour } from '../format';
 import { navigate } from '../router';
 
@@ -51,6 +51,8 @@ export function Booting({ api, instance }: { api: Api; instance: Instance }) {
         </p>
       ) : null}
       <p>
+        <Link to={`/instances/${encodeURIComponent(current.id)}`}>Open the instance page</Link> (cost to date, timeline,
+        log) ·{' '}
         <a
           href="/console/fleet"
           onClick={(e) => {

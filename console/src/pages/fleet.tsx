@@ -3,7 +3,8 @@ import { useState } from 'preact/hooks';
 import type { Api } from '../api';
 import { useScopes } from '../scopes';
 import type { Instance } from '../types';
-import { Confirm, Empty, ErrorNotice, usePoll } from '../ui';
+import { Confirm, Empty, ErrorNotice, Link, usePoll } from '../ui';
+import { GetStarted } from './onboarding';
 import { PROVIDER_NAMES, dollars, duration, perHour, timeAgo } from '../format';
 
 const ENDED = new Set(['terminated', 'terminating', 'failed']);
@@ -11,7 +12,7 @@ const REFRESH_MS = 5_000;
 /** Column widths of the fleet table: a fixed layout sizes 1,000 rows from these instead of measuring every cell. */
 const FLEET_COLUMNS = ['17%', '8%', '11%', '9%', '8%', '7%', '8%', '20%', '12%'];
 
-function sshCommand(i: Instance): string | null {
+export function sshCommand(i: Pick<Instance, 'ssh'>): string | null {
   if (!i.ssh) return null;
   return `ssh ${i.ssh.user}@${i.ssh.host}${i.ssh.port === 22 ? '' : ` -p ${i.ssh.port}`}`;
 }
@@ -26,7 +27,7 @@ function usage(i: Instance, now: number): { uptime: string; cost: string } {
   };
 }
 
-function CopyButton({ text }: { text: string }) {
+export function CopyButton({ text }: { text: string }) {
   const [done, setDone] = useState(false);
   return (
     <button
@@ -99,9 +100,11 @@ export function FleetPage({ api, onAuthError }: { api: Api; onAuthError: (e: unk
           {PROVIDER_NAMES[e.provider]}: {e.message} ({e.code})
         </div>
       ))}
+      <GetStarted api={api} />
       {data && data.data.length === 0 ? (
         <Empty>
-          No instances yet. Connect a provider key in settings, then launch one from the API, the CLI or this console.
+          No live instances: <Link to="/launch">launch one</Link>, <Link to="/jobs/new">run a job</Link>, or see{' '}
+          <Link to="/instances">ended ones</Link>.
         </Empty>
       ) : null}
       {data && data.data.length > 0 ? (
@@ -135,7 +138,13 @@ export function FleetPage({ api, onAuthError }: { api: Api; onAuthError: (e: unk
                 return (
                   <tr key={`${i.provider}:${i.id}`} data-instance-id={i.id}>
                     <td>
-                      <span class="name">{i.name ?? i.id}</span>
+                      {i.managed ? (
+                        <Link class="name" to={`/instances/${encodeURIComponent(i.id)}`}>
+                          {i.name ?? i.id}
+                        </Link>
+                      ) : (
+                        <span class="name">{i.name ?? i.id}</span>
+                      )}
                       {i.managed ? null : <small class="tag">unmanaged</small>}
                     </td>
                     <td>{PROVIDER_NAMES[i.provider] ?? i.provider}</td>
@@ -199,6 +208,11 @@ export function FleetPage({ api, onAuthError }: { api: Api; onAuthError: (e: unk
             </tbody>
           </table>
         </div>
+      ) : null}
+      {data && data.data.length > 0 ? (
+        <p>
+          <Link to="/instances">Ended instances</Link> and what each cost.
+        </p>
       ) : null}
       {pending ? (
         <Confirm

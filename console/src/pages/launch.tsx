@@ -5,13 +5,15 @@
  * instance booting live until `running`.
  */
 import { useEffect, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
 import type { Api } from '../api';
 import { useScopes } from '../scopes';
 import { ApiError } from '../api';
 import type { Instance, Page, PlannedLaunch, PlanSearch, PricingSnapshot, SshKey, Template } from '../types';
-import { Empty, ErrorNotice, useAction } from '../ui';
+import { Empty, ErrorNotice, Link, useAction } from '../ui';
 import { PROVIDER_NAMES, perHour } from '../format';
 import { Booting } from './booting';
+import { GetStarted } from './onboarding';
 import { launchBody, NO_SETTINGS, SettingsForm, type Settings } from './launch-settings';
 
 function RefusalNotice({ refusal }: { refusal: PlannedLaunch['refusal'] }) {
@@ -25,67 +27,45 @@ function RefusalNotice({ refusal }: { refusal: PlannedLaunch['refusal'] }) {
   );
 }
 
-export function LaunchPage({ api }: { api: Api }) {
-  const scopes = useScopes();
-  const [pricing, setPricing] = useState<PricingSnapshot | null>(null);
-  const [templates, setTemplates] = useState<Template[]>([]);
-  const [sshKeys, setSshKeys] = useState<SshKey[]>([]);
+/**
+ * Steps 1 and 2, shared by the launch wizard and the job form: the GPU, count and spot preference, then the offers
+ * across providers ranked by POST /v1/compute/plan, one chosen. `unusable` names why an offer cannot be chosen here.
+ */
+export function OfferStep({
+  gpus,
+  busy,
+  search,
+  offer,
+  onFind,
+  onChoose,
+  unusable,
+}: {
+  gpus: PricingSnapshot['gpu_types'];
+  busy: boolean;
+  search: PlanSearch | null;
+  offer: PlannedLaunch | null;
+  onFind: (body: { gpu_type: string; gpu_count: number; spot: boolean }) => void;
+  onChoose: (offer: PlannedLaunch) => void;
+  unusable?: (offer: PlannedLaunch) => string | null;
+}) {
   const [gpu, setGpu] = useState('');
   const [count, setCount] = useState('1');
   const [spot, setSpot] = useState(false);
-  const [search, setSearch] = useState<PlanSearch | null>(null);
-  const [offer, setOffer] = useState<PlannedLaunch | null>(null);
-  const [settings, setSettings] = useState<Settings>(NO_SETTINGS);
-  const [plan, setPlan] = useState<PlannedLaunch | null>(null);
-  const [launched, setLaunched] = useState<Instance | null>(null);
-  const { busy, error, setError, run } = useAction();
-
-  useEffect(() => {
-    api.pricing().then((p) => {
-      setPricing(p);
-      setGpu((g) => g || p.gpu_types[0]?.gpu_type || '');
-    }, setError);
-    api.request<Page<Template>>('GET', '/v1/templates').then((t) => {
-      setTemplates(t.data);
-      setSettings((s) => ({ ...s, template: s.template || t.data[0]?.slug || 'custom' }));
-    }, setError);
-    api.request<Page<SshKey>>('GET', '/v1/ssh-keys?limit=200').then((k) => setSshKeys(k.data), setError);
-  }, [api]);
-
-  const findOffers = (e: Event) => {
-    e.preventDefault();
-    setOffer(null);
-    setPlan(null);
-    void run(async () =>
-      setSearch(
-        await api.request<PlanSearch>('POST', '/v1/compute/plan', { gpu_type: gpu, gpu_count: Number(count), spot }),
-      ),
-    );
-  };
-  const planIt = (e: Event) => {
-    e.preventDefault();
-    if (offer)
-      void run(async () =>
-        setPlan(await api.request<PlannedLaunch>('POST', '/v1/compute/plan', launchBody(offer, settings, templates))),
-      );
-  };
-  const launch = () => {
-    if (!plan || !offer) return;
-    void run(async () =>
-      setLaunched(await api.request<Instance>('POST', '/v1/compute/launch', launchBody(offer, settings, templates))),
-    );
-  };
-
-  if (launched) return <Booting api={api} instance={launched} />;
+  const selected = gpu || gpus[0]?.gpu_type || '';
   return (
-    <section aria-labelledby="launch-title">
-      <h1 id="launch-title">Launch an instance</h1>
-      <ErrorNotice error={error} />
-      <form class="inline-form" onSubmit={findOffers} aria-label="1. GPU">
+    <>
+      <form
+        class="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          onFind({ gpu_type: selected, gpu_count: Number(count), spot });
+        }}
+        aria-label="1. GPU"
+      >
         <div>
           <label for="launch-gpu">GPU</label>
-          <select id="launch-gpu" value={gpu} onChange={(e) => setGpu((e.target as HTMLSelectElement).value)}>
-            {pricing?.gpu_types.map((g) => (
+          <select id="launch-gpu" value={selected} onChange={(e) => setGpu((e.target as HTMLSelectElement).value)}>
+            {gpus.map((g) => (
               <option key={g.gpu_type} value={g.gpu_type}>
                 {g.display_name}
               </option>
@@ -114,7 +94,7 @@ export function LaunchPage({ api }: { api: Api }) {
             Spot first
           </label>
         </div>
-        <button type="submit" disabled={busy || !gpu}>
+        <button type="submit" disabled={busy || !selected}>
           Find offers
         </button>
       </form>
@@ -137,33 +117,130 @@ export function LaunchPage({ api }: { api: Api }) {
               </tr>
             </thead>
             <tbody>
-              {search.candidates.map((c, i) => (
-                <tr key={i} aria-selected={offer === c}>
-                  <td>{PROVIDER_NAMES[c.provider]}</td>
-                  <td>{perHour(c.price_per_hour)}</td>
-                  <td>{c.availability ?? '—'}</td>
-                  <td>{c.spot ? 'spot' : 'on-demand'}</td>
-                  <td>{c.region ?? 'any'}</td>
-                  <td>{c.admitted ? 'admitted' : `${c.refusal?.status} ${c.refusal?.code}: ${c.refusal?.message}`}</td>
-                  <td>
-                    <button
-                      type="button"
-                      class="secondary"
-                      aria-pressed={offer === c}
-                      onClick={() => {
-                        setOffer(c);
-                        setPlan(null);
-                      }}
-                    >
-                      Choose
-                    </button>
-                  </td>
-                </tr>
-              ))}
+              {search.candidates.map((c, i) => {
+                const why = unusable?.(c) ?? null;
+                return (
+                  <tr key={i} aria-selected={offer === c}>
+                    <td>{PROVIDER_NAMES[c.provider]}</td>
+                    <td>{perHour(c.price_per_hour)}</td>
+                    <td>{c.availability ?? '—'}</td>
+                    <td>{c.spot ? 'spot' : 'on-demand'}</td>
+                    <td>{c.region ?? 'any'}</td>
+                    <td>
+                      {c.admitted ? 'admitted' : `${c.refusal?.status} ${c.refusal?.code}: ${c.refusal?.message}`}
+                      {why ? <small> ({why})</small> : null}
+                    </td>
+                    <td>
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-pressed={offer === c}
+                        disabled={why !== null}
+                        title={why ?? undefined}
+                        onClick={() => onChoose(c)}
+                      >
+                        Choose
+                      </button>
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>
       ) : null}
+    </>
+  );
+}
+
+/** Step 4: the plan of the exact body about to be sent (price, warnings, what the balance and the key's cap say). */
+export function PlanStep({ plan, children }: { plan: PlannedLaunch; children: ComponentChildren }) {
+  return (
+    <div class="plan" aria-live="polite">
+      <h2>4. Plan</h2>
+      <p>
+        Price: <strong data-testid="plan-price">{perHour(plan.price_per_hour)}</strong> for the whole instance
+        {plan.availability !== null ? `, ${plan.availability} available now` : ''}.
+      </p>
+      {plan.warnings.length > 0 ? (
+        <ul class="warning">
+          {plan.warnings.map((w, i) => (
+            <li key={i}>{w}</li>
+          ))}
+        </ul>
+      ) : null}
+      {plan.admitted ? (
+        <p role="status">Your balance and this key's spend cap admit it.</p>
+      ) : (
+        <RefusalNotice refusal={plan.refusal} />
+      )}
+      {children}
+    </div>
+  );
+}
+
+export function LaunchPage({ api }: { api: Api }) {
+  const scopes = useScopes();
+  const [pricing, setPricing] = useState<PricingSnapshot | null>(null);
+  const [templates, setTemplates] = useState<Template[]>([]);
+  const [sshKeys, setSshKeys] = useState<SshKey[]>([]);
+  const [search, setSearch] = useState<PlanSearch | null>(null);
+  const [offer, setOffer] = useState<PlannedLaunch | null>(null);
+  const [settings, setSettings] = useState<Settings>(NO_SETTINGS);
+  const [plan, setPlan] = useState<PlannedLaunch | null>(null);
+  const [launched, setLaunched] = useState<Instance | null>(null);
+  const { busy, error, setError, run } = useAction();
+
+  useEffect(() => {
+    api.pricing().then(setPricing, setError);
+    api.request<Page<Template>>('GET', '/v1/templates').then((t) => {
+      setTemplates(t.data);
+      setSettings((s) => ({ ...s, template: s.template || t.data[0]?.slug || 'custom' }));
+    }, setError);
+    api.request<Page<SshKey>>('GET', '/v1/ssh-keys?limit=200').then((k) => setSshKeys(k.data), setError);
+  }, [api]);
+
+  const findOffers = (body: { gpu_type: string; gpu_count: number; spot: boolean }) => {
+    setOffer(null);
+    setPlan(null);
+    setSearch(null);
+    void run(async () => setSearch(await api.request<PlanSearch>('POST', '/v1/compute/plan', body)));
+  };
+  const planIt = (e: Event) => {
+    e.preventDefault();
+    if (offer)
+      void run(async () =>
+        setPlan(await api.request<PlannedLaunch>('POST', '/v1/compute/plan', launchBody(offer, settings, templates))),
+      );
+  };
+  const launch = () => {
+    if (!plan || !offer) return;
+    void run(async () =>
+      setLaunched(await api.request<Instance>('POST', '/v1/compute/launch', launchBody(offer, settings, templates))),
+    );
+  };
+
+  if (launched) return <Booting api={api} instance={launched} />;
+  return (
+    <section aria-labelledby="launch-title">
+      <h1 id="launch-title">Launch an instance</h1>
+      <GetStarted api={api} />
+      {pricing && pricing.gpu_types.length === 0 ? (
+        <Empty>
+          No offers yet: <Link to="/settings">connect a provider key</Link> and prices appear at the next refresh.
+        </Empty>
+      ) : null}
+      <OfferStep
+        gpus={pricing?.gpu_types ?? []}
+        busy={busy}
+        search={search}
+        offer={offer}
+        onFind={findOffers}
+        onChoose={(c) => {
+          setOffer(c);
+          setPlan(null);
+        }}
+      />
       {offer ? (
         <SettingsForm
           offer={offer}
@@ -176,24 +253,7 @@ export function LaunchPage({ api }: { api: Api }) {
         />
       ) : null}
       {plan ? (
-        <div class="plan" aria-live="polite">
-          <h2>4. Plan</h2>
-          <p>
-            Price: <strong data-testid="plan-price">{perHour(plan.price_per_hour)}</strong> for the whole instance
-            {plan.availability !== null ? `, ${plan.availability} available now` : ''}.
-          </p>
-          {plan.warnings.length > 0 ? (
-            <ul class="warning">
-              {plan.warnings.map((w, i) => (
-                <li key={i}>{w}</li>
-              ))}
-            </ul>
-          ) : null}
-          {plan.admitted ? (
-            <p role="status">Your balance and this key's spend cap admit it.</p>
-          ) : (
-            <RefusalNotice refusal={plan.refusal} />
-          )}
+        <PlanStep plan={plan}>
           <button
             type="button"
             onClick={launch}
@@ -202,8 +262,9 @@ export function LaunchPage({ api }: { api: Api }) {
           >
             {busy ? 'Launching…' : `Launch at ${perHour(plan.price_per_hour)}`}
           </button>
-        </div>
+        </PlanStep>
       ) : null}
+      <ErrorNotice error={error} />
     </section>
   );
 }

@@ -1,4 +1,7 @@
-/** Spend: the balance, the transactions with the type filter, and a top-up through Stripe Checkout. */
+/**
+ * Spend: the balance, this month's spend by day, the transactions with the type filter, and a top-up through
+ * Stripe Checkout.
+ */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
@@ -63,61 +66,133 @@ async function monthCharges(api: Api, monthStart: number): Promise<Transaction[]
   return out.reverse();
 }
 
-/** Month-to-date spend as it accumulated, and the forecast from now to the end of the month. */
+const DAY_MS = 86_400_000;
+
+/** One UTC day of the month so far: what was charged that day and the month's total at its end. */
+export interface SpendDay {
+  day: number;
+  spent: number;
+  toDate: number;
+}
+
+/**
+ * A point per UTC day from the month's first to today: the day's instance charges, zero on a day without any,
+ * and the running total. Days are points, not a line through time, so nothing is drawn between two charges that
+ * did not happen.
+ */
+export function dailySpend(charges: readonly Transaction[], monthStart: number, today: number): SpendDay[] {
+  const days: SpendDay[] = [];
+  for (let d = monthStart; d <= today; d += DAY_MS) days.push({ day: d, spent: 0, toDate: 0 });
+  for (const t of charges) {
+    const i = Math.floor((Date.parse(t.created_at) - monthStart) / DAY_MS);
+    if (days[i]) days[i]!.spent -= t.amount;
+  }
+  let total = 0;
+  for (const d of days) {
+    // Charges are micro-dollars: rounding each sum to them keeps float noise out of the figures shown.
+    d.spent = Math.round(d.spent * 1e6) / 1e6;
+    total = Math.round((total + d.spent) * 1e6) / 1e6;
+    d.toDate = total;
+  }
+  return days;
+}
+
+const dayLabel = (ms: number) =>
+  new Date(ms).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+/** This month by UTC day: the spend of each day (bars) and the month to date (a stepped line), both from zero. */
 function SpendChart({ api, summary }: { api: Api; summary: SpendSummary }) {
   const ref = useRef<HTMLDivElement>(null);
   const [charges, setCharges] = useState<Transaction[] | null>(null);
   const now = new Date();
   const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-  const monthEnd = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   useEffect(() => {
     monthCharges(api, monthStart).then(setCharges, () => setCharges([]));
   }, [api, summary.month_to_date_spend]);
+  const days = charges ? dailySpend(charges, monthStart, today) : null;
   useEffect(() => {
     const el = ref.current;
-    if (!el || !charges) return undefined;
-    // The month's spend before the charges the pages read; each charge below adds its amount back.
-    let total = summary.month_to_date_spend - charges.reduce((s, t) => s - t.amount, 0);
-    const xs: number[] = [monthStart / 1000];
-    const actual: (number | null)[] = [Math.max(0, total)];
-    for (const t of charges) {
-      total -= t.amount;
-      xs.push(Date.parse(t.created_at) / 1000);
-      actual.push(total);
-    }
-    xs.push(now.getTime() / 1000, monthEnd / 1000);
-    actual.push(summary.month_to_date_spend, null);
-    const forecast: (number | null)[] = xs.map(() => null);
-    forecast[forecast.length - 2] = summary.month_to_date_spend;
-    forecast[forecast.length - 1] = summary.forecast_month_spend;
+    if (!el || !days) return undefined;
+    const xs = days.map((d) => d.day / 1000);
+    const bars = uPlot.paths.bars!({ size: [0.6, 40], align: 0 });
+    const steps = uPlot.paths.stepped!({ align: 1 });
     const plot = new uPlot(
       {
         width: Math.max(320, el.clientWidth),
         height: 240,
-        title: 'Spend this month',
-        scales: { x: { time: true } },
-        axes: [{}, { values: (_u, ticks) => ticks.map((t) => dollars(t)) }],
+        title: 'Spend this month, by UTC day',
+        scales: {
+          x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] },
+          y: { range: (_u, _min, max) => [0, Math.max(max, 0.01) * 1.1] },
+        },
+        axes: [
+          {},
+          {
+            size: 72,
+            // Cents apart or less (a day of a few minutes' use): four decimals, so the ticks differ.
+            values: (_u, ticks) => ticks.map((t) => dollars(t, (ticks[1] ?? 1) - (ticks[0] ?? 0) < 0.01 ? 4 : 2)),
+          },
+        ],
         series: [
           {},
-          { label: 'Month to date', stroke: '#1d4ed8', width: 2 },
-          { label: 'Forecast', stroke: '#92400e', width: 2, dash: [6, 4], spanGaps: true },
+          {
+            label: 'Spent that day',
+            stroke: '#1d4ed8',
+            fill: 'rgba(29, 78, 216, 0.35)',
+            width: 1,
+            paths: bars,
+            points: { show: false },
+          },
+          { label: 'Month to date', stroke: '#047857', width: 2, paths: steps, points: { show: true, size: 6 } },
         ],
       },
-      [xs, actual, forecast] as uPlot.AlignedData,
+      [xs, days.map((d) => d.spent), days.map((d) => d.toDate)] as uPlot.AlignedData,
       el,
     );
     return () => plot.destroy();
   }, [charges]);
   return (
-    <div
-      ref={ref}
-      class="chart"
-      role="img"
-      aria-label={
-        `Spend this month: ${dollars(summary.month_to_date_spend)} so far, ` +
-        `${dollars(summary.forecast_month_spend)} forecast`
-      }
-    />
+    <>
+      <div
+        ref={ref}
+        class="chart"
+        role="img"
+        aria-label={
+          `Spend this month by day: ${dollars(summary.month_to_date_spend)} so far, ` +
+          `${dollars(summary.forecast_month_spend)} forecast for the month`
+        }
+      />
+      <p class="hint">Forecast for the month at the current burn: {dollars(summary.forecast_month_spend)}.</p>
+      {days ? (
+        <details>
+          <summary>The chart's numbers</summary>
+          <table data-testid="spend-days">
+            <caption class="sr-only">Spend per UTC day this month</caption>
+            <thead>
+              <tr>
+                <th scope="col">Day (UTC)</th>
+                <th scope="col" class="num">
+                  Spent that day
+                </th>
+                <th scope="col" class="num">
+                  Month to date
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {days.map((d) => (
+                <tr key={d.day} data-day={new Date(d.day).toISOString().slice(0, 10)}>
+                  <th scope="row">{dayLabel(d.day)}</th>
+                  <td class="num">{dollars(d.spent, 4)}</td>
+                  <td class="num">{dollars(d.toDate, 4)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      ) : null}
+    </>
   );
 }
 
