@@ -11,6 +11,7 @@
 const UNIT = [
   'test/domain/',
   'test/config/',
+  'test/console/event-stream.test.ts',
   'test/lint/',
   'test/providers/',
   'test/compute/launch-input.test.ts',
