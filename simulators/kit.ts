@@ -38,6 +38,8 @@ export interface SimResponse {
   contentType?: string;
   /** Sent as is instead of JSON. */
   rawBody?: string;
+  /** A streamed answer (server-sent events): called with the response once the status and headers are sent. */
+  stream?: (res: http.ServerResponse) => void;
 }
 
 export type Handler = (req: SimRequest) => SimResponse | Promise<SimResponse>;
@@ -303,6 +305,11 @@ export class SimServer implements FaultControl {
     } else if (response.body !== undefined) {
       payload = JSON.stringify(response.body);
       headers['content-type'] = response.contentType ?? 'application/json';
+    }
+    if (response.stream) {
+      res.writeHead(response.status, { ...headers, 'content-type': response.contentType ?? 'text/event-stream' });
+      response.stream(res);
+      return;
     }
     res.writeHead(response.status, headers);
     res.end(payload);
