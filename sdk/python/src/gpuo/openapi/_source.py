@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "6fcd87dcb9a584a5e7e7aa6dece2c6200f1a7829e852d472b6a7045ab60ea124"
+OPENAPI_SHA256 = "9613fa34e06dca1353d2d0d4b5d401c5b01fc6cc1503dd116c7412027933ffbf"
