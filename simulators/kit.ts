@@ -293,7 +293,8 @@ export class SimServer implements FaultControl {
       body,
       route,
       status: response.status,
-      response: response.rawBody !== undefined ? response.rawBody : response.body,
+      // A stream's text is written after this record: recorded as text without it.
+      response: response.rawBody !== undefined ? response.rawBody : response.stream ? '' : response.body,
       fault,
     });
     if (this.closed || res.destroyed || res.writableEnded) return;
