@@ -14,8 +14,10 @@ import type { ContainerLogLine, SimContainers } from './containers';
 const RUNPOD_TAIL_DEFAULT = 100;
 const RUNPOD_TAIL_MAX = 5000;
 const eventId = (l: ContainerLogLine) => `${new Date(l.ts).toISOString()}/${String(l.seq).padStart(12, '0')}`;
-const sseEvent = (l: ContainerLogLine) =>
-  `id: ${eventId(l)}\ndata: ${JSON.stringify({ ts: new Date(l.ts).toISOString(), source: 'container', line: l.line })}\n\n`;
+const sseEvent = (l: ContainerLogLine) => {
+  const data = JSON.stringify({ ts: new Date(l.ts).toISOString(), source: 'container', line: l.line });
+  return `id: ${eventId(l)}\ndata: ${data}\n\n`;
+};
 
 /** The lines after a resume cursor (`Last-Event-ID` as this endpoint wrote it, or an RFC 3339 time). */
 function after(lines: readonly ContainerLogLine[], cursor: string): ContainerLogLine[] {

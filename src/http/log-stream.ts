@@ -34,7 +34,8 @@ export type LogQuery = z.infer<typeof LogQuery>;
 export const LOG_RESPONSES = {
   200: {
     description:
-      'text/plain: the last lines, one per line. With follow=true, text/event-stream: `data: <line>` per output line, ' +
+      'text/plain: the last lines, one per line. ' +
+      'With follow=true, text/event-stream: `data: <line>` per output line, ' +
       '`: keep-alive` comments, and at the end `event: end` with `data: {"status": …, "exit_code": <int|null>}`.',
     content: { 'text/plain': z.string(), 'text/event-stream': z.string() },
   },

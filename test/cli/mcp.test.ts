@@ -1,7 +1,7 @@
 /**
  * `gpuo mcp` driven by the MCP SDK's own client over stdio, against the running service: tools listed with
- * their input schemas and annotations; plan → launch → list → terminate; a launch beyond the key's spend cap is refused with
- * the reason.
+ * their input schemas and annotations; plan → launch → list → terminate; a launch beyond the key's spend cap
+ * is refused with the reason.
  */
 import path from 'node:path';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -387,7 +387,9 @@ describe('logs', () => {
             providers: [provider],
             spot_policy: 'on-demand',
             // Prints a line, then another only once the test says so (the file), then exits 3.
-            command: `echo "first line"; while [ ! -e '${dir}/go' ]; do sleep 0.1; done; echo "after the request"; exit 3`,
+            command:
+              `echo "first line"; while [ ! -e '${dir}/go' ]; do sleep 0.1; done; ` +
+              'echo "after the request"; exit 3',
             env: { API_TOKEN: 'env-hush-77' },
           })
           .expect(201);

@@ -203,7 +203,8 @@ function registerJobTools(server: McpServer, sdk: GpuoClient, bounds: string): v
     'run_job',
     {
       description:
-        'Run a command on the cheapest admitted GPU until it exits; the instance is ended at once when it does, and the job ' +
+        'Run a command on the cheapest admitted GPU until it exits; ' +
+        'the instance is ended at once when it does, and the job ' +
         'is relaunched after a preemption. Every attempt costs money while it runs; max_cost bounds the whole job. ' +
         `Follow it with job_status and job_logs. ${bounds}`,
       inputSchema: {
@@ -230,7 +231,9 @@ function registerJobTools(server: McpServer, sdk: GpuoClient, bounds: string): v
   server.registerTool(
     'job_status',
     {
-      description: `A job with its attempts: status, exit code, error, cost, and per attempt the provider and end reason. ${bounds}`,
+      description:
+        'A job with its attempts: status, exit code, error, cost, ' +
+        `and per attempt the provider and end reason. ${bounds}`,
       inputSchema: { id: jobId },
       annotations: READ_ONLY,
     },

@@ -136,8 +136,10 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
     tag: 'Compute',
     summary: "An instance's container output: its last lines, or followed (`follow=true`) while it runs",
     description:
-      "RunPod: the pod's log stream; Vast.ai: the log it uploads on request (a moment's wait). Lambda has no log API: " +
-      "a job's instance there answers the tail the job reported, any other is 422. An ended instance answers what the " +
+      "RunPod: the pod's log stream; Vast.ai: the log it uploads on request (a moment's wait). " +
+      'Lambda has no log API: ' +
+      "a job's instance there answers the tail the job reported, any other is 422. " +
+      'An ended instance answers what the ' +
       'provider still has, else the reported tail of the job it ran.',
     auth: true,
     params: InstanceParams,

@@ -273,7 +273,8 @@ export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
     tag: 'Jobs',
     summary: "An attempt's output: its last lines, or followed (`follow=true`) while it runs",
     description:
-      'The latest attempt unless `attempt` names one. RunPod and Vast.ai answer from the provider while it still has the ' +
+      'The latest attempt unless `attempt` names one. ' +
+      'RunPod and Vast.ai answer from the provider while it still has the ' +
       'instance; after that, and on Lambda, the tail the job reported with its exit (the last 4 KiB). ' +
       'The env values of the job are never printed by the service.',
     auth: true,
