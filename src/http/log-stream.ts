@@ -54,7 +54,8 @@ export async function answerLogs(
     return { body: await logs.tail(target, tail), headers: { 'Content-Type': 'text/plain; charset=utf-8' } };
   }
   const gone = new AbortController();
-  ctx.req.once('close', () => gone.abort());
+  // The response's close, not the request's (a GET's request closes once it has been read).
+  ctx.res.once('close', () => gone.abort());
   const run = await logs.follow(target, tail, gone.signal);
   const out = new PassThrough();
   const write = (text: string) => {

@@ -114,7 +114,7 @@ export function createLogLibrary(deps: LogLibraryDeps) {
           const settled =
             status !== 'running' ||
             attempts.some((a) => a.n > attempt.n) ||
-            Date.now() - Date.parse(attempt.ended_at) > 5_000;
+            Date.now() - Date.parse(attempt.ended_at) > 60_000;
           if (settled) ended = { status, exit_code: attempt.reported_at ? attempt.exit_code : null };
         } else if (!attempt && FINAL_JOB.has(status)) ended = { status, exit_code: current!.exit_code };
         return { instance, attempt, ended };

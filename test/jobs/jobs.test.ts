@@ -432,8 +432,10 @@ describe('logs', () => {
         })();
         cli = gpuoChild(['jobs', 'logs', id, '-f'], a.apiKey, dir);
         const { out } = cli;
-        await eventually('both followers to show the first line', () =>
-          sse.includes('data: first line\n\n') && out.stdout.includes('first line') ? true : undefined,
+        await eventually(
+          'both followers to show the first line',
+          () => (sse.includes('data: first line\n\n') && out.stdout.includes('first line') ? true : undefined),
+          60_000,
         );
         await writeFile(join(dir, 'go'), '');
         await streamed;
