@@ -451,6 +451,7 @@ describe('logs', () => {
         expect(ended.text).toBe('first line\nafter the request\n');
         expect((await logsOf('?tail=1')).text).toBe('after the request\n');
         expect((await logsOf('?attempt=2')).status).toBe(404);
+        expect((await logsOf('?tail=5001')).status).toBe(400);
         expect((await t.http.get(`/v1/compute/${instanceId}/logs`).set(a.auth)).text).toBe(ended.text);
         const again = await fetch(`${publicBaseUrl}/v1/jobs/${id}/logs?follow=true`, { headers: a.auth });
         expect(await again.text()).toBe(

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { boundedText, LOG_MAX_BYTES } from '../../src/jobs/logs';
 import { silentLogger } from '../../src/logger';
 import { newLines, readSse } from '../../src/providers/logs';
 import { createRunpodAdapter } from '../../src/providers/runpod';
@@ -109,4 +110,12 @@ it('parses server-sent events split across chunks, with comments and multi-line 
     { id: '1', event: 'message', data: '{"line":"a"}' },
     { event: 'end', data: 'x\ny' },
   ]);
+});
+
+it('a tail the API answers is bounded in bytes: the last whole lines that fit in 256 KiB', () => {
+  const lines = Array.from({ length: 400 }, (_, i) => String(i).padEnd(1023, '.')); // 1 KiB with its newline
+  const text = boundedText(lines);
+  expect(Buffer.byteLength(text)).toBe(LOG_MAX_BYTES);
+  expect(text.split('\n')[0]).toBe(lines[144]);
+  expect(text.endsWith(`${lines[399]}\n`)).toBe(true);
 });
