@@ -4,6 +4,9 @@
  * job prints, lasts and exits as it would on a GPU host. Its exit is the container's: the simulator marks the
  * instance exited (Vast `exited`, RunPod `EXITED`). Ending the instance kills the process group. Other start
  * commands (a schedule's `python train.py`) are not run.
+ *
+ * The container's stdout and stderr are its log, kept line by line (with the time each line was printed) for
+ * as long as the instance exists: the simulators serve it through their providers' log APIs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,6 +15,61 @@ import { join } from 'node:path';
 
 /** The marker the start command of a job attempt carries (src/jobs/start-command.ts). */
 const JOB_MARKER = 'gpuo-job-wrapper';
+/** Lines a container's log keeps (the oldest are dropped first), as a provider's log buffer would. */
+const LOG_LINES_KEPT = 20_000;
+
+export interface ContainerLogLine {
+  /** Milliseconds since the epoch when the line was printed. */
+  ts: number;
+  /** Increases by one per line of this container: a resume cursor. */
+  seq: number;
+  line: string;
+}
+
+interface Follower {
+  onLine(line: ContainerLogLine): void;
+  onEnd(): void;
+}
+
+/** One container's output: the lines printed so far, and who follows new ones. */
+class ContainerLog {
+  readonly lines: ContainerLogLine[] = [];
+  ended = false;
+  private partial = '';
+  private seq = 0;
+  private readonly followers = new Set<Follower>();
+
+  write(chunk: string): void {
+    const parts = (this.partial + chunk).split(/\r\n|\r|\n/);
+    this.partial = parts.pop()!;
+    for (const line of parts) this.push(line);
+  }
+
+  end(): void {
+    if (this.ended) return;
+    if (this.partial) this.push(this.partial);
+    this.partial = '';
+    this.ended = true;
+    for (const f of this.followers) f.onEnd();
+    this.followers.clear();
+  }
+
+  follow(f: Follower): () => void {
+    if (this.ended) {
+      f.onEnd();
+      return () => undefined;
+    }
+    this.followers.add(f);
+    return () => this.followers.delete(f);
+  }
+
+  private push(line: string): void {
+    const entry = { ts: Date.now(), seq: ++this.seq, line };
+    this.lines.push(entry);
+    if (this.lines.length > LOG_LINES_KEPT) this.lines.splice(0, this.lines.length - LOG_LINES_KEPT);
+    for (const f of this.followers) f.onLine(entry);
+  }
+}
 
 interface Running {
   timer: NodeJS.Timeout | null;
@@ -22,6 +80,7 @@ interface Running {
 
 export class SimContainers {
   private readonly running = new Map<string, Running>();
+  private readonly logs = new Map<string, ContainerLog>();
 
   /** Whether a start command is one the simulator runs. */
   static runs(script: string | null | undefined): script is string {
@@ -36,6 +95,8 @@ export class SimContainers {
     if (!SimContainers.runs(script) || this.running.has(id)) return;
     const r: Running = { timer: null, child: null, dir: null, stopped: false };
     this.running.set(id, r);
+    const log = new ContainerLog();
+    this.logs.set(id, log);
     r.timer = setTimeout(
       () => {
         r.timer = null;
@@ -45,12 +106,17 @@ export class SimContainers {
         const child = spawn('sh', ['-c', script], {
           cwd: r.dir,
           detached: true,
-          stdio: 'ignore',
+          stdio: ['ignore', 'pipe', 'pipe'],
           env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: r.dir, HOME: r.dir },
         });
         r.child = child;
+        child.stdout?.setEncoding('utf8').on('data', (c: string) => log.write(c));
+        child.stderr?.setEncoding('utf8').on('data', (c: string) => log.write(c));
         child.on('error', () => undefined);
-        child.on('close', (code) => {
+        // The log ends when the output pipes close; the container when the wrapper exits (a process it left
+        // in the background may hold the pipes open longer).
+        child.on('close', () => log.end());
+        child.on('exit', (code) => {
           this.cleanUp(id, r);
           if (!r.stopped) onExit(code);
         });
@@ -60,10 +126,28 @@ export class SimContainers {
   }
 
   /**
+   * The container's log: what it printed (oldest first) and whether it has ended; null when the instance never
+   * ran a job's command or its log was dropped with it.
+   */
+  log(id: string): { lines: readonly ContainerLogLine[]; ended: boolean } | null {
+    return this.logs.get(id) ?? null;
+  }
+
+  /** Calls `onLine` for each line printed from now on and `onEnd` once the container ends; returns the unsubscribe. */
+  follow(id: string, onLine: (line: ContainerLogLine) => void, onEnd: () => void): () => void {
+    const log = this.logs.get(id);
+    if (!log) {
+      onEnd();
+      return () => undefined;
+    }
+    return log.follow({ onLine, onEnd });
+  }
+
    * Ends the container (terminate, stop, preemption): its processes are killed; no exit is reported by the simulator.
    */
   stop(id: string): void {
     const r = this.running.get(id);
+    this.logs.get(id)?.end();
     if (!r) return;
     r.stopped = true;
     if (r.timer) clearTimeout(r.timer);
@@ -75,6 +159,12 @@ export class SimContainers {
       }
     }
     this.cleanUp(id, r);
+  }
+
+  /** Ends the container and drops its log: the instance is gone (terminated, destroyed). */
+  remove(id: string): void {
+    this.stop(id);
+    this.logs.delete(id);
   }
 
   stopAll(): void {

@@ -38,6 +38,8 @@ export interface SimResponse {
   contentType?: string;
   /** Sent as is instead of JSON. */
   rawBody?: string;
+  /** A streamed answer (server-sent events): called with the response once the status and headers are sent. */
+  stream?: (res: http.ServerResponse) => void;
 }
 
 export type Handler = (req: SimRequest) => SimResponse | Promise<SimResponse>;
@@ -291,7 +293,8 @@ export class SimServer implements FaultControl {
       body,
       route,
       status: response.status,
-      response: response.rawBody !== undefined ? response.rawBody : response.body,
+      // A stream's text is written after this record: recorded as text without it.
+      response: response.rawBody !== undefined ? response.rawBody : response.stream ? '' : response.body,
       fault,
     });
     if (this.closed || res.destroyed || res.writableEnded) return;
@@ -303,6 +306,11 @@ export class SimServer implements FaultControl {
     } else if (response.body !== undefined) {
       payload = JSON.stringify(response.body);
       headers['content-type'] = response.contentType ?? 'application/json';
+    }
+    if (response.stream) {
+      res.writeHead(response.status, { ...headers, 'content-type': response.contentType ?? 'text/event-stream' });
+      response.stream(res);
+      return;
     }
     res.writeHead(response.status, headers);
     res.end(payload);

@@ -32,6 +32,7 @@ import {
 import { podJson, podStatus, podView } from './runpod-pods';
 import { type OwnControl, ProviderSimulator } from './provider-simulator';
 import { SimContainers } from './containers';
+import { runpodLogStream } from './sim-logs';
 
 export { RUNPOD_SIM_GPUS, type RunpodSpotMode, type RunpodControl } from './runpod-model';
 
@@ -162,9 +163,16 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
       '/v2/pods/:id',
       this.authed((a, req) => {
         if (!a.pods.delete(req.params.id!)) return p(404, 'pod not found');
-        this.containers.stop(req.params.id!);
+        this.containers.remove(req.params.id!);
         return { status: 204 };
       }),
+    );
+    r.route(
+      'GET',
+      '/v2/pods/:id/logs',
+      this.authed((a, req) =>
+        a.pods.has(req.params.id!) ? runpodLogStream(this.containers, req.params.id!, req, p) : p(404, 'pod not found'),
+      ),
     );
     r.route(
       'POST',
@@ -363,7 +371,7 @@ export class RunpodSimulator extends ProviderSimulator<Account, RunpodControl> {
     switch (action) {
       case 'terminate':
         acct.pods.delete(pod.id);
-        this.containers.stop(pod.id);
+        this.containers.remove(pod.id);
         return { status: 204 };
       case 'stop':
         if (status === 'EXITED' || status === 'ERROR') return conflict();

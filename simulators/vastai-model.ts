@@ -179,6 +179,8 @@ export interface VastControl extends CommonControl {
   setUtilization(key: string, id: string | number, percent: number): void;
   /** Public keys registered on the account (`/api/v0/ssh/`). */
   sshKeys(key: string): string[];
+  /** How long after `request_logs` its `result_url` has the text (default 1 s), for requests from now on. */
+  setLogDelay(ms: number): void;
 }
 
 export interface VastInst {

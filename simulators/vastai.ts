@@ -31,6 +31,7 @@ import { listInstancesV1 } from './vastai-instance-list';
 import { searchOffers } from './vastai-offers';
 import { type OwnControl, ProviderSimulator } from './provider-simulator';
 import { SimContainers } from './containers';
+import { VastLogUploads } from './sim-logs';
 
 export { VAST_SIM_OFFERS, type VastControl } from './vastai-model';
 
@@ -64,6 +65,8 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
 
   /** Job containers (./containers): run while their instance runs. */
   private readonly containers = new SimContainers();
+  /** `request_logs` snapshots, served at their `result_url` after `control.setLogDelay`. */
+  private readonly logUploads = new VastLogUploads();
 
   protected override onClose(): void {
     this.containers.stopAll();
@@ -91,7 +94,8 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
         const acct = this.accounts.get(key);
         const inst = acct?.instances.get(Number(id));
         if (!acct || !inst) throw new Error(`no instance ${id} for that key`);
-        this.containers.stop(String(inst.id));
+        // A removed instance takes its log with it; a stopped or exited one keeps it.
+        this.containers[how === 'remove' ? 'remove' : 'stop'](String(inst.id));
         if (how === 'remove') acct.instances.delete(inst.id);
         else inst.phase = how;
       },
@@ -101,6 +105,9 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
         inst.gpuUtil = percent;
       },
       sshKeys: (key) => (this.accounts.get(key)?.sshKeys ?? []).map((k) => k.key),
+      setLogDelay: (ms) => {
+        this.logUploads.delayMs = ms;
+      },
     };
   }
 
@@ -183,10 +190,17 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
       this.authed((a, req) => {
         if (!/^\d+$/.test(req.params.id!)) return err(400, 'invalid_args', 'invalid instance_id');
         if (!a.instances.delete(Number(req.params.id))) return err(404, 'not_found', 'Instance not found');
-        this.containers.stop(req.params.id!);
+        this.containers.remove(req.params.id!);
         return { status: 200, body: { success: true, msg: 'Instance destroyed successfully' } };
       }),
     );
+    const logs = this.logUploads;
+    r.route(
+      'PUT',
+      '/api/v0/instances/request_logs/:id',
+      this.authed((a, req) => logs.request(a, this.containers, req)),
+    );
+    r.route('GET', '/instance_logs/:name', (req) => this.logUploads.fetch(req.params.name!));
     r.route(
       'POST',
       '/api/v0/instances/:id/ssh',

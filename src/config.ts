@@ -180,6 +180,9 @@ export const configSchema = z.object({
   FLEET_VIEW_LEASE: positiveDuration.default('5m'),
   FLEET_REFRESH_WAIT: duration.default('5s'),
 
+  /** A followed log (`GET …/logs?follow=true`) sends a `: keep-alive` comment this often, so proxies keep it open. */
+  LOG_KEEPALIVE_INTERVAL: positiveDuration.default('15s'),
+
   /**
    * Boot deadlines over the defaults (runpod 10m, vastai 20m, lambda 15m), by provider or provider and GPU:
    * `runpod=5m,lambda:h100-80gb-sxm=25m`. Once 20 boots of a provider and GPU are recorded, 1.5× their p95 (at least 2

@@ -75,6 +75,7 @@ async function main(): Promise<void> {
     limits: accountLimitsFromConfig(config),
     scheduleMinIntervalMs: config.SCHEDULE_MIN_INTERVAL,
     fleet: fleetSettingsFromConfig(config),
+    logs: { keepAliveMs: config.LOG_KEEPALIVE_INTERVAL },
     trustProxyHops: config.TRUST_PROXY,
   });
   const server: Server = app.listen(config.PORT, config.HOST, () => {

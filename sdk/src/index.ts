@@ -68,6 +68,37 @@ async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Re
   return data as T;
 }
 
+/** One event of a followed log: an output line, or the end with the job's (or instance's) status and exit code. */
+export type LogEvent = { line: string } | { end: { status: string; exit_code: number | null } };
+
+/** The events of a followed log (`follow=true`), from the answer's server-sent events. */
+async function* logEvents(
+  call: Promise<{ data?: unknown; error?: unknown; response: Response }>,
+): AsyncGenerator<LogEvent> {
+  const { error, response } = await call;
+  if (!response.ok) throw errorFromResponse(response, error);
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let kind = 'message';
+  let data: string[] = [];
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    const lines = buffer.split('\n');
+    buffer = lines.pop()!;
+    for (const line of lines) {
+      if (line === '') {
+        if (data.length && kind === 'end') {
+          yield { end: JSON.parse(data.join('\n')) as { status: string; exit_code: number | null } };
+          return;
+        }
+        if (data.length) yield { line: data.join('\n') };
+        [kind, data] = ['message', []];
+      } else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+      else if (line.startsWith('event:')) kind = line.slice(6).trim();
+    }
+  }
+}
+
 /** A new random Idempotency-Key (a retried launch with the same key gets the same instance). */
 export function newIdempotencyKey(): string {
   return `sdk_${crypto.randomUUID()}`;
@@ -115,6 +146,33 @@ export function createGpuoClient(options: GpuoOptions) {
     terminate: (id: string) =>
       unwrap(
         raw.POST('/v1/compute/{provider_instance_id}/terminate', { params: { path: { provider_instance_id: id } } }),
+      ),
+    /** The last lines of a job's attempt (the latest unless `attempt`), as text. */
+    jobLogs: (id: string, query: { attempt?: number; tail?: number } = {}) =>
+      unwrap(raw.GET('/v1/jobs/{id}/logs', { params: { path: { id }, query }, parseAs: 'text' })) as Promise<string>,
+    /** Follows a job's attempt: its last lines, new ones while it runs, then the end (status, exit code). */
+    followJobLogs: (id: string, query: { attempt?: number; tail?: number } = {}) =>
+      logEvents(
+        raw.GET('/v1/jobs/{id}/logs', {
+          params: { path: { id }, query: { ...query, follow: 'true' } },
+          parseAs: 'stream',
+        }),
+      ),
+    /** The last lines of an instance's container output, as text. */
+    instanceLogs: (id: string, query: { tail?: number } = {}) =>
+      unwrap(
+        raw.GET('/v1/compute/{provider_instance_id}/logs', {
+          params: { path: { provider_instance_id: id }, query },
+          parseAs: 'text',
+        }),
+      ) as Promise<string>,
+    /** Follows an instance's output until it ends. */
+    followInstanceLogs: (id: string, query: { tail?: number } = {}) =>
+      logEvents(
+        raw.GET('/v1/compute/{provider_instance_id}/logs', {
+          params: { path: { provider_instance_id: id }, query: { ...query, follow: 'true' } },
+          parseAs: 'stream',
+        }),
       ),
     balance: () => unwrap(raw.GET('/v1/billing/balance')),
     transactions: (

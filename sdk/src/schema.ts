@@ -3967,6 +3967,230 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/compute/{provider_instance_id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An instance's container output: its last lines, or followed (`follow=true`) while it runs
+         * @description RunPod: the pod's log stream; Vast.ai: the log it uploads on request (a moment's wait). Lambda has no log API: a job's instance there answers the tail the job reported, any other is 422. An ended instance answers what the provider still has, else the reported tail of the job it ran.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description the last this many lines (default 100, at most 5000; a plain answer is also cut to its last 256 KiB) */
+                    tail?: number | null;
+                    /** @description true: server-sent events, new lines while it runs, then an `end` event */
+                    follow?: "true" | "false";
+                };
+                header?: never;
+                path: {
+                    provider_instance_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/plain: the last lines, one per line. With follow=true, text/event-stream: `data: <line>` per output line, `: keep-alive` comments, and at the end `event: end` with `data: {"status": …, "exit_code": <int|null>}`. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked service key (`unauthenticated`, with WWW-Authenticate) */
+                401: {
+                    headers: {
+                        /** @description `Bearer` */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The API key lacks the scope this operation needs; the message names it (`forbidden`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or it belongs to another account (`not_found`) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                429: {
+                    headers: {
+                        /** @description seconds until a request will be accepted */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (`internal_error`, fixed message; quote the request_id) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The provider answered with an error we cannot map (`provider_error`) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, with Retry-After) is unreachable */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before retrying (service_unavailable) */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/compute": {
         parameters: {
             query?: never;
@@ -6838,6 +7062,213 @@ export interface paths {
                 };
                 /** @description An unexpected failure (`internal_error`, fixed message; quote the request_id) */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, with Retry-After) is unreachable */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before retrying (service_unavailable) */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An attempt's output: its last lines, or followed (`follow=true`) while it runs
+         * @description The latest attempt unless `attempt` names one. RunPod and Vast.ai answer from the provider while it still has the instance; after that, and on Lambda, the tail the job reported with its exit (the last 4 KiB). The env values of the job are never printed by the service.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description the last this many lines (default 100, at most 5000; a plain answer is also cut to its last 256 KiB) */
+                    tail?: number | null;
+                    /** @description true: server-sent events, new lines while it runs, then an `end` event */
+                    follow?: "true" | "false";
+                    /** @description the attempt number (default the latest) */
+                    attempt?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/plain: the last lines, one per line. With follow=true, text/event-stream: `data: <line>` per output line, `: keep-alive` comments, and at the end `event: end` with `data: {"status": …, "exit_code": <int|null>}`. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Invalid JSON or input that fails its schema (`invalid_json`, `validation_error`) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked service key (`unauthenticated`, with WWW-Authenticate) */
+                401: {
+                    headers: {
+                        /** @description `Bearer` */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The API key lacks the scope this operation needs; the message names it (`forbidden`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not found, or it belongs to another account (`not_found`) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                429: {
+                    headers: {
+                        /** @description seconds until a request will be accepted */
+                        "Retry-After"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An unexpected failure (`internal_error`, fixed message; quote the request_id) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                details?: {
+                                    path?: string;
+                                    message: string;
+                                }[];
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The provider answered with an error we cannot map (`provider_error`) */
+                502: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -55,6 +55,7 @@ import { registerRecommendationRoutes } from './routes/recommendations';
 import { registerScheduleRoutes } from './routes/schedules';
 import { registerJobRoutes } from './routes/jobs';
 import { createJobQueries } from '../db/queries/jobs';
+import { createLogLibrary, type LogSettings } from '../jobs/logs';
 import { createJobClient, DEFAULT_JOB_BACKOFF } from '../workflow-clients/jobs';
 import { createScheduleQueries } from '../db/queries/schedules';
 import { createScheduleClient } from '../workflow-clients/schedules';
@@ -109,6 +110,8 @@ export interface AppDeps {
   scheduleMinIntervalMs?: number;
   /** TRUST_PROXY: proxies whose X-Forwarded-For entries count as the client's address; default 0 (none). */
   trustProxyHops?: number;
+  /** Logs: how often a follow looks for its end, and the keep-alive comment's interval (15 s); tests compress them. */
+  logs?: Partial<LogSettings> & { keepAliveMs?: number };
   /** Jobs' no-capacity backoff (1 min doubling to 10 min); tests compress it. */
   jobBackoff?: { backoffInitialMs: number; backoffMaxMs: number };
 }
@@ -162,7 +165,20 @@ export function createApp(deps: AppDeps): Koa {
   });
   const scheduleQueries = createScheduleQueries(deps.pool);
   registerPlanRoutes(api, { launches, schedules: scheduleQueries });
-  registerComputeRoutes(api, { launches, workflows: instanceClient, instances });
+  const jobQueries = createJobQueries(deps.pool);
+  // Logs are read from the providers where the API answers, as the provider-key checks are (src/jobs/logs.ts).
+  const logs = {
+    library: createLogLibrary({
+      jobs: jobQueries,
+      instances,
+      credentials,
+      adapters: deps.adapters,
+      logger: deps.logger,
+      settings: deps.logs,
+    }),
+    keepAliveMs: deps.logs?.keepAliveMs ?? 15_000,
+  };
+  registerComputeRoutes(api, { launches, workflows: instanceClient, instances, logs });
   // After launch (the OpenAPI document keeps the order): GET /v1/compute, served from the fleet view.
   registerFleetListRoute(api, deps, { instances, providerKeys, timing });
   // Runs launch with the same poll and meter intervals as API launches.
@@ -179,7 +195,8 @@ export function createApp(deps: AppDeps): Koa {
   });
   // Jobs: runs of a command to its end, attempts launched by their workflow with the API's launch timing.
   registerJobRoutes(api, {
-    jobs: createJobQueries(deps.pool),
+    jobs: jobQueries,
+    logs,
     offers: scheduleQueries,
     credentials,
     vault: deps.vault,

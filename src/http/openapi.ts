@@ -74,6 +74,9 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], serverUrl?: st
       responses[status] = {
         description: res.description,
         ...(res.schema ? { content: { 'application/json': { schema: res.schema } } } : {}),
+        ...(res.content
+          ? { content: Object.fromEntries(Object.entries(res.content).map(([type, schema]) => [type, { schema }])) }
+          : {}),
       };
     }
     for (const status of errorStatuses(r)) {

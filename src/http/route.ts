@@ -51,8 +51,14 @@ export interface RouteDef<
   params?: P;
   query?: Q;
   body?: B;
-  /** Documented success responses; error responses are added for every route. */
-  responses: Record<number, { description: string; schema?: ZodTypeAny; headers?: Record<string, string> }>;
+  /**
+   * Documented success responses; error responses are added for every route. `content` documents answers
+   * that are not JSON (by media type); `schema` is the JSON answer's.
+   */
+  responses: Record<
+    number,
+    { description: string; schema?: ZodTypeAny; content?: Record<string, ZodTypeAny>; headers?: Record<string, string> }
+  >;
   /** Extra documented error statuses beyond the ones every route has. */
   errors?: number[];
   handler: (input: RouteInput<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<RouteResult> | RouteResult;

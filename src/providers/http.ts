@@ -51,6 +51,11 @@ export interface ProviderResponse<T = unknown> {
 
 export interface ProviderHttp {
   request<T = unknown>(req: ProviderRequest): Promise<ProviderResponse<T>>;
+  /**
+   * Opens a streamed answer (server-sent events) and returns it unread: the timeout bounds the wait for its
+   * status and headers only, `signal` ends it. An error status is thrown as `request` throws it.
+   */
+  stream(req: ProviderRequest & { signal?: AbortSignal; headers?: Record<string, string> }): Promise<Response>;
   /** Builds the adapter's error for a response the adapter itself judged a failure. */
   errorFor(
     kind: ProviderFailureKind,
@@ -185,18 +190,55 @@ export function createProviderHttp(opts: ProviderHttpOptions): ProviderHttp {
       recordProviderCall(opts.provider, req.method, 'ok', (Date.now() - started) / 1000);
       return { status: res.status, body: body as T, headers: res.headers };
     }
+    throw failure(req, res, text, started);
+  }
 
+  /** The error for an answer with an error status (its body read as `text`), recorded and logged. */
+  function failure(req: ProviderRequest, res: Response, text: string, started: number): ProviderRequestError {
+    const body = parseBody(text);
     const providerText = opts.errorMessage(body, text)?.trim() || `HTTP ${res.status}`;
     const kind = opts.classify?.(res.status, providerText, body) ?? kindForStatus(res.status);
     const retryAfterMs =
       kind === 'rate_limited' ? (parseRetryAfterMs(res.headers.get('retry-after')) ?? defaultRetryAfterMs) : undefined;
     const error = errorFor(kind, providerText, req.apiKey, res.status, retryAfterMs);
     recordProviderCall(opts.provider, req.method, kind, (Date.now() - started) / 1000);
-    opts.logger.debug('provider error', { ...log, status: res.status, kind, error: error.message });
-    throw error;
+    opts.logger.debug('provider error', { provider: opts.provider, path: req.path, status: res.status, kind });
+    return error;
   }
 
-  return { request, errorFor: (kind, message, apiKey, status) => errorFor(kind, message, apiKey, status) };
+  async function stream(
+    req: ProviderRequest & { signal?: AbortSignal; headers?: Record<string, string> },
+  ): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'text/event-stream', ...req.headers };
+    if (req.apiKey !== undefined) Object.assign(headers, opts.authHeaders(req.apiKey));
+    const started = Date.now();
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new DOMException('timed out', 'TimeoutError')), opts.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([abort.signal, req.signal]) : abort.signal;
+    let res: Response;
+    try {
+      res = await fetch(joinUrl(opts.baseUrl, req.path, req.query), { method: req.method, headers, signal });
+    } catch (err) {
+      if (!isNetworkFailure(err) || req.signal?.aborted) throw err;
+      recordProviderCall(opts.provider, req.method, 'transient', (Date.now() - started) / 1000);
+      throw errorFor(
+        'transient',
+        isTimeout(err)
+          ? `${opts.providerName} did not answer within ${opts.timeoutMs} ms`
+          : `${opts.providerName} could not be reached: ${describeNetworkError(err)}`,
+        req.apiKey,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    if (res.status >= 200 && res.status < 300) {
+      recordProviderCall(opts.provider, req.method, 'ok', (Date.now() - started) / 1000);
+      return res;
+    }
+    throw failure(req, res, await res.text().catch(() => ''), started);
+  }
+
+  return { request, stream, errorFor: (kind, message, apiKey, status) => errorFor(kind, message, apiKey, status) };
 }
 
 /** Reads a string field from an unknown JSON object. */

@@ -11,6 +11,7 @@
 import { ProviderRequestError, type ProviderFailureKind } from '../errors';
 import type { Logger } from '../logger';
 import { runpodGpuId, slugFromRunpod } from './gpu-catalog';
+import { DEFAULT_LOG_TIMING, runpodLogs, type LogTiming } from './logs';
 import { createProviderHttp, num, roundDollars, str } from './http';
 import type { InstanceStatus, LaunchSpec, ProviderAdapter, ProviderInstance, ProviderOffer } from './types';
 
@@ -21,6 +22,8 @@ export interface RunpodAdapterOptions {
   baseUrl?: string;
   timeoutMs: number;
   logger: Logger;
+  /** Log reads' waits (tests compress them); default {@link DEFAULT_LOG_TIMING}. */
+  logTiming?: Partial<LogTiming>;
 }
 
 /** Wordings RunPod uses when a create cannot be placed (v2 `detail`, v1 `error`, GraphQL `message`). */
@@ -321,6 +324,8 @@ export function createRunpodAdapter(options: RunpodAdapterOptions): ProviderAdap
         accept: [404],
       });
     },
+
+    logs: (apiKey, id, read) => runpodLogs(http, apiKey, id, read, { ...DEFAULT_LOG_TIMING, ...options.logTiming }),
 
     async ensureSshKey(_apiKey, key) {
       // RunPod needs nothing registered: launches carry the public key in the PUBLIC_KEY env variable.

@@ -75,6 +75,15 @@ export interface LaunchSpec {
   onstartCmd?: string;
 }
 
+/** What a log read asks the provider for. */
+export interface LogRead {
+  /** The last this many lines printed so far. */
+  tailLines: number;
+  /** Then new lines as they are printed, until `signal` aborts or the provider ends the stream. */
+  follow: boolean;
+  signal?: AbortSignal;
+}
+
 export interface KeyCheck {
   valid: boolean;
   message: string;
@@ -105,4 +114,9 @@ export interface ProviderAdapter {
    * the name to launch with; vastai registers it on the account; runpod needs nothing (the key goes in env).
    */
   ensureSshKey(apiKey: string, key: { name: string; publicKey: string }): Promise<{ name: string }>;
+  /**
+   * The instance's container output (stdout and stderr), one line per item, oldest first; read-only. RunPod
+   * streams it (server-sent events), Vast.ai uploads it on request; Lambda has no log API (absent).
+   */
+  logs?(apiKey: string, id: string, read: LogRead): AsyncIterable<string>;
 }

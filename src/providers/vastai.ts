@@ -12,6 +12,7 @@
 import { ProviderRequestError, type ProviderFailureKind } from '../errors';
 import type { Logger } from '../logger';
 import { slugFromVast, vastGpuNames, vastGpuRamRangeMb } from './gpu-catalog';
+import { DEFAULT_LOG_TIMING, vastLogs, type LogTiming } from './logs';
 import { createProviderHttp, roundDollars, str } from './http';
 import type { LaunchSpec, ProviderAdapter, ProviderOffer } from './types';
 import { normalizeVastInstance, vastMessage, type VastInstance, type VastOffer } from './vastai-answers';
@@ -27,6 +28,8 @@ export interface VastaiAdapterOptions {
   baseUrl?: string;
   timeoutMs: number;
   logger: Logger;
+  /** Log reads' waits (tests compress them); default {@link DEFAULT_LOG_TIMING}. */
+  logTiming?: Partial<LogTiming>;
 }
 
 /** The base filters the Vast CLI applies to every search. */
@@ -311,6 +314,8 @@ export function createVastaiAdapter(options: VastaiAdapterOptions): ProviderAdap
       if (!/^\d+$/.test(id)) return;
       await http.request({ method: 'DELETE', path: `/api/v0/instances/${id}/`, apiKey, body: {}, accept: [404] });
     },
+
+    logs: (apiKey, id, read) => vastLogs(http, apiKey, id, read, { ...DEFAULT_LOG_TIMING, ...options.logTiming }),
 
     async ensureSshKey(apiKey, key) {
       const res = await http.request<unknown>({ method: 'GET', path: '/api/v0/ssh/', apiKey, accept: [404] });

@@ -1,7 +1,7 @@
 /**
  * `gpuo mcp` driven by the MCP SDK's own client over stdio, against the running service: tools listed with
- * their input schemas; plan → launch → list → terminate; a launch beyond the key's spend cap is refused with
- * the reason.
+ * their input schemas and annotations; plan → launch → list → terminate; a launch beyond the key's spend cap
+ * is refused with the reason.
  */
 import path from 'node:path';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -57,14 +57,35 @@ it('lists tools; plan → launch → list → terminate; a launch past the cap i
   try {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
+      'job_logs',
+      'job_status',
       'launch_instance',
       'list_instances',
       'list_offers',
       'plan_launch',
+      'run_job',
       'spend_summary',
       'stop_instance',
       'terminate_instance',
     ]);
+    // MCP's annotations tell a client which tools only read and which start paid work or end it.
+    const hints = Object.fromEntries(
+      tools.map((t) => [t.name, [t.annotations?.readOnlyHint, t.annotations?.destructiveHint]]),
+    );
+    expect(hints).toEqual({
+      job_logs: [true, false],
+      job_status: [true, false],
+      list_instances: [true, false],
+      list_offers: [true, false],
+      plan_launch: [true, false],
+      spend_summary: [true, false],
+      run_job: [false, true],
+      launch_instance: [false, true],
+      stop_instance: [false, true],
+      terminate_instance: [false, true],
+    });
+    const unknownJob = (await client.callTool({ name: 'job_status', arguments: { id: 'job_nope' } })) as Result;
+    expect([unknownJob.isError, unknownJob.content[0]!.text]).toEqual([true, 'not_found (HTTP 404): No job job_nope.']);
     const launchTool = tools.find((t) => t.name === 'launch_instance')!;
     expect(launchTool.inputSchema.required).toEqual(expect.arrayContaining(['provider', 'gpu_type']));
     expect((launchTool.inputSchema.properties as Record<string, { enum?: string[] }>).provider!.enum).toEqual([

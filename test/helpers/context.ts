@@ -100,6 +100,8 @@ export function testAppDeps(pool: Pool, overrides: Partial<AppDeps> = {}): AppDe
     // Suites send many public and badly keyed requests from one address; test/api/shared-rate-limit.test.ts
     // and test/process/shared-rate-limit.test.ts check these limits.
     rateLimit: { burst: 120, perMinute: 600, unauthenticatedPerMinute: 1_000_000, authFailuresPerMinute: 1_000_000 },
+    // A followed log notices its end within a quarter second (default 1 s).
+    logs: { statusPollMs: 250 },
     ...overrides,
   };
 }

@@ -4,11 +4,15 @@
  * launchInstance children → the wrapper's exit report → the instance ended → the job's record, attempts,
  * cost and events. Nothing sleeps to wait.
  */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { createTestContext, testVault, type TestContext } from '../helpers/context';
-import { eventually } from '../helpers/process';
+import { eventually, REPO_ROOT } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 
 jest.setTimeout(180_000);
@@ -16,6 +20,7 @@ jest.setTimeout(180_000);
 let t: TestContext;
 let temporal: TemporalTestEnv;
 let server: Server;
+let publicBaseUrl: string;
 
 beforeAll(async () => {
   t = await createTestContext({
@@ -24,7 +29,7 @@ beforeAll(async () => {
   });
   server = t.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  const publicBaseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  publicBaseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(t.workerDeps({ jobs: { publicBaseUrl, vault: testVault() } }), t.deps.temporal.taskQueue);
   for (const p of PROVIDERS) t.sims[p].control.setBootDelay(300);
@@ -349,5 +354,137 @@ describe('a job', () => {
     const missing = await t.http.post('/v1/jobs').set(a.auth).send({ gpu: 'rtx-4090', template: 'pytorch' });
     expect(missing.status).toBe(400);
     expect(JSON.stringify(missing.body)).toContain('command');
+  });
+});
+
+/** `gpuo <args>` as a child process against the test API, its output kept as it comes. */
+function gpuoChild(args: string[], apiKey: string, configDir: string) {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'gpuo.js'), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, GPUO_API_URL: publicBaseUrl, GPUO_API_KEY: apiKey, GPUO_CONFIG_DIR: configDir },
+  });
+  const out = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (out.stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (out.stderr += c));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { out, exited, kill: () => child.kill('SIGKILL') };
+}
+
+describe('logs', () => {
+  it.concurrent.each(['runpod', 'vastai'] as const)(
+    'on %s: a running attempt’s tail; a follow (API and gpuo jobs logs -f) gets a line printed after it started ' +
+      'and ends with the exit code; the ended attempt’s tail; never the env; 404 for another account',
+    async (provider) => {
+      t.sims.vastai.control.setLogDelay(200);
+      const a = await accountWith([provider]);
+      const dir = await mkdtemp(join(tmpdir(), 'gpuo-logs-test-'));
+      let cli: ReturnType<typeof gpuoChild> | undefined;
+      try {
+        const res = await t.http
+          .post('/v1/jobs')
+          .set(a.auth)
+          .send({
+            gpu: 'rtx-4090',
+            template: 'pytorch',
+            providers: [provider],
+            spot_policy: 'on-demand',
+            // Prints a line, then another only once the test says so (the file), then exits 3.
+            command:
+              `echo "first line"; while [ ! -e '${dir}/go' ]; do sleep 0.1; done; ` +
+              'echo "after the request"; exit 3',
+            env: { API_TOKEN: 'env-hush-77' },
+          })
+          .expect(201);
+        const id = res.body.id as string;
+        const logsOf = (query = '', auth = a.auth) => t.http.get(`/v1/jobs/${id}/logs${query}`).set(auth);
+        const running = await eventually(
+          'the running attempt to print its first line',
+          async () => {
+            const r = await logsOf();
+            return r.status === 200 && r.text.includes('first line') ? r : undefined;
+          },
+          60_000,
+          200,
+        );
+        expect(running.headers['content-type']).toMatch(/^text\/plain/);
+        expect(running.text).toBe('first line\n');
+        const instanceId = (await getJob(a.auth, id)).attempts[0]!.instance_id!;
+        expect((await t.http.get(`/v1/compute/${instanceId}/logs`).set(a.auth).expect(200)).text).toBe('first line\n');
+
+        // The provider failing: 503 in the usual error shape, and nothing changed.
+        t.sims[provider].control.serverErrors(1, { match: { key: a.keys[provider], path: /logs/ } });
+        const down = await logsOf();
+        expect([down.status, down.body.error.code]).toEqual([503, 'provider_unavailable']);
+        // The job goes on (its status may still be catching up with the attempt's start).
+        const after = await getJob(a.auth, id);
+        expect([after.status === 'pending' || after.status === 'running', after.attempts[0]!.ended_at]).toEqual([
+          true,
+          null,
+        ]);
+
+        const other = await t.newAccount();
+        expect((await logsOf('', other.auth)).status).toBe(404);
+        expect((await t.http.get(`/v1/compute/${instanceId}/logs`).set(other.auth)).status).toBe(404);
+
+        // Two followers, started while the command waits: the API's event stream and the CLI.
+        const response = await fetch(`${publicBaseUrl}/v1/jobs/${id}/logs?follow=true`, { headers: a.auth });
+        expect([response.status, response.headers.get('content-type')]).toEqual([
+          200,
+          'text/event-stream; charset=utf-8',
+        ]);
+        let sse = '';
+        const streamed = (async () => {
+          const decoder = new TextDecoder();
+          for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) sse += decoder.decode(chunk);
+        })();
+        cli = gpuoChild(['jobs', 'logs', id, '-f'], a.apiKey, dir);
+        const { out } = cli;
+        await eventually(
+          'both followers to show the first line',
+          () => (sse.includes('data: first line\n\n') && out.stdout.includes('first line') ? true : undefined),
+          60_000,
+        );
+        await writeFile(join(dir, 'go'), '');
+        await streamed;
+        expect(sse).toContain('data: after the request\n\n');
+        expect(sse.startsWith(': keep-alive\n\n')).toBe(true);
+        expect(sse.endsWith('event: end\ndata: {"status":"failed","exit_code":3}\n\n')).toBe(true);
+        expect(await cli.exited).toBe(0);
+        expect(out.stdout).toBe('first line\nafter the request\n');
+        expect(out.stderr).toContain(`job ${id} ended: failed, exit code 3`);
+
+        // Ended: the instance is gone at the provider, so the tail the job reported answers.
+        const ended = await logsOf('?attempt=1');
+        expect(ended.text).toBe('first line\nafter the request\n');
+        expect((await logsOf('?tail=1')).text).toBe('after the request\n');
+        expect((await logsOf('?attempt=2')).status).toBe(404);
+        expect((await logsOf('?tail=5001')).status).toBe(400);
+        expect((await t.http.get(`/v1/compute/${instanceId}/logs`).set(a.auth)).text).toBe(ended.text);
+        const again = await fetch(`${publicBaseUrl}/v1/jobs/${id}/logs?follow=true`, { headers: a.auth });
+        expect(await again.text()).toBe(
+          ': keep-alive\n\ndata: first line\n\ndata: after the request\n\n' +
+            'event: end\ndata: {"status":"failed","exit_code":3}\n\n',
+        );
+        for (const text of [running.text, sse, ended.text, out.stdout, out.stderr])
+          expect(text).not.toContain('env-hush-77');
+      } finally {
+        cli?.kill();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it.concurrent('Lambda has no log API: an instance that ran no job answers 422 saying so', async () => {
+    const a = await t.connectedAccount('lambda');
+    const launched = await t.http
+      .post('/v1/compute/launch')
+      .set(a.auth)
+      .send({ provider: 'lambda', gpu_type: 'h100-80gb-sxm', gpu_count: 8, region: 'us-east-1' })
+      .expect(201);
+    const id = launched.body.id as string;
+    const res = await t.http.get(`/v1/compute/${id}/logs`).set(a.auth);
+    expect([res.status, res.body.error.code]).toEqual([422, 'unsupported_operation']);
+    expect(res.body.error.message).toMatch(/lambda has no log API/);
+    await t.http.post(`/v1/compute/${id}/terminate`).set(a.auth);
   });
 });

@@ -8,10 +8,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
-import { GpuoError, type GpuoClient, type LaunchBody, type PlanBody } from '../../../sdk/src';
+import { GpuoError, newIdempotencyKey, type GpuoClient, type LaunchBody, type PlanBody } from '../../../sdk/src';
 import { LaunchBody as LaunchSchema, PlanSearchBody } from '../../http/launch-schemas';
 import { readConfig } from './config';
-import { connect } from './api';
+import { call, connect } from './api';
 import { spendSummary } from './commands';
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
@@ -50,6 +50,15 @@ async function keyBounds(sdk: GpuoClient): Promise<string> {
 
 const launchShape = LaunchSchema.innerType().shape;
 
+/** MCP's tool annotations: what a client may assume about a tool before it asks the user. */
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, openWorldHint: true } as const;
+/** Starts paid work at a provider (an instance, a job's attempts): it costs money until it ends. */
+const SPENDS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } as const;
+/** Ends an instance: what ran on it stops. */
+const ENDS = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true } as const;
+
+const jobId = z.string().min(1).max(100).describe('the job id run_job answered (job_…)');
+
 export async function serveMcp(): Promise<void> {
   const sdk = await connect();
   const bounds = await keyBounds(sdk);
@@ -61,6 +70,7 @@ export async function serveMcp(): Promise<void> {
       description:
         'GPU offers and prices across RunPod, Vast.ai and Lambda; with gpu_type, that type across providers. ' + bounds,
       inputSchema: { gpu_type: PlanSearchBody.shape.gpu_type.optional() },
+      annotations: READ_ONLY,
     },
     ({ gpu_type }) => tool(async () => ok(await sdk.offers(gpu_type))),
   );
@@ -78,6 +88,7 @@ export async function serveMcp(): Promise<void> {
         providers: PlanSearchBody.shape.providers,
         max_price_per_hour: PlanSearchBody.shape.max_price_per_hour,
       },
+      annotations: READ_ONLY,
     },
     (input) =>
       tool(async () => {
@@ -111,6 +122,7 @@ export async function serveMcp(): Promise<void> {
           .optional()
           .describe('refuse to launch above this price, dollars per hour for the whole instance'),
       },
+      annotations: SPENDS,
     },
     (input) =>
       tool(async () => {
@@ -144,7 +156,11 @@ export async function serveMcp(): Promise<void> {
 
   server.registerTool(
     'list_instances',
-    { description: `The account's instances across providers, with status and price. ${bounds}`, inputSchema: {} },
+    {
+      description: `The account's instances across providers, with status and price. ${bounds}`,
+      inputSchema: {},
+      annotations: READ_ONLY,
+    },
     () => tool(async () => ok(await sdk.instances())),
   );
 
@@ -154,6 +170,7 @@ export async function serveMcp(): Promise<void> {
     {
       description: `Stop an instance (RunPod only; the others are terminated instead). ${bounds}`,
       inputSchema: lifecycle,
+      annotations: ENDS,
     },
     ({ id }) => tool(async () => ok(await sdk.stop(id))),
   );
@@ -162,14 +179,84 @@ export async function serveMcp(): Promise<void> {
     {
       description: `Terminate an instance: it stops costing money and cannot be restarted. ${bounds}`,
       inputSchema: lifecycle,
+      annotations: ENDS,
     },
     ({ id }) => tool(async () => ok(await sdk.terminate(id))),
   );
   server.registerTool(
     'spend_summary',
-    { description: `This UTC month's instance charges and the balance. ${bounds}`, inputSchema: {} },
+    {
+      description: `This UTC month's instance charges and the balance. ${bounds}`,
+      inputSchema: {},
+      annotations: READ_ONLY,
+    },
     () => tool(async () => ok(await spendSummary(sdk))),
   );
 
+  registerJobTools(server, sdk, bounds);
   await server.connect(new StdioServerTransport());
+}
+
+/** run_job, job_status and job_logs. */
+function registerJobTools(server: McpServer, sdk: GpuoClient, bounds: string): void {
+  server.registerTool(
+    'run_job',
+    {
+      description:
+        'Run a command on the cheapest admitted GPU until it exits; ' +
+        'the instance is ended at once when it does, and the job ' +
+        'is relaunched after a preemption. Every attempt costs money while it runs; max_cost bounds the whole job. ' +
+        `Follow it with job_status and job_logs. ${bounds}`,
+      inputSchema: {
+        gpu: z.string().min(1).max(64).describe('a GPU slug, e.g. rtx-4090 (list_offers shows them)'),
+        command: z.string().min(1).max(16_384).describe('what runs, as sh -c text'),
+        template: z.string().optional().describe('a template slug (or docker_image)'),
+        docker_image: z.string().optional().describe('an image reference (or template)'),
+        providers: z.array(z.enum(['runpod', 'vastai', 'lambda'])).optional(),
+        spot_policy: z.enum(['spot', 'on-demand', 'auto']).optional(),
+        max_cost: z.number().positive().optional().describe('dollars for the whole job, every attempt together'),
+        max_duration_hours: z.number().positive().optional().describe('per attempt'),
+      },
+      annotations: SPENDS,
+    },
+    (input) =>
+      tool(async () => {
+        const body = { ...input, ...(input.template || input.docker_image ? {} : { template: 'pytorch' }) };
+        const job = await call(
+          sdk.raw.POST('/v1/jobs', { body: body as never, headers: { 'Idempotency-Key': newIdempotencyKey() } }),
+        );
+        return ok(job, `Started job ${job.id}: ${job.status}. It costs money until it ends.`);
+      }),
+  );
+  server.registerTool(
+    'job_status',
+    {
+      description:
+        'A job with its attempts: status, exit code, error, cost, ' +
+        `and per attempt the provider and end reason. ${bounds}`,
+      inputSchema: { id: jobId },
+      annotations: READ_ONLY,
+    },
+    ({ id }) => tool(async () => ok(await call(sdk.raw.GET('/v1/jobs/{id}', { params: { path: { id } } })))),
+  );
+  server.registerTool(
+    'job_logs',
+    {
+      description: `The last lines of a job's attempt (the latest unless attempt is given). ${bounds}`,
+      inputSchema: {
+        id: jobId,
+        attempt: z.number().int().min(1).optional(),
+        tail: z.number().int().min(0).max(5000).optional().describe('lines (default 100)'),
+      },
+      annotations: READ_ONLY,
+    },
+    ({ id, attempt, tail }) =>
+      tool(async () => {
+        const text = await sdk.jobLogs(id, {
+          ...(attempt ? { attempt } : {}),
+          ...(tail !== undefined ? { tail } : {}),
+        });
+        return { content: [{ type: 'text', text: text || '(no output yet)' }] };
+      }),
+  );
 }

@@ -182,6 +182,13 @@ export function createJobQueries(pool: Pool) {
       );
     },
 
+    /** The job attempt an instance of the account ran (its launch row), or null for an instance that is not one. */
+    async attemptOfInstance(accountId: string, instanceRowId: string): Promise<AttemptRow | null> {
+      return pool.maybeOne(sql.type(AttemptRow)`
+        SELECT ${ATTEMPT_COLUMNS} FROM job_attempts a
+        WHERE a.account_id = ${accountId} AND a.instance_row_id = ${instanceRowId}`);
+    },
+
     async attempt(jobId: string, n: number): Promise<AttemptRow | null> {
       return pool.maybeOne(
         sql.type(AttemptRow)`SELECT ${ATTEMPT_COLUMNS} FROM job_attempts a WHERE a.job_id = ${jobId} AND a.n = ${n}`,

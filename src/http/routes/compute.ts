@@ -3,12 +3,14 @@ import { z } from 'zod';
 import type { InstanceQueries } from '../../db/queries/instances';
 import { randomToken } from '../../domain/ids';
 import { NotFoundError, UnsupportedOperationError, ValidationError } from '../../errors';
+import type { LogLibrary } from '../../jobs/logs';
 import type { LaunchLibrary } from '../../launch/launches';
 import type { InstanceClient } from '../../workflow-clients/instances';
 import { LaunchBody } from '../launch-schemas';
 import { InstanceRecord, toInstanceRecord } from '../records/instances';
 import type { ApiRouter } from '../route';
 import { pathId } from '../text';
+import { answerLogs, LOG_RESPONSES, LogQuery } from '../log-stream';
 
 const InstanceParams = z.object({ provider_instance_id: pathId(128) }).strict();
 
@@ -18,6 +20,8 @@ export interface ComputeDeps {
   /** Stops, starts and terminates. */
   workflows: Pick<InstanceClient, 'end' | 'start'>;
   instances: Pick<InstanceQueries, 'findByProviderId'>;
+  /** Instances' logs, and the follow's keep-alive interval. */
+  logs: { library: LogLibrary; keepAliveMs: number };
 }
 
 export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
@@ -128,6 +132,28 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
       await deps.launches.admitStart(row);
       const { row: latest, done } = await deps.workflows.start(row);
       return { status: done ? 200 : 202, body: toInstanceRecord(latest) };
+    },
+  });
+
+  api.add({
+    method: 'get',
+    path: '/v1/compute/{provider_instance_id}/logs',
+    tag: 'Compute',
+    summary: "An instance's container output: its last lines, or followed (`follow=true`) while it runs",
+    description:
+      "RunPod: the pod's log stream; Vast.ai: the log it uploads on request (a moment's wait). " +
+      'Lambda has no log API: ' +
+      "a job's instance there answers the tail the job reported, any other is 422. " +
+      'An ended instance answers what the ' +
+      'provider still has, else the reported tail of the job it ran.',
+    auth: true,
+    params: InstanceParams,
+    query: LogQuery,
+    responses: LOG_RESPONSES,
+    errors: [422, 502, 503],
+    handler: async ({ params, query, accountId, ctx }) => {
+      const target = await deps.logs.library.instanceTarget(accountId, params.provider_instance_id);
+      return answerLogs(ctx, deps.logs.library, target, query, deps.logs.keepAliveMs);
     },
   });
 }

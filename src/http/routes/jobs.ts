@@ -18,7 +18,9 @@ import { JOB_PROVIDERS } from '../../jobs/providers';
 import { envSealContext, hashExitToken } from '../../jobs/start-command';
 import type { ProviderCredentials } from '../../providers/provider-credentials';
 import { PROVIDERS, type ProviderId } from '../../providers/types';
+import type { LogLibrary } from '../../jobs/logs';
 import type { JobClient } from '../../workflow-clients/jobs';
+import { answerLogs, LOG_RESPONSES, LogQuery } from '../log-stream';
 import { gpuTypeField, IdleStopBody } from '../launch-schemas';
 import { ListQuery, pageOf } from '../paging';
 import { JobRecord, toJobRecord } from '../records/jobs';
@@ -102,6 +104,8 @@ export interface JobRouteDeps {
   credentials: Pick<ProviderCredentials, 'findApiKey'>;
   vault: Pick<KeyVault, 'seal'>;
   workflows: JobClient;
+  /** Attempts' logs (the provider's, or the tail the job reported), and the follow's keep-alive interval. */
+  logs: { library: LogLibrary; keepAliveMs: number };
 }
 
 export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
@@ -261,6 +265,29 @@ export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
     handler: async ({ params, accountId }) => {
       const job = await findOr404(accountId, params.id);
       return { body: toJobRecord(job, await jobs.attempts(job.id)) };
+    },
+  });
+
+  api.add({
+    method: 'get',
+    path: '/v1/jobs/{id}/logs',
+    tag: 'Jobs',
+    summary: "An attempt's output: its last lines, or followed (`follow=true`) while it runs",
+    description:
+      'The latest attempt unless `attempt` names one. ' +
+      'RunPod and Vast.ai answer from the provider while it still has the ' +
+      'instance; after that, and on Lambda, the tail the job reported with its exit (the last 4 KiB). ' +
+      'The env values of the job are never printed by the service.',
+    auth: true,
+    params: IdParams,
+    query: LogQuery.extend({
+      attempt: z.coerce.number().int().min(1).optional().describe('the attempt number (default the latest)'),
+    }),
+    responses: LOG_RESPONSES,
+    errors: [502, 503],
+    handler: async ({ params, query, accountId, ctx }) => {
+      const target = await deps.logs.library.jobTarget(accountId, params.id, query.attempt);
+      return answerLogs(ctx, deps.logs.library, target, query, deps.logs.keepAliveMs);
     },
   });
 

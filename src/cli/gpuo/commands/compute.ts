@@ -8,6 +8,7 @@ import { call, type GpuoClient } from '../api';
 import { record, RefusedError, table, UsageError } from '../output';
 import type { CommandSpec, Context, OptionSpec } from '../spec';
 import { flag, idleStop, num, PROVIDERS, str } from './input';
+import { following, LOG_OPTIONS, logQuery, printFollow, printTail } from './logs';
 import { money, PAGE_OPTIONS, printPaged, type Row } from './render';
 
 /** An instance as launch, stop and terminate answer it (the list's records add `observed_at` and more). */
@@ -226,6 +227,19 @@ export const COMPUTE_COMMANDS: readonly CommandSpec[] = [
           '\n' +
           table(r.timeline, ['event', 'at', 'reason']),
       );
+    },
+  },
+  {
+    path: ['instances', 'logs'],
+    summary: 'an instance’s container output (RunPod, Vast.ai; a job’s reported tail on Lambda); -f follows it',
+    args: INSTANCE,
+    options: LOG_OPTIONS,
+    examples: ['instances logs abc123', 'instances logs abc123 -f --tail 0'],
+    async run(ctx) {
+      const sdk = await ctx.api();
+      const id = ctx.args['instance id']!;
+      if (following(ctx)) await printFollow(ctx, `instance ${id}`, sdk.followInstanceLogs(id, logQuery(ctx)));
+      else printTail(ctx, await sdk.instanceLogs(id, logQuery(ctx)));
     },
   },
   {

@@ -4,6 +4,7 @@ import { call } from '../api';
 import { record, table, UsageError } from '../output';
 import type { CommandSpec } from '../spec';
 import { ID, list, num, str } from './input';
+import { following, LOG_OPTIONS, logQuery, printFollow, printTail } from './logs';
 import { money, PAGE_OPTIONS, printPaged, type Row } from './render';
 
 export const JOB_COMMANDS: readonly CommandSpec[] = [
@@ -145,6 +146,23 @@ export const JOB_COMMANDS: readonly CommandSpec[] = [
         const columns = ['n', 'provider', 'spot', 'instance_id', 'price_per_hour', 'started_at', 'ended_at'];
         return `${head}\n${table(rows, [...columns, 'end_reason', 'exit_code', 'cost'])}`;
       });
+    },
+  },
+  {
+    path: ['jobs', 'logs'],
+    summary: 'an attempt’s output (the latest unless --attempt); -f follows it until it ends',
+    args: ID,
+    options: {
+      ...LOG_OPTIONS,
+      attempt: { type: 'string', value: '<n>', description: 'the attempt number (default the latest)' },
+    },
+    examples: ['jobs logs job_123', 'jobs logs job_123 -f', 'jobs logs job_123 --attempt 1 --tail 20'],
+    async run(ctx) {
+      const sdk = await ctx.api();
+      const attempt = num(ctx, 'attempt', { integer: true });
+      const query = { ...logQuery(ctx), ...(attempt === undefined ? {} : { attempt }) };
+      if (following(ctx)) await printFollow(ctx, `job ${ctx.args.id}`, sdk.followJobLogs(ctx.args.id!, query));
+      else printTail(ctx, await sdk.jobLogs(ctx.args.id!, query));
     },
   },
   {

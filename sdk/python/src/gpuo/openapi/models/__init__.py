@@ -77,6 +77,9 @@ from .get_v1_billing_transactions_response_200_data_item_type import (
     GetV1BillingTransactionsResponse200DataItemType,
 )
 from .get_v1_billing_transactions_type import GetV1BillingTransactionsType
+from .get_v1_compute_provider_instance_id_logs_follow import (
+    GetV1ComputeProviderInstanceIdLogsFollow,
+)
 from .get_v1_compute_provider_instance_id_response_200 import (
     GetV1ComputeProviderInstanceIdResponse200,
 )
@@ -157,6 +160,7 @@ from .get_v1_events_type import GetV1EventsType
 from .get_v1_gpus_response_200 import GetV1GpusResponse200
 from .get_v1_gpus_response_200_data_item import GetV1GpusResponse200DataItem
 from .get_v1_gpus_response_200_families import GetV1GpusResponse200Families
+from .get_v1_jobs_id_logs_follow import GetV1JobsIdLogsFollow
 from .get_v1_jobs_id_response_200 import GetV1JobsIdResponse200
 from .get_v1_jobs_id_response_200_attempts_item import (
     GetV1JobsIdResponse200AttemptsItem,
@@ -637,6 +641,7 @@ __all__ = (
     "GetV1BillingTransactionsResponse200DataItem",
     "GetV1BillingTransactionsResponse200DataItemType",
     "GetV1BillingTransactionsType",
+    "GetV1ComputeProviderInstanceIdLogsFollow",
     "GetV1ComputeProviderInstanceIdResponse200",
     "GetV1ComputeProviderInstanceIdResponse200Charges",
     "GetV1ComputeProviderInstanceIdResponse200ChargesLatestItem",
@@ -671,6 +676,7 @@ __all__ = (
     "GetV1GpusResponse200",
     "GetV1GpusResponse200DataItem",
     "GetV1GpusResponse200Families",
+    "GetV1JobsIdLogsFollow",
     "GetV1JobsIdResponse200",
     "GetV1JobsIdResponse200AttemptsItem",
     "GetV1JobsIdResponse200AttemptsItemProvider",
