@@ -91,6 +91,7 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
         const acct = this.accounts.get(key);
         const inst = acct?.instances.get(Number(id));
         if (!acct || !inst) throw new Error(`no instance ${id} for that key`);
+        if (!['stopped', 'exited', 'remove'].includes(how)) throw new Error(`how must be stopped, exited or remove`);
         this.containers.stop(String(inst.id));
         if (how === 'remove') acct.instances.delete(inst.id);
         else inst.phase = how;
