@@ -100,7 +100,7 @@ afterAll(async () => {
   await t.close();
 });
 
-it('a job whose worker is SIGKILLed during its create and during its end: one instance, no leak, cost = ledger', async () => {
+it('a worker SIGKILLed during the create and during the end: one instance, no leak, cost = ledger', async () => {
   const vast = t.sims.vastai.control;
   const createMatch = { method: 'PUT', path: /^\/api\/v0\/asks\// };
   const terminateMatch = { method: 'DELETE', path: /^\/api\/v0\/instances\/\d+\/?$/ };
