@@ -232,7 +232,8 @@ async function main(): Promise<void> {
   const s = (x: number) => `${x.toFixed(2)} s`;
   console.log(
     [
-      `jobs: ${JOBS} (${preempted.length} preempted once, ${plans.filter((p) => p.exitCode !== 0).length} exiting 3), ` +
+      `jobs: ${JOBS} (${preempted.length} preempted once, ` +
+        `${plans.filter((p) => p.exitCode !== 0).length} exiting 3), ` +
         `all ended in ${wallSeconds.toFixed(0)} s; statuses ${JSON.stringify(Object.fromEntries(statuses))}` +
         (wrongOutcome.length ? `; UNEXPECTED ${wrongOutcome.join(', ')}` : ''),
       `exit report → provider's end: p50 ${s(pct(exitToEnd, 50))}, p95 ${s(pct(exitToEnd, 95))}, ` +
