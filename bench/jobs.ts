@@ -175,6 +175,8 @@ async function main(): Promise<void> {
     await sleep(1_000);
   }
   const wallSeconds = (Date.now() - started) / 1000;
+  // A preemption that reached an instance whose command had already reported ends nothing: only jobs with an
+  // attempt ended `preempted` count as preempted.
   const preempted = planned.filter((id) => !missed.includes(id));
 
   // Milliseconds since the epoch, so nothing depends on how the pool parses timestamps.
@@ -197,10 +199,13 @@ async function main(): Promise<void> {
     WHERE a.account_id = ${account.id} ORDER BY a.job_id, a.n`,
   );
   const reported = attempts.filter((a) => a.reported_at !== null && a.ended_at !== null && a.metered_through !== null);
+  // A command that exits before the observer saw its instance running leaves an instance never metered (docs/jobs.md).
+  const neverMetered = attempts.filter((a) => a.reported_at !== null && a.metered_through === null).length;
   const exitToEnd = reported.map((a) => (a.ended_at! - a.reported_at!) / 1000);
   const paidAfterExit = reported.map((a) => (a.metered_through! - a.reported_at!) / 1000);
   const attemptsOf = (jobId: string) => attempts.filter((a) => a.job_id === jobId);
-  const preemptedAttempts = preempted.map((id) => attemptsOf(id).length);
+  const wasPreempted = (id: string) => attemptsOf(id).some((a) => a.end_reason === 'preempted');
+  const preemptedAttempts = preempted.filter(wasPreempted).map((id) => attemptsOf(id).length);
   const preemptedEnds = preempted.map((id) =>
     attemptsOf(id)
       .map((a) => a.end_reason)
@@ -236,19 +241,21 @@ async function main(): Promise<void> {
   const s = (x: number) => `${x.toFixed(2)} s`;
   console.log(
     [
-      `jobs: ${JOBS} (${preempted.length} preempted once` +
+      `jobs: ${JOBS} (${preempted.length} preempted through the knob` +
         (missed.length ? ` and ${missed.length} ended before the preemption reached them` : '') +
         ', ' +
         `${plans.filter((p) => p.exitCode !== 0).length} exiting 3), ` +
         `all ended in ${wallSeconds.toFixed(0)} s; statuses ${JSON.stringify(Object.fromEntries(statuses))}` +
         (wrongOutcome.length ? `; UNEXPECTED ${wrongOutcome.join(', ')}` : ''),
       `exit report → provider's end: p50 ${s(pct(exitToEnd, 50))}, p95 ${s(pct(exitToEnd, 95))}, ` +
-        `max ${s(pct(exitToEnd, 100))} (${exitToEnd.length} reports; target p50 ≤ 2 s)`,
+        `max ${s(pct(exitToEnd, 100))} (${exitToEnd.length} reports; target p50 ≤ 2 s)` +
+        (neverMetered ? `; ${neverMetered} exited before their instance was seen running (never metered)` : ''),
       `paid after the exit per job: p50 ${s(pct(paidAfterExit, 50))}, p95 ${s(pct(paidAfterExit, 95))}, ` +
         `max ${s(pct(paidAfterExit, 100))}`,
-      `attempts per preempted job: ${preemptedAttempts.join(' ')} ` +
-        `(mean ${(preemptedAttempts.reduce((a, b) => a + b, 0) / Math.max(1, preempted.length)).toFixed(2)}; ` +
-        `${[...new Set(preemptedEnds)].join(', ')})`,
+      `attempts per preempted job: mean ` +
+        `${(preemptedAttempts.reduce((a, b) => a + b, 0) / Math.max(1, preemptedAttempts.length)).toFixed(2)} ` +
+        `over ${preemptedAttempts.length} jobs (${[...new Set(preemptedEnds)].join(', ')}); ` +
+        `${preempted.length - preemptedAttempts.length} preempted after their exit report`,
       `cost exactness against the ledger: ${exact}/${JOBS} (${((100 * exact) / JOBS).toFixed(1)} %)`,
       `instances left at the providers: ${left}`,
     ].join('\n'),
