@@ -151,10 +151,16 @@ async function main(): Promise<void> {
     planned.map(async (jobId) => {
       for (;;) {
         if (Date.now() > deadline) throw new Error(`job ${jobId}: its first attempt never ran`);
-        const row = await pool.maybeOne(sql.type(
-          z.object({ instance_id: z.string().nullable(), started: z.boolean() }),
-        )`
-          SELECT instance_id, started_at IS NOT NULL AS started FROM job_attempts WHERE job_id = ${jobId} AND n = 1`);
+        const row = await pool.maybeOne(
+          sql.type(z.object({ instance_id: z.string().nullable(), started: z.boolean(), ended: z.boolean() }))`
+            SELECT instance_id, started_at IS NOT NULL AS started, ended_at IS NOT NULL AS ended
+            FROM job_attempts WHERE job_id = ${jobId} AND n = 1`,
+        );
+        // Ended before it was seen running (a loaded machine): nothing left to preempt.
+        if (row?.ended) {
+          missed.push(jobId);
+          return;
+        }
         if (row?.started && row.instance_id) {
           const res = await fetch(`${vastOrigin}/_sim/instances/${row.instance_id}/preempt`, { method: 'POST' });
           if (res.status === 404) missed.push(jobId);
