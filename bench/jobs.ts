@@ -177,7 +177,13 @@ async function main(): Promise<void> {
       SELECT count(*)::int AS n FROM jobs
       WHERE account_id = ${account.id} AND status IN ('succeeded', 'failed', 'cancelled')`);
     if (ended === JOBS) break;
-    if (Date.now() > deadline) throw new Error(`${JOBS - ended} jobs still running after ${DEADLINE_MS / 1000} s`);
+    if (Date.now() > deadline) {
+      const open = await pool.any(sql.type(z.object({ id: z.string(), status: z.string(), attempts: z.string() }))`
+        SELECT j.id, j.status, coalesce(string_agg(a.n || ':' || coalesce(a.end_reason, 'open'), ' '), '') AS attempts
+        FROM jobs j LEFT JOIN job_attempts a ON a.job_id = j.id
+        WHERE j.account_id = ${account.id} AND j.status NOT IN ('succeeded', 'failed', 'cancelled') GROUP BY j.id`);
+      throw new Error(`${JOBS - ended} jobs still running after ${DEADLINE_MS / 1000} s: ${JSON.stringify(open)}`);
+    }
     await sleep(1_000);
   }
   const wallSeconds = (Date.now() - started) / 1000;
