@@ -143,7 +143,9 @@ export class SimContainers {
     return log.follow({ onLine, onEnd });
   }
 
-   * Ends the container (terminate, stop, preemption): its processes are killed; no exit is reported by the simulator.
+  /**
+   * Ends the container (terminate, stop, preemption): its processes are killed; no exit is reported by the
+   * simulator.
    */
   stop(id: string): void {
     const r = this.running.get(id);

@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FaultControl, RecordedExchange, RequestMatch } from './sim-handle';
+import type { FaultControl, PendingRequest, RecordedExchange, RequestMatch } from './sim-handle';
 import { bearerKey } from './sim-util';
 
 export { bearerKey, randomChars, now, isoSeconds, testIp } from './sim-util';
@@ -14,6 +14,7 @@ export {
   DEFAULT_BOOT_DELAY_MS,
   type CommonControl,
   type FaultControl,
+  type PendingRequest,
   type RecordedExchange,
   type RequestMatch,
   type SimHandle,
@@ -43,6 +44,12 @@ export interface SimResponse {
 }
 
 export type Handler = (req: SimRequest) => SimResponse | Promise<SimResponse>;
+
+/**
+ * Where a simulator serves its own control knobs over HTTP (./control-routes). No provider's API has a path
+ * under it, and it is the simulator's own server that answers it: a real provider never sees these requests.
+ */
+export const CONTROL_PREFIX = '/_sim';
 
 export interface FaultResponses {
   rateLimited(retryAfterSeconds: number | null): SimResponse;
@@ -84,8 +91,39 @@ function compile(pattern: string): { re: RegExp; keys: string[] } {
   return { re: new RegExp(`^${body}/?$`), keys };
 }
 
+type Route = { method: string; pattern: string; re: RegExp; keys: string[]; handler: Handler };
+
+function findRoute(routes: Route[], method: string, path: string) {
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const m = route.re.exec(path);
+    if (!m) continue;
+    const params: Record<string, string> = {};
+    route.keys.forEach((k, i) => (params[k] = decodeURIComponent(m[i + 1]!)));
+    return { route, params };
+  }
+  return null;
+}
+
+async function dispatch(
+  routes: Route[],
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  headers: http.IncomingHttpHeaders,
+  body: unknown,
+): Promise<SimResponse | null> {
+  const hit = findRoute(routes, method, path);
+  if (!hit) return null;
+  return hit.route.handler({ method, path, query, headers, body, params: hit.params });
+}
+
 export class SimServer implements FaultControl {
-  private readonly routes: { method: string; pattern: string; re: RegExp; keys: string[]; handler: Handler }[] = [];
+  private readonly routes: Route[] = [];
+  /** The control paths: never slowed, failed or recorded, so turning a knob does not turn itself. */
+  private readonly controlRoutes: Route[] = [];
+  /** Requests received whose answer has not been sent yet (a slowed create, a terminate in flight). */
+  private readonly inFlight = new Set<PendingRequest>();
   private rateLimits: CountedFault[] = [];
   private errors: CountedFault[] = [];
   /** Per key (`''`: any key), so tests of different accounts can slow their own requests side by side. */
@@ -105,6 +143,13 @@ export class SimServer implements FaultControl {
     this.routes.push({ method: method.toUpperCase(), pattern, ...compile(pattern), handler });
   }
 
+  /** A control route; `pattern` is under {@link CONTROL_PREFIX}. */
+  controlRoute(method: string, pattern: string, handler: Handler): void {
+    if (!pattern.startsWith(`${CONTROL_PREFIX}/`))
+      throw new Error(`control route ${pattern} outside ${CONTROL_PREFIX}`);
+    this.controlRoutes.push({ method: method.toUpperCase(), pattern, ...compile(pattern), handler });
+  }
+
   /** The fault knobs every simulator's `control` exposes, bound to this server. */
   faultControl(): FaultControl {
     return {
@@ -112,6 +157,7 @@ export class SimServer implements FaultControl {
       serverErrors: (c, o) => this.serverErrors(c, o),
       setLatency: (ms, o) => this.setLatency(ms, o),
       requests: (m) => this.requests(m),
+      pending: (m) => this.pending(m),
       clearRequests: () => this.clearRequests(),
       resetFaults: () => this.resetFaults(),
     };
@@ -150,6 +196,10 @@ export class SimServer implements FaultControl {
 
   clearRequests(): void {
     this.recorded = [];
+  }
+
+  pending(match?: RequestMatch): PendingRequest[] {
+    return [...this.inFlight].filter((r) => matches(match, r.method, r.path, r.key));
   }
 
   resetFaults(): void {
@@ -244,7 +294,37 @@ export class SimServer implements FaultControl {
       }
     }
 
+    if (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)) {
+      const answer = badJson
+        ? this.faults.badJson()
+        : await dispatch(this.controlRoutes, method, path, url.searchParams, req.headers, body);
+      this.send(res, answer ?? { status: 404, body: { error: `no control route ${method} ${path}` } });
+      return;
+    }
+
     const key = bearerKey(req.headers) ?? url.searchParams.get('api_key');
+    const pending: PendingRequest = { at: Date.now(), method, path, key, body };
+    this.inFlight.add(pending);
+    try {
+      await this.answer(res, { method, path, url, headers: req.headers, key, body, badJson });
+    } finally {
+      this.inFlight.delete(pending);
+    }
+  }
+
+  private async answer(
+    res: http.ServerResponse,
+    req: {
+      method: string;
+      path: string;
+      url: URL;
+      headers: http.IncomingHttpHeaders;
+      key: string | null;
+      body: unknown;
+      badJson: boolean;
+    },
+  ): Promise<void> {
+    const { method, path, url, key, body, badJson } = req;
     const latency = [...this.latency.values()].find((l) => matches(l.match, method, path, key)) ?? null;
     if (latency && !latency.afterHandling) await this.sleep(latency.ms);
 
@@ -297,6 +377,10 @@ export class SimServer implements FaultControl {
       response: response.rawBody !== undefined ? response.rawBody : response.stream ? '' : response.body,
       fault,
     });
+    this.send(res, response);
+  }
+
+  private send(res: http.ServerResponse, response: SimResponse): void {
     if (this.closed || res.destroyed || res.writableEnded) return;
     const headers: Record<string, string> = { ...(response.headers ?? {}) };
     let payload = '';

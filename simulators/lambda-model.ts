@@ -61,6 +61,8 @@ export interface LambdaControl extends CommonControl {
   setNoCapacity(gpu: string, on?: boolean, opts?: { region?: string }): void;
   /** How long `terminating` lasts (and how long `terminated` stays listed after it). */
   setTerminateDelay(ms: number): void;
+  /** Lambda ends the instance without a request (it sells no spot): `terminated` at once, then gone. */
+  preempt(key: string, id: string): void;
   /** Lambda marks the instance `unhealthy`. */
   markUnhealthy(key: string, id: string): void;
   /** The account's SSH keys. */

@@ -84,6 +84,15 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
         if (on) this.noCapacity.add(k);
         else this.noCapacity.delete(k);
       },
+      preempt: (key, id) => {
+        const inst = this.accounts.get(key)?.instances.get(id);
+        if (!inst) throw new Error(`no instance ${id} for that key`);
+        // Lambda sells no interruptible instances: the one way it takes an instance away is ending it.
+        if (inst.terminatedAt === null) {
+          inst.terminatedAt = now();
+          inst.terminateDelay = 0;
+        }
+      },
       markUnhealthy: (key, id) => {
         const inst = this.accounts.get(key)?.instances.get(id);
         if (!inst) throw new Error(`no instance ${id} for that key`);

@@ -1,6 +1,7 @@
 /**
  * What the three provider simulators share around their own API: the HTTP server, the per-key accounts, the
- * boot delay new instances get, the handle `start` returns, and the control knobs every one of them has.
+ * boot delay new instances get, the handle `start` returns, and the control knobs every one of them has, also
+ * served over HTTP under `/_sim` (./control-routes).
  */
 import {
   DEFAULT_BOOT_DELAY_MS,
@@ -12,6 +13,7 @@ import {
   type SimInstanceView,
   type SimulatorOptions,
 } from './kit';
+import { serveControl } from './control-routes';
 
 /** The knobs a simulator adds to the shared ones (its capacity switch among them). */
 export type OwnControl<C extends CommonControl> = Omit<
@@ -54,19 +56,21 @@ export abstract class ProviderSimulator<A, C extends CommonControl> {
   }
 
   async start(host: string, port: number): Promise<SimHandle<C>> {
+    const control = this.control();
+    serveControl(this.server, { control, keys: () => this.accounts.keys() });
     const origin = await this.server.listen(host, port);
     const close = () => {
       this.onClose();
       return this.server.close();
     };
-    return { baseUrl: `${origin}${this.basePath}`, createKey: () => this.createKey(), control: this.control(), close };
+    return { baseUrl: `${origin}${this.basePath}`, createKey: () => this.createKey(), control, close };
   }
 
   /** What the simulator ends besides its server when it closes (its job containers). */
   protected onClose(): void {}
 
   private control(): C {
-    const shared: Omit<CommonControl, 'setNoCapacity'> = {
+    const shared: Omit<CommonControl, 'setNoCapacity' | 'preempt'> = {
       ...this.server.faultControl(),
       setBootDelay: (ms) => {
         this.bootDelay = ms;

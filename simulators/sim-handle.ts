@@ -32,6 +32,16 @@ export interface RecordedExchange {
   fault: boolean;
 }
 
+/** A request the simulator received and has not answered yet. */
+export interface PendingRequest {
+  /** When it arrived (ms since the epoch). */
+  at: number;
+  method: string;
+  path: string;
+  key: string | null;
+  body: unknown;
+}
+
 export interface FaultControl {
   /** The next `count` matching requests answer 429 (with `Retry-After` where the provider sends one). */
   rateLimit(count: number, opts?: { match?: RequestMatch; retryAfterSeconds?: number | null }): void;
@@ -48,6 +58,11 @@ export interface FaultControl {
   /** Every request handled since the last `clearRequests()`, oldest first. */
   requests(match?: RequestMatch): RecordedExchange[];
   clearRequests(): void;
+  /**
+   * Requests received and not answered yet, oldest first: one slowed by `setLatency` is here until its answer
+   * leaves, so a test can act while the provider has a create or a terminate in hand.
+   */
+  pending(match?: RequestMatch): PendingRequest[];
   /** Clears every fault knob (not the recorded requests and not the accounts). */
   resetFaults(): void;
 }
@@ -75,6 +90,11 @@ export interface CommonControl extends FaultControl {
   setBootDelay(ms: number): void;
   /** Makes a GPU (normalized slug) unavailable (`on` false restores it). */
   setNoCapacity(gpu: string, on?: boolean): void;
+  /**
+   * The provider takes an instance away without a request (a spot reclaim, a failed host); what it becomes is
+   * the provider's own (RunPod `EXITED`, Vast `stopped` by default, Lambda terminated). Throws for an unknown id.
+   */
+  preempt(key: string, id: string, how?: string): void;
   /** The instances that exist for a key, as the provider would list them (terminated ones are gone). */
   instances(key: string): SimInstanceView[];
   /** Registers a key chosen by the caller (e.g. from configuration), with empty state. */

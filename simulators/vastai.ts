@@ -94,6 +94,7 @@ export class VastSimulator extends ProviderSimulator<Account, VastControl> {
         const acct = this.accounts.get(key);
         const inst = acct?.instances.get(Number(id));
         if (!acct || !inst) throw new Error(`no instance ${id} for that key`);
+        if (!['stopped', 'exited', 'remove'].includes(how)) throw new Error(`how must be stopped, exited or remove`);
         // A removed instance takes its log with it; a stopped or exited one keeps it.
         this.containers[how === 'remove' ? 'remove' : 'stop'](String(inst.id));
         if (how === 'remove') acct.instances.delete(inst.id);
