@@ -90,6 +90,7 @@ async function main(): Promise<void> {
           config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`,
         vault,
       },
+      createLook: { windowMs: config.PROVIDER_CREATE_LOOK_WINDOW_MS },
       stoppedStorage: {
         runpodPerGbMonthMicros: Math.round(config.RUNPOD_STOPPED_STORAGE_PRICE_PER_GB_MONTH * 1_000_000),
       },
