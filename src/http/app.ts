@@ -76,7 +76,7 @@ export interface AppDeps {
   vault: KeyVault;
   pricing: PricingCache;
   /**
-   * Requests per service key (default bursts of 120 per process, 600 a minute across processes), unauthenticated
+   * Requests per account, all its keys together (default bursts of 120 per process, 600 a minute across processes), unauthenticated
    * requests per client address (default 300 a minute) and failed authentications per address (default 30).
    */
   rateLimit?: RateLimitSettings & {
@@ -253,7 +253,7 @@ function registerFleetListRoute(
 }
 
 /**
- * The request limits: per service key (a burst per process, a minute's worth across processes), per client
+ * The request limits: per account across its keys (a burst per process, a minute's worth across processes), per client
  * address for unauthenticated requests, and failed authentications per address. A store that cannot be reached
  * is logged at most once a minute while each process counts alone.
  */

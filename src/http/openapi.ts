@@ -21,7 +21,7 @@ const COMMON_ERRORS: Record<number, string> = {
   413: 'Body over 64 KiB (`payload_too_large`)',
   415: 'Body not sent as application/json (`unsupported_media_type`)',
   422: 'Valid input the operation refuses (`unsupported_operation`, `provider_not_connected`, `no_capacity`, `limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody quotes a price for)',
-  429: 'Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications',
+  429: 'Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications',
   500: 'An unexpected failure (`internal_error`, fixed message; quote the request_id)',
   502: 'The provider answered with an error we cannot map (`provider_error`)',
   503: 'The provider (`provider_unavailable`) or our engine or database (`service_unavailable`, with Retry-After) is unreachable',
