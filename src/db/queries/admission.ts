@@ -161,6 +161,7 @@ const Decided = z.object({
       charged: z.number().optional(),
       live_hourly: z.number().optional(),
       revoked: z.boolean().optional(),
+      family: z.boolean().optional(),
     })
     .nullable()
     .optional(),
@@ -231,6 +232,7 @@ function toDecision(request: AdmissionRequest, d: Decided): AdmissionDecision {
         period: k.period!,
         chargedMicros: k.charged!,
         liveHourlyMicros: k.live_hourly!,
+        ...(k.family ? { family: true } : {}),
       };
       return { outcome: 'key_refused', message: keyCapMessage(standing, request.quotePerHourMicros), keyCap: standing };
     }

@@ -165,13 +165,18 @@ const eventAlertRecord = sql.fragment`
        THEN jsonb_build_object('gpu_type', h.gpu_type, 'threshold_price', ${dollarsOf(sql.fragment`h.threshold_micros`)})
        ELSE jsonb_build_object('threshold_dollars', ${dollarsOf(sql.fragment`h.threshold_micros`)}) END`;
 
+/** The ids of key `k` (a `service_keys` row's alias) and of every key made under it. */
+const familyOf = (k: ReturnType<typeof sql.fragment>) => sql.fragment`
+  SELECT d.id FROM service_keys d WHERE d.account_id = ${k}.account_id AND (d.id = ${k}.id OR ${k}.id = ANY(d.ancestor_ids))`;
+
 /**
  * Spend-capped API keys at their cap end their instances like a budget stop: one stop request per endable
  * instance the key launched, once the key's accrued spend in its period (UTC day or month) reaches the cap:
  * the charges of its instances posted in the period plus what its live instances have run since their last
  * charge (the statement's `uncharged` CTE). The request's `alert_id` names the key and the period
  * (`keycap:<key>:<period start>`), so a key is stopped once per period however often this runs. Revoked keys
- * too: revoking a key does not lift its cap.
+ * too: revoking a key does not lift its cap. A cap covers the keys made under its key (migration 029): their
+ * spend counts toward it, and their instances are ended with the key's own.
  */
 const keyCapStops = (budget: boolean) => sql.fragment`
   key_spend AS (
@@ -182,9 +187,9 @@ const keyCapStops = (budget: boolean) => sql.fragment`
       SELECT -l.amount_micros AS micros
       FROM instances i JOIN ledger_entries l ON l.account_id = k.account_id AND l.type IN ('instance_charge', 'instance_storage_charge')
         AND l.instance_id = coalesce(i.provider_instance_id, i.id) AND l.created_at >= p.start
-      WHERE i.api_key_id = k.id
+      WHERE i.api_key_id IN (${familyOf(sql.fragment`k`)})
       UNION ALL
-      SELECT u.micros FROM uncharged u WHERE u.api_key_id = k.id) x ON true
+      SELECT u.micros FROM uncharged u WHERE u.api_key_id IN (${familyOf(sql.fragment`k`)})) x ON true
     WHERE ${budget}::boolean AND k.spend_limit_micros IS NOT NULL
     GROUP BY k.id, p.start
     HAVING sum(x.micros) >= k.spend_limit_micros),
@@ -194,7 +199,8 @@ const keyCapStops = (budget: boolean) => sql.fragment`
       CASE WHEN i.provider = 'runpod' THEN 'stop' ELSE 'terminate' END,
       'API key "' || s.name || '" (' || s.key_prefix || '…) reached its spend cap: $' || to_char(s.micros / 1e6, 'FM999999999990.00') ||
       ' spent this ' || s.spend_limit_period || ' (UTC), cap $' || to_char(s.spend_limit_micros / 1e6, 'FM999999999990.00')
-    FROM key_spend s JOIN instances i ON i.api_key_id = s.id AND i.status = ANY(${sql.array(ENDABLE_STATUSES, 'text')})
+    FROM key_spend s JOIN service_keys sk ON sk.id = s.id
+    JOIN instances i ON i.api_key_id IN (${familyOf(sql.fragment`sk`)}) AND i.status = ANY(${sql.array(ENDABLE_STATUSES, 'text')})
     ON CONFLICT DO NOTHING
     RETURNING 1)`;
 
