@@ -163,6 +163,11 @@ export interface ActivityDeps {
   jobs?: { publicBaseUrl: string; vault: Pick<KeyVault, 'open'> };
   /** What a stopped RunPod pod's volume costs (RUNPOD_STOPPED_STORAGE_PRICE_PER_GB_MONTH); default $0.20/GB-month. */
   stoppedStorage?: { runpodPerGbMonthMicros: number };
+  /**
+   * The master key vault (the worker's): opens a scheduled run's sealed startup script at its create. Without it
+   * a sealed script cannot be sent, and such a launch fails.
+   */
+  vault?: Pick<KeyVault, 'open'>;
   /** A retried create's look for an earlier ask's instance; default {@link DEFAULT_CREATE_LOOK}. */
   createLook?: Partial<CreateLookSettings>;
 }

@@ -19,6 +19,7 @@ import { DEFAULT_CREATE_LOOK, type ActivityDeps } from './deps';
 import { createJobQueries } from '../src/db/queries/jobs';
 import { resolveStartCommand } from '../src/jobs/start-command';
 import { JOB_START_COMMAND_REF } from '../workflows/contracts/jobs';
+import { isSealedText, openStartupScript } from '../src/domain/startup-script';
 
 export interface SshAccess {
   sshPublicKey?: string;
@@ -59,6 +60,17 @@ export function createLaunchActivities(deps: ActivityDeps) {
       { jobs: jobQueries, vault: deps.jobs.vault, publicBaseUrl: deps.jobs.publicBaseUrl },
       onstartCmd,
     );
+  };
+  /** A scheduled run's startup script travels sealed (src/domain/startup-script.ts): opened only for the create. */
+  const openedScript = (input: LaunchInput): string | undefined => {
+    const cmd = input.onstartCmd;
+    if (cmd === undefined || !isSealedText(cmd)) return cmd;
+    if (!deps.vault)
+      throw ApplicationFailure.nonRetryable(
+        'this worker has no master key to open the startup script',
+        'internal_error',
+      );
+    return openStartupScript(deps.vault, input.accountId, cmd);
   };
   const { instances, sshKeys } = deps.queries;
   const spend = createSpendWatch(deps);
@@ -160,7 +172,7 @@ export function createLaunchActivities(deps: ActivityDeps) {
             region: input.region,
             sshPublicKey: ssh.sshPublicKey,
             sshKeyName: ssh.sshKeyName,
-            onstartCmd: await jobStartCommand(input.onstartCmd),
+            onstartCmd: await jobStartCommand(openedScript(input)),
           })
           .catch((err: unknown) => {
             if (err instanceof ProviderRequestError && err.kind === 'rate_limited')

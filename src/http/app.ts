@@ -172,6 +172,7 @@ export function createApp(deps: AppDeps): Koa {
     engineMs: deps.answerBounds?.engineMs,
   });
   registerScheduleRoutes(api, {
+    vault: deps.vault,
     queries: scheduleQueries,
     schedules: createScheduleSync({ queries: scheduleQueries, limits, engine: scheduleEngine, logger: deps.logger }),
     workflows: scheduleEngine,

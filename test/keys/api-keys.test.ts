@@ -138,7 +138,7 @@ describe('scopes, table-driven over the OpenAPI document', () => {
     expect(ok.body).toMatchObject({ scopes: ['read'], spend_limit: { amount: 1, period: 'day' }, spend_in_period: 0 });
   });
 
-  it("a schedule's startup script is shown only to keys that may write schedules, and a trigger needs compute:write too", async () => {
+  it("a schedule's startup script is sealed at rest and shown only to keys that may write schedules, and a trigger needs compute:write too", async () => {
     const owner = await t.newAccount();
     const script = 'export HF_TOKEN=hf_secret\npython train.py\n';
     const created = await t.http
@@ -157,6 +157,13 @@ describe('scopes, table-driven over the OpenAPI document', () => {
     }[];
     expect(listed.find((s) => s.id === id)!.startup_script).toBeNull();
     expect((await t.http.get(`/v1/schedules/${id}`).set(editor.auth)).body.startup_script).toBe(script);
+    // At rest it is sealed: the row holds neither the script nor its token.
+    const [stored] = await t.sql<{ startup_script: string }>('SELECT startup_script FROM schedules WHERE id = $1', [
+      id,
+    ]);
+    expect(stored!.startup_script).toMatch(/^sealed:v1:/);
+    expect(stored!.startup_script).not.toContain('hf_secret');
+    expect(stored!.startup_script).not.toContain('train.py');
 
     const trigger = await t.http.post(`/v1/schedules/${id}/trigger`).set(editor.auth);
     expect(trigger.status).toBe(403);
