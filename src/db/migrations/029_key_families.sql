@@ -7,8 +7,13 @@ ALTER TABLE service_keys
   ADD COLUMN ancestor_ids text[] NOT NULL DEFAULT '{}';
 CREATE INDEX service_keys_ancestors_idx ON service_keys USING gin (ancestor_ids);
 
--- Admission checks every capped key of the launching key's family, and counts stopped instances' storage in the
--- burn and uncharged figures (and in the caps) as GET /v1/billing/summary does.
+-- A stopped instance whose start was admitted holds its place until it is seen running (or the reservation
+-- lapses): it counts in the burn at its price and in the live count, as a launch's reservation row does, so
+-- two starts (or a start and a launch) cannot pass on the same money.
+ALTER TABLE instances ADD COLUMN start_reserved_until timestamptz;
+
+-- Admission checks every capped key of the launching key's family, counts stopped instances' storage in the
+-- burn and uncharged figures (and in the caps) as GET /v1/billing/summary does, and admitted starts.
 CREATE OR REPLACE FUNCTION admit_launch(
   p_account text, p_id text, p_hash text, p_reserve boolean, p_quote bigint, p_window_ms bigint, p_max_live integer,
   p_binding_ms bigint, p_key_id text,
@@ -76,16 +81,21 @@ BEGIN
   INTO v_burn, v_uncharged, v_live
   FROM (
     SELECT coalesce(price_per_hour_micros, quote_per_hour_micros, 0)::numeric AS p,
-      trunc(extract(epoch FROM started_at) * 1000) AS s, trunc(extract(epoch FROM metered_through) * 1000) AS m,
+      -- An admitted start has run nothing since its stop: no uncharged usage.
+      CASE WHEN status = 'stopped' THEN NULL ELSE trunc(extract(epoch FROM started_at) * 1000) END AS s,
+      trunc(extract(epoch FROM metered_through) * 1000) AS m,
       trunc(extract(epoch FROM now()) * 1000) AS n
-    FROM instances WHERE account_id = p_account AND status IN ('provisioning', 'running', 'stopping', 'terminating', 'unknown')) live;
+    FROM instances WHERE account_id = p_account
+      AND (status IN ('provisioning', 'running', 'stopping', 'terminating', 'unknown')
+           OR (status = 'stopped' AND start_reserved_until > now()))) live;
   -- Stopped instances' storage (a RunPod pod's volume, migration 032) burns too: its hourly price, and what it
   -- has accrued since its last storage charge, as the storage charge computes it.
   SELECT coalesce(sum(storage_per_hour_micros), 0)::bigint AS burn,
     coalesce(sum(round(storage_per_hour_micros::numeric
       * greatest(extract(epoch FROM now() - greatest(storage_charged_through, metered_through)) * 1000, 0) / 3600000)), 0)::bigint AS uncharged
   INTO v_stored
-  FROM instances WHERE account_id = p_account AND status = 'stopped' AND storage_per_hour_micros > 0;
+  FROM instances WHERE account_id = p_account AND status = 'stopped' AND storage_per_hour_micros > 0
+    AND (start_reserved_until IS NULL OR start_reserved_until <= now());
   v_burn := v_burn + v_stored.burn;
   v_uncharged := v_uncharged + v_stored.uncharged;
   v_figures := jsonb_build_object('balance', v_balance, 'burn', v_burn, 'uncharged', v_uncharged, 'live', v_live);

@@ -87,7 +87,8 @@ const storedFigures = (accountId: string) => sql.fragment`(
   SELECT coalesce(sum(storage_per_hour_micros), 0)::numeric AS burn,
     coalesce(sum(round(storage_per_hour_micros::numeric
       * greatest(extract(epoch FROM now() - greatest(storage_charged_through, metered_through)) * 1000, 0) / 3600000)), 0) AS uncharged
-  FROM instances WHERE account_id = ${accountId} AND status = 'stopped' AND storage_per_hour_micros > 0)`;
+  FROM instances WHERE account_id = ${accountId} AND status = 'stopped' AND storage_per_hour_micros > 0
+    AND (start_reserved_until IS NULL OR start_reserved_until <= now()))`;
 
 /**
  * Burn rate and uncharged usage of an account's live instances and stopped instances' storage, as one row. Uncharged usage is computed as the
@@ -104,9 +105,11 @@ const liveFigures = (accountId: string) => sql.fragment`
     trunc(extract(epoch FROM now()) * 1000)::float8 AS now_ms
   FROM (
     SELECT coalesce(price_per_hour_micros, quote_per_hour_micros, 0)::numeric AS p,
-      trunc(extract(epoch FROM started_at) * 1000) AS s, trunc(extract(epoch FROM metered_through) * 1000) AS m,
+      CASE WHEN status = 'stopped' THEN NULL ELSE trunc(extract(epoch FROM started_at) * 1000) END AS s,
+      trunc(extract(epoch FROM metered_through) * 1000) AS m,
       trunc(extract(epoch FROM now()) * 1000) AS n
-    FROM instances WHERE account_id = ${accountId} AND status = ANY(${sql.array([...BURNING_STATUSES], 'text')})) live`;
+    FROM instances WHERE account_id = ${accountId} AND (status = ANY(${sql.array([...BURNING_STATUSES], 'text')})
+      OR (status = 'stopped' AND start_reserved_until > now()))) live`;
 
 /**
  * Every burning instance's uncharged usage (`account_id`, `api_key_id`, `micros`), over all accounts, computed
@@ -321,9 +324,18 @@ export async function releaseReservation(pool: Pool, id: string, reason: string)
 }
 
 /**
+ * How long an admitted start holds its place while the pod is not seen running: long enough for RunPod to start
+ * it; a start that never gets there gives its place back when this lapses.
+ */
+export const START_RESERVATION_MS = 10 * 60_000;
+
+/**
  * Admission of a stopped instance's start: the launch's balance rule and live-instance limit, decided under the
- * account's balance lock with the instance's own price (the provider's, else the launch quote). Nothing is
- * reserved: the instance counts in the burn once its workflow sees it running again.
+ * account's balance lock with the instance's own price (the provider's, else the launch quote), and, when
+ * admitted, its reservation: the row counts in the burn at that price and in the live count from now
+ * (`start_reserved_until`, {@link START_RESERVATION_MS}) until it is seen running, as a launch's row does. Two
+ * starts, or a start and a launch, cannot pass on the same money. A start asked again while its reservation
+ * holds is admitted on it.
  */
 export async function admitStart(
   pool: Pool,
@@ -339,16 +351,27 @@ export async function admitStart(
     await tx.query(
       sql.typeAlias('void')`SELECT FROM account_balances WHERE account_id = ${start.accountId} FOR UPDATE`,
     );
-    const spend = await readSpendFigures(tx, start.accountId);
-    const own = await tx.one(sql.type(z.object({ price: z.number().nullable(), live: z.number() }))`
+    const own = await tx.one(
+      sql.type(z.object({ price: z.number().nullable(), reserved: z.boolean().nullable(), live: z.number() }))`
       SELECT (SELECT coalesce(price_per_hour_micros, quote_per_hour_micros) FROM instances
                WHERE id = ${start.instanceId} AND account_id = ${start.accountId}) AS price,
+        (SELECT start_reserved_until > now() FROM instances
+           WHERE id = ${start.instanceId} AND account_id = ${start.accountId}) AS reserved,
         (SELECT count(*)::int4 FROM instances WHERE account_id = ${start.accountId}
-           AND status = ANY(${sql.array([...BURNING_STATUSES], 'text')})) AS live`);
+           AND (status = ANY(${sql.array([...BURNING_STATUSES], 'text')})
+                OR (status = 'stopped' AND start_reserved_until > now()))) AS live`,
+    );
+    if (own.reserved) return { outcome: 'admitted' };
     if (start.maxLive !== undefined && own.live >= start.maxLive) {
       return { outcome: 'limited', message: limitReachedMessage('live_instances', start.maxLive), max: start.maxLive };
     }
+    const spend = await readSpendFigures(tx, start.accountId);
+    // Its own storage still counts: it burns until the pod is seen running.
     const verdict = decideAdmission(spend, own.price, start.windowMs);
-    return verdict.admitted ? { outcome: 'admitted' } : { outcome: 'refused', message: verdict.message! };
+    if (!verdict.admitted) return { outcome: 'refused', message: verdict.message! };
+    await tx.query(sql.typeAlias('void')`
+      UPDATE instances SET start_reserved_until = now() + make_interval(secs => ${START_RESERVATION_MS / 1000})
+      WHERE id = ${start.instanceId} AND account_id = ${start.accountId} AND status = 'stopped'`);
+    return { outcome: 'admitted' };
   });
 }

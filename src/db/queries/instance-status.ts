@@ -92,7 +92,7 @@ export function createInstanceStatusQueries(pool: Pool) {
       const reason = typeof extra.reason === 'string' ? extra.reason : null;
       return pool.transaction(async (tx) => {
         const row = await tx.one(sql.type(InstanceRow)`
-          UPDATE instances SET status = ${status}, lifecycle_warning = NULL,
+          UPDATE instances SET status = ${status}, lifecycle_warning = NULL, start_reserved_until = NULL,
             key_warning = CASE WHEN ${status} = 'stopped' THEN key_warning ELSE NULL END,
             end_reason = coalesce(${reason}, CASE WHEN ${status} = 'stopped' THEN NULL ELSE end_reason END),
             provider_status = CASE WHEN ${status} = 'stopped' THEN provider_status ELSE NULL END,
@@ -131,7 +131,7 @@ export function createInstanceStatusQueries(pool: Pool) {
     async markResumed(id: string, at: Date, i: ProviderInstance): Promise<InstanceRow | null> {
       return pool.maybeOne(sql.type(InstanceRow)`
         UPDATE instances SET status = 'running', provider_status = ${i.providerStatus}, ended_at = NULL, end_reason = NULL,
-          metered_through = ${at.toISOString()}, public_ip = coalesce(${i.publicIp}, public_ip),
+          metered_through = ${at.toISOString()}, start_reserved_until = NULL, public_ip = coalesce(${i.publicIp}, public_ip),
           ssh = coalesce(${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb, ssh), updated_at = now()
         WHERE id = ${id} AND status = 'stopped' RETURNING ${COLUMNS}`);
     },
