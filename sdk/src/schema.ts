@@ -80,7 +80,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -260,7 +260,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -516,7 +516,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -755,7 +755,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -998,7 +998,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -1150,7 +1150,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -1436,7 +1436,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -1701,7 +1701,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -1960,7 +1960,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -2107,7 +2107,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -2460,7 +2460,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -2796,7 +2796,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -3149,7 +3149,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -3502,7 +3502,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -3877,7 +3877,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -4138,7 +4138,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -4406,7 +4406,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -4604,7 +4604,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -4876,7 +4876,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -5080,7 +5080,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -5354,7 +5354,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -5578,7 +5578,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -5815,7 +5815,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -6018,7 +6018,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -6223,7 +6223,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -6597,7 +6597,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -6810,7 +6810,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -7103,7 +7103,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -7332,7 +7332,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -7443,7 +7443,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -7586,7 +7586,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -7748,7 +7748,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -7908,7 +7908,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -8050,7 +8050,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -8211,7 +8211,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -8392,7 +8392,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -8641,7 +8641,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -8843,7 +8843,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -9007,7 +9007,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -9147,7 +9147,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -9335,7 +9335,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -9604,7 +9604,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -9843,7 +9843,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -10018,7 +10018,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -10260,7 +10260,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -10444,7 +10444,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -10706,7 +10706,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -10930,7 +10930,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -11190,7 +11190,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -11406,7 +11406,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -11670,7 +11670,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -11840,7 +11840,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -11950,7 +11950,7 @@ export interface paths {
                                      */
                                     period: "day" | "month";
                                 } | null;
-                                /** @description dollars charged to the key's instances in the current period (null without a cap) */
+                                /** @description dollars charged in the current period to the instances of the key and of the keys made under it (null without a cap) */
                                 spend_in_period: number | null;
                                 /** @description to the minute */
                                 last_used_at: string | null;
@@ -12002,7 +12002,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -12120,7 +12120,7 @@ export interface paths {
                                  */
                                 period: "day" | "month";
                             } | null;
-                            /** @description dollars charged to the key's instances in the current period (null without a cap) */
+                            /** @description dollars charged in the current period to the instances of the key and of the keys made under it (null without a cap) */
                             spend_in_period: number | null;
                             /** @description to the minute */
                             last_used_at: string | null;
@@ -12248,7 +12248,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -12355,7 +12355,7 @@ export interface paths {
                                  */
                                 period: "day" | "month";
                             } | null;
-                            /** @description dollars charged to the key's instances in the current period (null without a cap) */
+                            /** @description dollars charged in the current period to the instances of the key and of the keys made under it (null without a cap) */
                             spend_in_period: number | null;
                             /** @description to the minute */
                             last_used_at: string | null;
@@ -12406,7 +12406,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -12520,7 +12520,7 @@ export interface paths {
                                  */
                                 period: "day" | "month";
                             } | null;
-                            /** @description dollars charged to the key's instances in the current period (null without a cap) */
+                            /** @description dollars charged in the current period to the instances of the key and of the keys made under it (null without a cap) */
                             spend_in_period: number | null;
                             /** @description to the minute */
                             last_used_at: string | null;
@@ -12668,7 +12668,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
