@@ -5,6 +5,7 @@
  * the same money.
  */
 import { admitLaunch, admitStart } from '../../src/db/queries/admission';
+import { createApiKeyQueries } from '../../src/db/queries/api-keys';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 let db: TestDatabase;
@@ -78,4 +79,34 @@ it('a start holds its place: of two stopped pods, the second start cannot pass o
     reserve: false,
   });
   expect(launch).toMatchObject({ outcome: 'refused', figures: { burnPerHourMicros: 1_000_000, unchargedMicros: 0 } });
+});
+
+it("a start must fit the asking key's cap and the caps above it, as a launch by that key would", async () => {
+  await accountWith('acct_family', 100_000_000);
+  const keys = createApiKeyQueries(db.pool);
+  const cap = { micros: 1_000_000, period: 'day' as const };
+  const parent = await keys.insertApiKey('acct_family', { name: 'team', scopes: ['read'], spendLimit: cap });
+  const [one, two] = await Promise.all(
+    ['one', 'two'].map((name) =>
+      keys.insertApiKey('acct_family', { maker: parent.row, name, scopes: ['read'], spendLimit: cap }),
+    ),
+  );
+  // Key one runs a $0.50/h instance; key two starts a stopped $0.60/h pod: within its own $1, past the team's.
+  await db.sql(
+    `INSERT INTO instances (id, account_id, request_hash, provider, provider_instance_id, name, status, gpu_type,
+       gpu_count, price_per_hour_micros, api_key_id)
+     VALUES ('run_one', 'acct_family', 'h', 'runpod', 'run_one', 'pod', 'running', 'rtx-a6000', 1, 500000, $1)`,
+    [one!.row.id],
+  );
+  await stoppedPod('acct_family', 'pod_family', 600_000, null);
+  const start = (apiKeyId: string) =>
+    admitStart(db.pool, { accountId: 'acct_family', instanceId: 'pod_family', windowMs: HOUR, apiKeyId });
+  const refused = await start(two!.row.id);
+  expect(refused).toMatchObject({ outcome: 'key_refused', keyCap: { name: 'team', family: true } });
+  expect((refused as { message: string }).message).toMatch(/"team" .* is capped at \$1\.00 per day for itself/);
+  // The team's own key is under the same cap; a start asked without a capped key is admitted.
+  expect((await start(parent.row.id)).outcome).toBe('key_refused');
+  expect(
+    (await admitStart(db.pool, { accountId: 'acct_family', instanceId: 'pod_family', windowMs: HOUR })).outcome,
+  ).toBe('admitted');
 });

@@ -10,7 +10,8 @@ import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import type { IdleStopRule } from '../../domain/idle-stop';
 import { decideAdmission, type AdmissionFigures, type SpendFigures } from '../../domain/admission';
-import { keyCapMessage, unusableKeyMessage, type KeyCapStanding } from '../../domain/key-cap';
+import { fitsKeyCap, keyCapMessage, unusableKeyMessage, type KeyCapStanding } from '../../domain/key-cap';
+import { readFamilySpend } from './api-keys';
 import { LIVE_INSTANCE_STATUSES, limitReachedMessage } from '../../domain/limits';
 import type { ProviderId } from '../../providers/types';
 import type { Pool } from '../pool';
@@ -324,6 +325,50 @@ export async function releaseReservation(pool: Pool, id: string, reason: string)
 }
 
 /**
+ * The first capped key of `keyId`'s line (the key itself, then the keys above it, nearest first) whose family
+ * spend cannot take `hourlyMicros` more, as `admit_launch` decides for a launch; null when every cap fits.
+ */
+async function keyCapRefusal(
+  conn: CommonQueryMethods,
+  accountId: string,
+  keyId: string,
+  hourlyMicros: number | null,
+): Promise<KeyCapStanding | null> {
+  const caps = await conn.any(sql.type(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      key_prefix: z.string(),
+      limit: z.number(),
+      period: z.enum(['day', 'month']),
+    }),
+  )`
+    SELECT k.id, k.name, k.key_prefix, k.spend_limit_micros AS limit, k.spend_limit_period AS period
+    FROM service_keys k, service_keys own
+    WHERE own.id = ${keyId} AND own.account_id = ${accountId} AND k.account_id = ${accountId}
+      AND k.spend_limit_micros IS NOT NULL AND (k.id = own.id OR k.id = ANY(own.ancestor_ids))
+    ORDER BY cardinality(k.ancestor_ids) DESC`);
+  const spend = await readFamilySpend(
+    conn,
+    accountId,
+    caps.map((c) => c.id),
+  );
+  for (const c of caps) {
+    const s = spend.get(c.id) ?? { chargedMicros: 0, liveHourlyMicros: 0 };
+    const standing: KeyCapStanding = {
+      name: c.name,
+      prefix: c.key_prefix,
+      limitMicros: c.limit,
+      period: c.period,
+      ...s,
+      ...(c.id === keyId ? {} : { family: true }),
+    };
+    if (!fitsKeyCap(standing, hourlyMicros)) return standing;
+  }
+  return null;
+}
+
+/**
  * How long an admitted start holds its place while the pod is not seen running: long enough for RunPod to start
  * it; a start that never gets there gives its place back when this lapses.
  */
@@ -339,11 +384,19 @@ export const START_RESERVATION_MS = 10 * 60_000;
  */
 export async function admitStart(
   pool: Pool,
-  start: { accountId: string; instanceId: string; windowMs: number; maxLive?: number },
+  start: {
+    accountId: string;
+    instanceId: string;
+    windowMs: number;
+    maxLive?: number;
+    /** The API key asking: the start must fit its cap and every cap above it, as a launch by it would. */
+    apiKeyId?: string | null;
+  },
 ): Promise<
   | { outcome: 'admitted' }
   | { outcome: 'refused'; message: string }
   | { outcome: 'limited'; message: string; max: number }
+  | { outcome: 'key_refused'; message: string; keyCap: KeyCapStanding }
 > {
   return pool.transaction(async (tx) => {
     await tx.query(sql.typeAlias('void')`
@@ -369,6 +422,8 @@ export async function admitStart(
     // Its own storage still counts: it burns until the pod is seen running.
     const verdict = decideAdmission(spend, own.price, start.windowMs);
     if (!verdict.admitted) return { outcome: 'refused', message: verdict.message! };
+    const capped = start.apiKeyId ? await keyCapRefusal(tx, start.accountId, start.apiKeyId, own.price) : null;
+    if (capped) return { outcome: 'key_refused', message: keyCapMessage(capped, own.price), keyCap: capped };
     await tx.query(sql.typeAlias('void')`
       UPDATE instances SET start_reserved_until = now() + make_interval(secs => ${START_RESERVATION_MS / 1000})
       WHERE id = ${start.instanceId} AND account_id = ${start.accountId} AND status = 'stopped'`);

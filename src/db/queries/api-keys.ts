@@ -56,34 +56,40 @@ function eventData(row: ApiKeyRow): Record<string, unknown> {
   return { id: row.id, name: row.name, key_prefix: row.key_prefix, scopes: row.scopes };
 }
 
+/**
+ * For each key of `keyIds`, the spend its cap is measured against: what the instances of the key and of every
+ * key made under it were charged in the key's current period (UTC day or month; compute and storage), and the
+ * next hour of their live instances (a stopped instance: its storage). One statement for any number of keys.
+ */
+export async function readFamilySpend(
+  conn: CommonQueryMethods,
+  accountId: string,
+  keyIds: readonly string[],
+): Promise<Map<string, { chargedMicros: number; liveHourlyMicros: number }>> {
+  if (keyIds.length === 0) return new Map<string, { chargedMicros: number; liveHourlyMicros: number }>();
+  const rows = await conn.any(sql.type(z.object({ id: z.string(), charged: z.number(), live_hourly: z.number() }))`
+    SELECT k.id, coalesce(c.charged, 0)::int8 AS charged, coalesce(h.live_hourly, 0)::int8 AS live_hourly
+    FROM service_keys k
+    LEFT JOIN LATERAL (
+      SELECT -sum(l.amount_micros) AS charged
+      FROM service_keys d
+      JOIN instances i ON i.account_id = d.account_id AND i.api_key_id = d.id
+      JOIN ledger_entries l ON l.account_id = i.account_id AND l.instance_id = coalesce(i.provider_instance_id, i.id)
+        AND l.type IN ('instance_charge', 'instance_storage_charge')
+        AND l.created_at >= date_trunc(coalesce(k.spend_limit_period, 'month'), now(), 'UTC')
+      WHERE d.account_id = k.account_id AND (d.id = k.id OR k.id = ANY(d.ancestor_ids))) c ON true
+    LEFT JOIN LATERAL (
+      SELECT sum(CASE WHEN i.status = 'stopped' THEN coalesce(i.storage_per_hour_micros, 0)
+                      ELSE coalesce(i.price_per_hour_micros, i.quote_per_hour_micros, 0) END) AS live_hourly
+      FROM service_keys d JOIN instances i ON i.account_id = d.account_id AND i.api_key_id = d.id
+      WHERE d.account_id = k.account_id AND (d.id = k.id OR k.id = ANY(d.ancestor_ids))
+        AND i.status IN ('provisioning', 'running', 'stopping', 'terminating', 'unknown', 'stopped')) h ON true
+    WHERE k.account_id = ${accountId} AND k.id = ANY(${sql.array([...keyIds], 'text')})`);
+  return new Map(rows.map((r) => [r.id, { chargedMicros: r.charged, liveHourlyMicros: r.live_hourly }]));
+}
+
 export function createApiKeyQueries(pool: Pool) {
-  /**
-   * For each key of `keyIds`, the spend its cap is measured against: what the instances of the key and of every
-   * key made under it were charged in the key's current period (UTC day or month; compute and storage), and the
-   * next hour of their live instances (a stopped instance: its storage). One statement for any number of keys.
-   */
-  async function familySpend(conn: CommonQueryMethods, accountId: string, keyIds: readonly string[]) {
-    if (keyIds.length === 0) return new Map<string, { chargedMicros: number; liveHourlyMicros: number }>();
-    const rows = await conn.any(sql.type(z.object({ id: z.string(), charged: z.number(), live_hourly: z.number() }))`
-      SELECT k.id, coalesce(c.charged, 0)::int8 AS charged, coalesce(h.live_hourly, 0)::int8 AS live_hourly
-      FROM service_keys k
-      LEFT JOIN LATERAL (
-        SELECT -sum(l.amount_micros) AS charged
-        FROM service_keys d
-        JOIN instances i ON i.account_id = d.account_id AND i.api_key_id = d.id
-        JOIN ledger_entries l ON l.account_id = i.account_id AND l.instance_id = coalesce(i.provider_instance_id, i.id)
-          AND l.type IN ('instance_charge', 'instance_storage_charge')
-          AND l.created_at >= date_trunc(coalesce(k.spend_limit_period, 'month'), now(), 'UTC')
-        WHERE d.account_id = k.account_id AND (d.id = k.id OR k.id = ANY(d.ancestor_ids))) c ON true
-      LEFT JOIN LATERAL (
-        SELECT sum(CASE WHEN i.status = 'stopped' THEN coalesce(i.storage_per_hour_micros, 0)
-                        ELSE coalesce(i.price_per_hour_micros, i.quote_per_hour_micros, 0) END) AS live_hourly
-        FROM service_keys d JOIN instances i ON i.account_id = d.account_id AND i.api_key_id = d.id
-        WHERE d.account_id = k.account_id AND (d.id = k.id OR k.id = ANY(d.ancestor_ids))
-          AND i.status IN ('provisioning', 'running', 'stopping', 'terminating', 'unknown', 'stopped')) h ON true
-      WHERE k.account_id = ${accountId} AND k.id = ANY(${sql.array([...keyIds], 'text')})`);
-    return new Map(rows.map((r) => [r.id, { chargedMicros: r.charged, liveHourlyMicros: r.live_hourly }]));
-  }
+  const familySpend = readFamilySpend;
 
   return {
     /**
