@@ -123,6 +123,20 @@ export interface WebhookActivityDeps {
   onDeliveryAttempt?: DeliveryAttemptHook;
 }
 
+/**
+ * How a retried create looks for the instance an earlier ask may have made before it asks again
+ * (PROVIDER_CREATE_LOOK_WINDOW_MS): a provider still processing a create whose call timed out lists it only
+ * once it is done, so one look is not enough.
+ */
+export interface CreateLookSettings {
+  /** How long the look goes on, from the retry's start, before a second create may be sent. */
+  windowMs: number;
+  /** The pause between two lists of the provider's instances during the window. */
+  intervalMs: number;
+}
+
+export const DEFAULT_CREATE_LOOK: CreateLookSettings = { windowMs: 15_000, intervalMs: 2_000 };
+
 export interface ActivityDeps {
   pool: Pool;
   logger: Logger;
@@ -151,4 +165,11 @@ export interface ActivityDeps {
   jobs?: { publicBaseUrl: string; vault: Pick<KeyVault, 'open'> };
   /** What a stopped RunPod pod's volume costs (RUNPOD_STOPPED_STORAGE_PRICE_PER_GB_MONTH); default $0.20/GB-month. */
   stoppedStorage?: { runpodPerGbMonthMicros: number };
+  /**
+   * The master key vault (the worker's): opens a scheduled run's sealed startup script at its create. Without it
+   * a sealed script cannot be sent, and such a launch fails.
+   */
+  vault?: Pick<KeyVault, 'open'>;
+  /** A retried create's look for an earlier ask's instance; default {@link DEFAULT_CREATE_LOOK}. */
+  createLook?: Partial<CreateLookSettings>;
 }

@@ -6,19 +6,20 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { isPermanentDbError } from '../src/db/errors';
 import type { InstanceRow } from '../src/db/queries/instances';
-import type { ProviderInstance } from '../src/providers/types';
+import type { ProviderId, ProviderInstance } from '../src/providers/types';
 import { DEFAULT_LIMITS } from '../src/domain/limits';
-import { LimitReachedError } from '../src/errors';
+import { LimitReachedError, ProviderRequestError } from '../src/errors';
 import { createSpendWatch } from './billing';
 import { createBootActivities } from './boots';
 import { createInstanceAccess } from './instance-access';
 import { launchIntentOf, type LaunchInput } from '../workflows/contracts/launch';
 import { NOTHING_SENT_DETAIL } from '../workflows/contracts/failures';
 import { observerInputOf } from '../workflows/contracts/observation';
-import type { ActivityDeps } from './deps';
+import { DEFAULT_CREATE_LOOK, type ActivityDeps } from './deps';
 import { createJobQueries } from '../src/db/queries/jobs';
 import { resolveStartCommand } from '../src/jobs/start-command';
 import { JOB_START_COMMAND_REF } from '../workflows/contracts/jobs';
+import { isSealedText, openStartupScript } from '../src/domain/startup-script';
 
 export interface SshAccess {
   sshPublicKey?: string;
@@ -63,10 +64,49 @@ export function createLaunchActivities(deps: ActivityDeps) {
       onstartCmd,
     );
   };
+  /** A scheduled run's startup script travels sealed (src/domain/startup-script.ts): opened only for the create. */
+  const openedScript = (input: LaunchInput): string | undefined => {
+    const cmd = input.onstartCmd;
+    if (cmd === undefined || !isSealedText(cmd)) return cmd;
+    if (!deps.vault)
+      throw ApplicationFailure.nonRetryable(
+        'this worker has no master key to open the startup script',
+        'internal_error',
+      );
+    return openStartupScript(deps.vault, input.accountId, cmd);
+  };
   const { instances, sshKeys } = deps.queries;
   const spend = createSpendWatch(deps);
   const boots = createBootActivities(deps);
   const { withProvider } = createInstanceAccess(deps);
+  const createLook = { ...DEFAULT_CREATE_LOOK, ...deps.createLook };
+  /**
+   * Launches (row ids) whose last ask was answered with a refusal that created nothing (a 429), with that ask's
+   * number: the next ask of the same launch on this worker needs one look, not the whole window.
+   */
+  const refusedAsks = new Map<string, number>();
+
+  /**
+   * The instance an earlier ask of this launch created, looked for by its tagged name. A create the provider was
+   * still processing when its call failed (a timeout, a 5xx before the answer) is not listed yet: the look goes
+   * on for `createLook.windowMs` before a second create may be sent, unless the earlier ask on this worker was
+   * refused outright.
+   */
+  async function earlierInstance(
+    adapter: (typeof deps.adapters)[ProviderId],
+    apiKey: string,
+    input: LaunchInput,
+    attempt: number,
+  ): Promise<ProviderInstance | null> {
+    const refused = refusedAsks.get(input.instanceId) === attempt - 1;
+    refusedAsks.delete(input.instanceId);
+    const until = Date.now() + (refused ? 0 : createLook.windowMs);
+    for (;;) {
+      const found = await adapter.findInstanceByName(apiKey, input.providerName);
+      if (found || Date.now() >= until) return found;
+      await new Promise((r) => setTimeout(r, Math.min(createLook.intervalMs, until - Date.now())));
+    }
+  }
 
   /**
    * `err` (a failure of the one-step create before its own ask was counted) marked as "nothing sent" when the
@@ -120,22 +160,28 @@ export function createLaunchActivities(deps: ActivityDeps) {
       async (apiKey, fingerprint) => {
         const adapter = deps.adapters[input.provider];
         if (attempt > 1) {
-          const found = await adapter.findInstanceByName(apiKey, input.providerName);
+          const found = await earlierInstance(adapter, apiKey, input, attempt);
           if (found) return { instance: found, fingerprint };
         }
-        const instance = await adapter.launch(apiKey, {
-          gpuType: input.gpuType,
-          gpuCount: input.gpuCount,
-          name: input.providerName,
-          dockerImage: input.dockerImage,
-          spot: input.spot,
-          volumeGb: input.volumeGb,
-          diskGb: input.diskGb,
-          region: input.region,
-          sshPublicKey: ssh.sshPublicKey,
-          sshKeyName: ssh.sshKeyName,
-          onstartCmd: await jobStartCommand(input.onstartCmd),
-        });
+        const instance = await adapter
+          .launch(apiKey, {
+            gpuType: input.gpuType,
+            gpuCount: input.gpuCount,
+            name: input.providerName,
+            dockerImage: input.dockerImage,
+            spot: input.spot,
+            volumeGb: input.volumeGb,
+            diskGb: input.diskGb,
+            region: input.region,
+            sshPublicKey: ssh.sshPublicKey,
+            sshKeyName: ssh.sshKeyName,
+            onstartCmd: await jobStartCommand(openedScript(input)),
+          })
+          .catch((err: unknown) => {
+            if (err instanceof ProviderRequestError && err.kind === 'rate_limited')
+              refusedAsks.set(input.instanceId, attempt);
+            throw err;
+          });
         return { instance, fingerprint };
       },
       key,

@@ -2,7 +2,8 @@
  * Reconciliation: compares what each provider runs for an account with our rows and workflows, and closes
  * every gap. Launches write their row (with the tagged provider name) before the create, so an instance we
  * created always traces back to a row by id or by name; instances that trace to no row are the account's
- * own and are left alone.
+ * own and are left alone. One that carries a row's tagged name while the row recorded another instance is a
+ * duplicate create of that launch, and is terminated.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { InstanceRow } from '../src/db/queries/instances';
@@ -102,6 +103,13 @@ export function createReconciliationActivities(deps: ActivityDeps) {
         const row = byProviderId.get(inst.id) ?? (inst.name ? byName.get(inst.name) : undefined);
         if (!row) continue; // not created by us: the account's own instance
         report.seen++;
+        if (row.provider_instance_id && row.provider_instance_id !== inst.id) {
+          // Carries a launch's tagged name but is not the instance that launch recorded: a second create of the
+          // same launch (an ask the provider was still processing when it was sent again). Nothing meters it.
+          await terminate(inst);
+          (report.duplicates ??= []).push(inst.id);
+          continue;
+        }
         if (ENDED.has(row.status)) {
           // Ended on our side but still at the provider: a terminate that did not stick, or a failed launch's create.
           await terminate(inst);

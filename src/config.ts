@@ -149,6 +149,11 @@ export const configSchema = z.object({
   VASTAI_API_BASE_URL: httpUrl.default('https://console.vast.ai'),
   LAMBDA_API_BASE_URL: httpUrl.default('https://cloud.lambda.ai/api/v1'),
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /**
+   * A create whose call failed without a final answer (a timeout, a 5xx) may still be under way at the provider:
+   * its retry looks for the instance by name this long before it may create again.
+   */
+  PROVIDER_CREATE_LOOK_WINDOW_MS: z.coerce.number().int().min(0).max(120_000).default(15_000),
   /** Platform-level keys used only to read price lists. */
   PRICING_RUNPOD_API_KEY: optionalSecret,
   PRICING_VASTAI_API_KEY: optionalSecret,

@@ -1,4 +1,5 @@
 /** The API process: Postgres pool, Temporal client, `createApp(deps).listen()`. */
+import { sealStartupScripts } from './db/queries/schedule-scripts';
 import type { Server } from 'node:http';
 import {
   accountLimitsFromConfig,
@@ -34,6 +35,10 @@ async function main(): Promise<void> {
   );
   const adapters = createProviderAdapters(providerAdapterSettings(config, logger));
   const pool = await createDatabasePool(config.DATABASE_URL!, { maximumPoolSize: config.DATABASE_POOL_SIZE });
+  // Startup scripts still in plaintext (written before sealing) or sealed with a rotated-out key: sealed now.
+  const scripts = await sealStartupScripts(pool, vault);
+  if (scripts)
+    logger.info('startup scripts sealed with the current master key', { count: scripts, key_id: vault.keyId });
   const client = await connectTemporalClient({
     address: config.TEMPORAL_ADDRESS!,
     namespace: config.TEMPORAL_NAMESPACE,

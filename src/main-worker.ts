@@ -1,4 +1,5 @@
 /** The worker process: runs every workflow and activity on the task queue until SIGINT/SIGTERM. */
+import { sealStartupScripts } from './db/queries/schedule-scripts';
 import { NativeConnection } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
 import { connectTemporal } from './workflow-clients/connection';
@@ -50,6 +51,9 @@ async function main(): Promise<void> {
   // Webhook secrets still in plaintext (written before sealing) or sealed with a rotated-out key: sealed now.
   const sealed = await sealWebhookSecrets(pool, vault);
   if (sealed) logger.info('webhook secrets sealed with the current master key', { count: sealed, key_id: vault.keyId });
+  const scripts = await sealStartupScripts(pool, vault);
+  if (scripts)
+    logger.info('startup scripts sealed with the current master key', { count: scripts, key_id: vault.keyId });
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
   // The worker's own client: the pricing schedule below, and activities that start workflows (balance enforcement).
   const clientConnection = await connectTemporal({ address: config.TEMPORAL_ADDRESS! });
@@ -90,6 +94,7 @@ async function main(): Promise<void> {
           config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`,
         vault,
       },
+      createLook: { windowMs: config.PROVIDER_CREATE_LOOK_WINDOW_MS },
       stoppedStorage: {
         runpodPerGbMonthMicros: Math.round(config.RUNPOD_STOPPED_STORAGE_PRICE_PER_GB_MONTH * 1_000_000),
       },

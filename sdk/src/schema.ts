@@ -80,7 +80,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -260,7 +260,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -516,7 +516,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -755,7 +755,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -998,7 +998,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -1150,7 +1150,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -1436,7 +1436,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -1701,7 +1701,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -1960,7 +1960,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -2107,7 +2107,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -2461,7 +2461,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -2798,7 +2798,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -3151,7 +3151,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -3504,7 +3504,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -3879,7 +3879,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -4101,7 +4101,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -4364,7 +4364,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -4632,7 +4632,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -4830,7 +4830,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -5103,7 +5103,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -5307,7 +5307,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -5582,7 +5582,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -5806,7 +5806,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -6043,7 +6043,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -6246,7 +6246,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -6451,7 +6451,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -6826,7 +6826,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -7039,7 +7039,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -7227,7 +7227,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -7539,7 +7539,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -7768,7 +7768,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -7879,7 +7879,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -8022,7 +8022,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -8168,7 +8168,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -8309,7 +8309,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -8451,7 +8451,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -8612,7 +8612,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -8793,7 +8793,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -9042,7 +9042,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -9244,7 +9244,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -9408,7 +9408,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -9548,7 +9548,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -9736,7 +9736,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -10005,7 +10005,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -10244,7 +10244,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -10419,7 +10419,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -10661,7 +10661,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -10845,7 +10845,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -11107,7 +11107,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -11331,7 +11331,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -11591,7 +11591,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -11807,7 +11807,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -12071,7 +12071,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -12241,7 +12241,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -12351,7 +12351,7 @@ export interface paths {
                                      */
                                     period: "day" | "month";
                                 } | null;
-                                /** @description dollars charged to the key's instances in the current period (null without a cap) */
+                                /** @description dollars charged in the current period to the instances of the key and of the keys made under it (null without a cap) */
                                 spend_in_period: number | null;
                                 /** @description to the minute */
                                 last_used_at: string | null;
@@ -12403,7 +12403,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -12521,7 +12521,7 @@ export interface paths {
                                  */
                                 period: "day" | "month";
                             } | null;
-                            /** @description dollars charged to the key's instances in the current period (null without a cap) */
+                            /** @description dollars charged in the current period to the instances of the key and of the keys made under it (null without a cap) */
                             spend_in_period: number | null;
                             /** @description to the minute */
                             last_used_at: string | null;
@@ -12649,7 +12649,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -12756,7 +12756,7 @@ export interface paths {
                                  */
                                 period: "day" | "month";
                             } | null;
-                            /** @description dollars charged to the key's instances in the current period (null without a cap) */
+                            /** @description dollars charged in the current period to the instances of the key and of the keys made under it (null without a cap) */
                             spend_in_period: number | null;
                             /** @description to the minute */
                             last_used_at: string | null;
@@ -12807,7 +12807,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */
@@ -12921,7 +12921,7 @@ export interface paths {
                                  */
                                 period: "day" | "month";
                             } | null;
-                            /** @description dollars charged to the key's instances in the current period (null without a cap) */
+                            /** @description dollars charged in the current period to the instances of the key and of the keys made under it (null without a cap) */
                             spend_in_period: number | null;
                             /** @description to the minute */
                             last_used_at: string | null;
@@ -13069,7 +13069,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Rate limited (`rate_limited`, with Retry-After): per service key, per client address for unauthenticated requests and failed authentications */
+                /** @description Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), per client address for unauthenticated requests and failed authentications */
                 429: {
                     headers: {
                         /** @description seconds until a request will be accepted */

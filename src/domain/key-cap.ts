@@ -1,7 +1,8 @@
 /**
  * A spend-capped API key's admission rule, beside the account balance rule: a launch (or scheduled run) by
  * the key is admitted only while the key's charged spend in its period (UTC day or month), plus the next hour
- * of its live instances, plus this launch's first hour, fits the cap. A launch of unknown price needs room
+ * of its live instances, plus this launch's first hour, fits the cap. A cap covers the keys made under its key
+ * too (a key family), so a launch must fit every capped key above the launching one as well. A launch of unknown price needs room
  * left under the cap. Decided under the account's lock with the balance (`admit_launch`, migration 018); here
  * the refusal's words, from the figures it was decided on. All amounts are micros.
  */
@@ -19,6 +20,11 @@ export interface KeyCapStanding {
   chargedMicros: number;
   /** Hourly price of the key's live instances (the provider's price, else the quote it was admitted at). */
   liveHourlyMicros: number;
+  /**
+   * True when the cap is that of a key above the launching one (the key that made it, or one further up): the
+   * figures are then those of that key and every key made under it, which share its cap.
+   */
+  family?: boolean;
 }
 
 /** Whether a launch adding `hourlyMicros` (null: unknown) fits the key's cap. */
@@ -31,11 +37,17 @@ export function fitsKeyCap(standing: KeyCapStanding, hourlyMicros: number | null
 export function keyCapMessage(standing: KeyCapStanding, hourlyMicros: number | null): string {
   const needed = standing.chargedMicros + standing.liveHourlyMicros + (hourlyMicros ?? 0);
   const period = standing.period === 'day' ? 'today (UTC)' : 'this month (UTC)';
+  const who = standing.family
+    ? `The API key "${standing.name}" (${standing.prefix}…), which made this key or a key above it, ` +
+      `is capped at ${dollars(standing.limitMicros)} per ${standing.period} for itself and every key made under it: ` +
+      `together they have spent ${dollars(standing.chargedMicros)} ${period}, ` +
+      `their live instances cost ${dollars(standing.liveHourlyMicros)} for the next hour`
+    : `This API key ("${standing.name}", ${standing.prefix}…) ` +
+      `is capped at ${dollars(standing.limitMicros)} per ${standing.period}: ` +
+      `it has spent ${dollars(standing.chargedMicros)} ${period}, ` +
+      `its live instances cost ${dollars(standing.liveHourlyMicros)} for the next hour`;
   return (
-    `This API key ("${standing.name}", ${standing.prefix}…) ` +
-    `is capped at ${dollars(standing.limitMicros)} per ${standing.period}: ` +
-    `it has spent ${dollars(standing.chargedMicros)} ${period}, ` +
-    `its live instances cost ${dollars(standing.liveHourlyMicros)} for the next hour` +
+    who +
     (hourlyMicros === null ? '' : `, and this launch needs ${dollars(hourlyMicros)} for its first hour`) +
     ` (${dollars(needed)} against the cap). Use a key with a higher cap, or end instances of this key.`
   );

@@ -77,7 +77,7 @@ export interface AppDeps {
   vault: KeyVault;
   pricing: PricingCache;
   /**
-   * Requests per service key (default bursts of 120 per process, 600 a minute across processes), unauthenticated
+   * Requests per account, all its keys together (default bursts of 120 per process, 600 a minute across processes), unauthenticated
    * requests per client address (default 300 a minute) and failed authentications per address (default 30).
    */
   rateLimit?: RateLimitSettings & {
@@ -188,6 +188,7 @@ export function createApp(deps: AppDeps): Koa {
     engineMs: deps.answerBounds?.engineMs,
   });
   registerScheduleRoutes(api, {
+    vault: deps.vault,
     queries: scheduleQueries,
     schedules: createScheduleSync({ queries: scheduleQueries, limits, engine: scheduleEngine, logger: deps.logger }),
     workflows: scheduleEngine,
@@ -270,7 +271,7 @@ function registerFleetListRoute(
 }
 
 /**
- * The request limits: per service key (a burst per process, a minute's worth across processes), per client
+ * The request limits: per account across its keys (a burst per process, a minute's worth across processes), per client
  * address for unauthenticated requests, and failed authentications per address. A store that cannot be reached
  * is logged at most once a minute while each process counts alone.
  */

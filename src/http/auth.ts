@@ -60,7 +60,8 @@ export function bearerAuth(
         new UnauthenticatedError(`The service key expired at ${new Date(key.expires_at).toISOString()}.`),
       );
     }
-    await limiter?.take(keyHash);
+    // One request budget per account, whatever key it uses: minting keys buys no more requests.
+    await limiter?.take(key.account_id);
     if (key.last_used_at === null || Date.now() - Date.parse(key.last_used_at) >= LAST_USED_RESOLUTION_MS) {
       // Not awaited: the answer never waits on (or fails for) the bookkeeping of when a key was last seen.
       keys.touchLastUsed(key.id).catch((err) => onTouchError?.(err));

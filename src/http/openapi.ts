@@ -27,7 +27,7 @@ const COMMON_ERRORS: Record<number, string> = {
     '`limit_reached`: a per-account limit, named in details; see GET /v1/limits; `price_unknown`: a launch nobody ' +
     'quotes a price for)',
   429:
-    'Rate limited (`rate_limited`, with Retry-After): per service key, ' +
+    'Rate limited (`rate_limited`, with Retry-After): per account (all its keys together), ' +
     'per client address for unauthenticated requests and failed authentications',
   500: 'An unexpected failure (`internal_error`, fixed message; quote the request_id)',
   502: 'The provider answered with an error we cannot map (`provider_error`)',

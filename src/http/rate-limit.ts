@@ -1,5 +1,5 @@
 /**
- * Per-service-key rate limiting: a token bucket per key in this API process smooths bursts, and the steady
+ * Per-account rate limiting (all of an account's keys draw on one budget): a token bucket per account in this API process smooths bursts, and the steady
  * rate (`perMinute`) is counted across every API process through {@link SharedWindowLimits} (one-minute
  * windows in Postgres, reserved in blocks: no database round trip per request).
  */
@@ -82,7 +82,7 @@ export class RateLimiter {
 
   private sharedRefusal(): RateLimitedError {
     return new RateLimitedError(
-      `Too many requests for this service key: at most ${this.settings.perMinute} a minute.`,
+      `Too many requests for this account (all its keys together): at most ${this.settings.perMinute} a minute.`,
       this.shared!.retryAfterSeconds(),
     );
   }
@@ -96,8 +96,7 @@ export class RateLimiter {
     if (bucket.tokens < 1) {
       this.buckets.set(key, bucket);
       throw new RateLimitedError(
-        `Too many requests for this service key: at most ${this.settings.perMinute} a minute (bursts of ` +
-          `${this.settings.burst}).`,
+        `Too many requests for this account (all its keys together): at most ${this.settings.perMinute} a minute (bursts of ${this.settings.burst}).`,
         (1 - bucket.tokens) / perMs / 1000,
       );
     }

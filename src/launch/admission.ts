@@ -310,10 +310,14 @@ export function createLaunchAdmission(deps: {
      * Admits the start of a stopped instance by the launch's balance rule and live-instance limit (see
      * `admitStart`), or throws what the start answers: 402 `insufficient_balance` naming the numbers, 422 at the limit.
      */
-    async admitStart(row: { id: string; account_id: string; provider: ProviderId }): Promise<void> {
+    async admitStart(
+      row: { id: string; account_id: string; provider: ProviderId },
+      apiKeyId?: string | null,
+    ): Promise<void> {
       const decision = await admitStart(deps.pool, {
         accountId: row.account_id,
         instanceId: row.id,
+        apiKeyId,
         windowMs: deps.windowMs,
         maxLive: deps.maxLive,
       });
@@ -327,7 +331,7 @@ export function createLaunchAdmission(deps: {
           row.provider,
         );
       }
-      if (decision.outcome === 'refused')
+      if (decision.outcome === 'refused' || decision.outcome === 'key_refused')
         throw launchRefusalError({ type: 'insufficient_balance', message: decision.message }, row.provider);
     },
   };

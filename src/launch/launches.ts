@@ -68,7 +68,8 @@ export function createLaunchLibrary(deps: LaunchLibraryDeps) {
 
   return {
     /** Admits the start of a stopped instance (the launch's balance rule and limit), or throws its refusal. */
-    admitStart: (row: Parameters<LaunchAdmission['admitStart']>[0]) => deps.admission.admitStart(row),
+    admitStart: (row: Parameters<LaunchAdmission['admitStart']>[0], apiKeyId?: string | null) =>
+      deps.admission.admitStart(row, apiKeyId),
 
     /**
      * Launches: the policy's checks, admission (the reservation written under the account's lock), then the

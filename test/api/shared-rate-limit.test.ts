@@ -195,7 +195,7 @@ describe('through the API (two apps on one database)', () => {
     expect(statuses.slice(-10)).toEqual(Array(10).fill(429));
   });
 
-  it('the per-key limit is shared: two apps together answer at most perMinute for one key', async () => {
+  it('the per-account limit is shared: two apps together answer at most perMinute for one key', async () => {
     const [one, two] = apps({ perMinute: 30 });
     const { apiKey } = await createAccountQueries(db.pool).insertAccountWithKey('busy');
     const answers = await Promise.all(

@@ -11,6 +11,7 @@ import { createTestContext, type TestContext } from '../helpers/context';
 import { queryRows } from '../helpers/db';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
+import { terminated } from '../helpers/terminate';
 
 jest.setTimeout(120_000);
 
@@ -165,5 +166,67 @@ it.concurrent(
       [created.body.id],
     );
     expect(attributed[0]!.n).toBe(fits);
+  },
+);
+
+it.concurrent(
+  "a key family shares one cap: 5 child keys of a $1/day key together launch no more than $1 of spend, and a child's cap is at most what is left",
+  async () => {
+    const a = await t.connectedAccount('runpod');
+    const parent = await t.http
+      .post('/v1/api-keys')
+      .set(a.auth)
+      .send({
+        name: 'team',
+        scopes: ['read', 'compute:write', 'keys:admin'],
+        spend_limit: { amount: 1, period: 'day' },
+      })
+      .expect(201);
+    const parentAuth = { Authorization: `Bearer ${parent.body.api_key}` };
+    const children = await Promise.all(
+      Array.from({ length: 5 }, (_, n) =>
+        t.http
+          .post('/v1/api-keys')
+          .set(parentAuth)
+          .send({ name: `member-${n}`, scopes: ['read', 'compute:write'], spend_limit: { amount: 1, period: 'day' } })
+          .expect(201)
+          .then((res) => ({ Authorization: `Bearer ${res.body.api_key as string}` })),
+      ),
+    );
+    // Each child launches until refused, all at once: their caps alone would admit ⌊$1 / price⌋ each.
+    const launched = await Promise.all(
+      children.map(async (auth) => {
+        const mine: { id: string; price_per_hour: number }[] = [];
+        for (let i = 0; i < 4; i++) {
+          const res = await t.http.post('/v1/compute/launch').set(auth).send(body);
+          if (res.status !== 201) {
+            expect(res.status).toBe(402);
+            expect(res.body.error.message).toMatch(/capped at \$1\.00 per day/);
+            break;
+          }
+          mine.push(res.body);
+        }
+        return mine;
+      }),
+    );
+    const admitted = launched.flat();
+    const price = admitted[0]!.price_per_hour;
+    const committed = admitted.reduce((sum, i) => sum + i.price_per_hour, 0);
+    expect(committed).toBeLessThanOrEqual(1);
+    expect(committed + price).toBeGreaterThan(1);
+    expect(t.sims.runpod.control.instances(a.simKey)).toHaveLength(admitted.length);
+    // The family's spend is the parent's: a new child may be capped at no more than the $1 less that.
+    const left = Math.round((1 - committed) * 100) / 100;
+    const tooMuch = await t.http
+      .post('/v1/api-keys')
+      .set(parentAuth)
+      .send({ name: 'late', scopes: ['read'], spend_limit: { amount: left + 0.01, period: 'day' } });
+    expect(tooMuch.status).toBe(403);
+    expect(tooMuch.body.error.message).toMatch(/"team" has \$\d\.\d\d of its cap left/);
+    const keys = (await t.http.get('/v1/api-keys').set(a.auth)).body.data as { name: string }[];
+    expect(keys.map((k) => k.name).sort()).toEqual(
+      ['default', 'team', ...children.map((_, n) => `member-${n}`)].sort(),
+    );
+    for (const i of admitted) await terminated(t.http, a.auth, i.id);
   },
 );

@@ -39,6 +39,8 @@ export interface ReconcileReport {
   finished: string[];
   /** Set when the account has no key for this provider: nothing could be looked at. */
   skipped?: string;
+  /** Of `terminated`: second instances of a launch that recorded another one (a create sent twice). */
+  duplicates?: string[];
   /** Rows absent from the list of a key that did not create them: left as they are (and warned about), not finished. */
   keyMismatch?: string[];
 }

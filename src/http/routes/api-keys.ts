@@ -55,7 +55,9 @@ export const ApiKeyRecord = z.object({
   spend_in_period: z
     .number()
     .nullable()
-    .describe("dollars charged to the key's instances in the current period (null without a cap)"),
+    .describe(
+      'dollars charged in the current period to the instances of the key and of the keys made under it (null without a cap)',
+    ),
   last_used_at: isoTimestamp.nullable().describe('to the minute'),
   expires_at: isoTimestamp.nullable(),
   created_at: isoTimestamp,
@@ -81,8 +83,15 @@ function toApiKeyRecord(row: ApiKeyRow, spendMicros: number | null): ApiKeyRecor
   };
 }
 
-/** Refuses a new key that would hold more than the key making it: scopes, spend cap, expiry. */
-function assertWithinCreator(creator: ApiKeyRow, body: z.infer<typeof CreateApiKeyBody>): void {
+/**
+ * Refuses a new key that would hold more than the key making it: scopes, spend cap (no more than what the caps
+ * over the maker leave this period: `room`), expiry.
+ */
+function assertWithinCreator(
+  creator: ApiKeyRow,
+  body: z.infer<typeof CreateApiKeyBody>,
+  room: { name: string; roomMicros: number } | null,
+): void {
   const missing = missingScopes(creator.scopes, body.scopes);
   if (missing.length) {
     throw new ForbiddenError(
@@ -102,6 +111,14 @@ function assertWithinCreator(creator: ApiKeyRow, body: z.infer<typeof CreateApiK
           `a key it makes needs a spend_limit per ${creator.spend_limit_period} of at most that.`,
       );
     }
+  }
+  if (room && body.spend_limit && dollarsToMicros(body.spend_limit.amount) > room.roomMicros) {
+    // A family shares its caps: a child's cap beyond what is left would only promise what cannot be spent.
+    throw new ForbiddenError(
+      `The API key "${room.name}" has $${microsToDollars(Math.max(0, room.roomMicros)).toFixed(2)} of its cap left ` +
+        `this ${creator.spend_limit_period ?? 'period'} (spent and committed by it and the keys made under it); ` +
+        'a key made under it needs a spend_limit of at most that.',
+    );
   }
   if (
     creator.expires_at !== null &&
@@ -136,11 +153,12 @@ export function registerApiKeyRoutes(
       },
     },
     handler: async ({ body, accountId, apiKey }) => {
-      assertWithinCreator(apiKey, body);
+      assertWithinCreator(apiKey, body, await deps.keys.capRoom(apiKey));
       const expiresAt = body.expires_at ?? apiKey.expires_at ?? undefined;
       const created = await deps.keys.insertApiKey(
         accountId,
         {
+          maker: apiKey,
           name: body.name,
           scopes: body.scopes,
           spendLimit: body.spend_limit
@@ -170,13 +188,15 @@ export function registerApiKeyRoutes(
     handler: async ({ accountId }) => {
       const keys = await deps.keys.listApiKeys(accountId);
       // One statement for every capped key's spend, not one per key.
-      const charged = await deps.keys.chargedInPeriodByKey(
+      const spend = await deps.keys.spendInPeriodByKey(
         accountId,
         keys.filter((k) => k.spend_limit_micros !== null).map((k) => k.id),
       );
       return {
         body: {
-          data: keys.map((k) => toApiKeyRecord(k, k.spend_limit_micros === null ? null : (charged.get(k.id) ?? 0))),
+          data: keys.map((k) =>
+            toApiKeyRecord(k, k.spend_limit_micros === null ? null : (spend.get(k.id)?.chargedMicros ?? 0)),
+          ),
         },
       };
     },

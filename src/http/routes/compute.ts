@@ -117,7 +117,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
       },
     },
     errors: [402, 404, 422, 502, 503],
-    handler: async ({ params, accountId }) => {
+    handler: async ({ params, accountId, apiKey }) => {
       const row = await deps.instances.findByProviderId(accountId, params.provider_instance_id);
       if (!row) throw new NotFoundError(`No instance ${params.provider_instance_id} in this account.`);
       if (row.provider !== 'runpod') {
@@ -129,7 +129,7 @@ export function registerComputeRoutes(api: ApiRouter, deps: ComputeDeps): void {
       if (row.status === 'running') return { body: toInstanceRecord(row) };
       if (row.status !== 'stopped')
         throw new UnsupportedOperationError(`Only a stopped instance can be started; this one is ${row.status}.`);
-      await deps.launches.admitStart(row);
+      await deps.launches.admitStart(row, apiKey.id);
       const { row: latest, done } = await deps.workflows.start(row);
       return { status: done ? 200 : 202, body: toInstanceRecord(latest) };
     },

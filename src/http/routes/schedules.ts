@@ -1,4 +1,6 @@
 import type { CommonQueryMethods } from 'slonik';
+import type { KeyVault } from '../../domain/key-vault';
+import { openStartupScript, sealStartupScript } from '../../domain/startup-script';
 import { z } from 'zod';
 import { pathId, scriptText, text } from '../text';
 import {
@@ -110,11 +112,18 @@ function checkImage(f: Pick<ScheduleFields, 'template' | 'docker_image'>): void 
 }
 
 /**
- * A schedule's startup script is what runs on its instances, often with tokens in it: a key that cannot
- * write schedules (a read-only dashboard key) sees `null` in its place.
+ * A schedule's startup script is what runs on its instances, often with tokens in it: it is sealed at rest
+ * (src/domain/startup-script.ts) and opened only for a key that can write schedules; a key that cannot (a
+ * read-only dashboard key) sees `null` in its place.
  */
-function visibleTo<T extends { startup_script: string | null }>(apiKey: ApiKeyRow, record: T): T {
-  return apiKey.scopes.includes('schedules:write') ? record : { ...record, startup_script: null };
+function visibleTo<T extends { startup_script: string | null }>(
+  vault: Pick<KeyVault, 'open'>,
+  apiKey: ApiKeyRow,
+  record: T,
+): T {
+  if (!apiKey.scopes.includes('schedules:write') || record.startup_script === null)
+    return { ...record, startup_script: null };
+  return { ...record, startup_script: openStartupScript(vault, apiKey.account_id, record.startup_script) };
 }
 
 export interface ScheduleDeps {
@@ -126,6 +135,8 @@ export interface ScheduleDeps {
   workflows: Pick<ScheduleClient, 'trigger'>;
   /** The shortest gap a cron may leave between firings (SCHEDULE_MIN_INTERVAL). */
   minIntervalMs: number;
+  /** Seals startup scripts at rest and opens them for keys that may see them. */
+  vault: Pick<KeyVault, 'seal' | 'open'>;
 }
 
 /** A cron that fires more often than the minimum interval is refused (400, naming both gaps). */
@@ -170,14 +181,16 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
         max_cost_micros: body.max_cost === undefined ? null : dollarsToMicros(body.max_cost),
         prefer_spot: body.prefer_spot,
         docker_image: body.docker_image ?? null,
-        startup_script: body.startup_script ?? null,
+        startup_script:
+          body.startup_script === undefined ? null : sealStartupScript(deps.vault, accountId, body.startup_script),
         status: 'active',
         idle_stop: body.idle_stop ?? null,
       };
       checkImage(f);
       checkInterval(f.cron, deps.minIntervalMs);
       // The creating key is recorded: its runs are admitted against its spend cap (docs/interfaces.md).
-      return { status: 201, body: toScheduleRecord(await deps.schedules.create(accountId, f, apiKey.id)) };
+      const created = await deps.schedules.create(accountId, f, apiKey.id);
+      return { status: 201, body: visibleTo(deps.vault, apiKey, toScheduleRecord(created)) };
     },
   });
 
@@ -193,7 +206,7 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     handler: async ({ query, accountId, apiKey }) => {
       const now = new Date();
       const page = await queries.list(accountId, query);
-      return { body: { ...page, data: page.data.map((r) => visibleTo(apiKey, toScheduleRecord(r, now))) } };
+      return { body: { ...page, data: page.data.map((r) => visibleTo(deps.vault, apiKey, toScheduleRecord(r, now))) } };
     },
   });
 
@@ -206,7 +219,7 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
     params: IdParams,
     responses: { 200: { description: 'The schedule', schema: ScheduleRecord } },
     handler: async ({ params, accountId, apiKey }) => ({
-      body: visibleTo(apiKey, toScheduleRecord(await findOr404(accountId, params.id))),
+      body: visibleTo(deps.vault, apiKey, toScheduleRecord(await findOr404(accountId, params.id))),
     }),
   });
 
@@ -243,7 +256,12 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
                 : dollarsToMicros(body.max_cost),
           prefer_spot: pick('prefer_spot', current.prefer_spot) as boolean,
           docker_image: pick('docker_image', current.docker_image) as string | null,
-          startup_script: pick('startup_script', current.startup_script) as string | null,
+          startup_script:
+            body.startup_script === undefined
+              ? current.startup_script
+              : body.startup_script === null
+                ? null
+                : sealStartupScript(deps.vault, accountId, body.startup_script),
           status: pick('status', current.status) as ScheduleFields['status'],
           idle_stop: pick('idle_stop', current.idle_stop) as ScheduleFields['idle_stop'],
         };
@@ -254,7 +272,7 @@ export function registerScheduleRoutes(api: ApiRouter, deps: ScheduleDeps): void
         if (body.cron !== undefined) checkInterval(f.cron, deps.minIntervalMs);
         return f;
       });
-      return { body: toScheduleRecord(row) };
+      return { body: visibleTo(deps.vault, apiKey, toScheduleRecord(row)) };
     },
   });
 

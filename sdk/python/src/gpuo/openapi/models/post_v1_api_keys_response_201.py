@@ -28,8 +28,8 @@ class PostV1ApiKeysResponse201:
         key_prefix (str): the first characters of the key, to recognise it
         scopes (list[PostV1ApiKeysResponse201ScopesItem]):
         spend_limit (None | PostV1ApiKeysResponse201SpendLimitType0):
-        spend_in_period (float | None): dollars charged to the key's instances in the current period (null without a
-            cap)
+        spend_in_period (float | None): dollars charged in the current period to the instances of the key and of the
+            keys made under it (null without a cap)
         last_used_at (None | str): to the minute
         expires_at (None | str): ISO 8601 UTC timestamp
         created_at (str): ISO 8601 UTC timestamp
