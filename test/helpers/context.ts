@@ -111,6 +111,8 @@ export async function createTestContext(
     fleet?: AppDeps['fleet'];
     /** BALANCE_ADMISSION_WINDOW of the API (default 1 h): compressed, a small balance can launch a fleet it covers for seconds. */
     admissionWindowMs?: number;
+    /** Jobs' (and scheduled runs') wait for capacity: compressed, a refused attempt is followed at once. */
+    jobBackoff?: AppDeps['jobBackoff'];
   } = {},
 ): Promise<TestContext> {
   const db = await createTestDatabase();
@@ -124,6 +126,7 @@ export async function createTestContext(
     stripe: options.stripe,
     fleet: options.fleet,
     ...(options.admissionWindowMs !== undefined ? { admissionWindowMs: options.admissionWindowMs } : {}),
+    ...(options.jobBackoff ? { jobBackoff: options.jobBackoff } : {}),
     ...(sims
       ? {
           adapters: createProviderAdapters({

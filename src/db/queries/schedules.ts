@@ -74,7 +74,11 @@ export const RunRow = z.object({
   stop_reason: z.string().nullable(),
   error: z.string().nullable(),
   created_at: z.string(),
-  /** The run's instance charges so far (micro-dollars, positive). */
+  /** The job that carries the run out (null for a skipped firing, a run refused before its job, older runs). */
+  job_id: z.string().nullable(),
+  /** The job's exit code once it ended on one (the command's own). */
+  exit_code: z.number().nullable(),
+  /** The run's charges so far (micro-dollars, positive): its job's attempts, or its one instance. */
   cost_micros: z.number(),
 });
 export type RunRow = z.infer<typeof RunRow>;
@@ -108,8 +112,15 @@ const COLUMNS = sql.fragment`id, account_id, name, gpu, template, cron, max_dura
 
 const RUN_COLUMNS = sql.fragment`r.id, r.seq, r.schedule_id, r.account_id, r.workflow_id, r.status, r.scheduled_at, r.started_at,
   r.ended_at, r.provider, r.instance_row_id, r.instance_id, r.price_per_hour_micros, r.stop_reason, r.error, r.created_at,
-  coalesce((SELECT -sum(l.amount_micros) FROM ledger_entries l
-            WHERE l.account_id = r.account_id AND l.instance_id = r.instance_id AND l.type = 'instance_charge'), 0)::bigint AS cost_micros`;
+  r.job_id, (SELECT j.exit_code FROM jobs j WHERE j.id = r.job_id) AS exit_code,
+  CASE WHEN r.job_id IS NULL THEN
+    coalesce((SELECT -sum(l.amount_micros) FROM ledger_entries l
+              WHERE l.account_id = r.account_id AND l.instance_id = r.instance_id AND l.type = 'instance_charge'), 0)
+  ELSE
+    coalesce((SELECT -sum(l.amount_micros) FROM ledger_entries l JOIN job_attempts a
+                ON l.account_id = a.account_id AND l.instance_id = a.instance_id
+              WHERE a.job_id = r.job_id AND l.type = 'instance_charge'), 0)
+  END::bigint AS cost_micros`;
 
 const CURSOR_PREFIX = 'run:';
 
@@ -139,6 +150,8 @@ function runEventData(run: RunRow): Record<string, unknown> {
     ended_at: run.ended_at,
     stop_reason: run.stop_reason,
     error: run.error,
+    job_id: run.job_id,
+    exit_code: run.exit_code,
   };
 }
 
@@ -291,6 +304,19 @@ export function createScheduleQueries(pool: Pool) {
           instance_id = ${launched.instanceId}, price_per_hour_micros = ${launched.pricePerHourMicros}
         WHERE id = ${runId}`);
       return runById(pool, runId);
+    },
+
+    /** The run is carried out by job `jobId` (set once: a retried step keeps the first). */
+    async attachJob(runId: string, jobId: string): Promise<RunRow> {
+      await pool.query(sql.typeAlias('void')`
+        UPDATE schedule_runs SET job_id = ${jobId} WHERE id = ${runId} AND job_id IS NULL`);
+      return runById(pool, runId);
+    },
+
+    /** The live run that job `jobId` carries out, if any (a job made through the API has none). */
+    async findLiveRunOfJob(jobId: string): Promise<RunRow | null> {
+      return pool.maybeOne(sql.type(RunRow)`
+        SELECT ${RUN_COLUMNS} FROM schedule_runs r WHERE r.job_id = ${jobId} AND r.status IN ('launching', 'running')`);
     },
 
     /** The run's instance reached running: `running` and `schedule.run.started`, once. */
