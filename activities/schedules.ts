@@ -197,7 +197,9 @@ export function createScheduleActivities(deps: ActivityDeps) {
       const job = await jobs.findForWorkflow(input.jobId);
       if (!job) throw new Error(`job ${input.jobId} not found`);
       const attempts = await jobs.attempts(input.jobId);
-      const end = runEndOfJob(job, attempts.at(-1) ?? null);
+      const last = attempts.at(-1) ?? null;
+      const instance = last ? await instances.findById(last.instance_row_id) : null;
+      const end = runEndOfJob(job, last, instance?.end_reason ?? null);
       return schedules.finishRun(input.runId, end.status, {
         stopReason: end.stopReason,
         error: end.error,

@@ -58,11 +58,13 @@ export interface RunEnd {
  * attempt reached max_duration_hours → `stopped_max_duration`, max_cost → `stopped_max_cost` (also when the
  * budget was spent before another attempt could start), was preempted with no retry left → `preempted`;
  * any other failure (no capacity, a refusal, the instance lost without an exit report) → `failed` with the
- * job's error. A job that has not ended (its workflow failed) is `failed`.
+ * job's error, or with why the service ended the instance (a key's spend cap) when it did. A job that has not ended (its workflow failed) is `failed`.
  */
 export function runEndOfJob(
   job: Pick<JobRow, 'status' | 'error'>,
   last: Pick<AttemptRow, 'end_reason'> | null,
+  /** Why the service ended the last attempt's instance, when it did (a key's spend cap, a budget stop). */
+  instanceEndReason: string | null = null,
 ): RunEnd {
   const because = job.error ?? null;
   switch (job.status) {
@@ -84,6 +86,8 @@ export function runEndOfJob(
       return { status: 'preempted', stopReason: 'spot capacity reclaimed by the provider', error: because };
     default:
       if (because?.startsWith('max_cost (')) return { status: 'stopped_max_cost', stopReason: because, error: null };
+      if (last?.end_reason === 'ended' && instanceEndReason)
+        return { status: 'failed', stopReason: null, error: `the instance was ended: ${instanceEndReason}` };
       return { status: 'failed', stopReason: null, error: because };
   }
 }
