@@ -10,7 +10,9 @@
 import type { AttemptEndReason, JobStatus } from '../../src/db/queries/jobs';
 import type { ScheduleRow } from '../../src/db/queries/schedules';
 import { runEndOfJob, scheduleRunJobSpec } from '../../src/jobs/schedule-runs';
+import type { SshAccess } from '../../activities/instances';
 import { scheduleRun } from '../../workflows';
+import type { LaunchInput } from '../../workflows/contracts/launch';
 import { observerWorkflowId } from '../../workflows/contracts/observation';
 import { createFakeCloud, type FakeCloud } from '../helpers/fake-cloud';
 import { createTimeSkippingEnv, type TimeSkippingEnv } from '../helpers/time-skipping';
@@ -50,6 +52,9 @@ function runActivities(cloud: FakeCloud, schedule: ScheduleRow, pricePerHourMicr
     recorded,
     activities: {
       ...cloud.activities,
+      // This cloud runs no start command: the attempt's wrapper (made from the job's row) is left out.
+      createAndRecord: (input: LaunchInput, ssh?: SshAccess) =>
+        cloud.activities.createAndRecord!({ ...input, onstartCmd: undefined }, ssh),
       beginScheduleRun: async () => ({
         run: { id: 'run_1', status: 'launching' },
         schedule,
