@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "6fcd87dcb9a584a5e7e7aa6dece2c6200f1a7829e852d472b6a7045ab60ea124"
+OPENAPI_SHA256 = "137d81171d1941b2bd7eaaccd4a6788140bbd4426b00d76aed6612006d9c3217"
