@@ -160,15 +160,17 @@ export function createScheduleActivities(deps: ActivityDeps) {
 
     /**
      * Makes the run's job from the schedule as it is now (once: a retried step finds the job made before, by the
-     * run's idempotency key) and names it on the run. Returns the job's id, or why the run fails without one:
-     * no connected provider that runs jobs has an offer for the GPU.
+     * run's idempotency key) and names it on the run. Returns the job's id, why the run fails without one (no
+     * connected provider that runs jobs has an offer for the GPU), or that the schedule was deleted meanwhile.
      */
-    async makeScheduleRunJob(input: { runId: string }): Promise<{ jobId: string } | { error: string }> {
+    async makeScheduleRunJob(input: {
+      runId: string;
+    }): Promise<{ jobId: string } | { error: string } | { cancelled: string }> {
       const run = await schedules.findRun(input.runId);
       if (!run) throw new Error(`run ${input.runId} not found`);
       if (run.job_id) return { jobId: run.job_id };
       const schedule = await schedules.find(run.account_id, run.schedule_id);
-      if (!schedule) return { error: `the schedule ${run.schedule_id} was deleted` };
+      if (!schedule) return { cancelled: `the schedule ${run.schedule_id} was deleted` };
       const { connected, offered } = await jobProviders(schedule.account_id, schedule.gpu, schedule.prefer_spot);
       if (!offered) {
         return {

@@ -14,6 +14,7 @@ export async function runAsJob(run: ScheduledRun): Promise<ScheduleRunResult> {
   const { input, signals, db } = run;
   if (signals.cancelReason) return run.finish('cancelled', { stopReason: signals.cancelReason });
   const made = await db.makeScheduleRunJob({ runId: run.runId });
+  if ('cancelled' in made) return run.finish('cancelled', { stopReason: made.cancelled });
   if ('error' in made) return run.finish('failed', { error: made.error });
 
   const job = await startChild(runJob, {
