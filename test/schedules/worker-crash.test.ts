@@ -1,6 +1,6 @@
 /**
- * A scheduled run survives its worker: workers are real child processes (`src/main-worker.ts`), two polling the
- * task queue as a deployment of two would. The one running the run's create is killed with SIGKILL right after
+ * A scheduled run (a job, its attempt a launch) survives its worker: workers are real child processes
+ * (`src/main-worker.ts`), two polling the task queue as a deployment of two would. The one running the run's create is killed with SIGKILL right after
  * the provider accepted the create, and a replacement starts; while the run is metering, the one that ran the
  * launch workflow's latest task is killed too. Exactly one instance exists, and max_cost still stops the run: the
  * terminate reaches the provider after the cap was reached, and the charges run exactly to the moment the
@@ -141,6 +141,7 @@ it('keeps exactly one instance and still stops at max_cost when the worker dies 
       cost: number;
       price_per_hour: number;
       started_at: string;
+      job_id: string;
     }[];
 
   await polling(first, second);
@@ -154,8 +155,8 @@ it('keeps exactly one instance and still stops at max_cost when the worker dies 
     50,
   );
   const [launching] = await runs();
-  // The create runs as a local activity inside the launch's current workflow task.
-  const launchId = `launch-${account.id}-${launching!.id}-0`;
+  // The create runs as a local activity inside the launch's current workflow task: the run's job's first attempt.
+  const launchId = `launch-${account.id}-${launching!.job_id}-1`;
   await killWorker(await holderOf(launchId));
   sims.runpod.control.setLatency(0);
   startWorker();
