@@ -15,6 +15,7 @@ const UNIT = [
   'test/lint/',
   'test/providers/',
   'test/compute/launch-input.test.ts',
+  'test/jobs/schedule-runs.test.ts',
   'test/pricing/pricing-cache.test.ts',
   'test/process/request-log.test.ts',
   'test/temporal/coalesce.test.ts',

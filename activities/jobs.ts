@@ -4,7 +4,7 @@
  * (rows are keyed by the job and attempt number, events by a dedupe key).
  */
 import { randomBytes } from 'node:crypto';
-import { createJobQueries, type AttemptEndReason, type JobSpec } from '../src/db/queries/jobs';
+import { createJobQueries, type AttemptEndReason, type AttemptRow, type JobSpec } from '../src/db/queries/jobs';
 import { TEMPLATES } from '../src/domain/templates';
 import { admitScheduledRun } from '../src/launch/admission';
 import { launchableOffer } from '../src/launch/policy';
@@ -12,6 +12,7 @@ import { JOB_PROVIDERS } from '../src/jobs/providers';
 import type { ProviderId } from '../src/providers/types';
 import { launchIntentOf, type LaunchInput } from '../workflows/contracts/launch';
 import type { ActivityDeps } from './deps';
+import { noteJobAttemptOnRun } from './schedules';
 
 export interface JobView {
   name: string;
@@ -30,6 +31,14 @@ export interface JobOffer {
 }
 
 const money = (micros: number) => micros / 1_000_000;
+
+/** What a schedule's run shows of its job's attempt. */
+const runAttemptOf = (a: AttemptRow) => ({
+  provider: a.provider,
+  instanceRowId: a.instance_row_id,
+  instanceId: a.instance_id,
+  pricePerHourMicros: a.price_per_hour_micros,
+});
 
 export function createJobActivities(deps: ActivityDeps) {
   const jobs = createJobQueries(deps.pool);
@@ -58,7 +67,8 @@ export function createJobActivities(deps: ActivityDeps) {
     },
 
     /**
-     * The offers an attempt may launch on now, cheapest first: allowed and connected providers, the job's price cap.
+     * The offers an attempt may launch on now, cheapest first (those this job was refused on last): allowed and
+     * connected providers, the job's price cap.
      */
     async findJobOffers(input: { jobId: string; spot: boolean; onDemand: boolean }): Promise<JobOffer[]> {
       const job = await jobOf(input.jobId);
@@ -69,6 +79,14 @@ export function createJobActivities(deps: ActivityDeps) {
         if ((await deps.credentials.findApiKey(job.account_id, provider)) !== null) connected.push(provider);
       }
       const offers = await deps.queries.schedules.findRunOffers(spec.gpu, connected, true, new Date());
+      // An offer this job's create was refused on (no capacity, a failed boot) goes after the others: the next
+      // attempt tries another offer first, as a scheduled run always has.
+      const offerKey = (o: { provider: ProviderId; spot: boolean }) => `${o.provider}:${o.spot}`;
+      const refused = new Set(
+        (await jobs.attempts(input.jobId))
+          .filter((a) => a.end_reason === 'refused' || a.end_reason === 'boot_failed')
+          .map(offerKey),
+      );
       return offers
         .filter(launchableOffer)
         .filter((o) => (o.spot ? input.spot : input.onDemand))
@@ -76,7 +94,8 @@ export function createJobActivities(deps: ActivityDeps) {
         .filter(
           (o) => spec.max_price_per_hour_micros === null || o.pricePerHourMicros <= spec.max_price_per_hour_micros,
         )
-        .sort((a, b) => a.pricePerHourMicros - b.pricePerHourMicros || a.provider.localeCompare(b.provider));
+        .sort((a, b) => a.pricePerHourMicros - b.pricePerHourMicros || a.provider.localeCompare(b.provider))
+        .sort((a, b) => Number(refused.has(offerKey(a))) - Number(refused.has(offerKey(b))));
     },
 
     /**
@@ -120,6 +139,8 @@ export function createJobActivities(deps: ActivityDeps) {
       pricePerHourMicros: number;
     }): Promise<void> {
       await jobs.markAttemptLaunched(input.jobId, input.n, input.instanceId, input.pricePerHourMicros);
+      const attempt = (await jobs.attempt(input.jobId, input.n))!;
+      await noteJobAttemptOnRun(deps, input.jobId, runAttemptOf(attempt));
     },
 
     /** The attempt runs; the first attempt to run makes the job `running` (`job.started`). */
@@ -146,6 +167,7 @@ export function createJobActivities(deps: ActivityDeps) {
           },
         },
       });
+      await noteJobAttemptOnRun(deps, input.jobId, runAttemptOf(attempt), input.startedAtMs);
     },
 
     async readJobAttempt(input: { jobId: string; n: number }): Promise<{ exitCode: number | null }> {

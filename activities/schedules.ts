@@ -3,7 +3,12 @@
  * state of its instance. Every activity is safe to retry (run rows are keyed by the workflow id, events by
  * a dedupe key).
  */
+import { createHash } from 'node:crypto';
+import { createJobQueries } from '../src/db/queries/jobs';
 import type { FinalRunStatus, RunOffer, RunRow, ScheduleRow } from '../src/db/queries/schedules';
+import { randomToken } from '../src/domain/ids';
+import { JOB_PROVIDERS } from '../src/jobs/providers';
+import { runEndOfJob, scheduleRunJobSpec } from '../src/jobs/schedule-runs';
 import { TEMPLATES } from '../src/domain/templates';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
 import type { ActivityDeps } from './deps';
@@ -55,8 +60,38 @@ export async function admitRun(
   return refusal && `${refusal.type}: ${refusal.message}`;
 }
 
+/**
+ * Keeps the run that job `jobId` carries out (if any) in step with the job's latest attempt: the provider took its
+ * create (provider, instance, price), and, with `startedAtMs`, it runs (`running`, `schedule.run.started` once).
+ * Called by the job's activities; a job made through the API has no run and nothing changes.
+ */
+export async function noteJobAttemptOnRun(
+  deps: ActivityDeps,
+  jobId: string,
+  attempt: { provider: ProviderId; instanceRowId: string; instanceId: string | null; pricePerHourMicros: number },
+  startedAtMs?: number,
+): Promise<void> {
+  const { schedules } = deps.queries;
+  const run = await schedules.findLiveRunOfJob(jobId);
+  if (!run) return;
+  await schedules.markRunLaunched(run.id, attempt);
+  if (startedAtMs !== undefined) await schedules.markRunRunning(run.id, new Date(startedAtMs));
+}
+
 export function createScheduleActivities(deps: ActivityDeps) {
   const { schedules, instances } = deps.queries;
+  const jobs = createJobQueries(deps.pool);
+
+  /** The connected providers of the account that can run a job, and whether any has an offer for `gpu` now. */
+  async function jobProviders(accountId: string, gpu: string, preferSpot: boolean) {
+    const connected: ProviderId[] = [];
+    for (const provider of PROVIDERS) {
+      if (!JOB_PROVIDERS.includes(provider)) continue;
+      if ((await deps.credentials.findApiKey(accountId, provider)) !== null) connected.push(provider);
+    }
+    const offers = (await schedules.findRunOffers(gpu, connected, preferSpot, new Date())).filter(launchableOffer);
+    return { connected, offered: offers.length > 0 };
+  }
 
   return {
     /** Records the run (`launching`, or `skipped` while another run is live); null when the schedule is gone. */
@@ -121,6 +156,57 @@ export function createScheduleActivities(deps: ActivityDeps) {
 
     async markScheduleRunRunning(input: { runId: string; startedAtMs: number }): Promise<RunRow> {
       return schedules.markRunRunning(input.runId, new Date(input.startedAtMs));
+    },
+
+    /**
+     * Makes the run's job from the schedule as it is now (once: a retried step finds the job made before, by the
+     * run's idempotency key) and names it on the run. Returns the job's id, why the run fails without one (no
+     * connected provider that runs jobs has an offer for the GPU), or that the schedule was deleted meanwhile.
+     */
+    async makeScheduleRunJob(input: {
+      runId: string;
+    }): Promise<{ jobId: string } | { error: string } | { cancelled: string }> {
+      const run = await schedules.findRun(input.runId);
+      if (!run) throw new Error(`run ${input.runId} not found`);
+      if (run.job_id) return { jobId: run.job_id };
+      const schedule = await schedules.find(run.account_id, run.schedule_id);
+      if (!schedule) return { cancelled: `the schedule ${run.schedule_id} was deleted` };
+      const { connected, offered } = await jobProviders(schedule.account_id, schedule.gpu, schedule.prefer_spot);
+      if (!offered) {
+        return {
+          error:
+            `no available offer for ${schedule.gpu} on a connected provider that can run the job ` +
+            `(${JOB_PROVIDERS.join(', ')})`,
+        };
+      }
+      const idempotencyKey = `schedule-run:${run.id}`;
+      const { job } = await jobs.insert({
+        id: `job_${randomToken(128)}`,
+        accountId: schedule.account_id,
+        apiKeyId: schedule.api_key_id,
+        idempotencyKey,
+        requestHash: createHash('sha256').update(idempotencyKey).digest('hex'),
+        name: schedule.name,
+        spec: scheduleRunJobSpec(schedule, connected),
+        envSealed: null,
+      });
+      await schedules.attachJob(run.id, job.id);
+      return { jobId: job.id };
+    },
+
+    /** Ends the run as its job ended (the mapping in src/jobs/schedule-runs.ts), once. */
+    async finishScheduleRunOfJob(input: { runId: string; jobId: string }): Promise<RunRow> {
+      const job = await jobs.findForWorkflow(input.jobId);
+      if (!job) throw new Error(`job ${input.jobId} not found`);
+      const attempts = await jobs.attempts(input.jobId);
+      const last = attempts.at(-1) ?? null;
+      const instance = last ? await instances.findById(last.instance_row_id) : null;
+      const end = runEndOfJob(job, last, instance?.end_reason ?? null);
+      return schedules.finishRun(input.runId, end.status, {
+        stopReason: end.stopReason,
+        error: end.error,
+        endedAt: job.ended_at ? new Date(job.ended_at) : new Date(),
+      });
     },
 
     async finishScheduleRun(input: {

@@ -332,7 +332,10 @@ async function recordLaunches(t: TestContext, http: ReturnType<typeof request>, 
   await save(client, 'stopped-storage-then-started', storedRow);
 }
 
-/** scheduleRun: a triggered run stopped at max_duration_hours, with its launch child. */
+/**
+ * scheduleRun: a triggered run stopped at max_duration_hours, with its launch child; a run whose job's script exits 3,
+ * with its job.
+ */
 async function recordSchedule(t: TestContext, http: ReturnType<typeof request>, client: Client): Promise<void> {
   const account = await t.newAccount();
   await http
@@ -375,6 +378,44 @@ async function recordSchedule(t: TestContext, http: ReturnType<typeof request>, 
   const launchRow = await untilStatus(t, run.instance_id!, 'terminated');
   await client.workflow.getHandle(launchRow).result();
   await save(client, 'scheduled-run-max-duration', launchRow);
+
+  // A run is a job: its startup script exits 3, the wrapper reports it, the run fails with that exit code.
+  const failing = (
+    await http
+      .post('/v1/schedules')
+      .set(account.auth)
+      .send({
+        name: 'nightly-failing',
+        gpu: 'rtx-4090',
+        template: 'pytorch',
+        cron: '17 3 29 2 *',
+        prefer_spot: false,
+        startup_script: 'echo nightly; sleep 2; exit 3',
+      })
+      .expect(201)
+  ).body as { id: string };
+  await http.post(`/v1/schedules/${failing.id}/trigger`).set(account.auth).expect(202);
+  const failed = await eventually(
+    'the run to fail with exit code 3',
+    async () => {
+      const runs = (await http.get(`/v1/schedules/${failing.id}/runs`).set(account.auth).expect(200)).body.data as {
+        status: string;
+        job_id: string | null;
+        exit_code: number | null;
+      }[];
+      return runs.find((r) => r.status === 'failed' && r.exit_code === 3);
+    },
+    WAIT_MS * 2,
+    200,
+  );
+  const [failingRow] = await t.sql<{ workflow_id: string }>(
+    'SELECT workflow_id FROM schedule_runs WHERE schedule_id = $1',
+    [failing.id],
+  );
+  const failingRun = failingRow!.workflow_id;
+  await client.workflow.getHandle(failingRun).result();
+  await save(client, 'job-exit-3', failingRun);
+  await save(client, 'scheduled-exit-3', `job-${failed.job_id}`);
 }
 
 /** runJob: a Vast spot attempt preempted, then an on-demand attempt whose command exits 0 (the exit report). */

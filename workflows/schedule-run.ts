@@ -1,7 +1,8 @@
-import { workflowInfo } from '@temporalio/workflow';
+import { patched, workflowInfo } from '@temporalio/workflow';
 import type { RunOffer } from '../src/db/queries/schedules';
-import type { ScheduleRunInput, ScheduleRunResult } from './contracts/schedules';
+import { SCHEDULE_RUN_AS_JOB_PATCH, type ScheduleRunInput, type ScheduleRunResult } from './contracts/schedules';
 import { RunAttempt } from './schedule-run/attempt';
+import { runAsJob } from './schedule-run/job';
 import { runAdmission, runLaunchInput } from './schedule-run/launch';
 import { RunSignals, ScheduledRun, scheduleRunActivities } from './schedule-run/run';
 
@@ -11,11 +12,14 @@ const SCHEDULED_TIME_SUFFIX = /-(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)
 /**
  * One firing of a schedule. Workflow id `<schedule id>-run-<scheduled time>` (a `trigger` uses the time of
  * the trigger). Records the run (`launching`, or `skipped` while the previous run is live: the Temporal
- * overlap policy is ALLOW_ALL so this decision is ours), tries the offers cheapest first (falling back on
- * any refusal: no capacity, provider failure), launches through the launchInstance workflow as an
- * abandoned child (an instance never depends on its run workflow staying alive), and ends the instance at
- * the earliest of: its job ending (`succeeded`), max_duration_hours after it started running, the moment
- * its cost would exceed max_cost, a preemption, a failure, or the schedule's deletion (`cancelled`).
+ * overlap policy is ALLOW_ALL so this decision is ours), then carries it out as a job: a `runJob` child made
+ * from the schedule's settings (exit code, recovery after a preemption, max_duration_hours and max_cost per
+ * the job), cancelled when the schedule is deleted, and the run ended as the job ended (src/jobs/schedule-runs.ts).
+ *
+ * Runs begun before the `schedule-run-as-job` marker keep their own launch: they try the offers cheapest first
+ * (falling back on any refusal), launch through an abandoned launchInstance child, and end the instance at the
+ * earliest of: its container exiting (`succeeded`), max_duration_hours after it started running, the moment its
+ * cost would exceed max_cost, a preemption, a failure, or the schedule's deletion (`cancelled`).
  */
 export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunResult> {
   const db = scheduleRunActivities(input);
@@ -33,10 +37,15 @@ export async function scheduleRun(input: ScheduleRunInput): Promise<ScheduleRunR
   if (!begun) return { runId: null, status: 'schedule_deleted' };
   const { run: row, schedule, dockerImage } = begun;
   if (row.status !== 'launching' && row.status !== 'running') return { runId: row.id, status: row.status };
-  return tryOffers(new ScheduledRun(input, info.workflowId, row.id, schedule, dockerImage, signals, db));
+  const run = new ScheduledRun(input, info.workflowId, row.id, schedule, dockerImage, signals, db);
+  if (patched(SCHEDULE_RUN_AS_JOB_PATCH)) return runAsJob(run);
+  return tryOffers(run);
 }
 
-/** Launches on the offers cheapest first, each after the previous one was refused, until one decides the run. */
+/**
+ * A run begun before runs were jobs: launches on the offers cheapest first, each after the previous one was
+ * refused, until one decides the run.
+ */
 async function tryOffers(run: ScheduledRun): Promise<ScheduleRunResult> {
   const { input, schedule, signals, db } = run;
   const offers: RunOffer[] = await db.findScheduleRunOffers({

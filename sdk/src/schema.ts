@@ -6162,6 +6162,10 @@ export interface paths {
                                 cost: number;
                                 stop_reason: string | null;
                                 error: string | null;
+                                /** @description beyond the spec: the job that carries the run out (GET /v1/jobs/{id}); null when none was made */
+                                job_id: string | null;
+                                /** @description beyond the spec: the startup script's exit code, once the run's job ended on one */
+                                exit_code: number | null;
                             }[];
                             has_more: boolean;
                             next_cursor: string | null;

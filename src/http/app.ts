@@ -185,6 +185,7 @@ export function createApp(deps: AppDeps): Koa {
   const scheduleEngine = createScheduleClient({
     temporal: deps.temporal,
     timing,
+    jobBackoff: deps.jobBackoff,
     engineMs: deps.answerBounds?.engineMs,
   });
   registerScheduleRoutes(api, {

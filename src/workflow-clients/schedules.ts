@@ -60,6 +60,8 @@ export function inStepWith(row: ScheduleRow, listed: ListedSchedule): boolean {
 export function createScheduleClient(deps: {
   temporal: { client: Client; taskQueue: string };
   timing: ScheduleRunTiming;
+  /** The runs' jobs' wait for capacity (1 min doubling to 10 min); tests compress it. */
+  jobBackoff?: ScheduleRunInput['jobBackoff'];
   /** How long a call waits for the engine before the answer is 503 (AnswerBounds.engineMs); default 10 s. */
   engineMs?: number;
 }) {
@@ -75,7 +77,12 @@ export function createScheduleClient(deps: {
   };
 
   function action(row: ScheduleRow): ScheduleOptionsStartWorkflowAction<typeof scheduleRun> {
-    const input: ScheduleRunInput = { scheduleId: row.id, accountId: row.account_id, launch: deps.timing };
+    const input: ScheduleRunInput = {
+      scheduleId: row.id,
+      accountId: row.account_id,
+      launch: deps.timing,
+      ...(deps.jobBackoff ? { jobBackoff: deps.jobBackoff } : {}),
+    };
     return {
       type: 'startWorkflow',
       workflowType: scheduleRun,

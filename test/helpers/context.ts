@@ -119,6 +119,8 @@ export async function createTestContext(
      * seconds.
      */
     admissionWindowMs?: number;
+    /** Jobs' (and scheduled runs') wait for capacity: compressed, a refused attempt is followed at once. */
+    jobBackoff?: AppDeps['jobBackoff'];
   } = {},
 ): Promise<TestContext> {
   const db = await createTestDatabase();
@@ -132,6 +134,7 @@ export async function createTestContext(
     stripe: options.stripe,
     fleet: options.fleet,
     ...(options.admissionWindowMs !== undefined ? { admissionWindowMs: options.admissionWindowMs } : {}),
+    ...(options.jobBackoff ? { jobBackoff: options.jobBackoff } : {}),
     ...(sims
       ? {
           adapters: createProviderAdapters({

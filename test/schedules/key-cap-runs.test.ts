@@ -8,7 +8,7 @@
 import { createInstanceQueries } from '../../src/db/queries/instances';
 import type { WorkerDeps } from '../../src/worker';
 import { createAlertMonitorClient } from '../../src/workflow-clients/alerts';
-import { createTestContext, type TestContext } from '../helpers/context';
+import { createTestContext, testVault, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 
@@ -21,7 +21,9 @@ let deps: WorkerDeps;
 beforeAll(async () => {
   t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 500, meterIntervalMs: 60_000 } });
   temporal = await createTemporalTestEnv();
-  deps = t.workerDeps();
+  // A run is a job: its instance runs the job wrapper, which would report to this address once the script ended
+  // (these scripts never end).
+  deps = t.workerDeps({ jobs: { publicBaseUrl: 'http://127.0.0.1:9', vault: testVault() } });
   await temporal.startWorker(deps, t.deps.temporal.taskQueue);
   // Instances stay booting: each run's instance stays live (and priced at its quote) while the test counts.
   t.sims.vastai.control.setBootDelay(600_000);
@@ -106,7 +108,8 @@ it.concurrent(
     expect(refused).toHaveLength(2);
     for (const r of refused) {
       expect(r.error).toMatch(
-        /^insufficient_balance: This API key \("nightly-bot", gpuo_sk_.{4}…\) is capped at \$1\.00 per day: /,
+        // The run's job names the offer it was refused on.
+        /^vastai \(spot\): insufficient_balance: This API key \("nightly-bot", gpuo_sk_.{4}…\) is capped at \$1\.00 /,
       );
       // The launched runs' instances are the key's: their next hour is what the cap already carries.
       expect(r.error).toContain(`its live instances cost $${((fits * quote) / 1e6).toFixed(2)} for the next hour`);
@@ -128,7 +131,7 @@ it.concurrent(
     const orphanRun = await triggerAndDecide(account.auth, idle[0]!, runs);
     expect(orphanRun.status).toBe('failed');
     expect(orphanRun.error).toMatch(
-      /^api_key_unusable: The API key "nightly-bot" \(gpuo_sk_.{4}…\) that made this launch was revoked/,
+      /^vastai \(spot\): api_key_unusable: The API key "nightly-bot" \(gpuo_sk_.{4}…\) that made this launch was /,
     );
     expect(t.sims.vastai.control.instances(simKey)).toHaveLength(fits + 1);
     await t.http.put(`/v1/schedules/${idle[1]}`).set(account.auth).send({ name: 'adopted' }).expect(200);
@@ -155,7 +158,7 @@ it.concurrent("an expired key's schedule runs nothing, and its run says the key 
   const run = await triggerAndDecide(account.auth, scheduleId);
   expect(run.status).toBe('failed');
   expect(run.error).toMatch(
-    /^api_key_unusable: The API key "short-lived" \(gpuo_sk_.{4}…\) that made this launch has expired/,
+    /^vastai \(spot\): api_key_unusable: The API key "short-lived" \(gpuo_sk_.{4}…\) that made this launch has /,
   );
   expect(t.sims.vastai.control.instances(simKey)).toEqual([]);
 });

@@ -8,7 +8,7 @@
  */
 import { createPricingQueries } from '../../src/db/queries/pricing';
 import { toStoredOffer } from '../../src/domain/pricing';
-import { createTestContext, type TestContext } from '../helpers/context';
+import { createTestContext, testVault, type TestContext } from '../helpers/context';
 import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 
@@ -26,7 +26,11 @@ beforeAll(async () => {
     launchTiming: { pollIntervalMs: OBSERVE_MS, meterIntervalMs: 3_600_000 },
   });
   temporal = await createTemporalTestEnv();
-  await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
+  // A run is a job: the wrapper would report to this address once the script ended (it never does here).
+  await temporal.startWorker(
+    t.workerDeps({ jobs: { publicBaseUrl: 'http://127.0.0.1:9', vault: testVault() } }),
+    t.deps.temporal.taskQueue,
+  );
   t.sims.vastai.control.setBootDelay(300);
   const offers = (await t.deps.adapters.vastai.listOffers(t.sims.vastai.createKey())).map(toStoredOffer);
   await createPricingQueries(t.db.pool).recordRefresh(

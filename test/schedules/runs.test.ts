@@ -1,16 +1,19 @@
 /**
- * Scheduled runs end to end on the real Temporal dev server, real Postgres and the provider simulators:
- * POST /v1/schedules → Temporal Schedule → `trigger` → scheduleRun workflow → launchInstance child →
- * the run's limits → terminate → run record and events. Hours are compressed by fractional values
- * (max_duration_hours 0.002 = 7.2 s) and tiny max_cost; nothing sleeps to wait. A limit is asserted as order and
- * causality (the terminate reached the provider after the limit was reached, and the charges run exactly to the
- * moment the provider carried it out); the moment itself, to the second, is asserted in workflow time
- * (test/workflows/schedule-run.test.ts), where this machine's speed does not enter.
+ * Scheduled runs end to end on the real Temporal dev server, real Postgres and the provider simulators, with the
+ * API listening so the simulated containers' job wrapper reports to it: POST /v1/schedules → Temporal Schedule →
+ * `trigger` → scheduleRun workflow → its job (runJob child, attempts as launchInstance children) → the startup
+ * script's exit report or the run's limits → terminate → run record and events. Hours are compressed by
+ * fractional values (max_duration_hours 0.002 = 7.2 s) and tiny max_cost; nothing sleeps to wait. A limit is
+ * asserted as order and causality (the terminate reached the provider after the limit was reached, and the charges
+ * run exactly to the moment the provider carried it out); the moment itself, to the second, is asserted in workflow
+ * time (test/workflows/schedule-run.test.ts), where this machine's speed does not enter.
  */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { ed25519Key } from '../fixtures/ssh-keys';
-import { createTestContext, type TestContext } from '../helpers/context';
+import { createTestContext, testVault, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 import { eventually } from '../helpers/process';
 
@@ -18,19 +21,37 @@ jest.setTimeout(180_000);
 
 // The launch's look at a booting instance and its meter interval.
 const POLL_MS = 2_000;
+// A boot that never finishes ends here on RunPod's rtx-a6000 (the simulator boots in 300 ms).
+const BOOT_DEADLINE_MS = 8_000;
 let t: TestContext;
 let temporal: TemporalTestEnv;
+let server: Server;
 
 beforeAll(async () => {
-  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: POLL_MS, meterIntervalMs: 2_000 } });
+  t = await createTestContext({
+    simulators: true,
+    launchTiming: { pollIntervalMs: POLL_MS, meterIntervalMs: 2_000 },
+    // A run's job waits this long for capacity after a refusal (1 min in production).
+    jobBackoff: { backoffInitialMs: 500, backoffMaxMs: 1_000 },
+  });
+  server = t.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const publicBaseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   temporal = await createTemporalTestEnv();
-  await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
+  await temporal.startWorker(
+    t.workerDeps({
+      jobs: { publicBaseUrl, vault: testVault() },
+      bootDeadlines: { 'runpod:rtx-a6000': BOOT_DEADLINE_MS },
+    }),
+    t.deps.temporal.taskQueue,
+  );
   for (const p of PROVIDERS) t.sims[p].control.setBootDelay(300);
   // The pricing tables as a refresh leaves them: every provider's current offers, read from the simulators.
   await t.recordSimulatorPrices();
 });
 afterAll(async () => {
   await temporal.close();
+  await new Promise((resolve) => server.close(resolve));
   await t.close();
 });
 
@@ -46,6 +67,8 @@ interface Run {
   ended_at: string | null;
   stop_reason: string | null;
   error: string | null;
+  job_id: string | null;
+  exit_code: number | null;
 }
 
 async function accountWith(providers: ProviderId[]) {
@@ -91,11 +114,33 @@ const events = (accountId: string) =>
     'SELECT type, data FROM events WHERE account_id = $1 ORDER BY created_at',
     [accountId],
   );
+/** The run's and its instances' events (its job's `job.*` events are the jobs tests' business). */
+const runEvents = async (accountId: string) =>
+  (await events(accountId)).map((e) => e.type).filter((type) => !type.startsWith('job.'));
 
-/**
- * When RunPod carried out the terminate of a pod (the simulator's clock, this process's), failing unless there was
- * exactly one.
- */
+interface Job {
+  id: string;
+  status: string;
+  exit_code: number | null;
+  attempts: {
+    n: number;
+    provider: ProviderId;
+    instance_id: string | null;
+    started_at: string | null;
+    end_reason: string | null;
+    exit_code: number | null;
+    output_tail: string | null;
+  }[];
+}
+const getJob = async (auth: Auth, id: string) => (await t.http.get(`/v1/jobs/${id}`).set(auth).expect(200)).body as Job;
+
+/** The start command an instance was created with holds the wrapper running `script` as the job's command. */
+const runsAsJob = (startCommand: string | undefined, script: string) => {
+  expect(startCommand).toContain(`export GPUO_JOB_COMMAND='${script.replace(/'/g, `'\\''`)}'`);
+  expect(startCommand).toContain('gpuo-job-wrapper');
+};
+
+/** When RunPod carried out the terminate of a pod (the simulator's clock, this process's), failing unless there was exactly one. */
 function terminatedAtRunpod(key: string, podId: string): number {
   const terminates = t.sims.runpod.control
     .requests({ method: 'POST', path: `/v2/pods/${podId}/action`, key })
@@ -107,8 +152,7 @@ function terminatedAtRunpod(key: string, podId: string): number {
 const instanceRow = async (podId: string) =>
   (
     await t.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string; status: string }>(
-      'SELECT started_at, metered_through, price_per_hour_micros, status FROM instances ' +
-        'WHERE provider_instance_id = $1',
+      'SELECT started_at, metered_through, price_per_hour_micros, status FROM instances WHERE provider_instance_id = $1',
       [podId],
     )
   )[0]!;
@@ -141,9 +185,11 @@ describe('a run', () => {
       const failed = await waitForRun(account.auth, schedule.id, 'the run to fail', (r) =>
         r.find((x) => x.status === 'failed'),
       );
+      // The run's job was refused admission on its first offer (Vast spot), which it names.
       expect(failed.error).toMatch(
-        /^insufficient_balance: The balance is \$0\.05, .* this launch adds \$0\.18\/h, so the next hour needs \$0\.18/,
+        /^vastai \(spot\): insufficient_balance: The balance is \$0\.05, .* this launch adds \$0\.18\/h, so the next /,
       );
+      expect(failed).toMatchObject({ job_id: expect.stringMatching(/^job_/), exit_code: null, cost: 0 });
       expect(t.sims.vastai.control.instances(key)).toEqual([]);
     },
   );
@@ -152,7 +198,9 @@ describe('a run', () => {
     'picks the cheapest offer (spot first), runs the startup script, and DELETE ends the schedule and its live run',
     async () => {
       const a = await accountWith(['runpod', 'vastai']);
-      const schedule = await createSchedule(a.auth, { startup_script: 'python train.py --epochs 3' });
+      // Runs for a minute in the simulated container: the DELETE ends it.
+      const script = 'echo training; sleep 60';
+      const schedule = await createSchedule(a.auth, { startup_script: script });
       await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
 
       // rtx-4090: vastai spot $0.18 < vastai on-demand $0.4021 < runpod $0.69.
@@ -168,7 +216,10 @@ describe('a run', () => {
         .find(
           (r) => String((r.response as { new_contract?: unknown } | undefined)?.new_contract) === running.instance_id,
         )!;
-      expect((create.body as { onstart?: string }).onstart).toBe('python train.py --epochs 3');
+      // The run is a job: Vast's onstart runs the job wrapper around the startup script.
+      runsAsJob((create.body as { onstart?: string }).onstart, script);
+      expect(running.job_id).toMatch(/^job_/);
+      expect((await getJob(a.auth, running.job_id!)).status).toBe('running');
       expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
       // The instance shows up in the compute list like any other managed instance.
       const compute = (await t.http.get('/v1/compute').set(a.auth).expect(200)).body.data as {
@@ -196,7 +247,8 @@ describe('a run', () => {
         return rows[0]?.status === 'cancelled' ? rows : undefined;
       });
       expect(row!.stop_reason).toMatch(/was deleted/);
-      const kinds = (await events(a.accountId)).map((e) => e.type);
+      expect((await getJob(a.auth, running.job_id!)).status).toBe('cancelled');
+      const kinds = await runEvents(a.accountId);
       expect(kinds).toEqual([
         'instance.started',
         'schedule.run.started',
@@ -206,19 +258,50 @@ describe('a run', () => {
     },
   );
 
+  it.concurrent('is a job: a startup script that exits 3 fails the run with exit_code 3 and the job id', async () => {
+    const a = await accountWith(['vastai']);
+    const schedule = await createSchedule(a.auth, {
+      prefer_spot: false,
+      startup_script: 'echo failing; sleep 2; exit 3',
+    });
+    await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
+    const failed = await waitForRun(a.auth, schedule.id, 'the run to fail', (r) =>
+      r.find((x) => x.status === 'failed'),
+    );
+    expect(failed).toMatchObject({
+      job_id: expect.stringMatching(/^job_/),
+      exit_code: 3,
+      error: 'the command exited with 3',
+      provider: 'vastai',
+    });
+    // The job behind it: its attempt on the run's instance ended by the wrapper's report, with the output's tail.
+    const job = await getJob(a.auth, failed.job_id!);
+    expect(job).toMatchObject({ status: 'failed', exit_code: 3 });
+    expect(job.attempts.at(-1)).toMatchObject({
+      instance_id: failed.instance_id,
+      end_reason: 'exited',
+      exit_code: 3,
+      output_tail: expect.stringContaining('failing'),
+    });
+    expect(failed.cost).toBe(await chargesOf(a.auth, failed.instance_id!));
+    await eventually('the instance to be ended', () =>
+      t.sims.vastai.control.instances(a.keys.vastai).length === 0 ? true : undefined,
+    );
+    expect(await runEvents(a.accountId)).toEqual(
+      expect.arrayContaining(['schedule.run.started', 'schedule.run.failed']),
+    );
+    await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
+  });
+
   it.concurrent(
-    'falls back to the next offer when the cheapest provider has no capacity, ' +
-      'and succeeds when the job exits by itself',
+    'falls back to the next offer when the cheapest provider has no capacity, and succeeds when the script exits 0',
     async () => {
       const a = await accountWith(['runpod', 'vastai']);
       // rtx-a6000 on-demand: vastai $0.4821 < runpod $0.49. Vast still lists the offer, but creates fail.
       t.sims.vastai.control.setNoCapacity('rtx-a6000', true, { mode: 'unavailable' });
       try {
-        const schedule = await createSchedule(a.auth, {
-          gpu: 'rtx-a6000',
-          prefer_spot: false,
-          startup_script: 'echo "done" && exit 0',
-        });
+        const script = 'echo "done"; sleep 4; exit 0';
+        const schedule = await createSchedule(a.auth, { gpu: 'rtx-a6000', prefer_spot: false, startup_script: script });
         await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
         const running = await waitForRun(a.auth, schedule.id, 'the run to be running on runpod', (r) =>
           r.find((x) => x.status === 'running'),
@@ -227,24 +310,26 @@ describe('a run', () => {
         expect(t.sims.vastai.control.instances(a.keys.vastai)).toEqual([]);
         const pod = t.sims.runpod.control.instances(a.keys.runpod);
         expect(pod.map((p) => p.id)).toEqual([running.instance_id]);
-        // RunPod has no start-up hook: the script travels in env and the container's args run it.
-        expect(pod[0]!.env.GPUO_STARTUP_SCRIPT).toBe('echo "done" && exit 0');
+        // RunPod has no start-up hook: the job wrapper travels in env and the container's args run it.
+        runsAsJob(pod[0]!.env.GPUO_STARTUP_SCRIPT, script);
         const podCreate = t.sims.runpod.control
           .requests({ method: 'POST', path: '/v2/pods' })
           .find((r) => (r.response as { id?: string } | undefined)?.id === running.instance_id)!;
         expect((podCreate.body as { args?: string }).args).toBe('bash -c \'eval "$GPUO_STARTUP_SCRIPT"\'');
 
-        // The job finishes: the container exits by itself.
-        await eventually(
-          'a charge',
-          async () => ((await chargesOf(a.auth, running.instance_id!)) > 0 ? true : undefined),
-          30_000,
-        );
-        t.sims.runpod.control.preempt(a.keys.runpod, running.instance_id!);
+        // The script exits 0: the wrapper reports it, the pod is ended, and the run succeeds with the exit code.
         const done = await waitForRun(a.auth, schedule.id, 'the run to succeed', (r) =>
           r.find((x) => x.status === 'succeeded'),
         );
+        expect(done).toMatchObject({ job_id: running.job_id, exit_code: 0, error: null });
         expect(done.ended_at).not.toBeNull();
+        // The job's first attempt was refused at Vast; the second ran on RunPod and exited 0.
+        const job = await getJob(a.auth, done.job_id!);
+        expect(job).toMatchObject({ status: 'succeeded', exit_code: 0 });
+        expect(job.attempts.map((x) => [x.provider, x.end_reason])).toEqual([
+          ['vastai', 'refused'],
+          ['runpod', 'exited'],
+        ]);
         expect(done.cost).toBe(await chargesOf(a.auth, running.instance_id!));
         expect(done.cost).toBeGreaterThan(0);
         await eventually('the pod to be terminated', () =>
@@ -311,7 +396,8 @@ describe('a run', () => {
         cost: 0,
         stop_reason: `the previous run ${running.id} was still live`,
       });
-      expect(t.sims.runpod.control.instances(a.keys.runpod)).toHaveLength(1);
+      // One instance was ever created: the skipped firing launched nothing (the run may have stopped meanwhile).
+      expect(t.sims.runpod.control.requests({ method: 'POST', path: '/v2/pods', key: a.keys.runpod })).toHaveLength(1);
 
       const stopped = await waitForRun(
         a.auth,
@@ -370,11 +456,13 @@ describe("a run, beside the simulators' fault knobs", () => {
         const failed = await waitForRun(a.auth, schedule.id, 'the run to fail', (r) =>
           r.find((x) => x.status === 'failed'),
         );
-        expect(failed.error).toMatch(/every offer was refused: runpod: provider_no_capacity/);
-        expect(failed).toMatchObject({ provider: null, instance_id: null, cost: 0 });
+        // The run's job tried its three attempts, each refused.
+        expect(failed.error).toMatch(/provider_no_capacity/);
+        expect(failed).toMatchObject({ provider: null, instance_id: null, cost: 0, exit_code: null });
+        const job = await getJob(a.auth, failed.job_id!);
+        expect(job.attempts.map((x) => x.end_reason)).toEqual(['refused', 'refused', 'refused']);
         expect(t.sims.runpod.control.instances(a.keys.runpod)).toEqual([]);
-        const kinds = (await events(a.accountId)).map((e) => e.type);
-        expect(kinds).toEqual(['schedule.run.failed']);
+        expect(await runEvents(a.accountId)).toEqual(['schedule.run.failed']);
       } finally {
         t.sims.runpod.control.setNoCapacity('rtx-4090', false);
       }
@@ -384,66 +472,103 @@ describe("a run, beside the simulators' fault knobs", () => {
       await t.http.post(`/v1/schedules/${other.id}/trigger`).set(b.auth).expect(202);
       const none = await waitForRun(b.auth, other.id, 'the run to fail', (r) => r.find((x) => x.status === 'failed'));
       expect(none.error).toMatch(/no available offer for h100-80gb-sxm/);
+      expect(none.job_id).toBeNull();
       expect(t.sims.lambda.control.instances(b.keys.lambda)).toEqual([]);
     },
   );
 
-  it.concurrent('falls back on a provider refusal too, and records preemption of a spot run as preempted', async () => {
-    const a = await accountWith(['runpod', 'vastai']);
-    // The cheapest (vastai spot) refuses the create with a 4xx we cannot map: the run moves on to the next offer.
-    t.sims.vastai.control.serverErrors(1, { match: { method: 'PUT', path: /^\/api\/v0\/asks\// }, status: 400 });
-    const schedule = await createSchedule(a.auth);
-    await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
-    const running = await waitForRun(a.auth, schedule.id, 'the run to be running', (r) =>
-      r.find((x) => x.status === 'running'),
-    );
-    // rtx-4090: vastai spot $0.18 refused → the next offer, vastai on-demand $0.4021 (runpod is $0.69).
-    expect(running.provider).toBe('vastai');
-    const inst = t.sims.vastai.control.instances(a.keys.vastai);
-    expect(inst).toEqual([expect.objectContaining({ id: running.instance_id, spot: false })]);
+  it.concurrent(
+    'falls back on a provider refusal too, and relaunches a preempted spot run until its job gives up',
+    async () => {
+      const a = await accountWith(['runpod', 'vastai']);
+      // The cheapest (vastai spot) refuses the create with a 4xx we cannot map: the run moves on to the next offer.
+      t.sims.vastai.control.serverErrors(1, { match: { method: 'PUT', path: /^\/api\/v0\/asks\// }, status: 400 });
+      const schedule = await createSchedule(a.auth);
+      await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
+      const running = await waitForRun(a.auth, schedule.id, 'the run to be running', (r) =>
+        r.find((x) => x.status === 'running'),
+      );
+      // rtx-4090: vastai spot $0.18 refused → the next offer, vastai on-demand $0.4021 (runpod is $0.69).
+      expect(running.provider).toBe('vastai');
+      const inst = t.sims.vastai.control.instances(a.keys.vastai);
+      expect(inst).toEqual([expect.objectContaining({ id: running.instance_id, spot: false })]);
 
-    // A second schedule on spot, preempted by the provider.
-    const spot = await createSchedule(a.auth, { gpu: 'a100-80gb-pcie' });
-    await t.http.post(`/v1/schedules/${spot.id}/trigger`).set(a.auth).expect(202);
-    const spotRun = await waitForRun(a.auth, spot.id, 'the spot run to be running', (r) =>
-      r.find((x) => x.status === 'running'),
-    );
-    expect(t.sims.vastai.control.instances(a.keys.vastai).find((i) => i.id === spotRun.instance_id)?.spot).toBe(true);
-    t.sims.vastai.control.preempt(a.keys.vastai, spotRun.instance_id!, 'stopped');
-    const preempted = await waitForRun(a.auth, spot.id, 'the run to be preempted', (r) =>
-      r.find((x) => x.status === 'preempted'),
-    );
-    expect(preempted.stop_reason).toBe('spot capacity reclaimed by the provider');
-    expect(preempted.cost).toBe(await chargesOf(a.auth, spotRun.instance_id!));
-    const failedEvents = (await events(a.accountId)).filter((e) => e.type === 'schedule.run.failed');
-    expect(failedEvents.map((e) => e.data.run_id)).toEqual([spotRun.id]);
-    await t.http.delete(`/v1/schedules/${spot.id}`).set(a.auth).expect(200);
-    await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
-    await eventually(
-      'every instance to be gone',
-      () => (t.sims.vastai.control.instances(a.keys.vastai).length === 0 ? true : undefined),
-      60_000,
-    );
-    expect((await t.http.get(`/v1/schedules/${schedule.id}/runs`).set(a.auth)).status).toBe(404);
-  });
+      // A second schedule on spot, preempted by the provider.
+      const spot = await createSchedule(a.auth, { gpu: 'a100-80gb-pcie' });
+      await t.http.post(`/v1/schedules/${spot.id}/trigger`).set(a.auth).expect(202);
+      const spotRun = await waitForRun(a.auth, spot.id, 'the spot run to be running', (r) =>
+        r.find((x) => x.status === 'running'),
+      );
+      expect(t.sims.vastai.control.instances(a.keys.vastai).find((i) => i.id === spotRun.instance_id)?.spot).toBe(true);
+      // The run's job relaunches it after each preemption (a new instance, the run still running), three attempts in
+      // all; the third preemption ends the run `preempted`.
+      const instances: string[] = [];
+      for (let n = 1; n <= 3; n++) {
+        // Preempted once it runs (the job's attempt started), not while it boots.
+        const attempt = await eventually(
+          `attempt ${n} to run`,
+          async () => (await getJob(a.auth, spotRun.job_id!)).attempts.find((x) => x.n === n && x.started_at !== null),
+          60_000,
+          200,
+        );
+        const [run] = (await runs(a.auth, spot.id)).filter((x) => x.id === spotRun.id);
+        expect(run).toMatchObject({ status: 'running', instance_id: attempt.instance_id });
+        instances.push(attempt.instance_id!);
+        t.sims.vastai.control.preempt(a.keys.vastai, attempt.instance_id!, 'stopped');
+      }
+      const preempted = await waitForRun(
+        a.auth,
+        spot.id,
+        'the run to be preempted',
+        (r) => r.find((x) => x.status === 'preempted'),
+        90_000,
+      );
+      expect(preempted.stop_reason).toBe('spot capacity reclaimed by the provider');
+      expect((await getJob(a.auth, preempted.job_id!)).attempts.map((x) => x.end_reason)).toEqual([
+        'preempted',
+        'preempted',
+        'preempted',
+      ]);
+      // The run's cost is its job's: every attempt's charges.
+      let charged = 0;
+      for (const id of instances) charged += await chargesOf(a.auth, id);
+      expect(preempted.cost).toBeCloseTo(charged, 6);
+      const failedEvents = (await events(a.accountId)).filter((e) => e.type === 'schedule.run.failed');
+      expect(failedEvents.map((e) => e.data.run_id)).toEqual([spotRun.id]);
+      await t.http.delete(`/v1/schedules/${spot.id}`).set(a.auth).expect(200);
+      await t.http.delete(`/v1/schedules/${schedule.id}`).set(a.auth).expect(200);
+      await eventually(
+        'every instance to be gone',
+        () => (t.sims.vastai.control.instances(a.keys.vastai).length === 0 ? true : undefined),
+        60_000,
+      );
+      expect((await t.http.get(`/v1/schedules/${schedule.id}/runs`).set(a.auth)).status).toBe(404);
+    },
+  );
 
   it.concurrent(
-    'ends a run whose instance never finishes booting once max_duration_hours has passed since the create',
+    'fails a run whose instances never finish booting: each attempt ends at the boot deadline, nothing charged',
     async () => {
       const a = await accountWith(['runpod']);
       t.sims.runpod.control.setBootDelay(600_000);
       try {
-        // rtx-a6000: the test beside this one refuses RunPod's rtx-4090.
-        const schedule = await createSchedule(a.auth, { gpu: 'rtx-a6000', max_duration_hours: 0.001 }); // 3.6 s
+        // rtx-a6000: the test beside this one refuses RunPod's rtx-4090. max_duration_hours counts from a running
+        // start, which never comes: the boot deadline ends each attempt, and the job retries it twice.
+        const schedule = await createSchedule(a.auth, { gpu: 'rtx-a6000', max_duration_hours: 0.001 });
         await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
         const run = await waitForRun(
           a.auth,
           schedule.id,
-          'the run to stop',
-          (r) => r.find((x) => x.status === 'stopped_max_duration'),
-          60_000,
+          'the run to fail',
+          (r) => r.find((x) => x.status === 'failed'),
+          90_000,
         );
-        expect(run).toMatchObject({ started_at: null, cost: 0, provider: 'runpod' });
+        expect(run).toMatchObject({ started_at: null, cost: 0, provider: 'runpod', exit_code: null });
+        expect((await getJob(a.auth, run.job_id!)).attempts.map((x) => x.end_reason)).toEqual([
+          'boot_failed',
+          'boot_failed',
+          'boot_failed',
+        ]);
         await eventually(
           'the pod to be terminated',
           () => (t.sims.runpod.control.instances(a.keys.runpod).length === 0 ? true : undefined),

@@ -1,13 +1,18 @@
 /**
- * A scheduled run's limits in workflow time (Temporal's time-skipping server; the run's and its launch's
- * activities as plain functions over an in-memory cloud, test/helpers/fake-cloud.ts): the instance is ended at
+ * A scheduled run's limits in workflow time (Temporal's time-skipping server; the run's, its job's and the job's
+ * launch's activities as plain functions over an in-memory cloud, test/helpers/fake-cloud.ts): the run is a job,
+ * and its instance is ended at
  * exactly `started_at + max_duration_hours`, and at the moment price × elapsed reaches `max_cost`, so the
  * charges never pass the cap; both with production intervals (hour-long meter, minute-long observer). The run
  * records `stopped_max_duration` / `stopped_max_cost` with the reason. The e2e test
  * (test/schedules/run-timers.test.ts) keeps the wiring: the API's trigger, the real provider's start, the run's row.
  */
+import type { AttemptEndReason, JobStatus } from '../../src/db/queries/jobs';
 import type { ScheduleRow } from '../../src/db/queries/schedules';
+import { runEndOfJob, scheduleRunJobSpec } from '../../src/jobs/schedule-runs';
+import type { SshAccess } from '../../activities/instances';
 import { scheduleRun } from '../../workflows';
+import type { LaunchInput } from '../../workflows/contracts/launch';
 import { observerWorkflowId } from '../../workflows/contracts/observation';
 import { createFakeCloud, type FakeCloud } from '../helpers/fake-cloud';
 import { createTimeSkippingEnv, type TimeSkippingEnv } from '../helpers/time-skipping';
@@ -26,51 +31,56 @@ afterEach(async () => {
 });
 
 interface Finished {
-  runId: string;
   status: string;
-  stopReason?: string | null;
-  error?: string | null;
-  endedAtMs: number;
+  stopReason: string | null;
+  error: string | null;
 }
 
-/** The run's own activities (its row) beside the cloud's; what the run recorded is kept for the test. */
+/**
+ * The run's own activities (its row) and its job's (job_1, one attempt) beside the cloud's; what the run and the
+ * job recorded is kept for the test.
+ */
 function runActivities(cloud: FakeCloud, schedule: ScheduleRow, pricePerHourMicros: number) {
-  const recorded: { launched?: unknown; runningSinceMs?: number; finished?: Finished } = {};
+  const recorded: {
+    runningSinceMs?: number;
+    attemptEnd?: { reason: AttemptEndReason; detail: string };
+    job?: { status: JobStatus; error: string | null };
+    finished?: Finished;
+  } = {};
+  const spec = scheduleRunJobSpec(schedule, ['runpod']);
   return {
     recorded,
     activities: {
       ...cloud.activities,
+      // This cloud runs no start command: the attempt's wrapper (made from the job's row) is left out.
+      createAndRecord: (input: LaunchInput, ssh?: SshAccess) =>
+        cloud.activities.createAndRecord!({ ...input, onstartCmd: undefined }, ssh),
       beginScheduleRun: async () => ({
         run: { id: 'run_1', status: 'launching' },
         schedule,
         dockerImage: 'pytorch/pytorch',
       }),
-      findScheduleRunOffers: async () => [
-        { provider: 'runpod' as const, spot: false, region: null, pricePerHourMicros, availability: 1 },
-      ],
-      checkScheduleRunBalance: async () => null,
-      readRunInstance: async (id: string) => {
-        const row = cloud.rows.get(id);
-        return {
-          instanceId: row?.provider_instance_id ?? null,
-          status: row?.status ?? null,
-          startedAtMs: row?.started_at ? Date.parse(row.started_at) : null,
-          pricePerHourMicros: row?.price_per_hour_micros ?? null,
-          spot: false,
-          endReason: row?.end_reason ?? null,
-        };
-      },
-      markScheduleRunLaunched: async (input: unknown) => {
-        recorded.launched = input;
-        return {};
-      },
-      markScheduleRunRunning: async (input: { startedAtMs: number }) => {
+      makeScheduleRunJob: async () => ({ jobId: 'job_1' }),
+      readJob: async () => ({ name: schedule.name, apiKeyId: null, spec, dockerImage: 'pytorch/pytorch', attempts: 0 }),
+      jobCostMicros: async () => [...cloud.rows.keys()].reduce((sum, id) => sum + cloud.chargedMicros(id), 0),
+      findJobOffers: async () => [{ provider: 'runpod' as const, spot: false, pricePerHourMicros }],
+      admitJobAttempt: async () => null,
+      markJobAttemptLaunched: async () => undefined,
+      markJobAttemptStarted: async (input: { startedAtMs: number }) => {
         recorded.runningSinceMs = input.startedAtMs;
-        return {};
       },
-      finishScheduleRun: async (input: Finished) => {
-        recorded.finished = input;
-        return { status: input.status };
+      readJobAttempt: async () => ({ exitCode: null }),
+      finishJobAttempt: async (input: { reason: AttemptEndReason; detail: string }) => {
+        recorded.attemptEnd = input;
+      },
+      jobRetrying: async () => undefined,
+      finishJob: async (input: { status: JobStatus; error: string | null }) => {
+        recorded.job = input;
+      },
+      finishScheduleRunOfJob: async () => {
+        const end = runEndOfJob(recorded.job!, { end_reason: recorded.attemptEnd?.reason ?? null });
+        recorded.finished = end;
+        return { status: end.status };
       },
     } as unknown as FakeCloud['activities'],
   };

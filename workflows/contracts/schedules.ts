@@ -22,7 +22,18 @@ export interface ScheduleRunInput {
   scheduleId: string;
   accountId: string;
   launch: ScheduleRunTiming;
+  /**
+   * The run's job waits for capacity this long first, doubling up to the maximum; absent (Schedules made before
+   * runs were jobs): {@link SCHEDULE_RUN_JOB_BACKOFF}.
+   */
+  jobBackoff?: { backoffInitialMs: number; backoffMaxMs: number };
 }
+
+/** A run's job's wait for capacity: 1 minute doubling to 10, as a job's. */
+export const SCHEDULE_RUN_JOB_BACKOFF = { backoffInitialMs: 60_000, backoffMaxMs: 600_000 };
+
+/** Scheduled runs since this marker are jobs (`runJob` children); runs begun before it keep their own launch. */
+export const SCHEDULE_RUN_AS_JOB_PATCH = 'schedule-run-as-job';
 
 export interface ScheduleRunResult {
   runId: string | null;

@@ -2,6 +2,7 @@
  * Schedules and their runs. Every statement about an account's resource filters by `account_id`. Writes
  * that change a schedule take its row lock, so a run starting, a PUT and a DELETE serialize.
  */
+import type { IdleStopRule } from '../../domain/idle-stop';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { newId } from '../../domain/ids';
@@ -11,51 +12,66 @@ import { afterListCursor, newestFirst, page as toPage, type Page, type PageReque
 import type { Pool } from '../pool';
 import { sql } from '../sql';
 import { insertEvent } from './events';
-import { type FinalRunStatus, ScheduleRow, RunRow, type ScheduleFields, type RunOffer } from './schedule-rows';
+import { encodeRunCursor, RUN_COLUMNS, RunRow, runEventData, type FinalRunStatus } from './schedule-runs';
 
-export * from './schedule-rows';
+export * from './schedule-runs';
 
-const COLUMNS = sql.fragment`id, account_id, name, gpu, template, cron, max_duration_hours, max_cost_micros,
-  prefer_spot, docker_image, startup_script, status, last_run_at, created_at, updated_at, deleted_at, api_key_id,
-  idle_stop`;
+export const SCHEDULE_STATUSES = ['active', 'paused'] as const;
 
-const RUN_COLUMNS = sql.fragment`r.id, r.seq, r.schedule_id, r.account_id, r.workflow_id, r.status, r.scheduled_at,
-  r.started_at, r.ended_at, r.provider, r.instance_row_id, r.instance_id, r.price_per_hour_micros, r.stop_reason,
-  r.error, r.created_at,
-  coalesce((SELECT -sum(l.amount_micros) FROM ledger_entries l
-            WHERE l.account_id = r.account_id AND l.instance_id = r.instance_id AND l.type = 'instance_charge'), 0)
-    ::bigint AS cost_micros`;
+export const ScheduleRow = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  name: z.string(),
+  gpu: z.string(),
+  template: z.string(),
+  cron: z.string(),
+  max_duration_hours: z.number().nullable(),
+  max_cost_micros: z.number().nullable(),
+  prefer_spot: z.boolean(),
+  docker_image: z.string().nullable(),
+  startup_script: z.string().nullable(),
+  status: z.enum(SCHEDULE_STATUSES),
+  last_run_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  deleted_at: z.string().nullable(),
+  /**
+   * The API key that last created or replaced the schedule: its runs are admitted against that key's spend
+   * cap (and refused once it is revoked or expired) and their instances count toward its spend. Null for
+   * schedules made before keys were recorded: the balance alone admits them.
+   */
+  api_key_id: z.string().nullable(),
+  /** Each run's launch gets this idle-stop rule (src/domain/idle-stop.ts); null: none. */
+  idle_stop: z.object({ utilization_below_percent: z.number(), for_minutes: z.number() }).nullable(),
+});
+export type ScheduleRow = z.infer<typeof ScheduleRow>;
 
-const CURSOR_PREFIX = 'run:';
-
-export function encodeRunCursor(seq: number): string {
-  return Buffer.from(`${CURSOR_PREFIX}${seq}`).toString('base64url');
+/** Fields a create or PUT sets (server-owned columns excluded). */
+export interface ScheduleFields {
+  name: string;
+  gpu: string;
+  template: string;
+  cron: string;
+  max_duration_hours: number | null;
+  max_cost_micros: number | null;
+  prefer_spot: boolean;
+  docker_image: string | null;
+  startup_script: string | null;
+  status: (typeof SCHEDULE_STATUSES)[number];
+  /** Absent or null: none (an update writes what it is given: the route passes the current rule on). */
+  idle_stop?: IdleStopRule | null;
 }
 
-/** The run sequence number a cursor points below, or null when it is not a cursor we issued. */
-export function decodeRunCursor(cursor: string): number | null {
-  if (!/^[A-Za-z0-9_-]{1,32}$/.test(cursor)) return null;
-  const match = /^run:([1-9]\d{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) return null;
-  const seq = Number(match[1]);
-  return Number.isSafeInteger(seq) && encodeRunCursor(seq) === cursor ? seq : null;
+export interface RunOffer {
+  provider: ProviderId;
+  spot: boolean;
+  region: string | null;
+  pricePerHourMicros: number;
+  availability: number;
 }
 
-function runEventData(run: RunRow): Record<string, unknown> {
-  return {
-    schedule_id: run.schedule_id,
-    run_id: run.id,
-    status: run.status,
-    provider: run.provider,
-    instance_id: run.instance_id,
-    price_per_hour: run.price_per_hour_micros === null ? null : run.price_per_hour_micros / 1_000_000,
-    cost: run.cost_micros / 1_000_000,
-    started_at: run.started_at,
-    ended_at: run.ended_at,
-    stop_reason: run.stop_reason,
-    error: run.error,
-  };
-}
+const COLUMNS = sql.fragment`id, account_id, name, gpu, template, cron, max_duration_hours, max_cost_micros, prefer_spot,
+  docker_image, startup_script, status, last_run_at, created_at, updated_at, deleted_at, api_key_id, idle_stop`;
 
 export function createScheduleQueries(pool: Pool) {
   async function runById(conn: CommonQueryMethods, id: string): Promise<RunRow> {
@@ -76,12 +92,11 @@ export function createScheduleQueries(pool: Pool) {
       apiKeyId: string | null = null,
     ): Promise<ScheduleRow> {
       return conn.one(sql.type(ScheduleRow)`
-        INSERT INTO schedules (id, account_id, name, gpu, template, cron, max_duration_hours, max_cost_micros,
-          prefer_spot, docker_image, startup_script, status, api_key_id, idle_stop)
+        INSERT INTO schedules (id, account_id, name, gpu, template, cron, max_duration_hours, max_cost_micros, prefer_spot,
+          docker_image, startup_script, status, api_key_id, idle_stop)
         VALUES (${newId('sched')}, ${accountId}, ${fields.name}, ${fields.gpu}, ${fields.template}, ${fields.cron},
           ${fields.max_duration_hours}, ${fields.max_cost_micros}, ${fields.prefer_spot}, ${fields.docker_image},
-          ${fields.startup_script}, ${fields.status}, ${apiKeyId},
-          ${fields.idle_stop ? sql.jsonb({ ...fields.idle_stop }) : null})
+          ${fields.startup_script}, ${fields.status}, ${apiKeyId}, ${fields.idle_stop ? sql.jsonb({ ...fields.idle_stop }) : null})
         RETURNING ${COLUMNS}`);
     },
 
@@ -92,15 +107,13 @@ export function createScheduleQueries(pool: Pool) {
 
     async findForUpdate(conn: CommonQueryMethods, accountId: string, id: string): Promise<ScheduleRow | null> {
       return conn.maybeOne(sql.type(ScheduleRow)`
-        SELECT ${COLUMNS} FROM schedules
-        WHERE account_id = ${accountId} AND id = ${id} AND deleted_at IS NULL FOR UPDATE`);
+        SELECT ${COLUMNS} FROM schedules WHERE account_id = ${accountId} AND id = ${id} AND deleted_at IS NULL FOR UPDATE`);
     },
 
     /** A page of the account's schedules, newest first. */
     async list(accountId: string, request: PageRequest): Promise<Page<ScheduleRow>> {
       const rows = await pool.any(sql.type(ScheduleRow)`
-        SELECT ${COLUMNS} FROM schedules WHERE account_id = ${accountId} AND deleted_at IS NULL
-          AND ${afterListCursor(request.cursor)}
+        SELECT ${COLUMNS} FROM schedules WHERE account_id = ${accountId} AND deleted_at IS NULL AND ${afterListCursor(request.cursor)}
         ORDER BY ${newestFirst} LIMIT ${request.limit + 1}`);
       return toPage(rows, request.limit);
     },
@@ -114,10 +127,9 @@ export function createScheduleQueries(pool: Pool) {
       apiKeyId: string | null = null,
     ): Promise<ScheduleRow> {
       return conn.one(sql.type(ScheduleRow)`
-        UPDATE schedules SET name = ${fields.name}, gpu = ${fields.gpu}, template = ${fields.template},
-          cron = ${fields.cron}, max_duration_hours = ${fields.max_duration_hours},
-          max_cost_micros = ${fields.max_cost_micros}, prefer_spot = ${fields.prefer_spot},
-          docker_image = ${fields.docker_image}, startup_script = ${fields.startup_script},
+        UPDATE schedules SET name = ${fields.name}, gpu = ${fields.gpu}, template = ${fields.template}, cron = ${fields.cron},
+          max_duration_hours = ${fields.max_duration_hours}, max_cost_micros = ${fields.max_cost_micros},
+          prefer_spot = ${fields.prefer_spot}, docker_image = ${fields.docker_image}, startup_script = ${fields.startup_script},
           status = ${fields.status}, api_key_id = coalesce(${apiKeyId}, api_key_id),
           idle_stop = ${fields.idle_stop ? sql.jsonb({ ...fields.idle_stop }) : null}, updated_at = clock_timestamp()
         WHERE account_id = ${accountId} AND id = ${id}
@@ -174,8 +186,7 @@ export function createScheduleQueries(pool: Pool) {
     }): Promise<{ run: RunRow; schedule: ScheduleRow } | null> {
       return pool.transaction(async (tx) => {
         const schedule = await tx.maybeOne(sql.type(ScheduleRow)`
-          SELECT ${COLUMNS} FROM schedules
-          WHERE account_id = ${input.accountId} AND id = ${input.scheduleId} FOR UPDATE`);
+          SELECT ${COLUMNS} FROM schedules WHERE account_id = ${input.accountId} AND id = ${input.scheduleId} FOR UPDATE`);
         if (!schedule || schedule.deleted_at) return null;
         const existing = await tx.maybeOne(sql.type(RunRow)`
           SELECT ${RUN_COLUMNS} FROM schedule_runs r WHERE r.workflow_id = ${input.workflowId}`);
@@ -185,8 +196,7 @@ export function createScheduleQueries(pool: Pool) {
           WHERE schedule_id = ${schedule.id} AND status IN ('launching', 'running') LIMIT 1`);
         const id = newId('run');
         await tx.query(sql.typeAlias('void')`
-          INSERT INTO schedule_runs (id, schedule_id, account_id, workflow_id, status, scheduled_at, ended_at,
-            stop_reason)
+          INSERT INTO schedule_runs (id, schedule_id, account_id, workflow_id, status, scheduled_at, ended_at, stop_reason)
           VALUES (${id}, ${schedule.id}, ${schedule.account_id}, ${input.workflowId}, ${live ? 'skipped' : 'launching'},
             ${input.scheduledAt.toISOString()}, ${live ? sql.fragment`clock_timestamp()` : null},
             ${live ? `the previous run ${live.id} was still live` : null})`);
@@ -212,6 +222,19 @@ export function createScheduleQueries(pool: Pool) {
           instance_id = ${launched.instanceId}, price_per_hour_micros = ${launched.pricePerHourMicros}
         WHERE id = ${runId}`);
       return runById(pool, runId);
+    },
+
+    /** The run is carried out by job `jobId` (set once: a retried step keeps the first). */
+    async attachJob(runId: string, jobId: string): Promise<RunRow> {
+      await pool.query(sql.typeAlias('void')`
+        UPDATE schedule_runs SET job_id = ${jobId} WHERE id = ${runId} AND job_id IS NULL`);
+      return runById(pool, runId);
+    },
+
+    /** The live run that job `jobId` carries out, if any (a job made through the API has none). */
+    async findLiveRunOfJob(jobId: string): Promise<RunRow | null> {
+      return pool.maybeOne(sql.type(RunRow)`
+        SELECT ${RUN_COLUMNS} FROM schedule_runs r WHERE r.job_id = ${jobId} AND r.status IN ('launching', 'running')`);
     },
 
     /** The run's instance reached running: `running` and `schedule.run.started`, once. */
@@ -264,7 +287,7 @@ export function createScheduleQueries(pool: Pool) {
       return pool.maybeOne(sql.type(RunRow)`SELECT ${RUN_COLUMNS} FROM schedule_runs r WHERE r.id = ${runId}`);
     },
 
-    /** Runs of one schedule, newest first; `cursor` is a `next_cursor` from an earlier page (checked by the route). */
+    /** Runs of one schedule, newest first; `cursor` is a `next_cursor` from an earlier page (validated by the route). */
     async listRuns(
       accountId: string,
       scheduleId: string,

@@ -41,6 +41,15 @@ export const RunRecord = z.object({
   cost: z.number().describe("dollars: the sum of the run's instance charges"),
   stop_reason: z.string().nullable(),
   error: z.string().nullable(),
+  job_id: z
+    .string()
+    .nullable()
+    .describe('beyond the spec: the job that carries the run out (GET /v1/jobs/{id}); null when none was made'),
+  exit_code: z
+    .number()
+    .int()
+    .nullable()
+    .describe("beyond the spec: the startup script's exit code, once the run's job ended on one"),
 });
 
 export function toScheduleRecord(row: ScheduleRow, now = new Date()): z.infer<typeof ScheduleRecord> {
@@ -78,5 +87,7 @@ export function toRunRecord(run: RunRow): z.infer<typeof RunRecord> {
     cost: microsToDollars(run.cost_micros),
     stop_reason: run.stop_reason,
     error: run.error,
+    job_id: run.job_id,
+    exit_code: run.exit_code,
   };
 }

@@ -130,7 +130,19 @@ export const SCHEDULE_COMMANDS: readonly CommandSpec[] = [
       await printPaged(
         ctx,
         (query) => call(sdk.raw.GET('/v1/schedules/{id}/runs', { params: { path: { id }, query } })),
-        ['id', 'status', 'scheduled_at', 'provider', 'instance_id', 'cost', 'stop_reason', 'error'],
+        // The run's job (`gpuo jobs show <job_id>`, `gpuo jobs logs <job_id>`) and its script's exit code.
+        [
+          'id',
+          'status',
+          'exit_code',
+          'scheduled_at',
+          'provider',
+          'instance_id',
+          'cost',
+          'job_id',
+          'stop_reason',
+          'error',
+        ],
         (r) => ({
           ...r,
           cost: money(r.cost),

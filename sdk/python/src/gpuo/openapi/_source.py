@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "e3a8157ee97001c5089a70da221e8abe6667dd7c8835dbd23afb7bb8827968d7"
+OPENAPI_SHA256 = "137d81171d1941b2bd7eaaccd4a6788140bbd4426b00d76aed6612006d9c3217"

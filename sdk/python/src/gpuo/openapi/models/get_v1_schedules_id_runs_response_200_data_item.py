@@ -32,6 +32,9 @@ class GetV1SchedulesIdRunsResponse200DataItem:
         cost (float): dollars: the sum of the run's instance charges
         stop_reason (None | str):
         error (None | str):
+        job_id (None | str): beyond the spec: the job that carries the run out (GET /v1/jobs/{id}); null when none was
+            made
+        exit_code (int | None): beyond the spec: the startup script's exit code, once the run's job ended on one
     """
 
     id: str
@@ -46,6 +49,8 @@ class GetV1SchedulesIdRunsResponse200DataItem:
     cost: float
     stop_reason: None | str
     error: None | str
+    job_id: None | str
+    exit_code: int | None
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -79,6 +84,12 @@ class GetV1SchedulesIdRunsResponse200DataItem:
         error: None | str
         error = self.error
 
+        job_id: None | str
+        job_id = self.job_id
+
+        exit_code: int | None
+        exit_code = self.exit_code
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -95,6 +106,8 @@ class GetV1SchedulesIdRunsResponse200DataItem:
                 "cost": cost,
                 "stop_reason": stop_reason,
                 "error": error,
+                "job_id": job_id,
+                "exit_code": exit_code,
             }
         )
 
@@ -157,6 +170,20 @@ class GetV1SchedulesIdRunsResponse200DataItem:
 
         error = _parse_error(d.pop("error"))
 
+        def _parse_job_id(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        job_id = _parse_job_id(d.pop("job_id"))
+
+        def _parse_exit_code(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        exit_code = _parse_exit_code(d.pop("exit_code"))
+
         get_v1_schedules_id_runs_response_200_data_item = cls(
             id=id,
             schedule_id=schedule_id,
@@ -170,6 +197,8 @@ class GetV1SchedulesIdRunsResponse200DataItem:
             cost=cost,
             stop_reason=stop_reason,
             error=error,
+            job_id=job_id,
+            exit_code=exit_code,
         )
 
         get_v1_schedules_id_runs_response_200_data_item.additional_properties = d
