@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "137d81171d1941b2bd7eaaccd4a6788140bbd4426b00d76aed6612006d9c3217"
+OPENAPI_SHA256 = "1c4e903a116df80710cfd54c6d3cf58b0b05bafa462cd33787f0c1e87aa3f413"
