@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { JobQueries } from '../db/queries/jobs';
 import type { KeyVault } from '../domain/key-vault';
 import { openText } from '../domain/sealed-text';
+import { openStartupScript } from '../domain/startup-script';
 import { JOB_START_COMMAND_REF } from '../../workflows/contracts/jobs';
 
 export const WRAPPER_PATH = join(__dirname, 'wrapper.sh');
@@ -69,5 +70,7 @@ export async function resolveStartCommand(
     sealed === null ? {} : (JSON.parse(openText(deps.vault, sealed, envSealContext(jobId))) as Record<string, string>);
   const token = newExitToken();
   await deps.jobs.setAttemptToken(jobId, Number(n), hashExitToken(token));
-  return buildStartCommand({ command: job.spec.command, env, token, exitUrl: exitUrl(deps.publicBaseUrl) });
+  // A schedule run's command is the schedule's startup script, sealed at rest: opened only here, for the create.
+  const command = openStartupScript(deps.vault, job.account_id, job.spec.command);
+  return buildStartCommand({ command, env, token, exitUrl: exitUrl(deps.publicBaseUrl) });
 }

@@ -276,7 +276,22 @@ describe('a run', () => {
     });
     // The job behind it: its attempt on the run's instance ended by the wrapper's report, with the output's tail.
     const job = await getJob(a.auth, failed.job_id!);
-    expect(job).toMatchObject({ status: 'failed', exit_code: 3 });
+    expect(job).toMatchObject({ status: 'failed', exit_code: 3, command: 'echo failing; sleep 2; exit 3' });
+    // The script is sealed at rest, as on the schedule: a read-only key sees neither.
+    const readOnly = await t.http
+      .post('/v1/api-keys')
+      .set(a.auth)
+      .send({ name: 'dashboard', scopes: ['read'] });
+    expect(readOnly.status).toBe(201);
+    const asReader = await t.http
+      .get(`/v1/jobs/${failed.job_id}`)
+      .set({ Authorization: `Bearer ${readOnly.body.api_key as string}` })
+      .expect(200);
+    expect(asReader.body.command).not.toContain('exit 3');
+    const stored = await t.sql<{ command: string }>("SELECT spec->>'command' AS command FROM jobs WHERE id = $1", [
+      failed.job_id,
+    ]);
+    expect(stored[0]!.command).not.toContain('exit 3');
     expect(job.attempts.at(-1)).toMatchObject({
       instance_id: failed.instance_id,
       end_reason: 'exited',

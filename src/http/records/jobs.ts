@@ -58,7 +58,15 @@ function toAttemptRecord(a: AttemptRow): z.infer<typeof AttemptRecord> {
   };
 }
 
-export function toJobRecord(j: JobRow, attempts?: readonly AttemptRow[]): z.infer<typeof JobRecord> {
+/**
+ * `shownCommand`: what the reader may see of the stored command (a schedule run's job stores the schedule's
+ * sealed startup script: the route opens it only for a key that may write schedules).
+ */
+export function toJobRecord(
+  j: JobRow,
+  attempts?: readonly AttemptRow[],
+  shownCommand: (stored: string) => string = (stored) => stored,
+): z.infer<typeof JobRecord> {
   const s = j.spec;
   return {
     id: j.id,
@@ -66,7 +74,7 @@ export function toJobRecord(j: JobRow, attempts?: readonly AttemptRow[]): z.infe
     status: j.status,
     gpu: s.gpu,
     gpu_count: s.gpu_count,
-    command: s.command,
+    command: shownCommand(s.command),
     env_keys: s.env_keys,
     providers: s.providers,
     spot_policy: s.spot_policy,

@@ -5,7 +5,9 @@ import type { ScheduleQueries } from '../../db/queries/schedules';
 import { randomToken } from '../../domain/ids';
 import type { KeyVault } from '../../domain/key-vault';
 import { dollarsToMicros } from '../../domain/money';
-import { sealText } from '../../domain/sealed-text';
+import { isSealedText, sealText } from '../../domain/sealed-text';
+import { openStartupScript } from '../../domain/startup-script';
+import type { ApiKeyRow } from '../../db/queries/api-keys';
 import { TEMPLATES } from '../../domain/templates';
 import {
   ConflictError,
@@ -98,11 +100,28 @@ const ExitBody = z
   })
   .strict();
 
+/** What the schedule's sealed startup script shows as a run's job command to a key that may not write schedules. */
+export const HIDDEN_SCHEDULE_SCRIPT = "(the schedule's startup script: shown to keys with schedules:write)";
+
+/**
+ * A job's command as `apiKey` may see it: the command given to POST /v1/jobs as it was; a schedule run's
+ * command (the schedule's startup script, sealed at rest) opened for a key that may write schedules, hidden
+ * otherwise, as on the schedule itself.
+ */
+function shownCommand(vault: Pick<KeyVault, 'open'>, apiKey: ApiKeyRow) {
+  return (stored: string) => {
+    if (!isSealedText(stored)) return stored;
+    return apiKey.scopes.includes('schedules:write')
+      ? openStartupScript(vault, apiKey.account_id, stored)
+      : HIDDEN_SCHEDULE_SCRIPT;
+  };
+}
+
 export interface JobRouteDeps {
   jobs: JobQueries;
   offers: Pick<ScheduleQueries, 'findRunOffers'>;
   credentials: Pick<ProviderCredentials, 'findApiKey'>;
-  vault: Pick<KeyVault, 'seal'>;
+  vault: Pick<KeyVault, 'seal' | 'open'>;
   workflows: JobClient;
   /** Attempts' logs (the provider's, or the tail the job reported), and the follow's keep-alive interval. */
   logs: { library: LogLibrary; keepAliveMs: number };
@@ -110,6 +129,7 @@ export interface JobRouteDeps {
 
 export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
   const { jobs } = deps;
+  const shownTo = (apiKey: ApiKeyRow) => shownCommand(deps.vault, apiKey);
 
   async function findOr404(accountId: string, id: string): Promise<JobRow> {
     const row = await jobs.find(accountId, id);
@@ -248,9 +268,9 @@ export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
     auth: true,
     query: JobListQuery,
     responses: { 200: { description: 'A page of jobs', schema: pageOf(JobRecord) } },
-    handler: async ({ query, accountId }) => {
+    handler: async ({ query, accountId, apiKey }) => {
       const page = await jobs.list(accountId, query);
-      return { body: { ...page, data: page.data.map((j) => toJobRecord(j)) } };
+      return { body: { ...page, data: page.data.map((j) => toJobRecord(j, undefined, shownTo(apiKey))) } };
     },
   });
 
@@ -262,9 +282,9 @@ export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
     auth: true,
     params: IdParams,
     responses: { 200: { description: 'The job', schema: JobRecord } },
-    handler: async ({ params, accountId }) => {
+    handler: async ({ params, accountId, apiKey }) => {
       const job = await findOr404(accountId, params.id);
-      return { body: toJobRecord(job, await jobs.attempts(job.id)) };
+      return { body: toJobRecord(job, await jobs.attempts(job.id), shownTo(apiKey)) };
     },
   });
 
@@ -303,12 +323,12 @@ export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
       202: { description: 'The cancel was sent; the job shows `cancelled` once its instance ended', schema: JobRecord },
     },
     errors: [409, 503],
-    handler: async ({ params, accountId }) => {
+    handler: async ({ params, accountId, apiKey }) => {
       const job = await findOr404(accountId, params.id);
       if (job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled')
         throw new ConflictError(`Job ${job.id} has ended (${job.status}).`);
       await deps.workflows.cancel(job.id, 'cancelled through the API');
-      return { status: 202, body: toJobRecord(job) };
+      return { status: 202, body: toJobRecord(job, undefined, shownTo(apiKey)) };
     },
   });
 
