@@ -77,8 +77,9 @@ export interface AppDeps {
   vault: KeyVault;
   pricing: PricingCache;
   /**
-   * Requests per account, all its keys together (default bursts of 120 per process, 600 a minute across processes), unauthenticated
-   * requests per client address (default 300 a minute) and failed authentications per address (default 30).
+   * Requests per account, all its keys together (default bursts of 120 per process, 600 a minute across
+   * processes), unauthenticated requests per client address (default 300 a minute) and failed authentications
+   * per address (default 30).
    */
   rateLimit?: RateLimitSettings & {
     unauthenticatedPerMinute?: number;

@@ -87,14 +87,15 @@ const Figures = z.object({ burn: z.number(), uncharged: z.number(), live: z.numb
 const storedFigures = (accountId: string) => sql.fragment`(
   SELECT coalesce(sum(storage_per_hour_micros), 0)::numeric AS burn,
     coalesce(sum(round(storage_per_hour_micros::numeric
-      * greatest(extract(epoch FROM now() - greatest(storage_charged_through, metered_through)) * 1000, 0) / 3600000)), 0) AS uncharged
+      * greatest(extract(epoch FROM now() - greatest(storage_charged_through, metered_through)) * 1000, 0)
+      / 3600000)), 0) AS uncharged
   FROM instances WHERE account_id = ${accountId} AND status = 'stopped' AND storage_per_hour_micros > 0
     AND (start_reserved_until IS NULL OR start_reserved_until <= now()))`;
 
 /**
- * Burn rate and uncharged usage of an account's live instances and stopped instances' storage, as one row. Uncharged usage is computed as the
- * charge itself computes it (whole milliseconds, from the run's start, rounded half up), so it is what the
- * next charges will post. One aggregate: cheap for any fleet size.
+ * Burn rate and uncharged usage of an account's live instances and stopped instances' storage, as one row.
+ * Uncharged usage is computed as the charge itself computes it (whole milliseconds, from the run's start,
+ * rounded half up), so it is what the next charges will post. One aggregate: cheap for any fleet size.
  */
 const liveFigures = (accountId: string) => sql.fragment`
   WITH stored AS ${storedFigures(accountId)}
@@ -320,7 +321,8 @@ export function admitLaunch(pool: Pool, request: AdmissionRequest): Promise<Admi
  */
 export async function releaseReservation(pool: Pool, id: string, reason: string): Promise<void> {
   await pool.query(sql.typeAlias('void')`
-    UPDATE instances SET status = 'failed', end_reason = ${reason.slice(0, 500)}, ended_at = coalesce(ended_at, now()), updated_at = now()
+    UPDATE instances SET status = 'failed', end_reason = ${reason.slice(0, 500)}, ended_at = coalesce(ended_at, now()),
+      updated_at = now()
     WHERE id = ${id} AND status = 'provisioning' AND provider_instance_id IS NULL`);
 }
 
