@@ -4,7 +4,8 @@
  * pod's price in the burn, a place in the live count) until the pod runs, so two starts cannot both pass on
  * the same money.
  */
-import { admitLaunch, admitStart } from '../../src/db/queries/admission';
+import { admitLaunch } from '../../src/db/queries/admission';
+import { admitStart } from '../../src/db/queries/start-admission';
 import { createApiKeyQueries } from '../../src/db/queries/api-keys';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
