@@ -2,11 +2,83 @@
 import { useState } from 'preact/hooks';
 import type { Api } from '../api';
 import { useScopes } from '../scopes';
-import type { Job } from '../types';
+import type { Job, JobAttempt } from '../types';
 import { Confirm, Empty, ErrorNotice, Link, useAction, usePoll } from '../ui';
 import { PROVIDER_NAMES, dollars, localTime, perHour } from '../format';
 import { LogView } from './logs';
 import { ENDED, REFRESH_MS, exitCode } from './jobs';
+
+/** The job's attempts, one row each, with the button that shows an attempt's log. */
+function Attempts({
+  job,
+  attempts,
+  shown,
+  onShow,
+}: {
+  job: Job;
+  attempts: JobAttempt[];
+  shown: number | null;
+  onShow: (n: number) => void;
+}) {
+  return (
+    <>
+      {attempts.length === 0 ? (
+        <Empty>No attempt yet: the job is waiting for an offer it may run on.</Empty>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Attempts of {job.name}</caption>
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                <th scope="col">Where</th>
+                <th scope="col">Price</th>
+                <th scope="col">Started</th>
+                <th scope="col">Ended</th>
+                <th scope="col">Why</th>
+                <th scope="col">Exit code</th>
+                <th scope="col" class="num">
+                  Cost
+                </th>
+                <th scope="col">
+                  <span class="sr-only">Log</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {attempts.map((a) => (
+                <tr key={a.n} aria-selected={a.n === shown}>
+                  <td>{a.n}</td>
+                  <td>
+                    {PROVIDER_NAMES[a.provider]}
+                    {a.spot ? ' (spot)' : ''}{' '}
+                    {a.instance_id ? (
+                      <Link to={`/instances/${encodeURIComponent(a.instance_id)}`}>{a.instance_id}</Link>
+                    ) : null}
+                  </td>
+                  <td>{perHour(a.price_per_hour)}</td>
+                  <td>{localTime(a.started_at)}</td>
+                  <td>{localTime(a.ended_at)}</td>
+                  <td>
+                    {a.end_reason ?? (a.ended_at ? '' : 'running')}
+                    {a.end_detail ? <small> ({a.end_detail})</small> : null}
+                  </td>
+                  <td>{exitCode(a.exit_code)}</td>
+                  <td class="num">{dollars(a.cost, 4)}</td>
+                  <td>
+                    <button type="button" class="link" aria-pressed={a.n === shown} onClick={() => onShow(a.n)}>
+                      Log
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
 
 export function JobPage({ api, id }: { api: Api; id: string }) {
   const scopes = useScopes();
@@ -91,60 +163,7 @@ export function JobPage({ api, id }: { api: Api; id: string }) {
       ) : null}
       <ErrorNotice error={cancel.error} />
       <h2>Attempts</h2>
-      {attempts.length === 0 ? (
-        <Empty>No attempt yet: the job is waiting for an offer it may run on.</Empty>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Attempts of {j.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Where</th>
-                <th scope="col">Price</th>
-                <th scope="col">Started</th>
-                <th scope="col">Ended</th>
-                <th scope="col">Why</th>
-                <th scope="col">Exit code</th>
-                <th scope="col" class="num">
-                  Cost
-                </th>
-                <th scope="col">
-                  <span class="sr-only">Log</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {attempts.map((a) => (
-                <tr key={a.n} aria-selected={a.n === n}>
-                  <td>{a.n}</td>
-                  <td>
-                    {PROVIDER_NAMES[a.provider]}
-                    {a.spot ? ' (spot)' : ''}{' '}
-                    {a.instance_id ? (
-                      <Link to={`/instances/${encodeURIComponent(a.instance_id)}`}>{a.instance_id}</Link>
-                    ) : null}
-                  </td>
-                  <td>{perHour(a.price_per_hour)}</td>
-                  <td>{localTime(a.started_at)}</td>
-                  <td>{localTime(a.ended_at)}</td>
-                  <td>
-                    {a.end_reason ?? (a.ended_at ? '' : 'running')}
-                    {a.end_detail ? <small> ({a.end_detail})</small> : null}
-                  </td>
-                  <td>{exitCode(a.exit_code)}</td>
-                  <td class="num">{dollars(a.cost, 4)}</td>
-                  <td>
-                    <button type="button" class="link" aria-pressed={a.n === n} onClick={() => setShown(a.n)}>
-                      Log
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Attempts job={j} attempts={attempts} shown={n} onShow={setShown} />
       {attempt ? (
         <>
           <h2>Log of attempt {attempt.n}</h2>

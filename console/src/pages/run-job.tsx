@@ -43,6 +43,106 @@ export function jobBody(offer: PlannedLaunch, s: JobSettings): Record<string, un
   return body;
 }
 
+/** Step 3: the command, the image and the limits, for the chosen offer. */
+function JobForm({
+  offer,
+  templates,
+  settings,
+  set,
+  busy,
+  onSubmit,
+}: {
+  offer: PlannedLaunch;
+  templates: Template[];
+  settings: JobSettings;
+  set: (k: keyof JobSettings) => (e: Event) => void;
+  busy: boolean;
+  onSubmit: (e: Event) => void;
+}) {
+  return (
+    <form onSubmit={onSubmit} aria-label="3. The job" class="settings-form">
+      <h2>
+        3. The job on {PROVIDER_NAMES[offer.provider]} {offer.gpu_count}× {offer.gpu_type}
+        {offer.spot ? ' (spot)' : ''}
+      </h2>
+      <div class="stack-form">
+        <div>
+          <label for="job-command">Command</label>
+          <textarea
+            id="job-command"
+            required
+            rows={3}
+            value={settings.command}
+            placeholder="python train.py --epochs 3"
+            onInput={set('command')}
+          />
+        </div>
+      </div>
+      <div class="inline-form">
+        <div>
+          <label for="job-name">Name</label>
+          <input id="job-name" value={settings.name} placeholder="optional" onInput={set('name')} />
+        </div>
+        <div>
+          <label for="job-template">Image</label>
+          <select id="job-template" value={settings.template} onChange={set('template')}>
+            {templates.map((t) => (
+              <option key={t.slug} value={t.slug}>
+                {t.name}
+              </option>
+            ))}
+            <option value="custom">Custom image…</option>
+          </select>
+        </div>
+        {settings.template === 'custom' ? (
+          <div>
+            <label for="job-image">Docker image</label>
+            <input id="job-image" required value={settings.docker_image} onInput={set('docker_image')} />
+          </div>
+        ) : null}
+        <div>
+          <label for="job-max-cost">Stop at cost ($, all attempts)</label>
+          <input
+            id="job-max-cost"
+            type="number"
+            min="0.01"
+            step="0.01"
+            placeholder="no limit"
+            value={settings.max_cost}
+            onInput={set('max_cost')}
+          />
+        </div>
+        <div>
+          <label for="job-hours">Hours per attempt</label>
+          <input
+            id="job-hours"
+            type="number"
+            min="0.1"
+            step="0.1"
+            placeholder="no limit"
+            value={settings.max_duration_hours}
+            onInput={set('max_duration_hours')}
+          />
+        </div>
+        <div>
+          <label for="job-attempts">Attempts at most</label>
+          <input
+            id="job-attempts"
+            type="number"
+            min="1"
+            max="20"
+            value={settings.max_attempts}
+            onInput={set('max_attempts')}
+          />
+        </div>
+      </div>
+      <button type="submit" disabled={busy}>
+        Review the plan
+      </button>
+    </form>
+  );
+}
+
 export function RunJobPage({ api }: { api: Api }) {
   const scopes = useScopes();
   const [pricing, setPricing] = useState<PricingSnapshot | null>(null);
@@ -118,86 +218,7 @@ export function RunJobPage({ api }: { api: Api }) {
         unusable={(c) => (JOB_PROVIDERS.includes(c.provider) ? null : `${PROVIDER_NAMES[c.provider]} cannot run jobs`)}
       />
       {offer ? (
-        <form onSubmit={planIt} aria-label="3. The job" class="settings-form">
-          <h2>
-            3. The job on {PROVIDER_NAMES[offer.provider]} {offer.gpu_count}× {offer.gpu_type}
-            {offer.spot ? ' (spot)' : ''}
-          </h2>
-          <div class="stack-form">
-            <div>
-              <label for="job-command">Command</label>
-              <textarea
-                id="job-command"
-                required
-                rows={3}
-                value={settings.command}
-                placeholder="python train.py --epochs 3"
-                onInput={set('command')}
-              />
-            </div>
-          </div>
-          <div class="inline-form">
-            <div>
-              <label for="job-name">Name</label>
-              <input id="job-name" value={settings.name} placeholder="optional" onInput={set('name')} />
-            </div>
-            <div>
-              <label for="job-template">Image</label>
-              <select id="job-template" value={settings.template} onChange={set('template')}>
-                {templates.map((t) => (
-                  <option key={t.slug} value={t.slug}>
-                    {t.name}
-                  </option>
-                ))}
-                <option value="custom">Custom image…</option>
-              </select>
-            </div>
-            {settings.template === 'custom' ? (
-              <div>
-                <label for="job-image">Docker image</label>
-                <input id="job-image" required value={settings.docker_image} onInput={set('docker_image')} />
-              </div>
-            ) : null}
-            <div>
-              <label for="job-max-cost">Stop at cost ($, all attempts)</label>
-              <input
-                id="job-max-cost"
-                type="number"
-                min="0.01"
-                step="0.01"
-                placeholder="no limit"
-                value={settings.max_cost}
-                onInput={set('max_cost')}
-              />
-            </div>
-            <div>
-              <label for="job-hours">Hours per attempt</label>
-              <input
-                id="job-hours"
-                type="number"
-                min="0.1"
-                step="0.1"
-                placeholder="no limit"
-                value={settings.max_duration_hours}
-                onInput={set('max_duration_hours')}
-              />
-            </div>
-            <div>
-              <label for="job-attempts">Attempts at most</label>
-              <input
-                id="job-attempts"
-                type="number"
-                min="1"
-                max="20"
-                value={settings.max_attempts}
-                onInput={set('max_attempts')}
-              />
-            </div>
-          </div>
-          <button type="submit" disabled={busy}>
-            Review the plan
-          </button>
-        </form>
+        <JobForm offer={offer} templates={templates} settings={settings} set={set} busy={busy} onSubmit={planIt} />
       ) : null}
       {plan && offer ? (
         <PlanStep plan={plan}>
