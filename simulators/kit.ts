@@ -1,13 +1,16 @@
 /**
  * The small HTTP server the provider simulators share: routing, JSON bodies, request recording, and the fault
  * knobs tests use (429 bursts, 5xx faults, slow responses). Each simulator supplies the provider's own error
- * bodies for the faults. The handle and control types (./sim-handle) and the small helpers (./sim-util) are
- * re-exported, so a simulator imports its tools from here.
+ * bodies for the faults. The handle and control types (./sim-handle), the request and answer types
+ * (./sim-routes) and the small helpers (./sim-util) are re-exported, so a simulator imports its tools from here.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FaultControl, PendingRequest, RecordedExchange, RequestMatch } from './sim-handle';
+import { compile, dispatch, type Handler, type Route, type SimResponse } from './sim-routes';
 import { bearerKey } from './sim-util';
+
+export type { Handler, SimRequest, SimResponse } from './sim-routes';
 
 export { bearerKey, randomChars, now, isoSeconds, testIp } from './sim-util';
 export {
@@ -21,29 +24,6 @@ export {
   type SimInstanceView,
   type SimulatorOptions,
 } from './sim-handle';
-
-export interface SimRequest {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  headers: http.IncomingHttpHeaders;
-  body: unknown;
-  params: Record<string, string>;
-}
-
-export interface SimResponse {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-  /** Defaults to application/json when a body is present. */
-  contentType?: string;
-  /** Sent as is instead of JSON. */
-  rawBody?: string;
-  /** A streamed answer (server-sent events): called with the response once the status and headers are sent. */
-  stream?: (res: http.ServerResponse) => void;
-}
-
-export type Handler = (req: SimRequest) => SimResponse | Promise<SimResponse>;
 
 /**
  * Where a simulator serves its own control knobs over HTTP (./control-routes). No provider's API has a path
@@ -73,49 +53,6 @@ function matches(m: RequestMatch | undefined, method: string, path: string, key:
   if (m.path instanceof RegExp) return m.path.test(path);
   if (typeof m.path === 'string') return m.path.replace(/\/+$/, '') === path.replace(/\/+$/, '');
   return true;
-}
-
-function compile(pattern: string): { re: RegExp; keys: string[] } {
-  const keys: string[] = [];
-  const body = pattern
-    .replace(/\/+$/, '')
-    .split('/')
-    .map((seg) => {
-      if (seg.startsWith(':')) {
-        keys.push(seg.slice(1));
-        return '([^/]+)';
-      }
-      return seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    })
-    .join('/');
-  return { re: new RegExp(`^${body}/?$`), keys };
-}
-
-type Route = { method: string; pattern: string; re: RegExp; keys: string[]; handler: Handler };
-
-function findRoute(routes: Route[], method: string, path: string) {
-  for (const route of routes) {
-    if (route.method !== method) continue;
-    const m = route.re.exec(path);
-    if (!m) continue;
-    const params: Record<string, string> = {};
-    route.keys.forEach((k, i) => (params[k] = decodeURIComponent(m[i + 1]!)));
-    return { route, params };
-  }
-  return null;
-}
-
-async function dispatch(
-  routes: Route[],
-  method: string,
-  path: string,
-  query: URLSearchParams,
-  headers: http.IncomingHttpHeaders,
-  body: unknown,
-): Promise<SimResponse | null> {
-  const hit = findRoute(routes, method, path);
-  if (!hit) return null;
-  return hit.route.handler({ method, path, query, headers, body, params: hit.params });
 }
 
 export class SimServer implements FaultControl {

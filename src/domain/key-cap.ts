@@ -2,9 +2,10 @@
  * A spend-capped API key's admission rule, beside the account balance rule: a launch (or scheduled run) by
  * the key is admitted only while the key's charged spend in its period (UTC day or month), plus the next hour
  * of its live instances, plus this launch's first hour, fits the cap. A cap covers the keys made under its key
- * too (a key family), so a launch must fit every capped key above the launching one as well. A launch of unknown price needs room
- * left under the cap. Decided under the account's lock with the balance (`admit_launch`, migration 018); here
- * the refusal's words, from the figures it was decided on. All amounts are micros.
+ * too (a key family), so a launch must fit every capped key above the launching one as well. A launch of
+ * unknown price needs room left under the cap. Decided under the account's lock with the balance
+ * (`admit_launch`, migration 018); here the refusal's words, from the figures it was decided on. All amounts
+ * are micros.
  */
 import { microsToDollars } from './money';
 

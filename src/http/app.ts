@@ -55,7 +55,7 @@ import { registerRecommendationRoutes } from './routes/recommendations';
 import { registerScheduleRoutes } from './routes/schedules';
 import { registerJobRoutes } from './routes/jobs';
 import { createJobQueries } from '../db/queries/jobs';
-import { createLogLibrary, type LogSettings } from '../jobs/logs';
+import { createLogLibrary, type LogLibraryDeps, type LogSettings } from '../jobs/logs';
 import { createJobClient, DEFAULT_JOB_BACKOFF } from '../workflow-clients/jobs';
 import { createScheduleQueries } from '../db/queries/schedules';
 import { createScheduleClient } from '../workflow-clients/schedules';
@@ -77,8 +77,9 @@ export interface AppDeps {
   vault: KeyVault;
   pricing: PricingCache;
   /**
-   * Requests per account, all its keys together (default bursts of 120 per process, 600 a minute across processes), unauthenticated
-   * requests per client address (default 300 a minute) and failed authentications per address (default 30).
+   * Requests per account, all its keys together (default bursts of 120 per process, 600 a minute across
+   * processes), unauthenticated requests per client address (default 300 a minute) and failed authentications
+   * per address (default 30).
    */
   rateLimit?: RateLimitSettings & {
     unauthenticatedPerMinute?: number;
@@ -166,18 +167,7 @@ export function createApp(deps: AppDeps): Koa {
   const scheduleQueries = createScheduleQueries(deps.pool);
   registerPlanRoutes(api, { launches, schedules: scheduleQueries });
   const jobQueries = createJobQueries(deps.pool);
-  // Logs are read from the providers where the API answers, as the provider-key checks are (src/jobs/logs.ts).
-  const logs = {
-    library: createLogLibrary({
-      jobs: jobQueries,
-      instances,
-      credentials,
-      adapters: deps.adapters,
-      logger: deps.logger,
-      settings: deps.logs,
-    }),
-    keepAliveMs: deps.logs?.keepAliveMs ?? 15_000,
-  };
+  const logs = createLogs(deps, { jobs: jobQueries, instances, credentials });
   registerComputeRoutes(api, { launches, workflows: instanceClient, instances, logs });
   // After launch (the OpenAPI document keeps the order): GET /v1/compute, served from the fleet view.
   registerFleetListRoute(api, deps, { instances, providerKeys, timing });
@@ -239,6 +229,20 @@ export function createApp(deps: AppDeps): Koa {
   // One Koa middleware: the edge runs the console and the routes itself (no compose promise per layer).
   app.use(edge(deps.logger, sequence(serveConsole(deps.consoleDir), api.routes())));
   return app;
+}
+
+/**
+ * Job and instance logs and the follow's keep-alive. Logs are read from the providers where the API answers,
+ * as the provider-key checks are (src/jobs/logs.ts).
+ */
+function createLogs(
+  deps: Pick<AppDeps, 'adapters' | 'logger' | 'logs'>,
+  own: Pick<LogLibraryDeps, 'jobs' | 'instances' | 'credentials'>,
+) {
+  return {
+    library: createLogLibrary({ ...own, adapters: deps.adapters, logger: deps.logger, settings: deps.logs }),
+    keepAliveMs: deps.logs?.keepAliveMs ?? 15_000,
+  };
 }
 
 /** GET /v1/compute, served from the fleet view through the fleet client. */

@@ -1,7 +1,8 @@
 /**
- * Per-account rate limiting (all of an account's keys draw on one budget): a token bucket per account in this API process smooths bursts, and the steady
- * rate (`perMinute`) is counted across every API process through {@link SharedWindowLimits} (one-minute
- * windows in Postgres, reserved in blocks: no database round trip per request).
+ * Per-account rate limiting (all of an account's keys draw on one budget): a token bucket per account in this
+ * API process smooths bursts, and the steady rate (`perMinute`) is counted across every API process through
+ * {@link SharedWindowLimits} (one-minute windows in Postgres, reserved in blocks: no database round trip per
+ * request).
  */
 import type { Context, Middleware } from 'koa';
 import { RateLimitedError } from '../errors';
@@ -96,7 +97,8 @@ export class RateLimiter {
     if (bucket.tokens < 1) {
       this.buckets.set(key, bucket);
       throw new RateLimitedError(
-        `Too many requests for this account (all its keys together): at most ${this.settings.perMinute} a minute (bursts of ${this.settings.burst}).`,
+        `Too many requests for this account (all its keys together): at most ${this.settings.perMinute} a minute ` +
+          `(bursts of ${this.settings.burst}).`,
         (1 - bucket.tokens) / perMs / 1000,
       );
     }

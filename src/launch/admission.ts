@@ -12,13 +12,8 @@
  * unpriced reservation would count $0 in the burn, so launches up to the live-instance limit would pass on
  * any positive balance or under any key cap.
  */
-import {
-  admitLaunch,
-  admitStart,
-  releaseReservation,
-  type AdmissionDecision,
-  type LaunchIntent,
-} from '../db/queries/admission';
+import { admitLaunch, releaseReservation, type AdmissionDecision, type LaunchIntent } from '../db/queries/admission';
+import { admitStart } from '../db/queries/start-admission';
 import type { InstanceQueries } from '../db/queries/instances';
 import type { Pool } from '../db/pool';
 import { DEFAULT_ADMISSION_WINDOW_MS } from '../domain/admission';

@@ -242,63 +242,70 @@ async function listed(auth: { Authorization: string }) {
 
 // The providers side by side in one test: reconciliation looks at every account, so these must not overlap the
 // tests above that leave an instance without its workflow on purpose.
-it('a create the provider is still processing when its call times out is never sent twice (12 s of latency on create, each provider): one instance per launch, none unmanaged after a reconciliation', async () => {
-  const launches = await Promise.all(
-    PROVIDERS.map(async (provider) => {
-      const a = await t.connectedAccount(provider);
+it(
+  'a create the provider is still processing when its call times out is never sent twice ' +
+    '(12 s of latency on create, each provider): one instance per launch, none unmanaged after a reconciliation',
+  async () => {
+    const launches = await Promise.all(
+      PROVIDERS.map(async (provider) => {
+        const a = await t.connectedAccount(provider);
+        const sim = t.sims[provider].control;
+        // The adapters here time out after 2 s; the provider waits 12 s before it even starts on the create.
+        sim.setLatency(12_000, { match: { ...CREATE[provider], key: a.simKey } });
+        try {
+          const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody(provider));
+          expect(res.status).toBe(201);
+          return { provider, a, id: res.body.id as string };
+        } finally {
+          sim.setLatency(0, { match: { key: a.simKey } });
+        }
+      }),
+    );
+    await reconcile('terminate');
+    for (const { provider, a, id } of launches) {
       const sim = t.sims[provider].control;
-      // The adapters here time out after 2 s; the provider waits 12 s before it even starts on the create.
-      sim.setLatency(12_000, { match: { ...CREATE[provider], key: a.simKey } });
-      try {
+      expect((await listed(a.auth)).map((i) => [i.id, i.managed])).toEqual([[id, true]]);
+      expect(sim.instances(a.simKey).map((i) => i.id)).toEqual([id]);
+      expect(sim.requests({ ...CREATE[provider], key: a.simKey })).toHaveLength(1);
+      await terminated(t.http, a.auth, id);
+    }
+  },
+);
+
+it(
+  "ends, within one reconciliation, a second instance carrying a live launch's tagged name " + '(each provider)',
+  async () => {
+    const launches = await Promise.all(
+      PROVIDERS.map(async (provider) => {
+        const a = await t.connectedAccount(provider);
         const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody(provider));
         expect(res.status).toBe(201);
-        return { provider, a, id: res.body.id as string };
-      } finally {
-        sim.setLatency(0, { match: { key: a.simKey } });
-      }
-    }),
-  );
-  await reconcile('terminate');
-  for (const { provider, a, id } of launches) {
-    const sim = t.sims[provider].control;
-    expect((await listed(a.auth)).map((i) => [i.id, i.managed])).toEqual([[id, true]]);
-    expect(sim.instances(a.simKey).map((i) => i.id)).toEqual([id]);
-    expect(sim.requests({ ...CREATE[provider], key: a.simKey })).toHaveLength(1);
-    await terminated(t.http, a.auth, id);
-  }
-});
-
-it("ends, within one reconciliation, a second instance carrying a live launch's tagged name (each provider)", async () => {
-  const launches = await Promise.all(
-    PROVIDERS.map(async (provider) => {
-      const a = await t.connectedAccount(provider);
-      const res = await t.http.post('/v1/compute/launch').set(a.auth).send(launchBody(provider));
-      expect(res.status).toBe(201);
-      const id = res.body.id as string;
-      const [row] = await t.sql<{ provider_name: string }>(
-        'SELECT provider_name FROM instances WHERE provider_instance_id = $1',
-        [id],
-      );
-      // What a create sent twice leaves: the provider made the launch's instance twice under its name.
-      const extra = await t.deps.adapters[provider].launch(a.simKey, {
-        ...(provider === 'lambda'
-          ? { gpuType: 'h100-80gb-sxm' as const, region: 'us-east-1', sshKeyName: 'laptop' }
-          : { gpuType: 'rtx-a6000' as const }),
-        gpuCount: 1,
-        spot: false,
-        name: row!.provider_name,
-      });
-      return { provider, a, id, extra: extra.id };
-    }),
-  );
-  for (const { a, id, extra } of launches) {
-    expect((await listed(a.auth)).map((i) => i.id).sort()).toEqual([id, extra].sort());
-  }
-  await reconcile('terminate');
-  for (const { provider, a, id } of launches) {
-    expect(t.sims[provider].control.instances(a.simKey).map((i) => i.id)).toEqual([id]);
-    expect((await listed(a.auth)).map((i) => [i.id, i.managed])).toEqual([[id, true]]);
-    expect((await rowOf(id)).status).toBe('running');
-    await terminated(t.http, a.auth, id);
-  }
-});
+        const id = res.body.id as string;
+        const [row] = await t.sql<{ provider_name: string }>(
+          'SELECT provider_name FROM instances WHERE provider_instance_id = $1',
+          [id],
+        );
+        // What a create sent twice leaves: the provider made the launch's instance twice under its name.
+        const extra = await t.deps.adapters[provider].launch(a.simKey, {
+          ...(provider === 'lambda'
+            ? { gpuType: 'h100-80gb-sxm' as const, region: 'us-east-1', sshKeyName: 'laptop' }
+            : { gpuType: 'rtx-a6000' as const }),
+          gpuCount: 1,
+          spot: false,
+          name: row!.provider_name,
+        });
+        return { provider, a, id, extra: extra.id };
+      }),
+    );
+    for (const { a, id, extra } of launches) {
+      expect((await listed(a.auth)).map((i) => i.id).sort()).toEqual([id, extra].sort());
+    }
+    await reconcile('terminate');
+    for (const { provider, a, id } of launches) {
+      expect(t.sims[provider].control.instances(a.simKey).map((i) => i.id)).toEqual([id]);
+      expect((await listed(a.auth)).map((i) => [i.id, i.managed])).toEqual([[id, true]]);
+      expect((await rowOf(id)).status).toBe('running');
+      await terminated(t.http, a.auth, id);
+    }
+  },
+);

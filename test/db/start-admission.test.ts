@@ -4,7 +4,8 @@
  * pod's price in the burn, a place in the live count) until the pod runs, so two starts cannot both pass on
  * the same money.
  */
-import { admitLaunch, admitStart } from '../../src/db/queries/admission';
+import { admitLaunch } from '../../src/db/queries/admission';
+import { admitStart } from '../../src/db/queries/start-admission';
 import { createApiKeyQueries } from '../../src/db/queries/api-keys';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
@@ -61,25 +62,29 @@ it("a launch's admission counts a stopped pod's storage in the burn", async () =
   expect(decision.message).toMatch(/burn \$1\.00\/h/);
 });
 
-it('a start holds its place: of two stopped pods, the second start cannot pass on the money the first was admitted on', async () => {
-  await accountWith('acct_starts', 1_200_000);
-  await stoppedPod('acct_starts', 'pod_one', 1_000_000, null);
-  await stoppedPod('acct_starts', 'pod_two', 1_000_000, null);
-  const start = (instanceId: string) =>
-    admitStart(db.pool, { accountId: 'acct_starts', instanceId, windowMs: HOUR, maxLive: 10 });
-  const [one, two] = await Promise.all([start('pod_one'), start('pod_two')]);
-  expect([one.outcome, two.outcome].sort()).toEqual(['admitted', 'refused']);
-  // Asked again while it holds its place, the admitted start is admitted on it; a launch sees it in the burn.
-  const admitted = one.outcome === 'admitted' ? 'pod_one' : 'pod_two';
-  expect((await start(admitted)).outcome).toBe('admitted');
-  const launch = await admitLaunch(db.pool, {
-    intent: intent('acct_starts'),
-    quotePerHourMicros: 300_000,
-    windowMs: HOUR,
-    reserve: false,
-  });
-  expect(launch).toMatchObject({ outcome: 'refused', figures: { burnPerHourMicros: 1_000_000, unchargedMicros: 0 } });
-});
+it(
+  'a start holds its place: of two stopped pods, ' +
+    'the second start cannot pass on the money the first was admitted on',
+  async () => {
+    await accountWith('acct_starts', 1_200_000);
+    await stoppedPod('acct_starts', 'pod_one', 1_000_000, null);
+    await stoppedPod('acct_starts', 'pod_two', 1_000_000, null);
+    const start = (instanceId: string) =>
+      admitStart(db.pool, { accountId: 'acct_starts', instanceId, windowMs: HOUR, maxLive: 10 });
+    const [one, two] = await Promise.all([start('pod_one'), start('pod_two')]);
+    expect([one.outcome, two.outcome].sort()).toEqual(['admitted', 'refused']);
+    // Asked again while it holds its place, the admitted start is admitted on it; a launch sees it in the burn.
+    const admitted = one.outcome === 'admitted' ? 'pod_one' : 'pod_two';
+    expect((await start(admitted)).outcome).toBe('admitted');
+    const launch = await admitLaunch(db.pool, {
+      intent: intent('acct_starts'),
+      quotePerHourMicros: 300_000,
+      windowMs: HOUR,
+      reserve: false,
+    });
+    expect(launch).toMatchObject({ outcome: 'refused', figures: { burnPerHourMicros: 1_000_000, unchargedMicros: 0 } });
+  },
+);
 
 it("a start must fit the asking key's cap and the caps above it, as a launch by that key would", async () => {
   await accountWith('acct_family', 100_000_000);

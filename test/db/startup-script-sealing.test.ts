@@ -22,33 +22,37 @@ const insertSchedule = (id: string, accountId: string, script: string | null) =>
     [id, accountId, script],
   );
 
-it('seals the plaintext scripts of rows from before, which then open to the same text; plaintext is refused from then on', async () => {
-  const { account } = await createAccountQueries(db.pool).insertAccountWithKey('legacy');
-  const script = 'export HF_TOKEN=hf_legacy\npython train.py\n';
-  // The rows as they were before migration 042: written in plaintext, which its constraint now refuses.
-  await db.sql('ALTER TABLE schedules DROP CONSTRAINT schedules_startup_script_sealed');
-  await insertSchedule('sched_legacy_1', account.id, script);
-  await insertSchedule('sched_legacy_2', account.id, null);
-  await db.sql(
-    `ALTER TABLE schedules ADD CONSTRAINT schedules_startup_script_sealed
+it(
+  'seals the plaintext scripts of rows from before, which then open to the same text; ' +
+    'plaintext is refused from then on',
+  async () => {
+    const { account } = await createAccountQueries(db.pool).insertAccountWithKey('legacy');
+    const script = 'export HF_TOKEN=hf_legacy\npython train.py\n';
+    // The rows as they were before migration 042: written in plaintext, which its constraint now refuses.
+    await db.sql('ALTER TABLE schedules DROP CONSTRAINT schedules_startup_script_sealed');
+    await insertSchedule('sched_legacy_1', account.id, script);
+    await insertSchedule('sched_legacy_2', account.id, null);
+    await db.sql(
+      `ALTER TABLE schedules ADD CONSTRAINT schedules_startup_script_sealed
        CHECK (startup_script IS NULL OR startup_script LIKE 'sealed:v1:%') NOT VALID`,
-  );
+    );
 
-  const vault = testVault();
-  expect(await sealStartupScripts(db.pool, vault)).toBe(1);
-  const rows = await db.sql<{ id: string; startup_script: string | null }>(
-    "SELECT id, startup_script FROM schedules WHERE id LIKE 'sched_legacy_%' ORDER BY id",
-  );
-  expect(rows[1]!.startup_script).toBeNull();
-  const sealed = rows[0]!.startup_script!;
-  expect(sealed).toMatch(/^sealed:v1:test:/);
-  expect(sealed).not.toContain('hf_legacy');
-  expect(openStartupScript(vault, account.id, sealed)).toBe(script);
-  expect(() => openStartupScript(vault, 'acct_other', sealed)).toThrow();
-  // A second run finds nothing left to seal; every row now satisfies the constraint.
-  expect(await sealStartupScripts(db.pool, vault)).toBe(0);
-  await db.sql('ALTER TABLE schedules VALIDATE CONSTRAINT schedules_startup_script_sealed');
-  await expect(insertSchedule('sched_plain', account.id, 'python train.py')).rejects.toThrow(
-    /schedules_startup_script_sealed/,
-  );
-});
+    const vault = testVault();
+    expect(await sealStartupScripts(db.pool, vault)).toBe(1);
+    const rows = await db.sql<{ id: string; startup_script: string | null }>(
+      "SELECT id, startup_script FROM schedules WHERE id LIKE 'sched_legacy_%' ORDER BY id",
+    );
+    expect(rows[1]!.startup_script).toBeNull();
+    const sealed = rows[0]!.startup_script!;
+    expect(sealed).toMatch(/^sealed:v1:test:/);
+    expect(sealed).not.toContain('hf_legacy');
+    expect(openStartupScript(vault, account.id, sealed)).toBe(script);
+    expect(() => openStartupScript(vault, 'acct_other', sealed)).toThrow();
+    // A second run finds nothing left to seal; every row now satisfies the constraint.
+    expect(await sealStartupScripts(db.pool, vault)).toBe(0);
+    await db.sql('ALTER TABLE schedules VALIDATE CONSTRAINT schedules_startup_script_sealed');
+    await expect(insertSchedule('sched_plain', account.id, 'python train.py')).rejects.toThrow(
+      /schedules_startup_script_sealed/,
+    );
+  },
+);

@@ -41,36 +41,39 @@ async function operations(): Promise<Operation[]> {
 }
 
 describe('scopes, table-driven over the OpenAPI document', () => {
-  it('a read-only key gets no 403 on any GET (200 without path parameters) and 403 naming the scope on every write', async () => {
-    const owner = await t.newAccount();
-    const readOnly = await makeKey(owner.auth, { name: 'dashboard', scopes: ['read'] });
-    const ops = (await operations()).filter((o) => o.security?.length);
-    expect(ops.length).toBeGreaterThanOrEqual(30);
-    const writes = ops.filter((o) => o.method !== 'get' && o.security![0]!.bearerAuth![0] !== 'read');
-    expect(writes.length).toBeGreaterThanOrEqual(15);
-    // The only non-GET read is the plan.
-    expect(ops.filter((o) => o.method !== 'get' && !writes.includes(o)).map((o) => o.path)).toEqual([
-      '/v1/compute/plan',
-    ]);
-    for (const op of ops) {
-      const scope = op.security![0]!.bearerAuth![0]!;
-      const url = op.path.replace(/\{[^}]+\}/g, 'doesnotexist');
-      const res = await (t.http as unknown as Record<string, (u: string) => request.Test>)[op.method]!(url)
-        .set(readOnly.auth)
-        .send(op.method === 'get' ? undefined : {});
-      const label = `${op.method.toUpperCase()} ${op.path} (${scope})`;
-      if (op.method === 'get') {
-        expect([label, scope]).toEqual([label, 'read']);
-        expect([label, res.status]).toEqual([label, op.path.includes('{') ? 404 : 200]);
-      } else if (scope === 'read') {
-        // A POST that creates nothing (the plan) is a read; the empty body is a 400, never a 403.
-        expect([label, res.status]).toEqual([label, 400]);
-      } else {
-        expect([label, res.status, res.body.error?.code]).toEqual([label, 403, 'forbidden']);
-        expect(res.body.error.message).toContain(`"${scope}"`);
+  it(
+    'a read-only key gets no 403 on any GET (200 without path parameters) ' + 'and 403 naming the scope on every write',
+    async () => {
+      const owner = await t.newAccount();
+      const readOnly = await makeKey(owner.auth, { name: 'dashboard', scopes: ['read'] });
+      const ops = (await operations()).filter((o) => o.security?.length);
+      expect(ops.length).toBeGreaterThanOrEqual(30);
+      const writes = ops.filter((o) => o.method !== 'get' && o.security![0]!.bearerAuth![0] !== 'read');
+      expect(writes.length).toBeGreaterThanOrEqual(15);
+      // The only non-GET read is the plan.
+      expect(ops.filter((o) => o.method !== 'get' && !writes.includes(o)).map((o) => o.path)).toEqual([
+        '/v1/compute/plan',
+      ]);
+      for (const op of ops) {
+        const scope = op.security![0]!.bearerAuth![0]!;
+        const url = op.path.replace(/\{[^}]+\}/g, 'doesnotexist');
+        const res = await (t.http as unknown as Record<string, (u: string) => request.Test>)[op.method]!(url)
+          .set(readOnly.auth)
+          .send(op.method === 'get' ? undefined : {});
+        const label = `${op.method.toUpperCase()} ${op.path} (${scope})`;
+        if (op.method === 'get') {
+          expect([label, scope]).toEqual([label, 'read']);
+          expect([label, res.status]).toEqual([label, op.path.includes('{') ? 404 : 200]);
+        } else if (scope === 'read') {
+          // A POST that creates nothing (the plan) is a read; the empty body is a 400, never a 403.
+          expect([label, res.status]).toEqual([label, 400]);
+        } else {
+          expect([label, res.status, res.body.error?.code]).toEqual([label, 403, 'forbidden']);
+          expect(res.body.error.message).toContain(`"${scope}"`);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('a compute key cannot manage keys, and the full key can', async () => {
     const owner = await t.newAccount();
@@ -138,39 +141,43 @@ describe('scopes, table-driven over the OpenAPI document', () => {
     expect(ok.body).toMatchObject({ scopes: ['read'], spend_limit: { amount: 1, period: 'day' }, spend_in_period: 0 });
   });
 
-  it("a schedule's startup script is sealed at rest and shown only to keys that may write schedules, and a trigger needs compute:write too", async () => {
-    const owner = await t.newAccount();
-    const script = 'export HF_TOKEN=hf_secret\npython train.py\n';
-    const created = await t.http
-      .post('/v1/schedules')
-      .set(owner.auth)
-      .send({ name: 'nightly', gpu: 'rtx-4090', template: 'pytorch', cron: '0 3 * * *', startup_script: script });
-    expect(created.status).toBe(201);
-    const id = created.body.id as string;
-    const reader = await makeKey(owner.auth, { name: 'dashboard', scopes: ['read'] });
-    const editor = await makeKey(owner.auth, { name: 'cron-editor', scopes: ['read', 'schedules:write'] });
+  it(
+    "a schedule's startup script is sealed at rest and shown only to keys that may write schedules, " +
+      'and a trigger needs compute:write too',
+    async () => {
+      const owner = await t.newAccount();
+      const script = 'export HF_TOKEN=hf_secret\npython train.py\n';
+      const created = await t.http
+        .post('/v1/schedules')
+        .set(owner.auth)
+        .send({ name: 'nightly', gpu: 'rtx-4090', template: 'pytorch', cron: '0 3 * * *', startup_script: script });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      const reader = await makeKey(owner.auth, { name: 'dashboard', scopes: ['read'] });
+      const editor = await makeKey(owner.auth, { name: 'cron-editor', scopes: ['read', 'schedules:write'] });
 
-    expect((await t.http.get(`/v1/schedules/${id}`).set(reader.auth)).body.startup_script).toBeNull();
-    const listed = (await t.http.get('/v1/schedules').set(reader.auth)).body.data as {
-      id: string;
-      startup_script: string | null;
-    }[];
-    expect(listed.find((s) => s.id === id)!.startup_script).toBeNull();
-    expect((await t.http.get(`/v1/schedules/${id}`).set(editor.auth)).body.startup_script).toBe(script);
-    // At rest it is sealed: the row holds neither the script nor its token.
-    const [stored] = await t.sql<{ startup_script: string }>('SELECT startup_script FROM schedules WHERE id = $1', [
-      id,
-    ]);
-    expect(stored!.startup_script).toMatch(/^sealed:v1:/);
-    expect(stored!.startup_script).not.toContain('hf_secret');
-    expect(stored!.startup_script).not.toContain('train.py');
+      expect((await t.http.get(`/v1/schedules/${id}`).set(reader.auth)).body.startup_script).toBeNull();
+      const listed = (await t.http.get('/v1/schedules').set(reader.auth)).body.data as {
+        id: string;
+        startup_script: string | null;
+      }[];
+      expect(listed.find((s) => s.id === id)!.startup_script).toBeNull();
+      expect((await t.http.get(`/v1/schedules/${id}`).set(editor.auth)).body.startup_script).toBe(script);
+      // At rest it is sealed: the row holds neither the script nor its token.
+      const [stored] = await t.sql<{ startup_script: string }>('SELECT startup_script FROM schedules WHERE id = $1', [
+        id,
+      ]);
+      expect(stored!.startup_script).toMatch(/^sealed:v1:/);
+      expect(stored!.startup_script).not.toContain('hf_secret');
+      expect(stored!.startup_script).not.toContain('train.py');
 
-    const trigger = await t.http.post(`/v1/schedules/${id}/trigger`).set(editor.auth);
-    expect(trigger.status).toBe(403);
-    expect(trigger.body.error.message).toContain('compute:write');
-    expect((await t.http.get(`/v1/schedules/${id}/runs`).set(owner.auth)).body.data).toEqual([]);
-    await t.http.delete(`/v1/schedules/${id}`).set(owner.auth).expect(200);
-  });
+      const trigger = await t.http.post(`/v1/schedules/${id}/trigger`).set(editor.auth);
+      expect(trigger.status).toBe(403);
+      expect(trigger.body.error.message).toContain('compute:write');
+      expect((await t.http.get(`/v1/schedules/${id}/runs`).set(owner.auth)).body.data).toEqual([]);
+      await t.http.delete(`/v1/schedules/${id}`).set(owner.auth).expect(200);
+    },
+  );
 
   it('refuses bad input with 400 and creates nothing', async () => {
     const owner = await t.newAccount();

@@ -170,7 +170,8 @@ it.concurrent(
 );
 
 it.concurrent(
-  "a key family shares one cap: 5 child keys of a $1/day key together launch no more than $1 of spend, and a child's cap is at most what is left",
+  'a key family shares one cap: 5 child keys of a $1/day key together launch no more than $1 of spend, ' +
+    "and a child's cap is at most what is left",
   async () => {
     const a = await t.connectedAccount('runpod');
     const parent = await t.http

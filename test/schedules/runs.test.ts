@@ -140,7 +140,10 @@ const runsAsJob = (startCommand: string | undefined, script: string) => {
   expect(startCommand).toContain('gpuo-job-wrapper');
 };
 
-/** When RunPod carried out the terminate of a pod (the simulator's clock, this process's), failing unless there was exactly one. */
+/**
+ * When RunPod carried out the terminate of a pod (the simulator's clock, this process's), failing unless there
+ * was exactly one.
+ */
 function terminatedAtRunpod(key: string, podId: string): number {
   const terminates = t.sims.runpod.control
     .requests({ method: 'POST', path: `/v2/pods/${podId}/action`, key })
@@ -152,7 +155,8 @@ function terminatedAtRunpod(key: string, podId: string): number {
 const instanceRow = async (podId: string) =>
   (
     await t.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string; status: string }>(
-      'SELECT started_at, metered_through, price_per_hour_micros, status FROM instances WHERE provider_instance_id = $1',
+      'SELECT started_at, metered_through, price_per_hour_micros, status ' +
+        'FROM instances WHERE provider_instance_id = $1',
       [podId],
     )
   )[0]!;

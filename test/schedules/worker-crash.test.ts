@@ -1,11 +1,12 @@
 /**
  * A scheduled run (a job, its attempt a launch) survives its worker: workers are real child processes
- * (`src/main-worker.ts`), two polling the task queue as a deployment of two would. The one running the run's create is killed with SIGKILL right after
- * the provider accepted the create, and a replacement starts; while the run is metering, the one that ran the
- * launch workflow's latest task is killed too. Exactly one instance exists, and max_cost still stops the run: the
- * terminate reaches the provider after the cap was reached, and the charges run exactly to the moment the
- * provider carried it out (how soon after the cap is asserted in workflow time, test/workflows/schedule-run.test.ts). (Naming the worker to kill from Temporal's own record, instead of having one
- * worker and restarting it, means no test phase waits for a worker process to start.)
+ * (`src/main-worker.ts`), two polling the task queue as a deployment of two would. The one running the run's
+ * create is killed with SIGKILL right after the provider accepted the create, and a replacement starts; while the
+ * run is metering, the one that ran the launch workflow's latest task is killed too. Exactly one instance exists,
+ * and max_cost still stops the run: the terminate reaches the provider after the cap was reached, and the charges
+ * run exactly to the moment the provider carried it out (how soon after the cap is asserted in workflow time,
+ * test/workflows/schedule-run.test.ts). (Naming the worker to kill from Temporal's own record, instead of having
+ * one worker and restarting it, means no test phase waits for a worker process to start.)
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -113,116 +114,121 @@ afterAll(async () => {
   await db.drop();
 });
 
-it('keeps exactly one instance and still stops at max_cost when the worker dies after the create and while metering', async () => {
-  const [first, second] = [startWorker(), startWorker()];
-  const { account, apiKey } = await createAccountQueries(db.pool).insertAccountWithKey('schedule crash test', {
-    startingCreditMicros: 1_000_000_000,
-  });
-  const auth = { Authorization: `Bearer ${apiKey}` };
-  const simKey = sims.runpod.createKey();
-  await http.post('/v1/settings/providers').set(auth).send({ provider: 'runpod', api_key: simKey }).expect(201);
-  await http.post('/v1/ssh-keys').set(auth).send({ name: 'k', public_key: ed25519Key() }).expect(201);
-  // rtx-4090 on runpod at $0.69/h: $0.0058 lasts about 30 s of running (a kill, its sticky-queue timeout and a
-  // worker's start on a loaded machine fit in it).
-  const maxCost = 0.0058;
-  const schedule = (
-    await http
-      .post('/v1/schedules')
-      .set(auth)
-      .send({ name: 'crash', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', max_cost: maxCost })
-      .expect(201)
-  ).body as { id: string };
+it(
+  'keeps exactly one instance and still stops at max_cost when the worker dies ' +
+    'after the create and while metering',
+  async () => {
+    const [first, second] = [startWorker(), startWorker()];
+    const { account, apiKey } = await createAccountQueries(db.pool).insertAccountWithKey('schedule crash test', {
+      startingCreditMicros: 1_000_000_000,
+    });
+    const auth = { Authorization: `Bearer ${apiKey}` };
+    const simKey = sims.runpod.createKey();
+    await http.post('/v1/settings/providers').set(auth).send({ provider: 'runpod', api_key: simKey }).expect(201);
+    await http.post('/v1/ssh-keys').set(auth).send({ name: 'k', public_key: ed25519Key() }).expect(201);
+    // rtx-4090 on runpod at $0.69/h: $0.0058 lasts about 30 s of running (a kill, its sticky-queue timeout and a
+    // worker's start on a loaded machine fit in it).
+    const maxCost = 0.0058;
+    const schedule = (
+      await http
+        .post('/v1/schedules')
+        .set(auth)
+        .send({ name: 'crash', gpu: 'rtx-4090', template: 'pytorch', cron: '17 3 29 2 *', max_cost: maxCost })
+        .expect(201)
+    ).body as { id: string };
 
-  const runs = async () =>
-    (await http.get(`/v1/schedules/${schedule.id}/runs`).set(auth).expect(200)).body.data as {
-      id: string;
-      status: string;
-      instance_id: string;
-      cost: number;
-      price_per_hour: number;
-      started_at: string;
-      job_id: string;
-    }[];
+    const runs = async () =>
+      (await http.get(`/v1/schedules/${schedule.id}/runs`).set(auth).expect(200)).body.data as {
+        id: string;
+        status: string;
+        instance_id: string;
+        cost: number;
+        price_per_hour: number;
+        started_at: string;
+        job_id: string;
+      }[];
 
-  await polling(first, second);
-  // The create takes effect at once, but its answer arrives late: the worker running it dies in between.
-  sims.runpod.control.setLatency(4_000, { match: { method: 'POST', path: '/v2/pods' }, afterHandling: true });
-  await http.post(`/v1/schedules/${schedule.id}/trigger`).set(auth).expect(202);
-  await eventually(
-    'the provider to accept the create',
-    () => (sims.runpod.control.instances(simKey).length === 1 ? true : undefined),
-    90_000,
-    50,
-  );
-  const [launching] = await runs();
-  // The create runs as a local activity inside the launch's current workflow task: the run's job's first attempt.
-  const launchId = `launch-${account.id}-${launching!.job_id}-1`;
-  await killWorker(await holderOf(launchId));
-  sims.runpod.control.setLatency(0);
-  startWorker();
+    await polling(first, second);
+    // The create takes effect at once, but its answer arrives late: the worker running it dies in between.
+    sims.runpod.control.setLatency(4_000, { match: { method: 'POST', path: '/v2/pods' }, afterHandling: true });
+    await http.post(`/v1/schedules/${schedule.id}/trigger`).set(auth).expect(202);
+    await eventually(
+      'the provider to accept the create',
+      () => (sims.runpod.control.instances(simKey).length === 1 ? true : undefined),
+      90_000,
+      50,
+    );
+    const [launching] = await runs();
+    // The create runs as a local activity inside the launch's current workflow task: the run's job's first attempt.
+    const launchId = `launch-${account.id}-${launching!.job_id}-1`;
+    await killWorker(await holderOf(launchId));
+    sims.runpod.control.setLatency(0);
+    startWorker();
 
-  const running = await eventually(
-    'the run to be running',
-    async () => (await runs()).find((r) => r.status === 'running'),
-    90_000,
-    250,
-  );
-  await eventually(
-    'a charge',
-    async () => {
-      const [n] = await db.sql<{ n: string }>(`SELECT count(*) AS n FROM ledger_entries WHERE account_id = $1`, [
-        account.id,
-      ]);
-      return Number(n!.n) >= 1 ? true : undefined;
-    },
-    60_000,
-  );
-  // Mid-metering: the run waits on its cost deadline, the launch workflow on its poll timer. The worker that ran
-  // the launch's latest workflow task (so holds it in its cache) dies; the other carries on.
-  await killWorker(await holderOf(launchId));
+    const running = await eventually(
+      'the run to be running',
+      async () => (await runs()).find((r) => r.status === 'running'),
+      90_000,
+      250,
+    );
+    await eventually(
+      'a charge',
+      async () => {
+        const [n] = await db.sql<{ n: string }>(`SELECT count(*) AS n FROM ledger_entries WHERE account_id = $1`, [
+          account.id,
+        ]);
+        return Number(n!.n) >= 1 ? true : undefined;
+      },
+      60_000,
+    );
+    // Mid-metering: the run waits on its cost deadline, the launch workflow on its poll timer. The worker that ran
+    // the launch's latest workflow task (so holds it in its cache) dies; the other carries on.
+    await killWorker(await holderOf(launchId));
 
-  const stopped = await eventually(
-    'the run to stop at max_cost',
-    async () => (await runs()).find((r) => r.status !== 'running' && r.status !== 'launching'),
-    120_000,
-    250,
-  );
-  expect(stopped).toMatchObject({ id: running.id, status: 'stopped_max_cost', instance_id: running.instance_id });
-  // Stopped after max_cost was reached, charged exactly to the provider's end: the first terminate RunPod carried
-  // out came after the moment price × elapsed reached the cap, metering ran to (at least) that moment, and the
-  // cost is price × (metered_through − started_at).
-  const [row] = await db.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
-    'SELECT started_at, metered_through, price_per_hour_micros FROM instances WHERE account_id = $1',
-    [account.id],
-  );
-  const priceMicros = Number(row!.price_per_hour_micros);
-  const capReachedAt = row!.started_at.getTime() + Math.floor((maxCost * 1e6 * 3_600_000) / priceMicros);
-  // (A terminate retried after a worker's death finds the pod gone: RunPod carried out the first.)
-  const terminates = sims.runpod.control
-    .requests({ method: 'POST', path: `/v2/pods/${stopped.instance_id}/action`, key: simKey })
-    .filter((r) => (r.body as { action?: string }).action === 'terminate' && r.status === 204);
-  expect(terminates).toHaveLength(1);
-  const terminatedAt = terminates[0]!.at;
-  expect(terminatedAt).toBeGreaterThanOrEqual(capReachedAt);
-  expect(row!.metered_through.getTime()).toBeGreaterThanOrEqual(terminatedAt);
-  expect(stopped.cost).toBe(
-    Math.round((priceMicros * (row!.metered_through.getTime() - row!.started_at.getTime())) / 3_600_000) / 1e6,
-  );
-  expect(stopped.cost).toBeGreaterThanOrEqual(maxCost - 0.000001); // the cap's moment is floored to the ms
+    const stopped = await eventually(
+      'the run to stop at max_cost',
+      async () => (await runs()).find((r) => r.status !== 'running' && r.status !== 'launching'),
+      120_000,
+      250,
+    );
+    expect(stopped).toMatchObject({ id: running.id, status: 'stopped_max_cost', instance_id: running.instance_id });
+    // Stopped after max_cost was reached, charged exactly to the provider's end: the first terminate RunPod carried
+    // out came after the moment price × elapsed reached the cap, metering ran to (at least) that moment, and the
+    // cost is price × (metered_through − started_at).
+    const [row] = await db.sql<{ started_at: Date; metered_through: Date; price_per_hour_micros: string }>(
+      'SELECT started_at, metered_through, price_per_hour_micros FROM instances WHERE account_id = $1',
+      [account.id],
+    );
+    const priceMicros = Number(row!.price_per_hour_micros);
+    const capReachedAt = row!.started_at.getTime() + Math.floor((maxCost * 1e6 * 3_600_000) / priceMicros);
+    // (A terminate retried after a worker's death finds the pod gone: RunPod carried out the first.)
+    const terminates = sims.runpod.control
+      .requests({ method: 'POST', path: `/v2/pods/${stopped.instance_id}/action`, key: simKey })
+      .filter((r) => (r.body as { action?: string }).action === 'terminate' && r.status === 204);
+    expect(terminates).toHaveLength(1);
+    const terminatedAt = terminates[0]!.at;
+    expect(terminatedAt).toBeGreaterThanOrEqual(capReachedAt);
+    expect(row!.metered_through.getTime()).toBeGreaterThanOrEqual(terminatedAt);
+    expect(stopped.cost).toBe(
+      Math.round((priceMicros * (row!.metered_through.getTime() - row!.started_at.getTime())) / 3_600_000) / 1e6,
+    );
+    expect(stopped.cost).toBeGreaterThanOrEqual(maxCost - 0.000001); // the cap's moment is floored to the ms
 
-  // Exactly one instance: one create reached the provider, one row, and it is gone at the end.
-  expect(sims.runpod.control.requests({ method: 'POST', path: '/v2/pods' })).toHaveLength(1);
-  expect(await db.sql('SELECT id FROM instances WHERE account_id = $1', [account.id])).toHaveLength(1);
-  await eventually(
-    'the pod to be terminated',
-    () => (sims.runpod.control.instances(simKey).length === 0 ? true : undefined),
-    30_000,
-  );
-  // Charges: one per interval, never twice, summing to the run's cost.
-  const [sum] = await db.sql<{ total: string; n: string; keys: string }>(
-    `SELECT sum(amount_micros) AS total, count(*) AS n, count(DISTINCT idempotency_key) AS keys FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'`,
-    [account.id],
-  );
-  expect(sum!.keys).toBe(sum!.n);
-  expect(-Number(sum!.total) / 1e6).toBe(stopped.cost);
-});
+    // Exactly one instance: one create reached the provider, one row, and it is gone at the end.
+    expect(sims.runpod.control.requests({ method: 'POST', path: '/v2/pods' })).toHaveLength(1);
+    expect(await db.sql('SELECT id FROM instances WHERE account_id = $1', [account.id])).toHaveLength(1);
+    await eventually(
+      'the pod to be terminated',
+      () => (sims.runpod.control.instances(simKey).length === 0 ? true : undefined),
+      30_000,
+    );
+    // Charges: one per interval, never twice, summing to the run's cost.
+    const [sum] = await db.sql<{ total: string; n: string; keys: string }>(
+      'SELECT sum(amount_micros) AS total, count(*) AS n, count(DISTINCT idempotency_key) AS keys ' +
+        "FROM ledger_entries WHERE account_id = $1 AND type = 'instance_charge'",
+      [account.id],
+    );
+    expect(sum!.keys).toBe(sum!.n);
+    expect(-Number(sum!.total) / 1e6).toBe(stopped.cost);
+  },
+);

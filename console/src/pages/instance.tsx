@@ -130,39 +130,7 @@ export function InstancePage({ api, id }: { api: Api; id: string }) {
           </li>
         ))}
       </ol>
-      <h2>Charges</h2>
-      {i.charges.count === 0 ? (
-        <Empty>No charges yet: the first comes at the first meter interval after it started running.</Empty>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Charges of this instance, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Description</th>
-                <th scope="col" class="num">
-                  Amount
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {i.charges.latest.map((t) => (
-                <tr key={t.id}>
-                  <td>{localTime(t.created_at)}</td>
-                  <td>{t.description}</td>
-                  <td class="num neg">{dollars(t.amount, 4)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {i.charges.count > i.charges.latest.length ? (
-        <p class="hint">
-          {i.charges.count} charges in all: <Link to="/spend">the transactions</Link> list every one.
-        </p>
-      ) : null}
+      <Charges charges={i.charges} />
       <h2>Log</h2>
       <LogView
         api={api}
@@ -187,6 +155,47 @@ export function InstancePage({ api, id }: { api: Api; id: string }) {
         </Confirm>
       ) : null}
     </section>
+  );
+}
+
+/** The instance's latest charges, newest first, and how many there are in all. */
+function Charges({ charges }: { charges: InstanceDetail['charges'] }) {
+  return (
+    <>
+      <h2>Charges</h2>
+      {charges.count === 0 ? (
+        <Empty>No charges yet: the first comes at the first meter interval after it started running.</Empty>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Charges of this instance, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Description</th>
+                <th scope="col" class="num">
+                  Amount
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {charges.latest.map((t) => (
+                <tr key={t.id}>
+                  <td>{localTime(t.created_at)}</td>
+                  <td>{t.description}</td>
+                  <td class="num neg">{dollars(t.amount, 4)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {charges.count > charges.latest.length ? (
+        <p class="hint">
+          {charges.count} charges in all: <Link to="/spend">the transactions</Link> list every one.
+        </p>
+      ) : null}
+    </>
   );
 }
 

@@ -10,8 +10,7 @@ import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import type { IdleStopRule } from '../../domain/idle-stop';
 import { decideAdmission, type AdmissionFigures, type SpendFigures } from '../../domain/admission';
-import { fitsKeyCap, keyCapMessage, unusableKeyMessage, type KeyCapStanding } from '../../domain/key-cap';
-import { readFamilySpend } from './api-keys';
+import { keyCapMessage, unusableKeyMessage, type KeyCapStanding } from '../../domain/key-cap';
 import { LIVE_INSTANCE_STATUSES, limitReachedMessage } from '../../domain/limits';
 import type { ProviderId } from '../../providers/types';
 import type { Pool } from '../pool';
@@ -87,14 +86,15 @@ const Figures = z.object({ burn: z.number(), uncharged: z.number(), live: z.numb
 const storedFigures = (accountId: string) => sql.fragment`(
   SELECT coalesce(sum(storage_per_hour_micros), 0)::numeric AS burn,
     coalesce(sum(round(storage_per_hour_micros::numeric
-      * greatest(extract(epoch FROM now() - greatest(storage_charged_through, metered_through)) * 1000, 0) / 3600000)), 0) AS uncharged
+      * greatest(extract(epoch FROM now() - greatest(storage_charged_through, metered_through)) * 1000, 0)
+      / 3600000)), 0) AS uncharged
   FROM instances WHERE account_id = ${accountId} AND status = 'stopped' AND storage_per_hour_micros > 0
     AND (start_reserved_until IS NULL OR start_reserved_until <= now()))`;
 
 /**
- * Burn rate and uncharged usage of an account's live instances and stopped instances' storage, as one row. Uncharged usage is computed as the
- * charge itself computes it (whole milliseconds, from the run's start, rounded half up), so it is what the
- * next charges will post. One aggregate: cheap for any fleet size.
+ * Burn rate and uncharged usage of an account's live instances and stopped instances' storage, as one row.
+ * Uncharged usage is computed as the charge itself computes it (whole milliseconds, from the run's start,
+ * rounded half up), so it is what the next charges will post. One aggregate: cheap for any fleet size.
  */
 const liveFigures = (accountId: string) => sql.fragment`
   WITH stored AS ${storedFigures(accountId)}
@@ -320,113 +320,7 @@ export function admitLaunch(pool: Pool, request: AdmissionRequest): Promise<Admi
  */
 export async function releaseReservation(pool: Pool, id: string, reason: string): Promise<void> {
   await pool.query(sql.typeAlias('void')`
-    UPDATE instances SET status = 'failed', end_reason = ${reason.slice(0, 500)}, ended_at = coalesce(ended_at, now()), updated_at = now()
+    UPDATE instances SET status = 'failed', end_reason = ${reason.slice(0, 500)}, ended_at = coalesce(ended_at, now()),
+      updated_at = now()
     WHERE id = ${id} AND status = 'provisioning' AND provider_instance_id IS NULL`);
-}
-
-/**
- * The first capped key of `keyId`'s line (the key itself, then the keys above it, nearest first) whose family
- * spend cannot take `hourlyMicros` more, as `admit_launch` decides for a launch; null when every cap fits.
- */
-async function keyCapRefusal(
-  conn: CommonQueryMethods,
-  accountId: string,
-  keyId: string,
-  hourlyMicros: number | null,
-): Promise<KeyCapStanding | null> {
-  const caps = await conn.any(sql.type(
-    z.object({
-      id: z.string(),
-      name: z.string(),
-      key_prefix: z.string(),
-      limit: z.number(),
-      period: z.enum(['day', 'month']),
-    }),
-  )`
-    SELECT k.id, k.name, k.key_prefix, k.spend_limit_micros AS limit, k.spend_limit_period AS period
-    FROM service_keys k, service_keys own
-    WHERE own.id = ${keyId} AND own.account_id = ${accountId} AND k.account_id = ${accountId}
-      AND k.spend_limit_micros IS NOT NULL AND (k.id = own.id OR k.id = ANY(own.ancestor_ids))
-    ORDER BY cardinality(k.ancestor_ids) DESC`);
-  const spend = await readFamilySpend(
-    conn,
-    accountId,
-    caps.map((c) => c.id),
-  );
-  for (const c of caps) {
-    const s = spend.get(c.id) ?? { chargedMicros: 0, liveHourlyMicros: 0 };
-    const standing: KeyCapStanding = {
-      name: c.name,
-      prefix: c.key_prefix,
-      limitMicros: c.limit,
-      period: c.period,
-      ...s,
-      ...(c.id === keyId ? {} : { family: true }),
-    };
-    if (!fitsKeyCap(standing, hourlyMicros)) return standing;
-  }
-  return null;
-}
-
-/**
- * How long an admitted start holds its place while the pod is not seen running: long enough for RunPod to start
- * it; a start that never gets there gives its place back when this lapses.
- */
-export const START_RESERVATION_MS = 10 * 60_000;
-
-/**
- * Admission of a stopped instance's start: the launch's balance rule and live-instance limit, decided under the
- * account's balance lock with the instance's own price (the provider's, else the launch quote), and, when
- * admitted, its reservation: the row counts in the burn at that price and in the live count from now
- * (`start_reserved_until`, {@link START_RESERVATION_MS}) until it is seen running, as a launch's row does. Two
- * starts, or a start and a launch, cannot pass on the same money. A start asked again while its reservation
- * holds is admitted on it.
- */
-export async function admitStart(
-  pool: Pool,
-  start: {
-    accountId: string;
-    instanceId: string;
-    windowMs: number;
-    maxLive?: number;
-    /** The API key asking: the start must fit its cap and every cap above it, as a launch by it would. */
-    apiKeyId?: string | null;
-  },
-): Promise<
-  | { outcome: 'admitted' }
-  | { outcome: 'refused'; message: string }
-  | { outcome: 'limited'; message: string; max: number }
-  | { outcome: 'key_refused'; message: string; keyCap: KeyCapStanding }
-> {
-  return pool.transaction(async (tx) => {
-    await tx.query(sql.typeAlias('void')`
-      INSERT INTO account_balances (account_id) VALUES (${start.accountId}) ON CONFLICT (account_id) DO NOTHING`);
-    await tx.query(
-      sql.typeAlias('void')`SELECT FROM account_balances WHERE account_id = ${start.accountId} FOR UPDATE`,
-    );
-    const own = await tx.one(
-      sql.type(z.object({ price: z.number().nullable(), reserved: z.boolean().nullable(), live: z.number() }))`
-      SELECT (SELECT coalesce(price_per_hour_micros, quote_per_hour_micros) FROM instances
-               WHERE id = ${start.instanceId} AND account_id = ${start.accountId}) AS price,
-        (SELECT start_reserved_until > now() FROM instances
-           WHERE id = ${start.instanceId} AND account_id = ${start.accountId}) AS reserved,
-        (SELECT count(*)::int4 FROM instances WHERE account_id = ${start.accountId}
-           AND (status = ANY(${sql.array([...BURNING_STATUSES], 'text')})
-                OR (status = 'stopped' AND start_reserved_until > now()))) AS live`,
-    );
-    if (own.reserved) return { outcome: 'admitted' };
-    if (start.maxLive !== undefined && own.live >= start.maxLive) {
-      return { outcome: 'limited', message: limitReachedMessage('live_instances', start.maxLive), max: start.maxLive };
-    }
-    const spend = await readSpendFigures(tx, start.accountId);
-    // Its own storage still counts: it burns until the pod is seen running.
-    const verdict = decideAdmission(spend, own.price, start.windowMs);
-    if (!verdict.admitted) return { outcome: 'refused', message: verdict.message! };
-    const capped = start.apiKeyId ? await keyCapRefusal(tx, start.accountId, start.apiKeyId, own.price) : null;
-    if (capped) return { outcome: 'key_refused', message: keyCapMessage(capped, own.price), keyCap: capped };
-    await tx.query(sql.typeAlias('void')`
-      UPDATE instances SET start_reserved_until = now() + make_interval(secs => ${START_RESERVATION_MS / 1000})
-      WHERE id = ${start.instanceId} AND account_id = ${start.accountId} AND status = 'stopped'`);
-    return { outcome: 'admitted' };
-  });
 }

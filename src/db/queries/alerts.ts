@@ -49,7 +49,9 @@ export const AlertRecord = z.object({
     .number()
     .nullable()
     .describe(
-      'price_drop: the lowest available price for the GPU now (null when no provider offers it); budget_limit: the accrued spend of the current UTC calendar month (charges posted plus what live instances have run since their last charge)',
+      'price_drop: the lowest available price for the GPU now (null when no provider offers it); ' +
+        'budget_limit: the accrued spend of the current UTC calendar month ' +
+        '(charges posted plus what live instances have run since their last charge)',
     ),
   triggered_at: z.string().nullable().describe('ISO 8601 UTC timestamp; null while active'),
   created_at: z.string().describe('ISO 8601 UTC timestamp'),
@@ -121,8 +123,10 @@ export function decodeAlertCursor(cursor: string): number | null {
   return Number.isSafeInteger(seq) && encodeCursor(seq) === cursor ? seq : null;
 }
 
-const COLUMNS = sql.fragment`id, seq, account_id, type, action, status, gpu_type, threshold_micros, triggered_at, created_at`;
-const A_COLUMNS = sql.fragment`a.id, a.seq, a.account_id, a.type, a.action, a.status, a.gpu_type, a.threshold_micros, a.triggered_at, a.created_at`;
+const COLUMNS = sql.fragment`id, seq, account_id, type, action, status, gpu_type, threshold_micros, triggered_at,
+  created_at`;
+const A_COLUMNS = sql.fragment`a.id, a.seq, a.account_id, a.type, a.action, a.status, a.gpu_type, a.threshold_micros,
+  a.triggered_at, a.created_at`;
 
 /** Serializes evaluations (two workers, a retried activity): the second one then finds nothing left to move. */
 const EVALUATION_LOCK = 724_113_909;
@@ -162,12 +166,14 @@ const eventAlertRecord = sql.fragment`
     'current_value', ${dollarsOf(sql.fragment`h.value_micros`)},
     'triggered_at', ${isoOf(sql.fragment`h.triggered_at`)}, 'created_at', ${isoOf(sql.fragment`h.created_at`)})
   || CASE WHEN h.type = 'price_drop'
-       THEN jsonb_build_object('gpu_type', h.gpu_type, 'threshold_price', ${dollarsOf(sql.fragment`h.threshold_micros`)})
+       THEN jsonb_build_object('gpu_type', h.gpu_type,
+         'threshold_price', ${dollarsOf(sql.fragment`h.threshold_micros`)})
        ELSE jsonb_build_object('threshold_dollars', ${dollarsOf(sql.fragment`h.threshold_micros`)}) END`;
 
 /** The ids of key `k` (a `service_keys` row's alias) and of every key made under it. */
 const familyOf = (k: ReturnType<typeof sql.fragment>) => sql.fragment`
-  SELECT d.id FROM service_keys d WHERE d.account_id = ${k}.account_id AND (d.id = ${k}.id OR ${k}.id = ANY(d.ancestor_ids))`;
+  SELECT d.id FROM service_keys d
+  WHERE d.account_id = ${k}.account_id AND (d.id = ${k}.id OR ${k}.id = ANY(d.ancestor_ids))`;
 
 /**
  * Spend-capped API keys at their cap end their instances like a budget stop: one stop request per endable
@@ -180,12 +186,14 @@ const familyOf = (k: ReturnType<typeof sql.fragment>) => sql.fragment`
  */
 const keyCapStops = (budget: boolean) => sql.fragment`
   key_spend AS (
-    SELECT k.id, k.name, k.key_prefix, k.spend_limit_micros, k.spend_limit_period, p.start, sum(x.micros)::int8 AS micros
+    SELECT k.id, k.name, k.key_prefix, k.spend_limit_micros, k.spend_limit_period, p.start,
+      sum(x.micros)::int8 AS micros
     FROM service_keys k
     CROSS JOIN LATERAL (SELECT date_trunc(k.spend_limit_period, now(), 'UTC') AS start) p
     JOIN LATERAL (
       SELECT -l.amount_micros AS micros
-      FROM instances i JOIN ledger_entries l ON l.account_id = k.account_id AND l.type IN ('instance_charge', 'instance_storage_charge')
+      FROM instances i JOIN ledger_entries l ON l.account_id = k.account_id
+        AND l.type IN ('instance_charge', 'instance_storage_charge')
         AND l.instance_id = coalesce(i.provider_instance_id, i.id) AND l.created_at >= p.start
       WHERE i.api_key_id IN (${familyOf(sql.fragment`k`)})
       UNION ALL
@@ -197,10 +205,13 @@ const keyCapStops = (budget: boolean) => sql.fragment`
     INSERT INTO alert_stop_requests (alert_id, instance_id, account_id, action, reason)
     SELECT 'keycap:' || s.id || ':' || to_char(s.start AT TIME ZONE 'UTC', 'YYYY-MM-DD'), i.id, i.account_id,
       CASE WHEN i.provider = 'runpod' THEN 'stop' ELSE 'terminate' END,
-      'API key "' || s.name || '" (' || s.key_prefix || '…) reached its spend cap: $' || to_char(s.micros / 1e6, 'FM999999999990.00') ||
-      ' spent this ' || s.spend_limit_period || ' (UTC), cap $' || to_char(s.spend_limit_micros / 1e6, 'FM999999999990.00')
+      'API key "' || s.name || '" (' || s.key_prefix || '…) reached its spend cap: $' ||
+      to_char(s.micros / 1e6, 'FM999999999990.00') ||
+      ' spent this ' || s.spend_limit_period || ' (UTC), cap $' ||
+      to_char(s.spend_limit_micros / 1e6, 'FM999999999990.00')
     FROM key_spend s JOIN service_keys sk ON sk.id = s.id
-    JOIN instances i ON i.api_key_id IN (${familyOf(sql.fragment`sk`)}) AND i.status = ANY(${sql.array(ENDABLE_STATUSES, 'text')})
+    JOIN instances i ON i.api_key_id IN (${familyOf(sql.fragment`sk`)})
+      AND i.status = ANY(${sql.array(ENDABLE_STATUSES, 'text')})
     ON CONFLICT DO NOTHING
     RETURNING 1)`;
 
@@ -220,8 +231,10 @@ export function createAlertQueries(pool: Pool) {
       WITH best AS (${bestOffers}),
       spend AS (
         SELECT (coalesce((SELECT sum(-amount_micros) FROM ledger_entries
-                          WHERE account_id = ${accountId} AND type IN ('instance_charge', 'instance_storage_charge') AND created_at >= ${monthStart}), 0)
-          + coalesce((SELECT sum(u.micros) FROM (${unchargedByInstance}) u WHERE u.account_id = ${accountId}), 0))::int8 AS micros)
+                          WHERE account_id = ${accountId} AND type IN ('instance_charge', 'instance_storage_charge')
+                            AND created_at >= ${monthStart}), 0)
+          + coalesce((SELECT sum(u.micros) FROM (${unchargedByInstance}) u WHERE u.account_id = ${accountId}), 0)
+          )::int8 AS micros)
       SELECT ${A_COLUMNS},
         CASE WHEN a.type = 'price_drop' THEN b.price_per_hour_micros ELSE s.micros END AS current_value_micros
       FROM alerts a LEFT JOIN best b ON b.gpu_type = a.gpu_type CROSS JOIN spend s
@@ -280,7 +293,8 @@ export function createAlertQueries(pool: Pool) {
           spend AS (
             SELECT account_id, sum(micros)::int8 AS micros FROM (
               SELECT account_id, -amount_micros AS micros FROM ledger_entries
-              WHERE ${kinds.budget}::boolean AND type IN ('instance_charge', 'instance_storage_charge') AND created_at >= ${monthStart}
+              WHERE ${kinds.budget}::boolean AND type IN ('instance_charge', 'instance_storage_charge')
+                AND created_at >= ${monthStart}
               UNION ALL
               SELECT account_id, micros FROM uncharged) posted_and_uncharged
             GROUP BY account_id),
@@ -290,12 +304,14 @@ export function createAlertQueries(pool: Pool) {
             WHERE ${kinds.price}::boolean AND a.status = 'active' AND a.type = 'price_drop' AND a.gpu_type = b.gpu_type
               AND a.threshold_micros >= b.price_per_hour_micros
             RETURNING ${A_COLUMNS}, b.price_per_hour_micros AS value_micros,
-              jsonb_build_object('provider', b.provider, 'gpu_type', b.gpu_type, 'price_per_hour', ${dollarsOf(sql.fragment`b.price_per_hour_micros`)},
+              jsonb_build_object('provider', b.provider, 'gpu_type', b.gpu_type,
+                'price_per_hour', ${dollarsOf(sql.fragment`b.price_per_hour_micros`)},
                 'spot', b.spot, 'region', b.region) AS offer),
           budget_hits AS (
             UPDATE alerts a SET status = 'triggered', triggered_at = now()
             FROM spend s
-            WHERE a.status = 'active' AND a.type = 'budget_limit' AND a.account_id = s.account_id AND s.micros >= a.threshold_micros
+            WHERE a.status = 'active' AND a.type = 'budget_limit' AND a.account_id = s.account_id
+              AND s.micros >= a.threshold_micros
             RETURNING ${A_COLUMNS}, s.micros AS value_micros, NULL::jsonb AS offer),
           hits AS (SELECT * FROM price_hits UNION ALL SELECT * FROM budget_hits),
           written_events AS (
@@ -312,7 +328,8 @@ export function createAlertQueries(pool: Pool) {
             SELECT h.id, i.id, i.account_id, CASE WHEN i.provider = 'runpod' THEN 'stop' ELSE 'terminate' END,
               'budget alert ' || h.id || ' reached: $' || to_char(h.value_micros / 1e6, 'FM999999999990.00') ||
               ' spent this month, limit $' || to_char(h.threshold_micros / 1e6, 'FM999999999990.00')
-            FROM hits h JOIN instances i ON i.account_id = h.account_id AND i.status = ANY(${sql.array(ENDABLE_STATUSES, 'text')})
+            FROM hits h JOIN instances i ON i.account_id = h.account_id
+              AND i.status = ANY(${sql.array(ENDABLE_STATUSES, 'text')})
             WHERE h.action = 'stop_instances'
             ON CONFLICT DO NOTHING
             RETURNING 1),

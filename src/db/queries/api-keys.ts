@@ -29,8 +29,8 @@ export const ApiKeyRow = z.object({
 });
 export type ApiKeyRow = z.infer<typeof ApiKeyRow>;
 
-const COLUMNS = sql.fragment`id, account_id, name, key_prefix, scopes, spend_limit_micros, spend_limit_period, expires_at,
-  last_used_at, created_at, revoked_at, parent_key_id, ancestor_ids`;
+const COLUMNS = sql.fragment`id, account_id, name, key_prefix, scopes, spend_limit_micros, spend_limit_period,
+  expires_at, last_used_at, created_at, revoked_at, parent_key_id, ancestor_ids`;
 
 /** `last_used_at` moves at most this often per key: a read per request, not a write per request. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
@@ -105,10 +105,11 @@ export function createApiKeyQueries(pool: Pool) {
       return pool.transaction(async (tx) => {
         if (check) await check(tx);
         const row = await tx.one(sql.type(ApiKeyRow)`
-          INSERT INTO service_keys (id, account_id, key_hash, key_prefix, name, scopes, spend_limit_micros, spend_limit_period,
-            expires_at, parent_key_id, ancestor_ids)
+          INSERT INTO service_keys (id, account_id, key_hash, key_prefix, name, scopes, spend_limit_micros,
+            spend_limit_period, expires_at, parent_key_id, ancestor_ids)
           VALUES (${newId('key')}, ${accountId}, ${secret.hash}, ${secret.displayPrefix}, ${key.name},
-                  ${sql.array([...key.scopes], 'text')}, ${key.spendLimit?.micros ?? null}, ${key.spendLimit?.period ?? null},
+                  ${sql.array([...key.scopes], 'text')}, ${key.spendLimit?.micros ?? null},
+                  ${key.spendLimit?.period ?? null},
                   ${key.expiresAt ?? null}, ${key.maker?.id ?? null},
                   ${sql.array(key.maker ? [...key.maker.ancestor_ids, key.maker.id] : [], 'text')})
           RETURNING ${COLUMNS}`);
@@ -125,7 +126,8 @@ export function createApiKeyQueries(pool: Pool) {
     /** The account's keys that are not revoked, newest first. */
     async listApiKeys(accountId: string): Promise<readonly ApiKeyRow[]> {
       return pool.any(sql.type(ApiKeyRow)`
-        SELECT ${COLUMNS} FROM service_keys WHERE account_id = ${accountId} AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`);
+        SELECT ${COLUMNS} FROM service_keys WHERE account_id = ${accountId} AND revoked_at IS NULL
+        ORDER BY created_at DESC, id DESC`);
     },
 
     /** Revokes a live key of the account (its next request is 401, in every API process); null when none. */
@@ -156,7 +158,9 @@ export function createApiKeyQueries(pool: Pool) {
     async touchLastUsed(id: string): Promise<void> {
       await pool.query(sql.typeAlias('void')`
         UPDATE service_keys SET last_used_at = now()
-        WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_MS / 1000}))`);
+        WHERE id = ${id}
+          AND (last_used_at IS NULL
+            OR last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_MS / 1000}))`);
     },
 
     /**

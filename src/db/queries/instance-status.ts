@@ -22,7 +22,8 @@ export function createInstanceStatusQueries(pool: Pool) {
       return pool.one(sql.type(InstanceRow)`
         UPDATE instances SET
           -- Ending moves (stopped, terminated, failed) are the workflow's, written with their charge and event.
-          status = CASE WHEN status IN ('stopped', 'terminated', 'failed') OR ${i.status} IN ('stopped', 'terminated', 'failed')
+          status = CASE WHEN status IN ('stopped', 'terminated', 'failed')
+                          OR ${i.status} IN ('stopped', 'terminated', 'failed')
                         THEN status ELSE ${i.status} END,
           provider_status = ${i.providerStatus}, public_ip = coalesce(${i.publicIp}, public_ip),
           ssh = coalesce(${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb, ssh),
@@ -42,7 +43,8 @@ export function createInstanceStatusQueries(pool: Pool) {
         WHERE id = ${id} AND status NOT IN ('terminated', 'failed')
           AND (provider_status IS DISTINCT FROM ${i.providerStatus}
             OR (${i.publicIp}::text IS NOT NULL AND public_ip IS DISTINCT FROM ${i.publicIp})
-            OR (${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb IS NOT NULL AND ssh IS DISTINCT FROM ${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb))`);
+            OR (${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb IS NOT NULL
+              AND ssh IS DISTINCT FROM ${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb))`);
       return result.rowCount > 0;
     },
 
@@ -59,19 +61,25 @@ export function createInstanceStatusQueries(pool: Pool) {
       const billed =
         i.startedAt !== null
           ? sql.fragment`${Number.isFinite(reportedMs) ? new Date(reportedMs).toISOString() : null}::timestamptz`
-          : sql.fragment`CASE WHEN provider = ANY(${sql.array([...BILLS_FROM_CREATE], 'text')}) THEN date_trunc('milliseconds', accepted_at) END`;
-      const at = sql.fragment`(SELECT CASE WHEN b <= ${seen} AND b >= date_trunc('milliseconds', created_at) - interval '1 second' THEN b ELSE ${seen} END
+          : sql.fragment`CASE WHEN provider = ANY(${sql.array([...BILLS_FROM_CREATE], 'text')})
+              THEN date_trunc('milliseconds', accepted_at) END`;
+      const at = sql.fragment`(SELECT CASE
+          WHEN b <= ${seen} AND b >= date_trunc('milliseconds', created_at) - interval '1 second'
+          THEN b ELSE ${seen} END
         FROM (SELECT ${billed} AS b) billed)`;
       return pool.one(sql.type(InstanceRow)`
         WITH started AS (
           UPDATE instances SET status = 'running', provider_status = ${i.providerStatus},
-            public_ip = coalesce(${i.publicIp}, public_ip), ssh = coalesce(${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb, ssh),
-            started_at = coalesce(started_at, ${at}), metered_through = coalesce(metered_through, ${at}), updated_at = now()
+            public_ip = coalesce(${i.publicIp}, public_ip),
+            ssh = coalesce(${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb, ssh),
+            started_at = coalesce(started_at, ${at}), metered_through = coalesce(metered_through, ${at}),
+            updated_at = now()
           WHERE id = ${id} RETURNING ${COLUMNS}
         ), written AS (
           INSERT INTO events (id, account_id, type, data, dedupe_key)
-          SELECT ${newId('evt')}, account_id, ${'instance.started' satisfies EventType}, jsonb_build_object('instance_id', provider_instance_id,
-            'provider', provider, 'gpu_type', gpu_type, 'started_at', to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+          SELECT ${newId('evt')}, account_id, ${'instance.started' satisfies EventType},
+            jsonb_build_object('instance_id', provider_instance_id, 'provider', provider, 'gpu_type', gpu_type,
+              'started_at', to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
             ${`instance.started:${id}`} FROM started
           ON CONFLICT (account_id, dedupe_key) DO NOTHING
         )
@@ -130,8 +138,9 @@ export function createInstanceStatusQueries(pool: Pool) {
     /** A stopped instance seen running again (started at the provider): metering resumes from `at`. */
     async markResumed(id: string, at: Date, i: ProviderInstance): Promise<InstanceRow | null> {
       return pool.maybeOne(sql.type(InstanceRow)`
-        UPDATE instances SET status = 'running', provider_status = ${i.providerStatus}, ended_at = NULL, end_reason = NULL,
-          metered_through = ${at.toISOString()}, start_reserved_until = NULL, public_ip = coalesce(${i.publicIp}, public_ip),
+        UPDATE instances SET status = 'running', provider_status = ${i.providerStatus}, ended_at = NULL,
+          end_reason = NULL, metered_through = ${at.toISOString()}, start_reserved_until = NULL,
+          public_ip = coalesce(${i.publicIp}, public_ip),
           ssh = coalesce(${i.ssh ? sql.jsonb(i.ssh) : null}::jsonb, ssh), updated_at = now()
         WHERE id = ${id} AND status = 'stopped' RETURNING ${COLUMNS}`);
     },
@@ -139,7 +148,8 @@ export function createInstanceStatusQueries(pool: Pool) {
     /** Ends a launch that failed; a no-op when its intent was never written. */
     async markLaunchFailed(id: string, reason: string): Promise<void> {
       await pool.query(sql.typeAlias('void')`
-        UPDATE instances SET status = 'failed', end_reason = ${reason.slice(0, 500)}, ended_at = coalesce(ended_at, now()), updated_at = now()
+        UPDATE instances SET status = 'failed', end_reason = ${reason.slice(0, 500)},
+          ended_at = coalesce(ended_at, now()), updated_at = now()
         WHERE id = ${id} AND status <> 'terminated'`);
     },
 

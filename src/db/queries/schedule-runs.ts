@@ -47,8 +47,9 @@ export const RunRow = z.object({
 });
 export type RunRow = z.infer<typeof RunRow>;
 
-export const RUN_COLUMNS = sql.fragment`r.id, r.seq, r.schedule_id, r.account_id, r.workflow_id, r.status, r.scheduled_at, r.started_at,
-  r.ended_at, r.provider, r.instance_row_id, r.instance_id, r.price_per_hour_micros, r.stop_reason, r.error, r.created_at,
+export const RUN_COLUMNS = sql.fragment`r.id, r.seq, r.schedule_id, r.account_id, r.workflow_id, r.status,
+  r.scheduled_at, r.started_at, r.ended_at, r.provider, r.instance_row_id, r.instance_id, r.price_per_hour_micros,
+  r.stop_reason, r.error, r.created_at,
   r.job_id, (SELECT j.exit_code FROM jobs j WHERE j.id = r.job_id) AS exit_code,
   CASE WHEN r.job_id IS NULL THEN
     coalesce((SELECT -sum(l.amount_micros) FROM ledger_entries l

@@ -70,8 +70,9 @@ export interface RunOffer {
   availability: number;
 }
 
-const COLUMNS = sql.fragment`id, account_id, name, gpu, template, cron, max_duration_hours, max_cost_micros, prefer_spot,
-  docker_image, startup_script, status, last_run_at, created_at, updated_at, deleted_at, api_key_id, idle_stop`;
+const COLUMNS = sql.fragment`id, account_id, name, gpu, template, cron, max_duration_hours, max_cost_micros,
+  prefer_spot, docker_image, startup_script, status, last_run_at, created_at, updated_at, deleted_at, api_key_id,
+  idle_stop`;
 
 export function createScheduleQueries(pool: Pool) {
   async function runById(conn: CommonQueryMethods, id: string): Promise<RunRow> {
@@ -92,11 +93,12 @@ export function createScheduleQueries(pool: Pool) {
       apiKeyId: string | null = null,
     ): Promise<ScheduleRow> {
       return conn.one(sql.type(ScheduleRow)`
-        INSERT INTO schedules (id, account_id, name, gpu, template, cron, max_duration_hours, max_cost_micros, prefer_spot,
-          docker_image, startup_script, status, api_key_id, idle_stop)
+        INSERT INTO schedules (id, account_id, name, gpu, template, cron, max_duration_hours, max_cost_micros,
+          prefer_spot, docker_image, startup_script, status, api_key_id, idle_stop)
         VALUES (${newId('sched')}, ${accountId}, ${fields.name}, ${fields.gpu}, ${fields.template}, ${fields.cron},
           ${fields.max_duration_hours}, ${fields.max_cost_micros}, ${fields.prefer_spot}, ${fields.docker_image},
-          ${fields.startup_script}, ${fields.status}, ${apiKeyId}, ${fields.idle_stop ? sql.jsonb({ ...fields.idle_stop }) : null})
+          ${fields.startup_script}, ${fields.status}, ${apiKeyId},
+          ${fields.idle_stop ? sql.jsonb({ ...fields.idle_stop }) : null})
         RETURNING ${COLUMNS}`);
     },
 
@@ -107,13 +109,15 @@ export function createScheduleQueries(pool: Pool) {
 
     async findForUpdate(conn: CommonQueryMethods, accountId: string, id: string): Promise<ScheduleRow | null> {
       return conn.maybeOne(sql.type(ScheduleRow)`
-        SELECT ${COLUMNS} FROM schedules WHERE account_id = ${accountId} AND id = ${id} AND deleted_at IS NULL FOR UPDATE`);
+        SELECT ${COLUMNS} FROM schedules WHERE account_id = ${accountId} AND id = ${id} AND deleted_at IS NULL
+        FOR UPDATE`);
     },
 
     /** A page of the account's schedules, newest first. */
     async list(accountId: string, request: PageRequest): Promise<Page<ScheduleRow>> {
       const rows = await pool.any(sql.type(ScheduleRow)`
-        SELECT ${COLUMNS} FROM schedules WHERE account_id = ${accountId} AND deleted_at IS NULL AND ${afterListCursor(request.cursor)}
+        SELECT ${COLUMNS} FROM schedules
+        WHERE account_id = ${accountId} AND deleted_at IS NULL AND ${afterListCursor(request.cursor)}
         ORDER BY ${newestFirst} LIMIT ${request.limit + 1}`);
       return toPage(rows, request.limit);
     },
@@ -127,9 +131,10 @@ export function createScheduleQueries(pool: Pool) {
       apiKeyId: string | null = null,
     ): Promise<ScheduleRow> {
       return conn.one(sql.type(ScheduleRow)`
-        UPDATE schedules SET name = ${fields.name}, gpu = ${fields.gpu}, template = ${fields.template}, cron = ${fields.cron},
-          max_duration_hours = ${fields.max_duration_hours}, max_cost_micros = ${fields.max_cost_micros},
-          prefer_spot = ${fields.prefer_spot}, docker_image = ${fields.docker_image}, startup_script = ${fields.startup_script},
+        UPDATE schedules SET name = ${fields.name}, gpu = ${fields.gpu}, template = ${fields.template},
+          cron = ${fields.cron}, max_duration_hours = ${fields.max_duration_hours},
+          max_cost_micros = ${fields.max_cost_micros}, prefer_spot = ${fields.prefer_spot},
+          docker_image = ${fields.docker_image}, startup_script = ${fields.startup_script},
           status = ${fields.status}, api_key_id = coalesce(${apiKeyId}, api_key_id),
           idle_stop = ${fields.idle_stop ? sql.jsonb({ ...fields.idle_stop }) : null}, updated_at = clock_timestamp()
         WHERE account_id = ${accountId} AND id = ${id}
@@ -186,7 +191,8 @@ export function createScheduleQueries(pool: Pool) {
     }): Promise<{ run: RunRow; schedule: ScheduleRow } | null> {
       return pool.transaction(async (tx) => {
         const schedule = await tx.maybeOne(sql.type(ScheduleRow)`
-          SELECT ${COLUMNS} FROM schedules WHERE account_id = ${input.accountId} AND id = ${input.scheduleId} FOR UPDATE`);
+          SELECT ${COLUMNS} FROM schedules WHERE account_id = ${input.accountId} AND id = ${input.scheduleId}
+          FOR UPDATE`);
         if (!schedule || schedule.deleted_at) return null;
         const existing = await tx.maybeOne(sql.type(RunRow)`
           SELECT ${RUN_COLUMNS} FROM schedule_runs r WHERE r.workflow_id = ${input.workflowId}`);
@@ -196,7 +202,8 @@ export function createScheduleQueries(pool: Pool) {
           WHERE schedule_id = ${schedule.id} AND status IN ('launching', 'running') LIMIT 1`);
         const id = newId('run');
         await tx.query(sql.typeAlias('void')`
-          INSERT INTO schedule_runs (id, schedule_id, account_id, workflow_id, status, scheduled_at, ended_at, stop_reason)
+          INSERT INTO schedule_runs (id, schedule_id, account_id, workflow_id, status, scheduled_at, ended_at,
+            stop_reason)
           VALUES (${id}, ${schedule.id}, ${schedule.account_id}, ${input.workflowId}, ${live ? 'skipped' : 'launching'},
             ${input.scheduledAt.toISOString()}, ${live ? sql.fragment`clock_timestamp()` : null},
             ${live ? `the previous run ${live.id} was still live` : null})`);
@@ -287,7 +294,10 @@ export function createScheduleQueries(pool: Pool) {
       return pool.maybeOne(sql.type(RunRow)`SELECT ${RUN_COLUMNS} FROM schedule_runs r WHERE r.id = ${runId}`);
     },
 
-    /** Runs of one schedule, newest first; `cursor` is a `next_cursor` from an earlier page (validated by the route). */
+    /**
+     * Runs of one schedule, newest first; `cursor` is a `next_cursor` from an earlier page (validated by the
+     * route).
+     */
     async listRuns(
       accountId: string,
       scheduleId: string,

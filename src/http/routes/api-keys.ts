@@ -56,7 +56,8 @@ export const ApiKeyRecord = z.object({
     .number()
     .nullable()
     .describe(
-      'dollars charged in the current period to the instances of the key and of the keys made under it (null without a cap)',
+      'dollars charged in the current period to the instances of the key and of the keys made under it ' +
+        '(null without a cap)',
     ),
   last_used_at: isoTimestamp.nullable().describe('to the minute'),
   expires_at: isoTimestamp.nullable(),
