@@ -177,7 +177,9 @@ export function JobPage({ api, id }: { api: Api; id: string }) {
             api={api}
             route="/v1/jobs/{id}/logs"
             path={`/v1/jobs/${encodeURIComponent(j.id)}/logs?attempt=${attempt.n}`}
-            live={attempt.started_at !== null && attempt.ended_at === null}
+            // Followed from the attempt's start, before the observer has seen it running: the stream waits for
+            // the instance, and a command's first lines (printed at once) come live.
+            live={attempt.ended_at === null}
             label={`Log of attempt ${attempt.n}`}
           />
         </>
