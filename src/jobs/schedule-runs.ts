@@ -10,6 +10,9 @@ import type { ProviderId } from '../providers/types';
  * The command of a schedule without a startup script: the instance stays up, as it did before runs were jobs,
  * until max_duration_hours, max_cost or a cancel ends it. POSIX `sh` (no `sleep infinity`).
  */
+/** How src/domain/idle-stop.ts words an idle stop's reason. */
+const IDLE_STOP_REASON_PREFIX = 'idle stop: ';
+
 export const KEEP_RUNNING_COMMAND = 'while :; do sleep 3600; done';
 
 /**
@@ -57,6 +60,7 @@ export interface RunEnd {
  * succeeded → `succeeded`; cancelled → `cancelled`; failed on a non-zero exit → `failed`; failed because the last
  * attempt reached max_duration_hours → `stopped_max_duration`, max_cost → `stopped_max_cost` (also when the
  * budget was spent before another attempt could start), was preempted with no retry left → `preempted`;
+ * the schedule's idle_stop ending an idle instance → `succeeded` with the idle rule as the reason;
  * any other failure (no capacity, a refusal, the instance lost without an exit report) → `failed` with the
  * job's error, or with why the service ended the instance (a key's spend cap) when it did. A job that has not
  * ended (its workflow failed) is `failed`.
@@ -87,6 +91,9 @@ export function runEndOfJob(
       return { status: 'preempted', stopReason: 'spot capacity reclaimed by the provider', error: because };
     default:
       if (because?.startsWith('max_cost (')) return { status: 'stopped_max_cost', stopReason: because, error: null };
+      // The schedule's idle_stop ended an idle instance: the run did its work, as runs always read.
+      if (instanceEndReason?.startsWith(IDLE_STOP_REASON_PREFIX))
+        return { status: 'succeeded', stopReason: instanceEndReason, error: null };
       if (last?.end_reason === 'ended' && instanceEndReason)
         return { status: 'failed', stopReason: null, error: `the instance was ended: ${instanceEndReason}` };
       return { status: 'failed', stopReason: null, error: because };

@@ -203,7 +203,8 @@ describe('admission covers the whole fleet for the next hour', () => {
       );
       const admittedRuns = settled.filter((r) => r.status !== 'failed').length;
       const refusedRuns = settled.filter((r) => r.status === 'failed');
-      for (const r of refusedRuns) expect(r.error).toMatch(/^insufficient_balance: The balance is \$5\.00/);
+      for (const r of refusedRuns)
+        expect(r.error).toMatch(/^(\w+( \(spot\))?: )?insufficient_balance: The balance is \$5\.00/);
       expect(launches.filter((l) => l.status === 201).length + admittedRuns).toBe(12);
       expect(launches.filter((l) => l.status === 402).length + refusedRuns.length).toBe(12);
       expect(await liveRows(account.accountId)).toBe(12);

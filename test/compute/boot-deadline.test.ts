@@ -16,7 +16,12 @@ let temporal: TemporalTestEnv;
 const timing = { pollIntervalMs: 1_000, meterIntervalMs: 60_000, bootPollMaxMs: 300, bootDeadlineMs: DEADLINE_MS };
 
 beforeAll(async () => {
-  t = await createTestContext({ simulators: true, launchTiming: timing });
+  t = await createTestContext({
+    simulators: true,
+    launchTiming: timing,
+    // A scheduled run is a job: the attempt after a failed boot waits out the job's capacity backoff, compressed.
+    jobBackoff: { backoffInitialMs: 500, backoffMaxMs: 1_000 },
+  });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);
   // Prices as a refresh leaves them, for the scheduled run's offers.

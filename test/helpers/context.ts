@@ -212,6 +212,9 @@ export function testActivityDeps(pool: Pool, overrides: Partial<WorkerDeps> = {}
     credentials: createProviderCredentials(createProviderKeyQueries(pool), app.vault),
     // Test files share one Temporal server: each worker gets its own alert monitor.
     alertMonitor: { workflowId: uniqueTaskQueue('alert-monitor'), tickMs: 5 * 60_000 },
+    // A schedule's run is a job: its wrapper reports to this address (where nothing listens) unless a test
+    // serves the API for it; the provider's own end is then the fallback.
+    jobs: { publicBaseUrl: 'http://127.0.0.1:9', vault: app.vault },
     ...overrides,
   };
 }

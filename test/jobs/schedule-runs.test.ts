@@ -59,6 +59,13 @@ describe('a run ends as its job ended', () => {
       status: 'failed',
       error: 'the instance was ended: API key capped',
     });
+    // The schedule's idle_stop ended an idle instance: the run succeeded, with the rule as its reason.
+    const idle = 'idle stop: every GPU below 20% utilization for 2 minutes';
+    expect(ended('failed', 'the instance was ended outside the job', 'ended', idle)).toEqual({
+      status: 'succeeded',
+      stopReason: idle,
+      error: null,
+    });
     // A job whose workflow failed before it ended has no outcome: the run fails rather than staying live.
     expect(ended('running', null, null)).toMatchObject({ status: 'failed' });
   });

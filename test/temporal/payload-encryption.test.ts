@@ -301,7 +301,11 @@ it('raw histories hide onstart_cmd, startup_script, webhook URL and instance IP;
   const scheduleDecoded = await decodeThroughCodec(
     histories.filter((h) => h.id.includes(schedule.body.id)).flatMap((h) => payloadsIn(h.events)),
   );
-  expect(scheduleDecoded).toContain(`${marker}-schedule`);
+  // The schedule's script is sealed at rest and travels sealed: even the decoded payloads hold it only sealed
+  // (the create activity opens it for the provider).
+  expect(scheduleDecoded).toContain(schedule.body.id as string);
+  expect(scheduleDecoded).toMatch(/"startup_script":"sealed:v1:/);
+  expect(scheduleDecoded).not.toContain(`${marker}-schedule`);
   // The Schedule's action input and memo are encrypted as well (the script itself is read from Postgres per run).
   expect(await decodeThroughCodec(payloadsIn(scheduleRaw))).toContain(schedule.body.id as string);
   const deliveryDecoded = await decodeThroughCodec(
