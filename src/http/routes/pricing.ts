@@ -148,7 +148,7 @@ export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCach
     description:
       'Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour; ' +
       '`30d` per 6 hours. On-demand prices unless `spot=true`, which answers the spot series instead: only ' +
-      "Vast.ai sells spot (interruptible), so RunPod and Lambda have no points in it. " +
+      'Vast.ai sells spot (interruptible), so RunPod and Lambda have no points in it. ' +
       UNKNOWN_GPU_ANSWER,
     auth: false,
     query: z
