@@ -36,7 +36,8 @@ export interface Api {
   stopInstance(id: string): Promise<Instance>;
   terminateInstance(id: string): Promise<Instance>;
   pricing(): Promise<PricingSnapshot>;
-  priceHistory(gpu: string, period: '24h' | '7d' | '30d'): Promise<PriceHistory>;
+  /** The on-demand series, or with `spot` the spot series (only Vast.ai sells spot). */
+  priceHistory(gpu: string, period: '24h' | '7d' | '30d', spot?: boolean): Promise<PriceHistory>;
   balance(): Promise<Balance>;
   transactions(type?: string): Promise<Transactions>;
   topUp(amount: number): Promise<CreditResponse>;
@@ -152,7 +153,8 @@ export function createApi(key: string, baseUrl = location.origin): Api {
     stopInstance: (id) => call('POST', `/v1/compute/${encodeURIComponent(id)}/stop`),
     terminateInstance: (id) => call('POST', `/v1/compute/${encodeURIComponent(id)}/terminate`),
     pricing: () => call('GET', '/v1/pricing'),
-    priceHistory: (gpu, period) => call('GET', `/v1/pricing/history${q({ gpu, period })}`),
+    priceHistory: (gpu, period, spot) =>
+      call('GET', `/v1/pricing/history${q({ gpu, period, spot: spot ? 'true' : undefined })}`),
     balance: () => call('GET', '/v1/billing/balance'),
     transactions: (type) => call('GET', `/v1/billing/transactions${q({ type })}`),
     topUp: (amount) => call('POST', '/v1/billing/credit', { amount }),

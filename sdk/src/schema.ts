@@ -8251,14 +8251,16 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Lowest on-demand price per provider over a period (public)
-         * @description Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour; `30d` per 6 hours. `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of several GPU types (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a pointer to GET /v1/gpus in `details`.
+         * Lowest on-demand (or spot) price per provider over a period (public)
+         * @description Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour; `30d` per 6 hours. On-demand prices unless `spot=true`, which answers the spot series instead: only Vast.ai sells spot (interruptible), so RunPod and Lambda have no points in it. `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of several GPU types (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a pointer to GET /v1/gpus in `details`.
          */
         get: {
             parameters: {
                 query: {
                     gpu: string;
                     period: "24h" | "7d" | "30d";
+                    /** @description true: the spot prices; false or absent: the on-demand prices */
+                    spot?: "true" | "false";
                 };
                 header?: never;
                 path?: never;
@@ -8282,8 +8284,11 @@ export interface paths {
                             /** @description ISO 8601 UTC timestamp */
                             to: string;
                             resolution: string;
-                            /** @enum {string} */
-                            offer_kind: "on_demand";
+                            /**
+                             * @description `spot` when asked with spot=true, else `on_demand`
+                             * @enum {string}
+                             */
+                            offer_kind: "on_demand" | "spot";
                             data: {
                                 /** @description ISO 8601 UTC timestamp */
                                 timestamp: string;

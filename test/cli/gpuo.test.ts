@@ -346,7 +346,12 @@ it.concurrent(
     expect(await json(['prices', 'history', 'rtx-a6000', '--period', '24h'])).toMatchObject({
       gpu_type: 'rtx-a6000',
       period: '24h',
+      offer_kind: 'on_demand',
       data: expect.any(Array),
+    });
+    expect(await json(['prices', 'history', 'rtx-a6000', '--period', '24h', '--spot'])).toMatchObject({
+      gpu_type: 'rtx-a6000',
+      offer_kind: 'spot',
     });
     expect((await json(['limits'])).data).toEqual(
       expect.arrayContaining([expect.objectContaining({ name: expect.any(String), limit: expect.any(Number) })]),

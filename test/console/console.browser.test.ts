@@ -122,7 +122,7 @@ test('the key stays out of URLs, local storage and the log; signing out forgets 
   await context.close();
 });
 
-test("prices: on-demand and spot labelled apart, Vast.ai's spot price as spot; series and legend", async () => {
+test("prices: on-demand and spot labelled apart; Vast.ai's spot and on-demand chart lines apart", async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
   await signIn(page);
@@ -153,32 +153,57 @@ test("prices: on-demand and spot labelled apart, Vast.ai's spot price as spot; s
   await vast.getByText(`${perHour(spot)} spot`, { exact: true }).waitFor();
   await vast.getByText(`${perHour(onDemand)} on-demand`, { exact: true }).waitFor();
   await row.getByRole('button', { name: 'Chart' }).click();
-  const history = (await (await fetch(`${base}/v1/pricing/history?gpu=${gpu!.gpu_type}&period=24h`)).json()) as {
-    data: { provider: string; timestamp: string; min_price_per_hour: number }[];
-  };
-  expect(history.data.length).toBeGreaterThanOrEqual(2);
-  const chart = page.locator('.chart[data-points]');
+  type History = { offer_kind: string; data: { provider: string; timestamp: string; min_price_per_hour: number }[] };
+  const historyOf = async (spot: boolean) =>
+    (await (
+      await fetch(`${base}/v1/pricing/history?gpu=${gpu!.gpu_type}&period=24h${spot ? '&spot=true' : ''}`)
+    ).json()) as History;
+  const [onDemandHistory, spotHistory] = await Promise.all([historyOf(false), historyOf(true)]);
+  expect([onDemandHistory.offer_kind, spotHistory.offer_kind]).toEqual(['on_demand', 'spot']);
+  expect(spotHistory.data.length).toBeGreaterThanOrEqual(2);
+  // The chart of this GPU, drawn from every point of both series (waited for: the previous GPU's chart goes first).
+  const chart = page.locator(
+    `.chart[aria-label^="Price history of ${gpu!.display_name}:"]` +
+      `[data-points="${onDemandHistory.data.length + spotHistory.data.length}"]`,
+  );
   await chart.waitFor();
-  expect(await chart.getAttribute('data-points')).toBe(String(history.data.length));
   expect(await chart.locator('canvas').count()).toBe(1);
+  expect(await chart.getAttribute('aria-label')).toMatch(/Vast\.ai on-demand.*Vast\.ai spot/);
   // The legend names every series and gives its values: a line lying on another is still told apart.
   const legend = page.locator('table.legend tbody tr');
   await legend.first().waitFor();
   const series = await legend.evaluateAll((trs) =>
     trs.map((tr) => (tr as unknown as { dataset: { series: string } }).dataset.series),
   );
-  expect(series).toEqual(expect.arrayContaining(['Vast.ai on-demand', 'Vast.ai spot (now)']));
-  const latestVast = history.data.filter((d) => d.provider === 'vastai').at(-1)!.min_price_per_hour;
-  await page
-    .locator('tr[data-series="Vast.ai on-demand"] td')
-    .first()
-    .filter({ hasText: perHour(latestVast) })
-    .waitFor();
-  await page
-    .locator('tr[data-series="Vast.ai spot (now)"] td')
-    .first()
-    .filter({ hasText: perHour(spot) })
-    .waitFor();
+  // Only Vast.ai sells spot: one spot series, beside an on-demand one for each provider.
+  expect(series.filter((s) => s.endsWith(' spot'))).toEqual(['Vast.ai spot']);
+  expect(series).toEqual(expect.arrayContaining(['RunPod on-demand', 'Vast.ai on-demand', 'Lambda on-demand']));
+  // Each Vast.ai row gives the latest, lowest and highest price of the API's series of its kind.
+  for (const [label, history] of [
+    ['Vast.ai on-demand', onDemandHistory],
+    ['Vast.ai spot', spotHistory],
+  ] as const) {
+    const prices = history.data.filter((d) => d.provider === 'vastai').map((d) => d.min_price_per_hour);
+    const cells = page.locator(`tr[data-series="${label}"] td`);
+    await cells
+      .first()
+      .filter({ hasText: perHour(prices.at(-1)!) })
+      .waitFor();
+    expect([label, await cells.allTextContents()]).toEqual([
+      label,
+      [prices.at(-1)!, Math.min(...prices), Math.max(...prices)].map(perHour),
+    ]);
+  }
+  // The two Vast.ai lines are drawn apart: the legend's mark of each is the line as drawn, spot dashed.
+  const dash = (label: string) =>
+    page
+      .locator(`tr[data-series="${label}"] .swatch`)
+      .evaluate(
+        (el) =>
+          (globalThis as unknown as { getComputedStyle(e: unknown): { borderTopStyle: string } }).getComputedStyle(el)
+            .borderTopStyle,
+      );
+  expect([await dash('Vast.ai on-demand'), await dash('Vast.ai spot')]).toEqual(['solid', 'dashed']);
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'console-prices.png'), fullPage: true });
   await context.close();

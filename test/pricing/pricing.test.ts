@@ -221,9 +221,63 @@ describe('history', () => {
     expect(week.body.data.length).toBeGreaterThanOrEqual(3);
   });
 
-  it('validates gpu and period', async () => {
+  it("with spot=true serves the stored spot prices (Vast.ai's alone); on-demand stays the default", async () => {
+    const snapshot = (await http.get('/v1/pricing')).body;
+    type Offer = { provider: string; spot: boolean; price_per_hour: number };
+    const gpu = snapshot.gpu_types.find((g: { offers: Offer[] }) =>
+      [true, false].every((spot) => g.offers.some((o) => o.provider === 'vastai' && o.spot === spot)),
+    );
+    const res = await http.get(`/v1/pricing/history?gpu=${gpu.gpu_type}&period=24h&spot=true`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ gpu_type: gpu.gpu_type, period: '24h', offer_kind: 'spot' });
+    // RunPod and Lambda sell no spot: no points of theirs, and no error.
+    expect(new Set(res.body.data.map((p: { provider: string }) => p.provider))).toEqual(new Set(['vastai']));
+
+    // Every point is a spot row the refreshes recorded, one per refresh.
+    const pg = new PgClient({ connectionString: db.url });
+    await pg.connect();
+    const stored = await pg
+      .query<{ recorded_at: Date; micros: string }>(
+        `SELECT recorded_at, min_price_per_hour_micros AS micros FROM pricing_history
+         WHERE gpu_type = $1 AND provider = 'vastai' AND spot ORDER BY recorded_at`,
+        [gpu.gpu_type],
+      )
+      .finally(() => pg.end());
+    expect(stored.rows.length).toBeGreaterThanOrEqual(2);
+    expect(res.body.data).toEqual(
+      stored.rows.map((r) => ({
+        timestamp: r.recorded_at.toISOString(),
+        provider: 'vastai',
+        min_price_per_hour: Number(r.micros) / 1_000_000,
+      })),
+    );
+    const cheapest = (spot: boolean) =>
+      Math.min(
+        ...gpu.offers
+          .filter((o: Offer) => o.provider === 'vastai' && o.spot === spot)
+          .map((o: Offer) => o.price_per_hour),
+      );
+    expect(res.body.data.at(-1).min_price_per_hour).toBe(cheapest(true));
+
+    // Without the parameter (or with spot=false) the answer is the on-demand one, whose Vast.ai line differs.
+    const byDefault = await http.get(`/v1/pricing/history?gpu=${gpu.gpu_type}&period=24h`);
+    const onDemand = await http.get(`/v1/pricing/history?gpu=${gpu.gpu_type}&period=24h&spot=false`);
+    expect(byDefault.body.offer_kind).toBe('on_demand');
+    expect(onDemand.body.data).toEqual(byDefault.body.data);
+    const vastOnDemand = byDefault.body.data.filter((p: { provider: string }) => p.provider === 'vastai');
+    expect(vastOnDemand.at(-1).min_price_per_hour).toBe(cheapest(false));
+    expect(cheapest(false)).not.toBe(cheapest(true));
+  });
+
+  it('validates gpu, period and spot', async () => {
     expect((await http.get('/v1/pricing/history?gpu=rtx-4090&period=1y')).status).toBe(400);
     expect((await http.get('/v1/pricing/history?gpu=rtx-4090')).status).toBe(400);
     expect((await http.get('/v1/pricing/history?gpu=nope&period=24h')).status).toBe(400);
+    const badSpot = await http.get('/v1/pricing/history?gpu=rtx-4090&period=24h&spot=yes');
+    expect(badSpot.status).toBe(400);
+    expect(badSpot.body.error).toMatchObject({
+      code: 'validation_error',
+      details: [{ path: 'query.spot', message: expect.any(String) }],
+    });
   });
 });

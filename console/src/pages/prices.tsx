@@ -1,6 +1,7 @@
 /**
  * Prices: the cross-provider comparison table (on-demand and spot each labelled) and, per GPU, the price chart
- * (24h / 7d / 30d): on-demand history per provider and the spot price now, with a legend of every series' values.
+ * (24h / 7d / 30d): per provider its on-demand line and, where it sells spot, its spot line, with a legend of
+ * every series' values.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
@@ -13,15 +14,20 @@ import { PROVIDER_NAMES, localTime, perHour } from '../format';
 const PROVIDERS: ProviderId[] = ['runpod', 'vastai', 'lambda'];
 const COLORS: Record<ProviderId, string> = { runpod: '#6d28d9', vastai: '#0369a1', lambda: '#b45309' };
 /**
- * Each provider's line differs in more than colour: width and dash, so a line lying on another (two providers at
- * the same price) still shows both, and the legend under the chart gives every series' values.
+ * A line says its provider by colour and width and its kind by dash and marker: on-demand solid with filled
+ * markers, spot dashed with open ones. The widths narrow in drawing order, so a line lying on another (two
+ * providers at the same price) leaves the wider one showing on both sides, and the legend under the chart gives
+ * every series' values.
  */
-const STROKES: Record<ProviderId, { width: number; dash?: number[] }> = {
-  runpod: { width: 5 },
-  vastai: { width: 2, dash: [10, 5] },
-  lambda: { width: 2, dash: [2, 4] },
-};
+const WIDTHS: Record<ProviderId, number> = { runpod: 6, vastai: 4, lambda: 2 };
+const SPOT_DASH = [8, 5];
 type Period = '24h' | '7d' | '30d';
+
+/** Both series of a GPU over one period, as GET /v1/pricing/history answers them. */
+export interface PriceHistories {
+  onDemand: PriceHistory;
+  spot: PriceHistory;
+}
 
 /** One series of the chart: what it is, its points on the shared x axis, and the figures the legend shows. */
 export interface PriceSeries {
@@ -35,50 +41,35 @@ export interface PriceSeries {
 }
 
 /**
- * The chart's series: per provider its on-demand history (GET /v1/pricing/history is on-demand only), and per
- * provider selling spot its current spot price, one point at the snapshot's time: the spot price is known now,
- * not over the period, so no line is drawn for it.
+ * The chart's series: per provider its on-demand history, then per provider with spot prices its spot history
+ * (a provider that sells no spot has no points there, so no series), all on the union of their timestamps.
  */
-export function priceSeries(
-  history: PriceHistory,
-  spotNow: { provider: ProviderId; price: number }[],
-  at: number,
-): { xs: number[]; series: PriceSeries[] } {
-  const stamps = history.data.map((d) => Math.floor(Date.parse(d.timestamp) / 1000));
-  const xs = [...new Set(spotNow.length ? [...stamps, at] : stamps)].sort((a, b) => a - b);
+export function priceSeries(histories: PriceHistories): { xs: number[]; series: PriceSeries[] } {
+  const second = (timestamp: string) => Math.floor(Date.parse(timestamp) / 1000);
+  const kinds = [
+    { kind: 'on-demand', history: histories.onDemand },
+    { kind: 'spot', history: histories.spot },
+  ] as const;
+  const xs = [...new Set(kinds.flatMap((k) => k.history.data.map((d) => second(d.timestamp))))].sort((a, b) => a - b);
   const index = new Map(xs.map((x, i) => [x, i]));
-  const summary = (values: (number | null)[]) => {
-    const known = values.filter((v): v is number => v !== null);
-    return {
-      latest: [...values].reverse().find((v) => v !== null) ?? null,
-      min: known.length ? Math.min(...known) : null,
-      max: known.length ? Math.max(...known) : null,
-    };
-  };
   const series: PriceSeries[] = [];
-  for (const p of PROVIDERS) {
-    const points = history.data.filter((d) => d.provider === p);
-    if (!points.length) continue;
-    const values = xs.map((): number | null => null);
-    for (const d of points) values[index.get(Math.floor(Date.parse(d.timestamp) / 1000))!] = d.min_price_per_hour;
-    series.push({
-      label: `${PROVIDER_NAMES[p]} on-demand`,
-      provider: p,
-      kind: 'on-demand',
-      values,
-      ...summary(values),
-    });
-  }
-  for (const s of spotNow) {
-    const values = xs.map((): number | null => null);
-    values[index.get(at)!] = s.price;
-    series.push({
-      label: `${PROVIDER_NAMES[s.provider]} spot (now)`,
-      provider: s.provider,
-      kind: 'spot',
-      values,
-      ...summary(values),
-    });
+  for (const { kind, history } of kinds) {
+    for (const p of PROVIDERS) {
+      const points = history.data.filter((d) => d.provider === p);
+      if (!points.length) continue;
+      const values = xs.map((): number | null => null);
+      for (const d of points) values[index.get(second(d.timestamp))!] = d.min_price_per_hour;
+      const known = values.filter((v): v is number => v !== null);
+      series.push({
+        label: `${PROVIDER_NAMES[p]} ${kind}`,
+        provider: p,
+        kind,
+        values,
+        latest: [...values].reverse().find((v) => v !== null) ?? null,
+        min: Math.min(...known),
+        max: Math.max(...known),
+      });
+    }
   }
   return { xs, series };
 }
@@ -90,22 +81,11 @@ function cheapest(offers: PricingSnapshot['gpu_types'][number]['offers'], p: Pro
     .reduce<number | null>((m, o) => (m === null || o.price_per_hour < m ? o.price_per_hour : m), null);
 }
 
-function HistoryChart({
-  history,
-  gpu,
-  snapshot,
-}: {
-  history: PriceHistory;
-  gpu: PricingSnapshot['gpu_types'][number];
-  snapshot: PricingSnapshot;
-}) {
+function HistoryChart({ histories, gpu }: { histories: PriceHistories; gpu: PricingSnapshot['gpu_types'][number] }) {
   const ref = useRef<HTMLDivElement>(null);
-  const spotNow = PROVIDERS.flatMap((p) => {
-    const price = cheapest(gpu.offers, p, true);
-    return price === null ? [] : [{ provider: p, price }];
-  });
-  const at = Math.floor(Date.parse(snapshot.last_updated) / 1000);
-  const { xs, series } = priceSeries(history, spotNow, at);
+  const { xs, series } = priceSeries(histories);
+  const resolution =
+    histories.onDemand.resolution === 'every refresh' ? '(every refresh)' : `(per ${histories.onDemand.resolution})`;
   useEffect(() => {
     const el = ref.current;
     if (!el) return undefined;
@@ -113,37 +93,31 @@ function HistoryChart({
       {
         width: Math.max(320, el.clientWidth),
         height: 280,
-        title: `${gpu.display_name}: lowest available price per GPU-hour`,
+        title: `${gpu.display_name}: lowest price per GPU-hour`,
         scales: { x: { time: true } },
         axes: [{}, { label: '$/h', values: (_u, ticks) => ticks.map((t) => `$${t.toFixed(2)}`) }],
         series: [
           {},
-          ...series.map((s) =>
-            s.kind === 'spot'
-              ? {
-                  label: s.label,
-                  stroke: COLORS[s.provider],
-                  width: 0,
-                  paths: () => null,
-                  points: { show: true, size: 12, fill: '#ffffff', stroke: COLORS[s.provider], width: 3 },
-                }
-              : {
-                  label: s.label,
-                  stroke: COLORS[s.provider],
-                  ...STROKES[s.provider],
-                  // A refresh that missed a provider leaves a gap: the line does not pretend to know the price then.
-                  spanGaps: false,
-                  points: { show: true, size: 6 },
-                },
-          ),
+          ...series.map((s) => ({
+            label: s.label,
+            stroke: COLORS[s.provider],
+            width: s.kind === 'spot' ? 2 : WIDTHS[s.provider],
+            ...(s.kind === 'spot' ? { dash: SPOT_DASH } : {}),
+            // A refresh that missed a provider leaves a gap: the line does not pretend to know the price then.
+            spanGaps: false,
+            points:
+              s.kind === 'spot'
+                ? { show: true, size: 10, width: 2, fill: '#ffffff', stroke: COLORS[s.provider] }
+                : { show: true, size: 6, fill: COLORS[s.provider] },
+          })),
         ],
       },
       [xs, ...series.map((s) => s.values)] as uPlot.AlignedData,
       el,
     );
-    el.dataset.points = String(history.data.length);
+    el.dataset.points = String(histories.onDemand.data.length + histories.spot.data.length);
     return () => plot.destroy();
-  }, [history, gpu, snapshot]);
+  }, [histories, gpu]);
   return (
     <>
       <div
@@ -153,7 +127,7 @@ function HistoryChart({
         aria-label={`Price history of ${gpu.display_name}: ${series.map((s) => s.label).join(', ')}`}
       />
       <table class="legend">
-        <caption>Series (on-demand: the lowest price at each refresh; spot: the lowest spot price now)</caption>
+        <caption>{`Series: the lowest on-demand and spot price of each provider ${resolution}`}</caption>
         <thead>
           <tr>
             <th scope="col">Series</th>
@@ -183,7 +157,7 @@ export function PricesPage({ api }: { api: Api }) {
   const pricing = usePoll(() => api.pricing(), 60_000, [api]);
   const [gpu, setGpu] = useState<string | null>(null);
   const [period, setPeriod] = useState<Period>('24h');
-  const [history, setHistory] = useState<PriceHistory | null>(null);
+  const [histories, setHistories] = useState<PriceHistories | null>(null);
   const [historyError, setHistoryError] = useState<unknown>(null);
   const selected = gpu ?? pricing.data?.gpu_types[0]?.gpu_type ?? null;
   const selectedGpu = pricing.data?.gpu_types.find((g) => g.gpu_type === selected);
@@ -192,8 +166,8 @@ export function PricesPage({ api }: { api: Api }) {
     if (!selected) return;
     let live = true;
     setHistoryError(null);
-    api.priceHistory(selected, period).then(
-      (h) => live && setHistory(h),
+    Promise.all([api.priceHistory(selected, period), api.priceHistory(selected, period, true)]).then(
+      ([onDemand, spot]) => live && setHistories({ onDemand, spot }),
       (e) => live && setHistoryError(e),
     );
     return () => {
@@ -271,11 +245,11 @@ export function PricesPage({ api }: { api: Api }) {
             ))}
           </div>
           <ErrorNotice error={historyError} />
-          {history && history.data.length === 0 ? (
+          {histories && histories.onDemand.data.length + histories.spot.data.length === 0 ? (
             <Empty>No recorded prices for {selected} in this period yet.</Empty>
           ) : null}
-          {history && history.data.length > 0 && selectedGpu && pricing.data ? (
-            <HistoryChart history={history} gpu={selectedGpu} snapshot={pricing.data} />
+          {histories && histories.onDemand.data.length + histories.spot.data.length > 0 && selectedGpu ? (
+            <HistoryChart histories={histories} gpu={selectedGpu} />
           ) : null}
         </div>
       ) : null}

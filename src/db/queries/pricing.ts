@@ -120,11 +120,15 @@ export function createPricingQueries(pool: Pool) {
       return pool.maybeOne(sql.type(SnapshotRow)`SELECT id, body FROM pricing_snapshots ORDER BY id DESC LIMIT 1`);
     },
 
-    /** Lowest on-demand price per provider over the period, per refresh or per bucket. */
+    /**
+     * Lowest price per provider over the period, per refresh or per bucket: of the on-demand offers, or with
+     * `spot` of the spot offers (a provider that sells no spot has no rows of them, so no points).
+     */
     async findHistory(
       gpuType: string,
       period: HistoryPeriod,
       now: Date,
+      { spot = false }: { spot?: boolean } = {},
     ): Promise<{ timestamp: string; provider: string; min_price_per_hour_micros: number }[]> {
       const { ms, bucket } = HISTORY_PERIODS[period];
       const from = new Date(now.getTime() - ms).toISOString();
@@ -136,7 +140,7 @@ export function createPricingQueries(pool: Pool) {
       )`
         SELECT ${time} AS timestamp, provider, min(min_price_per_hour_micros) AS min_price_per_hour_micros
         FROM pricing_history
-        WHERE gpu_type = ${gpuType} AND NOT spot AND recorded_at > ${from}
+        WHERE gpu_type = ${gpuType} AND spot = ${spot} AND recorded_at > ${from}
         GROUP BY 1, provider ORDER BY 1, provider`);
       return [...rows];
     },

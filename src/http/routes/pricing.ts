@@ -30,7 +30,7 @@ const History = z.object({
   from: isoTimestamp,
   to: isoTimestamp,
   resolution: z.string(),
-  offer_kind: z.literal('on_demand'),
+  offer_kind: z.enum(['on_demand', 'spot']).describe('`spot` when asked with spot=true, else `on_demand`'),
   data: z.array(z.object({ timestamp: isoTimestamp, provider: z.enum(PROVIDERS), min_price_per_hour: z.number() })),
 });
 
@@ -144,19 +144,30 @@ export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCach
     method: 'get',
     path: '/v1/pricing/history',
     tag: 'Pricing',
-    summary: 'Lowest on-demand price per provider over a period (public)',
+    summary: 'Lowest on-demand (or spot) price per provider over a period (public)',
     description:
       'Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour; ' +
-      '`30d` per 6 hours. ' +
+      '`30d` per 6 hours. On-demand prices unless `spot=true`, which answers the spot series instead: only ' +
+      'Vast.ai sells spot (interruptible), so RunPod and Lambda have no points in it. ' +
       UNKNOWN_GPU_ANSWER,
     auth: false,
-    query: z.object({ gpu: gpuQuery, period: z.enum(['24h', '7d', '30d'], { required_error: 'required' }) }).strict(),
+    query: z
+      .object({
+        gpu: gpuQuery,
+        period: z.enum(['24h', '7d', '30d'], { required_error: 'required' }),
+        spot: z
+          .enum(['true', 'false'])
+          .optional()
+          .describe('true: the spot prices; false or absent: the on-demand prices'),
+      })
+      .strict(),
     responses: { 200: { description: 'History points', schema: History } },
     handler: async ({ query }) => {
       const gpu = knownGpu(query.gpu);
       const period = query.period as HistoryPeriod;
       const now = new Date();
-      const rows = await deps.queries.findHistory(gpu.slug, period, now);
+      const spot = query.spot === 'true';
+      const rows = await deps.queries.findHistory(gpu.slug, period, now, { spot });
       return {
         headers: { 'Cache-Control': CACHE_CONTROL },
         body: {
@@ -166,7 +177,7 @@ export function registerPricingRoutes(api: ApiRouter, deps: { cache: PricingCach
           from: new Date(now.getTime() - HISTORY_PERIODS[period].ms).toISOString(),
           to: now.toISOString(),
           resolution: HISTORY_PERIODS[period].resolution,
-          offer_kind: 'on_demand',
+          offer_kind: spot ? 'spot' : 'on_demand',
           data: rows.map((r) => ({
             timestamp: r.timestamp,
             provider: r.provider,

@@ -2,7 +2,7 @@
 import { call } from '../api';
 import { table } from '../output';
 import type { CommandSpec } from '../spec';
-import { str } from './input';
+import { flag, str } from './input';
 import { money } from './render';
 
 export const PRICE_COMMANDS: readonly CommandSpec[] = [
@@ -43,15 +43,18 @@ export const PRICE_COMMANDS: readonly CommandSpec[] = [
   },
   {
     path: ['prices', 'history'],
-    summary: 'the lowest on-demand price per provider over a period',
+    summary: 'the lowest on-demand (or spot) price per provider over a period',
     args: [{ name: 'gpu', required: true }],
-    options: { period: { type: 'string', choices: ['24h', '7d', '30d'], description: 'how far back (default 7d)' } },
-    examples: ['prices history rtx-a6000 --period 24h'],
+    options: {
+      period: { type: 'string', choices: ['24h', '7d', '30d'], description: 'how far back (default 7d)' },
+      spot: { type: 'boolean', description: 'the spot prices instead (Vast.ai alone sells spot)' },
+    },
+    examples: ['prices history rtx-a6000 --period 24h', 'prices history rtx-4090 --spot'],
     async run(ctx) {
       const period = (str(ctx, 'period') ?? '7d') as '24h' | '7d' | '30d';
-      const history = await call(
-        (await ctx.api()).raw.GET('/v1/pricing/history', { params: { query: { gpu: ctx.args.gpu!, period } } }),
-      );
+      // Sent only when asked, so the request without the flag is the one every client sends.
+      const query = { gpu: ctx.args.gpu!, period, ...(flag(ctx, 'spot') ? { spot: 'true' as const } : {}) };
+      const history = await call((await ctx.api()).raw.GET('/v1/pricing/history', { params: { query } }));
       ctx.out.print(history, () =>
         table(
           history.data.map((p) => ({ ...p, min_price_per_hour: money(p.min_price_per_hour) })),

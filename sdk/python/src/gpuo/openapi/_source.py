@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "1c4e903a116df80710cfd54c6d3cf58b0b05bafa462cd33787f0c1e87aa3f413"
+OPENAPI_SHA256 = "f9b9e3ac53b015eeb054459c810a99c3a41e2c0aaf7f3b018289ea820c6cefb6"

@@ -219,6 +219,7 @@ from .get_v1_pricing_history_response_200_offer_kind import (
 from .get_v1_pricing_history_response_200_period import (
     GetV1PricingHistoryResponse200Period,
 )
+from .get_v1_pricing_history_spot import GetV1PricingHistorySpot
 from .get_v1_pricing_response_200 import GetV1PricingResponse200
 from .get_v1_pricing_response_200_gpu_types_item import (
     GetV1PricingResponse200GpuTypesItem,
@@ -703,6 +704,7 @@ __all__ = (
     "GetV1PricingHistoryResponse200DataItemProvider",
     "GetV1PricingHistoryResponse200OfferKind",
     "GetV1PricingHistoryResponse200Period",
+    "GetV1PricingHistorySpot",
     "GetV1PricingResponse200",
     "GetV1PricingResponse200GpuTypesItem",
     "GetV1PricingResponse200GpuTypesItemOffersItem",

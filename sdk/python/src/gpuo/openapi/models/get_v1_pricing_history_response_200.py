@@ -32,7 +32,7 @@ class GetV1PricingHistoryResponse200:
         from_ (str): ISO 8601 UTC timestamp
         to (str): ISO 8601 UTC timestamp
         resolution (str):
-        offer_kind (GetV1PricingHistoryResponse200OfferKind):
+        offer_kind (GetV1PricingHistoryResponse200OfferKind): `spot` when asked with spot=true, else `on_demand`
         data (list[GetV1PricingHistoryResponse200DataItem]):
     """
 

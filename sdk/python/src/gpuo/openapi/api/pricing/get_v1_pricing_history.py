@@ -8,13 +8,15 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_body import ErrorBody
 from ...models.get_v1_pricing_history_period import GetV1PricingHistoryPeriod
 from ...models.get_v1_pricing_history_response_200 import GetV1PricingHistoryResponse200
-from ...types import UNSET, Response
+from ...models.get_v1_pricing_history_spot import GetV1PricingHistorySpot
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
     gpu: str,
     period: GetV1PricingHistoryPeriod,
+    spot: GetV1PricingHistorySpot | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -23,6 +25,12 @@ def _get_kwargs(
 
     json_period = period.value
     params["period"] = json_period
+
+    json_spot: str | Unset = UNSET
+    if not isinstance(spot, Unset):
+        json_spot = spot.value
+
+    params["spot"] = json_spot
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -85,17 +93,21 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     gpu: str,
     period: GetV1PricingHistoryPeriod,
+    spot: GetV1PricingHistorySpot | Unset = UNSET,
 ) -> Response[ErrorBody | GetV1PricingHistoryResponse200]:
-    """Lowest on-demand price per provider over a period (public)
+    """Lowest on-demand (or spot) price per provider over a period (public)
 
      Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour;
-    `30d` per 6 hours. `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of
-    several GPU types (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a
-    pointer to GET /v1/gpus in `details`.
+    `30d` per 6 hours. On-demand prices unless `spot=true`, which answers the spot series instead: only
+    Vast.ai sells spot (interruptible), so RunPod and Lambda have no points in it. `gpu` takes a slug or
+    an alias naming one GPU type (GET /v1/gpus); a name of several GPU types (`h100`) or of none is 400
+    `validation_error`, with the slugs it could mean or a pointer to GET /v1/gpus in `details`.
 
     Args:
         gpu (str):
         period (GetV1PricingHistoryPeriod):
+        spot (GetV1PricingHistorySpot | Unset): true: the spot prices; false or absent: the on-
+            demand prices
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -108,6 +120,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         gpu=gpu,
         period=period,
+        spot=spot,
     )
 
     response = client.get_httpx_client().request(
@@ -122,17 +135,21 @@ def sync(
     client: AuthenticatedClient | Client,
     gpu: str,
     period: GetV1PricingHistoryPeriod,
+    spot: GetV1PricingHistorySpot | Unset = UNSET,
 ) -> ErrorBody | GetV1PricingHistoryResponse200 | None:
-    """Lowest on-demand price per provider over a period (public)
+    """Lowest on-demand (or spot) price per provider over a period (public)
 
      Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour;
-    `30d` per 6 hours. `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of
-    several GPU types (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a
-    pointer to GET /v1/gpus in `details`.
+    `30d` per 6 hours. On-demand prices unless `spot=true`, which answers the spot series instead: only
+    Vast.ai sells spot (interruptible), so RunPod and Lambda have no points in it. `gpu` takes a slug or
+    an alias naming one GPU type (GET /v1/gpus); a name of several GPU types (`h100`) or of none is 400
+    `validation_error`, with the slugs it could mean or a pointer to GET /v1/gpus in `details`.
 
     Args:
         gpu (str):
         period (GetV1PricingHistoryPeriod):
+        spot (GetV1PricingHistorySpot | Unset): true: the spot prices; false or absent: the on-
+            demand prices
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -146,6 +163,7 @@ def sync(
         client=client,
         gpu=gpu,
         period=period,
+        spot=spot,
     ).parsed
 
 
@@ -154,17 +172,21 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     gpu: str,
     period: GetV1PricingHistoryPeriod,
+    spot: GetV1PricingHistorySpot | Unset = UNSET,
 ) -> Response[ErrorBody | GetV1PricingHistoryResponse200]:
-    """Lowest on-demand price per provider over a period (public)
+    """Lowest on-demand (or spot) price per provider over a period (public)
 
      Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour;
-    `30d` per 6 hours. `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of
-    several GPU types (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a
-    pointer to GET /v1/gpus in `details`.
+    `30d` per 6 hours. On-demand prices unless `spot=true`, which answers the spot series instead: only
+    Vast.ai sells spot (interruptible), so RunPod and Lambda have no points in it. `gpu` takes a slug or
+    an alias naming one GPU type (GET /v1/gpus); a name of several GPU types (`h100`) or of none is 400
+    `validation_error`, with the slugs it could mean or a pointer to GET /v1/gpus in `details`.
 
     Args:
         gpu (str):
         period (GetV1PricingHistoryPeriod):
+        spot (GetV1PricingHistorySpot | Unset): true: the spot prices; false or absent: the on-
+            demand prices
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -177,6 +199,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         gpu=gpu,
         period=period,
+        spot=spot,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -189,17 +212,21 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     gpu: str,
     period: GetV1PricingHistoryPeriod,
+    spot: GetV1PricingHistorySpot | Unset = UNSET,
 ) -> ErrorBody | GetV1PricingHistoryResponse200 | None:
-    """Lowest on-demand price per provider over a period (public)
+    """Lowest on-demand (or spot) price per provider over a period (public)
 
      Every refresh is persisted. `24h` returns one point per refresh; `7d` the lowest price per hour;
-    `30d` per 6 hours. `gpu` takes a slug or an alias naming one GPU type (GET /v1/gpus); a name of
-    several GPU types (`h100`) or of none is 400 `validation_error`, with the slugs it could mean or a
-    pointer to GET /v1/gpus in `details`.
+    `30d` per 6 hours. On-demand prices unless `spot=true`, which answers the spot series instead: only
+    Vast.ai sells spot (interruptible), so RunPod and Lambda have no points in it. `gpu` takes a slug or
+    an alias naming one GPU type (GET /v1/gpus); a name of several GPU types (`h100`) or of none is 400
+    `validation_error`, with the slugs it could mean or a pointer to GET /v1/gpus in `details`.
 
     Args:
         gpu (str):
         period (GetV1PricingHistoryPeriod):
+        spot (GetV1PricingHistorySpot | Unset): true: the spot prices; false or absent: the on-
+            demand prices
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -214,5 +241,6 @@ async def asyncio(
             client=client,
             gpu=gpu,
             period=period,
+            spot=spot,
         )
     ).parsed
