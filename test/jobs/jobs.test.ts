@@ -565,6 +565,7 @@ describe('logs', () => {
         ]);
         expect((await instanceEnd(instanceId)).status).toBe('terminated');
         expect(t.sims.lambda.control.instances(a.simKey)).toEqual([]);
+        expect(Math.round(job.cost * 1e6)).toBe(await ledgerMicros(a.accountId, [instanceId]));
         expect((await logsOf()).text).toBe('first line\nlast line\n');
         // A tail after the exit report is refused and changes nothing.
         expect((await t.http.post('/v1/jobs/tail').send({ token, tail: 'late' })).status).toBe(409);
