@@ -162,7 +162,12 @@ export interface ActivityDeps {
    * Jobs: where an attempt's wrapper reports its exit (PUBLIC_BASE_URL) and the vault that opens the job's env.
    * Without it, a launch carrying a job attempt's start command cannot be created.
    */
-  jobs?: { publicBaseUrl: string; vault: Pick<KeyVault, 'open'> };
+  jobs?: {
+    publicBaseUrl: string;
+    vault: Pick<KeyVault, 'open'>;
+    /** Seconds between the tails an attempt's wrapper ships while its command runs; absent: the wrapper's 30. */
+    tailIntervalSeconds?: number;
+  };
   /** What a stopped RunPod pod's volume costs (RUNPOD_STOPPED_STORAGE_PRICE_PER_GB_MONTH); default $0.20/GB-month. */
   stoppedStorage?: { runpodPerGbMonthMicros: number };
   /**

@@ -60,7 +60,12 @@ export function createLaunchActivities(deps: ActivityDeps) {
       return onstartCmd;
     }
     return resolveStartCommand(
-      { jobs: jobQueries, vault: deps.jobs.vault, publicBaseUrl: deps.jobs.publicBaseUrl },
+      {
+        jobs: jobQueries,
+        vault: deps.jobs.vault,
+        publicBaseUrl: deps.jobs.publicBaseUrl,
+        tailIntervalSeconds: deps.jobs.tailIntervalSeconds,
+      },
       onstartCmd,
     );
   };

@@ -8,7 +8,7 @@ import { createJobQueries, type AttemptEndReason, type AttemptRow, type JobSpec 
 import { TEMPLATES } from '../src/domain/templates';
 import { admitScheduledRun } from '../src/launch/admission';
 import { launchableOffer } from '../src/launch/policy';
-import { JOB_PROVIDERS } from '../src/jobs/providers';
+import { jobProviderReadiness } from '../src/jobs/providers';
 import type { ProviderId } from '../src/providers/types';
 import { launchIntentOf, type LaunchInput } from '../workflows/contracts/launch';
 import type { ActivityDeps } from './deps';
@@ -68,15 +68,15 @@ export function createJobActivities(deps: ActivityDeps) {
 
     /**
      * The offers an attempt may launch on now, cheapest first (those this job was refused on last): allowed and
-     * connected providers, the job's price cap.
+     * connected providers (Lambda only while the account has a default SSH key), the job's price cap.
      */
     async findJobOffers(input: { jobId: string; spot: boolean; onDemand: boolean }): Promise<JobOffer[]> {
       const job = await jobOf(input.jobId);
       const { spec } = job;
       const connected: ProviderId[] = [];
+      const readiness = { credentials: deps.credentials, sshKeys: deps.queries.sshKeys };
       for (const provider of spec.providers) {
-        if (!JOB_PROVIDERS.includes(provider)) continue;
-        if ((await deps.credentials.findApiKey(job.account_id, provider)) !== null) connected.push(provider);
+        if ((await jobProviderReadiness(readiness, job.account_id, provider)) === 'ready') connected.push(provider);
       }
       const offers = await deps.queries.schedules.findRunOffers(spec.gpu, connected, true, new Date());
       // An offer this job's create was refused on (no capacity, a failed boot) goes after the others: the next

@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import { createJobQueries } from '../src/db/queries/jobs';
 import type { FinalRunStatus, RunOffer, RunRow, ScheduleRow } from '../src/db/queries/schedules';
 import { randomToken } from '../src/domain/ids';
-import { JOB_PROVIDERS } from '../src/jobs/providers';
 import { runEndOfJob, scheduleRunJobSpec } from '../src/jobs/schedule-runs';
 import { TEMPLATES } from '../src/domain/templates';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
@@ -86,7 +85,8 @@ export function createScheduleActivities(deps: ActivityDeps) {
   async function jobProviders(accountId: string, gpu: string, preferSpot: boolean) {
     const connected: ProviderId[] = [];
     for (const provider of PROVIDERS) {
-      if (!JOB_PROVIDERS.includes(provider)) continue;
+      // A run's job runs the schedule's image: on the providers that run a container, not on Lambda's VMs.
+      if (!SCHEDULE_PROVIDERS.includes(provider)) continue;
       if ((await deps.credentials.findApiKey(accountId, provider)) !== null) connected.push(provider);
     }
     const offers = (await schedules.findRunOffers(gpu, connected, preferSpot, new Date())).filter(launchableOffer);
@@ -176,7 +176,7 @@ export function createScheduleActivities(deps: ActivityDeps) {
         return {
           error:
             `no available offer for ${schedule.gpu} on a connected provider that can run the job ` +
-            `(${JOB_PROVIDERS.join(', ')})`,
+            `(${SCHEDULE_PROVIDERS.join(', ')})`,
         };
       }
       const idempotencyKey = `schedule-run:${run.id}`;

@@ -6,9 +6,14 @@
  * An instance is `booting` for the boot delay, then `active` with an IP. Terminate makes it `terminating` for the
  * terminate delay, then `terminated`; after another terminate delay it is gone (404). A launch into a region that
  * has no capacity for the type answers 400 `instance-operations/launch/insufficient-capacity`.
+ *
+ * `user_data` (cloud-init user data, at most 1 MB; from Lambda's newer launch API) is accepted. Text starting with
+ * `#!` is a script cloud-init runs once at first boot: a job's wrapper in it runs for real (./containers) once the
+ * instance is `active`. A VM does not end when that script ends: the instance stays `active` until terminated.
  */
 import { slugFromLambda } from '../src/providers/gpu-catalog';
 import { now, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
+import { SimContainers } from './containers';
 import { instanceJson, instanceStatus, instanceView, sweep, typeJson } from './lambda-instances';
 import {
   type Account,
@@ -25,12 +30,17 @@ import { type OwnControl, ProviderSimulator } from './provider-simulator';
 
 export { LAMBDA_SIM_TYPES, type LambdaControl } from './lambda-model';
 
+/** Lambda's limit on `user_data`. */
+const USER_DATA_MAX_BYTES = 1024 * 1024;
+
 export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
   protected readonly basePath = '/api/v1';
   private terminateDelay: number;
   /** `slug|region` or `slug|*`. */
   private readonly noCapacity = new Set<string>();
   private ipCounter = 0;
+  /** First-boot scripts of `user_data` that carry a job's wrapper (./containers). */
+  private readonly containers = new SimContainers();
 
   constructor(opts: SimulatorOptions = {}) {
     super(opts, {
@@ -51,6 +61,10 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
     this.terminateDelay = Math.max(50, Math.round(this.bootDelay / 2));
     for (const k of opts.keys ?? []) this.addKey(k);
     this.routes();
+  }
+
+  protected override onClose(): void {
+    this.containers.stopAll();
   }
 
   protected newAccount(): Account {
@@ -92,6 +106,7 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
           inst.terminatedAt = now();
           inst.terminateDelay = 0;
         }
+        this.containers.remove(inst.id);
       },
       markUnhealthy: (key, id) => {
         const inst = this.accounts.get(key)?.instances.get(id);
@@ -191,6 +206,8 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
         const ids = this.instanceIds(a, req);
         if ('status' in ids) return ids;
         for (const i of ids.list) {
+          // A reboot kills what ran; cloud-init does not run a first-boot script again.
+          this.containers.stop(i.id);
           i.unhealthy = false;
           i.bootStart = now();
           i.bootDelay = this.bootDelay;
@@ -237,6 +254,7 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
       'file_system_names',
       'quantity',
       'name',
+      'user_data',
     ]);
     const fieldErrors: Record<string, string> = {};
     for (const k of Object.keys(body)) if (!allowed.has(k)) fieldErrors[k] = 'Unknown parameter.';
@@ -262,6 +280,12 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
       (typeof body.name !== 'string' || body.name.length < 1 || body.name.length > 64)
     ) {
       fieldErrors.name = 'Name must be 1 to 64 characters.';
+    }
+    if (
+      body.user_data !== undefined &&
+      (typeof body.user_data !== 'string' || Buffer.byteLength(body.user_data) > USER_DATA_MAX_BYTES)
+    ) {
+      fieldErrors.user_data = 'User data must be a string of at most 1 MB.';
     }
     if (Object.keys(fieldErrors).length > 0) {
       return fail(
@@ -306,6 +330,9 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
       jupyterToken: hex(32),
     };
     acct.instances.set(inst.id, inst);
+    // cloud-init runs a `#!` script once, at first boot; its end is not the VM's.
+    const userData = typeof body.user_data === 'string' ? body.user_data : null;
+    if (userData?.startsWith('#!')) this.containers.start(inst.id, userData, inst.bootDelay, () => undefined);
     return { status: 200, body: { data: { instance_ids: [inst.id] } } };
   }
 
@@ -333,6 +360,7 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
         i.terminatedAt = now();
         i.terminateDelay = this.terminateDelay;
       }
+      this.containers.remove(i.id);
     }
     return { status: 200, body: { data: { terminated_instances: ids.list.map((i) => instanceJson(i)) } } };
   }

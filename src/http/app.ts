@@ -191,6 +191,7 @@ export function createApp(deps: AppDeps): Koa {
     logs,
     offers: scheduleQueries,
     credentials,
+    sshKeys,
     vault: deps.vault,
     workflows: createJobClient({
       temporal: deps.temporal,

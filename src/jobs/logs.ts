@@ -3,8 +3,9 @@
  * provider-key checks are), because a log is read while someone waits and followed as a stream, neither of
  * which a workflow's history should carry. The provider's answer while it still has the instance (RunPod's log
  * stream, Vast.ai's uploaded log); else, and on Lambda (no log API), the tail the job wrapper reported with the
- * exit. A follow passes on new lines while the attempt or instance runs, and ends with its status and exit code
- * once it ended (the database says so: the exit report, the observer or a terminate wrote it).
+ * exit, or before it the latest tail the wrapper shipped while the command ran. A follow passes on new lines
+ * while the attempt or instance runs, and ends with its status and exit code once it ended (the database says
+ * so: the exit report, the observer or a terminate wrote it).
  */
 import type { InstanceQueries } from '../db/queries/instances';
 import type { AttemptRow, JobQueries } from '../db/queries/jobs';
@@ -22,6 +23,38 @@ export const LOG_TAIL_MAX = 5_000;
 export const LOG_MAX_BYTES = 256 * 1024;
 /** A longer line is cut to this many characters and ends with `…`. */
 export const LOG_LINE_MAX = 16 * 1024;
+
+/** The most a shipped tail keeps (POST /v1/jobs/tail): its last lines, this many at most, in this many bytes. */
+export const LIVE_TAIL_MAX_LINES = 1_000;
+export const LIVE_TAIL_MAX_BYTES = 16 * 1024;
+
+/**
+ * The end of a tail the wrapper shipped that the service keeps: the last whole lines that fit in
+ * {@link LIVE_TAIL_MAX_LINES} and {@link LIVE_TAIL_MAX_BYTES}, joined by newlines (the exit tail's shape); a last
+ * line longer than the bytes alone keeps its end.
+ */
+export function boundedLiveTail(text: string): string {
+  const lines = splitLines(text).slice(-LIVE_TAIL_MAX_LINES);
+  const kept: string[] = [];
+  let bytes = 0;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const size = Buffer.byteLength(lines[i]!) + (kept.length ? 1 : 0);
+    if (bytes + size > LIVE_TAIL_MAX_BYTES) break;
+    bytes += size;
+    kept.push(lines[i]!);
+  }
+  if (kept.length === 0 && lines.length > 0) {
+    let end = lines[lines.length - 1]!.slice(-LIVE_TAIL_MAX_BYTES);
+    // A UTF-16 unit is 1 to 3 bytes: dropping a third of the excess in units each round converges quickly.
+    for (let excess = Buffer.byteLength(end) - LIVE_TAIL_MAX_BYTES; excess > 0;) {
+      end = end.slice(Math.ceil(excess / 3));
+      excess = Buffer.byteLength(end) - LIVE_TAIL_MAX_BYTES;
+    }
+    // Never start with the second half of a character that was cut.
+    return /^[\udc00-\udfff]/.test(end) ? end.slice(1) : end;
+  }
+  return kept.reverse().join('\n');
+}
 
 export interface LogSettings {
   /** How often a follow looks whether its attempt or instance ended (1 s). */
@@ -60,6 +93,12 @@ export interface LogLibraryDeps {
   logger: Logger;
   settings?: Partial<LogSettings>;
 }
+
+/**
+ * What the service holds of an attempt's output: the exit report's tail, else the latest tail the wrapper shipped
+ * while the command ran (all there is of a running attempt on Lambda, or of one that ended without a report).
+ */
+const storedTail = (attempt: AttemptRow | null): string => attempt?.output_tail ?? attempt?.live_tail ?? '';
 
 const clip = (line: string) => (line.length > LOG_LINE_MAX ? `${line.slice(0, LOG_LINE_MAX - 1)}…` : line);
 
@@ -162,7 +201,7 @@ export function createLogLibrary(deps: LogLibraryDeps) {
   /** The last `tailLines` lines, bounded in bytes. */
   async function tail(target: LogTarget, tailLines: number): Promise<string> {
     const { instance, attempt } = await target.resolve();
-    const stored = () => splitLines(attempt?.output_tail ?? '').slice(-tailLines || Infinity);
+    const stored = () => splitLines(storedTail(attempt)).slice(-tailLines || Infinity);
     let lines: string[] = [];
     const live = await providerLines(target.accountId, instance, tailLines, false);
     if (live) {
@@ -235,8 +274,8 @@ export function createLogLibrary(deps: LogLibraryDeps) {
         stop.abort();
         throw failed;
       }
-    } else if (first.attempt?.output_tail) {
-      for (const l of splitLines(first.attempt.output_tail).slice(-tailLines || Infinity)) pass(l);
+    } else if (first.attempt && storedTail(first.attempt)) {
+      for (const l of splitLines(storedTail(first.attempt)).slice(-tailLines || Infinity)) pass(l);
     }
     return async (s) => {
       sink = s;
@@ -251,6 +290,9 @@ export function createLogLibrary(deps: LogLibraryDeps) {
             return;
           }
           if (!pump && now.instance?.provider_instance_id) await openLive(now.instance).catch(() => null);
+          // No log API (Lambda): the lines the wrapper's latest shipped tail adds.
+          if (!pump && now.attempt && !deps.adapters[now.attempt.provider].logs)
+            for (const l of linesAfter(seen, splitLines(now.attempt.live_tail ?? ''))) pass(l);
           if (!(await pause(settings.statusPollMs, signal))) return;
         }
       } finally {

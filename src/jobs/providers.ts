@@ -1,7 +1,27 @@
+import type { SshKeyQueries } from '../db/queries/ssh-keys';
+import type { ProviderCredentials } from '../providers/provider-credentials';
 import type { ProviderId } from '../providers/types';
 
 /**
- * Providers that run a job: both run a container with a start command (RunPod as the container's args, Vast
- * as `onstart`). Lambda's launch API takes no start command for its VMs, so it cannot run the wrapper.
+ * Providers that run a job: RunPod as the container's args, Vast as `onstart`, Lambda as cloud-init `user_data`
+ * (a field of its newer launch API) that runs the wrapper on the VM at first boot.
  */
-export const JOB_PROVIDERS: readonly ProviderId[] = ['runpod', 'vastai'];
+export const JOB_PROVIDERS: readonly ProviderId[] = ['runpod', 'vastai', 'lambda'];
+
+/**
+ * Whether the account can run a job's attempt on `provider` now: the provider's key is connected, and for Lambda,
+ * which launches no instance without an SSH key name, the account has a default SSH key.
+ */
+export async function jobProviderReadiness(
+  deps: {
+    credentials: Pick<ProviderCredentials, 'findApiKey'>;
+    sshKeys: Pick<SshKeyQueries, 'findDefaultSshKey'>;
+  },
+  accountId: string,
+  provider: ProviderId,
+): Promise<'ready' | 'not_connected' | 'no_ssh_key'> {
+  if (!JOB_PROVIDERS.includes(provider)) return 'not_connected';
+  if ((await deps.credentials.findApiKey(accountId, provider)) === null) return 'not_connected';
+  if (provider === 'lambda' && !(await deps.sshKeys.findDefaultSshKey(accountId))) return 'no_ssh_key';
+  return 'ready';
+}

@@ -28,6 +28,8 @@ export const envSealContext = (jobId: string): string => `job-env:${jobId}`;
 
 /** The exit endpoint the wrapper reports to. */
 export const exitUrl = (publicBaseUrl: string): string => `${publicBaseUrl.replace(/\/+$/, '')}/v1/jobs/exit`;
+/** The endpoint the wrapper ships its tail to while the command runs. */
+export const tailUrl = (publicBaseUrl: string): string => `${publicBaseUrl.replace(/\/+$/, '')}/v1/jobs/tail`;
 
 /** The shell text an instance runs: env exports, then the wrapper under `sh` (POSIX; no bash needed). */
 export function buildStartCommand(r: {
@@ -35,12 +37,18 @@ export function buildStartCommand(r: {
   env: Record<string, string>;
   token: string;
   exitUrl: string;
+  /** Where the tail goes while the command runs; none: only the exit report carries it. */
+  tailUrl?: string;
+  /** Seconds between two shipped tails (the wrapper's default, 30, when absent). */
+  tailIntervalSeconds?: number;
 }): string {
   const lines = [
     ...Object.entries(r.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
     `export GPUO_JOB_COMMAND=${shellQuote(r.command)}`,
     `export GPUO_EXIT_URL=${shellQuote(r.exitUrl)}`,
     `export GPUO_EXIT_TOKEN=${shellQuote(r.token)}`,
+    ...(r.tailUrl === undefined ? [] : [`export GPUO_TAIL_URL=${shellQuote(r.tailUrl)}`]),
+    ...(r.tailIntervalSeconds === undefined ? [] : [`export GPUO_TAIL_INTERVAL=${r.tailIntervalSeconds}`]),
     `sh -c ${shellQuote(wrapperScript())} gpuo-job-wrapper`,
   ];
   return lines.join('\n');
@@ -50,6 +58,8 @@ export interface JobStartDeps {
   jobs: Pick<JobQueries, 'findForWorkflow' | 'sealedEnv' | 'setAttemptToken'>;
   vault: Pick<KeyVault, 'open'>;
   publicBaseUrl: string;
+  /** Seconds between the tails the wrapper ships while the command runs (its default, 30, when absent). */
+  tailIntervalSeconds?: number;
 }
 
 /**
@@ -72,5 +82,12 @@ export async function resolveStartCommand(
   await deps.jobs.setAttemptToken(jobId, Number(n), hashExitToken(token));
   // A schedule run's command is the schedule's startup script, sealed at rest: opened only here, for the create.
   const command = openStartupScript(deps.vault, job.account_id, job.spec.command);
-  return buildStartCommand({ command, env, token, exitUrl: exitUrl(deps.publicBaseUrl) });
+  return buildStartCommand({
+    command,
+    env,
+    token,
+    exitUrl: exitUrl(deps.publicBaseUrl),
+    tailUrl: tailUrl(deps.publicBaseUrl),
+    tailIntervalSeconds: deps.tailIntervalSeconds,
+  });
 }

@@ -6,6 +6,10 @@
  *   count. Lambda has no spot tier.
  * - Launch: `POST /instance-operations/launch` with exactly one SSH key name and a region; no capacity is HTTP 400
  *   `instance-operations/launch/insufficient-capacity`. Terminate: `POST /instance-operations/terminate`.
+ * - A start command (a job's wrapper) goes as `user_data`, a `#!/bin/sh` script cloud-init runs once at first
+ *   boot. The field is from Lambda's newer launch API (not in v1.5.3): it is sent only when there is a command,
+ *   so a plain launch's body is exactly v1.5.3's. A launch without a region (a job's attempt) takes the cheapest
+ *   instance type with capacity and its first region that has it.
  * - Status `unhealthy` is reported as `failed`: the instance failed Lambda's health checks and is not usable
  *   until someone acts on it (restart or terminate), which is what `failed` tells the user.
  * - No stop: Lambda instances can only be terminated.
@@ -18,6 +22,11 @@ import type { InstanceStatus, ProviderAdapter, ProviderInstance, ProviderOffer }
 
 export const LAMBDA_DEFAULT_BASE_URL = 'https://cloud.lambda.ai/api/v1';
 const MAX_NAME_LENGTH = 64;
+/** Lambda's limit on `user_data` (cloud-init user data), in bytes. */
+export const LAMBDA_USER_DATA_MAX_BYTES = 1024 * 1024;
+
+/** The cloud-init user data that runs `command` with `sh` at first boot: a text starting with `#!`. */
+export const lambdaUserData = (command: string): string => `#!/bin/sh\n${command}\n`;
 
 export interface LambdaAdapterOptions {
   baseUrl?: string;
@@ -231,7 +240,6 @@ export function createLambdaAdapter(options: LambdaAdapterOptions): ProviderAdap
     async launch(apiKey, spec) {
       if (spec.spot)
         throw http.errorFor('provider_error', 'Lambda has no spot instances; launch on-demand instead.', apiKey);
-      if (!spec.region) throw http.errorFor('provider_error', 'Lambda launches need a region.', apiKey);
       if (!spec.sshKeyName) {
         throw http.errorFor('provider_error', 'Lambda launches need exactly one registered SSH key name.', apiKey);
       }
@@ -239,6 +247,15 @@ export function createLambdaAdapter(options: LambdaAdapterOptions): ProviderAdap
         const parsed = slugFromLambda(e.instance_type.name);
         return parsed?.slug === spec.gpuType && (gpuCountOf(e.instance_type) ?? parsed.gpuCount) === spec.gpuCount;
       });
+      const userData = spec.onstartCmd ? lambdaUserData(spec.onstartCmd) : undefined;
+      if (userData !== undefined && Buffer.byteLength(userData) > LAMBDA_USER_DATA_MAX_BYTES) {
+        throw http.errorFor(
+          'invalid_request',
+          `The start command is ${Buffer.byteLength(userData)} bytes as user_data; Lambda takes at most ` +
+            `${LAMBDA_USER_DATA_MAX_BYTES} bytes (1 MB).`,
+          apiKey,
+        );
+      }
       if (candidates.length === 0) {
         // Lambda's list of instance types is its whole offer: not there means it cannot be had (a 422 the caller
         // can act on, as with any other capacity answer), not a provider failure.
@@ -248,8 +265,16 @@ export function createLambdaAdapter(options: LambdaAdapterOptions): ProviderAdap
           apiKey,
         );
       }
+      // Without a region: the first region where a type has capacity (none anywhere: no capacity).
+      const region =
+        spec.region ??
+        [...candidates]
+          .sort((a, b) => a.instance_type.price_cents_per_hour - b.instance_type.price_cents_per_hour)
+          .find((e) => e.regions_with_capacity_available.length > 0)?.regions_with_capacity_available[0]?.name;
+      if (!region) {
+        throw http.errorFor('no_capacity', `Lambda has no capacity for ${spec.gpuCount}x ${spec.gpuType}.`, apiKey);
+      }
       // Prefer a type that lists capacity in the region, then the cheapest; Lambda has the final word on capacity.
-      const region = spec.region;
       candidates.sort((a, b) => {
         const ca = a.regions_with_capacity_available.some((r) => r.name === region) ? 0 : 1;
         const cb = b.regions_with_capacity_available.some((r) => r.name === region) ? 0 : 1;
@@ -266,6 +291,7 @@ export function createLambdaAdapter(options: LambdaAdapterOptions): ProviderAdap
           ssh_key_names: [spec.sshKeyName],
           quantity: 1,
           name: spec.name.slice(0, MAX_NAME_LENGTH),
+          ...(userData === undefined ? {} : { user_data: userData }),
         },
       });
       const id = res.body?.data?.instance_ids?.[0];

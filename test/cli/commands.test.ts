@@ -19,6 +19,7 @@ import { gpuoInProcess } from './in-process';
 const NOT_FOR_THE_CLI: Record<string, string> = {
   'POST /v1/billing/stripe/webhook': 'Stripe calls it with a signed event; a person or a script never does',
   'POST /v1/jobs/exit': 'the job wrapper on the instance calls it with its attempt token; a person never does',
+  'POST /v1/jobs/tail': 'the job wrapper ships its running tail with its attempt token; a person never does',
 };
 
 /** A server that answers every request 404 `not_found` and records it as `METHOD /path`. */

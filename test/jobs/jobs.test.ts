@@ -31,7 +31,11 @@ beforeAll(async () => {
   await new Promise((resolve) => server.once('listening', resolve));
   publicBaseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   temporal = await createTemporalTestEnv();
-  await temporal.startWorker(t.workerDeps({ jobs: { publicBaseUrl, vault: testVault() } }), t.deps.temporal.taskQueue);
+  // The wrapper ships its tail every second while the command runs (30 s in production).
+  await temporal.startWorker(
+    t.workerDeps({ jobs: { publicBaseUrl, vault: testVault(), tailIntervalSeconds: 1 } }),
+    t.deps.temporal.taskQueue,
+  );
   for (const p of PROVIDERS) t.sims[p].control.setBootDelay(300);
   await t.recordSimulatorPrices();
 });
@@ -354,6 +358,13 @@ describe('a job', () => {
     const missing = await t.http.post('/v1/jobs').set(a.auth).send({ gpu: 'rtx-4090', template: 'pytorch' });
     expect(missing.status).toBe(400);
     expect(JSON.stringify(missing.body)).toContain('command');
+    // Lambda launches no instance without an SSH key: asked for by name without one, the job is refused.
+    const keyless = await t.connectedAccount('lambda', { sshKey: false });
+    const lambda = await t.http
+      .post('/v1/jobs')
+      .set(keyless.auth)
+      .send({ gpu: 'a10-24gb', template: 'pytorch', command: 'true', providers: ['lambda'] });
+    expect([lambda.status, lambda.body.error.message]).toEqual([422, expect.stringMatching(/default SSH key/)]);
   });
 });
 
@@ -467,6 +478,98 @@ describe('logs', () => {
         );
         for (const text of [running.text, sse, ended.text, out.stdout, out.stderr])
           expect(text).not.toContain('env-hush-77');
+      } finally {
+        cli?.kill();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it.concurrent.each([
+    [0, 'succeeded'],
+    [3, 'failed'],
+  ] as const)(
+    'on Lambda (cloud-init user_data), a job exiting %i ends %s; its running logs are the shipped tail, a follow ' +
+      'ends with the exit code, the ended logs are the final tail; a forged or late tail changes nothing',
+    async (code, status) => {
+      const a = await t.connectedAccount('lambda');
+      const dir = await mkdtemp(join(tmpdir(), 'gpuo-lambda-job-'));
+      let cli: ReturnType<typeof gpuoChild> | undefined;
+      try {
+        const res = await t.http
+          .post('/v1/jobs')
+          .set(a.auth)
+          .send({
+            gpu: 'a10-24gb',
+            template: 'pytorch',
+            providers: ['lambda'],
+            command: `echo "first line"; while [ ! -e '${dir}/go' ]; do sleep 0.1; done; echo "last line"; exit ${code}`,
+          })
+          .expect(201);
+        const id = res.body.id as string;
+        const logsOf = (path = `/v1/jobs/${id}/logs`) => t.http.get(path).set(a.auth).expect(200);
+        // Lambda has no log API: the line is there once the wrapper shipped it.
+        const running = await eventually(
+          'the running attempt’s shipped tail',
+          async () => ((await logsOf()).text === 'first line\n' ? getJob(a.auth, id) : undefined),
+          60_000,
+          200,
+        );
+        const instanceId = running.attempts[0]!.instance_id!;
+        expect(running.attempts[0]).toMatchObject({ provider: 'lambda', ended_at: null });
+        expect((await logsOf(`/v1/compute/${instanceId}/logs`)).text).toBe('first line\n');
+        // The launch carried the wrapper as a first-boot script; its token is the only one that speaks for it.
+        const launch = t.sims.lambda.control
+          .requests({ method: 'POST', path: /instance-operations\/launch$/ })
+          .find((r) => (r.response as { data?: { instance_ids?: string[] } }).data?.instance_ids?.[0] === instanceId)!;
+        const userData = (launch.body as { user_data: string }).user_data;
+        expect(userData.startsWith('#!/bin/sh\n')).toBe(true);
+        const token = /GPUO_EXIT_TOKEN='([^']+)'/.exec(userData)![1]!;
+        const forged = await t.http.post('/v1/jobs/tail').send({ token: `${token}x`, tail: 'forged' });
+        expect(forged.status).toBe(401);
+        expect((await logsOf()).text).toBe('first line\n');
+
+        // Followed while the command waits: by the API (code 0) or by `gpuo jobs logs -f` (code 3).
+        let sse = '';
+        let streamed: Promise<void>;
+        if (code === 0) {
+          const response = await fetch(`${publicBaseUrl}/v1/jobs/${id}/logs?follow=true`, { headers: a.auth });
+          expect(response.status).toBe(200);
+          streamed = (async () => {
+            const decoder = new TextDecoder();
+            for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
+              sse += decoder.decode(chunk);
+          })();
+          await eventually('the follow to pass the first line', () => (sse.includes('first line') ? true : undefined));
+        } else {
+          cli = gpuoChild(['jobs', 'logs', id, '-f'], a.apiKey, dir);
+          const { out } = cli;
+          streamed = cli.exited.then(() => undefined);
+          await eventually('the CLI to print the first line', () => (out.stdout.includes('first') ? true : undefined));
+        }
+        await writeFile(join(dir, 'go'), '');
+        await streamed;
+        const end = `{"status":"${status}","exit_code":${code}}`;
+        if (code === 0) {
+          expect(sse).toMatch(/data: first line\n\n(: keep-alive\n\n)*data: last line\n\n/);
+          expect(sse.endsWith(`event: end\ndata: ${end}\n\n`)).toBe(true);
+        } else {
+          expect([await cli!.exited, cli!.out.stdout]).toEqual([0, 'first line\nlast line\n']);
+          expect(cli!.out.stderr).toContain(`job ${id} ended: failed, exit code 3`);
+        }
+
+        const job = await waitFor(a.auth, id, 'the job to end', ended);
+        expect(job).toMatchObject({ status, exit_code: code });
+        expect(job.attempts).toEqual([
+          expect.objectContaining({ provider: 'lambda', end_reason: 'exited', exit_code: code }),
+        ]);
+        expect((await instanceEnd(instanceId)).status).toBe('terminated');
+        expect(t.sims.lambda.control.instances(a.simKey)).toEqual([]);
+        expect(Math.round(job.cost * 1e6)).toBe(await ledgerMicros(a.accountId, [instanceId]));
+        expect((await logsOf()).text).toBe('first line\nlast line\n');
+        // A tail after the exit report is refused and changes nothing.
+        expect((await t.http.post('/v1/jobs/tail').send({ token, tail: 'late' })).status).toBe(409);
+        expect((await logsOf(`/v1/compute/${instanceId}/logs`)).text).toBe('first line\nlast line\n');
       } finally {
         cli?.kill();
         await rm(dir, { recursive: true, force: true });

@@ -1,10 +1,10 @@
 /**
  * The job wrapper (src/jobs/wrapper.sh) run as an instance runs it: `sh` with the start command the create
- * builds, reporting to a real HTTP endpoint. Exit codes, the output tail, the token, and retries while the
- * endpoint is down.
+ * builds, reporting to a real HTTP endpoint. Exit codes, the output tail, the token, retries while the
+ * endpoint is down, and the tail shipped while the command runs.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,39 +26,66 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** An exit endpoint answering `status` and keeping every report it got. */
-function endpoint(port: number, status: number | number[] = 202): Promise<{ server: Server; reports: Report[] }> {
+/**
+ * An exit endpoint answering `status` and keeping every report it got; the tails shipped to /v1/jobs/tail are
+ * kept apart and answered `tailStatus`.
+ */
+function endpoint(
+  port: number,
+  status: number | number[] = 202,
+  tailStatus = 202,
+): Promise<{ server: Server; reports: Report[]; tails: Omit<Report, 'exit_code'>[] }> {
   const statuses = Array.isArray(status) ? [...status] : [status];
   const reports: Report[] = [];
+  const tails: Omit<Report, 'exit_code'>[] = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
+      const isTail = req.url === '/v1/jobs/tail';
       // A body that is not JSON is kept as it came, so the assertion shows it.
+      let parsed: Report;
       try {
-        reports.push(JSON.parse(body) as Report);
+        parsed = JSON.parse(body) as Report;
       } catch {
-        reports.push({ token: 'not json', exit_code: -1, tail: body });
+        parsed = { token: 'not json', exit_code: -1, tail: body };
       }
-      res
-        .writeHead(statuses.length > 1 ? statuses.shift()! : statuses[0]!, { 'content-type': 'application/json' })
-        .end('{}');
+      if (isTail) tails.push(parsed);
+      else reports.push(parsed);
+      const answer = isTail ? tailStatus : statuses.length > 1 ? statuses.shift()! : statuses[0]!;
+      res.writeHead(answer, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve({ server, reports })));
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve({ server, reports, tails })));
 }
 
 /** Runs the start command with `sh` in the scratch directory; resolves with its exit code and output. */
-function run(command: string, port: number, env: Record<string, string> = {}, extra: Record<string, string> = {}) {
-  return start(command, port, env, extra).done;
+function run(
+  command: string,
+  port: number,
+  env: Record<string, string> = {},
+  extra: Record<string, string> = {},
+  tailIntervalSeconds?: number,
+) {
+  return start(command, port, env, extra, tailIntervalSeconds).done;
 }
 
-function start(command: string, port: number, env: Record<string, string> = {}, extra: Record<string, string> = {}) {
+/** `tailIntervalSeconds`: the wrapper also ships its tail to the endpoint that often while the command runs. */
+function start(
+  command: string,
+  port: number,
+  env: Record<string, string> = {},
+  extra: Record<string, string> = {},
+  tailIntervalSeconds?: number,
+) {
   const script = buildStartCommand({
     command,
     env,
     token: 'gjx_test-token',
     exitUrl: `http://127.0.0.1:${port}/v1/jobs/exit`,
+    ...(tailIntervalSeconds === undefined
+      ? {}
+      : { tailUrl: `http://127.0.0.1:${port}/v1/jobs/tail`, tailIntervalSeconds }),
   });
   const child = spawn('sh', ['-c', script], {
     cwd: scratch,
@@ -156,4 +183,35 @@ it('gives up after GPUO_REPORT_WINDOW when the endpoint never comes', async () =
   const done = await run('exit 2', port, {}, { GPUO_REPORT_WINDOW: '2' });
   expect(done.code).toBe(2);
   expect(done.output).toContain('could not be delivered');
+});
+
+it('ships the tail while the command runs, every GPUO_TAIL_INTERVAL seconds, with the token', async () => {
+  const port = await freePort();
+  const { server, reports, tails } = await endpoint(port);
+  try {
+    // Prints a line, then waits for the test to have seen it shipped before it prints the next and exits 3.
+    const running = start('echo one; while [ ! -e go ]; do sleep 0.1; done; echo two; exit 3', port, {}, {}, 1);
+    await eventually('the first line to be shipped', () => (tails.length > 0 ? true : undefined), 10_000, 20);
+    expect(reports).toEqual([]);
+    expect(tails[0]).toEqual({ token: 'gjx_test-token', tail: 'one' });
+    writeFileSync(join(scratch, 'go'), '');
+    const done = await running.done;
+    expect([done.code, done.output]).toEqual([3, 'one\ntwo\n']);
+    expect(reports).toEqual([{ token: 'gjx_test-token', exit_code: 3, tail: 'one\ntwo' }]);
+  } finally {
+    server.close();
+  }
+});
+
+it("stops shipping at a refused tail (409), and shipping never changes the command's output or exit code", async () => {
+  const port = await freePort();
+  const { server, reports, tails } = await endpoint(port, 202, 409);
+  try {
+    const done = await run('echo a; sleep 3; echo b; exit 4', port, {}, {}, 1);
+    expect([done.code, done.output]).toEqual([4, 'a\nb\n']);
+    expect(tails).toHaveLength(1);
+    expect(reports).toEqual([{ token: 'gjx_test-token', exit_code: 4, tail: 'a\nb' }]);
+  } finally {
+    server.close();
+  }
 });

@@ -200,6 +200,24 @@ describe('lambda adapter against the simulator', () => {
     expect(inst.pricePerHour).toBeCloseTo(23.92, 6);
   });
 
+  test("a job's launch: its start command goes as user_data, in the first region with capacity", async () => {
+    const k = await keyWithSsh();
+    sims.lambda.control.setNoCapacity('a10-24gb', true, { region: 'us-east-1' });
+    const inst = await adapter.launch(
+      k,
+      spec('job', { gpuType: 'a10-24gb', region: undefined, onstartCmd: 'echo hi # no gpuo wrapper: not run' }),
+    );
+    expect(inst.region).toBe('us-west-1');
+    const sent = sims.lambda.control.requests({ method: 'POST', path: '/api/v1/instance-operations/launch' }).at(-1)!;
+    expect(sent.body).toMatchObject({
+      region_name: 'us-west-1',
+      instance_type_name: 'gpu_1x_a10',
+      user_data: '#!/bin/sh\necho hi # no gpuo wrapper: not run\n',
+    });
+    sims.lambda.control.setNoCapacity('a10-24gb', true);
+    await failing(adapter.launch(k, spec('none', { gpuType: 'a10-24gb', region: undefined })), 'no_capacity');
+  });
+
   test('unhealthy is reported as failed', async () => {
     const k = await keyWithSsh();
     const inst = await adapter.launch(k, spec('sick'));
@@ -211,9 +229,8 @@ describe('lambda adapter against the simulator', () => {
     const k = await keyWithSsh();
     sims.lambda.control.clearRequests();
     expect((await failing(adapter.launch(k, spec('s', { spot: true })), 'provider_error')).message).toMatch(/spot/i);
-    expect((await failing(adapter.launch(k, spec('r', { region: undefined })), 'provider_error')).message).toMatch(
-      /region/,
-    );
+    const tooLong = spec('big', { onstartCmd: 'x'.repeat(1024 * 1024) });
+    expect((await failing(adapter.launch(k, tooLong), 'invalid_request')).message).toMatch(/at most 1048576 bytes/);
     expect((await failing(adapter.launch(k, spec('k', { sshKeyName: undefined })), 'provider_error')).message).toMatch(
       /SSH key/,
     );

@@ -6,7 +6,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { boundedText, LOG_MAX_BYTES } from '../../src/jobs/logs';
+import {
+  boundedLiveTail,
+  boundedText,
+  LIVE_TAIL_MAX_BYTES,
+  LIVE_TAIL_MAX_LINES,
+  LOG_MAX_BYTES,
+} from '../../src/jobs/logs';
 import { silentLogger } from '../../src/logger';
 import { newLines, readSse } from '../../src/providers/logs';
 import { createRunpodAdapter } from '../../src/providers/runpod';
@@ -118,4 +124,22 @@ it('a tail the API answers is bounded in bytes: the last whole lines that fit in
   expect(Buffer.byteLength(text)).toBe(LOG_MAX_BYTES);
   expect(text.split('\n')[0]).toBe(lines[144]);
   expect(text.endsWith(`${lines[399]}\n`)).toBe(true);
+});
+
+it('a shipped tail is kept bounded: its last 1000 lines, at most 16 KiB, a longer last line by its end', () => {
+  const many = Array.from({ length: 1_500 }, (_, i) => String(i)).join('\n');
+  expect(boundedLiveTail(many).split('\n')).toEqual(
+    Array.from({ length: LIVE_TAIL_MAX_LINES }, (_, i) => `${i + 500}`),
+  );
+  const wide = Array.from({ length: 40 }, (_, i) => String(i).padEnd(1023, '.')).join('\n'); // 1 KiB with its newline
+  const kept = boundedLiveTail(wide);
+  expect(Buffer.byteLength(kept)).toBeLessThanOrEqual(LIVE_TAIL_MAX_BYTES);
+  expect(kept.split('\n')).toHaveLength(16);
+  expect(kept.endsWith('39'.padEnd(1023, '.'))).toBe(true);
+  // One line of 20 000 three-byte characters and a last emoji: its end, cut on a whole character.
+  const long = boundedLiveTail(`${'€'.repeat(20_000)}😀`);
+  expect(Buffer.byteLength(long)).toBeLessThanOrEqual(LIVE_TAIL_MAX_BYTES);
+  expect(Buffer.byteLength(long)).toBeGreaterThan(LIVE_TAIL_MAX_BYTES - 4);
+  expect(long.endsWith('€😀')).toBe(true);
+  expect(/^[\udc00-\udfff]/.test(long)).toBe(false);
 });

@@ -82,6 +82,8 @@ export const AttemptRow = z.object({
   reported_at: z.string().nullable(),
   exit_code: z.number().nullable(),
   output_tail: z.string().nullable(),
+  /** The latest tail the wrapper shipped while the command ran (POST /v1/jobs/tail). */
+  live_tail: z.string().nullable(),
   started_at: z.string().nullable(),
   ended_at: z.string().nullable(),
   end_reason: z.enum(ATTEMPT_END_REASONS).nullable(),
@@ -100,7 +102,7 @@ const JOB_COLUMNS = sql.fragment`j.id, j.account_id, j.api_key_id, j.request_has
 
 const ATTEMPT_COLUMNS = sql.fragment`a.job_id, a.n, a.instance_row_id, a.provider, a.spot, a.price_per_hour_micros,
   a.instance_id,
-  a.reported_at, a.exit_code, a.output_tail, a.started_at, a.ended_at, a.end_reason, a.end_detail, a.created_at,
+  a.reported_at, a.exit_code, a.output_tail, a.live_tail, a.started_at, a.ended_at, a.end_reason, a.end_detail, a.created_at,
   coalesce((SELECT -sum(l.amount_micros) FROM ledger_entries l
             WHERE l.account_id = a.account_id AND l.instance_id = a.instance_id AND l.type = 'instance_charge'),
               0)::bigint AS cost_micros`;
@@ -120,6 +122,10 @@ export interface NewJob {
 export type ExitReportOutcome =
   | { recorded: AttemptRow & { account_id: string } }
   | { refused: 'unknown_token' | 'already_reported' | 'attempt_ended' };
+
+/** What a shipped tail did: kept on its attempt, or why nothing changed (as for an exit report). */
+export type LiveTailOutcome =
+  { recorded: { job_id: string; n: number } } | { refused: 'unknown_token' | 'already_reported' | 'attempt_ended' };
 
 export function createJobQueries(pool: Pool) {
   const jobById = (conn: CommonQueryMethods, id: string) =>
@@ -262,6 +268,22 @@ export function createJobQueries(pool: Pool) {
           output_tail = ${report.tail}
         WHERE a.token_hash = ${sql.binary(tokenHash)} AND a.reported_at IS NULL AND a.end_reason IS NULL
         RETURNING ${ATTEMPT_COLUMNS}, a.account_id`);
+      if (updated) return { recorded: updated };
+      const found = await pool.maybeOne(sql.type(z.object({ reported: z.boolean() }))`
+        SELECT reported_at IS NOT NULL AS reported FROM job_attempts WHERE token_hash = ${sql.binary(tokenHash)}`);
+      if (!found) return { refused: 'unknown_token' };
+      return { refused: found.reported ? 'already_reported' : 'attempt_ended' };
+    },
+
+    /**
+     * A tail shipped while the command runs: kept (replacing the one before) on the attempt whose token hash
+     * matches, while that attempt has neither reported its exit nor ended. Anything else changes nothing.
+     */
+    async recordLiveTail(tokenHash: Buffer, tail: string): Promise<LiveTailOutcome> {
+      const updated = await pool.maybeOne(sql.type(z.object({ job_id: z.string(), n: z.number() }))`
+        UPDATE job_attempts a SET live_tail = ${tail}, live_tail_at = clock_timestamp()
+        WHERE a.token_hash = ${sql.binary(tokenHash)} AND a.reported_at IS NULL AND a.end_reason IS NULL
+        RETURNING a.job_id, a.n`);
       if (updated) return { recorded: updated };
       const found = await pool.maybeOne(sql.type(z.object({ reported: z.boolean() }))`
         SELECT reported_at IS NOT NULL AS reported FROM job_attempts WHERE token_hash = ${sql.binary(tokenHash)}`);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { JOB_STATUSES, RETRY_EVENTS, type JobQueries, type JobRow, type JobSpec } from '../../db/queries/jobs';
 import type { ScheduleQueries } from '../../db/queries/schedules';
+import type { SshKeyQueries } from '../../db/queries/ssh-keys';
 import { randomToken } from '../../domain/ids';
 import type { KeyVault } from '../../domain/key-vault';
 import { dollarsToMicros } from '../../domain/money';
@@ -16,11 +17,11 @@ import {
   UnsupportedOperationError,
   ValidationError,
 } from '../../errors';
-import { JOB_PROVIDERS } from '../../jobs/providers';
+import { JOB_PROVIDERS, jobProviderReadiness } from '../../jobs/providers';
 import { envSealContext, hashExitToken } from '../../jobs/start-command';
 import type { ProviderCredentials } from '../../providers/provider-credentials';
 import { PROVIDERS, type ProviderId } from '../../providers/types';
-import type { LogLibrary } from '../../jobs/logs';
+import { boundedLiveTail, LIVE_TAIL_MAX_BYTES, LIVE_TAIL_MAX_LINES, type LogLibrary } from '../../jobs/logs';
 import type { JobClient } from '../../workflow-clients/jobs';
 import { answerLogs, LOG_RESPONSES, LogQuery } from '../log-stream';
 import { gpuTypeField, IdleStopBody } from '../launch-schemas';
@@ -72,7 +73,7 @@ const CreateBody = z
       .array(z.enum(PROVIDERS))
       .min(1)
       .optional()
-      .describe('allowed providers; default every connected one that runs jobs (runpod, vastai)'),
+      .describe('allowed providers; default every connected one (lambda only with a default SSH key)'),
     spot_policy: z.enum(['spot', 'on-demand', 'auto']).default('auto'),
     max_price_per_hour: money.optional(),
     max_cost: money.optional().describe('the whole job: every attempt together'),
@@ -100,6 +101,21 @@ const ExitBody = z
   })
   .strict();
 
+const TailBody = z
+  .object({
+    token: z.string().min(1).max(200),
+    tail: printedText({ max: 65_536 }),
+  })
+  .strict();
+
+/** The refusal of an exit report or a shipped tail that changed nothing. */
+function refusalOf(refused: 'unknown_token' | 'already_reported' | 'attempt_ended'): Error {
+  if (refused === 'unknown_token') return new UnauthenticatedError('Unknown exit token.');
+  return new ConflictError(
+    refused === 'already_reported' ? 'This attempt has reported its exit already.' : 'This attempt has ended.',
+  );
+}
+
 /** What the schedule's sealed startup script shows as a run's job command to a key that may not write schedules. */
 export const HIDDEN_SCHEDULE_SCRIPT = "(the schedule's startup script: shown to keys with schedules:write)";
 
@@ -121,6 +137,7 @@ export interface JobRouteDeps {
   jobs: JobQueries;
   offers: Pick<ScheduleQueries, 'findRunOffers'>;
   credentials: Pick<ProviderCredentials, 'findApiKey'>;
+  sshKeys: Pick<SshKeyQueries, 'findDefaultSshKey'>;
   vault: Pick<KeyVault, 'seal' | 'open'>;
   workflows: JobClient;
   /** Attempts' logs (the provider's, or the tail the job reported), and the follow's keep-alive interval. */
@@ -165,17 +182,28 @@ export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
       }
       const idempotencyKey = sent || `gen_${randomToken(96)}`;
       const connected: ProviderId[] = [];
+      let lambdaWithoutKey = false;
       for (const p of body.providers ?? JOB_PROVIDERS) {
         if (!JOB_PROVIDERS.includes(p)) {
+          throw new UnsupportedOperationError(`Invalid body: ${p} cannot run jobs (no start command).`, [
+            { path: 'providers', message: `${p} cannot run jobs` },
+          ]);
+        }
+        const readiness = await jobProviderReadiness(deps, accountId, p);
+        // Asked for by name, Lambda without an SSH key is refused; left to the default, it is left out.
+        if (readiness === 'no_ssh_key' && body.providers) {
           throw new UnsupportedOperationError(
-            `Invalid body: ${p} cannot run jobs (no start command for a container).`,
-            [{ path: 'providers', message: `${p} cannot run jobs` }],
+            'Invalid body: a job runs on Lambda only with a default SSH key (POST /v1/ssh-keys): ' +
+              'Lambda launches no instance without one.',
+            [{ path: 'providers', message: 'lambda needs a default SSH key' }],
           );
         }
-        if ((await deps.credentials.findApiKey(accountId, p)) !== null) connected.push(p);
+        if (readiness === 'ready') connected.push(p);
+        lambdaWithoutKey ||= readiness === 'no_ssh_key';
       }
       if (connected.length === 0) {
-        throw new UnsupportedOperationError('No allowed provider is connected (POST /v1/settings/providers).', [
+        const why = lambdaWithoutKey ? '; Lambda also needs a default SSH key (POST /v1/ssh-keys)' : '';
+        throw new UnsupportedOperationError(`No allowed provider is connected (POST /v1/settings/providers)${why}.`, [
           { path: 'providers', message: 'none connected' },
         ]);
       }
@@ -354,17 +382,36 @@ export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
         exitCode: body.exit_code,
         tail: body.tail,
       });
-      if ('refused' in outcome) {
-        if (outcome.refused === 'unknown_token') throw new UnauthenticatedError('Unknown exit token.');
-        throw new ConflictError(
-          outcome.refused === 'already_reported'
-            ? 'This attempt has reported its exit already.'
-            : 'This attempt has ended.',
-        );
-      }
+      if ('refused' in outcome) throw refusalOf(outcome.refused);
       const a = outcome.recorded;
       await deps.workflows.exitReported(a.job_id, a.n, body.exit_code);
       return { status: 202, body: { job_id: a.job_id, attempt: a.n, exit_code: body.exit_code } };
+    },
+  });
+
+  api.add({
+    method: 'post',
+    path: '/v1/jobs/tail',
+    tag: 'Jobs',
+    summary: "The job wrapper's tail while the command runs, with the attempt's exit token",
+    description:
+      'Sent by the wrapper on the instance every GPUO_TAIL_INTERVAL seconds, not by users. The latest tail is ' +
+      `kept (its last ${LIVE_TAIL_MAX_LINES} lines, at most ${LIVE_TAIL_MAX_BYTES / 1024} KiB) and is what the ` +
+      'logs of an attempt on Lambda show while it runs. A wrong token is 401; once the attempt reported its exit or ' +
+      'ended, 409; neither changes anything.',
+    auth: false,
+    body: TailBody,
+    responses: {
+      202: {
+        description: 'Kept until a newer tail or the exit report',
+        schema: z.object({ job_id: z.string(), attempt: z.number() }),
+      },
+    },
+    errors: [401, 409, 503],
+    handler: async ({ body }) => {
+      const outcome = await jobs.recordLiveTail(hashExitToken(body.token), boundedLiveTail(body.tail));
+      if ('refused' in outcome) throw refusalOf(outcome.refused);
+      return { status: 202, body: { job_id: outcome.recorded.job_id, attempt: outcome.recorded.n } };
     },
   });
 }

@@ -1,3 +1,3 @@
 """The OpenAPI document this package was generated from (`npm run sdk:generate`)."""
 
-OPENAPI_SHA256 = "f9b9e3ac53b015eeb054459c810a99c3a41e2c0aaf7f3b018289ea820c6cefb6"
+OPENAPI_SHA256 = "722155176b5c8925ca3043b678330e682ab415021256257f0a045e0a31d6213b"

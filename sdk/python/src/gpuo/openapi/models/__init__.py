@@ -528,6 +528,8 @@ from .post_v1_jobs_response_201_attempts_item_provider import (
 )
 from .post_v1_jobs_response_201_providers_item import PostV1JobsResponse201ProvidersItem
 from .post_v1_jobs_response_201_status import PostV1JobsResponse201Status
+from .post_v1_jobs_tail_body import PostV1JobsTailBody
+from .post_v1_jobs_tail_response_202 import PostV1JobsTailResponse202
 from .post_v1_schedules_body import PostV1SchedulesBody
 from .post_v1_schedules_body_idle_stop import PostV1SchedulesBodyIdleStop
 from .post_v1_schedules_id_trigger_response_202 import (
@@ -847,6 +849,8 @@ __all__ = (
     "PostV1JobsResponse201AttemptsItemProvider",
     "PostV1JobsResponse201ProvidersItem",
     "PostV1JobsResponse201Status",
+    "PostV1JobsTailBody",
+    "PostV1JobsTailResponse202",
     "PostV1SchedulesBody",
     "PostV1SchedulesBodyIdleStop",
     "PostV1SchedulesIdTriggerResponse202",

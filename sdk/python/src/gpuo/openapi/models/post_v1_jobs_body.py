@@ -29,8 +29,8 @@ class PostV1JobsBody:
         template (str | Unset):
         docker_image (str | Unset):
         env (PostV1JobsBodyEnv | Unset): sealed at rest, given to the command, never returned
-        providers (list[PostV1JobsBodyProvidersItem] | Unset): allowed providers; default every connected one that runs
-            jobs (runpod, vastai)
+        providers (list[PostV1JobsBodyProvidersItem] | Unset): allowed providers; default every connected one (lambda
+            only with a default SSH key)
         spot_policy (PostV1JobsBodySpotPolicy | Unset):  Default: PostV1JobsBodySpotPolicy.AUTO.
         max_price_per_hour (float | Unset):
         max_cost (float | Unset): the whole job: every attempt together
