@@ -29,7 +29,13 @@ const unitPatterns = UNIT.map((p) => `<rootDir>/${escapeRegExp(p)}`);
 
 /** What both projects share. */
 const common = {
-  testEnvironment: 'node',
+  // Node's environment, with Temporal's protobuf definitions built once per jest worker (test/jest/environment.js).
+  testEnvironment: '<rootDir>/test/jest/environment.js',
+  moduleNameMapper: {
+    '^@temporalio/proto$': '<rootDir>/test/jest/outer/temporal-proto.js',
+    '^@temporalio/proto/lib/patch-protobuf-root$': '<rootDir>/test/jest/outer/patch-protobuf-root.js',
+    '^@temporalio/proto/lib/payload-visitor.generated$': '<rootDir>/test/jest/outer/payload-visitor.js',
+  },
   roots: ['<rootDir>/test'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }],
@@ -37,6 +43,8 @@ const common = {
     '^.+/node_modules/(p-limit|yocto-queue)/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
   },
   transformIgnorePatterns: ['/node_modules/(?!(p-limit|yocto-queue)/)'],
+  // Jest's runtime, handing V8's code cache to each file's compilations of a module (test/jest/runtime.js).
+  runtime: '<rootDir>/test/jest/runtime.js',
 };
 
 /** @type {import('jest').Config} */

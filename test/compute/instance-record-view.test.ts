@@ -140,6 +140,17 @@ describe('the record', () => {
     expect(detail.provider_view).toBeUndefined();
   });
 
+  it('of an instance ended here that a later round lists as terminating at the provider: terminated', () => {
+    const detail = toInstanceDetail(terminated, {
+      costs: costs(15_000),
+      events: [],
+      now: new Date(T0 + 80_000),
+      listed: { instance: listed('terminating', 'terminating'), observedAt: iso(T0 + 75_000) },
+    });
+    expect(detail).toMatchObject({ status: 'terminated', end_kind: 'terminated' });
+    expect(detail.warnings ?? []).toEqual([]);
+  });
+
   it('of an ended instance no round lists: terminated, nothing accruing, cost the posted charges', () => {
     const detail = toInstanceDetail(terminated, { costs: costs(15_000), events: [], now: new Date(T0 + 80_000) });
     expect(detail).toMatchObject({

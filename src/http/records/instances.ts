@@ -259,8 +259,12 @@ export function toInstanceDetail(row: InstanceRow, src: DetailSources): Instance
     src.listed?.observedAt != null &&
     row.ended_at != null &&
     Date.parse(src.listed.observedAt) > Date.parse(row.ended_at);
+  // A provider finishing the termination asked of it (Lambda's `terminating`) is not running on: only a listing
+  // in any other state is.
   const stillListed =
-    ended && src.listed && listedSinceEnd && src.listed.instance.status !== 'terminated' ? src.listed : undefined;
+    ended && src.listed && listedSinceEnd && !['terminated', 'terminating'].includes(src.listed.instance.status)
+      ? src.listed
+      : undefined;
   return {
     ...record,
     ...(stillListed

@@ -1,0 +1,2 @@
+// @temporalio/proto/lib/patch-protobuf-root, as loaded once per jest worker process (test/jest/environment.js).
+module.exports = globalThis.__gpuoOuterModule('@temporalio/proto/lib/patch-protobuf-root');
