@@ -35,7 +35,7 @@ import { DEFAULT_LIMITS } from '../src/domain/limits';
 import { createApp } from '../src/http/app';
 import type { RunningPostgres } from '../src/local/embedded-postgres';
 import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
-import { silentLogger } from '../src/logger';
+import { createLogger, silentLogger } from '../src/logger';
 import { createProviderAdapters } from '../src/providers';
 import type { ProviderId } from '../src/providers/types';
 import { PricingCache } from '../src/db/pricing-cache';
@@ -348,7 +348,8 @@ async function runPhase(infra: Infra, n: number, probe?: Probe): Promise<PhaseRe
       pool,
       // The API's admission counts live instances too: the same limit as the worker's LIMIT_LIVE_INSTANCES.
       limits: { ...DEFAULT_LIMITS, live_instances: 1_000_000 },
-      logger: silentLogger,
+      // Errors only: a 500 prints its cause.
+      logger: createLogger('error'),
       temporal: { client, taskQueue },
       adapters: createProviderAdapters({ ...simulatorBaseUrls(sims), timeoutMs: 10_000, logger: silentLogger }),
       vault: infra.vault,

@@ -44,14 +44,17 @@ const timestamptzAsIso = {
   parse: (value: string) => new Date(value).toISOString(),
 };
 
-export async function createDatabasePool(url: string, options: { maximumPoolSize?: number } = {}): Promise<Pool> {
+export async function createDatabasePool(
+  url: string,
+  options: { maximumPoolSize?: number; statementTimeoutMs?: number } = {},
+): Promise<Pool> {
   const preset = createTypeParserPreset().filter((p) => p.name !== 'int8' && p.name !== 'timestamptz');
   const pool = await createPool(url, {
     interceptors: [resultParserInterceptor],
     typeParsers: [...preset, int8AsNumber, timestamptzAsIso],
     maximumPoolSize: options.maximumPoolSize ?? 10,
     connectionTimeout: 10_000,
-    statementTimeout: 30_000,
+    statementTimeout: options.statementTimeoutMs ?? 30_000,
     // slonik's default runs `DISCARD ALL` each time a connection goes back to the pool: a round trip per
     // query or transaction (about 10 per launch). The pool's connections carry no session state to discard:
     // no session `SET`, no session advisory lock (only `pg_advisory_xact_lock`), no `LISTEN` (the listeners

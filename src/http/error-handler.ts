@@ -4,11 +4,11 @@
  * to the log, never to the client). Called by the outermost middleware (`edge.ts`).
  *
  * Thrown values are translated by one table ({@link ERROR_RULES}), first match wins. Database errors are ours:
- * an unreachable or restarting Postgres is 503 `service_unavailable` with `Retry-After`, any other database
- * failure a 500 `internal_error`; neither is ever blamed on a provider.
+ * an unreachable, restarting or overloaded (statement timeout) Postgres is 503 `service_unavailable` with
+ * `Retry-After`, any other database failure a 500 `internal_error`; neither is ever blamed on a provider.
  */
 import type { Context } from 'koa';
-import { SlonikError, UniqueIntegrityConstraintViolationError } from 'slonik';
+import { SlonikError, StatementTimeoutError, UniqueIntegrityConstraintViolationError } from 'slonik';
 import { isDatabaseUnreachable } from '../db/errors';
 import { ZodError } from 'zod';
 import {
@@ -29,6 +29,7 @@ const UNIQUE_VIOLATIONS: Record<string, string> = {
 };
 
 const DATABASE_UNAVAILABLE = 'The database cannot be reached right now; retrying this request is safe.';
+const DATABASE_SLOW = 'The database did not answer in time; retrying this request is safe.';
 const INTERNAL_MESSAGE = 'An internal error occurred. Quote the request_id if you contact support.';
 
 interface ErrorRule {
@@ -57,6 +58,9 @@ const ERROR_RULES: readonly ErrorRule[] = [
     },
   },
   { matches: isDatabaseUnreachable, toApiError: () => new ServiceUnavailableError(DATABASE_UNAVAILABLE) },
+  // A statement past its timeout is rolled back with its transaction: our database is overloaded, not the request
+  // wrong.
+  { matches: (e) => e instanceof StatementTimeoutError, toApiError: () => new ServiceUnavailableError(DATABASE_SLOW) },
   { matches: (e) => e instanceof SlonikError, toApiError: () => null },
   {
     matches: (e) => (e as { status?: unknown })?.status === 413,

@@ -6,6 +6,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { Client as PgClient } from 'pg';
 import { createDatabasePool } from '../../src/db/pool';
 import { sql } from '../../src/db/sql';
 import { ProviderRequestError } from '../../src/errors';
@@ -325,6 +326,26 @@ describe('failures that are ours are never "unreachable" or the provider\'s', ()
       for (const s of sockets) s.destroy();
       await pool.end().catch(() => undefined);
       proxy.close();
+    }
+  });
+
+  it('a statement past its timeout (a table held locked) → 503 service_unavailable with Retry-After', async () => {
+    const pool = await createDatabasePool(t.db.url, { maximumPoolSize: 1, statementTimeoutMs: 300 });
+    const holder = new PgClient({ connectionString: t.db.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE ssh_keys IN ACCESS EXCLUSIVE MODE');
+      const app = request(createApp(testAppDeps(pool, { temporal: t.deps.temporal })).callback());
+      const res = await app.get('/v1/ssh-keys').set(auth);
+      expect([res.status, res.body.error.code]).toEqual([503, 'service_unavailable']);
+      expect(res.body.error.message).toMatch(/did not answer in time; retrying this request is safe/);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      await holder.query('ROLLBACK');
+      expect((await app.get('/v1/ssh-keys').set(auth)).status).toBe(200);
+    } finally {
+      await holder.end();
+      await pool.end();
     }
   });
 
