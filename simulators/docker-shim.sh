@@ -83,7 +83,8 @@ case "${image##*/}" in
 esac
 echo "Unable to find image '$ref' locally" >&2
 if [ -n "$GPUO_SIM_DOCKER_UNPULLABLE" ] && printf '%s\n' "$GPUO_SIM_DOCKER_UNPULLABLE" | grep -Fqx -e "$image"; then
-  fail "Error response from daemon: pull access denied for ${image%%[:@]*}, repository does not exist or may require 'docker login'"
+  fail "Error response from daemon: pull access denied for ${image%%[:@]*}, repository does not exist or may \
+require 'docker login'"
 fi
 echo "Status: Downloaded newer image for $ref" >&2
 [ -n "$has_command" ] || fail 'the simulator runs a command given to docker run, not an image default'

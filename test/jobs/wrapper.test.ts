@@ -244,7 +244,7 @@ describe('on a VM (Lambda), the command runs in the image with Docker', () => {
     return { bin, argv: () => readFileSync(argvFile, 'utf8').split('\0').slice(0, -1) };
   }
 
-  it('hostile command, image and env strings reach docker exactly as given; values only by name; token stays out', async () => {
+  it('hostile command, image and env reach docker exactly as given; values only by name; no token', async () => {
     const port = await freePort();
     const { server, reports } = await endpoint(port);
     const docker = recordingDocker();
