@@ -52,7 +52,7 @@ function dbFailure(err: unknown): unknown {
 export function createLaunchActivities(deps: ActivityDeps) {
   // A job attempt's launch carries a reference; the command with its token and env is made here, at the create.
   const jobQueries = createJobQueries(deps.pool);
-  const jobStartCommand = async (onstartCmd: string | undefined): Promise<string | undefined> => {
+  const jobStartCommand = async (onstartCmd: string | undefined, input: LaunchInput): Promise<string | undefined> => {
     if (!deps.jobs) {
       // Never send the reference itself to a provider: the instance would run a command that means nothing.
       if (onstartCmd !== undefined && JOB_START_COMMAND_REF.test(onstartCmd))
@@ -67,6 +67,7 @@ export function createLaunchActivities(deps: ActivityDeps) {
         tailIntervalSeconds: deps.jobs.tailIntervalSeconds,
       },
       onstartCmd,
+      input,
     );
   };
   /** A scheduled run's startup script travels sealed (src/domain/startup-script.ts): opened only for the create. */
@@ -180,7 +181,7 @@ export function createLaunchActivities(deps: ActivityDeps) {
             region: input.region,
             sshPublicKey: ssh.sshPublicKey,
             sshKeyName: ssh.sshKeyName,
-            onstartCmd: await jobStartCommand(openedScript(input)),
+            onstartCmd: await jobStartCommand(openedScript(input), input),
           })
           .catch((err: unknown) => {
             if (err instanceof ProviderRequestError && err.kind === 'rate_limited')

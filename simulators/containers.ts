@@ -7,9 +7,13 @@
  *
  * The container's stdout and stderr are its log, kept line by line (with the time each line was printed) for
  * as long as the instance exists: the simulators serve it through their providers' log APIs.
+ *
+ * A VM (Lambda) has Docker: with `docker`, the script finds `./docker-shim.sh` as `docker` on its PATH, which
+ * runs the container's command for real in the scratch directory with the env it was given (only the container
+ * runtime is simulated).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -17,6 +21,9 @@ import { join } from 'node:path';
 const JOB_MARKER = 'gpuo-job-wrapper';
 /** Lines a container's log keeps (the oldest are dropped first), as a provider's log buffer would. */
 const LOG_LINES_KEPT = 20_000;
+
+let dockerShim: string | null = null;
+const dockerShimScript = (): string => (dockerShim ??= readFileSync(join(__dirname, 'docker-shim.sh'), 'utf8'));
 
 export interface ContainerLogLine {
   /** Milliseconds since the epoch when the line was printed. */
@@ -74,6 +81,7 @@ class ContainerLog {
 interface Running {
   timer: NodeJS.Timeout | null;
   child: ChildProcess | null;
+  /** The scratch directory, and with `docker` the directory of its `docker` beside it. */
   dir: string | null;
   stopped: boolean;
 }
@@ -81,6 +89,9 @@ interface Running {
 export class SimContainers {
   private readonly running = new Map<string, Running>();
   private readonly logs = new Map<string, ContainerLog>();
+
+  /** `docker`: the host is a VM with Docker (./docker-shim.sh as `docker` on the script's PATH). */
+  constructor(private readonly opts: { docker?: boolean } = {}) {}
 
   /** Whether a start command is one the simulator runs. */
   static runs(script: string | null | undefined): script is string {
@@ -102,12 +113,22 @@ export class SimContainers {
         r.timer = null;
         if (r.stopped) return;
         r.dir = mkdtempSync(join(tmpdir(), 'gpuo-sim-container-'));
+        const scratch = join(r.dir, 'scratch');
+        mkdirSync(scratch);
+        let path = process.env.PATH ?? '/usr/bin:/bin';
+        if (this.opts.docker) {
+          const bin = join(r.dir, 'bin');
+          mkdirSync(bin);
+          writeFileSync(join(bin, 'docker'), dockerShimScript());
+          chmodSync(join(bin, 'docker'), 0o755);
+          path = `${bin}:${path}`;
+        }
         // Its own process group, so an end kills the command's children too; only PATH is inherited.
         const child = spawn('sh', ['-c', script], {
-          cwd: r.dir,
+          cwd: scratch,
           detached: true,
           stdio: ['ignore', 'pipe', 'pipe'],
-          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: r.dir, HOME: r.dir },
+          env: { PATH: path, TMPDIR: scratch, HOME: scratch },
         });
         r.child = child;
         child.stdout?.setEncoding('utf8').on('data', (c: string) => log.write(c));

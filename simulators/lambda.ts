@@ -9,7 +9,8 @@
  *
  * `user_data` (cloud-init user data, at most 1 MB; from Lambda's newer launch API) is accepted. Text starting with
  * `#!` is a script cloud-init runs once at first boot: a job's wrapper in it runs for real (./containers) once the
- * instance is `active`. A VM does not end when that script ends: the instance stays `active` until terminated.
+ * instance is `active`, with a simulated `docker` on its PATH (./docker-shim.sh) for the job's image. A VM does not
+ * end when that script ends: the instance stays `active` until terminated.
  */
 import { slugFromLambda } from '../src/providers/gpu-catalog';
 import { now, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
@@ -40,7 +41,7 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
   private readonly noCapacity = new Set<string>();
   private ipCounter = 0;
   /** First-boot scripts of `user_data` that carry a job's wrapper (./containers). */
-  private readonly containers = new SimContainers();
+  private readonly containers = new SimContainers({ docker: true });
 
   constructor(opts: SimulatorOptions = {}) {
     super(opts, {

@@ -9,6 +9,12 @@ import type { ProviderId } from '../providers/types';
 export const JOB_PROVIDERS: readonly ProviderId[] = ['runpod', 'vastai', 'lambda'];
 
 /**
+ * Job providers whose instance is a VM, not the job's container: the wrapper runs on the VM and starts the job's
+ * image with Docker (Lambda's VM images ship Docker with the NVIDIA container toolkit).
+ */
+export const JOB_PROVIDERS_ON_A_VM: readonly ProviderId[] = ['lambda'];
+
+/**
  * Whether the account can run a job's attempt on `provider` now: the provider's key is connected, and for Lambda,
  * which launches no instance without an SSH key name, the account has a default SSH key.
  */

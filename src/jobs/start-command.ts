@@ -11,7 +11,9 @@ import type { JobQueries } from '../db/queries/jobs';
 import type { KeyVault } from '../domain/key-vault';
 import { openText } from '../domain/sealed-text';
 import { openStartupScript } from '../domain/startup-script';
+import type { ProviderId } from '../providers/types';
 import { JOB_START_COMMAND_REF } from '../../workflows/contracts/jobs';
+import { JOB_PROVIDERS_ON_A_VM } from './providers';
 
 export const WRAPPER_PATH = join(__dirname, 'wrapper.sh');
 let wrapper: string | null = null;
@@ -31,10 +33,44 @@ export const exitUrl = (publicBaseUrl: string): string => `${publicBaseUrl.repla
 /** The endpoint the wrapper ships its tail to while the command runs. */
 export const tailUrl = (publicBaseUrl: string): string => `${publicBaseUrl.replace(/\/+$/, '')}/v1/jobs/tail`;
 
-/** The shell text an instance runs: env exports, then the wrapper under `sh` (POSIX; no bash needed). */
+/** What an env name must be to be exported and passed on by name (the jobs route refuses any other). */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** How long the command waits for a VM's Docker daemon to answer before `docker run` is tried anyway. */
+const DOCKER_DAEMON_WAIT_SECONDS = 120;
+
+/**
+ * `command` run in `image` by Docker on a VM, as shell text for the wrapper's `sh -c`: the image is pulled by
+ * `docker run` when it is not there, every GPU is given to it, and it shares the VM's network. The env goes by
+ * name only (`-e NAME` takes the value from the environment the wrapper exported), so no value is in any
+ * process's arguments. `--entrypoint sh` runs the command whatever the image's own entrypoint is (the vLLM and
+ * Ollama templates have one that would take `sh -c` as its arguments); `--` ends Docker's options, so an image
+ * reference can never be read as one. The exit code is the container's; Docker's own failures are its 125 (the
+ * pull or the start failed, or the daemon never answered), and a VM without docker is the shell's 127.
+ */
+export function dockerRunCommand(r: { image: string; command: string; envNames: readonly string[] }): string {
+  for (const name of r.envNames) if (!ENV_NAME.test(name)) throw new Error(`not an env name: ${JSON.stringify(name)}`);
+  const run = [
+    'docker run --rm --gpus all --network host',
+    ...r.envNames.map((name) => `-e ${name}`),
+    `--entrypoint sh -- ${shellQuote(r.image)} -c ${shellQuote(r.command)}`,
+  ].join(' ');
+  // cloud-init may run the script before the Docker daemon is up: wait for it, a bounded while (a VM without
+  // docker goes on at once, to the shell's 127).
+  const wait =
+    'gpuo_waited=0; while command -v docker >/dev/null 2>&1 && ! docker info >/dev/null 2>&1 && ' +
+    `[ "$gpuo_waited" -lt ${DOCKER_DAEMON_WAIT_SECONDS} ]; do sleep 1; gpuo_waited=$((gpuo_waited + 1)); done`;
+  return `${wait}\n${run}`;
+}
+
+/**
+ * The shell text an instance runs: env exports, then the wrapper under `sh` (POSIX; no bash needed). With
+ * `image`, the wrapper runs on the VM and the command in that image (`dockerRunCommand`).
+ */
 export function buildStartCommand(r: {
   command: string;
   env: Record<string, string>;
+  /** Where the instance is a VM rather than the job's container: the image the command runs in, with Docker. */
+  image?: string;
   token: string;
   exitUrl: string;
   /** Where the tail goes while the command runs; none: only the exit report carries it. */
@@ -42,9 +78,14 @@ export function buildStartCommand(r: {
   /** Seconds between two shipped tails (the wrapper's default, 30, when absent). */
   tailIntervalSeconds?: number;
 }): string {
+  for (const name of Object.keys(r.env)) if (!ENV_NAME.test(name)) throw new Error(`not an env name: ${name}`);
+  const command =
+    r.image === undefined
+      ? r.command
+      : dockerRunCommand({ image: r.image, command: r.command, envNames: Object.keys(r.env) });
   const lines = [
     ...Object.entries(r.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
-    `export GPUO_JOB_COMMAND=${shellQuote(r.command)}`,
+    `export GPUO_JOB_COMMAND=${shellQuote(command)}`,
     `export GPUO_EXIT_URL=${shellQuote(r.exitUrl)}`,
     `export GPUO_EXIT_TOKEN=${shellQuote(r.token)}`,
     ...(r.tailUrl === undefined ? [] : [`export GPUO_TAIL_URL=${shellQuote(r.tailUrl)}`]),
@@ -64,11 +105,13 @@ export interface JobStartDeps {
 
 /**
  * The start command for `onstartCmd` when it is an attempt's reference (a fresh token, its hash recorded on
- * the attempt, replacing one an earlier try of this create made); any other value is returned as it is.
+ * the attempt, replacing one an earlier try of this create made); any other value is returned as it is. On a
+ * provider whose instance is a VM (`JOB_PROVIDERS_ON_A_VM`), the command runs in the launch's image.
  */
 export async function resolveStartCommand(
   deps: JobStartDeps,
   onstartCmd: string | undefined,
+  launch: { provider: ProviderId; dockerImage?: string },
 ): Promise<string | undefined> {
   const ref = onstartCmd === undefined ? null : JOB_START_COMMAND_REF.exec(onstartCmd);
   if (!ref) return onstartCmd;
@@ -82,9 +125,11 @@ export async function resolveStartCommand(
   await deps.jobs.setAttemptToken(jobId, Number(n), hashExitToken(token));
   // A schedule run's command is the schedule's startup script, sealed at rest: opened only here, for the create.
   const command = openStartupScript(deps.vault, job.account_id, job.spec.command);
+  const image = JOB_PROVIDERS_ON_A_VM.includes(launch.provider) ? launch.dockerImage : undefined;
   return buildStartCommand({
     command,
     env,
+    ...(image === undefined ? {} : { image }),
     token,
     exitUrl: exitUrl(deps.publicBaseUrl),
     tailUrl: tailUrl(deps.publicBaseUrl),

@@ -489,10 +489,15 @@ describe('logs', () => {
     [0, 'succeeded'],
     [3, 'failed'],
   ] as const)(
-    'on Lambda (cloud-init user_data), a job exiting %i ends %s; its running logs are the shipped tail, a follow ' +
-      'ends with the exit code, the ended logs are the final tail; a forged or late tail changes nothing',
+    'on Lambda (cloud-init user_data), a job exiting %i ends %s, its command run in the job’s image by Docker with ' +
+      'its env; its running logs are the shipped tail, a follow ends with the exit code, the ended logs are the ' +
+      'final tail; a forged or late tail changes nothing',
     async (code, status) => {
       const a = await t.connectedAccount('lambda');
+      // One case names a template, the other an image: either way the VM pulls and runs that image.
+      const image = code === 0 ? 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime' : 'ghcr.io/acme/trainer';
+      const ref = code === 0 ? image : `${image}:latest`;
+      const pulled = `Unable to find image '${ref}' locally\nStatus: Downloaded newer image for ${ref}\n`;
       const dir = await mkdtemp(join(tmpdir(), 'gpuo-lambda-job-'));
       let cli: ReturnType<typeof gpuoChild> | undefined;
       try {
@@ -501,9 +506,13 @@ describe('logs', () => {
           .set(a.auth)
           .send({
             gpu: 'a10-24gb',
-            template: 'pytorch',
+            ...(code === 0 ? { template: 'pytorch' } : { docker_image: image }),
             providers: ['lambda'],
-            command: `echo "first line"; while [ ! -e '${dir}/go' ]; do sleep 0.1; done; echo "last line"; exit ${code}`,
+            env: { RUN_NAME: "lambda's run" },
+            // The container has the job's env and not the wrapper's token.
+            command:
+              `[ "$RUN_NAME" = "lambda's run" ] && [ -z "$GPUO_EXIT_TOKEN" ] || exit 9; echo "first line"; ` +
+              `while [ ! -e '${dir}/go' ]; do sleep 0.1; done; echo "last line"; exit ${code}`,
           })
           .expect(201);
         const id = res.body.id as string;
@@ -511,23 +520,28 @@ describe('logs', () => {
         // Lambda has no log API: the line is there once the wrapper shipped it.
         const running = await eventually(
           'the running attempt’s shipped tail',
-          async () => ((await logsOf()).text === 'first line\n' ? getJob(a.auth, id) : undefined),
+          async () => ((await logsOf()).text === `${pulled}first line\n` ? getJob(a.auth, id) : undefined),
           60_000,
           200,
         );
         const instanceId = running.attempts[0]!.instance_id!;
         expect(running.attempts[0]).toMatchObject({ provider: 'lambda', ended_at: null });
-        expect((await logsOf(`/v1/compute/${instanceId}/logs`)).text).toBe('first line\n');
+        expect((await logsOf(`/v1/compute/${instanceId}/logs`)).text).toBe(`${pulled}first line\n`);
         // The launch carried the wrapper as a first-boot script; its token is the only one that speaks for it.
         const launch = t.sims.lambda.control
           .requests({ method: 'POST', path: /instance-operations\/launch$/ })
           .find((r) => (r.response as { data?: { instance_ids?: string[] } }).data?.instance_ids?.[0] === instanceId)!;
         const userData = (launch.body as { user_data: string }).user_data;
         expect(userData.startsWith('#!/bin/sh\n')).toBe(true);
+        // The wrapper stays on the VM and starts the image; the env's value is exported there, never an argument.
+        expect(userData).toContain(
+          `docker run --rm --gpus all --network host -e RUN_NAME --entrypoint sh -- '\\''${image}'\\''`,
+        );
+        expect(userData.split("lambda'\\''s run").length - 1).toBe(1);
         const token = /GPUO_EXIT_TOKEN='([^']+)'/.exec(userData)![1]!;
         const forged = await t.http.post('/v1/jobs/tail').send({ token: `${token}x`, tail: 'forged' });
         expect(forged.status).toBe(401);
-        expect((await logsOf()).text).toBe('first line\n');
+        expect((await logsOf()).text).toBe(`${pulled}first line\n`);
 
         // Followed while the command waits: by the API (code 0) or by `gpuo jobs logs -f` (code 3).
         let sse = '';
@@ -554,7 +568,7 @@ describe('logs', () => {
           expect(sse).toMatch(/data: first line\n\n(: keep-alive\n\n)*data: last line\n\n/);
           expect(sse.endsWith(`event: end\ndata: ${end}\n\n`)).toBe(true);
         } else {
-          expect([await cli!.exited, cli!.out.stdout]).toEqual([0, 'first line\nlast line\n']);
+          expect([await cli!.exited, cli!.out.stdout]).toEqual([0, `${pulled}first line\nlast line\n`]);
           expect(cli!.out.stderr).toContain(`job ${id} ended: failed, exit code 3`);
         }
 
@@ -566,10 +580,11 @@ describe('logs', () => {
         expect((await instanceEnd(instanceId)).status).toBe('terminated');
         expect(t.sims.lambda.control.instances(a.simKey)).toEqual([]);
         expect(Math.round(job.cost * 1e6)).toBe(await ledgerMicros(a.accountId, [instanceId]));
-        expect((await logsOf()).text).toBe('first line\nlast line\n');
+        expect((await logsOf()).text).toBe(`${pulled}first line\nlast line\n`);
+        expect(job.attempts[0]!.output_tail).toBe(`${pulled}first line\nlast line`);
         // A tail after the exit report is refused and changes nothing.
         expect((await t.http.post('/v1/jobs/tail').send({ token, tail: 'late' })).status).toBe(409);
-        expect((await logsOf(`/v1/compute/${instanceId}/logs`)).text).toBe('first line\nlast line\n');
+        expect((await logsOf(`/v1/compute/${instanceId}/logs`)).text).toBe(`${pulled}first line\nlast line\n`);
       } finally {
         cli?.kill();
         await rm(dir, { recursive: true, force: true });

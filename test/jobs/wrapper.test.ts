@@ -4,11 +4,22 @@
  * endpoint is down, and the tail shipped while the command runs.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildStartCommand } from '../../src/jobs/start-command';
+import { REPO_ROOT } from '../helpers/process';
 import { freePort } from '../helpers/ports';
 import { eventually } from '../helpers/process';
 
@@ -77,10 +88,12 @@ function start(
   env: Record<string, string> = {},
   extra: Record<string, string> = {},
   tailIntervalSeconds?: number,
+  image?: string,
 ) {
   const script = buildStartCommand({
     command,
     env,
+    ...(image === undefined ? {} : { image }),
     token: 'gjx_test-token',
     exitUrl: `http://127.0.0.1:${port}/v1/jobs/exit`,
     ...(tailIntervalSeconds === undefined
@@ -214,4 +227,99 @@ it("stops shipping at a refused tail (409), and shipping never changes the comma
   } finally {
     server.close();
   }
+});
+
+describe('on a VM (Lambda), the command runs in the image with Docker', () => {
+  /** A `docker` that keeps its arguments in `argv` (NUL-separated), then acts as the Lambda simulator's. */
+  function recordingDocker(): { bin: string; argv: () => string[] } {
+    const bin = join(scratch, 'bin');
+    mkdirSync(bin);
+    const argvFile = join(scratch, 'docker-argv');
+    const shim = join(REPO_ROOT, 'simulators', 'docker-shim.sh');
+    writeFileSync(
+      join(bin, 'docker'),
+      `#!/bin/sh\n[ "$1" = run ] && printf '%s\\0' "$@" >'${argvFile}'\nexec sh '${shim}' "$@"\n`,
+    );
+    chmodSync(join(bin, 'docker'), 0o755);
+    return { bin, argv: () => readFileSync(argvFile, 'utf8').split('\0').slice(0, -1) };
+  }
+
+  it('hostile command, image and env reach docker exactly as given; values only by name; no token', async () => {
+    const port = await freePort();
+    const { server, reports } = await endpoint(port);
+    const docker = recordingDocker();
+    const image = `evil'"$(touch pwned1)\`touch pwned2\`;touch pwned3 --privileged -v/:/host`;
+    const command = `printf '[%s]\\n' "$MY_SECRET" "$GPUO_EXIT_TOKEN"\necho "it's \\"quoted\\" $(echo sub)"; exit 6`;
+    const secret = `s3cr'et" $(touch pwned4) \`touch pwned5\`\nline2`;
+    try {
+      const done = await start(
+        command,
+        port,
+        { MY_SECRET: secret },
+        { PATH: `${docker.bin}:${process.env.PATH!}` },
+        undefined,
+        image,
+      ).done;
+      expect(docker.argv()).toEqual([
+        ...['run', '--rm', '--gpus', 'all', '--network', 'host', '-e', 'MY_SECRET', '--entrypoint', 'sh', '--'],
+        ...[image, '-c', command],
+      ]);
+      expect(docker.argv().join(' ')).not.toContain('s3cr');
+      // Nothing in any of the strings ran as shell text outside its place.
+      expect(readdirSync(scratch).filter((f) => f.startsWith('pwned'))).toEqual([]);
+      expect(done.code).toBe(6);
+      expect(reports).toEqual([
+        {
+          token: 'gjx_test-token',
+          exit_code: 6,
+          tail:
+            `Unable to find image '${image}:latest' locally\nStatus: Downloaded newer image for ${image}:latest\n` +
+            `[${secret}]\n[]\nit's "quoted" sub`,
+        },
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("a pull that fails reports Docker's 125 with its error; a VM without docker reports the shell's 127", async () => {
+    const port = await freePort();
+    const { server, reports } = await endpoint(port);
+    const bin = join(scratch, 'bin');
+    mkdirSync(bin);
+    copyFileSync(join(REPO_ROOT, 'simulators', 'docker-shim.sh'), join(bin, 'docker'));
+    chmodSync(join(bin, 'docker'), 0o755);
+    // This machine's own docker, if it has one, is left out of the second run's PATH.
+    const withoutDocker = process.env
+      .PATH!.split(':')
+      .filter((dir) => !existsSync(join(dir, 'docker')))
+      .join(':');
+    try {
+      const pulled = await start(
+        'echo never',
+        port,
+        {},
+        {
+          PATH: `${bin}:${process.env.PATH!}`,
+          GPUO_SIM_DOCKER_UNPULLABLE: 'private/trainer:1',
+        },
+        undefined,
+        'private/trainer:1',
+      ).done;
+      const missing = await start('echo never', port, {}, { PATH: withoutDocker }, undefined, 'private/trainer:1').done;
+      expect([pulled.code, missing.code]).toEqual([125, 127]);
+      expect(reports.map((r) => r.exit_code)).toEqual([125, 127]);
+      expect(reports[0]!.tail).toContain('pull access denied for private/trainer');
+      expect(reports[1]!.tail).toMatch(/docker: (command )?not found/);
+      expect(reports.map((r) => r.tail).join('\n')).not.toContain('never');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('an env name that is not a shell name is refused before any script is made', () => {
+    expect(() =>
+      buildStartCommand({ command: 'true', env: { 'A;B': 'x' }, image: 'ubuntu', token: 't', exitUrl: 'http://x' }),
+    ).toThrow(/not an env name/);
+  });
 });

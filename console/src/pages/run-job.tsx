@@ -2,15 +2,18 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../api';
 import { useScopes } from '../scopes';
-import type { Job, Page, PlannedLaunch, PlanSearch, PricingSnapshot, ProviderId, Template } from '../types';
+import type { Job, Page, PlannedLaunch, PlanSearch, PricingSnapshot, ProviderId, SshKey, Template } from '../types';
 import { ErrorNotice, Link, useAction } from '../ui';
 import { PROVIDER_NAMES, perHour } from '../format';
 import { navigate } from '../router';
 import { GetStarted } from './onboarding';
 import { OfferStep, PlanStep } from './launch';
 
-/** Providers that can run a job's command in a container (Lambda starts no command). */
-const JOB_PROVIDERS: ProviderId[] = ['runpod', 'vastai'];
+/**
+ * Providers that run a job (the server's JOB_PROVIDERS, src/jobs/providers.ts): RunPod and Vast.ai run the image
+ * as the instance, Lambda runs it under Docker on the VM.
+ */
+const JOB_PROVIDERS: ProviderId[] = ['runpod', 'vastai', 'lambda'];
 
 /** What the job form adds to the chosen offer. */
 interface JobSettings {
@@ -150,6 +153,8 @@ export function RunJobPage({ api }: { api: Api }) {
   const [search, setSearch] = useState<PlanSearch | null>(null);
   const [offer, setOffer] = useState<PlannedLaunch | null>(null);
   const [plan, setPlan] = useState<PlannedLaunch | null>(null);
+  /** Lambda launches no instance without an SSH key: a job there needs the account's default key. */
+  const [hasDefaultKey, setHasDefaultKey] = useState(true);
   const [settings, setSettings] = useState<JobSettings>({
     name: '',
     template: '',
@@ -162,6 +167,9 @@ export function RunJobPage({ api }: { api: Api }) {
   const { busy, error, setError, run } = useAction();
   useEffect(() => {
     api.pricing().then(setPricing, setError);
+    api
+      .request<Page<SshKey>>('GET', '/v1/ssh-keys?limit=200')
+      .then((k) => setHasDefaultKey(k.data.some((key) => key.is_default)), setError);
     api.request<Page<Template>>('GET', '/v1/templates').then((t) => {
       setTemplates(t.data);
       setSettings((s) => ({ ...s, template: s.template || t.data[0]?.slug || 'custom' }));
@@ -203,7 +211,8 @@ export function RunJobPage({ api }: { api: Api }) {
       <GetStarted api={api} />
       <p class="hint">
         A command on a GPU until it exits: the instance ends as soon as it does, and a preempted or unavailable offer is
-        retried. RunPod and Vast.ai run jobs.
+        retried. RunPod and Vast.ai run jobs in their image; Lambda runs the image under Docker on the VM (with a
+        default SSH key).
       </p>
       <OfferStep
         gpus={pricing?.gpu_types ?? []}
@@ -215,7 +224,13 @@ export function RunJobPage({ api }: { api: Api }) {
           setOffer(c);
           setPlan(null);
         }}
-        unusable={(c) => (JOB_PROVIDERS.includes(c.provider) ? null : `${PROVIDER_NAMES[c.provider]} cannot run jobs`)}
+        unusable={(c) =>
+          !JOB_PROVIDERS.includes(c.provider)
+            ? `${PROVIDER_NAMES[c.provider]} cannot run jobs`
+            : c.provider === 'lambda' && !hasDefaultKey
+              ? 'Lambda needs a default SSH key (Settings)'
+              : null
+        }
       />
       {offer ? (
         <JobForm offer={offer} templates={templates} settings={settings} set={set} busy={busy} onSubmit={planIt} />
