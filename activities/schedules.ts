@@ -16,9 +16,9 @@ import { admitScheduledRun } from '../src/launch/admission';
 import { launchableOffer } from '../src/launch/policy';
 
 /**
- * Providers a scheduled job can run on: both run a container image and a startup command (runpod as the
- * container's args, vastai as `onstart`). Lambda launches bare VMs with no image and no startup command in
- * its API, so it cannot run a schedule's job.
+ * Providers a scheduled run launches on: RunPod and Vast.ai. One-off jobs also run on Lambda (the image under
+ * Docker on the VM, which needs the account's default SSH key); a schedule's runs stay on the providers they
+ * ran on before, so the offers and costs a schedule was set up with do not change under it (docs/api.md).
  */
 export const SCHEDULE_PROVIDERS: readonly ProviderId[] = ['runpod', 'vastai'];
 
@@ -85,7 +85,7 @@ export function createScheduleActivities(deps: ActivityDeps) {
   async function jobProviders(accountId: string, gpu: string, preferSpot: boolean) {
     const connected: ProviderId[] = [];
     for (const provider of PROVIDERS) {
-      // A run's job runs the schedule's image: on the providers that run a container, not on Lambda's VMs.
+      // A schedule's runs stay on the providers they always ran on (SCHEDULE_PROVIDERS).
       if (!SCHEDULE_PROVIDERS.includes(provider)) continue;
       if ((await deps.credentials.findApiKey(accountId, provider)) !== null) connected.push(provider);
     }
