@@ -577,7 +577,12 @@ describe('logs', () => {
         expect(job.attempts).toEqual([
           expect.objectContaining({ provider: 'lambda', end_reason: 'exited', exit_code: code }),
         ]);
-        expect((await instanceEnd(instanceId)).status).toBe('terminated');
+        // As on the other providers: ended within 5 s of the report, with at most 5 s paid after it.
+        const ending = await instanceEnd(instanceId);
+        const reported = await reportedAt(id, 1);
+        expect(ending.status).toBe('terminated');
+        expect(ending.ended_at!.getTime() - reported.getTime()).toBeLessThanOrEqual(5_000);
+        expect(ending.metered_through!.getTime() - reported.getTime()).toBeLessThanOrEqual(5_000);
         expect(t.sims.lambda.control.instances(a.simKey)).toEqual([]);
         expect(Math.round(job.cost * 1e6)).toBe(await ledgerMicros(a.accountId, [instanceId]));
         expect((await logsOf()).text).toBe(`${pulled}first line\nlast line\n`);
