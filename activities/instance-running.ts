@@ -45,6 +45,17 @@ export function createRunningInstanceActivities(deps: ActivityDeps) {
       return row;
     },
 
+    /**
+     * A job attempt whose command reported its exit before its instance was seen running: metered from the
+     * create's acknowledgement. The record as it stands when there is no report or it was seen running already.
+     */
+    async markRanFromAcceptance(id: string): Promise<InstanceRow> {
+      // A retry after the row was written still tells the spend workflow (it is idempotent).
+      const row = (await instances.markRanFromAcceptance(id)) ?? (await rowOf(id));
+      if (row.started_at) await spend.changed(row.account_id, 'instance_started');
+      return row;
+    },
+
     async resumeInstance(id: string, atMs: number, instance: ProviderInstance): Promise<InstanceRow> {
       const row = (await instances.markResumed(id, new Date(atMs), instance)) ?? (await rowOf(id));
       await spend.changed(row.account_id, 'instance_started');

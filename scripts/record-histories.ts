@@ -26,6 +26,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '../src/local/embedded-pos
 import { findOrBuildTool, TEMPORAL_CLI } from '../src/local/tool-binaries';
 import { PROVIDERS, type ProviderId } from '../src/providers/types';
 import { depletionWorkflowId } from '../workflows/contracts/billing';
+import { jobAttemptRowId } from '../workflows/contracts/jobs';
 import { observerWorkflowId } from '../workflows/contracts/observation';
 import { ed25519Key } from '../test/fixtures/ssh-keys';
 import { createTestContext, testVault, type TestContext } from '../test/helpers/context';
@@ -451,6 +452,30 @@ async function recordJob(t: TestContext, http: ReturnType<typeof request>, clien
   t.sims.vastai.control.preempt(key, first.instance_id);
   await client.workflow.getHandle(`job-${job.id}`).result();
   await save(client, 'preempted-then-succeeded', `job-${job.id}`);
+  await recordJobExitBeforeSeen(t, http, client);
+}
+
+/**
+ * launchInstance: a job attempt whose command reports its exit before the instance was seen running (every look
+ * at the account's instances fails), so the terminate comes first.
+ */
+async function recordJobExitBeforeSeen(t: TestContext, http: ReturnType<typeof request>, client: Client) {
+  const account = await t.newAccount();
+  const key = t.sims.vastai.createKey();
+  await http.post('/v1/settings/providers').set(account.auth).send({ provider: 'vastai', api_key: key }).expect(201);
+  // Every look fails (the observer's lists, the look before an end): nothing sees the instance running.
+  t.sims.vastai.control.serverErrors(10_000, { match: { key, method: 'GET', path: /^\/api\/v[01]\/instances\// } });
+  const job = (
+    await http
+      .post('/v1/jobs')
+      .set(account.auth)
+      .send({ gpu: 'rtx-4090', template: 'pytorch', command: 'exit 0', providers: ['vastai'] })
+      .expect(201)
+  ).body as { id: string };
+  await client.workflow.getHandle(`job-${job.id}`).result();
+  const launchId = jobAttemptRowId(account.accountId, job.id, 1);
+  await client.workflow.getHandle(launchId).result();
+  await save(client, 'job-exit-before-seen', launchId);
 }
 
 /** balanceDepletion: a grace that ran out (instances ended), and a top-up during the grace (idle once terminated). */

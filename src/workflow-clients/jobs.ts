@@ -1,9 +1,17 @@
 /**
  * Client side of the jobs family: starts a job's `runJob` workflow (id `job-<job id>`, idempotent), and tells it
- * of a cancel or of its command's exit report. Every call goes through {@link withEngine}.
+ * of a cancel or of its command's exit report (and the attempt's launch, which ends the instance at once). Every
+ * call goes through {@link withEngine}.
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { cancelJobSignal, jobExitReportedSignal, jobWorkflowId, type JobTiming } from '../../workflows/contracts/jobs';
+import {
+  cancelJobSignal,
+  exitEndReason,
+  jobExitReportedSignal,
+  jobWorkflowId,
+  type JobTiming,
+} from '../../workflows/contracts/jobs';
+import { endInstanceSignal } from '../../workflows/contracts/launch';
 import { runSearchAttributes } from '../../workflows/contracts/search-attributes';
 import { runJob } from '../../workflows/job';
 import { withEngine } from './engine';
@@ -40,8 +48,19 @@ export function createJobClient(deps: { temporal: { client: Client; taskQueue: s
       });
     },
 
-    /** Wakes the job: attempt `n` reported how its command ended (the report is in the database already). */
-    async exitReported(jobId: string, n: number, exitCode: number): Promise<void> {
+    /**
+     * Attempt `n` reported how its command ended (the report is in the database already): wakes the job, and
+     * asks the attempt's launch (`instanceRowId`) to terminate the instance at once. The job asks the launch the
+     * same, a workflow task and a signal later; on a busy worker those cost seconds of paid time. The launch's
+     * signal is best effort: the job's own is the one the end relies on.
+     */
+    async exitReported(report: { jobId: string; n: number; exitCode: number; instanceRowId: string }): Promise<void> {
+      const { jobId, n, exitCode, instanceRowId } = report;
+      const endNow = withEngine(client, () =>
+        client.workflow
+          .getHandle(instanceRowId)
+          .signal(endInstanceSignal, { action: 'terminate', reason: exitEndReason(jobId) }),
+      ).catch(() => undefined);
       await withEngine(client, async () => {
         try {
           await client.workflow.getHandle(jobWorkflowId(jobId)).signal(jobExitReportedSignal, { n, exitCode });
@@ -49,6 +68,7 @@ export function createJobClient(deps: { temporal: { client: Client; taskQueue: s
           if (!(err instanceof WorkflowNotFoundError)) throw err;
         }
       });
+      await endNow;
     },
   };
 }

@@ -4,6 +4,9 @@
  * launch activities write, and those activities as plain functions over them. Every time is workflow time
  * (the test server's clock, skipped time included).
  *
+ * A job's command (`command`) exits a set time after the boot, reporting its exit: the provider then shows the
+ * instance stopped (`exited`), and the report is in before anyone sees it stopped.
+ *
  * The create step is the real `createAtProvider` activity (look by name before creating again on a retry)
  * over this cloud's adapter, so "a retried create creates one instance" tests our code, not the fake's.
  */
@@ -42,13 +45,20 @@ export interface FakeCloud {
 
 export function createFakeCloud(
   ts: TimeSkippingEnv,
-  opts: { provider: ProviderId; pricePerHourMicros: number; bootMs: number },
+  opts: {
+    provider: ProviderId;
+    pricePerHourMicros: number;
+    bootMs: number;
+    command?: { exitsAfterMs: number };
+  },
 ): FakeCloud {
   const rows = new Map<string, InstanceRow>();
   const created = new Map<string, ProviderInstance & { createdAtMs: number }>();
   const attempts = new Map<string, number>();
   const charges: Charge[] = [];
   const events: FakeCloud['events'] = [];
+  /** Launch row ids whose job command reported its exit. */
+  const reported = new Set<string>();
   let lostAnswers = 0;
   const now = () => ts.now();
 
@@ -60,6 +70,13 @@ export function createFakeCloud(
       i.status = 'running';
       i.providerStatus = 'RUNNING';
       i.startedAt = iso(i.createdAtMs + opts.bootMs);
+    }
+    const { command } = opts;
+    if (command && i.status === 'running' && atMs >= i.createdAtMs + opts.bootMs + command.exitsAfterMs) {
+      const rowId = [...rows.values()].find((r) => r.provider_instance_id === id)?.id;
+      if (rowId) reported.add(rowId);
+      i.status = 'stopped';
+      i.providerStatus = 'exited';
     }
     return { ...i };
   };
@@ -113,7 +130,7 @@ export function createFakeCloud(
     },
   };
   // The real create step, over this cloud: the attempt counter and the adapter are all it touches.
-  const { createAtProvider } = createInstanceActivities({
+  const { createAtProvider: createWithCommand } = createInstanceActivities({
     queries: {
       instances: {
         countCreateAttempt: async (id: string) => {
@@ -125,12 +142,16 @@ export function createFakeCloud(
     credentials: { findApiKey: async () => 'fake-key' },
     adapters: { [opts.provider]: adapter },
   } as unknown as ActivityDeps);
+  // A job's start command is built from its record in the database; this cloud's `command` stands for it.
+  const createAtProvider = (input: LaunchInput, ssh: SshAccess) =>
+    createWithCommand({ ...input, onstartCmd: undefined }, ssh);
 
   const recordCreated = async (id: string, i: ProviderInstance) =>
     update(id, {
       provider_instance_id: i.id,
       provider_status: i.providerStatus,
       price_per_hour_micros: row(id).price_per_hour_micros ?? Math.round(i.pricePerHour! * 1_000_000),
+      accepted_at: row(id).accepted_at ?? iso(await now()),
     });
 
   const charge = async (id: string, throughMs: number) => {
@@ -202,6 +223,13 @@ export function createFakeCloud(
       events.push({ instanceId: id, type: 'instance.started', atMs });
       return update(id, { status: 'running', started_at: iso(atMs) });
     },
+    async markRanFromAcceptance(id: string) {
+      const r = row(id);
+      if (r.started_at || !r.accepted_at || !reported.has(id) || ['stopped', 'terminated', 'failed'].includes(r.status))
+        return { ...r };
+      events.push({ instanceId: id, type: 'instance.started', atMs: Date.parse(r.accepted_at) });
+      return update(id, { status: 'running', started_at: r.accepted_at, metered_through: r.accepted_at });
+    },
     async resumeInstance(id: string, atMs: number) {
       return update(id, { status: 'running', metered_through: iso(atMs) });
     },
@@ -262,7 +290,8 @@ export function createFakeCloud(
       for (const r of watched) {
         const instance = providerView(r.provider_instance_id!, atMs);
         if (instance?.status === 'provisioning') booting = true;
-        if (instance === null || (instance.status === 'running' && r.status === 'provisioning')) {
+        const moved = instance?.status === 'running' || instance?.status === 'stopped';
+        if (instance === null || (moved && r.status === 'provisioning')) {
           changes.push({ instanceId: r.id, observation: { gone: instance === null, instance, atMs } });
         }
       }

@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { chargeForElapsed } from '../../src/domain/money';
 import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { createTestContext, testVault, type TestContext } from '../helpers/context';
 import { eventually, REPO_ROOT } from '../helpers/process';
@@ -130,7 +131,7 @@ describe('a job', () => {
         .post('/v1/jobs')
         .set(a.auth)
         .send({
-          // Runs past the observer's boot looks (1, 2, 3 s), so the instance is metered before it exits (docs/jobs.md).
+          // Runs past the observer's boot looks (1, 2, 3 s), so the instance is seen running before it exits.
           gpu: 'rtx-4090',
           template: 'pytorch',
           command: 'echo "value=$GREETING"; sleep 4; exit 0',
@@ -169,6 +170,50 @@ describe('a job', () => {
         'job.attempt_ended',
         'job.succeeded',
       ]);
+    },
+  );
+
+  it.concurrent(
+    'whose command exits before the instance was seen running is charged from the create’s acknowledgement to ' +
+      'the provider’s end, exactly; cost = ledger',
+    async () => {
+      const a = await accountWith(['vastai']);
+      // Every look at this account's instances fails (the observer's lists, the look before an end), so the exit
+      // report comes before any running sighting, as a short command's does under a long observation interval.
+      t.sims.vastai.control.serverErrors(10_000, {
+        match: { key: a.keys.vastai, method: 'GET', path: /^\/api\/v[01]\/instances\// },
+      });
+      const res = await t.http
+        .post('/v1/jobs')
+        .set(a.auth)
+        .send({ gpu: 'rtx-4090', template: 'pytorch', command: 'exit 0', providers: ['vastai'] })
+        .expect(201);
+      const job = await waitFor(a.auth, res.body.id, 'the job to end', ended);
+      expect(job).toMatchObject({ status: 'succeeded', exit_code: 0 });
+      const [attempt] = job.attempts;
+      expect(attempt).toMatchObject({ end_reason: 'exited', exit_code: 0 });
+      const [row] = await t.sql<{
+        status: string;
+        accepted_at: Date;
+        started_at: Date | null;
+        ended_at: Date;
+        metered_through: Date | null;
+        price_per_hour_micros: string;
+      }>(
+        'SELECT status, accepted_at, started_at, ended_at, metered_through, price_per_hour_micros FROM instances ' +
+          'WHERE provider_instance_id = $1',
+        [attempt!.instance_id],
+      );
+      expect(row!.status).toBe('terminated');
+      expect(row!.started_at?.getTime()).toBe(row!.accepted_at.getTime());
+      expect(row!.metered_through?.getTime()).toBe(row!.ended_at.getTime());
+      const charged = await ledgerMicros(a.accountId, [attempt!.instance_id!]);
+      const ranMs = row!.ended_at.getTime() - row!.accepted_at.getTime();
+      expect(charged).toBe(chargeForElapsed(Number(row!.price_per_hour_micros), ranMs));
+      expect(charged).toBeGreaterThan(0);
+      expect(Math.round(job.cost * 1e6)).toBe(charged);
+      expect(Math.round(attempt!.cost * 1e6)).toBe(charged);
+      expect(t.sims.vastai.control.instances(a.keys.vastai)).toEqual([]);
     },
   );
 

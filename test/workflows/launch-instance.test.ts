@@ -8,6 +8,7 @@
  * worker-crash.test.ts).
  */
 import { launchInstance } from '../../workflows';
+import { jobStartCommandRef } from '../../workflows/contracts/jobs';
 import { endInstanceSignal, instanceQuery, type LaunchInput } from '../../workflows/contracts/launch';
 import { launchInputFixture } from '../fixtures/launch-input';
 import { observerWorkflowId } from '../../workflows/contracts/observation';
@@ -167,6 +168,56 @@ describe('launchInstance (time-skipping)', () => {
         status: 'terminated',
       });
       expect(cloud.chargedMicros(input.instanceId)).toBeGreaterThan(0);
+    },
+  );
+
+  it(
+    'a job command that exits as its instance boots, seen exited before it was seen running, its exit reported: ' +
+      'terminated, charged from the create’s acknowledgement to the terminate (without a report it is a failed ' +
+      'boot, never charged: test/compute/boot-deadline.test.ts)',
+    async () => {
+      const cloud = createFakeCloud(ts, {
+        provider: 'vastai',
+        pricePerHourMicros: PRICE,
+        bootMs: 10 * SECOND,
+        command: { exitsAfterMs: 0 },
+      });
+      const input = launchInput({ provider: 'vastai', onstartCmd: jobStartCommandRef('job_exitsearly', 1) });
+      const result = await ts.withWorker(cloud.activities, async (taskQueue) => {
+        const handle = await ts.env.client.workflow.start(launchInstance, {
+          taskQueue,
+          workflowId: input.instanceId,
+          args: [input],
+        });
+        const observer = ts.env.client.workflow.getHandle(observerWorkflowId(input.accountId, input.provider));
+        ts.afterWorker(() =>
+          observer.result().then(
+            () => undefined,
+            () => undefined,
+          ),
+        );
+        return handle.result();
+      });
+
+      const row = cloud.rows.get(input.instanceId)!;
+      expect([...cloud.created.values()].map((i) => i.status)).toEqual(['terminated']);
+      const charges = cloud.charges.filter((c) => c.instanceId === input.instanceId);
+      const types = cloud.events.filter((e) => e.instanceId === input.instanceId).map((e) => e.type);
+      expect(result).toEqual({ instanceId: input.instanceId, outcome: 'terminated' });
+      expect(row.status).toBe('terminated');
+      expect(row.started_at).toBe(row.accepted_at);
+      const [accepted, ended] = [Date.parse(row.accepted_at!), Date.parse(row.ended_at!)];
+      // Seen exited at the first boot look after the 10 s boot: it ran from the acknowledgement until then.
+      expect(ended - accepted).toBeGreaterThanOrEqual(10 * SECOND);
+      expect(charges).toEqual([
+        {
+          instanceId: input.instanceId,
+          fromMs: accepted,
+          throughMs: ended,
+          micros: Math.round((PRICE * (ended - accepted)) / HOUR),
+        },
+      ]);
+      expect(types).toEqual(['instance.started', 'instance.terminated']);
     },
   );
 });

@@ -34,6 +34,9 @@ export interface JobResult {
   exitCode: number | null;
 }
 
+/** Why an attempt's instance is ended after its command reported its exit (the instance's `end_reason`). */
+export const exitEndReason = (jobId: string): string => `job ${jobId}: the command exited`;
+
 /** The job's instance said how the command ended (the exit endpoint, after the token matched). */
 export const jobExitReportedSignal = defineSignal<[{ n: number; exitCode: number }]>('jobExitReported');
 /** POST /v1/jobs/{id}/cancel. */

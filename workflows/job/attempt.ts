@@ -165,11 +165,15 @@ export class JobAttempt {
   async conclude(): Promise<AttemptEnding & { exitCode: number | null }> {
     const { input, db } = this.run;
     if (this.ending) {
-      // By workflow id alone: it reaches the launch's current run even after it continued as new.
-      await getExternalWorkflowHandle(this.rowId).signal(endInstanceSignal, {
-        action: 'terminate',
-        reason: `job ${input.jobId}: ${this.ending.detail}`,
-      });
+      // By workflow id alone: it reaches the launch's current run even after it continued as new. After an exit
+      // report the exit endpoint has asked the launch the same, so it may have ended already: a closed workflow
+      // cannot be signalled, and the child's result below says how it ended.
+      await getExternalWorkflowHandle(this.rowId)
+        .signal(endInstanceSignal, {
+          action: 'terminate',
+          reason: `job ${input.jobId}: ${this.ending.detail}`,
+        })
+        .catch(() => undefined);
       await condition(() => this.settled);
     }
     // The report in the database is the word on how the command ended, whichever way the instance ended.

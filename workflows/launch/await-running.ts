@@ -9,7 +9,7 @@ import { BOOT_DECISIONS_V1 as boot } from '../../src/domain/boot-deadlines';
 import type { ProviderObservation } from '../contracts/observation';
 import { endAtProvider } from './charges';
 import { ensureObserver, takeObservation } from './observer';
-import { tellProgress } from './progress';
+import { startFromReportedExit, tellProgress } from './progress';
 import { requested, type LaunchContext } from './state';
 
 /**
@@ -67,7 +67,16 @@ export async function awaitRunning(c: LaunchContext): Promise<string | null> {
     }
     if (requested(s)) break;
     const step = await onBootObservation(c, takeObservation(s));
-    if (typeof step === 'object') return failBoot(c, step.failed);
+    if (typeof step === 'object') {
+      // A job's command that exited looks like a failed boot to a look; its exit report says it ran: the end is
+      // then a terminate, charged from the create's acknowledgement.
+      if (await startFromReportedExit(c)) {
+        s.terminateRequested = true;
+        s.endReason ??= 'the command exited before the instance was seen running';
+        break;
+      }
+      return failBoot(c, step.failed);
+    }
     if (step === 'running') break;
   }
   return null;

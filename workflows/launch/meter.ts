@@ -11,7 +11,7 @@ import type { ProviderObservation } from '../contracts/observation';
 import { chargeDue, chargeStorageThrough, endAtProvider } from './charges';
 import { checkIdle, endEvents, endExtra } from './idle';
 import { ensureObserver, takeObservation } from './observer';
-import { catchUpStart } from './progress';
+import { catchUpStart, startFromReportedExit } from './progress';
 import { failureOf } from './refusal';
 import { continueAsNewIfDue, requested, type LaunchContext } from './state';
 
@@ -42,6 +42,7 @@ async function onRequest(c: LaunchContext): Promise<LaunchResult['outcome'] | nu
   const resumable = { retryWaitMs: carried?.retryWaitMs, idleStopping: s.idleStopping };
   if (s.terminateRequested) {
     await catchUpStart(c);
+    await startFromReportedExit(c);
     const wasRunning = carried?.wasRunning ?? s.row!.status === 'running';
     // One moment for both: the charge runs up to when the provider confirmed, and the record ends there.
     const endedAt = await endAtProvider(c, 'terminate', wasRunning, resumable);

@@ -135,6 +135,38 @@ export function createInstanceStatusQueries(pool: Pool) {
       });
     },
 
+    /**
+     * A job attempt's instance never seen running whose command reported its exit: the report proves it ran, so
+     * metering starts when the provider acknowledged the create (`accepted_at`: the earliest moment the service
+     * knows the provider held it, never a time the instance itself reported). The attempt's `started_at` and
+     * `instance.started` go with it. Null when there is no report, the instance was seen running already, or it
+     * has no acknowledged create; a second call changes nothing.
+     */
+    async markRanFromAcceptance(id: string): Promise<InstanceRow | null> {
+      const at = sql.fragment`date_trunc('milliseconds', accepted_at)`;
+      return pool.maybeOne(sql.type(InstanceRow)`
+        WITH started AS (
+          UPDATE instances SET status = 'running', started_at = ${at},
+            metered_through = coalesce(metered_through, ${at}), updated_at = now()
+          WHERE id = ${id} AND started_at IS NULL AND accepted_at IS NOT NULL
+            AND status NOT IN ('stopped', 'terminated', 'failed')
+            AND EXISTS (SELECT 1 FROM job_attempts a WHERE a.instance_row_id = instances.id
+              AND a.account_id = instances.account_id AND a.reported_at IS NOT NULL)
+          RETURNING ${COLUMNS}
+        ), attempt AS (
+          UPDATE job_attempts a SET started_at = coalesce(a.started_at, started.started_at)
+          FROM started WHERE a.instance_row_id = started.id AND a.account_id = started.account_id
+        ), written AS (
+          INSERT INTO events (id, account_id, type, data, dedupe_key)
+          SELECT ${newId('evt')}, account_id, ${'instance.started' satisfies EventType},
+            jsonb_build_object('instance_id', provider_instance_id, 'provider', provider, 'gpu_type', gpu_type,
+              'started_at', to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+            ${`instance.started:${id}`} FROM started
+          ON CONFLICT (account_id, dedupe_key) DO NOTHING
+        )
+        SELECT * FROM started`);
+    },
+
     /** A stopped instance seen running again (started at the provider): metering resumes from `at`. */
     async markResumed(id: string, at: Date, i: ProviderInstance): Promise<InstanceRow | null> {
       return pool.maybeOne(sql.type(InstanceRow)`

@@ -384,7 +384,12 @@ export function registerJobRoutes(api: ApiRouter, deps: JobRouteDeps): void {
       });
       if ('refused' in outcome) throw refusalOf(outcome.refused);
       const a = outcome.recorded;
-      await deps.workflows.exitReported(a.job_id, a.n, body.exit_code);
+      await deps.workflows.exitReported({
+        jobId: a.job_id,
+        n: a.n,
+        exitCode: body.exit_code,
+        instanceRowId: a.instance_row_id,
+      });
       return { status: 202, body: { job_id: a.job_id, attempt: a.n, exit_code: body.exit_code } };
     },
   });
