@@ -8,6 +8,8 @@ import { announceChargesToAlertMonitor } from './alerts';
 import { createSpendWatch } from './billing';
 import type { ActivityDeps } from './deps';
 import { createInstanceAccess } from './instance-access';
+import { createJobQueries } from '../src/db/queries/jobs';
+import { noteJobAttemptStarted } from './jobs';
 
 export interface PollResult {
   gone: boolean;
@@ -52,7 +54,18 @@ export function createRunningInstanceActivities(deps: ActivityDeps) {
     async markRanFromAcceptance(id: string): Promise<InstanceRow> {
       // A retry after the row was written still tells the spend workflow (it is idempotent).
       const row = (await instances.markRanFromAcceptance(id)) ?? (await rowOf(id));
-      if (row.started_at) await spend.changed(row.account_id, 'instance_started');
+      if (row.started_at) {
+        await spend.changed(row.account_id, 'instance_started');
+        // The job attempt it ran started with it, as if seen running: `job.started`, a schedule's run `running`.
+        const attempt = await createJobQueries(deps.pool).attemptOfInstance(row.account_id, row.id);
+        if (attempt) {
+          await noteJobAttemptStarted(deps, {
+            jobId: attempt.job_id,
+            n: attempt.n,
+            startedAtMs: Date.parse(row.started_at),
+          });
+        }
+      }
       return row;
     },
 

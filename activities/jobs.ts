@@ -40,6 +40,36 @@ const runAttemptOf = (a: AttemptRow) => ({
   pricePerHourMicros: a.price_per_hour_micros,
 });
 
+/**
+ * An attempt ran from `startedAtMs`: its `started_at`, the job `running` (unless it has ended) with `job.started`
+ * once per attempt, and a schedule's run `running` with `schedule.run.started`. Safe to repeat.
+ */
+export async function noteJobAttemptStarted(
+  deps: ActivityDeps,
+  input: { jobId: string; n: number; startedAtMs: number },
+): Promise<void> {
+  const jobs = createJobQueries(deps.pool);
+  await jobs.markAttemptStarted(input.jobId, input.n, new Date(input.startedAtMs));
+  const job = await jobs.findForWorkflow(input.jobId);
+  if (!job) throw new Error(`job ${input.jobId} not found`);
+  const attempt = (await jobs.attempt(input.jobId, input.n))!;
+  await jobs.setStatus(input.jobId, 'running', {
+    event: {
+      type: 'job.started',
+      dedupeKey: `job.started:${input.jobId}:${input.n}`,
+      data: {
+        job_id: job.id,
+        name: job.name,
+        attempt: input.n,
+        provider: attempt.provider,
+        instance_id: attempt.instance_id,
+        spot: attempt.spot,
+      },
+    },
+  });
+  await noteJobAttemptOnRun(deps, input.jobId, runAttemptOf(attempt), input.startedAtMs);
+}
+
 export function createJobActivities(deps: ActivityDeps) {
   const jobs = createJobQueries(deps.pool);
   const jobOf = async (jobId: string) => {
@@ -150,24 +180,7 @@ export function createJobActivities(deps: ActivityDeps) {
       startedAtMs: number;
       first: boolean;
     }): Promise<void> {
-      await jobs.markAttemptStarted(input.jobId, input.n, new Date(input.startedAtMs));
-      const job = await jobOf(input.jobId);
-      const attempt = (await jobs.attempt(input.jobId, input.n))!;
-      await jobs.setStatus(input.jobId, 'running', {
-        event: {
-          type: 'job.started',
-          dedupeKey: `job.started:${input.jobId}:${input.n}`,
-          data: {
-            job_id: job.id,
-            name: job.name,
-            attempt: input.n,
-            provider: attempt.provider,
-            instance_id: attempt.instance_id,
-            spot: attempt.spot,
-          },
-        },
-      });
-      await noteJobAttemptOnRun(deps, input.jobId, runAttemptOf(attempt), input.startedAtMs);
+      await noteJobAttemptStarted(deps, input);
     },
 
     async readJobAttempt(input: { jobId: string; n: number }): Promise<{ exitCode: number | null }> {

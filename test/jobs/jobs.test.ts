@@ -214,6 +214,17 @@ describe('a job', () => {
       expect(Math.round(job.cost * 1e6)).toBe(charged);
       expect(Math.round(attempt!.cost * 1e6)).toBe(charged);
       expect(t.sims.vastai.control.instances(a.keys.vastai)).toEqual([]);
+      // It started as any attempt does: its start in the record, `job.started` before its end.
+      expect(Date.parse(attempt!.started_at!)).toBe(row!.accepted_at.getTime());
+      const events = await t.sql<{ type: string }>(
+        'SELECT type FROM events WHERE account_id = $1 ORDER BY created_at',
+        [a.accountId],
+      );
+      expect(events.map((e) => e.type).filter((k) => k.startsWith('job.'))).toEqual([
+        'job.started',
+        'job.attempt_ended',
+        'job.succeeded',
+      ]);
     },
   );
 
