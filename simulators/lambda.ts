@@ -15,7 +15,7 @@
 import { slugFromLambda } from '../src/providers/gpu-catalog';
 import { now, type SimInstanceView, type SimRequest, type SimResponse, type SimulatorOptions } from './kit';
 import { SimContainers } from './containers';
-import { instanceJson, instanceStatus, instanceView, sweep, typeJson } from './lambda-instances';
+import { instanceJson, instanceStatus, instanceView, launchFieldErrors, sweep, typeJson } from './lambda-instances';
 import {
   type Account,
   fail,
@@ -32,7 +32,6 @@ import { type OwnControl, ProviderSimulator } from './provider-simulator';
 export { LAMBDA_SIM_TYPES, type LambdaControl } from './lambda-model';
 
 /** Lambda's limit on `user_data`. */
-const USER_DATA_MAX_BYTES = 1024 * 1024;
 
 export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
   protected readonly basePath = '/api/v1';
@@ -248,46 +247,8 @@ export class LambdaSimulator extends ProviderSimulator<Account, LambdaControl> {
     if (!b || typeof b !== 'object' || Array.isArray(b))
       return fail(400, 'global/invalid-parameters', 'Request body must be a JSON object.');
     const body = b as Record<string, unknown>;
-    const allowed = new Set([
-      'region_name',
-      'instance_type_name',
-      'ssh_key_names',
-      'file_system_names',
-      'quantity',
-      'name',
-      'user_data',
-    ]);
-    const fieldErrors: Record<string, string> = {};
-    for (const k of Object.keys(body)) if (!allowed.has(k)) fieldErrors[k] = 'Unknown parameter.';
-    if (typeof body.region_name !== 'string') fieldErrors.region_name = 'Required.';
-    else if (!(body.region_name in REGIONS)) fieldErrors.region_name = `Unknown region ${body.region_name}.`;
-    if (typeof body.instance_type_name !== 'string') fieldErrors.instance_type_name = 'Required.';
+    const fieldErrors = launchFieldErrors(acct, body);
     const keys = body.ssh_key_names;
-    if (!Array.isArray(keys) || keys.length !== 1 || typeof keys[0] !== 'string') {
-      fieldErrors.ssh_key_names = 'Exactly one SSH key name must be specified.';
-    } else if (!acct.sshKeys.some((k) => k.name === keys[0])) {
-      fieldErrors.ssh_key_names = `SSH key ${keys[0]} does not exist.`;
-    }
-    if (
-      body.file_system_names !== undefined &&
-      (!Array.isArray(body.file_system_names) || body.file_system_names.length > 0)
-    ) {
-      fieldErrors.file_system_names = 'File system does not exist.';
-    }
-    if (body.quantity !== undefined && body.quantity !== 1) fieldErrors.quantity = 'Quantity must be 1.';
-    if (
-      body.name !== undefined &&
-      body.name !== null &&
-      (typeof body.name !== 'string' || body.name.length < 1 || body.name.length > 64)
-    ) {
-      fieldErrors.name = 'Name must be 1 to 64 characters.';
-    }
-    if (
-      body.user_data !== undefined &&
-      (typeof body.user_data !== 'string' || Buffer.byteLength(body.user_data) > USER_DATA_MAX_BYTES)
-    ) {
-      fieldErrors.user_data = 'User data must be a string of at most 1 MB.';
-    }
     if (Object.keys(fieldErrors).length > 0) {
       return fail(
         400,

@@ -101,8 +101,8 @@ const JOB_COLUMNS = sql.fragment`j.id, j.account_id, j.api_key_id, j.request_has
             WHERE a.job_id = j.id AND l.type = 'instance_charge'), 0)::bigint AS cost_micros`;
 
 const ATTEMPT_COLUMNS = sql.fragment`a.job_id, a.n, a.instance_row_id, a.provider, a.spot, a.price_per_hour_micros,
-  a.instance_id,
-  a.reported_at, a.exit_code, a.output_tail, a.live_tail, a.started_at, a.ended_at, a.end_reason, a.end_detail, a.created_at,
+  a.instance_id, a.reported_at, a.exit_code, a.output_tail, a.live_tail, a.started_at, a.ended_at, a.end_reason,
+  a.end_detail, a.created_at,
   coalesce((SELECT -sum(l.amount_micros) FROM ledger_entries l
             WHERE l.account_id = a.account_id AND l.instance_id = a.instance_id AND l.type = 'instance_charge'),
               0)::bigint AS cost_micros`;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { JOB_STATUSES, RETRY_EVENTS, type JobQueries, type JobRow, type JobSpec } from '../../db/queries/jobs';
+import type { JobQueries, JobRow, JobSpec } from '../../db/queries/jobs';
 import type { ScheduleQueries } from '../../db/queries/schedules';
 import type { SshKeyQueries } from '../../db/queries/ssh-keys';
 import { randomToken } from '../../domain/ids';
@@ -9,7 +9,6 @@ import { dollarsToMicros } from '../../domain/money';
 import { isSealedText, sealText } from '../../domain/sealed-text';
 import { openStartupScript } from '../../domain/startup-script';
 import type { ApiKeyRow } from '../../db/queries/api-keys';
-import { TEMPLATES } from '../../domain/templates';
 import {
   ConflictError,
   NotFoundError,
@@ -20,93 +19,14 @@ import {
 import { JOB_PROVIDERS, jobProviderReadiness } from '../../jobs/providers';
 import { envSealContext, hashExitToken } from '../../jobs/start-command';
 import type { ProviderCredentials } from '../../providers/provider-credentials';
-import { PROVIDERS, type ProviderId } from '../../providers/types';
+import type { ProviderId } from '../../providers/types';
 import { boundedLiveTail, LIVE_TAIL_MAX_BYTES, LIVE_TAIL_MAX_LINES, type LogLibrary } from '../../jobs/logs';
 import type { JobClient } from '../../workflow-clients/jobs';
+import { CreateBody, durationMs, ExitBody, IdParams, JobListQuery, TailBody } from '../job-schemas';
 import { answerLogs, LOG_RESPONSES, LogQuery } from '../log-stream';
-import { gpuTypeField, IdleStopBody } from '../launch-schemas';
-import { ListQuery, pageOf } from '../paging';
+import { pageOf } from '../paging';
 import { JobRecord, toJobRecord } from '../records/jobs';
 import type { ApiRouter } from '../route';
-import { pathId, printedText, scriptText, text } from '../text';
-
-const DURATION = /^(\d+(?:\.\d+)?)(s|m|h|d)$/;
-const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const durationMs = (d: string): number => {
-  const m = DURATION.exec(d)!;
-  return Math.round(Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]);
-};
-const money = z
-  .number()
-  .positive()
-  .max(1_000_000)
-  .refine((v) => Math.abs(v * 1_000_000 - Math.round(v * 1_000_000)) < 1e-6, 'at most six decimals');
-
-const CreateBody = z
-  .object({
-    name: text({ max: 100, trim: true }).optional(),
-    gpu: gpuTypeField,
-    gpu_count: z.number().int().min(1).max(8).default(1),
-    template: z
-      .string()
-      .refine((t) => TEMPLATES.some((x) => x.slug === t), 'must be a template slug (GET /v1/templates)')
-      .optional(),
-    docker_image: z
-      .string()
-      .min(1)
-      .max(300)
-      .regex(/^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/, 'an image reference such as ghcr.io/org/image:tag')
-      .optional(),
-    command: scriptText({ max: 16_384 }),
-    env: z
-      .record(
-        z
-          .string()
-          .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a shell variable name')
-          .refine((k) => !k.startsWith('GPUO_'), "GPUO_ names are the wrapper's"),
-        z.string().max(16_384),
-      )
-      .refine((e) => Object.keys(e).length <= 100, 'at most 100 variables')
-      .optional()
-      .describe('sealed at rest, given to the command, never returned'),
-    providers: z
-      .array(z.enum(PROVIDERS))
-      .min(1)
-      .optional()
-      .describe('allowed providers; default every connected one (lambda only with a default SSH key)'),
-    spot_policy: z.enum(['spot', 'on-demand', 'auto']).default('auto'),
-    max_price_per_hour: money.optional(),
-    max_cost: money.optional().describe('the whole job: every attempt together'),
-    max_duration_hours: z.number().positive().max(720).optional().describe('per attempt, from its start'),
-    retry: z
-      .object({
-        on: z.array(z.enum(RETRY_EVENTS)).default(['no_capacity', 'preemption']),
-        max_attempts: z.number().int().min(1).max(20).default(3),
-        within: z.string().regex(DURATION, 'a duration such as 90s, 30m, 2h or 1d').default('2h'),
-        on_demand_after_preemptions: z.number().int().min(0).max(20).optional(),
-      })
-      .strict()
-      .optional(),
-    idle_stop: IdleStopBody.optional(),
-  })
-  .strict();
-
-const IdParams = z.object({ id: pathId(100) }).strict();
-const JobListQuery = ListQuery.extend({ status: z.enum(JOB_STATUSES).optional() });
-const ExitBody = z
-  .object({
-    token: z.string().min(1).max(200),
-    exit_code: z.number().int().min(0).max(255),
-    tail: printedText({ max: 65_536 }).default(''),
-  })
-  .strict();
-
-const TailBody = z
-  .object({
-    token: z.string().min(1).max(200),
-    tail: printedText({ max: 65_536 }),
-  })
-  .strict();
 
 /** The refusal of an exit report or a shipped tail that changed nothing. */
 function refusalOf(refused: 'unknown_token' | 'already_reported' | 'attempt_ended'): Error {
