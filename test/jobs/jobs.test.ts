@@ -200,10 +200,11 @@ describe('a job', () => {
         metered_through: Date | null;
         price_per_hour_micros: string;
       }>(
-        'SELECT status, accepted_at, started_at, ended_at, metered_through, price_per_hour_micros FROM instances ' +
-          'WHERE provider_instance_id = $1',
-        [attempt!.instance_id],
+        'SELECT i.status, i.accepted_at, i.started_at, i.ended_at, i.metered_through, i.price_per_hour_micros ' +
+          'FROM instances i JOIN job_attempts a ON a.instance_row_id = i.id WHERE a.job_id = $1 AND a.n = 1',
+        [job.id],
       );
+      expect(row).toBeDefined();
       expect(row!.status).toBe('terminated');
       expect(row!.started_at?.getTime()).toBe(row!.accepted_at.getTime());
       expect(row!.metered_through?.getTime()).toBe(row!.ended_at.getTime());
@@ -582,7 +583,23 @@ describe('logs', () => {
         );
         const instanceId = running.attempts[0]!.instance_id!;
         expect(running.attempts[0]).toMatchObject({ provider: 'lambda', ended_at: null });
-        expect((await logsOf(`/v1/compute/${instanceId}/logs`)).text).toBe(`${pulled}first line\n`);
+        // The instance's own log route serves the same tail (once the launch row carries the provider's id; on
+        // failure the account's rows are printed).
+        const byInstance = await eventually(
+          'the instance log route to know the instance',
+          async () => {
+            const r = await t.http.get(`/v1/compute/${instanceId}/logs`).set(a.auth);
+            return r.status === 200 ? r.text : undefined;
+          },
+          30_000,
+          200,
+        ).catch(async (err: unknown) => {
+          const rows = await t.sql('SELECT id, provider_instance_id, status FROM instances WHERE account_id = $1', [
+            a.accountId,
+          ]);
+          throw new Error(`${(err as Error).message}; attempt ${instanceId}; rows ${JSON.stringify(rows)}`);
+        });
+        expect(byInstance).toBe(`${pulled}first line\n`);
         // The launch carried the wrapper as a first-boot script; its token is the only one that speaks for it.
         const launch = t.sims.lambda.control
           .requests({ method: 'POST', path: /instance-operations\/launch$/ })
