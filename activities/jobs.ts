@@ -196,6 +196,19 @@ export function createJobActivities(deps: ActivityDeps) {
       detail: string;
       exitCode: number | null;
     }): Promise<void> {
+      // An instance that ran, whose start this attempt never heard of (its end came first, e.g. a terminate sent
+      // straight by the exit report): the attempt started when the instance did, before it ends.
+      const before = await jobs.attempt(input.jobId, input.n);
+      if (before && !before.started_at && !before.ended_at) {
+        const row = await deps.queries.instances.findById(before.instance_row_id);
+        if (row?.started_at) {
+          await noteJobAttemptStarted(deps, {
+            jobId: input.jobId,
+            n: input.n,
+            startedAtMs: Date.parse(row.started_at),
+          });
+        }
+      }
       const attempt = await jobs.finishAttempt(input.jobId, input.n, {
         reason: input.reason,
         detail: input.detail,

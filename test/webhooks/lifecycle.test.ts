@@ -18,7 +18,9 @@ let temporal: TemporalTestEnv;
 let receiver: Receiver;
 let http: ReturnType<typeof request>;
 let dispatcher: Awaited<ReturnType<typeof startWebhookDispatcher>>;
-const DISABLE_AFTER_MS = 3_000;
+// Longer than a busy worker's delay between a delivery's first two failures (200 ms apart when idle): a window
+// that elapses between them deactivates the endpoint under the other tests' feet.
+const DISABLE_AFTER_MS = 10_000;
 let firstDispatcherRun: string;
 
 beforeAll(async () => {
