@@ -10,5 +10,5 @@ const durations = Object.fromEntries(
     .map((r) => [path.relative(__dirname, r.name), Math.round((r.endTime - r.startTime) / 100) / 10])
     .sort((a, b) => b[1] - a[1]),
 );
-fs.writeFileSync(path.join(__dirname, 'durations.json'), JSON.stringify(durations, null, 1) + '\n');
+fs.writeFileSync(path.join(__dirname, 'durations.json'), JSON.stringify(durations, null, 2) + '\n');
 process.stdout.write(`${Object.keys(durations).length} files written to test/durations.json\n`);
