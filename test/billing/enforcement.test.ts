@@ -250,8 +250,16 @@ describe('a depleted balance', () => {
       const kinds = (await events(account.accountId)).map((e) => e.type);
       expect(kinds.filter((k) => k === 'billing.balance_low')).toHaveLength(1);
       expect(kinds.filter((k) => k === 'billing.balance_depleted')).toHaveLength(1);
-      // balance_low came with balance_depleted or before it (never after).
-      expect(kinds.indexOf('billing.balance_low')).toBeLessThan(kinds.indexOf('billing.balance_depleted'));
+      // balance_low came with balance_depleted (the same write, the same created_at) or before it, never after.
+      const [low] = await t.sql<{ created_at: Date }>(
+        "SELECT created_at FROM events WHERE account_id = $1 AND type = 'billing.balance_low'",
+        [account.accountId],
+      );
+      const [depleted] = await t.sql<{ created_at: Date }>(
+        "SELECT created_at FROM events WHERE account_id = $1 AND type = 'billing.balance_depleted'",
+        [account.accountId],
+      );
+      expect(low!.created_at.getTime()).toBeLessThanOrEqual(depleted!.created_at.getTime());
       // Depleted means the available balance (balance less uncharged usage) is gone, whether or not a charge came yet.
       expect((await t.http.get('/v1/billing/summary').set(account.auth)).body.available).toBeLessThanOrEqual(0);
 
