@@ -74,11 +74,14 @@ describe.each([
       expect(await collect(adapter.logs!(key, made.id, { tailLines: 1, follow: false }))).toEqual(['second line']);
 
       const stop = new AbortController();
-      const followed = collect(adapter.logs!(key, made.id, { tailLines: 1, follow: true, signal: stop.signal }), (s) =>
-        s.includes('after'),
-      );
+      const follow = adapter.logs!(key, made.id, { tailLines: 1, follow: true, signal: stop.signal })[
+        Symbol.asyncIterator
+      ]();
+      // The read has started once its first line is in: only then is the next line printed.
+      const first = await follow.next();
       writeFileSync(`${dir}/release`, '');
-      expect(await followed).toEqual(['second line', 'after']);
+      const rest = await collect({ [Symbol.asyncIterator]: () => follow }, (seen) => seen.includes('after'));
+      expect([first.value, ...rest]).toEqual(['second line', 'after']);
       stop.abort();
     } finally {
       rmSync(dir, { recursive: true, force: true });
