@@ -93,18 +93,26 @@ export const AttemptRow = z.object({
 });
 export type AttemptRow = z.infer<typeof AttemptRow>;
 
+/**
+ * An attempt's provider instance id: the job workflow writes it when the launch tells it, but the instance's row
+ * has it from the provider's answer on, which a busy worker's signal may trail (the wrapper can already have
+ * shipped output by then).
+ */
+const ATTEMPT_INSTANCE_ID = sql.fragment`coalesce(a.instance_id,
+  (SELECT i.provider_instance_id FROM instances i WHERE i.id = a.instance_row_id))`;
+
 const JOB_COLUMNS = sql.fragment`j.id, j.account_id, j.api_key_id, j.request_hash, j.name, j.spec, j.status,
   j.exit_code, j.error,
   j.created_at, j.ended_at,
   coalesce((SELECT -sum(l.amount_micros) FROM ledger_entries l JOIN job_attempts a
-              ON l.account_id = a.account_id AND l.instance_id = a.instance_id
+              ON l.account_id = a.account_id AND l.instance_id = ${ATTEMPT_INSTANCE_ID}
             WHERE a.job_id = j.id AND l.type = 'instance_charge'), 0)::bigint AS cost_micros`;
 
 const ATTEMPT_COLUMNS = sql.fragment`a.job_id, a.n, a.instance_row_id, a.provider, a.spot, a.price_per_hour_micros,
-  a.instance_id, a.reported_at, a.exit_code, a.output_tail, a.live_tail, a.started_at, a.ended_at, a.end_reason,
-  a.end_detail, a.created_at,
+  ${ATTEMPT_INSTANCE_ID} AS instance_id, a.reported_at, a.exit_code, a.output_tail, a.live_tail, a.started_at,
+  a.ended_at, a.end_reason, a.end_detail, a.created_at,
   coalesce((SELECT -sum(l.amount_micros) FROM ledger_entries l
-            WHERE l.account_id = a.account_id AND l.instance_id = a.instance_id AND l.type = 'instance_charge'),
+            WHERE l.account_id = a.account_id AND l.instance_id = ${ATTEMPT_INSTANCE_ID} AND l.type = 'instance_charge'),
               0)::bigint AS cost_micros`;
 
 export interface NewJob {
