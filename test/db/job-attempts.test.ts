@@ -55,7 +55,7 @@ async function charge(instanceId: string, micros: number): Promise<void> {
       ${`charge:${instanceId}:${micros}`})`);
 }
 
-it('names the instance and counts its charges once the row has the provider’s id, before the job writes it', async () => {
+it('names the instance and counts its charges once its row has the provider’s id, before the job did', async () => {
   const jobId = await attemptOn('pod-early');
   await charge('pod-early', 1_234);
   const [attempt] = await jobs.attempts(jobId);

@@ -112,8 +112,8 @@ const ATTEMPT_COLUMNS = sql.fragment`a.job_id, a.n, a.instance_row_id, a.provide
   ${ATTEMPT_INSTANCE_ID} AS instance_id, a.reported_at, a.exit_code, a.output_tail, a.live_tail, a.started_at,
   a.ended_at, a.end_reason, a.end_detail, a.created_at,
   coalesce((SELECT -sum(l.amount_micros) FROM ledger_entries l
-            WHERE l.account_id = a.account_id AND l.instance_id = ${ATTEMPT_INSTANCE_ID} AND l.type = 'instance_charge'),
-              0)::bigint AS cost_micros`;
+            WHERE l.account_id = a.account_id AND l.instance_id = ${ATTEMPT_INSTANCE_ID}
+              AND l.type = 'instance_charge'), 0)::bigint AS cost_micros`;
 
 export interface NewJob {
   id: string;
