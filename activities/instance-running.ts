@@ -21,6 +21,7 @@ export interface PollResult {
 
 export function createRunningInstanceActivities(deps: ActivityDeps) {
   const { instances } = deps.queries;
+  const jobs = createJobQueries(deps.pool);
   const spend = createSpendWatch(deps);
   const { withProvider, lookAsCreatingKey, rowOf } = createInstanceAccess(deps);
 
@@ -57,7 +58,7 @@ export function createRunningInstanceActivities(deps: ActivityDeps) {
       if (row.started_at) {
         await spend.changed(row.account_id, 'instance_started');
         // The job attempt it ran started with it, as if seen running: `job.started`, a schedule's run `running`.
-        const attempt = await createJobQueries(deps.pool).attemptOfInstance(row.account_id, row.id);
+        const attempt = await jobs.attemptOfInstance(row.account_id, row.id);
         if (attempt) {
           await noteJobAttemptStarted(deps, {
             jobId: attempt.job_id,

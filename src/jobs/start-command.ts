@@ -28,10 +28,11 @@ export const newExitToken = (): string => `gjx_${randomBytes(32).toString('base6
 /** The associated data the env is sealed under: a sealed env opens only for its own job. */
 export const envSealContext = (jobId: string): string => `job-env:${jobId}`;
 
+const endpoint = (publicBaseUrl: string, path: string): string => `${publicBaseUrl.replace(/\/+$/, '')}${path}`;
 /** The exit endpoint the wrapper reports to. */
-export const exitUrl = (publicBaseUrl: string): string => `${publicBaseUrl.replace(/\/+$/, '')}/v1/jobs/exit`;
+export const exitUrl = (publicBaseUrl: string): string => endpoint(publicBaseUrl, '/v1/jobs/exit');
 /** The endpoint the wrapper ships its tail to while the command runs. */
-export const tailUrl = (publicBaseUrl: string): string => `${publicBaseUrl.replace(/\/+$/, '')}/v1/jobs/tail`;
+export const tailUrl = (publicBaseUrl: string): string => endpoint(publicBaseUrl, '/v1/jobs/tail');
 
 /** What an env name must be to be exported and passed on by name (the jobs route refuses any other). */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -47,8 +48,7 @@ const DOCKER_DAEMON_WAIT_SECONDS = 120;
  * reference can never be read as one. The exit code is the container's; Docker's own failures are its 125 (the
  * pull or the start failed, or the daemon never answered), and a VM without docker is the shell's 127.
  */
-export function dockerRunCommand(r: { image: string; command: string; envNames: readonly string[] }): string {
-  for (const name of r.envNames) if (!ENV_NAME.test(name)) throw new Error(`not an env name: ${JSON.stringify(name)}`);
+function dockerRunCommand(r: { image: string; command: string; envNames: readonly string[] }): string {
   const run = [
     'docker run --rm --gpus all --network host',
     ...r.envNames.map((name) => `-e ${name}`),
@@ -78,6 +78,7 @@ export function buildStartCommand(r: {
   /** Seconds between two shipped tails (the wrapper's default, 30, when absent). */
   tailIntervalSeconds?: number;
 }): string {
+  // Checked once for both uses: `export NAME=…` and Docker's `-e NAME`.
   for (const name of Object.keys(r.env)) if (!ENV_NAME.test(name)) throw new Error(`not an env name: ${name}`);
   const command =
     r.image === undefined

@@ -126,18 +126,26 @@ export interface NewJob {
   envSealed: string | null;
 }
 
+/** Why a report with an attempt's token (its exit, or a shipped tail) changed nothing. */
+export type TokenRefusal = 'unknown_token' | 'already_reported' | 'attempt_ended';
+
 /** What an exit report did: recorded on its attempt, or why nothing changed. */
-export type ExitReportOutcome =
-  | { recorded: AttemptRow & { account_id: string } }
-  | { refused: 'unknown_token' | 'already_reported' | 'attempt_ended' };
+export type ExitReportOutcome = { recorded: AttemptRow & { account_id: string } } | { refused: TokenRefusal };
 
 /** What a shipped tail did: kept on its attempt, or why nothing changed (as for an exit report). */
-export type LiveTailOutcome =
-  { recorded: { job_id: string; n: number } } | { refused: 'unknown_token' | 'already_reported' | 'attempt_ended' };
+export type LiveTailOutcome = { recorded: { job_id: string; n: number } } | { refused: TokenRefusal };
 
 export function createJobQueries(pool: Pool) {
   const jobById = (conn: CommonQueryMethods, id: string) =>
     conn.maybeOne(sql.type(JobRow)`SELECT ${JOB_COLUMNS} FROM jobs j WHERE j.id = ${id}`);
+
+  /** Why a report with this token hash found no attempt to record on. */
+  const refusalOf = async (tokenHash: Buffer): Promise<TokenRefusal> => {
+    const found = await pool.maybeOne(sql.type(z.object({ reported: z.boolean() }))`
+      SELECT reported_at IS NOT NULL AS reported FROM job_attempts WHERE token_hash = ${sql.binary(tokenHash)}`);
+    if (!found) return 'unknown_token';
+    return found.reported ? 'already_reported' : 'attempt_ended';
+  };
 
   return {
     /** Inserts the job, or returns the one made earlier with the same Idempotency-Key (`created: false`). */
@@ -276,11 +284,7 @@ export function createJobQueries(pool: Pool) {
           output_tail = ${report.tail}
         WHERE a.token_hash = ${sql.binary(tokenHash)} AND a.reported_at IS NULL AND a.end_reason IS NULL
         RETURNING ${ATTEMPT_COLUMNS}, a.account_id`);
-      if (updated) return { recorded: updated };
-      const found = await pool.maybeOne(sql.type(z.object({ reported: z.boolean() }))`
-        SELECT reported_at IS NOT NULL AS reported FROM job_attempts WHERE token_hash = ${sql.binary(tokenHash)}`);
-      if (!found) return { refused: 'unknown_token' };
-      return { refused: found.reported ? 'already_reported' : 'attempt_ended' };
+      return updated ? { recorded: updated } : { refused: await refusalOf(tokenHash) };
     },
 
     /**
@@ -292,11 +296,7 @@ export function createJobQueries(pool: Pool) {
         UPDATE job_attempts a SET live_tail = ${tail}, live_tail_at = clock_timestamp()
         WHERE a.token_hash = ${sql.binary(tokenHash)} AND a.reported_at IS NULL AND a.end_reason IS NULL
         RETURNING a.job_id, a.n`);
-      if (updated) return { recorded: updated };
-      const found = await pool.maybeOne(sql.type(z.object({ reported: z.boolean() }))`
-        SELECT reported_at IS NOT NULL AS reported FROM job_attempts WHERE token_hash = ${sql.binary(tokenHash)}`);
-      if (!found) return { refused: 'unknown_token' };
-      return { refused: found.reported ? 'already_reported' : 'attempt_ended' };
+      return updated ? { recorded: updated } : { refused: await refusalOf(tokenHash) };
     },
 
     /** Moves the job to `status` (final statuses once), writing `event` with it in one transaction. */

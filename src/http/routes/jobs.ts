@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { JobQueries, JobRow, JobSpec } from '../../db/queries/jobs';
+import type { JobQueries, JobRow, JobSpec, TokenRefusal } from '../../db/queries/jobs';
 import type { ScheduleQueries } from '../../db/queries/schedules';
 import type { SshKeyQueries } from '../../db/queries/ssh-keys';
 import { randomToken } from '../../domain/ids';
@@ -29,7 +29,7 @@ import { JobRecord, toJobRecord } from '../records/jobs';
 import type { ApiRouter } from '../route';
 
 /** The refusal of an exit report or a shipped tail that changed nothing. */
-function refusalOf(refused: 'unknown_token' | 'already_reported' | 'attempt_ended'): Error {
+function refusalOf(refused: TokenRefusal): Error {
   if (refused === 'unknown_token') return new UnauthenticatedError('Unknown exit token.');
   return new ConflictError(
     refused === 'already_reported' ? 'This attempt has reported its exit already.' : 'This attempt has ended.',
