@@ -4,7 +4,7 @@
  * tables as a refresh leaves them.
  */
 import type { Server } from 'node:http';
-import { PROVIDERS } from '../../src/providers/types';
+import { PROVIDERS, type ProviderId } from '../../src/providers/types';
 import { createTestContext, type TestContext } from './context';
 import { createTemporalTestEnv, type TemporalTestEnv } from './temporal';
 
@@ -36,4 +36,21 @@ export async function startRunningService(): Promise<RunningService> {
       await t.close();
     },
   };
+}
+
+/**
+ * A new account (with the context's starting credit) with a simulator key connected for every provider and a default
+ * SSH key: what the Python client's tests run as.
+ */
+export async function connectEveryProvider(svc: RunningService): Promise<{ apiKey: string }> {
+  const [first, ...rest] = PROVIDERS;
+  const account = await svc.t.connectedAccount(first);
+  for (const provider of rest as ProviderId[]) {
+    await svc.t.http
+      .post('/v1/settings/providers')
+      .set(account.auth)
+      .send({ provider, api_key: svc.t.sims[provider].createKey() })
+      .expect(201);
+  }
+  return { apiKey: account.apiKey };
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import threading
 import time
@@ -30,6 +31,13 @@ class Stack:
 
 @pytest.fixture(scope="session")
 def stack() -> Iterator[Stack]:
+    # A stack already running (test/sdk/python.test.ts serves one from jest's own Postgres and Temporal):
+    # GPUO_TEST_STACK is its {"base_url", "api_key"}, as tests/stack.ts prints them.
+    given = os.environ.get("GPUO_TEST_STACK")
+    if given:
+        started = json.loads(given)
+        yield Stack(started["base_url"], started["api_key"])
+        return
     process = subprocess.Popen(
         ["node", "--import", "tsx", str(STACK)],
         cwd=REPO_ROOT,

@@ -17,7 +17,7 @@ import { devServerArgs } from '../../../src/local/dev-server';
 import { ensureDatabase, startEmbeddedPostgres } from '../../../src/local/embedded-postgres';
 import { findOrBuildTool, TEMPORAL_CLI } from '../../../src/local/tool-binaries';
 import { freePort } from '../../../test/helpers/ports';
-import { startRunningService } from '../../../test/helpers/running-service';
+import { connectEveryProvider, startRunningService } from '../../../test/helpers/running-service';
 
 const TEMPLATE_DATABASE = 'gpuo_python_template';
 
@@ -99,14 +99,7 @@ async function main(): Promise<void> {
     const svc = await startRunningService();
     cleanups.push(() => svc.close());
 
-    const account = await svc.t.connectedAccount('runpod');
-    for (const provider of ['vastai', 'lambda'] as const) {
-      await svc.t.http
-        .post('/v1/settings/providers')
-        .set(account.auth)
-        .send({ provider, api_key: svc.t.sims[provider].createKey() })
-        .expect(201);
-    }
+    const account = await connectEveryProvider(svc);
     process.stdout.write(JSON.stringify({ base_url: svc.baseUrl, api_key: account.apiKey }) + '\n');
   } catch (err) {
     process.stderr.write(`${(err as Error).stack ?? err}\n`);
