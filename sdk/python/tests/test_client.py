@@ -46,11 +46,10 @@ def test_launches_and_terminates_on_each_provider(
     instance = client.compute.launch(
         provider=provider, gpu_type=GPU, **on_demand_offer(client, provider)
     )
-    assert (instance.provider, instance.gpu_type, instance.status) == (
-        provider,
-        GPU,
-        "provisioning",
-    )
+    assert (instance.provider, instance.gpu_type) == (provider, GPU)
+    # The answer carries the provider's state at the launch: a simulator boots in 300 ms, so on a busy machine the
+    # instance can already be running when the answer is written.
+    assert instance.status in ("provisioning", "running")
     assert instance.price_per_hour is not None and instance.price_per_hour > 0
 
     def running() -> bool:
