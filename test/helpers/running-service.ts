@@ -4,7 +4,7 @@
  * tables as a refresh leaves them.
  */
 import type { Server } from 'node:http';
-import { PROVIDERS, type ProviderId } from '../../src/providers/types';
+import { PROVIDERS } from '../../src/providers/types';
 import { createTestContext, type TestContext } from './context';
 import { createTemporalTestEnv, type TemporalTestEnv } from './temporal';
 
@@ -45,7 +45,7 @@ export async function startRunningService(): Promise<RunningService> {
 export async function connectEveryProvider(svc: RunningService): Promise<{ apiKey: string }> {
   const [first, ...rest] = PROVIDERS;
   const account = await svc.t.connectedAccount(first);
-  for (const provider of rest as ProviderId[]) {
+  for (const provider of rest) {
     await svc.t.http
       .post('/v1/settings/providers')
       .set(account.auth)

@@ -17,7 +17,8 @@ beforeAll(async () => {
   svc = await startRunningService();
 }, 120_000);
 afterAll(async () => {
-  pytest?.kill('SIGKILL');
+  // A run cut short (the timeout) ends pytest and what it started (pip, the generator): its whole process group.
+  if (pytest?.pid && pytest.exitCode === null) process.kill(-pytest.pid, 'SIGKILL');
   await svc?.close();
 });
 
@@ -28,6 +29,7 @@ test(
     const child = spawn('bash', [path.join(__dirname, '../../sdk/python/test.sh')], {
       env: { ...process.env, GPUO_TEST_STACK: JSON.stringify({ base_url: svc.baseUrl, api_key: apiKey }) },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     pytest = child;
     let output = '';
