@@ -27,7 +27,7 @@ import { simulatorBaseUrls, startSimulators, type Simulators } from '../../simul
 import { ed25519Key } from '../fixtures/ssh-keys';
 import { testAppDeps } from '../helpers/context';
 import { freePort } from '../helpers/ports';
-import { queryRows } from '../helpers/db';
+import { closeReader, queryRows } from '../helpers/db';
 import { eventually, runEntry, killProcess } from '../helpers/process';
 import { uniqueTaskQueue } from '../helpers/temporal';
 
@@ -184,6 +184,7 @@ afterAll(async () => {
   await killWorker();
   await connection?.close();
   await pool?.end();
+  if (dbUrl) await closeReader(dbUrl);
   await sims?.close();
   if (pg && pg.child.exitCode === null) {
     pg.child.kill('SIGTERM');

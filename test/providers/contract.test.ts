@@ -84,7 +84,7 @@ describe('RunPod v2 contract', () => {
     const c = sims.runpod.control;
     const adapter: ProviderAdapter = createRunpodAdapter({
       baseUrl: sims.runpod.baseUrl,
-      timeoutMs: 3_000,
+      timeoutMs: 30_000,
       logger: silentLogger,
     });
     const k = sims.runpod.createKey();
@@ -186,7 +186,7 @@ describe('Vast.ai contract', () => {
 
   test('adapter requests and simulator responses conform', async () => {
     const c = sims.vastai.control;
-    const adapter = createVastaiAdapter({ baseUrl: sims.vastai.baseUrl, timeoutMs: 3_000, logger: silentLogger });
+    const adapter = createVastaiAdapter({ baseUrl: sims.vastai.baseUrl, timeoutMs: 30_000, logger: silentLogger });
     const k = sims.vastai.createKey();
     c.clearRequests();
 
@@ -268,7 +268,7 @@ describe('Vast.ai contract', () => {
 
   test('both instance shapes validate: v0 show and paged v1 list', async () => {
     const k = sims.vastai.createKey();
-    const adapter = createVastaiAdapter({ baseUrl: sims.vastai.baseUrl, timeoutMs: 3_000, logger: silentLogger });
+    const adapter = createVastaiAdapter({ baseUrl: sims.vastai.baseUrl, timeoutMs: 30_000, logger: silentLogger });
     const inst = await adapter.launch(k, { gpuType: 'rtx-4090', gpuCount: 1, name: 'shape', spot: false });
     await pollUntil(
       () => adapter.getInstance(k, inst.id),
@@ -300,7 +300,7 @@ describe('Lambda v1.5.3 contract', () => {
   test('adapter requests and simulator responses conform', async () => {
     const c = sims.lambda.control;
     c.setTerminateDelay(30);
-    const adapter = createLambdaAdapter({ baseUrl: sims.lambda.baseUrl, timeoutMs: 3_000, logger: silentLogger });
+    const adapter = createLambdaAdapter({ baseUrl: sims.lambda.baseUrl, timeoutMs: 30_000, logger: silentLogger });
     const k = sims.lambda.createKey();
     c.clearRequests();
 
