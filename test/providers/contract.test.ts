@@ -35,6 +35,12 @@ interface Report {
   unmatched: RecordedExchange[];
 }
 
+/**
+ * The adapters' timeout here: the contract is under test, not the timeout. The first request waits while the
+ * in-process simulator compiles its OpenAPI schemas, which took over 3 s in a run under a profiler.
+ */
+const ADAPTER_TIMEOUT_MS = 30_000;
+
 function checkAll(contract: OpenApiContract, exchanges: RecordedExchange[]): Report {
   const checks: ExchangeCheck[] = [];
   const unmatched: RecordedExchange[] = [];
@@ -84,7 +90,7 @@ describe('RunPod v2 contract', () => {
     const c = sims.runpod.control;
     const adapter: ProviderAdapter = createRunpodAdapter({
       baseUrl: sims.runpod.baseUrl,
-      timeoutMs: 30_000,
+      timeoutMs: ADAPTER_TIMEOUT_MS,
       logger: silentLogger,
     });
     const k = sims.runpod.createKey();
@@ -186,7 +192,11 @@ describe('Vast.ai contract', () => {
 
   test('adapter requests and simulator responses conform', async () => {
     const c = sims.vastai.control;
-    const adapter = createVastaiAdapter({ baseUrl: sims.vastai.baseUrl, timeoutMs: 30_000, logger: silentLogger });
+    const adapter = createVastaiAdapter({
+      baseUrl: sims.vastai.baseUrl,
+      timeoutMs: ADAPTER_TIMEOUT_MS,
+      logger: silentLogger,
+    });
     const k = sims.vastai.createKey();
     c.clearRequests();
 
@@ -268,7 +278,11 @@ describe('Vast.ai contract', () => {
 
   test('both instance shapes validate: v0 show and paged v1 list', async () => {
     const k = sims.vastai.createKey();
-    const adapter = createVastaiAdapter({ baseUrl: sims.vastai.baseUrl, timeoutMs: 30_000, logger: silentLogger });
+    const adapter = createVastaiAdapter({
+      baseUrl: sims.vastai.baseUrl,
+      timeoutMs: ADAPTER_TIMEOUT_MS,
+      logger: silentLogger,
+    });
     const inst = await adapter.launch(k, { gpuType: 'rtx-4090', gpuCount: 1, name: 'shape', spot: false });
     await pollUntil(
       () => adapter.getInstance(k, inst.id),
@@ -300,7 +314,11 @@ describe('Lambda v1.5.3 contract', () => {
   test('adapter requests and simulator responses conform', async () => {
     const c = sims.lambda.control;
     c.setTerminateDelay(30);
-    const adapter = createLambdaAdapter({ baseUrl: sims.lambda.baseUrl, timeoutMs: 30_000, logger: silentLogger });
+    const adapter = createLambdaAdapter({
+      baseUrl: sims.lambda.baseUrl,
+      timeoutMs: ADAPTER_TIMEOUT_MS,
+      logger: silentLogger,
+    });
     const k = sims.lambda.createKey();
     c.clearRequests();
 
