@@ -114,9 +114,10 @@ async function classDataSharing(
   const recording = `${archive}.${process.pid}-${randomBytes(4).toString('hex')}`;
   return {
     javaOptions: `-XX:ArchiveClassesAtExit=${recording}`,
+    // A recording that cannot be kept only costs the next servers the archive: it never fails the file's teardown.
     async afterExit(cleanExit) {
-      if (cleanExit && (await exists(recording))) await rename(recording, archive);
-      else await rm(recording, { force: true });
+      if (cleanExit && (await exists(recording))) await rename(recording, archive).catch(() => undefined);
+      await rm(recording, { force: true }).catch(() => undefined);
     },
   };
 }
@@ -131,7 +132,12 @@ async function startTestServer(executable: string): Promise<{ address: string; s
   const cds = await classDataSharing(executable);
   const child = spawn(executable, [String(port)], {
     stdio: 'ignore',
-    env: cds ? { ...process.env, JAVA_TOOL_OPTIONS: cds.javaOptions } : process.env,
+    env: cds
+      ? {
+          ...process.env,
+          JAVA_TOOL_OPTIONS: [process.env.JAVA_TOOL_OPTIONS, cds.javaOptions].filter(Boolean).join(' '),
+        }
+      : process.env,
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
