@@ -76,8 +76,8 @@ const NPX_ONCE = `npx() {
   if [ "$1" != gpuo ]; then command npx "$@"; return; fi
   if [ -n "\${NPX_GPUO_RESOLVED:-}" ]; then shift; node ${GPUO_BIN} "$@"; return; fi
   NPX_GPUO_RESOLVED=1
-  printf "\\nnpx resolved gpuo: %s\\n" "$(type -P npx)" >&2
   command npx "$@"
+  printf "\\nnpx resolved gpuo: %s\\n" "$(type -P npx)" >&2
 }`;
 
 // The three run at once: the bash blocks on the local.json account, the ts block on an account of its own (the

@@ -36,6 +36,10 @@ export const TEST_SERVER_VERSION = '1.31.0';
 function cacheDir(): string {
   return path.join(os.homedir(), '.cache', 'gpu-orchestrator', `temporal-test-server-${TEST_SERVER_VERSION}`);
 }
+/** Our launcher of the fetched server (`<launcher> <port>`). */
+const launcherPath = () => path.join(cacheDir(), 'temporal-test-server');
+/** Where the JVM's class-data archive for our launcher is kept ({@link classDataSharing}). */
+export const classDataArchivePath = () => path.join(cacheDir(), 'classes.jsa');
 
 async function exists(p: string): Promise<boolean> {
   return stat(p).then(
@@ -51,7 +55,7 @@ async function exists(p: string): Promise<boolean> {
 export async function ensureTimeSkippingServer(): Promise<string> {
   if (process.env.TEMPORAL_TEST_SERVER_PATH) return process.env.TEMPORAL_TEST_SERVER_PATH;
   const dir = cacheDir();
-  const launcher = path.join(dir, 'temporal-test-server');
+  const launcher = launcherPath();
   if (await exists(launcher)) return launcher;
 
   await mkdir(path.dirname(dir), { recursive: true });
@@ -102,17 +106,20 @@ const INDEXED_VALUE_TYPE_KEYWORD = 2;
  * loaded through a whole test file, in the server's cache folder, maps them ready-parsed into every later server
  * (about 0.5 CPU-s less per server over a file's run; the time-skipping files start twenty or so). While there is
  * no archive, a server records one at its exit (a SIGTERM: the JVM writes it before it ends) under a name of its
- * own, renamed into place once it is complete. A JVM that cannot use the archive (another Java) ignores it.
+ * own, renamed into place once it is complete. A JVM ignores an archive of another Java but aborts on a damaged
+ * one (a truncated file is a fatal error): {@link startTestServer} then removes it and starts without.
  * Another launcher (`TEMPORAL_TEST_SERVER_PATH`) gets no options.
  */
 async function classDataSharing(
   executable: string,
-): Promise<{ javaOptions: string; afterExit(cleanExit: boolean): Promise<void> } | undefined> {
-  if (executable !== path.join(cacheDir(), 'temporal-test-server')) return undefined;
-  const archive = path.join(cacheDir(), 'classes.jsa');
-  if (await exists(archive)) return { javaOptions: `-XX:SharedArchiveFile=${archive}`, afterExit: async () => {} };
+  archive: string,
+): Promise<{ usesArchive: boolean; javaOptions: string; afterExit(cleanExit: boolean): Promise<void> } | undefined> {
+  if (executable !== launcherPath()) return undefined;
+  if (await exists(archive))
+    return { usesArchive: true, javaOptions: `-XX:SharedArchiveFile=${archive}`, afterExit: async () => {} };
   const recording = `${archive}.${process.pid}-${randomBytes(4).toString('hex')}`;
   return {
+    usesArchive: false,
     javaOptions: `-XX:ArchiveClassesAtExit=${recording}`,
     // A recording that cannot be kept only costs the next servers the archive: it never fails the file's teardown.
     async afterExit(cleanExit) {
@@ -127,9 +134,13 @@ async function classDataSharing(
  * `createTimeSkipping({server: {executable}})`: the SDK gives a server 5 s to start, less than a JVM takes on
  * this loaded 2-core machine.
  */
-async function startTestServer(executable: string): Promise<{ address: string; stop(): Promise<void> }> {
+export async function startTestServer(
+  executable: string,
+  archive = classDataArchivePath(),
+  afterDamagedArchive = false,
+): Promise<{ address: string; stop(): Promise<void> }> {
   const port = await freePort();
-  const cds = await classDataSharing(executable);
+  const cds = await classDataSharing(executable, archive);
   const child = spawn(executable, [String(port)], {
     stdio: 'ignore',
     env: cds
@@ -146,23 +157,28 @@ async function startTestServer(executable: string): Promise<{ address: string; s
     await cds?.afterExit(child.signalCode === 'SIGTERM' || child.exitCode === 143);
   };
   try {
-    await eventually(
+    const up = await eventually(
       `Temporal's test server on port ${port}`,
       () =>
-        new Promise<true | undefined>((resolve) => {
-          if (child.exitCode !== null) throw new Error(`the test server exited with ${child.exitCode}`);
+        new Promise<'listening' | 'exited' | undefined>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve('exited');
           const socket = connect(port, '127.0.0.1');
           socket.once('connect', () => {
             socket.destroy();
-            resolve(true);
+            resolve('listening');
           });
           socket.once('error', () => resolve(undefined));
         }),
       120_000,
       200,
     );
+    if (up === 'exited') throw new Error(`the test server exited with ${child.exitCode ?? child.signalCode}`);
   } catch (err) {
     await stop();
+    if (cds?.usesArchive && !afterDamagedArchive) {
+      await rm(archive, { force: true });
+      return startTestServer(executable, archive, true);
+    }
     throw err;
   }
   return { address: `127.0.0.1:${port}`, stop };
