@@ -50,7 +50,15 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/reporters/*.js', 'test/jest/**/*.js', 'test/*.js', 'jest.config.js', 'scripts/*.js', 'bin/*.js'],
+    files: [
+      'test/reporters/*.js',
+      'test/jest/**/*.js',
+      'test/helpers/*.js',
+      'test/*.js',
+      'jest.config.js',
+      'scripts/*.js',
+      'bin/*.js',
+    ],
     languageOptions: {
       sourceType: 'commonjs',
       globals: { module: 'writable', process: 'readonly', require: 'readonly', __dirname: 'readonly' },

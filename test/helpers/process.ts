@@ -3,8 +3,13 @@ import path from 'node:path';
 import { NODE_FLAGS } from '../../src/local/node-flags';
 
 export const REPO_ROOT = path.resolve(__dirname, '../..');
+const TS_REQUIRE = path.join(__dirname, 'ts-require.js');
 
-/** Runs a TypeScript entry point the way the npm scripts do (`node <NODE_FLAGS> --import tsx`). */
+/**
+ * Runs a TypeScript entry point with the Node flags the npm scripts and the Docker image give it (`NODE_FLAGS`),
+ * its TypeScript compiled as tsx compiles it, but once per change of a file rather than in every process
+ * (./ts-require.js).
+ */
 export function runEntry(
   entry: string,
   args: string[] = [],
@@ -12,12 +17,16 @@ export function runEntry(
   /** `detached`: its own process group, as a terminal runs it (send Ctrl-C with `process.kill(-pid, 'SIGINT')`). */
   opts: { detached?: boolean } = {},
 ): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', path.join(REPO_ROOT, entry), ...args], {
-    cwd: REPO_ROOT,
-    detached: opts.detached ?? false,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...NODE_FLAGS, '--require', TS_REQUIRE, path.join(REPO_ROOT, entry), ...args],
+    {
+      cwd: REPO_ROOT,
+      detached: opts.detached ?? false,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
