@@ -25,7 +25,7 @@ let monitor: AlertMonitorClient;
 let firstWorker: { worker: { shutdown(): void }; running: Promise<void> };
 
 beforeAll(async () => {
-  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 } });
+  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 1_000, meterIntervalMs: 1_000 } });
   temporal = await createTemporalTestEnv();
   taskQueue = t.deps.temporal.taskQueue;
   deps = t.workerDeps({

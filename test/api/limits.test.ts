@@ -29,7 +29,7 @@ let temporal: TemporalTestEnv;
 let http: ReturnType<typeof request>;
 
 beforeAll(async () => {
-  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 60_000 } });
+  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 1_000, meterIntervalMs: 60_000 } });
   http = request(createApp({ ...t.deps, limits: LIMITS, webhooks: { allowedHosts: ['127.0.0.1'] } }).callback());
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(t.workerDeps({ limits: LIMITS }), t.deps.temporal.taskQueue);

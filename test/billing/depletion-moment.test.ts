@@ -40,7 +40,7 @@ beforeAll(async () => {
     simulators: true,
     stripe: stripe.settings,
     // The default meter interval: depletion must not wait for a charge.
-    launchTiming: { pollIntervalMs: 250, meterIntervalMs: 3_600_000 },
+    launchTiming: { pollIntervalMs: 1_000, meterIntervalMs: 3_600_000 },
     // A balance of seconds can only launch when admission asks for seconds.
     admissionWindowMs: 2_000,
   });

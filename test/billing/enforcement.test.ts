@@ -49,7 +49,7 @@ beforeAll(async () => {
   t = await createTestContext({
     simulators: true,
     stripe: stripe.settings,
-    launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 },
+    launchTiming: { pollIntervalMs: 1_000, meterIntervalMs: 1_000 },
   });
   temporal = await createTemporalTestEnv();
   await startWorker();

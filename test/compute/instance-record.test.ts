@@ -25,7 +25,7 @@ let dispatcher: Awaited<ReturnType<typeof startWebhookDispatcher>>;
 let api: ReturnType<typeof request>;
 
 beforeAll(async () => {
-  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 } });
+  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 1_000, meterIntervalMs: 1_000 } });
   api = request(createApp({ ...t.deps, webhooks: { allowedHosts: ['127.0.0.1'] } }).callback());
   temporal = await createTemporalTestEnv();
   receiver = await startReceiver();

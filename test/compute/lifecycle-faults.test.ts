@@ -26,7 +26,7 @@ let slow: TestContext;
 let temporal: TemporalTestEnv;
 
 const timing = {
-  pollIntervalMs: 250,
+  pollIntervalMs: 1_000,
   meterIntervalMs: 1_000,
   bootPollMaxMs: 300,
   endRetryInitialMs: 200,

@@ -17,7 +17,7 @@ jest.setTimeout(120_000);
 
 let t: TestContext;
 let temporal: TemporalTestEnv;
-const timing = { pollIntervalMs: 250, meterIntervalMs: 1_000, bootPollMaxMs: 300 };
+const timing = { pollIntervalMs: 1_000, meterIntervalMs: 1_000, bootPollMaxMs: 300 };
 const adoptQueue = uniqueTaskQueue('adopt');
 
 beforeAll(async () => {

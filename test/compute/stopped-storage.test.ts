@@ -22,7 +22,7 @@ let t: TestContext;
 let temporal: TemporalTestEnv;
 
 beforeAll(async () => {
-  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 1_000 } });
+  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 1_000, meterIntervalMs: 1_000 } });
   temporal = await createTemporalTestEnv();
   await temporal.startWorker(
     t.workerDeps({ stoppedStorage: { runpodPerGbMonthMicros: PER_GB_MONTH_MICROS } }),

@@ -64,7 +64,7 @@ beforeAll(async () => {
         timeoutMs: 2000,
         logger: silentLogger,
       }),
-      launchTiming: { pollIntervalMs: 250, meterIntervalMs: 700, activityTimeoutMs: 3000 },
+      launchTiming: { pollIntervalMs: 1_000, meterIntervalMs: 700, activityTimeoutMs: 3000 },
     }),
   );
   http = request(app.callback());

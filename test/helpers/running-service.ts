@@ -17,7 +17,7 @@ export interface RunningService {
 export async function startRunningService(): Promise<RunningService> {
   const t = await createTestContext({
     simulators: true,
-    launchTiming: { pollIntervalMs: 250, meterIntervalMs: 60_000 },
+    launchTiming: { pollIntervalMs: 1_000, meterIntervalMs: 60_000 },
   });
   const temporal: TemporalTestEnv = await createTemporalTestEnv();
   await temporal.startWorker(t.workerDeps(), t.deps.temporal.taskQueue);

@@ -20,7 +20,7 @@ let temporal: TemporalTestEnv;
 let deps: WorkerDeps;
 
 beforeAll(async () => {
-  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 60_000 } });
+  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 1_000, meterIntervalMs: 60_000 } });
   temporal = await createTemporalTestEnv();
   deps = t.workerDeps();
   await temporal.startWorker(deps, t.deps.temporal.taskQueue);

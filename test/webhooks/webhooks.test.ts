@@ -34,7 +34,7 @@ const resolve: Resolver = async (host) => {
 const SCHEDULE = [200, 200, 200, 200, 200, 200, 200];
 
 beforeAll(async () => {
-  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 250, meterIntervalMs: 60_000 } });
+  t = await createTestContext({ simulators: true, launchTiming: { pollIntervalMs: 1_000, meterIntervalMs: 60_000 } });
   http = request(createApp({ ...t.deps, webhooks: { allowedHosts: ['127.0.0.1'], resolve } }).callback());
   temporal = await createTemporalTestEnv();
   receiver = await startReceiver();
