@@ -18,6 +18,7 @@ const UNIT = [
   'test/jobs/schedule-runs.test.ts',
   'test/pricing/pricing-cache.test.ts',
   'test/process/request-log.test.ts',
+  'test/process/ts-require.test.ts',
   'test/temporal/coalesce.test.ts',
   'test/temporal/retry-after-close.test.ts',
   'test/webhooks/signing.test.ts',

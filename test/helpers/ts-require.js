@@ -48,7 +48,12 @@ function compiled(filename, source) {
       fs.writeFileSync(partial, code);
       fs.renameSync(partial, file);
     } catch {
-      fs.rmSync(partial, { force: true });
+      // Not cached (no folder, no space, no permission): this process still runs the compiled code.
+      try {
+        fs.rmSync(partial, { force: true });
+      } catch {
+        // `force` ignores a missing file, not a path through a file (ENOTDIR): nothing was written there.
+      }
     }
     return code;
   }
