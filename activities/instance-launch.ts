@@ -13,7 +13,7 @@ import { createSpendWatch } from './billing';
 import { createBootActivities } from './boots';
 import { createInstanceAccess } from './instance-access';
 import { launchIntentOf, type LaunchInput } from '../workflows/contracts/launch';
-import { NOTHING_SENT_DETAIL } from '../workflows/contracts/failures';
+import { NOTHING_CREATED_FAILURES, NOTHING_SENT_DETAIL, type FailureType } from '../workflows/contracts/failures';
 import { observerInputOf } from '../workflows/contracts/observation';
 import { DEFAULT_CREATE_LOOK, type ActivityDeps } from './deps';
 import { createJobQueries } from '../src/db/queries/jobs';
@@ -115,6 +115,23 @@ export function createLaunchActivities(deps: ActivityDeps) {
   }
 
   /**
+   * `err` raised on a retry of a create after an earlier ask was counted, before this attempt looked for what that
+   * ask made (no key connected any more, the key refused, the default SSH key gone): it proves nothing about the
+   * earlier ask, so it must not pass for "nothing created" (the workflow would then leave whatever that ask made
+   * running at the provider, unmetered). Retryable, as the provider being out of reach: the key may come back and
+   * the next attempt finds the instance; if every attempt fails, the workflow terminates by name what exists.
+   */
+  function earlierAskUnknown(err: unknown): unknown {
+    const type = err instanceof ApplicationFailure ? err.type : undefined;
+    if (!type || !NOTHING_CREATED_FAILURES.includes(type as FailureType)) return err;
+    return ApplicationFailure.retryable(
+      `${(err as ApplicationFailure).message} An earlier attempt of this launch asked the provider to create the ` +
+        'instance; it is looked for again once the provider can be asked.',
+      'provider_unavailable',
+    );
+  }
+
+  /**
    * `err` (a failure of the one-step create before its own ask was counted) marked as "nothing sent" when the
    * database counted no ask for this launch at all. The engine's attempt number cannot say so: a local activity
    * whose worker was lost after its create starts again at attempt 1 on another worker. When the count cannot
@@ -122,7 +139,7 @@ export function createLaunchActivities(deps: ActivityDeps) {
    */
   async function nothingSentYet(id: string, err: unknown): Promise<unknown> {
     const asks = await instances.countedCreateAttempts(id).catch(() => -1);
-    if (asks !== null && asks !== 0) return err;
+    if (asks !== null && asks !== 0) return asks === -1 ? err : earlierAskUnknown(err);
     const f =
       err instanceof ApplicationFailure
         ? err
@@ -160,6 +177,7 @@ export function createLaunchActivities(deps: ActivityDeps) {
     } catch (err) {
       throw dbFailure(err);
     }
+    let looked = attempt === 1;
     return withProvider(
       input.accountId,
       input.provider,
@@ -168,6 +186,7 @@ export function createLaunchActivities(deps: ActivityDeps) {
         if (attempt > 1) {
           const found = await earlierInstance(adapter, apiKey, input, attempt);
           if (found) return { instance: found, fingerprint };
+          looked = true;
         }
         const instance = await adapter
           .launch(apiKey, {
@@ -191,7 +210,9 @@ export function createLaunchActivities(deps: ActivityDeps) {
         return { instance, fingerprint };
       },
       key,
-    );
+    ).catch((err: unknown) => {
+      throw looked ? err : earlierAskUnknown(err);
+    });
   }
 
   /** The counted create, then its answer on the row. */
