@@ -428,7 +428,8 @@ it.concurrent.each(['runpod', 'vastai'] as const)(
     'the instance the lost answer made (nothing left running unmanaged)',
   async (provider) => {
     const a = await t.connectedAccount(provider, { sshKey: false });
-    // The create takes effect at once and its answer takes 3 s: the adapter gives up on the create's answer after 2 s and the activity asks again a second later.
+    // The create takes effect at once and its answer takes 3 s: the adapter gives up on the answer after 2 s and
+    // the activity asks again a second later.
     t.sims[provider].control.setLatency(3_000, {
       match: { ...CREATE_REQUEST[provider], key: a.simKey },
       afterHandling: true,
