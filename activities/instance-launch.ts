@@ -135,11 +135,12 @@ export function createLaunchActivities(deps: ActivityDeps) {
    * `err` (a failure of the one-step create before its own ask was counted) marked as "nothing sent" when the
    * database counted no ask for this launch at all. The engine's attempt number cannot say so: a local activity
    * whose worker was lost after its create starts again at attempt 1 on another worker. When the count cannot
-   * be read, the failure stays unmarked (the workflow compensates, which is safe).
+   * be read, the failure is taken as after an ask (unmarked, see {@link earlierAskUnknown}): the workflow compensates,
+   * which is safe.
    */
   async function nothingSentYet(id: string, err: unknown): Promise<unknown> {
     const asks = await instances.countedCreateAttempts(id).catch(() => -1);
-    if (asks !== null && asks !== 0) return asks === -1 ? err : earlierAskUnknown(err);
+    if (asks !== null && asks !== 0) return earlierAskUnknown(err);
     const f =
       err instanceof ApplicationFailure
         ? err
