@@ -462,6 +462,37 @@ it.concurrent.each(['runpod', 'vastai'] as const)(
 );
 
 it.concurrent(
+  'retries never create a second instance: a retry whose look is refused (401) asks again and finds the instance ' +
+    'the lost answer made',
+  async () => {
+    const a = await t.connectedAccount('runpod', { sshKey: false });
+    t.sims.runpod.control.setLatency(3_000, {
+      match: { ...CREATE_REQUEST.runpod, key: a.simKey },
+      afterHandling: true,
+    });
+    try {
+      const launch = t.http
+        .post('/v1/compute/launch')
+        .set(a.auth)
+        .send(launchBody('runpod'))
+        .then((r) => r);
+      await eventually('the create at the provider', () => t.sims.runpod.control.instances(a.simKey)[0], 10_000, 20);
+      // The next list with this key (the retry's look for the instance) is refused as if the key were rejected.
+      t.sims.runpod.control.serverErrors(1, {
+        match: { method: 'GET', path: /^\/v2\/pods$/, key: a.simKey },
+        status: 401,
+      });
+      const res = await launch;
+      expect(res.status).toBe(201);
+      expect(t.sims.runpod.control.instances(a.simKey).map((i) => i.id)).toEqual([res.body.id]);
+      await terminated(t.http, a.auth, res.body.id);
+    } finally {
+      t.sims.runpod.control.setLatency(0, { match: { key: a.simKey } });
+    }
+  },
+);
+
+it.concurrent(
   'retries never create a second instance: replays the same Idempotency-Key and body as one instance, ' +
     'and refuses another body with 409',
   async () => {
