@@ -17,6 +17,7 @@ const UNIT = [
   'test/compute/launch-input.test.ts',
   'test/jobs/schedule-runs.test.ts',
   'test/pricing/pricing-cache.test.ts',
+  'test/process/jest-environment.test.ts',
   'test/process/request-log.test.ts',
   'test/process/ts-require.test.ts',
   'test/temporal/coalesce.test.ts',

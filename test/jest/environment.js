@@ -1,10 +1,17 @@
 /**
- * Jest's node environment, plus Temporal's protobuf definitions loaded once per jest worker process.
- * `@temporalio/proto` builds a reflection tree of every Temporal API message when it is first required (about
- * half a second of CPU); jest would build it again inside each test file's sandbox. The definitions are
- * immutable after that first build, so every file's sandbox is handed the same tree (test/jest/outer/*.js,
- * mapped in jest.config.js), the way one Node process shares it between the client and the worker.
+ * Jest's node environment, plus two things a jest worker process needs across the test files it runs:
+ *
+ * - Temporal's protobuf definitions loaded once per process. `@temporalio/proto` builds a reflection tree of every
+ *   Temporal API message when it is first required (about half a second of CPU); jest would build it again inside
+ *   each test file's sandbox. The definitions are immutable after that first build, so every file's sandbox is
+ *   handed the same tree (test/jest/outer/*.js, mapped in jest.config.js), the way one Node process shares it
+ *   between the client and the worker.
+ * - The AsyncLocalStorage instances a file's modules enabled, disabled when the file ends. Jest evaluates every
+ *   module again per file, so each file makes its own (slonik's transaction context, @temporalio/activity's
+ *   context, the Temporal connection's call context), and Node keeps every enabled one in a process-wide list that
+ *   each new promise and async resource walks: without this, a jest worker's thirtieth file paid for ninety.
  */
+const { AsyncLocalStorage } = require('node:async_hooks');
 const { TestEnvironment } = require('jest-environment-node');
 
 const OUTER = {
@@ -13,13 +20,38 @@ const OUTER = {
   '@temporalio/proto/lib/payload-visitor.generated': () => require('@temporalio/proto/lib/payload-visitor.generated'),
 };
 
-class SharedProtoEnvironment extends TestEnvironment {
+/** The instances enabled while the current file runs (a jest worker process runs one file at a time). */
+let enabledInFile = new Set();
+const TRACKED = Symbol.for('gpuo.test.asyncLocalStorageTracked');
+if (!AsyncLocalStorage.prototype[TRACKED]) {
+  const enable = AsyncLocalStorage.prototype._enable;
+  if (typeof enable !== 'function') throw new Error('AsyncLocalStorage.prototype._enable is gone: see this file');
+  AsyncLocalStorage.prototype._enable = function trackedEnable(...args) {
+    enabledInFile.add(this);
+    return enable.apply(this, args);
+  };
+  AsyncLocalStorage.prototype[TRACKED] = true;
+}
+
+class TestFileEnvironment extends TestEnvironment {
   constructor(config, context) {
     super(config, context);
     const loaded = {};
     this.global.__gpuoOuterModule = (id) => (loaded[id] ??= OUTER[id]());
   }
+
+  async setup() {
+    enabledInFile = new Set();
+    await super.setup();
+  }
+
+  async teardown() {
+    const enabled = enabledInFile;
+    enabledInFile = new Set();
+    for (const storage of enabled) storage.disable();
+    await super.teardown();
+  }
 }
 
-module.exports = SharedProtoEnvironment;
+module.exports = TestFileEnvironment;
 module.exports.OUTER_MODULES = Object.keys(OUTER);
