@@ -8,8 +8,8 @@
  *   between the client and the worker.
  * - The AsyncLocalStorage instances a file's modules enabled, disabled when the file ends. Jest evaluates every
  *   module again per file, so each file makes its own (slonik's transaction context, @temporalio/activity's
- *   context, the Temporal connection's call context), and Node keeps every enabled one in a process-wide list that
- *   each new promise and async resource walks: without this, a jest worker's thirtieth file paid for ninety.
+ *   context, the Temporal connection's call context), and Node 20 keeps every enabled one in a process-wide list
+ *   that each new promise and async resource walks: three more per file, for the rest of the process.
  */
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { TestEnvironment } = require('jest-environment-node');
@@ -20,16 +20,20 @@ const OUTER = {
   '@temporalio/proto/lib/payload-visitor.generated': () => require('@temporalio/proto/lib/payload-visitor.generated'),
 };
 
-/** The instances enabled while the current file runs (a jest worker process runs one file at a time). */
+/**
+ * The instances used (`run`, `enterWith`) while the current file runs; a jest worker process runs one file at a
+ * time. Tracked through the public methods, which enable an instance on every Node version.
+ */
 let enabledInFile = new Set();
 const TRACKED = Symbol.for('gpuo.test.asyncLocalStorageTracked');
 if (!AsyncLocalStorage.prototype[TRACKED]) {
-  const enable = AsyncLocalStorage.prototype._enable;
-  if (typeof enable !== 'function') throw new Error('AsyncLocalStorage.prototype._enable is gone: see this file');
-  AsyncLocalStorage.prototype._enable = function trackedEnable(...args) {
-    enabledInFile.add(this);
-    return enable.apply(this, args);
-  };
+  for (const method of ['run', 'enterWith']) {
+    const original = AsyncLocalStorage.prototype[method];
+    AsyncLocalStorage.prototype[method] = function tracked(...args) {
+      enabledInFile.add(this);
+      return original.apply(this, args);
+    };
+  }
   AsyncLocalStorage.prototype[TRACKED] = true;
 }
 
