@@ -424,7 +424,7 @@ const CREATE_REQUEST = {
 /**
  * A launch whose create takes effect at once while its answer takes 3 s: the adapter gives up on the answer after
  * 2 s and the activity asks again a second later. Resolves, with the launch's pending answer, once the provider
- * holds the instance; `release()` lifts the latency.
+ * holds the instance; `release()` lifts the latency (lifted already when it throws).
  */
 async function launchWithLostAnswer(
   provider: keyof typeof CREATE_REQUEST,
@@ -434,16 +434,21 @@ async function launchWithLostAnswer(
     match: { ...CREATE_REQUEST[provider], key: a.simKey },
     afterHandling: true,
   });
+  const release = () => t.sims[provider].control.setLatency(0, { match: { key: a.simKey } });
   const launch = t.http
     .post('/v1/compute/launch')
     .set(a.auth)
     .send(launchBody(provider))
     .then((r) => r);
-  await eventually('the create at the provider', () => t.sims[provider].control.instances(a.simKey)[0], 10_000, 20);
-  return {
-    launch,
-    release: () => t.sims[provider].control.setLatency(0, { match: { key: a.simKey } }),
-  };
+  try {
+    await eventually('the create at the provider', () => t.sims[provider].control.instances(a.simKey)[0], 10_000, 20);
+  } catch (err) {
+    // No create to wait on: the launch is left to end on its own, without the latency.
+    release();
+    launch.catch(() => undefined);
+    throw err;
+  }
+  return { launch, release };
 }
 
 // Without a default SSH key, so that each attempt's first call to the provider is the look for the earlier
