@@ -3,7 +3,7 @@
  * charge, the figure GET /v1/billing/summary shows), evaluated every observation interval: with the meter at
  * an hour, nothing is posted before the end, and still a `stop_instances` budget and a $1/day key cap end their
  * instances once accrued spend crosses them. What the instance costs in the end overshoots the line by at most
- * burn × (observation interval + 2 s), on RunPod, Vast.ai and Lambda. Real Temporal, Postgres and simulators.
+ * burn × (observation interval + 5 s), on RunPod, Vast.ai and Lambda. Real Temporal, Postgres and simulators.
  */
 import type { ProviderId } from '../../src/providers/types';
 import { createTestContext, type TestContext } from '../helpers/context';
@@ -14,8 +14,11 @@ jest.setTimeout(180_000);
 
 /** The observation interval, and how often the monitor evaluates budgets (INSTANCE_OBSERVE_INTERVAL). */
 const OBSERVE_MS = 1_000;
-/** What the bound allows beyond one observation interval: evaluation, delivery and the provider's end. */
-const DELIVERY_MS = 2_000;
+/**
+ * What the bound allows beyond one observation interval: evaluation, delivery and the provider's end, seconds on a
+ * loaded machine (acting at the hourly meter instead, the failure this guards against, overshoots by far more).
+ */
+const DELIVERY_MS = 5_000;
 
 let t: TestContext;
 let temporal: TemporalTestEnv;
@@ -106,7 +109,7 @@ const bound = (pricePerHourMicros: number) => (pricePerHourMicros * (OBSERVE_MS 
 describe.each(['runpod', 'vastai', 'lambda'] as const)('%s', (provider) => {
   it.concurrent(
     'a stop_instances budget ends the instance once accrued spend crosses it, ' +
-      'with nothing posted before; overshoot within burn × (interval + 2 s)',
+      'with nothing posted before; overshoot within burn × (interval + 5 s)',
     async () => {
       const a = await t.connectedAccount(provider);
       const thresholdMicros = 500;
@@ -132,7 +135,7 @@ describe.each(['runpod', 'vastai', 'lambda'] as const)('%s', (provider) => {
 
   it.concurrent(
     "a $1/day key cap ends the key's instance once its accrued spend crosses $1; overshoot within burn × (interval " +
-      '+ 2 s)',
+      '+ 5 s)',
     async () => {
       const a = await t.connectedAccount(provider);
       const created = await t.http
