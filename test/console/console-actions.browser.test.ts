@@ -8,26 +8,17 @@
  * every mutating control disabled with the reason; a fleet of 1,000 instances is listed in full, and only the
  * managed one offers actions.
  */
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { RUNPOD_SIM_GPUS } from '../../simulators/runpod';
 import type { TestContext } from '../helpers/context';
 import { ed25519Key } from '../fixtures/ssh-keys';
-import { seriousA11yViolations } from '../helpers/browser';
+import { screenshot, seriousA11yViolations } from '../helpers/browser';
 import { startConsoleStack, signedInPage, type ConsoleStack } from '../helpers/console';
 import { eventually } from '../helpers/process';
 import { terminated } from '../helpers/terminate';
 import { startReceiver, startWebhookDispatcher } from '../helpers/webhooks';
 
 jest.setTimeout(180_000);
-
-/** Where the page screenshots go (docs/images from `npm run console:screenshots`). */
-const SCREENSHOT_DIR = process.env.CONSOLE_SCREENSHOT_DIR ?? path.join(os.tmpdir(), 'gpuo-console-screenshots');
-async function screenshot(page: Page, name: string): Promise<void> {
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `console-${name}.png`), fullPage: true });
-}
 
 /** Labels of every button that changes something; a read-only key must see each of them disabled. */
 const WRITE_ACTIONS = new RegExp(

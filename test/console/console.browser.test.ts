@@ -3,13 +3,11 @@
  * stripe-mock): sign-in, the fleet, the price history chart, a top-up through Stripe Checkout, the
  * Content-Security-Policy and escaping of provider-supplied text, where the key lives, and accessibility.
  */
-import os from 'node:os';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { JS_BUDGET_BYTES, type ConsoleBuild } from '../../console/build';
 import { RUNPOD_SIM_GPUS } from '../../simulators/runpod';
 import { TEST_STARTING_CREDIT_DOLLARS, type TestContext } from '../helpers/context';
-import { seriousA11yViolations } from '../helpers/browser';
+import { screenshot, seriousA11yViolations } from '../helpers/browser';
 import { startConsoleStack, type ConsoleStack } from '../helpers/console';
 import { checkoutCompletedEvent, signedDelivery } from '../helpers/stripe';
 
@@ -23,8 +21,6 @@ let browser: Browser;
 let build: ConsoleBuild;
 let stripe: ConsoleStack['stripe'];
 let logLines: string[];
-/** Where the fleet and spend screenshots go (the README's come from `npm run console:screenshots`). */
-const SCREENSHOT_DIR = process.env.CONSOLE_SCREENSHOT_DIR ?? path.join(os.tmpdir(), 'gpuo-console-screenshots');
 let account: Awaited<ReturnType<TestContext['connectedAccount']>>;
 
 async function createPodAtProvider(simKey: string, name: string): Promise<string> {
@@ -96,8 +92,7 @@ test('signed in, the fleet lists the instances at the provider; a hostile name i
   expect(await page.evaluate('window.__xss')).toBeUndefined();
   expect(dialogs).toEqual([]);
   expect(await page.getByText(/As of:/).textContent()).toMatch(/As of: /);
-  await page.setViewportSize({ width: 1280, height: 560 });
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'console-fleet.png') });
+  await screenshot(page, 'fleet', { height: 560, fullPage: false });
   await context.close();
 });
 
@@ -204,8 +199,7 @@ test("prices: on-demand and spot labelled apart; Vast.ai's spot and on-demand ch
             .borderTopStyle,
       );
   expect([await dash('Vast.ai on-demand'), await dash('Vast.ai spot')]).toEqual(['solid', 'dashed']);
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'console-prices.png'), fullPage: true });
+  await screenshot(page, 'prices');
   await context.close();
 });
 
@@ -257,8 +251,7 @@ test('spend: a Stripe Checkout top-up returns to the success page and the balanc
     .waitFor();
   await page.getByRole('link', { name: 'Back to spend' }).click();
   await page.getByRole('cell', { name: `Credit top-up (Stripe Checkout ${sessionId})` }).waitFor();
-  await page.setViewportSize({ width: 1280, height: 720 });
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'console-spend.png') });
+  await screenshot(page, 'spend', { height: 720, fullPage: false });
   await page.goto(`${base}/console/checkout/cancel`);
   await page.getByRole('heading', { name: 'Payment cancelled' }).waitFor();
   await context.close();
@@ -278,8 +271,7 @@ test('no serious or critical accessibility violations on any page', async () => 
     await page.getByRole('heading', { name, exact: true }).waitFor();
     await page.waitForLoadState('networkidle');
     found[name.toLowerCase()] = await seriousA11yViolations(page);
-    await page.setViewportSize({ width: 1280, height: 900 });
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `console-${name.toLowerCase()}.png`), fullPage: true });
+    await screenshot(page, name.toLowerCase());
   }
   await page.goto(`${base}/console/jobs/new`);
   await page.getByRole('heading', { name: 'Run a job' }).waitFor();

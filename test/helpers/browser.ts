@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH =
@@ -52,4 +53,20 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}) at ${v.target}`);
+}
+
+/**
+ * Saves the page as `console-<name>.png` in CONSOLE_SCREENSHOT_DIR (`npm run console:screenshots` sets it to
+ * docs/images); without it, only sets the viewport, so the test's pages render the same either way. Capturing
+ * is left out of a plain run: nothing reads the files, and the PNG encoding of every page costs Chromium seconds
+ * of CPU per file.
+ */
+export async function screenshot(
+  page: Page,
+  name: string,
+  options: { width?: number; height?: number; fullPage?: boolean } = {},
+): Promise<void> {
+  await page.setViewportSize({ width: options.width ?? 1280, height: options.height ?? 900 });
+  const dir = process.env.CONSOLE_SCREENSHOT_DIR;
+  if (dir) await page.screenshot({ path: path.join(dir, `console-${name}.png`), fullPage: options.fullPage ?? true });
 }
