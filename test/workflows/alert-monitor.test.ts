@@ -1,6 +1,7 @@
 /**
  * The alert monitor's timing in workflow time (Temporal's time-skipping server, activities as plain functions):
- * a fresh monitor evaluates everything at once, then on every tick (ALERT_MONITOR_TICK, 5 min) with no signal;
+ * a fresh monitor evaluates everything at once, then on every tick (ALERT_MONITOR_TICK, 5 min) with no signal, and
+ * budgets alone every budget tick (the observation interval, 1 min) in between;
  * `alertsDue` evaluates at once, only what landed; stop requests whose delivery keeps failing (5 quick attempts)
  * hold up nothing and are delivered after a later evaluation; it continues as new with its totals carried.
  * The SQL of an evaluation and what triggers stays end to end (test/alerts/monitor.test.ts, test/alerts/api.test.ts).
@@ -48,11 +49,11 @@ function monitorActivities(options: { pendingStopRequests?: () => number; delive
   };
 }
 
-async function startMonitor(taskQueue: string, extra: { continueAsNewAfter?: number } = {}) {
+async function startMonitor(taskQueue: string, extra: { continueAsNewAfter?: number; budgetTickMs?: number } = {}) {
   const handle = await ts.env.client.workflow.start(alertMonitor, {
     taskQueue,
     workflowId: `alert-monitor-test-${Math.random().toString(36).slice(2, 10)}`,
-    // Budgets on the same tick as prices: these tests are about the tick; the budget tick is its own test.
+    // Budgets on the same tick as prices unless a test says otherwise: the budget tick is its own test.
     args: [{ tickMs: TICK_MS, budgetTickMs: TICK_MS, ...extra }],
   });
   ts.afterWorker(() => handle.terminate('test finished').then(() => undefined));
@@ -74,6 +75,28 @@ describe('alertMonitor (time-skipping)', () => {
         expect(e.atMs - startMs).toBeGreaterThanOrEqual(k * TICK_MS);
         expect(e.atMs - startMs).toBeLessThan(k * TICK_MS + MINUTE);
       });
+    });
+  });
+
+  it('evaluates budgets alone every budget tick (1 min by default) between the full ticks', async () => {
+    const m = monitorActivities();
+    await ts.withWorker(m.activities, async (taskQueue) => {
+      // Without budgetTickMs: the default (INSTANCE_OBSERVE_INTERVAL's, 60 s).
+      const handle = await startMonitor(taskQueue, { budgetTickMs: undefined });
+      await ts.env.sleep(TICK_MS + MINUTE / 2);
+      const both = { price: true, budget: true };
+      const budgetOnly = { price: false, budget: true };
+      expect(m.evaluations.map((e) => e.kinds)).toEqual([both, budgetOnly, budgetOnly, budgetOnly, budgetOnly, both]);
+      // Evaluation k a minute after the one before (the time an evaluation takes is real time, even here), and the
+      // full tick still on its schedule from the start.
+      const startMs = (await handle.describe()).startTime.getTime();
+      m.evaluations.slice(1).forEach((e, k) => {
+        const gap = e.atMs - m.evaluations[k]!.atMs;
+        expect(gap).toBeGreaterThanOrEqual(k === 4 ? 0 : MINUTE);
+        expect(gap).toBeLessThan(MINUTE + 5_000);
+      });
+      expect(m.evaluations[5]!.atMs - startMs).toBeGreaterThanOrEqual(TICK_MS);
+      expect(m.evaluations[5]!.atMs - startMs).toBeLessThan(TICK_MS + 5_000);
     });
   });
 
