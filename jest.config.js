@@ -74,7 +74,8 @@ module.exports = {
   testSequencer: '<rootDir>/test/sequencer.js',
   // One closing line counting both projects' tests.
   reporters: ['default', '<rootDir>/test/reporters/summary-line.js'],
-  // Most stack files wait (boots, observer rounds, child processes) more than they compute: on the 2-core
-  // reference machine 4 workers keep both cores busier, and finish the suite sooner, than 2 or 3.
-  maxWorkers: 4,
+  // Most stack files wait (boots, observer rounds, child processes) more than they compute, the heaviest (first in
+  // the order) most: on the 2-core reference machine 4 workers left the cores idle about an eighth of the run,
+  // mostly in its first minute; 6 keep them busy (docs/testing.md).
+  maxWorkers: 6,
 };
