@@ -64,9 +64,9 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
 export async function screenshot(
   page: Page,
   name: string,
-  options: { width?: number; height?: number; fullPage?: boolean } = {},
+  options: { height?: number; fullPage?: boolean } = {},
 ): Promise<void> {
-  await page.setViewportSize({ width: options.width ?? 1280, height: options.height ?? 900 });
+  await page.setViewportSize({ width: 1280, height: options.height ?? 900 });
   const dir = process.env.CONSOLE_SCREENSHOT_DIR;
   if (dir) await page.screenshot({ path: path.join(dir, `console-${name}.png`), fullPage: options.fullPage ?? true });
 }

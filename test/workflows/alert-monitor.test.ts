@@ -87,16 +87,17 @@ describe('alertMonitor (time-skipping)', () => {
       const both = { price: true, budget: true };
       const budgetOnly = { price: false, budget: true };
       expect(m.evaluations.map((e) => e.kinds)).toEqual([both, budgetOnly, budgetOnly, budgetOnly, budgetOnly, both]);
-      // Evaluation k a minute after the one before (the time an evaluation takes is real time, even here), and the
-      // full tick still on its schedule from the start.
+      // Each budget evaluation a minute after the one before, the full tick on its schedule from the start. The
+      // time an evaluation takes is real time, even here (seconds on a loaded machine): a quarter minute allowed.
+      const SLACK_MS = MINUTE / 4;
       const startMs = (await handle.describe()).startTime.getTime();
-      m.evaluations.slice(1).forEach((e, k) => {
+      m.evaluations.slice(1, 5).forEach((e, k) => {
         const gap = e.atMs - m.evaluations[k]!.atMs;
-        expect(gap).toBeGreaterThanOrEqual(k === 4 ? 0 : MINUTE);
-        expect(gap).toBeLessThan(MINUTE + 5_000);
+        expect(gap).toBeGreaterThanOrEqual(MINUTE);
+        expect(gap).toBeLessThan(MINUTE + SLACK_MS);
       });
       expect(m.evaluations[5]!.atMs - startMs).toBeGreaterThanOrEqual(TICK_MS);
-      expect(m.evaluations[5]!.atMs - startMs).toBeLessThan(TICK_MS + 5_000);
+      expect(m.evaluations[5]!.atMs - startMs).toBeLessThan(TICK_MS + SLACK_MS);
     });
   });
 
