@@ -5,8 +5,7 @@
  * Nothing downloads a browser of its own. Flags as this machine needs them: no sandbox as root, and no
  * background networking (the network here is closed).
  */
-import { existsSync } from 'node:fs';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
