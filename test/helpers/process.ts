@@ -41,15 +41,20 @@ export function runEntry(
   return { child, output: () => out, exited };
 }
 
-/** Polls `check` until it returns a value (not undefined) or the deadline passes. */
+/**
+ * Polls `check` until it returns a value (not undefined) or the deadline passes. Without `intervalMs` the pause
+ * between looks starts at 25 ms and grows by half each look up to 250 ms: a quick answer is seen at once, a long
+ * wait looks a few times a second.
+ */
 export async function eventually<T>(
   what: string,
   check: () => Promise<T | undefined> | T | undefined,
   timeoutMs = 30_000,
-  intervalMs = 100,
+  intervalMs?: number,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
+  let pause = intervalMs ?? 25;
   while (Date.now() < deadline) {
     try {
       const value = await check();
@@ -57,7 +62,8 @@ export async function eventually<T>(
     } catch (err) {
       lastError = err;
     }
-    await new Promise((r) => setTimeout(r, intervalMs));
+    await new Promise((r) => setTimeout(r, pause));
+    if (intervalMs === undefined) pause = Math.min(250, Math.round(pause * 1.5));
   }
   throw new Error(
     `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ''}`,
