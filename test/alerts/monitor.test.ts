@@ -317,10 +317,8 @@ describe('budgets', () => {
       );
       expect((await events(other.accountId)).map((e) => e.type)).toEqual(['instance.started']);
 
-      await Promise.all([
-        t.http.post(`/v1/compute/${otherPod}/terminate`).set(other.auth).expect(200),
-        t.http.post(`/v1/compute/${pod}/terminate`).set(a.auth).expect(200),
-      ]);
+      // Ended, final charges posted: no charge of this test's lands later, while a later test wants one monitor alone.
+      await Promise.all([terminated(t.http, other.auth, otherPod), terminated(t.http, a.auth, pod)]);
     },
   );
 
@@ -389,21 +387,25 @@ describe('budgets', () => {
       taskQueue: tickQueue,
       settings: ticking.alertMonitor!,
     });
-    const a = await t.newAccount();
-    const id = await createAlert(a.auth, { type: 'budget_limit', threshold_dollars: 3 });
-    const ledger = createLedgerQueries(t.db.pool);
-    await ledger.postEntry({
-      accountId: a.accountId,
-      type: 'instance_charge',
-      amountMicros: -3_000_000,
-      description: 'c',
-      instanceId: 'x',
-      idempotencyKey: 'unsignalled',
-    });
-    await triggered(a.auth, id);
-    expect((await tickMonitor.stats()).budgetTriggered).toBe(1);
-    expect((await events(a.accountId, 'alert.triggered')).map((e) => e.data.value)).toEqual([3]);
-    await t.temporal.workflow.getHandle(tickMonitor.workflowId).terminate('test finished');
+    try {
+      const a = await t.newAccount();
+      const id = await createAlert(a.auth, { type: 'budget_limit', threshold_dollars: 3 });
+      const ledger = createLedgerQueries(t.db.pool);
+      await ledger.postEntry({
+        accountId: a.accountId,
+        type: 'instance_charge',
+        amountMicros: -3_000_000,
+        description: 'c',
+        instanceId: 'x',
+        idempotencyKey: 'unsignalled',
+      });
+      await triggered(a.auth, id);
+      expect((await tickMonitor.stats()).budgetTriggered).toBe(1);
+      expect((await events(a.accountId, 'alert.triggered')).map((e) => e.data.value)).toEqual([3]);
+    } finally {
+      // Left running, it would evaluate the next test's charges before that test's own monitor.
+      await t.temporal.workflow.getHandle(tickMonitor.workflowId).terminate('test finished');
+    }
   });
 
   it('continues as new with its totals carried over and keeps evaluating', async () => {

@@ -62,7 +62,9 @@ async function triggerAndDecide(auth: Auth, scheduleId: string, earlier: readonl
       return runs.find((r) => !earlier.some((e) => e.id === r.id) && (r.status === 'failed' || r.instance_id !== null));
     },
     60_000,
-    200,
+    // Up to nine of these poll one account side by side: once a second each stays under the account's 10 requests a
+    // second (testAppDeps), so a slow decision never drains its burst and answers the test's next request with 429.
+    1_000,
   );
 }
 
