@@ -11,11 +11,17 @@ const DELIVERY_BATCH = 200;
 const DELIVERY_PARALLELISM = 16;
 
 /**
- * Tells the monitor that charges landed, from inside the charge activity. Best effort on purpose: a failure
- * here must never hold up metering or a stop (the monitor's periodic tick evaluates budgets anyway).
+ * Tells the monitor that charges of `accountId` landed, from inside the charge activity, when the account has
+ * something a charge can trigger: an active `budget_limit` alert or a spend-capped key. Other accounts' charges
+ * trigger nothing, so they cost no evaluation (an evaluation reads every account's month). Best effort on purpose:
+ * a failure here must never hold up metering or a stop (the monitor evaluates budgets every observation
+ * interval anyway, which also covers a budget made just after this look).
  */
-export async function announceChargesToAlertMonitor(deps: ActivityDeps): Promise<void> {
+export async function announceChargesToAlertMonitor(deps: ActivityDeps, accountId: string | null): Promise<void> {
   try {
+    // Unknown account, or the look failed: told anyway (an evaluation too many costs less than one missed).
+    const watched = accountId === null || (await deps.queries.alerts.spendWatched(accountId).catch(() => true));
+    if (!watched) return;
     await deps.workflows.notifyAlertMonitor({ budget: true });
   } catch (err) {
     deps.logger.warn('could not signal the alert monitor; budgets are evaluated at its next tick', { err });

@@ -34,7 +34,7 @@ export function createBillingActivities(deps: ActivityDeps) {
         new Date(throughMs),
         storagePerHourMicros(volumeGb, perGbMonth),
       );
-      if (chargedMicros > 0) await announceChargesToAlertMonitor(deps);
+      if (chargedMicros > 0) await announceChargesToAlertMonitor(deps, accountId);
       if (accountId) await spend.changed(accountId, 'charge');
       return { chargedMicros };
     },

@@ -82,7 +82,7 @@ export function createRunningInstanceActivities(deps: ActivityDeps) {
       throughMs: number,
     ): Promise<{ chargedMicros: number; meteredThrough?: string | null }> {
       const { chargedMicros, row } = await instances.chargeThrough(id, new Date(throughMs));
-      if (chargedMicros > 0) await announceChargesToAlertMonitor(deps);
+      if (chargedMicros > 0) await announceChargesToAlertMonitor(deps, row.account_id);
       await spend.changed(row.account_id, 'charge');
       return { chargedMicros, meteredThrough: row.metered_through };
     },

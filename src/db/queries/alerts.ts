@@ -352,6 +352,18 @@ export function createAlertQueries(pool: Pool) {
         }));
     },
 
+    /**
+     * Whether a charge of the account can trigger anything at an evaluation: it has an active `budget_limit` alert
+     * or a key with a spend cap (revoked keys too: revoking does not lift a cap).
+     */
+    async spendWatched(accountId: string): Promise<boolean> {
+      return pool.oneFirst(sql.type(z.object({ watched: z.boolean() }))`
+        SELECT EXISTS (SELECT FROM alerts WHERE account_id = ${accountId} AND status = 'active'
+                         AND type = 'budget_limit')
+            OR EXISTS (SELECT FROM service_keys WHERE account_id = ${accountId} AND spend_limit_micros IS NOT NULL)
+          AS watched`);
+    },
+
     /** The oldest stop requests not yet delivered to their instance's workflow. */
     async findPendingStopRequests(limit: number): Promise<readonly StopRequest[]> {
       return pool.any(sql.type(StopRequestRow)`
