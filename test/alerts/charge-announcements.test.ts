@@ -38,7 +38,7 @@ it('an account with no budget alert and no capped key: its charges do not wake t
   const a = await t.newAccount();
   expect(await announced(a.accountId)).toEqual([]);
   // A price alert is evaluated on price refreshes, not on charges.
-  await alert(a.auth, { type: 'price_drop', gpu_type: 'rtx-a6000', threshold_dollars: 0.01 });
+  await alert(a.auth, { type: 'price_drop', gpu_type: 'rtx-4090', threshold_price: 0.01 });
   expect(await announced(a.accountId)).toEqual([]);
 });
 
