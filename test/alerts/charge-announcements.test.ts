@@ -74,3 +74,16 @@ it('when the look fails or the account is unknown, the monitor is told anyway; n
   expect(await announced(a.accountId, failing)).toEqual([{ budget: true }]);
   expect(await announced(null)).toEqual([{ budget: true }]);
 });
+
+it('a monitor that cannot be signalled does not fail the charge: one warning, and the call resolves', async () => {
+  const a = await t.newAccount();
+  await alert(a.auth, { type: 'budget_limit', threshold_dollars: 5 });
+  const warnings: string[] = [];
+  const deps = {
+    logger: { ...silentLogger, warn: (message: string) => void warnings.push(message) },
+    queries: { alerts: createAlertQueries(t.db.pool) },
+    workflows: { notifyAlertMonitor: () => Promise.reject(new Error('Temporal unavailable')) },
+  } as unknown as ActivityDeps;
+  await expect(announceChargesToAlertMonitor(deps, a.accountId)).resolves.toBeUndefined();
+  expect(warnings).toEqual(['could not signal the alert monitor; budgets are evaluated at its next tick']);
+});
