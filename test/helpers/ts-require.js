@@ -7,6 +7,8 @@
  * worker's and the API's modules (1.5 CPU-s through `--import tsx`, 0.8 through this hook); the tests start about
  * fifty such processes. What runs is the same code from the same paths (`__dirname` included), with the same flags.
  */
+// V8's code cache for the dependencies' CommonJS files, esbuild's included (./code-cache.js).
+require('./code-cache');
 const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');

@@ -1,7 +1,7 @@
 /**
  * The API and worker run with the same V8 flags wherever they are started (src/local/node-flags.ts): the npm
  * scripts, the Docker image, `npm start`'s children, the tests' child processes and `bench:launch`, which
- * measures them as shipped.
+ * measures them as shipped, and the jest workers of `npm test`, where the tests run them in-process.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,7 +14,8 @@ const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
 describe('V8 flags of the API and worker processes', () => {
   it('are in every script that starts them and in the Docker image', () => {
     const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
-    for (const name of ['start:api', 'start:worker', 'bench:launch']) {
+    // `test` and `test:unit`: jest hands its own flags to its workers, which run the API and worker in-process.
+    for (const name of ['start:api', 'start:worker', 'bench:launch', 'test', 'test:unit']) {
       expect({ name, flags: NODE_FLAGS.filter((f) => !scripts[name]!.split(' ').includes(f)) }).toEqual({
         name,
         flags: [],
