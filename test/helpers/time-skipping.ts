@@ -271,6 +271,9 @@ export async function createTimeSkippingEnv(): Promise<TimeSkippingEnv> {
         activities,
         // The workflow interceptors report each run's outcome to this sink (the worker's metrics in production).
         sinks: { metrics: { workflowEnded: { fn: () => undefined } } },
+        // Workflows in this thread, as the SDK's replay runs them: no worker thread to start per test and no hop
+        // per activation (docs/testing.md). The same bundle in the same reused sandbox; no 5 s limit per activation.
+        debugMode: true,
       });
       return worker.runUntil(async () => {
         try {
