@@ -9,6 +9,7 @@ import { createLedgerQueries } from '../../src/db/queries/ledger';
 import type { ProviderId } from '../../src/providers/types';
 import { createAlertMonitorClient, type AlertMonitorClient } from '../../src/workflow-clients/alerts';
 import type { WorkerDeps } from '../../src/worker';
+import type { AlertMonitorStats } from '../../workflows/contracts/alerts';
 import type { PricingRefreshResult } from '../../workflows/contracts/maintenance';
 import { createTestContext, testActivityDeps, type TestContext } from '../helpers/context';
 import { createTemporalTestEnv, uniqueTaskQueue, type TemporalTestEnv } from '../helpers/temporal';
@@ -16,6 +17,25 @@ import { eventually } from '../helpers/process';
 import { terminated } from '../helpers/terminate';
 
 jest.setTimeout(180_000);
+
+/**
+ * The monitor's counters once `reached` holds. An evaluation's activity triggers the alert; the run counts that
+ * evaluation when the activity's result reaches it, a moment later: an alert seen triggered is not yet counted.
+ */
+function statsWhen(
+  client: Pick<AlertMonitorClient, 'stats'>,
+  reached: (stats: AlertMonitorStats) => boolean,
+): Promise<AlertMonitorStats> {
+  return eventually(
+    'the monitor to count what it did',
+    async () => {
+      const stats = await client.stats();
+      return reached(stats) ? stats : undefined;
+    },
+    30_000,
+    200,
+  );
+}
 
 let t: TestContext;
 let temporal: TemporalTestEnv;
@@ -211,7 +231,7 @@ describe('price drops', () => {
     const described = await t.temporal.workflow.getHandle(monitor.workflowId).describe();
     expect(described.status.name).toBe('RUNNING');
     expect(described.type).toBe('alertMonitor');
-    expect((await monitor.stats()).priceTriggered).toBeGreaterThanOrEqual(1);
+    await statsWhen(monitor, (stats) => stats.priceTriggered >= 1);
   });
 });
 
@@ -400,7 +420,7 @@ describe('budgets', () => {
         idempotencyKey: 'unsignalled',
       });
       await triggered(a.auth, id);
-      expect((await tickMonitor.stats()).budgetTriggered).toBe(1);
+      expect((await statsWhen(tickMonitor, (stats) => stats.budgetTriggered >= 1)).budgetTriggered).toBe(1);
       expect((await events(a.accountId, 'alert.triggered')).map((e) => e.data.value)).toEqual([3]);
     } finally {
       // Left running, it would evaluate the next test's charges before that test's own monitor.
@@ -446,17 +466,8 @@ describe('budgets', () => {
     });
     await short.notify({ budget: true });
     await triggered(a.auth, id);
-    // The evaluation's activity triggers the alert; the run counts it once that activity's result reaches it.
     // Counting on from the first run's 2 (not from 0) is what reaches 3.
-    const stats = await eventually(
-      'the third evaluation counted',
-      async () => {
-        const now = await short.stats();
-        return now.evaluations >= 3 ? now : undefined;
-      },
-      30_000,
-      200,
-    );
+    const stats = await statsWhen(short, (now) => now.evaluations >= 3);
     expect(stats.budgetTriggered).toBe(1);
     await handle.terminate('test finished');
   });
