@@ -1,9 +1,8 @@
 /**
- * V8's code cache for the dependencies (CommonJS `.js` and `.cjs` files under node_modules), for every process
- * and thread the tests start: Node parses and compiles @temporalio, slonik, koa and the rest anew in each of them
- * otherwise. Loaded with `--require` (preloads run in worker threads too): by `npm test` for jest's own processes
- * and the in-process Temporal workers' workflow threads, and through test/helpers/ts-require.js by the tests'
- * child processes (about 0.15 of the 0.65 CPU-s the worker's modules take to load).
+ * V8's code cache for the dependencies (CommonJS `.js` and `.cjs` files under node_modules) of the tests' child
+ * processes, loaded by test/helpers/ts-require.js: Node parses and compiles @temporalio, slonik, koa and the rest
+ * anew in each process otherwise (about 0.15 of the 0.65 CPU-s the worker's modules take to load). Jest's own
+ * processes do not load it: as their preload it measured without a gain (docs/testing.md).
  *
  * One file per version of a dependency's file under `~/.cache/gpu-orchestrator/v8-code-cache/<node>-<arch>/`
  * (the folder may be deleted at any time; one that cannot be written only leaves things uncached), made after the
