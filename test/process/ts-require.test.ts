@@ -1,7 +1,8 @@
 /**
  * The loader the tests' child processes run their TypeScript with (test/helpers/ts-require.js): the same program
  * output as from source, stack traces at the source's lines, a file compiled once and then read from the cache,
- * and a cache folder that cannot be written costs only the caching.
+ * and a cache folder that cannot be written costs only the caching; and the dependencies' code cache it loads
+ * (test/helpers/code-cache.js): made once, used unchanged, made again when damaged, stack traces as Node's own.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
