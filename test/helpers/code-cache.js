@@ -37,18 +37,22 @@ function read(file) {
   }
 }
 
-function write(file, data) {
-  // Written aside and renamed: processes caching the same file at once each leave a whole file.
+/**
+ * Writes `data` to `file` whole or not at all: written aside and renamed, so processes writing the same file at
+ * once each leave a whole one. A file that cannot be written (no folder, no space, no permission) is left out:
+ * the caller goes on without it. Also ts-require.js's writer of compiled sources.
+ */
+function writeWhole(file, data) {
   const partial = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
   try {
-    fs.mkdirSync(CODE_CACHE_DIR, { recursive: true });
+    fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(partial, data);
     fs.renameSync(partial, file);
   } catch {
     try {
       fs.rmSync(partial, { force: true });
     } catch {
-      // Nothing was written.
+      // `force` ignores a missing file, not a path through a file (ENOTDIR): nothing was written there.
     }
   }
 }
@@ -89,9 +93,11 @@ if (!Module.prototype._compile[INSTALLED]) {
     const result = script
       .runInThisContext({ displayErrors: true })
       .call(this.exports, this.exports, requireFor(this), this, filename, path.dirname(filename));
-    if (cachedData === undefined || script.cachedDataRejected) write(file, script.createCachedData());
+    if (cachedData === undefined || script.cachedDataRejected) writeWhole(file, script.createCachedData());
     return result;
   };
   compileWithCodeCache[INSTALLED] = true;
   Module.prototype._compile = compileWithCodeCache;
 }
+
+module.exports = { writeWhole };

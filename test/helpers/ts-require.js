@@ -8,7 +8,7 @@
  * fifty such processes. What runs is the same code from the same paths (`__dirname` included), with the same flags.
  */
 // V8's code cache for the dependencies' CommonJS files, esbuild's included (./code-cache.js).
-require('./code-cache');
+const { writeWhole } = require('./code-cache');
 const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -43,20 +43,8 @@ function compiled(filename, source) {
   } catch {
     esbuild ??= require('esbuild');
     const { code } = esbuild.transformSync(source, { ...OPTIONS, sourcefile: filename });
-    // Written aside and renamed: processes compiling the same file at once each leave a whole file.
-    const partial = `${file}.${process.pid}.tmp`;
-    try {
-      fs.mkdirSync(CACHE_DIR, { recursive: true });
-      fs.writeFileSync(partial, code);
-      fs.renameSync(partial, file);
-    } catch {
-      // Not cached (no folder, no space, no permission): this process still runs the compiled code.
-      try {
-        fs.rmSync(partial, { force: true });
-      } catch {
-        // `force` ignores a missing file, not a path through a file (ENOTDIR): nothing was written there.
-      }
-    }
+    // Not cached when it cannot be written: this process still runs the compiled code.
+    writeWhole(file, code);
     return code;
   }
 }
