@@ -12,6 +12,7 @@ const UNIT = [
   'test/domain/',
   'test/config/',
   'test/console/event-stream.test.ts',
+  'test/console/money-format.test.ts',
   'test/lint/',
   'test/providers/',
   'test/compute/launch-input.test.ts',

@@ -289,9 +289,10 @@ it.concurrent(
         GPUO_API_KEY: a.apiKey,
       };
       const ledger = await ledgerCharges(a.accountId, id);
-      // As the CLI prints dollars (four decimals, the last two dropped when zero), escaped for a pattern.
+      // As the CLI prints dollars (four decimals, half away from zero on the micros, the last two dropped when
+      // zero), escaped for a pattern.
       const dollars = (m: number) =>
-        `\\$${(m / 1e6)
+        `\\$${(Math.round(m / 100) / 10_000)
           .toFixed(4)
           .replace(/0{1,2}$/, '')
           .replace('.', '\\.')}`;

@@ -9,6 +9,7 @@
  * managed one offers actions.
  */
 import type { Page } from 'playwright-core';
+import { dollars } from '../../console/src/format';
 import { RUNPOD_SIM_GPUS } from '../../simulators/runpod';
 import type { TestContext } from '../helpers/context';
 import { ed25519Key } from '../fixtures/ssh-keys';
@@ -62,8 +63,11 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** The console's own rendering of a dollar amount at four decimals (format.ts `dollars(n, 4)`). */
-const dollars4 = (n: number) => `$${n.toFixed(4)}`;
+/**
+ * The console's own rendering of a dollar amount at four decimals: `toFixed` would differ from it on a half
+ * (0.00425 is just below its decimal as a double), so the page's formatter is used (test/console/money-format).
+ */
+const dollars4 = (n: number) => dollars(n, 4);
 
 test("a fresh account reaches a running instance through the console alone; its cost equals the API's", async () => {
   const a = await t.newAccount('fresh');

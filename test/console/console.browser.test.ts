@@ -5,6 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { JS_BUDGET_BYTES, type ConsoleBuild } from '../../console/build';
+import { perHour } from '../../console/src/format';
 import { RUNPOD_SIM_GPUS } from '../../simulators/runpod';
 import { TEST_STARTING_CREDIT_DOLLARS, type TestContext } from '../helpers/context';
 import { screenshot, seriousA11yViolations } from '../helpers/browser';
@@ -140,7 +141,6 @@ test("prices: on-demand and spot labelled apart; Vast.ai's spot and on-demand ch
   expect(gpu).toBeDefined();
   const spot = lowest(gpu!.offers, 'vastai', true);
   const onDemand = lowest(gpu!.offers, 'vastai', false);
-  const perHour = (n: number) => `$${n.toFixed(n < 1 ? 3 : 2)}/h`;
   const row = page
     .getByRole('row')
     .filter({ has: page.getByRole('rowheader', { name: gpu!.display_name, exact: true }) });

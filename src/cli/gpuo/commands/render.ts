@@ -4,7 +4,16 @@ import { table } from '../output';
 import type { Context, OptionSpec } from '../spec';
 import { flag, num, str } from './input';
 
-export const money = (v: unknown) => (typeof v === 'number' ? `$${v.toFixed(4).replace(/0{1,2}$/, '')}` : '-');
+/**
+ * Dollars with two to four decimals, rounded half away from zero on the decimal the API sent (as the console
+ * shows money): `toFixed` rounds the binary double, so 0.00015 would print as $0.0001. `v + 0` prints -0 as $0.00.
+ */
+const dollars = new Intl.NumberFormat('en-US', {
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 4,
+  useGrouping: false,
+});
+export const money = (v: unknown) => (typeof v === 'number' ? `$${dollars.format(v + 0)}` : '-');
 
 export const PAGE_OPTIONS: Record<string, OptionSpec> = {
   limit: { type: 'string', value: '<n>', description: 'items per page, 1-200 (the API’s default is 50)' },
