@@ -6,6 +6,7 @@
 import type { ProviderId } from '../../src/providers/types';
 import { observerStatusQuery, observerWorkflowId } from '../../workflows/contracts/observation';
 import { createTestContext, type TestContext } from '../helpers/context';
+import { eventually } from '../helpers/process';
 import { createTemporalTestEnv, type TemporalTestEnv } from '../helpers/temporal';
 
 jest.setTimeout(120_000);
@@ -110,7 +111,12 @@ describe('lists served from the fleet view', () => {
       name: 'late',
       spot: false,
     });
-    const roundsBefore = await observerRounds(a.accountId, 'runpod');
+    // The first list was answered from its round's fleet view; the observer counts that round once the round's
+    // activity has returned, which may be after the answer.
+    const roundsBefore = await eventually('the first round to be counted', async () => {
+      const rounds = await observerRounds(a.accountId, 'runpod');
+      return rounds >= 1 ? rounds : undefined;
+    });
     const mark = requestMark();
     const asked = Date.now();
     const answers = await Promise.all(
