@@ -14,10 +14,11 @@
  *   (`debugMode` in test/helpers/time-skipping.ts, the replay worker) installs one through
  *   `v8.promiseHooks.createHook` to record each workflow promise's stack (for the stack-trace query, which no test
  *   makes) and never removes it: it then runs on every promise of the process, compiling a new Function per call,
- *   about 1.2 µs per promise against 0.04 µs without, one more for each such file. Removing it later is no way
- *   out: Node's own async_hooks go through the same `createHook`, and taking hooks away while promises are in
- *   flight aborts the process (`execution_async_id() == 0` in InternalCallbackScope::Close). So the SDK's call
- *   is answered with a hook that was never installed; every other caller's goes through.
+ *   about 1.2 µs per promise against 0.04 µs without, one more for each such file. Removing hooks later is no
+ *   way out: Node's own async_hooks (AsyncLocalStorage) install theirs through the same `createHook`, and removing
+ *   the hooks a file made while its promises were in flight aborted the jest workers (`execution_async_id() == 0`
+ *   in InternalCallbackScope::Close). So the SDK's call is answered with a hook that was never installed; every
+ *   other caller's goes through, and nothing is removed.
  */
 const { AsyncLocalStorage } = require('node:async_hooks');
 const v8 = require('node:v8');
