@@ -1,7 +1,8 @@
 /**
  * Money as the console and the `gpuo` CLI print it: rounded half away from zero on the decimal the API sent.
  * A double such as 0.00015 lies just below its decimal, so `toFixed` would round it down; both must show the
- * same cents as each other for every value the API can send (whole micro-dollars).
+ * same four decimals as each other for the whole micro-dollars the API sends (walked here below 10 cents, where
+ * one in 200 differed).
  */
 import { dollars, perHour } from '../../console/src/format';
 import { money } from '../../src/cli/gpuo/commands/render';
