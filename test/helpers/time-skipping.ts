@@ -108,19 +108,25 @@ const INDEXED_VALUE_TYPE_KEYWORD = 2;
  * no archive, a server records one at its exit (a SIGTERM: the JVM writes it before it ends) under a name of its
  * own, renamed into place once it is complete. A JVM ignores an archive of another Java but aborts on a damaged
  * one (a truncated file is a fatal error): {@link startTestServer} then removes it and starts without.
- * Another launcher (`TEMPORAL_TEST_SERVER_PATH`) gets no options.
+ * A JVM's fatal error report (`hs_err_pid<pid>.log`, written on such an abort) goes beside the archive, not into
+ * the folder the tests run in. Another launcher (`TEMPORAL_TEST_SERVER_PATH`) gets no options.
  */
 async function classDataSharing(
   executable: string,
   archive: string,
 ): Promise<{ usesArchive: boolean; javaOptions: string; afterExit(cleanExit: boolean): Promise<void> } | undefined> {
   if (executable !== launcherPath()) return undefined;
+  const errorFile = `-XX:ErrorFile=${path.join(path.dirname(archive), 'hs_err_pid%p.log')}`;
   if (await exists(archive))
-    return { usesArchive: true, javaOptions: `-XX:SharedArchiveFile=${archive}`, afterExit: async () => {} };
+    return {
+      usesArchive: true,
+      javaOptions: `-XX:SharedArchiveFile=${archive} ${errorFile}`,
+      afterExit: async () => {},
+    };
   const recording = `${archive}.${process.pid}-${randomBytes(4).toString('hex')}`;
   return {
     usesArchive: false,
-    javaOptions: `-XX:ArchiveClassesAtExit=${recording}`,
+    javaOptions: `-XX:ArchiveClassesAtExit=${recording} ${errorFile}`,
     // A recording that cannot be kept only costs the next servers the archive: it never fails the file's teardown.
     async afterExit(cleanExit) {
       if (cleanExit && (await exists(recording))) await rename(recording, archive).catch(() => undefined);

@@ -3,7 +3,7 @@
  * there is none, and a damaged one (the JVM aborts on a truncated archive) never keeps the server from starting:
  * it is removed, the server starts without it and records a whole one again. On an archive of this file's own.
  */
-import { mkdtemp, rm, stat, truncate } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, truncate } from 'node:fs/promises';
 import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,9 +36,13 @@ const size = (p: string) =>
     () => 0,
   );
 
+/** The JVM fatal error reports in `dir`. */
+const reports = async (d: string) => (await readdir(d)).filter((n) => /^hs_err_pid\d+\.log$/.test(n));
+
 test('a server records the archive at its exit; after a truncation the next starts and records it again', async () => {
   const executable = await ensureTimeSkippingServer();
   const archive = path.join(dir, 'classes.jsa');
+  const reportsBefore = await reports(process.cwd());
 
   const first = await startTestServer(executable, archive);
   expect(await answers(first.address)).toBe(true);
@@ -51,4 +55,7 @@ test('a server records the archive at its exit; after a truncation the next star
   expect(await answers(second.address)).toBe(true);
   await second.stop();
   expect(await size(archive)).toBeGreaterThan(1024 * 1024);
+  // The aborted JVM's report is beside the archive, not in the folder the tests run in.
+  expect((await reports(dir)).length).toBeGreaterThanOrEqual(1);
+  expect(await reports(process.cwd())).toEqual(reportsBefore);
 });
