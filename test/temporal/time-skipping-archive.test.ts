@@ -36,8 +36,8 @@ const size = (p: string) =>
     () => 0,
   );
 
-/** The JVM fatal error reports in `dir`. */
-const reports = async (d: string) => (await readdir(d)).filter((n) => /^hs_err_pid\d+\.log$/.test(n));
+/** The JVM fatal error reports in `folder`. */
+const reports = async (folder: string) => (await readdir(folder)).filter((n) => /^hs_err_pid\d+\.log$/.test(n));
 
 test('a server records the archive at its exit; after a truncation the next starts and records it again', async () => {
   const executable = await ensureTimeSkippingServer();
