@@ -54,8 +54,8 @@ if (!vm.Script.prototype[INSTALLED]) {
 
   // The SDK's workflow threads (`new Worker(<…>/workflow-worker-thread.js)`, no options) load this file first.
   // A thread's `execArgv` may not carry the process's V8 flags (they apply to every thread anyway).
-  const Worker = workerThreads.Worker;
-  workerThreads.Worker = class extends Worker {
+  const NodeWorker = workerThreads.Worker;
+  workerThreads.Worker = class Worker extends NodeWorker {
     constructor(filename, options = {}) {
       const workflowThread = typeof filename === 'string' && WORKFLOW_THREAD.test(path.resolve(filename));
       super(
