@@ -155,19 +155,26 @@ it('a scheduled run whose boot passes its deadline moves on to the next offer', 
         .expect(201)
     ).body as { id: string };
     await t.http.post(`/v1/schedules/${schedule.id}/trigger`).set(a.auth).expect(202);
+    type Run = { status: string; provider: string; instance_id: string };
+    let runs: Run[] = [];
+    // A give-up bound, not a timing assertion: the steps (a 2.5 s deadline, a backoff of at most 1 s, a 200 ms
+    // boot) take seconds, many more on a loaded machine. What the run and its instances were is in the failure.
     const run = await eventually(
       'the run to run on the next offer',
       async () => {
-        const runs = (await t.http.get(`/v1/schedules/${schedule.id}/runs`).set(a.auth).expect(200)).body.data as {
-          status: string;
-          provider: string;
-          instance_id: string;
-        }[];
+        runs = (await t.http.get(`/v1/schedules/${schedule.id}/runs`).set(a.auth).expect(200)).body.data as Run[];
         return runs.find((r) => r.status === 'running');
       },
-      60_000,
+      100_000,
       200,
-    );
+    ).catch(async (err: Error) => {
+      const instances = await t.sql(
+        'SELECT provider, status, end_reason, created_at, started_at, ended_at FROM instances ' +
+          'WHERE account_id = $1 ORDER BY created_at',
+        [a.accountId],
+      );
+      throw new Error(`${err.message}; runs ${JSON.stringify(runs)}; instances ${JSON.stringify(instances)}`);
+    });
     expect(run.provider).toBe('runpod');
     // The Vast.ai attempt: terminated at its deadline, failed with the reason, never charged.
     const [vast] = await t.sql<{ id: string; status: string; end_reason: string }>(
