@@ -53,7 +53,9 @@ if (!vm.Script.prototype[INSTALLED]) {
   };
 
   // The SDK's workflow threads (`new Worker(<…>/workflow-worker-thread.js)`, no options) load this file first.
-  // A thread's `execArgv` may not carry the process's V8 flags (they apply to every thread anyway).
+  // Given an `execArgv`, a thread no longer inherits the process's options: it may not carry V8 flags (they apply
+  // to every thread anyway), and the process's other preloads (ts-require.js in runEntry's children) have nothing
+  // to do there: the thread runs the SDK's JavaScript and the prebuilt bundle.
   const NodeWorker = workerThreads.Worker;
   workerThreads.Worker = class Worker extends NodeWorker {
     constructor(filename, options = {}) {
