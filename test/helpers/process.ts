@@ -4,13 +4,11 @@ import { NODE_FLAGS } from '../../src/local/node-flags';
 
 export const REPO_ROOT = path.resolve(__dirname, '../..');
 const TS_REQUIRE = path.join(__dirname, 'ts-require.js');
-const WORKFLOW_SANDBOX = path.join(__dirname, '../jest/workflow-sandbox.js');
 
 /**
  * Runs a TypeScript entry point with the Node flags the npm scripts and the Docker image give it (`NODE_FLAGS`),
  * its TypeScript compiled as tsx compiles it, but once per change of a file rather than in every process
- * (./ts-require.js), and the Temporal SDK's workflow sandbox as the jest processes run it (../jest/workflow-sandbox.js:
- * no per-call deadline, no stack recorder).
+ * (./ts-require.js).
  */
 export function runEntry(
   entry: string,
@@ -21,7 +19,7 @@ export function runEntry(
 ): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(
     process.execPath,
-    [...NODE_FLAGS, '--require', WORKFLOW_SANDBOX, '--require', TS_REQUIRE, path.join(REPO_ROOT, entry), ...args],
+    [...NODE_FLAGS, '--require', TS_REQUIRE, path.join(REPO_ROOT, entry), ...args],
     {
       cwd: REPO_ROOT,
       detached: opts.detached ?? false,

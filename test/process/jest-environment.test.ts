@@ -6,8 +6,6 @@
  * the environment's process-wide hooks are already installed by the file's own environment.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const ENVIRONMENT = path.resolve(__dirname, '../jest/environment.js');
@@ -79,60 +77,4 @@ it("disables a file's AsyncLocalStorage instances when it ends, and installs no 
     { afterSecond: [null, 'outer'] },
     { hooks: { nodeOwnInstalled: true, temporal: 0, temporalSaysInstalled: true, other: 1 } },
   ]);
-});
-
-/**
- * The Temporal SDK calls into a workflow's V8 context with a deadline (`timeout`), and Node starts a watchdog
- * thread for every such call. In the jest processes, and in the workflow threads their workers start, the call
- * runs without one: a script that takes 50 ms under a 10 ms deadline finishes. Any other thread keeps Node's
- * deadline. The thread files are stand-ins at the SDK's path, in a folder of their own.
- */
-it('runs calls into a workflow context without a deadline, here and in the SDK workflow threads only', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'gpuo-sandbox-'));
-  try {
-    const sdkThread = path.join(dir, 'node_modules/@temporalio/worker/lib/workflow/workflow-worker-thread.js');
-    const otherThread = path.join(dir, 'other-thread.js');
-    const CHECK = `
-const vm = require('node:vm');
-const run = () => {
-  try {
-    vm.runInContext('const end = Date.now() + 50; while (Date.now() < end);', vm.createContext({}), { timeout: 10 });
-    return 'finished';
-  } catch (e) {
-    return e.code;
-  }
-};
-`;
-    mkdirSync(path.dirname(sdkThread), { recursive: true });
-    const threadBody = `${CHECK}\nrequire('node:worker_threads').parentPort.postMessage(run());\n`;
-    writeFileSync(sdkThread, threadBody);
-    writeFileSync(otherThread, threadBody);
-    const script = `${CHECK}
-const before = run();
-require(${JSON.stringify(ENVIRONMENT)});
-const inThread = (file) => new Promise((resolve, reject) => {
-  const w = new (require('node:worker_threads').Worker)(file);
-  w.once('message', (m) => { resolve(m); void w.terminate(); });
-  w.once('error', reject);
-});
-(async () => {
-  console.log(JSON.stringify({
-    before,
-    here: run(),
-    sdkThread: await inThread(${JSON.stringify(sdkThread)}),
-    otherThread: await inThread(${JSON.stringify(otherThread)}),
-  }));
-})().catch((e) => { console.error(e); process.exit(1); });
-`;
-    const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
-    expect([run.status, run.stderr]).toEqual([0, '']);
-    expect(JSON.parse(run.stdout)).toEqual({
-      before: 'ERR_SCRIPT_EXECUTION_TIMEOUT',
-      here: 'finished',
-      sdkThread: 'finished',
-      otherThread: 'ERR_SCRIPT_EXECUTION_TIMEOUT',
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 });
