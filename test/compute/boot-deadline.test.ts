@@ -189,4 +189,5 @@ it('a scheduled run whose boot passes its deadline moves on to the next offer', 
   } finally {
     t.sims.vastai.control.setBootDelay(200);
   }
-});
+  // Room for the 100 s wait's own failure message after the steps before it.
+}, 150_000);
