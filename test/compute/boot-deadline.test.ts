@@ -140,6 +140,7 @@ describe.each([
   });
 });
 
+// 150 s: room for the 100 s wait below to fail with its own message after the steps before it.
 it('a scheduled run whose boot passes its deadline moves on to the next offer', async () => {
   const a = await t.connectedAccount('runpod');
   const vastKey = t.sims.vastai.createKey();
@@ -189,5 +190,4 @@ it('a scheduled run whose boot passes its deadline moves on to the next offer', 
   } finally {
     t.sims.vastai.control.setBootDelay(200);
   }
-  // Room for the 100 s wait's own failure message after the steps before it.
 }, 150_000);
