@@ -169,12 +169,15 @@ it('a scheduled run whose boot passes its deadline moves on to the next offer', 
       100_000,
       200,
     ).catch(async (err: Error) => {
-      const instances = await t.sql(
-        'SELECT provider, status, end_reason, created_at, started_at, ended_at FROM instances ' +
-          'WHERE account_id = $1 ORDER BY created_at',
-        [a.accountId],
-      );
-      throw new Error(`${err.message}; runs ${JSON.stringify(runs)}; instances ${JSON.stringify(instances)}`);
+      // A failing read leaves the timeout's own message in front, not a database error in its place.
+      const instances = await t
+        .sql(
+          'SELECT provider, status, end_reason, created_at, started_at, ended_at FROM instances ' +
+            'WHERE account_id = $1 ORDER BY created_at',
+          [a.accountId],
+        )
+        .then(JSON.stringify, (e: Error) => `unreadable (${e.message})`);
+      throw new Error(`${err.message}; runs ${JSON.stringify(runs)}; instances ${instances}`);
     });
     expect(run.provider).toBe('runpod');
     // The Vast.ai attempt: terminated at its deadline, failed with the reason, never charged.
