@@ -1,5 +1,5 @@
 /**
- * Jest's node environment, plus three things a jest worker process needs across the test files it runs:
+ * Jest's node environment, plus what a jest worker process needs across the test files it runs:
  *
  * - Temporal's protobuf definitions loaded once per process. `@temporalio/proto` builds a reflection tree of every
  *   Temporal API message when it is first required (about half a second of CPU); jest would build it again inside
@@ -19,9 +19,13 @@
  *   the hooks a file made while its promises were in flight aborted the jest workers (`execution_async_id() == 0`
  *   in InternalCallbackScope::Close). So the SDK's call is answered with a hook that was never installed; every
  *   other caller's goes through, and nothing is removed.
+ * - The process-wide observers a file's modules started (prom-client's GC observer and event-loop delay monitor,
+ *   made when src/metrics.ts is evaluated) stopped when the file ends, and Roarr's listener on process.stdout
+ *   removed (below).
  */
 const { AsyncLocalStorage } = require('node:async_hooks');
 const v8 = require('node:v8');
+const perfHooks = require('node:perf_hooks');
 const { TestEnvironment } = require('jest-environment-node');
 
 const OUTER = {
@@ -61,6 +65,30 @@ if (!v8.promiseHooks[TRACKED]) {
   v8.promiseHooks[TRACKED] = true;
 }
 
+/**
+ * Process-wide observers a file's modules started: `PerformanceObserver`s (prom-client's GC metric) and event-loop
+ * delay monitors (its lag metric), both made when src/metrics.ts is evaluated, which jest does again in every file.
+ * Node keeps an observing observer in a process-wide list and calls it on every GC of the process, so each file
+ * left one more callback on every later collection, and kept its whole sandbox (every module of the file) alive
+ * through it. They are stopped when the file ends.
+ */
+let observersInFile = new Set();
+let delayMonitorsInFile = new Set();
+if (!perfHooks.PerformanceObserver.prototype[TRACKED]) {
+  const observe = perfHooks.PerformanceObserver.prototype.observe;
+  perfHooks.PerformanceObserver.prototype.observe = function tracked(...args) {
+    observersInFile.add(this);
+    return observe.apply(this, args);
+  };
+  perfHooks.PerformanceObserver.prototype[TRACKED] = true;
+  const monitorEventLoopDelay = perfHooks.monitorEventLoopDelay;
+  perfHooks.monitorEventLoopDelay = function tracked(...args) {
+    const histogram = monitorEventLoopDelay.apply(this, args);
+    delayMonitorsInFile.add(histogram);
+    return histogram;
+  };
+}
+
 class TestFileEnvironment extends TestEnvironment {
   constructor(config, context) {
     super(config, context);
@@ -70,6 +98,7 @@ class TestFileEnvironment extends TestEnvironment {
 
   async setup() {
     enabledInFile = new Set();
+    [observersInFile, delayMonitorsInFile] = [new Set(), new Set()];
     await super.setup();
   }
 
@@ -77,6 +106,13 @@ class TestFileEnvironment extends TestEnvironment {
     const enabled = enabledInFile;
     enabledInFile = new Set();
     for (const storage of enabled) storage.disable();
+    const [observers, delayMonitors] = [observersInFile, delayMonitorsInFile];
+    [observersInFile, delayMonitorsInFile] = [new Set(), new Set()];
+    for (const observer of observers) observer.disconnect();
+    for (const histogram of delayMonitors) histogram.disable();
+    // Roarr (slonik's logger) adds an 'error' listener to process.stdout when it is evaluated, once per file here:
+    // Node warned of a leak after ten files in a jest worker. Its state is the file's global; its teardown removes it.
+    this.global.ROARR?.teardown?.();
     await super.teardown();
   }
 }

@@ -78,3 +78,62 @@ it("disables a file's AsyncLocalStorage instances when it ends, and installs no 
     { hooks: { nodeOwnInstalled: true, temporal: 0, temporalSaysInstalled: true, other: 1 } },
   ]);
 });
+
+/**
+ * One file's process-wide observers, as src/metrics.ts (prom-client's default metrics) and slonik's logger (Roarr)
+ * start them, beside ones started outside any file: after the file, its GC observer is no longer called on a
+ * collection, its event-loop delay monitor is disabled and its stdout listener is gone; the outer ones still run.
+ */
+const OBSERVERS = `
+const Env = require(${JSON.stringify(ENVIRONMENT)});
+const { PerformanceObserver, monitorEventLoopDelay } = require('node:perf_hooks');
+const { createRoarrInitialGlobalState } = require('roarr/dist/factories/createRoarrInitialGlobalState');
+const config = { projectConfig: { testEnvironmentOptions: {}, globals: {} }, globalConfig: {} };
+const calls = { outer: 0, file: 0 };
+const gcObserver = (name) => new PerformanceObserver((list) => (calls[name] += list.getEntries().length));
+const collected = () => new Promise((resolve) => { global.gc(); setTimeout(resolve, 50); });
+(async () => {
+  gcObserver('outer').observe({ entryTypes: ['gc'] });
+  const outerDelay = monitorEventLoopDelay();
+  outerDelay.enable();
+  const stdoutListeners = process.stdout.listenerCount('error');
+  const env = new Env(config, { console, docblockPragmas: {}, testPath: 'metrics.test.ts' });
+  await env.setup();
+  gcObserver('file').observe({ entryTypes: ['gc'] });
+  const fileDelay = monitorEventLoopDelay();
+  fileDelay.enable();
+  env.global.ROARR = createRoarrInitialGlobalState({});
+  await collected();
+  const during = { ...calls, stdoutListeners: process.stdout.listenerCount('error') - stdoutListeners };
+  await env.teardown();
+  const before = { ...calls };
+  await collected();
+  console.log(JSON.stringify({
+    during: { outerCalled: during.outer > 0, fileCalled: during.file > 0, stdoutListeners: during.stdoutListeners },
+    after: {
+      outerCalled: calls.outer > before.outer,
+      fileCalled: calls.file > before.file,
+      // enable() answers true only when the monitor was disabled.
+      fileDelayWasDisabled: fileDelay.enable(),
+      outerDelayWasDisabled: outerDelay.enable(),
+      stdoutListeners: process.stdout.listenerCount('error') - stdoutListeners,
+    },
+  }));
+  process.exit(0);
+})().catch((e) => { console.error(e); process.exit(1); });
+`;
+
+it("stops a file's GC observers and event-loop delay monitors and removes Roarr's stdout listener when it ends", () => {
+  const run = spawnSync(process.execPath, ['--expose-gc', '-e', OBSERVERS], { encoding: 'utf8' });
+  expect([run.status, run.stderr]).toEqual([0, '']);
+  expect(JSON.parse(run.stdout)).toEqual({
+    during: { outerCalled: true, fileCalled: true, stdoutListeners: 1 },
+    after: {
+      outerCalled: true,
+      fileCalled: false,
+      fileDelayWasDisabled: true,
+      outerDelayWasDisabled: false,
+      stdoutListeners: 0,
+    },
+  });
+});
