@@ -35,16 +35,27 @@ const OUTER = {
 };
 
 /**
- * The instances used (`run`, `enterWith`) while the current file runs; a jest worker process runs one file at a
- * time. Tracked through the public methods, which enable an instance on every Node version.
+ * What the current file started that would outlive it, each with how to stop it when the file ends; a jest worker
+ * process runs one file at a time.
  */
-let enabledInFile = new Set();
+let startedInFile = new Map();
+const stopWhenFileEnds = (object, stop) => {
+  if (!startedInFile.has(object)) startedInFile.set(object, stop);
+};
+const disableStorage = (storage) => storage.disable();
+const disconnectObserver = (observer) => observer.disconnect();
+const disableMonitor = (histogram) => histogram.disable();
+
+/**
+ * The AsyncLocalStorage instances used (`run`, `enterWith`) while the current file runs, tracked through the
+ * public methods, which enable an instance on every Node version.
+ */
 const TRACKED = Symbol.for('gpuo.test.asyncLocalStorageTracked');
 if (!AsyncLocalStorage.prototype[TRACKED]) {
   for (const method of ['run', 'enterWith']) {
     const original = AsyncLocalStorage.prototype[method];
     AsyncLocalStorage.prototype[method] = function tracked(...args) {
-      enabledInFile.add(this);
+      stopWhenFileEnds(this, disableStorage);
       return original.apply(this, args);
     };
   }
@@ -72,19 +83,17 @@ if (!v8.promiseHooks[TRACKED]) {
  * left one more callback on every later collection, and kept its whole sandbox (every module of the file) alive
  * through it. They are stopped when the file ends.
  */
-let observersInFile = new Set();
-let delayMonitorsInFile = new Set();
 if (!perfHooks.PerformanceObserver.prototype[TRACKED]) {
   const observe = perfHooks.PerformanceObserver.prototype.observe;
   perfHooks.PerformanceObserver.prototype.observe = function tracked(...args) {
-    observersInFile.add(this);
+    stopWhenFileEnds(this, disconnectObserver);
     return observe.apply(this, args);
   };
   perfHooks.PerformanceObserver.prototype[TRACKED] = true;
   const monitorEventLoopDelay = perfHooks.monitorEventLoopDelay;
   perfHooks.monitorEventLoopDelay = function tracked(...args) {
     const histogram = monitorEventLoopDelay.apply(this, args);
-    delayMonitorsInFile.add(histogram);
+    stopWhenFileEnds(histogram, disableMonitor);
     return histogram;
   };
 }
@@ -97,19 +106,14 @@ class TestFileEnvironment extends TestEnvironment {
   }
 
   async setup() {
-    enabledInFile = new Set();
-    [observersInFile, delayMonitorsInFile] = [new Set(), new Set()];
+    startedInFile = new Map();
     await super.setup();
   }
 
   async teardown() {
-    const enabled = enabledInFile;
-    enabledInFile = new Set();
-    for (const storage of enabled) storage.disable();
-    const [observers, delayMonitors] = [observersInFile, delayMonitorsInFile];
-    [observersInFile, delayMonitorsInFile] = [new Set(), new Set()];
-    for (const observer of observers) observer.disconnect();
-    for (const histogram of delayMonitors) histogram.disable();
+    const started = startedInFile;
+    startedInFile = new Map();
+    for (const [object, stop] of started) stop(object);
     // Roarr (slonik's logger) adds an 'error' listener to process.stdout when it is evaluated, once per file here:
     // Node warned of a leak after ten files in a jest worker. Its state is the file's global; its teardown removes it.
     this.global.ROARR?.teardown?.();

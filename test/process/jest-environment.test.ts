@@ -91,7 +91,18 @@ const { createRoarrInitialGlobalState } = require('roarr/dist/factories/createRo
 const config = { projectConfig: { testEnvironmentOptions: {}, globals: {} }, globalConfig: {} };
 const calls = { outer: 0, file: 0 };
 const gcObserver = (name) => new PerformanceObserver((list) => (calls[name] += list.getEntries().length));
-const collected = () => new Promise((resolve) => { global.gc(); setTimeout(resolve, 50); });
+// A collection, then its entries delivered: the outer observer has seen it (a 5 s deadline), and one more turn of
+// the event loop, in which Node calls every other observer that had entries pending.
+const collected = async () => {
+  const seen = calls.outer;
+  global.gc();
+  const deadline = Date.now() + 5000;
+  while (calls.outer === seen) {
+    if (Date.now() > deadline) throw new Error('no GC entry delivered within 5 s');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+};
 (async () => {
   gcObserver('outer').observe({ entryTypes: ['gc'] });
   const outerDelay = monitorEventLoopDelay();
